@@ -1,0 +1,85 @@
+import Fastify, { type FastifyInstance } from 'fastify'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Config } from './platform/config.js'
+import type { DatabaseHandle } from './platform/db/connect.js'
+import { API_KEYS_CHANNEL } from './platform/auth/api-keys.js'
+import { ApiKeyCache, authPlugin } from './platform/auth/auth-plugin.js'
+import { authRoutes } from './platform/auth/auth.routes.js'
+import { BODY_LIMIT_BYTES, conventionsPlugin } from './platform/http/conventions.js'
+import { healthRoutes } from './platform/http/health.routes.js'
+import type { App } from './platform/http/types.js'
+import { validatorCompiler } from './platform/http/validation.js'
+import { newId } from './platform/ids.js'
+import type { RateLimiter } from './platform/rate-limit.js'
+import { inventoryRoutes } from './inventory/inventory.routes.js'
+import { locationRoutes } from './locations/locations.routes.js'
+
+export interface AppOptions {
+  config: Config
+  database: DatabaseHandle
+  rateLimiter: RateLimiter
+  /** false silences request logs (tests). */
+  logger?: boolean
+}
+
+export const API_VERSION = '1.0.0'
+
+// Secrets and personal data never reach the logs, whatever a log line carries.
+const REDACTED_PATHS = [
+  'req.headers["x-api-key"]',
+  'req.headers.authorization',
+  '*.contact_email',
+  '*.credentials',
+  '*.secret',
+  '*.password',
+  '*.key',
+]
+
+async function openapi(app: App) {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'barstock API',
+        version: API_VERSION,
+        description:
+          'Stock and purchasing for bars. Every /v1 request carries `X-API-Key`; responses wrap their payload in `data` with `meta`. Error codes and their statuses: docs/errors.md.',
+      },
+      components: {
+        securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      },
+    },
+  })
+  await app.register(swaggerUi, { routePrefix: '/docs' })
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+}
+
+/** The whole service as a Fastify instance that is not listening yet (serve.ts listens; tests inject). */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config, database } = options
+  const app = Fastify({
+    logger: options.logger === false ? false : { level: config.logLevel, redact: REDACTED_PATHS },
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: config.trustProxy,
+    genReqId: () => newId('req'),
+    requestIdHeader: false,
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>()
+  app.setValidatorCompiler(validatorCompiler)
+  app.decorate('db', database.db)
+
+  const keys = new ApiKeyCache(database.db)
+  const unlisten = await database.listen(API_KEYS_CHANNEL, () => keys.clear())
+  app.addHook('onClose', async () => unlisten())
+
+  await app.register(conventionsPlugin)
+  await openapi(app)
+  await app.register(authPlugin, { keys, limiter: options.rateLimiter, limits: config.rateLimits })
+  await app.register(healthRoutes)
+  await app.register(authRoutes, { prefix: '/v1/auth' })
+  await app.register(locationRoutes, { prefix: '/v1/locations' })
+  await app.register(inventoryRoutes, { prefix: '/v1/inventory' })
+  return app
+}

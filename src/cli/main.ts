@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+import { Command } from 'commander'
+import { ConfigError, loadConfig } from '../platform/config.js'
+import { DataDirLockedError } from '../platform/db/data-dir-lock.js'
+import { openDatabase, runAdminCommand } from './runtime.js'
+import { serve } from './serve.js'
+import type { ApiKeyInfo } from '../platform/auth/api-keys.js'
+
+function printResult(result: unknown, json: boolean, describe: (result: never) => string): void {
+  // One line of JSON: `npm run` prints its own banner above it on stdout.
+  process.stdout.write(json ? `${JSON.stringify(result)}\n` : `${describe(result as never)}\n`)
+}
+
+function keyLine(key: ApiKeyInfo): string {
+  const state = key.revoked_at ? 'revoked' : key.expires_at && new Date(key.expires_at) <= new Date() ? 'expired' : 'active'
+  return `${key.id}  ${key.environment.padEnd(10)}  ${state.padEnd(7)}  ${key.name}  [${key.permissions.join(',')}]`
+}
+
+const program = new Command('barstock')
+  .description('Stock and purchasing for bars: the barstock service and its administration')
+  .showHelpAfterError()
+
+program
+  .command('serve')
+  .description('Run the HTTP API (migrates the database first)')
+  .action(async () => serve(loadConfig()))
+
+program
+  .command('migrate')
+  .description('Apply pending database migrations and exit')
+  .action(async () => {
+    const database = await openDatabase(loadConfig())
+    await database.close()
+    process.stdout.write('migrations are up to date\n')
+  })
+
+const keys = program.command('keys').description('Create, list and revoke API keys')
+
+keys
+  .command('create')
+  .description('Create an API key; the key is shown only here')
+  .requiredOption('--name <name>', 'what the key is for')
+  .requiredOption('--permissions <list>', 'comma-separated permissions, or * for all eight')
+  .option('--sandbox', 'a sandbox (bs_test_) key instead of a production (bs_live_) one')
+  .option('--account <id>', 'the account the key belongs to', 'acct_default')
+  .option('--expires-at <time>', 'ISO 8601 time after which the key stops working')
+  .option('--json', 'print {id, key, name, permissions, environment} as JSON')
+  .action(async (options) => {
+    const created = (await runAdminCommand(loadConfig(), 'keys.create', options)) as ApiKeyInfo & { key: string }
+    const { id, key, name, permissions, environment } = created
+    printResult({ id, key, name, permissions, environment, expires_at: created.expires_at }, Boolean(options.json), () =>
+      `${key}\n\nCreated ${environment} key ${id} (${name}). Store it now: it is not shown again.`,
+    )
+  })
+
+keys
+  .command('list')
+  .description('List API keys (never the keys themselves)')
+  .option('--account <id>', 'only this account')
+  .option('--json', 'print JSON')
+  .action(async (options) => {
+    const list = (await runAdminCommand(loadConfig(), 'keys.list', options)) as ApiKeyInfo[]
+    printResult(list, Boolean(options.json), () => list.map(keyLine).join('\n') || 'no keys')
+  })
+
+keys
+  .command('revoke <id>')
+  .description('Revoke an API key at once')
+  .option('--json', 'print JSON')
+  .action(async (id: string, options) => {
+    const revoked = (await runAdminCommand(loadConfig(), 'keys.revoke', { id })) as ApiKeyInfo
+    printResult(revoked, Boolean(options.json), () => `revoked ${revoked.id} (${revoked.name})`)
+  })
+
+const accounts = program.command('accounts').description('Create and list accounts')
+
+accounts
+  .command('create')
+  .description('Create an account (with a main_bar location in both environments)')
+  .requiredOption('--name <name>', 'the account name')
+  .option('--json', 'print JSON')
+  .action(async (options) => {
+    const account = (await runAdminCommand(loadConfig(), 'accounts.create', options)) as { id: string; name: string }
+    printResult(account, Boolean(options.json), () => `created account ${account.id} (${account.name})`)
+  })
+
+accounts
+  .command('list')
+  .description('List accounts')
+  .option('--json', 'print JSON')
+  .action(async (options) => {
+    const list = (await runAdminCommand(loadConfig(), 'accounts.list', {})) as { id: string; name: string }[]
+    printResult(list, Boolean(options.json), () => list.map((account) => `${account.id}  ${account.name}`).join('\n'))
+  })
+
+program.parseAsync().catch((error: unknown) => {
+  const known = error instanceof ConfigError || error instanceof DataDirLockedError
+  process.stderr.write(`barstock: ${known ? (error as Error).message : (error as Error).stack ?? String(error)}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,77 @@
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../app.js'
+import { type AdminChannel, adminSocketPath, startAdminChannel } from '../platform/admin-channel.js'
+import type { Config } from '../platform/config.js'
+import { purgeExpiredIdempotencyRecords } from '../platform/idempotency.js'
+import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore } from '../platform/rate-limit.js'
+import { resolveSecretKey } from '../platform/secret-key.js'
+import { adminCommands } from './commands.js'
+import { openDatabase } from './runtime.js'
+
+const HOUR_MS = 3_600_000
+
+export interface RunningServer {
+  app: FastifyInstance
+  /** Stops taking requests, lets in-flight ones finish, then closes everything. */
+  stop(): Promise<void>
+}
+
+/** Starts the service: database (migrated), admin channel, HTTP server, housekeeping. */
+export async function startServer(config: Config): Promise<RunningServer> {
+  const database = await openDatabase(config)
+  resolveSecretKey(config.secretKey, config.dataDir)
+  let channel: AdminChannel | undefined
+  const limiter = new RateLimiter(config.redisUrl ? new RedisRateLimitStore(config.redisUrl) : new MemoryRateLimitStore())
+  const app = await buildApp({ config, database: database.handle, rateLimiter: limiter })
+  try {
+    if (database.handle.kind === 'pglite') {
+      channel = await startAdminChannel(adminSocketPath(config.dataDir), adminCommands(database.handle.db))
+    }
+    await app.listen({ port: config.port, host: config.host })
+  } catch (error) {
+    await app.close()
+    await channel?.close()
+    await limiter.close()
+    await database.close()
+    throw error
+  }
+  const purge = setInterval(() => {
+    purgeExpiredIdempotencyRecords(database.handle.db).catch((error) => app.log.warn({ err: error }, 'idempotency purge failed'))
+  }, HOUR_MS)
+  purge.unref()
+  return {
+    app,
+    async stop() {
+      clearInterval(purge)
+      await app.close()
+      await channel?.close()
+      await limiter.close()
+      await database.close()
+    },
+  }
+}
+
+/** `barstock serve`: runs until SIGTERM or SIGINT, then shuts down gracefully. */
+export async function serve(config: Config): Promise<void> {
+  const server = await startServer(config)
+  let stopping = false
+  const shutdown = (signal: string) => {
+    if (stopping) return
+    stopping = true
+    server.app.log.info({ signal }, 'shutting down: finishing in-flight requests')
+    const force = setTimeout(() => {
+      server.app.log.error('shutdown timed out; exiting')
+      process.exit(1)
+    }, config.shutdownTimeoutMs)
+    force.unref()
+    server
+      .stop()
+      .then(() => process.exit(0))
+      .catch((error) => {
+        server.app.log.error({ err: error }, 'shutdown failed')
+        process.exit(1)
+      })
+  }
+  process.on('SIGTERM', () => shutdown('SIGTERM'))
+  process.on('SIGINT', () => shutdown('SIGINT'))
+}

@@ -1,0 +1,129 @@
+import { tenantOf } from '../platform/auth/auth-plugin.js'
+import { runWrite } from '../platform/idempotency.js'
+import { pageRequest, paginate } from '../platform/http/pagination.js'
+import { Deleted, envelope, listEnvelope } from '../platform/http/schemas.js'
+import type { App } from '../platform/http/types.js'
+import type { FastifyRequest } from 'fastify'
+import { locationErrors } from '../locations/locations.errors.js'
+import { inventoryErrors } from './inventory.errors.js'
+import {
+  BatchBody,
+  BatchResult,
+  CountBody,
+  CountResult,
+  CreateItemBody,
+  InventoryItem,
+  ItemParams,
+  ListItemsQuery,
+  UpdateItemBody,
+} from './inventory.schemas.js'
+import { applyBatch, createItem, deleteItem, getItem, listItems, recordCount, updateItem } from './inventory.service.js'
+
+const tags = ['Inventory']
+const { itemNotFound, invalidQuantity, invalidUnit, duplicateSku } = inventoryErrors
+const { locationNotFound } = locationErrors
+
+/** Who a change is attributed to in the ledger and events: the API key that made it. */
+function actorOf(request: FastifyRequest): string {
+  return request.auth?.keyId ?? 'unknown'
+}
+
+export async function inventoryRoutes(app: App) {
+  app.get(
+    '/items',
+    {
+      schema: {
+        tags,
+        summary: 'List inventory items',
+        description: 'Filter by location, category and low_stock; sort by name, quantity, last_updated, created_at, sku or category.',
+        querystring: ListItemsQuery,
+        response: { 200: listEnvelope(InventoryItem) },
+      },
+      config: { permission: 'inventory:read' },
+    },
+    async (request) => {
+      const page = pageRequest(request.query)
+      const { items, total } = await listItems(app.db, tenantOf(request), request.query, page)
+      return { data: items, pagination: paginate(request, page, total) }
+    },
+  )
+
+  app.post(
+    '/items',
+    {
+      schema: { tags, summary: 'Create an inventory item', body: CreateItemBody, response: { 201: envelope(InventoryItem) } },
+      config: { permission: 'inventory:write', errors: [invalidQuantity, invalidUnit, duplicateSku, locationNotFound] },
+    },
+    (request, reply) =>
+      runWrite(app.db, request, reply, 201, (trx) => createItem(trx, tenantOf(request), request.body, actorOf(request))),
+  )
+
+  app.get(
+    '/items/:id',
+    {
+      schema: { tags, summary: 'Get an inventory item', params: ItemParams, response: { 200: envelope(InventoryItem) } },
+      config: { permission: 'inventory:read', errors: [itemNotFound] },
+    },
+    async (request) => ({ data: await getItem(app.db, tenantOf(request), request.params.id) }),
+  )
+
+  app.put(
+    '/items/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Update an inventory item',
+        description: 'Any of the item fields; a quantity change is recorded in the stock ledger as an adjustment.',
+        params: ItemParams,
+        body: UpdateItemBody,
+        response: { 200: envelope(InventoryItem) },
+      },
+      config: { permission: 'inventory:write', errors: [itemNotFound, invalidQuantity, invalidUnit, duplicateSku, locationNotFound] },
+    },
+    (request, reply) =>
+      runWrite(app.db, request, reply, 200, (trx) =>
+        updateItem(trx, tenantOf(request), request.params.id, request.body, actorOf(request)),
+      ),
+  )
+
+  app.delete(
+    '/items/:id',
+    {
+      schema: { tags, summary: 'Delete an inventory item', params: ItemParams, response: { 200: envelope(Deleted('id')) } },
+      config: { permission: 'inventory:write', errors: [itemNotFound] },
+    },
+    (request, reply) => runWrite(app.db, request, reply, 200, (trx) => deleteItem(trx, tenantOf(request), request.params.id)),
+  )
+
+  app.post(
+    '/count',
+    {
+      schema: {
+        tags,
+        summary: 'Record a physical inventory count',
+        description: 'Sets stock to the counted quantities and reports differences from theoretical stock in variance_detected.',
+        body: CountBody,
+        response: { 201: envelope(CountResult) },
+      },
+      config: { permission: 'inventory:write', errors: [itemNotFound, invalidQuantity, locationNotFound] },
+    },
+    (request, reply) => runWrite(app.db, request, reply, 201, (trx) => recordCount(trx, tenantOf(request), request.body)),
+  )
+
+  app.post(
+    '/batch',
+    {
+      schema: {
+        tags,
+        summary: 'Update many quantities at once',
+        description:
+          'Each update sets `quantity` (absolute) or applies `change` (signed delta). Valid updates land; invalid ones come back in `failed` as {item_id, error: {code, message}}.',
+        body: BatchBody,
+        response: { 201: envelope(BatchResult) },
+      },
+      config: { permission: 'inventory:write' },
+    },
+    (request, reply) =>
+      runWrite(app.db, request, reply, 201, (trx) => applyBatch(trx, tenantOf(request), request.body, actorOf(request))),
+  )
+}

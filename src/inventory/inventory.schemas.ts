@@ -1,0 +1,162 @@
+import { type Static, Type } from 'typebox'
+import { PageQuery, Timestamp } from '../platform/http/schemas.js'
+import { StringEnum } from '../platform/http/types.js'
+import { CATEGORIES, UNITS } from './units.js'
+
+const Category = StringEnum(CATEGORIES, { description: `One of ${CATEGORIES.join(', ')}` })
+// A plain string here: an unknown unit is the domain error invalid_unit, not a schema violation.
+const UnitField = Type.String({ description: `One of ${UNITS.join(', ')} (invalid_unit otherwise)`, examples: ['bottle'] })
+const QuantityField = Type.Number({ description: 'Zero or more, up to 3 decimals (invalid_quantity otherwise)' })
+const Money = Type.Number({ minimum: 0, description: 'Exact decimal, up to 4 decimals kept' })
+
+export const InventoryItem = Type.Object({
+  id: Type.String({ examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+  name: Type.String(),
+  sku: Type.String(),
+  category: Type.String(),
+  quantity: Type.Number({ description: 'Current theoretical stock; may be below zero when sales outran a recorded delivery' }),
+  unit: Type.String(),
+  size_ml: Type.Union([Type.Integer(), Type.Null()]),
+  case_size: Type.Union([Type.Integer(), Type.Null()], { description: 'Units per case, for ordering by the case' }),
+  location: Type.String(),
+  reorder_point: Type.Number(),
+  cost_per_unit: Type.Number(),
+  created_at: Timestamp,
+  last_updated: Timestamp,
+})
+export type InventoryItem = Static<typeof InventoryItem>
+
+const itemFields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  sku: Type.String({ minLength: 1, maxLength: 100 }),
+  category: Category,
+  quantity: QuantityField,
+  unit: UnitField,
+  size_ml: Type.Integer({ minimum: 1, maximum: 100_000 }),
+  case_size: Type.Integer({ minimum: 1, maximum: 10_000 }),
+  location: Type.String({ minLength: 1, maxLength: 63 }),
+  reorder_point: Type.Number({ description: 'Zero or more; the item is low on stock below it' }),
+  cost_per_unit: Money,
+}
+
+export const CreateItemBody = Type.Object(
+  {
+    name: itemFields.name,
+    sku: itemFields.sku,
+    category: itemFields.category,
+    quantity: itemFields.quantity,
+    unit: itemFields.unit,
+    location: itemFields.location,
+    size_ml: Type.Optional(itemFields.size_ml),
+    case_size: Type.Optional(itemFields.case_size),
+    reorder_point: Type.Optional(itemFields.reorder_point),
+    cost_per_unit: Type.Optional(itemFields.cost_per_unit),
+  },
+  { additionalProperties: false },
+)
+export type CreateItemBody = Static<typeof CreateItemBody>
+
+export const UpdateItemBody = Type.Object(
+  {
+    name: Type.Optional(itemFields.name),
+    sku: Type.Optional(itemFields.sku),
+    category: Type.Optional(itemFields.category),
+    quantity: Type.Optional(itemFields.quantity),
+    unit: Type.Optional(itemFields.unit),
+    location: Type.Optional(itemFields.location),
+    size_ml: Type.Optional(Type.Union([itemFields.size_ml, Type.Null()])),
+    case_size: Type.Optional(Type.Union([itemFields.case_size, Type.Null()])),
+    reorder_point: Type.Optional(itemFields.reorder_point),
+    cost_per_unit: Type.Optional(itemFields.cost_per_unit),
+  },
+  { additionalProperties: false, minProperties: 1 },
+)
+export type UpdateItemBody = Static<typeof UpdateItemBody>
+
+export const SORT_FIELDS = ['name', 'quantity', 'last_updated', 'created_at', 'sku', 'category'] as const
+
+export const ListItemsQuery = Type.Object(
+  {
+    ...PageQuery,
+    location: Type.Optional(Type.String({ description: 'Only items at this location' })),
+    category: Type.Optional(Category),
+    low_stock: Type.Optional(Type.Boolean({ description: 'true: only items whose quantity is below their reorder point' })),
+    sort: Type.Optional(StringEnum(SORT_FIELDS, { default: 'name' })),
+    order: Type.Optional(StringEnum(['asc', 'desc'], { default: 'asc' })),
+  },
+  { additionalProperties: false },
+)
+export type ListItemsQuery = Static<typeof ListItemsQuery>
+
+export const ItemParams = Type.Object({ id: Type.String() })
+
+export const CountBody = Type.Object(
+  {
+    location: Type.String({ minLength: 1 }),
+    counted_by: Type.String({ minLength: 1, maxLength: 200, description: 'Who counted (a user identifier)' }),
+    counted_at: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When the count was taken, for a count entered after the fact; default now' }),
+    ),
+    items: Type.Array(
+      Type.Object(
+        {
+          item_id: Type.String(),
+          quantity: QuantityField,
+          notes: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 1000 },
+    ),
+  },
+  { additionalProperties: false },
+)
+export type CountBody = Static<typeof CountBody>
+
+export const VarianceEntry = Type.Object({
+  item_id: Type.String(),
+  expected: Type.Number({ description: 'Theoretical quantity at counted_at' }),
+  actual: Type.Number({ description: 'Counted quantity' }),
+  variance: Type.Number({ description: 'actual minus expected' }),
+})
+
+export const CountResult = Type.Object({
+  count_id: Type.String(),
+  location: Type.String(),
+  counted_by: Type.String(),
+  counted_at: Timestamp,
+  items_updated: Type.Integer(),
+  variance_detected: Type.Array(VarianceEntry, { description: 'Items whose count differs from theoretical stock' }),
+  created_at: Timestamp,
+})
+export type CountResult = Static<typeof CountResult>
+
+export const BatchBody = Type.Object(
+  {
+    updates: Type.Array(
+      Type.Object(
+        {
+          item_id: Type.String(),
+          quantity: Type.Optional(Type.Number({ description: 'The new absolute quantity' })),
+          change: Type.Optional(Type.Number({ description: 'A signed delta, instead of quantity' })),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 1000 },
+    ),
+  },
+  { additionalProperties: false },
+)
+export type BatchBody = Static<typeof BatchBody>
+
+export const BatchResult = Type.Object({
+  batch_id: Type.String(),
+  items_updated: Type.Integer(),
+  failed: Type.Array(
+    Type.Object({
+      item_id: Type.String(),
+      error: Type.Object({ code: Type.String(), message: Type.String() }),
+    }),
+  ),
+})
+export type BatchResult = Static<typeof BatchResult>

@@ -1,0 +1,290 @@
+import type { Executor, Tenant, Trx } from '../platform/db/database.js'
+import { type Decimal, decimal, decimalPlaces, QUANTITY_INPUT_DECIMALS, quantityOut, toDbNumeric } from '../platform/decimal.js'
+import { AppError, invalidParameter } from '../platform/errors.js'
+import type { PageRequest } from '../platform/http/pagination.js'
+import { newId } from '../platform/ids.js'
+import { enqueue } from '../platform/outbox.js'
+import { getLocation } from '../locations/locations.service.js'
+import { inventoryErrors } from './inventory.errors.js'
+import {
+  type ItemRow,
+  countItemsAtLocation,
+  findItemRow,
+  listItemRows,
+  lockItemRows,
+  movementsSince,
+  rowToItem,
+} from './inventory.repository.js'
+import type {
+  BatchBody,
+  BatchResult,
+  CountBody,
+  CountResult,
+  CreateItemBody,
+  InventoryItem,
+  ListItemsQuery,
+  UpdateItemBody,
+} from './inventory.schemas.js'
+import { notifyIfNewlyLow, setStock } from './stock-ledger.js'
+import { isUnit, UNITS } from './units.js'
+
+/** A stock quantity from the API: zero or more, at most 3 decimals (invalid_quantity otherwise). */
+export function parseQuantity(value: number, field: string): Decimal {
+  if (!Number.isFinite(value) || value < 0) {
+    throw inventoryErrors.invalidQuantity(`${field} must be zero or a positive number, got ${value}`, { parameter: field, value })
+  }
+  if (decimalPlaces(value) > QUANTITY_INPUT_DECIMALS) {
+    throw inventoryErrors.invalidQuantity(`${field} takes at most ${QUANTITY_INPUT_DECIMALS} decimals, got ${value}`, {
+      parameter: field,
+      value,
+    })
+  }
+  return decimal(value)
+}
+
+function checkUnit(unit: string): void {
+  if (!isUnit(unit)) throw inventoryErrors.invalidUnit([unit, UNITS.join(', ')], { parameter: 'unit', value: unit })
+}
+
+function checkCost(value: number | undefined): void {
+  if (value !== undefined && decimalPlaces(value) > 4) {
+    throw invalidParameter('cost_per_unit', value, 'cost_per_unit takes at most 4 decimals')
+  }
+}
+
+const UNIQUE_VIOLATION = '23505'
+
+/** Runs a statement that may hit the live-SKU unique index, answering 409 duplicate_sku for it. */
+async function guardSku<T>(sku: string, statement: () => Promise<T>): Promise<T> {
+  try {
+    return await statement()
+  } catch (error) {
+    const pgError = error as { code?: string; constraint?: string }
+    if (pgError.code === UNIQUE_VIOLATION && pgError.constraint === 'inventory_items_sku') {
+      throw inventoryErrors.duplicateSku(sku, { sku })
+    }
+    throw error
+  }
+}
+
+/** How many live items a location holds (a location in use cannot be deleted). */
+export { countItemsAtLocation }
+
+export async function getItem(db: Executor, tenant: Tenant, id: string): Promise<InventoryItem> {
+  const row = await findItemRow(db, tenant, id)
+  if (!row) throw inventoryErrors.itemNotFound(id)
+  return rowToItem(row)
+}
+
+export async function listItems(db: Executor, tenant: Tenant, query: ListItemsQuery, page: PageRequest) {
+  const { rows, total } = await listItemRows(db, tenant, query, page)
+  return { items: rows.map(rowToItem), total }
+}
+
+/**
+ * Creates an item. Its starting quantity is the first ledger row, so the ledger always sums to the stock.
+ * Throws invalid_unit, invalid_quantity, location_not_found, duplicate_sku (also under concurrent creates).
+ */
+export async function createItem(trx: Trx, tenant: Tenant, input: CreateItemBody, actor: string): Promise<InventoryItem> {
+  checkUnit(input.unit)
+  const quantity = parseQuantity(input.quantity, 'quantity')
+  const reorderPoint = parseQuantity(input.reorder_point ?? 0, 'reorder_point')
+  checkCost(input.cost_per_unit)
+  await getLocation(trx, tenant, input.location)
+  const created = await guardSku(input.sku, () =>
+    trx
+      .insertInto('inventory_items')
+      .values({
+        id: newId('item'),
+        account_id: tenant.accountId,
+        environment: tenant.environment,
+        location_id: input.location,
+        name: input.name,
+        sku: input.sku,
+        category: input.category,
+        quantity: '0',
+        unit: input.unit,
+        size_ml: input.size_ml ?? null,
+        case_size: input.case_size ?? null,
+        reorder_point: toDbNumeric(reorderPoint),
+        cost_per_unit: toDbNumeric(input.cost_per_unit ?? 0),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+  )
+  const stocked = await setStock(trx, tenant, created, quantity, { kind: 'adjustment', actor, referenceId: created.id })
+  if (stocked === created) await notifyIfNewlyLow(trx, tenant, undefined, created)
+  return rowToItem(stocked)
+}
+
+async function lockItem(trx: Trx, tenant: Tenant, id: string): Promise<ItemRow> {
+  const row = (await lockItemRows(trx, tenant, [id])).get(id)
+  if (!row) throw inventoryErrors.itemNotFound(id)
+  return row
+}
+
+/**
+ * Updates an item's fields; a quantity change goes through the ledger as an adjustment.
+ * Throws item_not_found, invalid_unit, invalid_quantity, location_not_found, duplicate_sku.
+ */
+export async function updateItem(trx: Trx, tenant: Tenant, id: string, input: UpdateItemBody, actor: string): Promise<InventoryItem> {
+  const original = await lockItem(trx, tenant, id)
+  if (input.unit !== undefined) checkUnit(input.unit)
+  const quantity = input.quantity === undefined ? undefined : parseQuantity(input.quantity, 'quantity')
+  const reorderPoint = input.reorder_point === undefined ? undefined : parseQuantity(input.reorder_point, 'reorder_point')
+  checkCost(input.cost_per_unit)
+  if (input.location !== undefined) await getLocation(trx, tenant, input.location)
+  const { quantity: _q, location, reorder_point: _r, cost_per_unit, ...plain } = input
+  const fields = {
+    ...plain,
+    ...(location !== undefined && { location_id: location }),
+    ...(reorderPoint !== undefined && { reorder_point: toDbNumeric(reorderPoint) }),
+    ...(cost_per_unit !== undefined && { cost_per_unit: toDbNumeric(cost_per_unit) }),
+    last_updated: new Date(),
+  }
+  const updated = await guardSku(input.sku ?? original.sku, () =>
+    trx.updateTable('inventory_items').set(fields).where('id', '=', id).returningAll().executeTakeFirstOrThrow(),
+  )
+  if (quantity !== undefined && !quantity.eq(decimal(updated.quantity))) {
+    return rowToItem(await setStock(trx, tenant, updated, quantity, { kind: 'adjustment', actor, referenceId: null }, original))
+  }
+  await notifyIfNewlyLow(trx, tenant, original, updated)
+  return rowToItem(updated)
+}
+
+/** Deletes an item (kept for the ledger and past orders, gone from every list). Throws item_not_found. */
+export async function deleteItem(trx: Trx, tenant: Tenant, id: string) {
+  await lockItem(trx, tenant, id)
+  await trx.updateTable('inventory_items').set({ deleted_at: new Date() }).where('id', '=', id).execute()
+  return { id, deleted: true as const }
+}
+
+const CLOCK_SKEW_MS = 5 * 60_000
+
+function countedAtOf(input: CountBody): Date {
+  if (input.counted_at === undefined) return new Date()
+  const countedAt = new Date(input.counted_at)
+  if (countedAt.getTime() > Date.now() + CLOCK_SKEW_MS) {
+    throw invalidParameter('counted_at', input.counted_at, 'counted_at is in the future')
+  }
+  return countedAt
+}
+
+/**
+ * Records a physical count: each item's stock becomes what was counted. For a count entered after the
+ * fact, `expected` is the theoretical stock at counted_at and movements since then are kept on top.
+ * Emits inventory.updated per changed item and inventory.count_completed.
+ * Throws location_not_found, item_not_found, invalid_quantity, invalid_parameter.
+ */
+export async function recordCount(trx: Trx, tenant: Tenant, input: CountBody): Promise<CountResult> {
+  await getLocation(trx, tenant, input.location)
+  const countedAt = countedAtOf(input)
+  const ids = input.items.map((line) => line.item_id)
+  const duplicate = ids.find((id, index) => ids.indexOf(id) !== index)
+  if (duplicate) throw invalidParameter('items', duplicate, `item ${duplicate} is counted twice`)
+  const actuals = input.items.map((line, index) => parseQuantity(line.quantity, `items[${index}].quantity`))
+  const items = await lockItemRows(trx, tenant, ids)
+  for (const id of ids) {
+    const item = items.get(id)
+    if (!item) throw inventoryErrors.itemNotFound(id)
+    if (item.location_id !== input.location) {
+      throw invalidParameter('items', id, `item ${id} is stored at ${item.location_id}, not ${input.location}`)
+    }
+  }
+  const later = await movementsSince(trx, ids, countedAt)
+  const countId = newId('cnt')
+  const createdAt = new Date()
+  await trx
+    .insertInto('inventory_counts')
+    .values({
+      id: countId,
+      account_id: tenant.accountId,
+      environment: tenant.environment,
+      location_id: input.location,
+      counted_by: input.counted_by,
+      counted_at: countedAt,
+      items_updated: ids.length,
+      created_at: createdAt,
+    })
+    .execute()
+  const variances: CountResult['variance_detected'] = []
+  for (const [index, line] of input.items.entries()) {
+    const item = items.get(line.item_id) as ItemRow
+    const sinceCount = decimal(later.get(item.id) ?? 0)
+    const actual = actuals[index] as Decimal
+    const expected = decimal(item.quantity).minus(sinceCount)
+    await trx
+      .insertInto('inventory_count_lines')
+      .values({ count_id: countId, item_id: item.id, expected: toDbNumeric(expected), actual: toDbNumeric(actual), notes: line.notes ?? null })
+      .execute()
+    const variance = actual.minus(expected)
+    if (!variance.eq(0)) {
+      variances.push({ item_id: item.id, expected: quantityOut(expected), actual: quantityOut(actual), variance: quantityOut(variance) })
+    }
+    await setStock(trx, tenant, item, actual.plus(sinceCount), {
+      kind: 'count',
+      actor: input.counted_by,
+      referenceId: countId,
+      occurredAt: countedAt,
+    })
+  }
+  await enqueue(trx, tenant, 'inventory.count_completed', {
+    count_id: countId,
+    location: input.location,
+    items_counted: ids.length,
+    variance_detected: variances.length,
+    counted_by: input.counted_by,
+  })
+  return {
+    count_id: countId,
+    location: input.location,
+    counted_by: input.counted_by,
+    counted_at: countedAt.toISOString(),
+    items_updated: ids.length,
+    variance_detected: variances,
+    created_at: createdAt.toISOString(),
+  }
+}
+
+type BatchUpdate = BatchBody['updates'][number]
+
+function targetQuantity(update: BatchUpdate, item: ItemRow, index: number): Decimal {
+  if ((update.quantity === undefined) === (update.change === undefined)) {
+    throw invalidParameter(`updates[${index}]`, update, 'give exactly one of quantity and change')
+  }
+  if (update.quantity !== undefined) return parseQuantity(update.quantity, `updates[${index}].quantity`)
+  const change = update.change as number
+  parseQuantity(Math.abs(change), `updates[${index}].change`)
+  const result = decimal(item.quantity).plus(change)
+  if (result.lt(0)) {
+    throw inventoryErrors.invalidQuantity(`change ${change} would take ${item.id} below zero`, {
+      parameter: `updates[${index}].change`,
+      value: change,
+    })
+  }
+  return result
+}
+
+/**
+ * Applies quantity updates item by item: valid ones land, invalid ones come back in `failed` with their
+ * error. Each item is locked (in id order) for the whole batch.
+ */
+export async function applyBatch(trx: Trx, tenant: Tenant, input: BatchBody, actor: string): Promise<BatchResult> {
+  const batchId = newId('bat')
+  const items = await lockItemRows(trx, tenant, input.updates.map((update) => update.item_id))
+  const failed: BatchResult['failed'] = []
+  let updated = 0
+  for (const [index, update] of input.updates.entries()) {
+    try {
+      const item = items.get(update.item_id)
+      if (!item) throw inventoryErrors.itemNotFound(update.item_id)
+      const quantity = targetQuantity(update, item, index)
+      items.set(item.id, await setStock(trx, tenant, item, quantity, { kind: 'batch', actor, referenceId: batchId }))
+      updated++
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error
+      failed.push({ item_id: update.item_id, error: { code: error.code, message: error.message } })
+    }
+  }
+  return { batch_id: batchId, items_updated: updated, failed }
+}

@@ -1,0 +1,66 @@
+import type { Environment, Numeric, Timestamp } from '../platform/db/database.js'
+import type { Generated } from 'kysely'
+
+export interface InventoryItemTable {
+  id: string
+  account_id: string
+  environment: Environment
+  location_id: string
+  name: string
+  sku: string
+  category: string
+  quantity: Numeric
+  unit: string
+  size_ml: number | null
+  case_size: number | null
+  reorder_point: Numeric
+  cost_per_unit: Numeric
+  created_at: Timestamp
+  last_updated: Timestamp
+  deleted_at: Date | null
+}
+
+export interface StockMovementTable {
+  sequence: Generated<string>
+  account_id: string
+  environment: Environment
+  item_id: string
+  kind: MovementKind
+  delta: Numeric
+  quantity_before: Numeric
+  quantity_after: Numeric
+  actor: string
+  reference_id: string | null
+  occurred_at: Timestamp
+  recorded_at: Timestamp
+}
+
+export type MovementKind = 'count' | 'adjustment' | 'batch' | 'delivery' | 'sale' | 'transfer'
+
+export interface InventoryCountTable {
+  id: string
+  account_id: string
+  environment: Environment
+  location_id: string
+  counted_by: string
+  counted_at: Timestamp
+  items_updated: number
+  created_at: Timestamp
+}
+
+export interface InventoryCountLineTable {
+  count_id: string
+  item_id: string
+  expected: Numeric
+  actual: Numeric
+  notes: string | null
+}
+
+declare module '../platform/db/database.js' {
+  interface Database {
+    inventory_items: InventoryItemTable
+    stock_movements: StockMovementTable
+    inventory_counts: InventoryCountTable
+    inventory_count_lines: InventoryCountLineTable
+  }
+}

@@ -1,0 +1,69 @@
+import { runWrite } from '../platform/idempotency.js'
+import { tenantOf } from '../platform/auth/auth-plugin.js'
+import { pageRequest, paginate } from '../platform/http/pagination.js'
+import { Deleted, envelope, listEnvelope } from '../platform/http/schemas.js'
+import type { App } from '../platform/http/types.js'
+import { countItemsAtLocation } from '../inventory/inventory.service.js'
+import { locationErrors } from './locations.errors.js'
+import { CreateLocationBody, ListLocationsQuery, Location, LocationParams, UpdateLocationBody } from './locations.schemas.js'
+import { createLocation, deleteLocation, getLocation, listLocations, updateLocation } from './locations.service.js'
+
+const tags = ['Locations']
+
+export async function locationRoutes(app: App) {
+  app.get(
+    '/',
+    {
+      schema: { tags, summary: 'List locations', querystring: ListLocationsQuery, response: { 200: listEnvelope(Location) } },
+      config: { permission: 'inventory:read' },
+    },
+    async (request) => {
+      const page = pageRequest(request.query)
+      const { locations, total } = await listLocations(app.db, tenantOf(request), page)
+      return { data: locations, pagination: paginate(request, page, total) }
+    },
+  )
+
+  app.post(
+    '/',
+    {
+      schema: { tags, summary: 'Create a location', body: CreateLocationBody, response: { 201: envelope(Location) } },
+      config: { permission: 'inventory:write', errors: [locationErrors.duplicateLocation] },
+    },
+    (request, reply) => runWrite(app.db, request, reply, 201, (trx) => createLocation(trx, tenantOf(request), request.body)),
+  )
+
+  app.get(
+    '/:id',
+    {
+      schema: { tags, summary: 'Get a location', params: LocationParams, response: { 200: envelope(Location) } },
+      config: { permission: 'inventory:read', errors: [locationErrors.locationNotFound] },
+    },
+    async (request) => ({ data: await getLocation(app.db, tenantOf(request), request.params.id) }),
+  )
+
+  app.put(
+    '/:id',
+    {
+      schema: { tags, summary: 'Update a location', params: LocationParams, body: UpdateLocationBody, response: { 200: envelope(Location) } },
+      config: { permission: 'inventory:write', errors: [locationErrors.locationNotFound] },
+    },
+    (request, reply) =>
+      runWrite(app.db, request, reply, 200, (trx) => updateLocation(trx, tenantOf(request), request.params.id, request.body)),
+  )
+
+  app.delete(
+    '/:id',
+    {
+      schema: { tags, summary: 'Delete a location no item uses', params: LocationParams, response: { 200: envelope(Deleted('id')) } },
+      config: { permission: 'inventory:write', errors: [locationErrors.locationNotFound, locationErrors.locationInUse] },
+    },
+    (request, reply) => {
+      const tenant = tenantOf(request)
+      const id = request.params.id
+      return runWrite(app.db, request, reply, 200, (trx) =>
+        deleteLocation(trx, tenant, id, () => countItemsAtLocation(trx, tenant, id)),
+      )
+    },
+  )
+}

@@ -1,0 +1,130 @@
+import type { Executor, Tenant, Trx } from '../platform/db/database.js'
+import { invalidParameter } from '../platform/errors.js'
+import type { PageRequest } from '../platform/http/pagination.js'
+import { locationErrors } from './locations.errors.js'
+import type { CreateLocationBody, Location, UpdateLocationBody } from './locations.schemas.js'
+
+type LocationRow = {
+  id: string
+  name: string
+  timezone: string
+  business_day_cutoff: string
+  created_at: Date
+  updated_at: Date
+}
+
+function rowToLocation(row: LocationRow): Location {
+  return {
+    id: row.id,
+    name: row.name,
+    timezone: row.timezone,
+    business_day_cutoff: row.business_day_cutoff,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  }
+}
+
+function checkTimeZone(timezone: string | undefined): void {
+  if (timezone === undefined) return
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: timezone })
+  } catch {
+    throw invalidParameter('timezone', timezone, `timezone ${timezone} is not an IANA time zone`)
+  }
+}
+
+function scoped(db: Executor, tenant: Tenant) {
+  return db
+    .selectFrom('locations')
+    .select(['id', 'name', 'timezone', 'business_day_cutoff', 'created_at', 'updated_at'])
+    .where('account_id', '=', tenant.accountId)
+    .where('environment', '=', tenant.environment)
+}
+
+export async function findLocation(db: Executor, tenant: Tenant, id: string): Promise<Location | undefined> {
+  const row = await scoped(db, tenant).where('id', '=', id).executeTakeFirst()
+  return row && rowToLocation(row)
+}
+
+/** The location, or 404 location_not_found. */
+export async function getLocation(db: Executor, tenant: Tenant, id: string): Promise<Location> {
+  const location = await findLocation(db, tenant, id)
+  if (!location) throw locationErrors.locationNotFound(id)
+  return location
+}
+
+export async function listLocations(db: Executor, tenant: Tenant, page: PageRequest) {
+  const [rows, total] = await Promise.all([
+    scoped(db, tenant).orderBy('id').limit(page.perPage).offset(page.offset).execute(),
+    db
+      .selectFrom('locations')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('account_id', '=', tenant.accountId)
+      .where('environment', '=', tenant.environment)
+      .executeTakeFirstOrThrow(),
+  ])
+  return { locations: rows.map(rowToLocation), total: Number(total.count) }
+}
+
+/** Creates a location; 409 duplicate_location when the slug is taken, 400 for an unknown time zone. */
+export async function createLocation(trx: Trx, tenant: Tenant, input: CreateLocationBody): Promise<Location> {
+  checkTimeZone(input.timezone)
+  const row = await trx
+    .insertInto('locations')
+    .values({
+      account_id: tenant.accountId,
+      environment: tenant.environment,
+      id: input.id,
+      name: input.name,
+      timezone: input.timezone ?? 'UTC',
+      business_day_cutoff: input.business_day_cutoff ?? '04:00',
+    })
+    .onConflict((conflict) => conflict.columns(['account_id', 'environment', 'id']).doNothing())
+    .returning(['id', 'name', 'timezone', 'business_day_cutoff', 'created_at', 'updated_at'])
+    .executeTakeFirst()
+  if (!row) throw locationErrors.duplicateLocation(input.id)
+  return rowToLocation(row)
+}
+
+export async function updateLocation(trx: Trx, tenant: Tenant, id: string, input: UpdateLocationBody): Promise<Location> {
+  checkTimeZone(input.timezone)
+  const row = await trx
+    .updateTable('locations')
+    .set({ ...input, updated_at: new Date() })
+    .where('account_id', '=', tenant.accountId)
+    .where('environment', '=', tenant.environment)
+    .where('id', '=', id)
+    .returning(['id', 'name', 'timezone', 'business_day_cutoff', 'created_at', 'updated_at'])
+    .executeTakeFirst()
+  if (!row) throw locationErrors.locationNotFound(id)
+  return rowToLocation(row)
+}
+
+/** Deletes a location that no live inventory item uses (409 location_in_use otherwise). */
+export async function deleteLocation(trx: Trx, tenant: Tenant, id: string, itemsAt: (trx: Trx) => Promise<number>) {
+  await getLocation(trx, tenant, id)
+  const items = await itemsAt(trx)
+  if (items > 0) throw locationErrors.locationInUse([id, items])
+  await trx
+    .deleteFrom('locations')
+    .where('account_id', '=', tenant.accountId)
+    .where('environment', '=', tenant.environment)
+    .where('id', '=', id)
+    .execute()
+  return { id, deleted: true as const }
+}
+
+/** The locations every new account starts with, in both environments. */
+export async function createDefaultLocations(trx: Trx, accountId: string): Promise<void> {
+  await trx
+    .insertInto('locations')
+    .values(
+      (['production', 'sandbox'] as const).map((environment) => ({
+        account_id: accountId,
+        environment,
+        id: 'main_bar',
+        name: 'Main bar',
+      })),
+    )
+    .execute()
+}

@@ -1,0 +1,22 @@
+import type { ColumnType } from 'kysely'
+import type { Environment, Timestamp } from '../platform/db/database.js'
+
+/** A text column with a database default. */
+type DefaultedText = ColumnType<string, string | undefined, string>
+
+export interface LocationTable {
+  account_id: string
+  environment: Environment
+  id: string
+  name: string
+  timezone: DefaultedText
+  business_day_cutoff: DefaultedText
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+declare module '../platform/db/database.js' {
+  interface Database {
+    locations: LocationTable
+  }
+}

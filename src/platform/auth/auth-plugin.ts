@@ -1,0 +1,104 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import type { Db, Tenant } from '../db/database.js'
+import { platformErrors } from '../errors.js'
+import type { RateLimiter, RateLimitResult } from '../rate-limit.js'
+import { type AuthContext, findActiveKey } from './api-keys.js'
+import type { Permission } from './permissions.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The permission a key needs for this route; absent on routes any valid key may call. */
+    permission?: Permission
+  }
+  interface FastifyRequest {
+    auth: AuthContext | undefined
+    rateLimit: RateLimitResult | undefined
+  }
+}
+
+const CACHE_TTL_MS = 30_000
+
+/**
+ * Verified keys, cached for a short while so a request costs no key lookup. Revocations arrive by NOTIFY
+ * and drop the cache; expiry is checked on every request.
+ */
+export class ApiKeyCache {
+  private readonly entries = new Map<string, { context: AuthContext; cachedAt: number }>()
+
+  constructor(private readonly db: Db) {}
+
+  async verify(key: string): Promise<AuthContext | undefined> {
+    const cached = this.entries.get(key)
+    const now = Date.now()
+    let context = cached && now - cached.cachedAt < CACHE_TTL_MS ? cached.context : undefined
+    if (!context) {
+      context = await findActiveKey(this.db, key)
+      if (!context) {
+        this.entries.delete(key)
+        return undefined
+      }
+      this.entries.set(key, { context, cachedAt: now })
+    }
+    if (context.expiresAt && context.expiresAt.getTime() <= now) return undefined
+    return context
+  }
+
+  /** Forgets every cached key (a key was revoked somewhere). */
+  clear(): void {
+    this.entries.clear()
+  }
+}
+
+export interface AuthOptions {
+  keys: ApiKeyCache
+  limiter: RateLimiter
+  limits: { production: number; sandbox: number }
+}
+
+function setRateLimitHeaders(reply: FastifyReply, result: RateLimitResult) {
+  reply.header('X-RateLimit-Limit', result.limit)
+  reply.header('X-RateLimit-Remaining', result.remaining)
+  reply.header('X-RateLimit-Reset', result.resetAt)
+  reply.header('X-RateLimit-Reset-After', result.resetAfter)
+}
+
+/** The tenant of an authenticated request (routes behind the auth hook always have one). */
+export function tenantOf(request: FastifyRequest): Tenant {
+  if (!request.auth) throw platformErrors.invalidApiKey()
+  return { accountId: request.auth.accountId, environment: request.auth.environment }
+}
+
+/**
+ * Authentication, rate limiting and permissions for every /v1 request, in that order: the rate limit
+ * counts per key (or per client address without a valid key), then a missing key is 401 and a missing
+ * permission 403.
+ */
+async function auth(app: FastifyInstance, options: AuthOptions) {
+  app.decorateRequest('auth', undefined)
+  app.decorateRequest('rateLimit', undefined)
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.url.startsWith('/v1/')) return
+    const header = request.headers['x-api-key']
+    const context = typeof header === 'string' && header.length <= 200 ? await options.keys.verify(header) : undefined
+    request.auth = context
+    const limit = context ? options.limits[context.environment] : options.limits.production
+    const bucket = context ? `key:${context.keyId}` : `ip:${request.ip}`
+    const result = await options.limiter.hit(bucket, limit)
+    request.rateLimit = result
+    setRateLimitHeaders(reply, result)
+    if (result.exceeded) {
+      reply.header('Retry-After', result.resetAfter)
+      throw platformErrors.rateLimitExceeded([result.limit, result.resetAfter])
+    }
+    // Unknown routes answer 404 whatever the key.
+    if (request.is404) return
+    if (!context) throw platformErrors.invalidApiKey()
+    const required = request.routeOptions.config.permission
+    if (required && !context.permissions.includes(required)) {
+      throw platformErrors.insufficientPermissions(required, { required, provided: context.permissions })
+    }
+  })
+}
+
+export const authPlugin = fp(auth, { name: 'barstock-auth', dependencies: ['barstock-conventions'] })

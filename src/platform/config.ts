@@ -1,0 +1,95 @@
+import { resolve } from 'node:path'
+
+/** Everything the service reads from its environment, validated once at start. */
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  databaseUrl: string | undefined
+  databasePoolSize: number
+  redisUrl: string | undefined
+  rateLimits: { production: number; sandbox: number }
+  webhookAllowPrivate: boolean
+  /** 32-byte key for POS credentials; undefined means "generate one into the data dir". */
+  secretKey: Buffer | undefined
+  logLevel: string
+  trustProxy: boolean
+  shutdownTimeoutMs: number
+}
+
+/** A configuration value that cannot be used; the message names the variable. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable} ${problem}`)
+    this.name = 'ConfigError'
+  }
+}
+
+type Env = Record<string, string | undefined>
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+function positiveInteger(env: Env, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a positive integer, got "${raw}"`)
+  const value = Number(raw)
+  if (value < 1 || value > max) throw new ConfigError(name, `must be between 1 and ${max}, got ${value}`)
+  return value
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = env[name]
+  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false
+  if (raw === '1' || raw === 'true') return true
+  throw new ConfigError(name, `must be 1/true or 0/false, got "${raw}"`)
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  let parsed: URL
+  try {
+    parsed = new URL(raw)
+  } catch {
+    throw new ConfigError(name, 'is not a valid URL')
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}, got ${parsed.protocol}`)
+  }
+  return raw
+}
+
+/** Accepts 32 bytes written as 64 hex digits or as base64. */
+export function parseSecretKey(raw: string, name = 'BARSTOCK_SECRET_KEY'): Buffer {
+  const text = raw.trim()
+  const bytes = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64')
+  if (bytes.length !== 32) throw new ConfigError(name, `must be 32 bytes as 64 hex digits or base64, got ${bytes.length} bytes`)
+  return bytes
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const logLevel = env.BARSTOCK_LOG_LEVEL || 'info'
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('BARSTOCK_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`)
+  const secret = env.BARSTOCK_SECRET_KEY
+  return {
+    port: env.PORT === '0' ? 0 : positiveInteger(env, 'PORT', 3000, 65535),
+    host: env.HOST || '0.0.0.0',
+    dataDir: resolve(env.BARSTOCK_DATA_DIR || './data'),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePoolSize: positiveInteger(env, 'BARSTOCK_DB_POOL_SIZE', 10, 200),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    rateLimits: {
+      production: positiveInteger(env, 'BARSTOCK_RATE_LIMIT_PRODUCTION', 1000),
+      sandbox: positiveInteger(env, 'BARSTOCK_RATE_LIMIT_SANDBOX', 100),
+    },
+    webhookAllowPrivate: flag(env, 'BARSTOCK_WEBHOOK_ALLOW_PRIVATE'),
+    secretKey: secret ? parseSecretKey(secret) : undefined,
+    logLevel,
+    trustProxy: flag(env, 'BARSTOCK_TRUST_PROXY'),
+    shutdownTimeoutMs: positiveInteger(env, 'BARSTOCK_SHUTDOWN_TIMEOUT_MS', 10_000),
+  }
+}

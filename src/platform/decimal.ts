@@ -1,0 +1,47 @@
+import Big from 'big.js'
+
+/**
+ * Money and quantity arithmetic, in one place. Values are exact decimals (big.js); the database stores
+ * them as `numeric` and hands them over as strings. Nothing here rounds through a binary float.
+ */
+export type Decimal = Big
+
+/** Quantities are accepted with up to 3 decimals and stored with 4 (pours deplete fractions). */
+export const QUANTITY_INPUT_DECIMALS = 3
+export const QUANTITY_STORED_DECIMALS = 4
+export const MONEY_DECIMALS = 2
+export const UNIT_COST_DECIMALS = 4
+
+Big.RM = Big.roundHalfUp
+
+export function decimal(value: number | string | Big): Big {
+  return new Big(value)
+}
+
+export const ZERO = new Big(0)
+
+/** How many digits stand after the decimal point of a JSON number as written. */
+export function decimalPlaces(value: number): number {
+  const digits = new Big(value)
+  return Math.max(0, digits.c.length - digits.e - 1)
+}
+
+export function sum(values: Iterable<Big>): Big {
+  let total = ZERO
+  for (const value of values) total = total.plus(value)
+  return total
+}
+
+/** A decimal as the string the database stores (numeric accepts it exactly). */
+export function toDbNumeric(value: Big | number, places = QUANTITY_STORED_DECIMALS): string {
+  return new Big(value).round(places).toFixed(places)
+}
+
+/** A database numeric as the JSON number the API answers with, rounded to `places`. */
+export function toApiNumber(value: string | number | Big, places: number): number {
+  return Number(new Big(value).round(places).toFixed(places))
+}
+
+export const quantityOut = (value: string | number | Big) => toApiNumber(value, QUANTITY_STORED_DECIMALS)
+export const moneyOut = (value: string | number | Big) => toApiNumber(value, MONEY_DECIMALS)
+export const unitCostOut = (value: string | number | Big) => toApiNumber(value, UNIT_COST_DECIMALS)

@@ -1,0 +1,148 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import fp from 'fastify-plugin'
+import { AppError, type ErrorDefinition, invalidParameter, isAppError, platformErrors } from '../errors.js'
+import { ErrorBody } from './schemas.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Domain error codes this route can answer with, for the OpenAPI document. */
+    errors?: ErrorDefinition[]
+  }
+}
+
+export const BODY_LIMIT_BYTES = 1024 * 1024
+
+type ValidationError = NonNullable<FastifyError['validation']>[number]
+
+/** `/items/0/quantity` → `items[0].quantity`, the way a client names the field. */
+function parameterName(path: string): string {
+  return path
+    .split('/')
+    .filter(Boolean)
+    .map((part, index) => (/^\d+$/.test(part) ? `[${part}]` : index === 0 ? part : `.${part}`))
+    .join('')
+}
+
+function valueAt(root: unknown, path: string): unknown {
+  let value = root
+  for (const part of path.split('/').filter(Boolean)) {
+    if (value === null || typeof value !== 'object') return undefined
+    value = (value as Record<string, unknown>)[part]
+  }
+  return value
+}
+
+/** Turns the first schema violation into invalid_parameter with details.parameter and details.value. */
+function fromValidation(request: FastifyRequest, context: string | undefined, failure: ValidationError): AppError {
+  const source = context === 'querystring' ? request.query : context === 'params' ? request.params : context === 'headers' ? request.headers : request.body
+  const params = failure.params as Record<string, unknown>
+  let path = failure.instancePath
+  if (failure.keyword === 'required') path += `/${String(params.missingProperty)}`
+  if (failure.keyword === 'additionalProperties') path += `/${String(params.additionalProperty)}`
+  const parameter = parameterName(path) || (context === 'body' ? 'body' : (context ?? 'request'))
+  const problem =
+    failure.keyword === 'additionalProperties'
+      ? 'is not a known field'
+      : failure.keyword === 'required'
+        ? 'is required'
+        : failure.message ?? 'is invalid'
+  return invalidParameter(parameter, valueAt(source, path), `${parameter} ${problem}`)
+}
+
+/** Maps anything thrown while handling a request to an AppError of the catalogue. */
+export function toAppError(error: unknown, request: FastifyRequest): AppError {
+  if (isAppError(error)) return error
+  const fastifyError = error as FastifyError
+  if (fastifyError.validation?.[0]) return fromValidation(request, fastifyError.validationContext, fastifyError.validation[0])
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return platformErrors.payloadTooLarge(String(BODY_LIMIT_BYTES))
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return invalidParameter('Content-Type', request.headers['content-type'], 'Content-Type must be application/json')
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return invalidParameter('body', null, 'The request body is empty; send a JSON object')
+  }
+  if (fastifyError.statusCode === 400 || error instanceof SyntaxError) {
+    return invalidParameter('body', null, `The request body is not valid JSON: ${fastifyError.message}`)
+  }
+  return platformErrors.internalError()
+}
+
+function errorResponseSchemas(errors: ErrorDefinition[]) {
+  const byStatus = new Map<number, string[]>()
+  for (const definition of errors) {
+    const codes = byStatus.get(definition.statusCode) ?? []
+    if (!codes.includes(definition.code)) codes.push(definition.code)
+    byStatus.set(definition.statusCode, codes)
+  }
+  const responses: Record<number, unknown> = {}
+  for (const [status, codes] of byStatus) {
+    responses[status] = { ...ErrorBody, description: `Error codes: ${codes.map((code) => `\`${code}\``).join(', ')}` }
+  }
+  return responses
+}
+
+/** Every /v1 route can answer these, beside the errors it declares. */
+function standardErrors(route: RouteOptions): ErrorDefinition[] {
+  const errors = [platformErrors.invalidApiKey, platformErrors.rateLimitExceeded, platformErrors.internalError]
+  if (route.config?.permission) errors.push(platformErrors.insufficientPermissions)
+  const schema = route.schema ?? {}
+  if (schema.body || schema.querystring || schema.params) errors.push(platformErrors.invalidParameter)
+  if (schema.body) errors.push(platformErrors.payloadTooLarge)
+  if (route.method === 'POST') errors.push(platformErrors.idempotencyKeyReused, platformErrors.idempotencyInProgress)
+  return errors
+}
+
+function documentRoute(route: RouteOptions): void {
+  if (!route.url.startsWith('/v1/')) return
+  const schema = (route.schema ??= {})
+  const declared = [...standardErrors(route), ...(route.config?.errors ?? [])]
+  schema.response = { ...errorResponseSchemas(declared), ...(schema.response as object) }
+  ;(schema as Record<string, unknown>).security = [{ ApiKey: [] }]
+  if (route.config?.permission) {
+    const note = `Requires the \`${route.config.permission}\` permission.`
+    schema.description = schema.description ? `${schema.description}\n\n${note}` : note
+  }
+}
+
+function addMeta(request: FastifyRequest, payload: unknown): unknown {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return payload
+  if ('meta' in payload || (!('data' in payload) && !('error' in payload))) return payload
+  return { ...payload, meta: metaOf(request) }
+}
+
+function metaOf(request: FastifyRequest) {
+  return { request_id: request.id, timestamp: new Date().toISOString() }
+}
+
+function sendError(error: AppError, request: FastifyRequest, reply: FastifyReply) {
+  // Error replies skip preSerialization hooks, so meta is added here.
+  const body: { error: { code: string; message: string; details?: object }; meta: object } = {
+    error: { code: error.code, message: error.message },
+    meta: metaOf(request),
+  }
+  if (error.details) body.error.details = error.details
+  return reply.code(error.statusCode).send(body)
+}
+
+/**
+ * The API grammar, once for every route: request ids, the `data`/`meta` envelope, the error shape and
+ * status of every code, 404 for unknown routes, and 500s without internals.
+ */
+async function conventions(app: FastifyInstance) {
+  app.addHook('onRoute', documentRoute)
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id)
+  })
+  app.addHook('preSerialization', async (request, _reply, payload) => addMeta(request, payload))
+  app.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error, request)
+    if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed')
+    return sendError(appError, request, reply)
+  })
+  app.setNotFoundHandler((request, reply) =>
+    sendError(platformErrors.notFound([request.method, request.url.split('?')[0]]), request, reply),
+  )
+}
+
+export const conventionsPlugin = fp(conventions, { name: 'barstock-conventions' })

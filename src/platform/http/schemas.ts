@@ -1,0 +1,55 @@
+import { Type, type TSchema } from 'typebox'
+
+/** Shared schemas of the API grammar: envelope, errors, pagination. */
+
+export const Meta = Type.Object(
+  {
+    request_id: Type.String({ description: 'Also sent as the X-Request-Id header' }),
+    timestamp: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Meta', description: 'Present on every /v1 response' },
+)
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String({ description: 'A stable machine-readable code; see docs/errors.md' }),
+      message: Type.String(),
+      details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    }),
+    meta: Type.Optional(Meta),
+  },
+  { $id: 'ErrorResponse' },
+)
+
+export const Pagination = Type.Object(
+  {
+    total: Type.Integer(),
+    page: Type.Integer(),
+    per_page: Type.Integer(),
+    total_pages: Type.Integer(),
+    next_page_url: Type.Union([Type.String(), Type.Null()]),
+    prev_page_url: Type.Union([Type.String(), Type.Null()]),
+  },
+  { $id: 'Pagination' },
+)
+
+/** `{data, meta}` around a payload. */
+export function envelope<T extends TSchema>(data: T) {
+  return Type.Object({ data, meta: Type.Optional(Meta) })
+}
+
+/** `{data: [...], pagination, meta}` around a list. */
+export function listEnvelope<T extends TSchema>(item: T) {
+  return Type.Object({ data: Type.Array(item), pagination: Pagination, meta: Type.Optional(Meta) })
+}
+
+export const PageQuery = {
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Page size, 1 to 100' })),
+}
+
+export const Deleted = (idField: string) =>
+  Type.Object({ [idField]: Type.String(), deleted: Type.Literal(true) })
+
+export const Timestamp = Type.String({ format: 'date-time' })

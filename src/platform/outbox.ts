@@ -1,0 +1,54 @@
+import { sql } from 'kysely'
+import type { Executor, Tenant, Trx } from './db/database.js'
+import { newId } from './ids.js'
+
+/**
+ * The events of the spec, by kind, with their `data`. Each domain adds its kinds to this interface with
+ * declaration merging, so the platform never imports a domain.
+ */
+export interface EventCatalog {}
+
+export type EventKind = keyof EventCatalog & string
+
+/** NOTIFY channel that wakes the webhook dispatcher when events are committed. */
+export const OUTBOX_CHANNEL = 'barstock_outbox'
+
+export interface OutboxEvent<K extends EventKind = EventKind> {
+  id: string
+  kind: K
+  data: EventCatalog[K]
+  created_at: string
+}
+
+/**
+ * Writes an event in the caller's transaction: it exists exactly when the change that caused it
+ * commits, and the NOTIFY is delivered only then too.
+ */
+export async function enqueue<K extends EventKind>(trx: Trx, tenant: Tenant, kind: K, data: EventCatalog[K]): Promise<string> {
+  const id = newId('evt')
+  await trx
+    .insertInto('outbox_events')
+    .values({ id, account_id: tenant.accountId, environment: tenant.environment, kind, data: JSON.stringify(data) })
+    .execute()
+  // One payload for all: PostgreSQL folds identical notifications of a transaction into one wake-up.
+  await sql`SELECT pg_notify(${OUTBOX_CHANNEL}, '')`.execute(trx)
+  return id
+}
+
+/** The tenant's events, oldest first (used by tests and, later, the dispatcher). */
+export async function listEvents(db: Executor, tenant: Tenant, kind?: EventKind): Promise<OutboxEvent[]> {
+  let query = db
+    .selectFrom('outbox_events')
+    .select(['id', 'kind', 'data', 'created_at'])
+    .where('account_id', '=', tenant.accountId)
+    .where('environment', '=', tenant.environment)
+    .orderBy('sequence')
+  if (kind) query = query.where('kind', '=', kind)
+  const rows = await query.execute()
+  return rows.map((row) => ({
+    id: row.id,
+    kind: row.kind as EventKind,
+    data: row.data as never,
+    created_at: row.created_at.toISOString(),
+  }))
+}

@@ -1,0 +1,86 @@
+import { Redis } from 'ioredis'
+
+/** Counts hits per bucket in fixed windows. */
+export interface RateLimitStore {
+  /** Adds one hit to `bucket` in the window starting at windowStart and returns the window's count. */
+  increment(bucket: string, windowStart: number, windowMs: number): Promise<number>
+  close(): Promise<void>
+}
+
+export interface RateLimitResult {
+  limit: number
+  remaining: number
+  /** Unix seconds when the window resets. */
+  resetAt: number
+  /** Seconds until then. */
+  resetAfter: number
+  exceeded: boolean
+}
+
+export class MemoryRateLimitStore implements RateLimitStore {
+  private readonly counts = new Map<string, number>()
+  private currentWindow = 0
+
+  async increment(bucket: string, windowStart: number): Promise<number> {
+    // Only the current window is kept: older counts can never matter again.
+    if (windowStart !== this.currentWindow) {
+      this.counts.clear()
+      this.currentWindow = windowStart
+    }
+    const count = (this.counts.get(bucket) ?? 0) + 1
+    this.counts.set(bucket, count)
+    return count
+  }
+
+  async close(): Promise<void> {}
+}
+
+// INCR and PEXPIRE in one atomic step, so every instance sees one count and keys never outlive the window.
+const INCREMENT_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return count`
+
+export class RedisRateLimitStore implements RateLimitStore {
+  private readonly redis: Redis
+
+  constructor(url: string) {
+    this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false })
+  }
+
+  async increment(bucket: string, windowStart: number, windowMs: number): Promise<number> {
+    const key = `barstock:rl:${bucket}:${windowStart}`
+    return (await this.redis.eval(INCREMENT_SCRIPT, 1, key, String(windowMs + 1000))) as number
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect())
+  }
+}
+
+/** Fixed one-minute windows per bucket (an API key, or a client address without a valid key). */
+export class RateLimiter {
+  constructor(
+    private readonly store: RateLimitStore,
+    private readonly windowMs = 60_000,
+    private readonly now = () => Date.now(),
+  ) {}
+
+  async hit(bucket: string, limit: number): Promise<RateLimitResult> {
+    const now = this.now()
+    const windowStart = now - (now % this.windowMs)
+    const count = await this.store.increment(bucket, windowStart, this.windowMs)
+    const resetMs = windowStart + this.windowMs
+    return {
+      limit,
+      remaining: Math.max(0, limit - count),
+      resetAt: Math.ceil(resetMs / 1000),
+      resetAfter: Math.max(1, Math.ceil((resetMs - now) / 1000)),
+      exceeded: count > limit,
+    }
+  }
+
+  close(): Promise<void> {
+    return this.store.close()
+  }
+}

@@ -1,0 +1,25 @@
+import type { TestContext, Caller } from './context.js'
+import { json } from './context.js'
+
+let skuCounter = 0
+
+/** Creates an item through the API and returns it; fields override a plausible default bottle. */
+export async function createItem(ctx: TestContext, caller: Caller, fields: Record<string, unknown> = {}) {
+  const response = await ctx.request('POST', '/v1/inventory/items', {
+    key: caller.key,
+    body: {
+      name: 'Tito’s Handmade Vodka 750ml',
+      sku: `SKU-${process.pid}-${++skuCounter}`,
+      category: 'spirits',
+      quantity: 10,
+      unit: 'bottle',
+      size_ml: 750,
+      location: 'main_bar',
+      reorder_point: 4,
+      cost_per_unit: 18.5,
+      ...fields,
+    },
+  })
+  if (response.statusCode !== 201) throw new Error(`item create failed: ${response.statusCode} ${response.body}`)
+  return json(response).data as { id: string; quantity: number; sku: string; name: string; [key: string]: unknown }
+}
