@@ -7,6 +7,7 @@ import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore } from '../platf
 import { resolveSecretKey } from '../platform/secret-key.js'
 import { adminCommands } from './commands.js'
 import { openDatabase } from './runtime.js'
+import { startWorkers } from '../workers.js'
 
 const HOUR_MS = 3_600_000
 
@@ -35,6 +36,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     await database.close()
     throw error
   }
+  const workers = await startWorkers({ config, database: database.handle, logger: app.log })
   const purge = setInterval(() => {
     purgeExpiredIdempotencyRecords(database.handle.db).catch((error) => app.log.warn({ err: error }, 'idempotency purge failed'))
   }, HOUR_MS)
@@ -44,6 +46,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     async stop() {
       clearInterval(purge)
       await app.close()
+      await workers.stop()
       await channel?.close()
       await limiter.close()
       await database.close()

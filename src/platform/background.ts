@@ -1,0 +1,59 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { DatabaseHandle } from './db/connect.js'
+
+/**
+ * A loop that does queued work in the background: it runs `tick` until tick reports nothing left, then
+ * sleeps until a NOTIFY on `channel` or `intervalMs` passes. Claims inside tick use
+ * `FOR UPDATE SKIP LOCKED`, so any number of instances can run the same loop without doing work twice.
+ */
+export interface BackgroundLoopOptions {
+  name: string
+  database: DatabaseHandle
+  logger: FastifyBaseLogger
+  /** Does one unit (or batch) of work; resolves true when there may be more right away. */
+  tick: () => Promise<boolean>
+  intervalMs: number
+  channel?: string
+}
+
+export interface BackgroundLoop {
+  /** Wakes the loop now (tests, or a local change). */
+  wake(): void
+  stop(): Promise<void>
+}
+
+export async function startBackgroundLoop(options: BackgroundLoopOptions): Promise<BackgroundLoop> {
+  let stopped = false
+  let wakeUp: (() => void) | undefined
+  let timer: NodeJS.Timeout | undefined
+  const sleep = () =>
+    new Promise<void>((resolve) => {
+      wakeUp = resolve
+      timer = setTimeout(resolve, options.intervalMs)
+    })
+  const wake = () => wakeUp?.()
+  const unlisten = options.channel ? await options.database.listen(options.channel, wake) : undefined
+
+  const running = (async () => {
+    while (!stopped) {
+      let more = false
+      try {
+        more = await options.tick()
+      } catch (error) {
+        options.logger.error({ err: error, loop: options.name }, 'background work failed')
+      }
+      if (!more && !stopped) await sleep()
+      clearTimeout(timer)
+    }
+  })()
+
+  return {
+    wake,
+    async stop() {
+      stopped = true
+      wake()
+      await running
+      await unlisten?.()
+    },
+  }
+}

@@ -1,0 +1,136 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { TObject } from 'typebox'
+
+/**
+ * The contract between barstock's POS core and the seven vendor folders (src/pos/vendors/<vendor>/).
+ * Each vendor folder has the same files: <vendor>.client.ts (HTTP only), <vendor>.mapper.ts (vendor
+ * shapes to these types), <vendor>.adapter.ts, <vendor>.simulator.ts, and index.ts exporting a PosVendor.
+ * Nothing outside src/pos imports a vendor folder.
+ */
+
+export const POS_TYPES = ['toast', 'square', 'clover', 'lightspeed', 'simphony', 'spoton', 'revel'] as const
+export type PosType = (typeof POS_TYPES)[number]
+
+/** Credentials as our API takes them on create (snake_case, strings); shapes in pos-vendors.md. */
+export type PosCredentials = Record<string, string>
+
+/** An item on the POS menu, normalised. Money is a decimal string in the currency's major unit ("7.50"). */
+export interface PosProduct {
+  posItemId: string
+  name: string
+  category: string | null
+  sku: string | null
+  price: string | null
+}
+
+/**
+ * One sold line, normalised. Voided and refunded lines never appear here: adapters drop them.
+ * `lineId` is unique within the connection and stable across syncs (re-syncing never double counts).
+ */
+export interface PosSaleLine {
+  lineId: string
+  posItemId: string
+  name: string
+  /** Decimal string: units sold ("2", "0.5" for items sold by measure). */
+  quantity: string
+  /** Decimal string, per unit, major currency unit. */
+  unitPrice: string
+  soldAt: Date
+  checkId: string | null
+  staffId: string | null
+  staffName: string | null
+  /** Tip on the line's check share, decimal string, where the vendor reports tips. */
+  tip: string | null
+}
+
+export interface PosStaffMember {
+  staffId: string
+  name: string
+  role: string | null
+}
+
+/** A half-open time range [start, end). */
+export interface SalesWindow {
+  start: Date
+  end: Date
+}
+
+export type PosErrorKind =
+  /** The vendor rejected the credentials (401/403 on auth). */
+  | 'invalid_credentials'
+  /** Unreachable, timed out, dropped mid-response, or answered 5xx. */
+  | 'connection_failed'
+  /** 429 after the adapter's own bounded retries; retryAfterSeconds says when to try again. */
+  | 'rate_limited'
+  /** The vendor answered something we cannot read (garbage, a shape we do not know). */
+  | 'invalid_response'
+
+export class PosAdapterError extends Error {
+  constructor(
+    readonly kind: PosErrorKind,
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message)
+    this.name = 'PosAdapterError'
+  }
+}
+
+export interface PosAdapterOptions {
+  credentials: PosCredentials
+  /** The vendor's API root: its production host, or a simulator's http://127.0.0.1:PORT. */
+  baseUrl: string
+  /** Called when the vendor rotated a single-use refresh token; the core stores the new credentials. */
+  onCredentialsRotated?: (credentials: PosCredentials) => void | Promise<void>
+  /** Per-request timeout, ms (default 10 000). */
+  timeoutMs?: number
+  /** Longest a 429 Retry-After is waited out inside a run before giving up with rate_limited (default 5 s). */
+  maxRetryWaitMs?: number
+}
+
+export interface PosAdapter {
+  /** Authenticates (reusing a cached token when valid). Throws PosAdapterError. */
+  verify(): Promise<void>
+  listProducts(): Promise<PosProduct[]>
+  /** Sales closed in the window, page by page, voids and refunds excluded. */
+  listSales(window: SalesWindow): AsyncIterable<PosSaleLine[]>
+  listStaff(): Promise<PosStaffMember[]>
+}
+
+/** A vendor push (webhook) after its signature was verified. */
+export interface PosPush {
+  kind: 'orders_changed' | 'catalog_changed' | 'other'
+}
+
+export interface SimulatorOptions {
+  /** Same seed, same menu, staff and sales. */
+  seed: number
+  /** Sales exist from this many days before `now` (default 120). */
+  historyDays?: number
+  now?: () => Date
+  /** Failure switches, for tests and demos. */
+  failure?: SimulatorFailure
+}
+
+export type SimulatorFailure =
+  | { mode: 'rate_limit'; retryAfterSeconds?: number; times?: number }
+  | { mode: 'server_error'; times?: number }
+  | { mode: 'slow'; delayMs: number }
+  | { mode: 'garbage' }
+  /** Closes the socket in the middle of the Nth data page (1-based). */
+  | { mode: 'drop_mid_page'; page?: number }
+
+/** A simulator is a plain node request handler speaking the vendor's API subset. */
+export type SimulatorHandler = (req: IncomingMessage, res: ServerResponse) => void
+
+export interface PosVendor {
+  posType: PosType
+  /** TypeBox schema of the credentials object (additionalProperties false). */
+  credentialsSchema: TObject
+  /** The vendor's production API root for these credentials (some hosts depend on region or tenant). */
+  productionBaseUrl(credentials: PosCredentials): string
+  createAdapter(options: PosAdapterOptions): PosAdapter
+  createSimulator(options: SimulatorOptions): SimulatorHandler
+  /** Verifies and reads a vendor push; undefined for vendors without pushes. Throws on a bad signature. */
+  parsePush?(headers: Record<string, string | string[] | undefined>, rawBody: Buffer, secret: string, url: string): PosPush
+}

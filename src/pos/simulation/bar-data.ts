@@ -1,0 +1,219 @@
+import { createHash } from 'node:crypto'
+
+/**
+ * The bar every simulator serves: one deterministic menu, staff and sales history per seed, which each
+ * vendor simulator renders in its own API's shapes. Sales follow a weekly rhythm (Friday and Saturday
+ * busiest) and include voids and refunds, as a real bar's do.
+ */
+
+export type MenuKind = 'pour' | 'cocktail' | 'draft' | 'bottled_beer' | 'wine_glass' | 'wine_bottle' | 'food'
+
+export interface MenuEntry {
+  /** Stable key; vendor simulators derive their own ids from it. */
+  key: string
+  name: string
+  category: string
+  kind: MenuKind
+  /** Decimal string, dollars. */
+  price: string
+  sku: string
+}
+
+export interface StaffEntry {
+  key: string
+  firstName: string
+  lastName: string
+  role: 'bartender' | 'server' | 'manager'
+}
+
+export interface SimLine {
+  /** Unique within the seed's whole history. */
+  lineId: string
+  itemKey: string
+  quantity: number
+  /** Decimal string, dollars per unit. */
+  unitPrice: string
+  voided: boolean
+  refunded: boolean
+}
+
+export interface SimCheck {
+  checkId: string
+  openedAt: Date
+  closedAt: Date
+  staffKey: string
+  lines: SimLine[]
+  /** Decimal string, dollars. */
+  tip: string
+}
+
+export const MENU: readonly MenuEntry[] = [
+  { key: 'titos-pour', name: "Tito's Vodka 1.5oz", category: 'Spirits', kind: 'pour', price: '8.00', sku: 'SP-TITO-15' },
+  { key: 'well-vodka-pour', name: 'Well Vodka 1.5oz', category: 'Spirits', kind: 'pour', price: '6.00', sku: 'SP-WVOD-15' },
+  { key: 'jameson-pour', name: 'Jameson Irish Whiskey 1.5oz', category: 'Spirits', kind: 'pour', price: '9.00', sku: 'SP-JAME-15' },
+  { key: 'makers-pour', name: "Maker's Mark Bourbon 1.5oz", category: 'Spirits', kind: 'pour', price: '10.00', sku: 'SP-MAKR-15' },
+  { key: 'patron-pour', name: 'Patron Silver Tequila 1.5oz', category: 'Spirits', kind: 'pour', price: '12.00', sku: 'SP-PATR-15' },
+  { key: 'hendricks-pour', name: "Hendrick's Gin 1.5oz", category: 'Spirits', kind: 'pour', price: '11.00', sku: 'SP-HEND-15' },
+  { key: 'well-gin-pour', name: 'Well Gin 1.5oz', category: 'Spirits', kind: 'pour', price: '6.00', sku: 'SP-WGIN-15' },
+  { key: 'bacardi-pour', name: 'Bacardi Superior Rum 1.5oz', category: 'Spirits', kind: 'pour', price: '7.00', sku: 'SP-BACA-15' },
+  { key: 'johnnie-black-pour', name: 'Johnnie Walker Black Label 2oz', category: 'Spirits', kind: 'pour', price: '14.00', sku: 'SP-JWBL-20' },
+  { key: 'fireball-shot', name: 'Fireball Shot', category: 'Spirits', kind: 'pour', price: '6.00', sku: 'SP-FIRE-SH' },
+  { key: 'margarita', name: 'House Margarita', category: 'Cocktails', kind: 'cocktail', price: '12.00', sku: 'CK-MARG' },
+  { key: 'old-fashioned', name: 'Old Fashioned', category: 'Cocktails', kind: 'cocktail', price: '13.00', sku: 'CK-OLDF' },
+  { key: 'moscow-mule', name: 'Moscow Mule', category: 'Cocktails', kind: 'cocktail', price: '11.00', sku: 'CK-MULE' },
+  { key: 'negroni', name: 'Negroni', category: 'Cocktails', kind: 'cocktail', price: '13.00', sku: 'CK-NEGR' },
+  { key: 'espresso-martini', name: 'Espresso Martini', category: 'Cocktails', kind: 'cocktail', price: '14.00', sku: 'CK-ESPM' },
+  { key: 'mojito', name: 'Mojito', category: 'Cocktails', kind: 'cocktail', price: '12.00', sku: 'CK-MOJI' },
+  { key: 'ipa-draft', name: 'Lagunitas IPA Draft 16oz', category: 'Draft Beer', kind: 'draft', price: '8.00', sku: 'DR-LAGI-16' },
+  { key: 'stella-draft', name: 'Stella Artois Draft Pint', category: 'Draft Beer', kind: 'draft', price: '7.50', sku: 'DR-STEL-16' },
+  { key: 'guinness-draft', name: 'Guinness Draught 20oz', category: 'Draft Beer', kind: 'draft', price: '9.00', sku: 'DR-GUIN-20' },
+  { key: 'local-lager-draft', name: 'Local Lager Draft 16oz', category: 'Draft Beer', kind: 'draft', price: '6.50', sku: 'DR-LLAG-16' },
+  { key: 'bud-light-btl', name: 'Bud Light Btl', category: 'Bottled Beer', kind: 'bottled_beer', price: '5.00', sku: 'BT-BUDL-12' },
+  { key: 'corona-btl', name: 'Corona Extra 12oz Bottle', category: 'Bottled Beer', kind: 'bottled_beer', price: '6.00', sku: 'BT-CORO-12' },
+  { key: 'heineken-btl', name: 'Heineken Btl', category: 'Bottled Beer', kind: 'bottled_beer', price: '6.00', sku: 'BT-HEIN-12' },
+  { key: 'white-claw-can', name: 'White Claw Black Cherry Can', category: 'Bottled Beer', kind: 'bottled_beer', price: '6.00', sku: 'BT-WCLW-12' },
+  { key: 'cab-glass', name: 'House Cabernet Sauvignon Glass 6oz', category: 'Wine', kind: 'wine_glass', price: '11.00', sku: 'WN-CABG-6' },
+  { key: 'chard-glass', name: 'Kendall-Jackson Chardonnay Gl', category: 'Wine', kind: 'wine_glass', price: '12.00', sku: 'WN-KJCH-6' },
+  { key: 'prosecco-glass', name: 'La Marca Prosecco Glass', category: 'Wine', kind: 'wine_glass', price: '10.00', sku: 'WN-LAMP-6' },
+  { key: 'pinot-bottle', name: 'Meiomi Pinot Noir Bottle 750ml', category: 'Wine', kind: 'wine_bottle', price: '48.00', sku: 'WN-MEIO-750' },
+  { key: 'sauv-blanc-bottle', name: 'Kim Crawford Sauvignon Blanc Btl', category: 'Wine', kind: 'wine_bottle', price: '44.00', sku: 'WN-KIMC-750' },
+  { key: 'wings', name: 'Buffalo Wings (10)', category: 'Food', kind: 'food', price: '14.00', sku: 'FD-WING-10' },
+  { key: 'fries', name: 'Truffle Fries', category: 'Food', kind: 'food', price: '8.00', sku: 'FD-TRFR' },
+]
+
+export const STAFF: readonly StaffEntry[] = [
+  { key: 'maria', firstName: 'Maria', lastName: 'Lopez', role: 'bartender' },
+  { key: 'james', firstName: 'James', lastName: 'Okafor', role: 'bartender' },
+  { key: 'sofia', firstName: 'Sofia', lastName: 'Rossi', role: 'bartender' },
+  { key: 'tom', firstName: 'Tom', lastName: 'Becker', role: 'server' },
+  { key: 'aisha', firstName: 'Aisha', lastName: 'Khan', role: 'server' },
+  { key: 'dave', firstName: 'Dave', lastName: 'Miller', role: 'manager' },
+]
+
+/** Relative weight of each menu kind in an order. */
+const KIND_WEIGHT: Record<MenuKind, number> = {
+  pour: 30,
+  cocktail: 25,
+  draft: 22,
+  bottled_beer: 12,
+  wine_glass: 8,
+  wine_bottle: 1.5,
+  food: 6,
+}
+
+/** Checks on an average day, and how each weekday (0 = Sunday) scales it. */
+const BASE_CHECKS_PER_DAY = 120
+const WEEKDAY_FACTOR = [1.0, 0.6, 0.7, 0.8, 1.2, 1.9, 2.1]
+const VOID_RATE = 0.03
+const REFUND_RATE = 0.01
+const DAY_MS = 86_400_000
+
+/** mulberry32: a small, fast, well-distributed PRNG; same seed, same sequence. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
+  }
+}
+
+/** A stable UUID-shaped id for `key` under `seed` (vendors whose ids are GUIDs). */
+export function stableUuid(seed: number, key: string): string {
+  const hex = createHash('sha256').update(`${seed}:${key}`).digest('hex')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+}
+
+/** A stable alphanumeric id of `length` characters for `key` under `seed`. */
+export function stableId(seed: number, key: string, length = 13): string {
+  return createHash('sha256').update(`${seed}:${key}`).digest('base64url').replace(/[-_]/g, 'X').slice(0, length).toUpperCase()
+}
+
+function pickWeighted(random: () => number): MenuEntry {
+  const total = MENU.reduce((sum, entry) => sum + KIND_WEIGHT[entry.kind] / countOfKind(entry.kind), 0)
+  let roll = random() * total
+  for (const entry of MENU) {
+    roll -= KIND_WEIGHT[entry.kind] / countOfKind(entry.kind)
+    if (roll <= 0) return entry
+  }
+  return MENU[MENU.length - 1] as MenuEntry
+}
+
+const kindCounts = new Map<MenuKind, number>()
+function countOfKind(kind: MenuKind): number {
+  let count = kindCounts.get(kind)
+  if (count === undefined) {
+    count = MENU.filter((entry) => entry.kind === kind).length
+    kindCounts.set(kind, count)
+  }
+  return count
+}
+
+/** Trading hours: 16:00 to 02:00 UTC of the next morning. */
+function closeTime(dayStart: number, random: () => number): Date {
+  const minutes = 16 * 60 + Math.floor(random() * 10 * 60)
+  return new Date(dayStart + minutes * 60_000)
+}
+
+function centsToDollars(cents: number): string {
+  return (cents / 100).toFixed(2)
+}
+
+/** The checks of one business day (UTC date of dayStart), deterministic for (seed, day). */
+export function checksForDay(seed: number, dayStart: number, volume = 1): SimCheck[] {
+  const dayIndex = Math.floor(dayStart / DAY_MS)
+  const random = seededRandom(seed * 100_003 + dayIndex)
+  const weekday = new Date(dayStart).getUTCDay()
+  const count = Math.round(BASE_CHECKS_PER_DAY * (WEEKDAY_FACTOR[weekday] ?? 1) * volume * (0.85 + random() * 0.3))
+  const checks: SimCheck[] = []
+  for (let index = 0; index < count; index++) {
+    const closedAt = closeTime(dayStart, random)
+    const openedAt = new Date(closedAt.getTime() - (10 + Math.floor(random() * 80)) * 60_000)
+    const staff = STAFF[Math.floor(random() * (STAFF.length - 1))] as StaffEntry
+    const lineCount = 1 + Math.floor(random() * 4)
+    const lines: SimLine[] = []
+    let totalCents = 0
+    for (let lineIndex = 0; lineIndex < lineCount; lineIndex++) {
+      const entry = pickWeighted(random)
+      const quantity = entry.kind === 'wine_bottle' || entry.kind === 'food' ? 1 : 1 + Math.floor(random() * random() * 3)
+      const roll = random()
+      const voided = roll < VOID_RATE
+      const refunded = !voided && roll < VOID_RATE + REFUND_RATE
+      lines.push({ lineId: `${dayIndex}-${index}-${lineIndex}`, itemKey: entry.key, quantity, unitPrice: entry.price, voided, refunded })
+      if (!voided && !refunded) totalCents += Math.round(Number(entry.price) * 100) * quantity
+    }
+    const tipCents = Math.round(totalCents * (0.12 + random() * 0.1))
+    checks.push({ checkId: `${dayIndex}-${index}`, openedAt, closedAt, staffKey: staff.key, lines, tip: centsToDollars(tipCents) })
+  }
+  return checks.sort((a, b) => a.closedAt.getTime() - b.closedAt.getTime())
+}
+
+/** Every check closed in [start, end), oldest first, limited to the simulator's history. */
+export function checksClosedBetween(
+  seed: number,
+  start: Date,
+  end: Date,
+  options: { now: Date; historyDays: number; volume?: number },
+): SimCheck[] {
+  const earliest = options.now.getTime() - options.historyDays * DAY_MS
+  const from = Math.max(start.getTime(), earliest)
+  const to = Math.min(end.getTime(), options.now.getTime())
+  if (from >= to) return []
+  const checks: SimCheck[] = []
+  // A check closes up to 10 hours after its day starts, so the day before `from` can reach into it.
+  for (let day = Math.floor(from / DAY_MS) * DAY_MS - DAY_MS; day < to; day += DAY_MS) {
+    for (const check of checksForDay(seed, day, options.volume)) {
+      const closed = check.closedAt.getTime()
+      if (closed >= from && closed < to) checks.push(check)
+    }
+  }
+  return checks
+}
+
+export function menuEntry(key: string): MenuEntry {
+  const entry = MENU.find((candidate) => candidate.key === key)
+  if (!entry) throw new Error(`no menu entry ${key}`)
+  return entry
+}

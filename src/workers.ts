@@ -1,0 +1,32 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Config } from './platform/config.js'
+import type { DatabaseHandle } from './platform/db/connect.js'
+import type { BackgroundLoop } from './platform/background.js'
+
+export interface WorkerDependencies {
+  config: Config
+  database: DatabaseHandle
+  logger: FastifyBaseLogger
+}
+
+export type WorkerStarter = (deps: WorkerDependencies) => Promise<BackgroundLoop>
+
+/**
+ * The background work of every domain (webhook delivery, purchase-order e-mail, POS sync runs and
+ * schedules). Each runs in the server process and in `barstock worker`; list new ones here.
+ */
+const WORKERS: WorkerStarter[] = []
+
+export interface RunningWorkers {
+  stop(): Promise<void>
+}
+
+export async function startWorkers(deps: WorkerDependencies): Promise<RunningWorkers> {
+  const loops: BackgroundLoop[] = []
+  for (const start of WORKERS) loops.push(await start(deps))
+  return {
+    async stop() {
+      await Promise.all(loops.map((loop) => loop.stop()))
+    },
+  }
+}
