@@ -127,6 +127,10 @@ export interface PosVendor {
   posType: PosType
   /** TypeBox schema of the credentials object (additionalProperties false). */
   credentialsSchema: TObject
+  /** Credentials of the right shape, accepted by the simulator (docs and tests). */
+  exampleCredentials: PosCredentials
+  /** The secret-like credential field: the simulator rejects a value starting with `invalid`. */
+  secretField: string
   /** The vendor's production API root for these credentials (some hosts depend on region or tenant). */
   productionBaseUrl(credentials: PosCredentials): string
   createAdapter(options: PosAdapterOptions): PosAdapter
