@@ -1,0 +1,137 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { request } from 'undici'
+import { PosAdapterError } from '../adapter.js'
+
+/**
+ * The HTTP all vendor clients share: timeouts, 429 handling with Retry-After, bounded retries of 5xx,
+ * and the mapping of transport failures to PosAdapterError. Vendor clients add their auth headers and
+ * read their own error bodies; nothing here knows a vendor.
+ */
+
+export interface VendorHttpOptions {
+  vendor: string
+  baseUrl: string
+  timeoutMs?: number
+  /** Longest total wait for Retry-After inside one call before giving up with rate_limited. */
+  maxRetryWaitMs?: number
+}
+
+export interface VendorRequest {
+  method?: 'GET' | 'POST' | 'PUT'
+  /** Appended to baseUrl; may already carry a query string. */
+  path: string
+  query?: Record<string, string | number | string[] | undefined>
+  headers?: Record<string, string>
+  /** A JSON body (sent as application/json) or a form (application/x-www-form-urlencoded). */
+  json?: unknown
+  form?: Record<string, string>
+}
+
+export interface VendorResponse<T = unknown> {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: T
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000
+const DEFAULT_MAX_RETRY_WAIT_MS = 5_000
+const SERVER_ERROR_RETRIES = 2
+const RATE_LIMIT_RETRIES = 5
+
+/** Retry-After as seconds: either delta-seconds or an HTTP date. */
+export function retryAfterSeconds(header: string | string[] | undefined, fallback = 1): number {
+  const value = Array.isArray(header) ? header[0] : header
+  if (!value) return fallback
+  if (/^\d+$/.test(value.trim())) return Number(value)
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? fallback : Math.max(0, Math.ceil((date - Date.now()) / 1000))
+}
+
+function buildUrl(baseUrl: string, path: string, query: VendorRequest['query']): string {
+  const url = new URL(baseUrl.replace(/\/$/, '') + path)
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value === undefined) continue
+    for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(item))
+  }
+  return url.toString()
+}
+
+export class VendorHttp {
+  private readonly timeoutMs: number
+  private readonly maxRetryWaitMs: number
+
+  constructor(private readonly options: VendorHttpOptions) {
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+    this.maxRetryWaitMs = options.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS
+  }
+
+  /**
+   * Sends a request and parses its JSON answer. 429s are waited out while the Retry-After fits the
+   * budget, 5xx retried twice; then rate_limited or connection_failed. Other statuses come back to the
+   * caller, which knows what the vendor means by them.
+   */
+  async send<T = unknown>(req: VendorRequest): Promise<VendorResponse<T>> {
+    let waitedMs = 0
+    for (let attempt = 0; ; attempt++) {
+      const response = await this.once(req)
+      if (response.status === 429) {
+        const seconds = retryAfterSeconds(response.headers['retry-after'])
+        if (attempt >= RATE_LIMIT_RETRIES || waitedMs + seconds * 1000 > this.maxRetryWaitMs) {
+          throw new PosAdapterError('rate_limited', `${this.options.vendor} rate limit: retry after ${seconds} s`, seconds)
+        }
+        waitedMs += seconds * 1000
+        await sleep(seconds * 1000)
+        continue
+      }
+      if (response.status >= 500) {
+        if (attempt < SERVER_ERROR_RETRIES) {
+          await sleep(250 * 2 ** attempt)
+          continue
+        }
+        throw new PosAdapterError('connection_failed', `${this.options.vendor} answered ${response.status}`)
+      }
+      return { ...response, body: this.parse<T>(response.text, response.status) }
+    }
+  }
+
+  private parse<T>(text: string, status: number): T {
+    if (text === '') return undefined as T
+    try {
+      return JSON.parse(text) as T
+    } catch {
+      throw new PosAdapterError('invalid_response', `${this.options.vendor} answered ${status} with a body that is not JSON`)
+    }
+  }
+
+  private async once(req: VendorRequest): Promise<{ status: number; headers: VendorResponse['headers']; text: string }> {
+    const headers: Record<string, string> = { accept: 'application/json', ...req.headers }
+    let body: string | undefined
+    if (req.json !== undefined) {
+      headers['content-type'] = 'application/json'
+      body = JSON.stringify(req.json)
+    } else if (req.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded'
+      body = new URLSearchParams(req.form).toString()
+    }
+    try {
+      const response = await request(buildUrl(this.options.baseUrl, req.path, req.query), {
+        method: req.method ?? 'GET',
+        headers,
+        body,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      })
+      return { status: response.statusCode, headers: response.headers, text: await response.body.text() }
+    } catch (error) {
+      if (error instanceof PosAdapterError) throw error
+      throw new PosAdapterError('connection_failed', `${this.options.vendor} unreachable: ${(error as Error).message}`)
+    }
+  }
+}
+
+/** For a status the vendor uses for bad credentials; other 4xx are answers we cannot use. */
+export function rejectStatus(vendor: string, status: number, message: string): never {
+  if (status === 401 || status === 403) throw new PosAdapterError('invalid_credentials', `${vendor} rejected the credentials: ${message}`)
+  throw new PosAdapterError('invalid_response', `${vendor} answered ${status}: ${message}`)
+}

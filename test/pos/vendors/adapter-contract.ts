@@ -1,0 +1,177 @@
+import assert from 'node:assert/strict'
+import { after, describe, test } from 'node:test'
+import Big from 'big.js'
+import {
+  PosAdapterError,
+  type PosAdapter,
+  type PosAdapterOptions,
+  type PosErrorKind,
+  type PosSaleLine,
+  type PosVendor,
+  type SimulatorOptions,
+} from '../../../src/pos/adapter.js'
+import { checksClosedBetween, MENU, menuEntry, STAFF } from '../../../src/pos/simulation/bar-data.js'
+import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
+
+/**
+ * One contract for every vendor: its adapter, talking over real HTTP to its simulator, must return the
+ * simulated bar exactly (menu, staff, and every sold line of a window with voids and refunds left out),
+ * and must turn each failure switch into the right PosAdapterError.
+ */
+
+const NOW = new Date('2026-11-20T15:00:00.000Z')
+const SEED = 7
+const HISTORY_DAYS = 30
+
+const running: RunningSimulator[] = []
+after(async () => {
+  await Promise.all(running.map((simulator) => simulator.close()))
+})
+
+async function adapterFor(
+  vendor: PosVendor,
+  simulator: Partial<SimulatorOptions> = {},
+  adapter: Partial<PosAdapterOptions> = {},
+): Promise<PosAdapter> {
+  const handler = vendor.createSimulator({ seed: SEED, historyDays: HISTORY_DAYS, now: () => NOW, ...simulator })
+  const server = await startSimulatorServer(handler)
+  running.push(server)
+  return vendor.createAdapter({ credentials: vendor.exampleCredentials, baseUrl: server.url, timeoutMs: 2000, ...adapter })
+}
+
+async function collect(lines: AsyncIterable<PosSaleLine[]>): Promise<PosSaleLine[]> {
+  const all: PosSaleLine[] = []
+  for await (const page of lines) all.push(...page)
+  return all
+}
+
+async function assertFailsWith(kind: PosErrorKind, action: () => Promise<unknown>): Promise<PosAdapterError> {
+  try {
+    await action()
+  } catch (error) {
+    assert.ok(error instanceof PosAdapterError, `expected a PosAdapterError, got ${(error as Error).stack}`)
+    assert.equal(error.kind, kind, error.message)
+    return error
+  }
+  assert.fail(`expected ${kind}, but the call succeeded`)
+}
+
+/** Units sold per menu item name, from a list of normalised lines. */
+function unitsByName(lines: PosSaleLine[]): Map<string, string> {
+  const totals = new Map<string, Big>()
+  for (const line of lines) totals.set(line.name, (totals.get(line.name) ?? new Big(0)).plus(line.quantity))
+  return new Map([...totals].map(([name, total]) => [name, total.toString()]))
+}
+
+function expectedUnitsByName(start: Date, end: Date): Map<string, string> {
+  const totals = new Map<string, Big>()
+  for (const check of checksClosedBetween(SEED, start, end, { now: NOW, historyDays: HISTORY_DAYS })) {
+    for (const line of check.lines) {
+      if (line.voided || line.refunded) continue
+      const name = menuEntry(line.itemKey).name
+      totals.set(name, (totals.get(name) ?? new Big(0)).plus(line.quantity))
+    }
+  }
+  return new Map([...totals].map(([name, total]) => [name, total.toString()]))
+}
+
+function expectedRevenue(start: Date, end: Date): string {
+  let total = new Big(0)
+  for (const check of checksClosedBetween(SEED, start, end, { now: NOW, historyDays: HISTORY_DAYS })) {
+    for (const line of check.lines) if (!line.voided && !line.refunded) total = total.plus(new Big(line.unitPrice).times(line.quantity))
+  }
+  return total.toFixed(2)
+}
+
+export function describeAdapterContract(vendor: PosVendor): void {
+  describe(`${vendor.posType} adapter against its simulator`, () => {
+    test('verifies the example credentials', async () => {
+      await (await adapterFor(vendor)).verify()
+    })
+
+    test('rejects a secret starting with "invalid" as invalid_credentials', async () => {
+      const credentials = { ...vendor.exampleCredentials, [vendor.secretField]: 'invalid-secret-value' }
+      const adapter = await adapterFor(vendor, {}, { credentials })
+      await assertFailsWith('invalid_credentials', () => adapter.verify())
+    })
+
+    test('lists the whole menu with names, categories and prices', async () => {
+      const products = await (await adapterFor(vendor)).listProducts()
+      assert.deepEqual(products.map((product) => product.name).sort(), MENU.map((entry) => entry.name).sort())
+      for (const product of products) {
+        const entry = MENU.find((candidate) => candidate.name === product.name)!
+        assert.ok(product.posItemId.length > 0)
+        assert.equal(new Big(product.price ?? '0').toFixed(2), entry.price, `price of ${product.name}`)
+      }
+      assert.equal(new Set(products.map((product) => product.posItemId)).size, products.length, 'ids are unique')
+    })
+
+    test('lists every sold line of a window, voids and refunds left out', async () => {
+      const end = new Date(NOW.getTime() - 2 * 86_400_000)
+      const start = new Date(end.getTime() - 3 * 86_400_000)
+      const products = await (await adapterFor(vendor)).listProducts()
+      const lines = await collect((await adapterFor(vendor)).listSales({ start, end }))
+      assert.ok(lines.length > 100, `a busy bar sells more than ${lines.length} lines in three days`)
+      assert.deepEqual(unitsByName(lines), expectedUnitsByName(start, end))
+      const revenue = lines.reduce((sum, line) => sum.plus(new Big(line.unitPrice).times(line.quantity)), new Big(0))
+      assert.equal(revenue.toFixed(2), expectedRevenue(start, end))
+      assert.equal(new Set(lines.map((line) => line.lineId)).size, lines.length, 'line ids are unique')
+      const productIds = new Set(products.map((product) => product.posItemId))
+      for (const line of lines) {
+        assert.ok(productIds.has(line.posItemId), `line item ${line.posItemId} is on the menu`)
+        assert.ok(line.soldAt >= start && line.soldAt < end, `sold at ${line.soldAt.toISOString()} inside the window`)
+      }
+    })
+
+    test('returns the same line ids when the same window is read twice', async () => {
+      const end = new Date(NOW.getTime() - 86_400_000)
+      const start = new Date(end.getTime() - 86_400_000)
+      const first = await collect((await adapterFor(vendor)).listSales({ start, end }))
+      const second = await collect((await adapterFor(vendor)).listSales({ start, end }))
+      assert.deepEqual(first.map((line) => line.lineId).sort(), second.map((line) => line.lineId).sort())
+    })
+
+    test('lists the staff', async () => {
+      const staff = await (await adapterFor(vendor)).listStaff()
+      const names = staff.map((member) => member.name).sort()
+      assert.deepEqual(names, STAFF.map((member) => `${member.firstName} ${member.lastName}`).sort())
+    })
+
+    test('waits out a short 429 and then succeeds', async () => {
+      const adapter = await adapterFor(vendor, { failure: { mode: 'rate_limit', retryAfterSeconds: 1, times: 1 } })
+      assert.equal((await adapter.listProducts()).length, MENU.length)
+    })
+
+    test('gives up on a lasting 429 with rate_limited and the Retry-After', async () => {
+      const adapter = await adapterFor(vendor, { failure: { mode: 'rate_limit', retryAfterSeconds: 120 } }, { maxRetryWaitMs: 500 })
+      const error = await assertFailsWith('rate_limited', () => adapter.listProducts())
+      assert.equal(error.retryAfterSeconds, 120)
+    })
+
+    test('maps a 5xx to connection_failed', async () => {
+      const adapter = await adapterFor(vendor, { failure: { mode: 'server_error' } })
+      await assertFailsWith('connection_failed', () => adapter.listProducts())
+    })
+
+    test('maps an unreadable answer to invalid_response', async () => {
+      const adapter = await adapterFor(vendor, { failure: { mode: 'garbage' } })
+      await assertFailsWith('invalid_response', () => adapter.listProducts())
+    })
+
+    test('maps a connection dropped mid-page to connection_failed', async () => {
+      const adapter = await adapterFor(vendor, { failure: { mode: 'drop_mid_page' } })
+      const end = new Date(NOW.getTime() - 86_400_000)
+      await assertFailsWith('connection_failed', () => collect(adapter.listSales({ start: new Date(end.getTime() - 86_400_000), end })))
+    })
+
+    test('maps a timeout to connection_failed', async () => {
+      const adapter = await adapterFor(vendor, { failure: { mode: 'slow', delayMs: 1500 } }, { timeoutMs: 200 })
+      await assertFailsWith('connection_failed', () => adapter.listProducts())
+    })
+
+    test('maps an unreachable host to connection_failed', async () => {
+      const adapter = vendor.createAdapter({ credentials: vendor.exampleCredentials, baseUrl: 'http://127.0.0.1:9', timeoutMs: 1000 })
+      await assertFailsWith('connection_failed', () => adapter.verify())
+    })
+  })
+}
