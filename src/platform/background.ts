@@ -26,17 +26,25 @@ export async function startBackgroundLoop(options: BackgroundLoopOptions): Promi
   let stopped = false
   let wakeUp: (() => void) | undefined
   let timer: NodeJS.Timeout | undefined
+  // A wake-up that arrives while tick runs is kept, so the work it announces is not left to the interval.
+  let wokenDuringTick = false
   const sleep = () =>
     new Promise<void>((resolve) => {
+      if (wokenDuringTick) return resolve()
       wakeUp = resolve
       timer = setTimeout(resolve, options.intervalMs)
     })
-  const wake = () => wakeUp?.()
+  const wake = () => {
+    wokenDuringTick = true
+    wakeUp?.()
+  }
   const unlisten = options.channel ? await options.database.listen(options.channel, wake) : undefined
 
   const running = (async () => {
     while (!stopped) {
       let more = false
+      wokenDuringTick = false
+      wakeUp = undefined
       try {
         more = await options.tick()
       } catch (error) {

@@ -15,6 +15,12 @@ export interface Config {
   logLevel: string
   trustProxy: boolean
   shutdownTimeoutMs: number
+  /** smtp:// or smtps:// server that purchase orders are e-mailed through; undefined: not e-mailed. */
+  smtpUrl: string | undefined
+  /** The From address of purchase-order e-mails. */
+  smtpFrom: string
+  /** Per pos_type API roots that replace the vendor's production host (a proxy, a test double). */
+  posBaseUrls: Record<string, string>
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -63,6 +69,28 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw
 }
 
+/** `square=https://proxy.example,toast=http://127.0.0.1:9000` → {square: …, toast: …}. */
+function urlMap(env: Env, name: string): Record<string, string> {
+  const raw = env[name]
+  const map: Record<string, string> = {}
+  if (raw === undefined || raw.trim() === '') return map
+  for (const entry of raw.split(',')) {
+    const [key, value] = entry.split(/=(.*)/s).map((part) => part?.trim())
+    if (!key || !value) throw new ConfigError(name, `entries must look like type=url, got "${entry}"`)
+    url({ [name]: value }, name, ['http:', 'https:'])
+    map[key] = value
+  }
+  return map
+}
+
+function emailAddress(env: Env, name: string, fallback: string): string {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  // An address, optionally with a display name: "Bar <orders@bar.example>".
+  if (!/^([^<>]*<)?[^\s@<>]+@[^\s@<>]+(>)?$/.test(raw.trim())) throw new ConfigError(name, `is not an e-mail address, got "${raw}"`)
+  return raw.trim()
+}
+
 /** Accepts 32 bytes written as 64 hex digits or as base64. */
 export function parseSecretKey(raw: string, name = 'BARSTOCK_SECRET_KEY'): Buffer {
   const text = raw.trim()
@@ -91,5 +119,8 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     trustProxy: flag(env, 'BARSTOCK_TRUST_PROXY'),
     shutdownTimeoutMs: positiveInteger(env, 'BARSTOCK_SHUTDOWN_TIMEOUT_MS', 10_000),
+    smtpUrl: url(env, 'BARSTOCK_SMTP_URL', ['smtp:', 'smtps:']),
+    smtpFrom: emailAddress(env, 'BARSTOCK_SMTP_FROM', 'barstock@localhost'),
+    posBaseUrls: urlMap(env, 'BARSTOCK_POS_BASE_URLS'),
   }
 }

@@ -71,6 +71,8 @@ export interface TestContext {
 export interface ContextOptions {
   env?: Record<string, string>
   rateLimitStore?: RateLimitStore
+  /** Adds test-only routes before the app is ready. */
+  configure?: (app: FastifyInstance) => void
 }
 
 export async function createTestContext(options: ContextOptions = {}): Promise<TestContext> {
@@ -78,6 +80,7 @@ export async function createTestContext(options: ContextOptions = {}): Promise<T
   const database = await openTestDatabase()
   const rateLimiter = new RateLimiter(options.rateLimitStore ?? new MemoryRateLimitStore())
   const app = await buildApp({ config, database, rateLimiter, logger: false })
+  options.configure?.(app)
   await app.ready()
   const commands = adminCommands(database.db)
   let defaultKey: string | undefined

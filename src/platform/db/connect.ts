@@ -52,25 +52,82 @@ export async function openPglite(dataDir: string | undefined): Promise<DatabaseH
   }
 }
 
-export async function openPostgres(connectionString: string, poolSize: number): Promise<DatabaseHandle> {
+export type ErrorReporter = (error: Error, context: string) => void
+
+const reportToStderr: ErrorReporter = (error, context) => {
+  process.stderr.write(`barstock: ${context}: ${error.message}\n`)
+}
+
+const LISTEN_RECONNECT_MS = 1000
+
+/**
+ * A LISTEN on its own connection that survives the server dropping it: it reconnects, and then calls the
+ * listener once with an empty payload, since notifications sent meanwhile were lost.
+ */
+async function resilientListen(
+  connectionString: string,
+  channel: string,
+  listener: Listener,
+  reportError: ErrorReporter,
+): Promise<() => Promise<void>> {
+  let client: pg.Client | undefined
+  let closed = false
+  let retry: NodeJS.Timeout | undefined
+  const connect = async () => {
+    const next = new pg.Client({ connectionString })
+    next.on('notification', (message) => {
+      if (message.channel === channel) listener(message.payload ?? '')
+    })
+    next.on('error', (error) => {
+      reportError(error, `LISTEN ${channel} connection failed; reconnecting`)
+      if (client === next) reconnectSoon()
+    })
+    await next.connect()
+    await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+    client = next
+  }
+  const reconnectSoon = () => {
+    client = undefined
+    if (closed || retry) return
+    retry = setTimeout(() => {
+      retry = undefined
+      connect()
+        .then(() => listener(''))
+        .catch((error: Error) => {
+          reportError(error, `LISTEN ${channel} reconnect failed`)
+          reconnectSoon()
+        })
+    }, LISTEN_RECONNECT_MS)
+  }
+  await connect()
+  return async () => {
+    closed = true
+    clearTimeout(retry)
+    const current = client
+    client = undefined
+    await current?.end().catch(() => undefined)
+  }
+}
+
+export async function openPostgres(
+  connectionString: string,
+  poolSize: number,
+  reportError: ErrorReporter = reportToStderr,
+): Promise<DatabaseHandle> {
   const pool = new pg.Pool({ connectionString, max: poolSize })
+  // An idle pooled connection can be dropped by the server; without a listener that would crash the process.
+  pool.on('error', (error) => reportError(error, 'idle database connection failed'))
   const db: Db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
-  const listenClients = new Set<pg.Client>()
+  const listeners = new Set<() => Promise<void>>()
   return {
     kind: 'postgres',
     db,
     async listen(channel, listener) {
-      // A dedicated connection: a pooled one would be handed to other queries between notifications.
-      const client = new pg.Client({ connectionString })
-      await client.connect()
-      client.on('notification', (message) => {
-        if (message.channel === channel) listener(message.payload ?? '')
-      })
-      await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
-      listenClients.add(client)
+      const stop = await resilientListen(connectionString, channel, listener, reportError)
+      listeners.add(stop)
       return async () => {
-        listenClients.delete(client)
-        await client.end()
+        listeners.delete(stop)
+        await stop()
       }
     },
     // Without parameters pg uses the simple query protocol, which accepts several statements.
@@ -78,7 +135,7 @@ export async function openPostgres(connectionString: string, poolSize: number): 
       await sql.raw(script).execute(trx)
     },
     async close() {
-      await Promise.all([...listenClients].map((client) => client.end()))
+      await Promise.all([...listeners].map((stop) => stop()))
       await db.destroy()
     },
   }

@@ -1,0 +1,59 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { projectPath } from '../../src/platform/paths.js'
+
+const run = promisify(execFile)
+export const CLI = projectPath('dist', 'src', 'cli', 'main.js')
+
+/** A fresh data dir for a real server process; removed by `cleanup`. */
+export function tempDataDir(): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'barstock-test-'))
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+/** The environment of a child process: this one's, minus DATABASE_URL/REDIS_URL, plus `env`. */
+export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _d, REDIS_URL: _r, ...rest } = process.env
+  return { ...rest, BARSTOCK_LOG_LEVEL: 'info', ...env }
+}
+
+export interface ServerProcess {
+  child: ChildProcess
+  url: string
+  output: () => string
+  /** Resolves with the exit code once the process ends. */
+  exited: Promise<number | null>
+}
+
+/** Starts `barstock serve` on a free port and waits until it listens. */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [CLI, 'serve'], { env: childEnv({ PORT: '0', HOST: '127.0.0.1', ...env }) })
+  let output = ''
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)
+      if (match) resolve(match[1]!)
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', onData)
+    exited.then((code) => reject(new Error(`server exited with ${code} before listening:\n${output}`)))
+    setTimeout(() => reject(new Error(`server did not listen within 30 s:\n${output}`)), 30_000).unref()
+  })
+  return { child, url, output: () => output, exited }
+}
+
+/** Runs the barstock CLI; resolves with stdout, stderr and the exit code. */
+export async function runCli(args: string[], env: Record<string, string>) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: childEnv(env) })
+    return { stdout, stderr, code: 0 }
+  } catch (error) {
+    const failure = error as { stdout: string; stderr: string; code: number }
+    return { stdout: failure.stdout, stderr: failure.stderr, code: failure.code }
+  }
+}

@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { createTestContext, json, type Caller, type TestContext } from '../helpers/context.js'
+import { createItem } from '../helpers/inventory.js'
+
+let ctx: TestContext
+let caller: Caller
+const names = ['Aperol', 'Bulleit Rye', 'Campari', 'Don Julio Blanco', 'Espolon Reposado']
+
+before(async () => {
+  ctx = await createTestContext()
+  caller = await ctx.newCaller()
+  await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'patio', name: 'Patio bar' } })
+  for (const [index, name] of names.entries()) {
+    await createItem(ctx, caller, {
+      name,
+      sku: `L-${index}`,
+      category: index % 2 === 0 ? 'liqueur' : 'spirits',
+      quantity: 10 - index * 2,
+      reorder_point: 5,
+      location: index < 3 ? 'main_bar' : 'patio',
+    })
+  }
+})
+after(() => ctx.close())
+
+async function list(query: string) {
+  const response = await ctx.request('GET', `/v1/inventory/items${query}`, { key: caller.key })
+  assert.equal(response.statusCode, 200, response.body)
+  return json(response)
+}
+
+describe('GET /v1/inventory/items', () => {
+  test('sorts by name ascending by default', async () => {
+    const body = await list('')
+    assert.deepEqual(body.data.map((item: { name: string }) => item.name), names)
+    assert.deepEqual(body.pagination, { total: 5, page: 1, per_page: 50, total_pages: 1, next_page_url: null, prev_page_url: null })
+  })
+
+  test('sorts by each field in both directions', async () => {
+    const byQuantityDesc = await list('?sort=quantity&order=desc')
+    assert.deepEqual(byQuantityDesc.data.map((item: { quantity: number }) => item.quantity), [10, 8, 6, 4, 2])
+    const bySku = await list('?sort=sku&order=desc')
+    assert.deepEqual(bySku.data.map((item: { sku: string }) => item.sku), ['L-4', 'L-3', 'L-2', 'L-1', 'L-0'])
+    for (const sort of ['last_updated', 'created_at', 'category']) {
+      const ascending = (await list(`?sort=${sort}&order=asc`)).data.map((item: Record<string, string>) => item[sort])
+      assert.deepEqual(ascending, [...ascending].sort(), sort)
+    }
+  })
+
+  test('filters by location, category and low_stock, alone and together', async () => {
+    assert.equal((await list('?location=patio')).pagination.total, 2)
+    assert.equal((await list('?category=liqueur')).pagination.total, 3)
+    const low = await list('?low_stock=true')
+    assert.deepEqual(low.data.map((item: { name: string }) => item.name), ['Don Julio Blanco', 'Espolon Reposado'])
+    assert.equal((await list('?low_stock=true&category=liqueur&location=patio')).pagination.total, 1)
+  })
+
+  test('pages with next and prev URLs that keep the other parameters', async () => {
+    const first = await list('?per_page=2&category=spirits&sort=name')
+    assert.equal(first.pagination.total_pages, 1)
+    const page1 = await list('?per_page=2&sort=name&order=asc')
+    assert.equal(page1.pagination.total_pages, 3)
+    assert.equal(page1.pagination.next_page_url, '/v1/inventory/items?per_page=2&sort=name&order=asc&page=2')
+    assert.equal(page1.pagination.prev_page_url, null)
+    const page2 = await list(page1.pagination.next_page_url.replace('/v1/inventory/items', ''))
+    assert.deepEqual(page2.data.map((item: { name: string }) => item.name), ['Campari', 'Don Julio Blanco'])
+    assert.equal(page2.pagination.prev_page_url, '/v1/inventory/items?per_page=2&sort=name&order=asc&page=1')
+    const beyond = await list('?per_page=2&page=9')
+    assert.deepEqual(beyond.data, [])
+    assert.equal(beyond.pagination.total, 5)
+  })
+
+  test('rejects out-of-range and unknown query values with invalid_parameter', async () => {
+    for (const [query, parameter] of [
+      ['?per_page=101', 'per_page'],
+      ['?per_page=0', 'per_page'],
+      ['?page=0', 'page'],
+      ['?page=abc', 'page'],
+      ['?sort=price', 'sort'],
+      ['?order=up', 'order'],
+      ['?low_stock=maybe', 'low_stock'],
+      ['?category=soda', 'category'],
+      ['?colour=red', 'colour'],
+    ]) {
+      const response = await ctx.request('GET', `/v1/inventory/items${query}`, { key: caller.key })
+      assert.equal(response.statusCode, 400, query)
+      const error = json(response).error
+      assert.equal(error.code, 'invalid_parameter')
+      assert.equal(error.details.parameter, parameter, query)
+    }
+  })
+})

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { createTestContext, json, type TestContext } from '../helpers/context.js'
+import { createItem } from '../helpers/inventory.js'
+
+let ctx: TestContext
+before(async () => {
+  ctx = await createTestContext()
+})
+after(() => ctx.close())
+
+describe('/v1/locations', () => {
+  test('a new account has main_bar; locations are created, read, updated and listed', async () => {
+    const caller = await ctx.newCaller()
+    const initial = json(await ctx.request('GET', '/v1/locations', { key: caller.key }))
+    assert.deepEqual(initial.data.map((location: { id: string }) => location.id), ['main_bar'])
+    const created = await ctx.request('POST', '/v1/locations', {
+      key: caller.key,
+      body: { id: 'rooftop', name: 'Rooftop bar', timezone: 'America/New_York', business_day_cutoff: '03:30' },
+    })
+    assert.equal(created.statusCode, 201)
+    assert.equal(json(created).data.timezone, 'America/New_York')
+    const updated = await ctx.request('PUT', '/v1/locations/rooftop', { key: caller.key, body: { name: 'Roof' } })
+    assert.equal(json(updated).data.name, 'Roof')
+    assert.equal(json(updated).data.business_day_cutoff, '03:30')
+    const fetched = json(await ctx.request('GET', '/v1/locations/rooftop', { key: caller.key })).data
+    assert.equal(fetched.name, 'Roof')
+  })
+
+  test('defaults to UTC and a 04:00 cut-off', async () => {
+    const caller = await ctx.newCaller()
+    const created = json(await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'cellar', name: 'Cellar' } })).data
+    assert.equal(created.timezone, 'UTC')
+    assert.equal(created.business_day_cutoff, '04:00')
+  })
+
+  test('rejects a taken id (409), a bad slug, time zone or cut-off (400)', async () => {
+    const caller = await ctx.newCaller()
+    const duplicate = await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'main_bar', name: 'Again' } })
+    assert.equal(duplicate.statusCode, 409)
+    assert.equal(json(duplicate).error.code, 'duplicate_location')
+    for (const body of [
+      { id: 'Main Bar', name: 'x' },
+      { id: 'ok', name: 'x', timezone: 'Mars/Olympus' },
+      { id: 'ok', name: 'x', business_day_cutoff: '25:00' },
+    ]) {
+      const response = await ctx.request('POST', '/v1/locations', { key: caller.key, body })
+      assert.equal(response.statusCode, 400, JSON.stringify(body))
+      assert.equal(json(response).error.code, 'invalid_parameter')
+    }
+    assert.equal(json(await ctx.request('GET', '/v1/locations', { key: caller.key })).pagination.total, 1)
+  })
+
+  test('a location in use cannot be deleted; an empty one can; unknown ones are 404', async () => {
+    const caller = await ctx.newCaller()
+    await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'patio', name: 'Patio' } })
+    const item = await createItem(ctx, caller, { location: 'patio' })
+    const inUse = await ctx.request('DELETE', '/v1/locations/patio', { key: caller.key })
+    assert.equal(inUse.statusCode, 409)
+    assert.equal(json(inUse).error.code, 'location_in_use')
+    await ctx.request('DELETE', `/v1/inventory/items/${item.id}`, { key: caller.key })
+    const deleted = await ctx.request('DELETE', '/v1/locations/patio', { key: caller.key })
+    assert.deepEqual(json(deleted).data, { id: 'patio', deleted: true })
+    for (const method of ['GET', 'PUT', 'DELETE'] as const) {
+      const response = await ctx.request(method, '/v1/locations/patio', { key: caller.key, ...(method === 'PUT' ? { body: { name: 'x' } } : {}) })
+      assert.equal(response.statusCode, 404, method)
+      assert.equal(json(response).error.code, 'location_not_found')
+    }
+  })
+
+  test('another account’s location is invisible', async () => {
+    const owner = await ctx.newCaller()
+    const stranger = await ctx.newCaller()
+    await ctx.request('POST', '/v1/locations', { key: owner.key, body: { id: 'private', name: 'Private' } })
+    assert.equal((await ctx.request('GET', '/v1/locations/private', { key: stranger.key })).statusCode, 404)
+  })
+})

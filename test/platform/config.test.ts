@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { ConfigError, loadConfig } from '../../src/platform/config.js'
+
+test('defaults follow the run contract', () => {
+  const config = loadConfig({})
+  assert.equal(config.port, 3000)
+  assert.ok(config.dataDir.endsWith('/data'))
+  assert.deepEqual(config.rateLimits, { production: 1000, sandbox: 100 })
+  assert.equal(config.webhookAllowPrivate, false)
+  assert.equal(config.databaseUrl, undefined)
+})
+
+test('each bad value is refused with a message naming its variable', () => {
+  const cases: [Record<string, string>, string][] = [
+    [{ PORT: '70000' }, 'PORT'],
+    [{ PORT: 'http' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'not a url' }, 'REDIS_URL'],
+    [{ BARSTOCK_RATE_LIMIT_PRODUCTION: '0' }, 'BARSTOCK_RATE_LIMIT_PRODUCTION'],
+    [{ BARSTOCK_WEBHOOK_ALLOW_PRIVATE: 'yes' }, 'BARSTOCK_WEBHOOK_ALLOW_PRIVATE'],
+    [{ BARSTOCK_SECRET_KEY: 'short' }, 'BARSTOCK_SECRET_KEY'],
+    [{ BARSTOCK_LOG_LEVEL: 'loud' }, 'BARSTOCK_LOG_LEVEL'],
+  ]
+  for (const [env, variable] of cases) {
+    assert.throws(
+      () => loadConfig(env),
+      (error: unknown) => error instanceof ConfigError && error.variable === variable && error.message.startsWith(variable),
+      variable,
+    )
+  }
+})
+
+test('the secret key is accepted as 64 hex digits or base64 of 32 bytes', () => {
+  const hex = 'ab'.repeat(32)
+  assert.equal(loadConfig({ BARSTOCK_SECRET_KEY: hex }).secretKey?.length, 32)
+  assert.equal(loadConfig({ BARSTOCK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') }).secretKey?.length, 32)
+})

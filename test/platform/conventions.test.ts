@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { createTestContext, json, type TestContext } from '../helpers/context.js'
+
+let ctx: TestContext
+before(async () => {
+  ctx = await createTestContext({
+    configure: (app) =>
+      app.get('/v1/test-crash', async () => {
+        throw new Error('SELECT secret FROM internals failed at /srv/app.js:12')
+      }),
+  })
+})
+after(() => ctx.close())
+
+describe('the API grammar', () => {
+  test('wraps success in data with meta.request_id, also sent as X-Request-Id', async () => {
+    const response = await ctx.request('GET', '/v1/auth/test')
+    const body = json(response)
+    assert.match(body.meta.request_id, /^req_/)
+    assert.equal(response.headers['x-request-id'], body.meta.request_id)
+    assert.ok(!Number.isNaN(Date.parse(body.meta.timestamp)))
+  })
+
+  test('an unknown route is 404 not_found in the error shape', async () => {
+    const response = await ctx.request('GET', '/v1/nothing/here')
+    assert.equal(response.statusCode, 404)
+    const body = json(response)
+    assert.equal(body.error.code, 'not_found')
+    assert.match(body.meta.request_id, /^req_/)
+  })
+
+  test('malformed JSON is 400 invalid_parameter naming the body', async () => {
+    const response = await ctx.request('POST', '/v1/inventory/items', {
+      headers: { 'content-type': 'application/json' },
+      body: '{"name": "x",',
+    })
+    assert.equal(response.statusCode, 400)
+    assert.equal(json(response).error.code, 'invalid_parameter')
+    assert.equal(json(response).error.details.parameter, 'body')
+  })
+
+  test('a body over 1 MiB is 413', async () => {
+    const response = await ctx.request('POST', '/v1/inventory/items', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10) }),
+    })
+    assert.equal(response.statusCode, 413)
+    assert.equal(json(response).error.code, 'payload_too_large')
+  })
+
+  test('a 500 carries no stack, SQL or message of the failure', async () => {
+    const response = await ctx.request('GET', '/v1/test-crash')
+    assert.equal(response.statusCode, 500)
+    const body = json(response)
+    assert.equal(body.error.code, 'internal_error')
+    assert.equal(body.error.message, 'Internal server error')
+    assert.ok(!response.body.includes('SELECT') && !response.body.includes('app.js'))
+  })
+
+  test('healthz and readyz answer without a key', async () => {
+    assert.deepEqual(json(await ctx.request('GET', '/healthz', { key: null })), { status: 'ok' })
+    assert.deepEqual(json(await ctx.request('GET', '/readyz', { key: null })), { status: 'ready' })
+  })
+
+  test('the docs page is served', async () => {
+    const response = await ctx.request('GET', '/docs/', { key: null })
+    assert.equal(response.statusCode, 200)
+    assert.match(response.body, /swagger/i)
+  })
+})
