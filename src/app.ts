@@ -15,6 +15,13 @@ import { newId } from './platform/ids.js'
 import type { RateLimiter } from './platform/rate-limit.js'
 import { inventoryRoutes } from './inventory/inventory.routes.js'
 import { locationRoutes } from './locations/locations.routes.js'
+import { webhookRoutes } from './webhooks/webhooks.routes.js'
+import { distributorRoutes } from './ordering/distributors.routes.js'
+import { orderRoutes } from './ordering/orders.routes.js'
+import { PosGateway } from './pos/pos-gateway.js'
+import { posRoutes } from './pos/pos.routes.js'
+import { salesRoutes } from './pos/sales.routes.js'
+import { closeSandboxSimulators } from './pos/sandbox-simulators.js'
 
 export interface AppOptions {
   config: Config
@@ -81,5 +88,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(authRoutes, { prefix: '/v1/auth' })
   await app.register(locationRoutes, { prefix: '/v1/locations' })
   await app.register(inventoryRoutes, { prefix: '/v1/inventory' })
+  await app.register(posRoutes, { prefix: '/v1/pos', gateway: new PosGateway(config) })
+  await app.register(salesRoutes, { prefix: '/v1/sales' })
+  app.addHook('onClose', closeSandboxSimulators)
+  await app.register(webhookRoutes, { prefix: '/v1/webhooks', allowPrivate: config.webhookAllowPrivate })
+  await app.register(distributorRoutes, { prefix: '/v1/distributors' })
+  await app.register(orderRoutes, { prefix: '/v1/orders', purchaseOrderMail: config.smtpUrl !== undefined })
   return app
 }

@@ -2,6 +2,9 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from './platform/config.js'
 import type { DatabaseHandle } from './platform/db/connect.js'
 import type { BackgroundLoop } from './platform/background.js'
+import { startWebhookWorker } from './webhooks/dispatcher.js'
+import { startPurchaseOrderWorker } from './ordering/purchase-order-worker.js'
+import { startPosScheduler, startPosSyncWorker } from './pos/sync-worker.js'
 
 export interface WorkerDependencies {
   config: Config
@@ -15,7 +18,7 @@ export type WorkerStarter = (deps: WorkerDependencies) => Promise<BackgroundLoop
  * The background work of every domain (webhook delivery, purchase-order e-mail, POS sync runs and
  * schedules). Each runs in the server process and in `barstock worker`; list new ones here.
  */
-const WORKERS: WorkerStarter[] = []
+const WORKERS: WorkerStarter[] = [(deps) => startPurchaseOrderWorker(deps), startWebhookWorker, startPosSyncWorker, startPosScheduler]
 
 export interface RunningWorkers {
   stop(): Promise<void>

@@ -4,6 +4,9 @@ import { ConfigError, loadConfig } from '../platform/config.js'
 import { DataDirLockedError } from '../platform/db/data-dir-lock.js'
 import { openDatabase, runAdminCommand } from './runtime.js'
 import { serve } from './serve.js'
+import { startWorkers } from '../workers.js'
+import type { Config } from '../platform/config.js'
+import Fastify from 'fastify'
 import type { ApiKeyInfo } from '../platform/auth/api-keys.js'
 
 function printResult(result: unknown, json: boolean, describe: (result: never) => string): void {
@@ -16,6 +19,31 @@ function keyLine(key: ApiKeyInfo): string {
   return `${key.id}  ${key.environment.padEnd(10)}  ${state.padEnd(7)}  ${key.name}  [${key.permissions.join(',')}]`
 }
 
+/**
+ * `barstock worker`: the workers of `serve` on the same database, without HTTP, so delivery can scale
+ * apart from the API (PostgreSQL; an embedded data dir can only be held by one process).
+ */
+async function runWorkers(config: Config): Promise<void> {
+  const database = await openDatabase(config)
+  // Fastify's logger alone: the same pino setup as the server's, with no server around it.
+  const logger = Fastify({ logger: { level: config.logLevel } }).log
+  const workers = await startWorkers({ config, database: database.handle, logger })
+  logger.info('workers running')
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'stopping workers')
+    workers
+      .stop()
+      .then(() => database.close())
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'worker shutdown failed')
+        process.exit(1)
+      })
+  }
+  process.once('SIGTERM', () => shutdown('SIGTERM'))
+  process.once('SIGINT', () => shutdown('SIGINT'))
+}
+
 const program = new Command('barstock')
   .description('Stock and purchasing for bars: the barstock service and its administration')
   .showHelpAfterError()
@@ -24,6 +52,11 @@ program
   .command('serve')
   .description('Run the HTTP API (migrates the database first)')
   .action(async () => serve(loadConfig()))
+
+program
+  .command('worker')
+  .description('Run the background workers (webhook delivery and the others) without HTTP, until SIGTERM or SIGINT')
+  .action(async () => runWorkers(loadConfig()))
 
 program
   .command('migrate')

@@ -22,8 +22,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const database = await openDatabase(config)
   resolveSecretKey(config.secretKey, config.dataDir)
   let channel: AdminChannel | undefined
-  const limiter = new RateLimiter(config.redisUrl ? new RedisRateLimitStore(config.redisUrl) : new MemoryRateLimitStore())
-  const app = await buildApp({ config, database: database.handle, rateLimiter: limiter })
+  let app: FastifyInstance | undefined
+  const reportRedisError = (error: Error) => app?.log.warn({ err: error }, 'Redis unavailable: counting rate limits in memory')
+  const limiter = new RateLimiter(config.redisUrl ? new RedisRateLimitStore(config.redisUrl, reportRedisError) : new MemoryRateLimitStore())
+  app = await buildApp({ config, database: database.handle, rateLimiter: limiter })
   try {
     if (database.handle.kind === 'pglite') {
       channel = await startAdminChannel(adminSocketPath(config.dataDir), adminCommands(database.handle.db))

@@ -1,7 +1,7 @@
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { quantityOut, unitCostOut } from '../platform/decimal.js'
 import type { InventoryItem, ListItemsQuery } from './inventory.schemas.js'
-import type { InventoryItemTable, MovementKind } from './inventory.tables.js'
+import type { InventoryItemTable } from './inventory.tables.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import type { Selectable } from 'kysely'
 
@@ -78,36 +78,6 @@ export async function countItemsAtLocation(db: Executor, tenant: Tenant, locatio
     .where('location_id', '=', locationId)
     .executeTakeFirstOrThrow()
   return Number(row.n)
-}
-
-export interface MovementRow {
-  tenant: Tenant
-  itemId: string
-  kind: MovementKind
-  delta: string
-  before: string
-  after: string
-  actor: string
-  referenceId: string | null
-  occurredAt: Date
-}
-
-export async function insertMovement(trx: Trx, movement: MovementRow): Promise<void> {
-  await trx
-    .insertInto('stock_movements')
-    .values({
-      account_id: movement.tenant.accountId,
-      environment: movement.tenant.environment,
-      item_id: movement.itemId,
-      kind: movement.kind,
-      delta: movement.delta,
-      quantity_before: movement.before,
-      quantity_after: movement.after,
-      actor: movement.actor,
-      reference_id: movement.referenceId,
-      occurred_at: movement.occurredAt,
-    })
-    .execute()
 }
 
 /** The sum of each item's ledger deltas recorded as occurring after `since`. */

@@ -140,15 +140,22 @@ export async function updateItem(trx: Trx, tenant: Tenant, id: string, input: Up
     ...(location !== undefined && { location_id: location }),
     ...(reorderPoint !== undefined && { reorder_point: toDbNumeric(reorderPoint) }),
     ...(cost_per_unit !== undefined && { cost_per_unit: toDbNumeric(cost_per_unit) }),
-    last_updated: new Date(),
   }
-  const updated = await guardSku(input.sku ?? original.sku, () =>
-    trx.updateTable('inventory_items').set(fields).where('id', '=', id).returningAll().executeTakeFirstOrThrow(),
-  )
+  const changesFields = Object.keys(fields).length > 0
+  const updated = changesFields
+    ? await guardSku(input.sku ?? original.sku, () =>
+        trx
+          .updateTable('inventory_items')
+          .set({ ...fields, last_updated: new Date() })
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirstOrThrow(),
+      )
+    : original
   if (quantity !== undefined && !quantity.eq(decimal(updated.quantity))) {
     return rowToItem(await setStock(trx, tenant, updated, quantity, { kind: 'adjustment', actor, referenceId: null }, original))
   }
-  await notifyIfNewlyLow(trx, tenant, original, updated)
+  if (changesFields) await notifyIfNewlyLow(trx, tenant, original, updated)
   return rowToItem(updated)
 }
 

@@ -1,8 +1,8 @@
 import type { Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal, quantityOut, toDbNumeric } from '../platform/decimal.js'
-import { enqueue } from '../platform/outbox.js'
+import { enqueue, notifyOutbox, outboxRow } from '../platform/outbox.js'
+import type { InventoryLowStockData } from './inventory.events.js'
 import type { ItemRow } from './inventory.repository.js'
-import { insertMovement } from './inventory.repository.js'
 import type { MovementKind } from './inventory.tables.js'
 
 export interface StockMovement {
@@ -32,10 +32,10 @@ export function isLowStock(quantity: Decimal, reorderPoint: Decimal): boolean {
 
 /**
  * Sets a locked item's quantity: one ledger row, the item row, `inventory.updated`, and
- * `inventory.low_stock` when the item crosses below its reorder point (not on every change below it).
- * The caller holds the row lock (lockItemRows) and the transaction. `baseline` is the item as it was
- * before the caller's whole change, when other fields (the reorder point) changed first.
- * Returns the updated row.
+ * `inventory.low_stock` when the item crosses below its reorder point (not on every change below it),
+ * all in one statement. The caller holds the row lock (lockItemRows) and the transaction. `baseline` is
+ * the item as it was before the caller's whole change, when other fields (the reorder point) changed
+ * first. Returns the updated row.
  */
 export async function setStock(
   trx: Trx,
@@ -48,50 +48,65 @@ export async function setStock(
   const before = decimal(item.quantity)
   const delta = quantity.minus(before)
   if (delta.eq(0)) return item
-  const occurredAt = movement.occurredAt ?? new Date()
   const after = toDbNumeric(quantity)
-  await insertMovement(trx, {
-    tenant,
-    itemId: item.id,
-    kind: movement.kind,
-    delta: toDbNumeric(delta),
-    before: toDbNumeric(before),
-    after,
-    actor: movement.actor,
-    referenceId: movement.referenceId,
-    occurredAt,
-  })
-  const updated = await trx
-    .updateTable('inventory_items')
-    .set({ quantity: after, last_updated: new Date() })
-    .where('id', '=', item.id)
-    .returningAll()
+  const events = [
+    outboxRow(tenant, 'inventory.updated', {
+      item_id: item.id,
+      name: item.name,
+      previous_quantity: quantityOut(before),
+      new_quantity: quantityOut(quantity),
+      change: quantityOut(delta),
+      location: item.location_id,
+      updated_by: movement.actor,
+    }),
+  ]
+  const lowStock = newlyLowStock(baseline, { ...item, quantity: after })
+  if (lowStock) events.push(outboxRow(tenant, 'inventory.low_stock', lowStock))
+  // Data-modifying CTEs all run, whatever the final SELECT reads: one round trip for the whole change.
+  return trx
+    .with('movement', (db) =>
+      db.insertInto('stock_movements').values({
+        account_id: tenant.accountId,
+        environment: tenant.environment,
+        item_id: item.id,
+        kind: movement.kind,
+        delta: toDbNumeric(delta),
+        quantity_before: toDbNumeric(before),
+        quantity_after: after,
+        actor: movement.actor,
+        reference_id: movement.referenceId,
+        occurred_at: movement.occurredAt ?? new Date(),
+      }),
+    )
+    .with('events', (db) => db.insertInto('outbox_events').values(events))
+    .with('updated', (db) =>
+      db.updateTable('inventory_items').set({ quantity: after, last_updated: new Date() }).where('id', '=', item.id).returningAll(),
+    )
+    .selectFrom('updated')
+    .selectAll()
+    .select(notifyOutbox.as('notified'))
     .executeTakeFirstOrThrow()
-  await enqueue(trx, tenant, 'inventory.updated', {
-    item_id: item.id,
-    name: item.name,
-    previous_quantity: quantityOut(before),
-    new_quantity: quantityOut(quantity),
-    change: quantityOut(delta),
-    location: item.location_id,
-    updated_by: movement.actor,
-  })
-  await notifyIfNewlyLow(trx, tenant, baseline, updated)
-  return updated
+    .then(({ notified: _, ...row }) => row)
 }
 
-/** Emits inventory.low_stock when `after` is low and `before` was not. */
-export async function notifyIfNewlyLow(trx: Trx, tenant: Tenant, before: ItemRow | undefined, after: ItemRow): Promise<void> {
+/** The low-stock event's data when `after` is low and `before` was not (undefined before: a new item). */
+function newlyLowStock(before: ItemRow | undefined, after: ItemRow): InventoryLowStockData | undefined {
   const wasLow = before !== undefined && isLowStock(decimal(before.quantity), decimal(before.reorder_point))
   const quantity = decimal(after.quantity)
   const reorderPoint = decimal(after.reorder_point)
-  if (wasLow || !isLowStock(quantity, reorderPoint)) return
-  await enqueue(trx, tenant, 'inventory.low_stock', {
+  if (wasLow || !isLowStock(quantity, reorderPoint)) return undefined
+  return {
     item_id: after.id,
     name: after.name,
     current_quantity: quantityOut(quantity),
     reorder_point: quantityOut(reorderPoint),
     location: after.location_id,
     recommended_order: recommendedOrder(quantity, reorderPoint, after.case_size),
-  })
+  }
+}
+
+/** Emits inventory.low_stock when `after` is low and `before` was not (undefined before: a new item). */
+export async function notifyIfNewlyLow(trx: Trx, tenant: Tenant, before: ItemRow | undefined, after: ItemRow): Promise<void> {
+  const data = newlyLowStock(before, after)
+  if (data) await enqueue(trx, tenant, 'inventory.low_stock', data)
 }

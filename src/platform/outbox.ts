@@ -1,5 +1,5 @@
-import { sql } from 'kysely'
-import type { Executor, Tenant, Trx } from './db/database.js'
+import { type Insertable, sql } from 'kysely'
+import type { Executor, OutboxEventTable, Tenant, Trx } from './db/database.js'
 import { newId } from './ids.js'
 
 /**
@@ -20,19 +20,26 @@ export interface OutboxEvent<K extends EventKind = EventKind> {
   created_at: string
 }
 
+/** The outbox row of an event, for a caller that writes it within a larger statement (see setStock). */
+export function outboxRow<K extends EventKind>(tenant: Tenant, kind: K, data: EventCatalog[K]): Insertable<OutboxEventTable> {
+  return { id: newId('evt'), account_id: tenant.accountId, environment: tenant.environment, kind, data: JSON.stringify(data) }
+}
+
+/**
+ * The NOTIFY that wakes deliverers once the transaction commits. One payload for all: PostgreSQL folds
+ * identical notifications of a transaction into one wake-up.
+ */
+export const notifyOutbox = sql<unknown>`pg_notify(${OUTBOX_CHANNEL}, '')`
+
 /**
  * Writes an event in the caller's transaction: it exists exactly when the change that caused it
  * commits, and the NOTIFY is delivered only then too.
  */
 export async function enqueue<K extends EventKind>(trx: Trx, tenant: Tenant, kind: K, data: EventCatalog[K]): Promise<string> {
-  const id = newId('evt')
-  await trx
-    .insertInto('outbox_events')
-    .values({ id, account_id: tenant.accountId, environment: tenant.environment, kind, data: JSON.stringify(data) })
-    .execute()
-  // One payload for all: PostgreSQL folds identical notifications of a transaction into one wake-up.
-  await sql`SELECT pg_notify(${OUTBOX_CHANNEL}, '')`.execute(trx)
-  return id
+  const row = outboxRow(tenant, kind, data)
+  await trx.insertInto('outbox_events').values(row).execute()
+  await sql`SELECT ${notifyOutbox}`.execute(trx)
+  return row.id
 }
 
 /** The tenant's events, oldest first (used by tests and, later, the dispatcher). */

@@ -41,16 +41,31 @@ local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return count`
 
+/**
+ * Counts in Redis, shared by every instance. When Redis cannot answer, the instance counts in memory
+ * until it can again: a Redis outage loosens the limit to per-instance, it never fails requests.
+ */
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly redis: Redis
+  private readonly fallback = new MemoryRateLimitStore()
 
-  constructor(url: string) {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false })
+  constructor(
+    url: string,
+    private readonly onError: (error: Error) => void = () => undefined,
+  ) {
+    // Commands wait for the connection, but never longer than commandTimeout: then the fallback counts.
+    this.redis = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: 500, connectTimeout: 2000 })
+    this.redis.on('error', onError)
   }
 
   async increment(bucket: string, windowStart: number, windowMs: number): Promise<number> {
     const key = `barstock:rl:${bucket}:${windowStart}`
-    return (await this.redis.eval(INCREMENT_SCRIPT, 1, key, String(windowMs + 1000))) as number
+    try {
+      return (await this.redis.eval(INCREMENT_SCRIPT, 1, key, String(windowMs + 1000))) as number
+    } catch (error) {
+      this.onError(error as Error)
+      return this.fallback.increment(bucket, windowStart)
+    }
   }
 
   async close(): Promise<void> {

@@ -88,3 +88,17 @@ describe('rate limits', () => {
     }
   })
 })
+
+test('when Redis cannot be reached, requests are still counted, in memory', async () => {
+  const errors: Error[] = []
+  const store = new RedisRateLimitStore('redis://127.0.0.1:9', (error) => errors.push(error))
+  const limiter = new RateLimiter(store)
+  try {
+    const results = []
+    for (let index = 0; index < 3; index++) results.push(await limiter.hit('down', 2))
+    assert.deepEqual(results.map((result) => result.exceeded), [false, false, true])
+    assert.ok(errors.length > 0, 'the outage is reported')
+  } finally {
+    await limiter.close()
+  }
+})

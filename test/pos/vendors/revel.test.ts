@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { createHmac } from 'node:crypto'
 import { after, describe, test } from 'node:test'
 import type { PosSaleLine } from '../../../src/pos/adapter.js'
 import { checksClosedBetween } from '../../../src/pos/simulation/bar-data.js'
@@ -78,6 +79,24 @@ describe('revel adapter', () => {
     assert.ok(pattern.test('examplebar'))
     assert.ok(!pattern.test('evil.com/x?'))
     assert.ok(!pattern.test('-bar'))
+  })
+})
+
+describe('revel pushes', () => {
+  const secret = 'webhook-secret'
+  const body = Buffer.from(JSON.stringify({ event: 'order.finalized', data: { id: 1 } }))
+  const signed = (encoding: 'hex' | 'base64', payload = body) => ({ 'x-revel-signature': createHmac('sha1', secret).update(payload).digest(encoding) })
+
+  test('accepts an order.finalized push signed with HMAC-SHA1, hex or base64', () => {
+    assert.deepEqual(revelVendor.parsePush!(signed('hex'), body, secret, 'https://barstock.example/hooks'), { kind: 'orders_changed' })
+    assert.deepEqual(revelVendor.parsePush!(signed('base64'), body, secret, 'https://barstock.example/hooks'), { kind: 'orders_changed' })
+  })
+
+  test('refuses a push with a wrong, missing or stale signature', () => {
+    const tampered = Buffer.from(JSON.stringify({ event: 'order.finalized', data: { id: 2 } }))
+    assert.throws(() => revelVendor.parsePush!(signed('hex'), tampered, secret, ''), /signature/)
+    assert.throws(() => revelVendor.parsePush!({}, body, secret, ''), /signature/)
+    assert.throws(() => revelVendor.parsePush!(signed('hex'), body, 'another-secret', ''), /signature/)
   })
 })
 

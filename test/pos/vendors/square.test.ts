@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
 import { createHmac } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { Readable } from 'node:stream'
 import { after, describe, test } from 'node:test'
 import type { PosSaleLine, SimulatorHandler } from '../../../src/pos/adapter.js'
 import { checksClosedBetween, MENU, STAFF } from '../../../src/pos/simulation/bar-data.js'
-import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
+import { readBody, startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
 import { squareVendor } from '../../../src/pos/vendors/square/index.js'
 import type { SquareCatalogObject, SquareOrder } from '../../../src/pos/vendors/square/square.client.js'
 import { mapOrderLines, returnedQuantities, withoutReturned } from '../../../src/pos/vendors/square/square.mapper.js'
@@ -60,6 +61,35 @@ describe('square adapter, beyond the contract', () => {
       .filter((line) => !line.voided && !line.refunded)
       .reduce((total, line) => total + line.quantity, 0)
     assert.ok((calls.get('POST /v2/orders/search') ?? 0) >= 2, `orders were read in ${calls.get('POST /v2/orders/search')} page(s)`)
+    assert.equal(lines.reduce((total, line) => total + Number(line.quantity), 0), expectedUnits)
+  })
+
+  test('holds a refunded sale until its return order, even when the return is on the next page', async () => {
+    const handler = squareVendor.createSimulator({ seed: SEED, historyDays: HISTORY_DAYS, now: () => NOW })
+    // Ten orders a page, so some sale orders and their return orders fall on different pages.
+    const smallPages: SimulatorHandler = (req, res) => {
+      if (req.url !== '/v2/orders/search') return handler(req, res)
+      void readBody(req).then((text) => {
+        const forwarded = Object.assign(Readable.from([JSON.stringify({ ...JSON.parse(text), limit: 10 })]), {
+          method: req.method,
+          url: req.url,
+          headers: req.headers,
+        })
+        handler(forwarded as unknown as IncomingMessage, res)
+      })
+    }
+    const server = await startSimulatorServer(smallPages)
+    running.push(server)
+    const adapter = squareVendor.createAdapter({ credentials: squareVendor.exampleCredentials, baseUrl: server.url })
+    const end = new Date(NOW.getTime() - 4 * DAY_MS)
+    const start = new Date(end.getTime() - 2 * DAY_MS)
+    const checks = soldChecks(start, end)
+    assert.ok(checks.some((check) => check.lines.some((line) => line.refunded)), 'the window has refunds')
+    const lines = await collect(adapter.listSales({ start, end }))
+    const expectedUnits = checks
+      .flatMap((check) => check.lines)
+      .filter((line) => !line.voided && !line.refunded)
+      .reduce((total, line) => total + line.quantity, 0)
     assert.equal(lines.reduce((total, line) => total + Number(line.quantity), 0), expectedUnits)
   })
 

@@ -1,0 +1,171 @@
+import { tenantOf } from '../platform/auth/auth-plugin.js'
+import { pageRequest, paginate } from '../platform/http/pagination.js'
+import { envelope, listEnvelope } from '../platform/http/schemas.js'
+import type { App } from '../platform/http/types.js'
+import { runWrite } from '../platform/idempotency.js'
+import { inventoryErrors } from '../inventory/inventory.errors.js'
+import { locationErrors } from '../locations/locations.errors.js'
+import { orderingErrors } from './ordering.errors.js'
+import {
+  CreateOrderBody,
+  IdParams,
+  ListOrdersQuery,
+  Order,
+  OrderDeleted,
+  OrderSummary,
+  ReceiveOrderBody,
+  Recommendations,
+  RecommendationsQuery,
+  UpdateOrderBody,
+} from './ordering.schemas.js'
+import {
+  createOrder,
+  deleteOrder,
+  getOrder,
+  listOrders,
+  type OrderingOptions,
+  receiveOrder,
+  submitOrder,
+  updateOrder,
+} from './orders.service.js'
+import { recommendOrders } from './recommendations.service.js'
+
+const tags = ['Orders']
+const { orderNotFound, distributorNotFound, invalidStatus, belowMinOrder, itemNotAvailable, insufficientStock } = orderingErrors
+const { itemNotFound, invalidQuantity, invalidUnit } = inventoryErrors
+const pricingErrors = [distributorNotFound, itemNotFound, invalidQuantity, invalidUnit, itemNotAvailable, insufficientStock]
+
+export async function orderRoutes(app: App, options: OrderingOptions) {
+  const ordering: OrderingOptions = { purchaseOrderMail: options.purchaseOrderMail }
+  // submit and DELETE take no body: a client sending Content-Type: application/json with an empty body
+  // is not wrong. Encapsulated: the parser changes for these routes only.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    body === '' ? done(null, undefined) : parseJson(request, body as string, done),
+  )
+
+  app.get(
+    '/',
+    {
+      schema: {
+        tags,
+        summary: 'List orders',
+        description: 'Newest first. date_from and date_to filter on created_at.',
+        querystring: ListOrdersQuery,
+        response: { 200: listEnvelope(OrderSummary) },
+      },
+      config: { permission: 'ordering:read' },
+    },
+    async (request) => {
+      const page = pageRequest(request.query)
+      const { orders, total } = await listOrders(app.db, tenantOf(request), request.query, page)
+      return { data: orders, pagination: paginate(request, page, total) }
+    },
+  )
+
+  app.post(
+    '/',
+    {
+      schema: {
+        tags,
+        summary: 'Create a draft order',
+        description: "Lines are priced from the distributor's catalog when it lists the item, else at the item's cost per unit.",
+        body: CreateOrderBody,
+        response: { 201: envelope(Order) },
+      },
+      config: { permission: 'ordering:write', errors: [...pricingErrors, locationErrors.locationNotFound] },
+    },
+    (request, reply) => runWrite(app.db, request, reply, 201, (trx) => createOrder(trx, tenantOf(request), request.body)),
+  )
+
+  app.get(
+    '/recommendations',
+    {
+      schema: {
+        tags,
+        summary: 'Recommend what to order',
+        description:
+          'Per item with at least 14 days of sales history: demand over days_ahead plus lead time, plus safety stock, minus stock and what is on order, rounded up to whole cases. See docs/ordering.md.',
+        querystring: RecommendationsQuery,
+        response: { 200: envelope(Recommendations) },
+      },
+      config: { permission: 'ordering:read', errors: [distributorNotFound, locationErrors.locationNotFound] },
+    },
+    async (request) => ({ data: await recommendOrders(app.db, tenantOf(request), request.query) }),
+  )
+
+  app.get(
+    '/:id',
+    {
+      schema: { tags, summary: 'Get an order', params: IdParams, response: { 200: envelope(Order) } },
+      config: { permission: 'ordering:read', errors: [orderNotFound] },
+    },
+    async (request) => ({ data: await getOrder(app.db, tenantOf(request), request.params.id) }),
+  )
+
+  app.put(
+    '/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Update an order or move its status',
+        description:
+          'Items change only in draft. status: submitted (from draft), processing (from submitted), shipped (from processing, with tracking_number and carrier), delivered (from shipped, with received_by and received items), cancelled (from draft, submitted or processing).',
+        params: IdParams,
+        body: UpdateOrderBody,
+        response: { 200: envelope(Order) },
+      },
+      config: { permission: 'ordering:write', errors: [orderNotFound, invalidStatus, belowMinOrder, ...pricingErrors] },
+    },
+    (request, reply) =>
+      runWrite(app.db, request, reply, 200, (trx) => updateOrder(trx, tenantOf(request), request.params.id, request.body, ordering)),
+  )
+
+  app.delete(
+    '/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a draft, or cancel a submitted or processing order',
+        params: IdParams,
+        response: { 200: envelope(OrderDeleted) },
+      },
+      config: { permission: 'ordering:write', errors: [orderNotFound, invalidStatus] },
+    },
+    (request, reply) => runWrite(app.db, request, reply, 200, (trx) => deleteOrder(trx, tenantOf(request), request.params.id)),
+  )
+
+  app.post(
+    '/:id/submit',
+    {
+      schema: {
+        tags,
+        summary: 'Submit a draft order to its distributor',
+        description:
+          'Sets submitted_at, confirmation_number and estimated_delivery (now plus lead time) and e-mails the purchase order when BARSTOCK_SMTP_URL is set.',
+        params: IdParams,
+        response: { 200: envelope(Order) },
+      },
+      config: { permission: 'ordering:write', errors: [orderNotFound, invalidStatus, belowMinOrder, distributorNotFound] },
+    },
+    (request, reply) => runWrite(app.db, request, reply, 200, (trx) => submitOrder(trx, tenantOf(request), request.params.id, ordering)),
+  )
+
+  app.post(
+    '/:id/receive',
+    {
+      schema: {
+        tags,
+        summary: 'Receive a shipped order',
+        description: 'Adds received minus damaged quantities (cases converted to item units) to stock through the ledger.',
+        params: IdParams,
+        body: ReceiveOrderBody,
+        response: { 200: envelope(Order) },
+      },
+      config: { permission: 'ordering:write', errors: [orderNotFound, invalidStatus, invalidQuantity, itemNotFound] },
+    },
+    (request, reply) =>
+      runWrite(app.db, request, reply, 200, (trx) => receiveOrder(trx, tenantOf(request), request.params.id, request.body)),
+  )
+}

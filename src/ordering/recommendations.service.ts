@@ -1,0 +1,111 @@
+import type { InventoryItem } from '../inventory/inventory.schemas.js'
+import { listItems } from '../inventory/inventory.service.js'
+import { getLocation } from '../locations/locations.service.js'
+import type { Executor, Tenant } from '../platform/db/database.js'
+import { type Decimal, decimal, moneyOut, quantityOut, sum, ZERO } from '../platform/decimal.js'
+import { type DemandEstimate, type DemandEstimator, estimateDemandFromSales, WINDOW_DAYS } from './demand-estimate.js'
+import { catalogFor } from './distributors.repository.js'
+import { getDistributorRow } from './distributors.service.js'
+import { type Catalog, catalogPrice, distributorSells } from './order-pricing.js'
+import type { Recommendation, Recommendations, RecommendationsQuery } from './ordering.schemas.js'
+import { quantitiesOnOrder } from './orders.repository.js'
+
+/** z for a 95% cycle service level: safety stock covers demand up to the 95th percentile over the horizon. */
+export const SAFETY_FACTOR = decimal('1.65')
+const DAY_MS = 86_400_000
+const PAGE_SIZE = 100
+
+async function allItems(db: Executor, tenant: Tenant, location: string | undefined): Promise<InventoryItem[]> {
+  const items: InventoryItem[] = []
+  for (let page = 1; ; page++) {
+    const batch = await listItems(db, tenant, { location, page, per_page: PAGE_SIZE }, { page, perPage: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE })
+    items.push(...batch.items)
+    if (items.length >= batch.total || batch.items.length === 0) return items
+  }
+}
+
+/** Rounds up to whole cases when the item has a case size, else to whole units. */
+function roundUpToOrderable(units: Decimal, caseSize: number | null): Decimal {
+  const pack = caseSize ?? 1
+  return units.div(pack).round(0, 3).times(pack)
+}
+
+interface Context {
+  horizonDays: number
+  leadTimeDays: number
+  onOrder: Map<string, string>
+  catalog: Catalog
+}
+
+/** Price of one item unit: the distributor's catalog price when it lists the item, else its cost. */
+function unitPrice(item: InventoryItem, context: Context): Decimal {
+  return catalogPrice(item, context.catalog, item.unit, decimal(1))?.unitPrice ?? decimal(item.cost_per_unit)
+}
+
+function recommend(item: InventoryItem, estimate: DemandEstimate, context: Context) {
+  const horizon = decimal(context.horizonDays)
+  const demand = estimate.meanDaily.times(horizon)
+  const safety = SAFETY_FACTOR.times(estimate.stdDevDaily).times(horizon.sqrt())
+  // Stock below zero means a delivery or count is missing, not that more must be bought.
+  const stock = decimal(item.quantity).lt(0) ? ZERO : decimal(item.quantity)
+  const onOrder = decimal(context.onOrder.get(item.id) ?? 0)
+  const shortfall = demand.plus(safety).minus(stock).minus(onOrder)
+  if (shortfall.lte(0)) return undefined
+  const amount = roundUpToOrderable(shortfall, item.case_size)
+  const lead = context.leadTimeDays > 0 ? ` plus ${context.leadTimeDays} days lead time` : ''
+  const reason =
+    `Uses ${quantityOut(estimate.meanDaily)} ${item.unit} a day (last ${estimate.daysUsed} days of sales): ` +
+    `${quantityOut(demand)} over ${context.horizonDays - context.leadTimeDays} days${lead}, plus ${quantityOut(safety)} safety stock, ` +
+    `exceeds ${quantityOut(stock)} in stock and ${quantityOut(onOrder)} on order`
+  const recommendation: Recommendation = {
+    inventory_item_id: item.id,
+    name: item.name,
+    current_stock: item.quantity,
+    forecasted_demand: quantityOut(demand),
+    recommended_order: quantityOut(amount),
+    unit: item.unit,
+    reason,
+    confidence: Number((estimate.daysUsed / WINDOW_DAYS).toFixed(2)),
+  }
+  // Days until what is at hand and on order runs out: the most urgent come first.
+  const cover = estimate.meanDaily.gt(0) ? stock.plus(onOrder).div(estimate.meanDaily) : decimal(Number.MAX_SAFE_INTEGER)
+  return { recommendation, cost: amount.times(unitPrice(item, context)), cover }
+}
+
+/**
+ * What to order: per item with enough sales history, demand over days_ahead plus the distributor's lead
+ * time, plus safety stock, minus stock and what is on order (submitted, processing, shipped), rounded up
+ * to whole cases (or units). With distributor_id only items it sells, priced from its catalog.
+ * Throws distributor_not_found, location_not_found.
+ */
+export async function recommendOrders(
+  db: Executor,
+  tenant: Tenant,
+  query: RecommendationsQuery,
+  now = new Date(),
+  estimateDemand: DemandEstimator = estimateDemandFromSales,
+): Promise<Recommendations> {
+  const daysAhead = query.days_ahead ?? 7
+  const distributor = query.distributor_id ? await getDistributorRow(db, tenant, query.distributor_id) : undefined
+  if (query.location) await getLocation(db, tenant, query.location)
+  let items = await allItems(db, tenant, query.location)
+  const catalog = distributor ? await catalogFor(db, distributor.id, items.map((item) => item.id)) : { rows: [], hasCatalog: false }
+  if (distributor) items = items.filter((item) => distributorSells(item, distributor, catalog))
+  const ids = items.map((item) => item.id)
+  const [estimates, onOrder] = await Promise.all([estimateDemand(db, tenant, ids, now), quantitiesOnOrder(db, tenant, ids)])
+  const leadTimeDays = distributor?.lead_time_days ?? 0
+  const context: Context = { horizonDays: daysAhead + leadTimeDays, leadTimeDays, onOrder, catalog }
+  const results = items.flatMap((item) => {
+    const estimate = estimates.get(item.id)
+    const result = estimate && recommend(item, estimate, context)
+    return result ? [result] : []
+  })
+  results.sort((a, b) => a.cover.cmp(b.cover) || a.recommendation.name.localeCompare(b.recommendation.name))
+  const until = new Date(now.getTime() + daysAhead * DAY_MS)
+  return {
+    location: query.location ?? 'all',
+    forecast_period: `${now.toISOString().slice(0, 10)}/${until.toISOString().slice(0, 10)}`,
+    recommendations: results.map((result) => result.recommendation),
+    total_recommended_amount: moneyOut(sum(results.map((result) => result.cost))),
+  }
+}

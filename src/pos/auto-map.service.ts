@@ -1,0 +1,58 @@
+import type { Tenant, Trx } from '../platform/db/database.js'
+import { toDbNumeric } from '../platform/decimal.js'
+import { defaultConversionFor } from './auto-map/default-conversion.js'
+import { NameMatcher } from './auto-map/name-matcher.js'
+import { lockConnection } from './connections.service.js'
+import { addMapping } from './mappings.service.js'
+import { countPosItems, setSuggestion, unmappedPosItems } from './mappings.repository.js'
+import { posErrors } from './pos.errors.js'
+import { type AutoMapResult, DEFAULT_CONFIDENCE_THRESHOLD } from './pos.schemas.js'
+
+/** Matches from here up to the threshold are kept as suggestions to review. */
+export const REVIEW_THRESHOLD = 0.6
+
+/**
+ * Matches the connection's unmapped POS items to the tenant's inventory items by name: at or above the
+ * threshold a mapping is made (conversion read from the POS name, e.g. 1.5oz), from 0.6 up to it the
+ * match is kept as a suggestion, below it nothing. Counts partition the unmapped items.
+ * Throws connection_not_found, auto_map_failed (no POS products to map).
+ */
+export async function autoMap(trx: Trx, tenant: Tenant, connectionId: string, threshold = DEFAULT_CONFIDENCE_THRESHOLD, actor: string): Promise<AutoMapResult> {
+  await lockConnection(trx, tenant, connectionId)
+  if ((await countPosItems(trx, connectionId)) === 0) {
+    throw posErrors.autoMapFailed(`Connection ${connectionId} has no POS products yet: run a sync or import sales first`)
+  }
+  const items = await trx
+    .selectFrom('inventory_items')
+    .select(['id', 'name', 'unit', 'size_ml', 'category'])
+    .where('account_id', '=', tenant.accountId)
+    .where('environment', '=', tenant.environment)
+    .where('deleted_at', 'is', null)
+    .execute()
+  const matcher = new NameMatcher(items)
+  const result: AutoMapResult = { mappings_created: 0, mappings_review: 0, unmapped_items: 0 }
+  for (const posItem of await unmappedPosItems(trx, connectionId)) {
+    const match = matcher.bestMatch(posItem.name)
+    const confidence = match?.confidence ?? 0
+    if (match && confidence >= threshold) {
+      const item = items.find((candidate) => candidate.id === match.item.id)!
+      const conversion = defaultConversionFor(posItem.name, item)
+      await addMapping(trx, tenant, connectionId, {
+        posItemId: posItem.posItemId,
+        posName: posItem.name,
+        inventoryItemId: item.id,
+        conversionFactor: toDbNumeric(conversion.factor),
+        conversionUnit: conversion.unit,
+        actor,
+      })
+      result.mappings_created++
+    } else if (match && confidence >= REVIEW_THRESHOLD) {
+      await setSuggestion(trx, connectionId, posItem.posItemId, { itemId: match.item.id, confidence })
+      result.mappings_review++
+    } else {
+      await setSuggestion(trx, connectionId, posItem.posItemId, null)
+      result.unmapped_items++
+    }
+  }
+  return result
+}

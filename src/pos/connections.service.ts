@@ -1,0 +1,156 @@
+import Value from 'typebox/value'
+import type { Executor, Tenant, Trx } from '../platform/db/database.js'
+import type { PageRequest } from '../platform/http/pagination.js'
+import { newId } from '../platform/ids.js'
+import { getLocation } from '../locations/locations.service.js'
+import { type PosCredentials, type PosVendor, PosAdapterError } from './adapter.js'
+import {
+  type ConnectionRow,
+  FREQUENCY_SECONDS,
+  findConnectionRow,
+  insertConnection,
+  listConnectionRows,
+  lockConnectionRow,
+  rowToConnection,
+  syncStatsOf,
+  updateConnectionRow,
+} from './connections.repository.js'
+import { posErrors } from './pos.errors.js'
+import type { PosGateway } from './pos-gateway.js'
+import type { CreateConnectionBody, PosConnection, PosConnectionWithStats, UpdateConnectionBody } from './pos.schemas.js'
+import { findVendor, supportedPosTypes } from './vendor-registry.js'
+
+const DEFAULT_LOCATION = 'main_bar'
+
+/** The vendor of a pos_type, or 400 pos_not_supported. */
+export function vendorOf(posType: string): PosVendor {
+  const vendor = findVendor(posType)
+  if (!vendor) throw posErrors.posNotSupported([posType, supportedPosTypes().join(', ')], { parameter: 'pos_type', value: posType })
+  return vendor
+}
+
+/** Credentials of the vendor's shape, or 400 invalid_credentials naming the first problem (never the values). */
+function checkCredentialShape(vendor: PosVendor, credentials: Record<string, unknown>): PosCredentials {
+  const [problem] = Value.Errors(vendor.credentialsSchema, credentials)
+  if (!problem) return credentials as PosCredentials
+  const field = problem.instancePath.replace(/^\//, '') || String(Object.values(problem.params)[0] ?? '')
+  throw posErrors.invalidCredentials(`${vendor.posType} credentials: ${field ? `${field} ` : ''}${problem.message}`, {
+    parameter: field ? `credentials.${field}` : 'credentials',
+    expected: Object.keys(vendor.credentialsSchema.properties),
+  })
+}
+
+/** Maps an adapter failure while authenticating to the API's codes. */
+export function authenticationError(vendor: PosVendor, error: unknown): Error {
+  if (!(error instanceof PosAdapterError)) return error as Error
+  if (error.kind === 'invalid_credentials') {
+    return posErrors.invalidCredentials(`${vendor.posType} rejected the credentials: ${error.message}`)
+  }
+  return posErrors.connectionFailed([vendor.posType, error.message], { reason: error.kind })
+}
+
+export interface VerifiedConnection {
+  vendor: PosVendor
+  credentials: PosCredentials
+}
+
+/**
+ * Checks a new connection before anything is stored: a supported pos_type, credentials of the vendor's
+ * shape, and a successful login with the vendor (no transaction is held meanwhile).
+ * Throws pos_not_supported, invalid_credentials, connection_failed.
+ */
+export async function verifyNewConnection(gateway: PosGateway, tenant: Tenant, input: CreateConnectionBody): Promise<VerifiedConnection> {
+  const vendor = vendorOf(input.pos_type)
+  let credentials = checkCredentialShape(vendor, input.credentials)
+  const adapter = await gateway.adapter(vendor, tenant.environment, credentials, async (rotated) => {
+    credentials = rotated
+  })
+  try {
+    await adapter.verify()
+  } catch (error) {
+    throw authenticationError(vendor, error)
+  }
+  return { vendor, credentials }
+}
+
+/** Stores a verified connection, credentials sealed; its first scheduled sync is due at once. Throws location_not_found. */
+export async function createConnection(
+  trx: Trx,
+  gateway: PosGateway,
+  tenant: Tenant,
+  input: CreateConnectionBody,
+  verified: VerifiedConnection,
+): Promise<PosConnection> {
+  const location = input.location ?? DEFAULT_LOCATION
+  await getLocation(trx, tenant, location)
+  const id = newId('pos')
+  const row = await insertConnection(trx, {
+    id,
+    account_id: tenant.accountId,
+    environment: tenant.environment,
+    pos_type: verified.vendor.posType,
+    name: input.name,
+    location_id: location,
+    status: 'active',
+    sync_frequency: input.sync_frequency ?? 'hourly',
+    credentials: gateway.seal(id, verified.credentials),
+    sales_cursor: null,
+    last_sync: null,
+    next_sync_at: new Date(),
+  })
+  return rowToConnection(row)
+}
+
+/** The live connection row, or 404 connection_not_found. */
+export async function getConnectionRow(db: Executor, tenant: Tenant, id: string): Promise<ConnectionRow> {
+  const row = await findConnectionRow(db, tenant, id)
+  if (!row) throw posErrors.connectionNotFound(id)
+  return row
+}
+
+/** The live connection row, locked, or 404 connection_not_found. */
+export async function lockConnection(trx: Trx, tenant: Tenant, id: string): Promise<ConnectionRow> {
+  const row = await lockConnectionRow(trx, tenant, id)
+  if (!row) throw posErrors.connectionNotFound(id)
+  return row
+}
+
+/** A connection with its sync_stats. Throws connection_not_found. */
+export async function getConnection(db: Executor, tenant: Tenant, id: string): Promise<PosConnectionWithStats> {
+  const row = await getConnectionRow(db, tenant, id)
+  return { ...rowToConnection(row), sync_stats: await syncStatsOf(db, id) }
+}
+
+export async function listConnections(db: Executor, tenant: Tenant, page: PageRequest) {
+  const { rows, total } = await listConnectionRows(db, tenant, page)
+  return { connections: rows.map(rowToConnection), total }
+}
+
+/**
+ * Renames a connection, changes its frequency or location, or pauses (inactive) and resumes it; a new
+ * frequency or a resume reschedules the next run. Throws connection_not_found, location_not_found.
+ */
+export async function updateConnection(trx: Trx, tenant: Tenant, id: string, input: UpdateConnectionBody): Promise<PosConnection> {
+  const current = await lockConnection(trx, tenant, id)
+  if (input.location !== undefined) await getLocation(trx, tenant, input.location)
+  const fields: Partial<ConnectionRow> = { updated_at: new Date() }
+  if (input.name !== undefined) fields.name = input.name
+  if (input.location !== undefined) fields.location_id = input.location
+  if (input.sync_frequency !== undefined && input.sync_frequency !== current.sync_frequency) {
+    fields.sync_frequency = input.sync_frequency
+    fields.next_sync_at = new Date(Date.now() + FREQUENCY_SECONDS[input.sync_frequency] * 1000)
+  }
+  if (input.status !== undefined && input.status !== current.status) {
+    // Resuming a paused (or failing) connection syncs it at the next scheduler pass.
+    if (input.status === 'active') fields.next_sync_at = new Date()
+    fields.status = input.status
+  }
+  return rowToConnection(await updateConnectionRow(trx, id, fields))
+}
+
+/** Deletes a connection; its sales stay for analytics, a run in flight fails. Throws connection_not_found. */
+export async function deleteConnection(trx: Trx, tenant: Tenant, id: string) {
+  await lockConnection(trx, tenant, id)
+  await updateConnectionRow(trx, id, { deleted_at: new Date(), updated_at: new Date() })
+  return { id, deleted: true as const }
+}

@@ -1,0 +1,62 @@
+import { type Decimal, decimal } from '../platform/decimal.js'
+import { inventoryErrors } from '../inventory/inventory.errors.js'
+import { VOLUMETRIC_UNITS, type Unit } from '../inventory/units.js'
+
+/**
+ * Conversion between what a POS sells and what the stock holds. A mapping's conversion_factor is an
+ * amount of the item per POS unit, in the mapping's conversion_unit: by default oz for bottle, can and
+ * keg items (converted through size_ml), else the item's own unit.
+ */
+
+/** 1 US fluid ounce. */
+export const ML_PER_US_FL_OZ = '29.5735'
+
+const ML_PER: Record<string, string> = { ml: '1', liter: '1000', oz: ML_PER_US_FL_OZ, gallon: '3785.4118' }
+const GRAMS_PER: Record<string, string> = { g: '1', kg: '1000', lb: '453.59237' }
+
+export interface StockUnitOf {
+  unit: string
+  size_ml: number | null
+}
+
+function isVolumetric(item: StockUnitOf): boolean {
+  return (VOLUMETRIC_UNITS as readonly string[]).includes(item.unit) && item.size_ml !== null
+}
+
+export function defaultConversionUnit(item: StockUnitOf): string {
+  return isVolumetric(item) ? 'oz' : item.unit
+}
+
+/** How many item units one `unit` is, or undefined when the two do not convert. */
+function itemUnitsPer(unit: string, item: StockUnitOf): Decimal | undefined {
+  if (unit === item.unit) return decimal(1)
+  const ml = ML_PER[unit]
+  if (ml !== undefined) {
+    if (isVolumetric(item)) return decimal(ml).div(item.size_ml as number)
+    const itemMl = ML_PER[item.unit]
+    return itemMl === undefined ? undefined : decimal(ml).div(itemMl)
+  }
+  const grams = GRAMS_PER[unit]
+  const itemGrams = GRAMS_PER[item.unit]
+  return grams !== undefined && itemGrams !== undefined ? decimal(grams).div(itemGrams) : undefined
+}
+
+/** The conversion unit to store for an item: the requested one if it converts, else invalid_unit. */
+export function checkConversionUnit(item: StockUnitOf, requested: string | undefined): string {
+  const unit = requested ?? defaultConversionUnit(item)
+  if (itemUnitsPer(unit, item) === undefined) {
+    const allowed = Object.keys({ ...ML_PER, ...GRAMS_PER, [item.unit]: 1 }).filter((candidate) => itemUnitsPer(candidate, item))
+    throw inventoryErrors.invalidUnit([unit, allowed.join(', ')], { parameter: 'conversion_unit', value: unit })
+  }
+  return unit
+}
+
+/** Item units that `posUnits` sold POS units take from stock under a mapping. */
+export function stockUsed(posUnits: Decimal, factor: string, conversionUnit: string, item: StockUnitOf): Decimal {
+  const per = itemUnitsPer(conversionUnit, item)
+  // The item's unit changed after the mapping was made to one that no longer converts: count POS units 1:1
+  // in the item's unit rather than lose the sale.
+  return posUnits.times(factor).times(per ?? 1)
+}
+
+export type { Unit }

@@ -1,0 +1,236 @@
+import type { FastifyRequest } from 'fastify'
+import { tenantOf } from '../platform/auth/auth-plugin.js'
+import { runWrite } from '../platform/idempotency.js'
+import { pageRequest, paginate } from '../platform/http/pagination.js'
+import { Deleted, envelope, listEnvelope } from '../platform/http/schemas.js'
+import type { App } from '../platform/http/types.js'
+import { inventoryErrors } from '../inventory/inventory.errors.js'
+import { locationErrors } from '../locations/locations.errors.js'
+import { autoMap } from './auto-map.service.js'
+import {
+  createConnection,
+  deleteConnection,
+  getConnection,
+  listConnections,
+  updateConnection,
+  verifyNewConnection,
+} from './connections.service.js'
+import { createMapping, deleteMapping, listMappings, updateMapping } from './mappings.service.js'
+import { posErrors } from './pos.errors.js'
+import type { PosGateway } from './pos-gateway.js'
+import {
+  AutoMapBody,
+  AutoMapResult,
+  ConnectionParams,
+  CreateConnectionBody,
+  CreateMappingBody,
+  ListConnectionsQuery,
+  ListMappingsQuery,
+  MappingParams,
+  PosConnection,
+  PosConnectionWithStats,
+  ProductMapping,
+  SyncParams,
+  SyncRun,
+  TriggerSyncBody,
+  UpdateConnectionBody,
+  UpdatedMapping,
+  UpdateMappingBody,
+} from './pos.schemas.js'
+import { getSyncRun, triggerSync } from './sync.service.js'
+
+const tags = ['POS']
+const { posNotSupported, invalidCredentials, connectionFailed, syncInProgress, mappingNotFound, autoMapFailed, connectionNotFound, syncNotFound } =
+  posErrors
+
+/** Who a change is attributed to in the ledger and events: the API key that made it. */
+function actorOf(request: FastifyRequest): string {
+  return request.auth?.keyId ?? 'unknown'
+}
+
+/** Sync and auto-map have only optional fields: a POST without a body means all defaults. */
+async function emptyBodyAsDefaults(request: FastifyRequest): Promise<void> {
+  request.body ??= {}
+}
+
+export interface PosRouteOptions {
+  gateway: PosGateway
+}
+
+export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
+  app.get(
+    '/connections',
+    {
+      schema: { tags, summary: 'List POS connections', querystring: ListConnectionsQuery, response: { 200: listEnvelope(PosConnection) } },
+      config: { permission: 'pos:read' },
+    },
+    async (request) => {
+      const page = pageRequest(request.query)
+      const { connections, total } = await listConnections(app.db, tenantOf(request), page)
+      return { data: connections, pagination: paginate(request, page, total) }
+    },
+  )
+
+  app.post(
+    '/connections',
+    {
+      schema: {
+        tags,
+        summary: 'Connect a POS',
+        description:
+          'Checks the credentials\' shape for the pos_type, then logs in with the vendor (sandbox keys: the built-in simulator). Credentials are stored encrypted and never returned.',
+        body: CreateConnectionBody,
+        response: { 201: envelope(PosConnection) },
+      },
+      config: { permission: 'pos:write', errors: [posNotSupported, invalidCredentials, connectionFailed, locationErrors.locationNotFound] },
+    },
+    async (request, reply) => {
+      const tenant = tenantOf(request)
+      // The vendor login happens before the transaction opens: no database session waits on the network.
+      const verified = await verifyNewConnection(gateway, tenant, request.body)
+      return runWrite(app.db, request, reply, 201, (trx) => createConnection(trx, gateway, tenant, request.body, verified))
+    },
+  )
+
+  app.get(
+    '/connections/:id',
+    {
+      schema: { tags, summary: 'Get a POS connection with its sync_stats', params: ConnectionParams, response: { 200: envelope(PosConnectionWithStats) } },
+      config: { permission: 'pos:read', errors: [connectionNotFound] },
+    },
+    async (request) => ({ data: await getConnection(app.db, tenantOf(request), request.params.id) }),
+  )
+
+  app.put(
+    '/connections/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Update a POS connection',
+        description: 'name, sync_frequency, location, or status (inactive pauses scheduled syncs; active resumes them).',
+        params: ConnectionParams,
+        body: UpdateConnectionBody,
+        response: { 200: envelope(PosConnection) },
+      },
+      config: { permission: 'pos:write', errors: [connectionNotFound, locationErrors.locationNotFound] },
+    },
+    (request, reply) => runWrite(app.db, request, reply, 200, (trx) => updateConnection(trx, tenantOf(request), request.params.id, request.body)),
+  )
+
+  app.delete(
+    '/connections/:id',
+    {
+      schema: { tags, summary: 'Delete a POS connection', params: ConnectionParams, response: { 200: envelope(Deleted('id')) } },
+      config: { permission: 'pos:write', errors: [connectionNotFound] },
+    },
+    (request, reply) => runWrite(app.db, request, reply, 200, (trx) => deleteConnection(trx, tenantOf(request), request.params.id)),
+  )
+
+  app.post(
+    '/connections/:id/sync',
+    {
+      schema: {
+        tags,
+        summary: 'Start a sync run',
+        description: 'Runs in the background; poll GET /v1/pos/syncs/:sync_id. sync_type defaults to incremental.',
+        params: ConnectionParams,
+        body: TriggerSyncBody,
+        response: { 201: envelope(SyncRun) },
+      },
+      config: { permission: 'pos:write', errors: [connectionNotFound, syncInProgress] },
+      preValidation: emptyBodyAsDefaults,
+    },
+    (request, reply) =>
+      runWrite(app.db, request, reply, 201, (trx) =>
+        triggerSync(trx, tenantOf(request), request.params.id, request.body.sync_type ?? 'incremental', actorOf(request)),
+      ),
+  )
+
+  app.get(
+    '/syncs/:sync_id',
+    {
+      schema: { tags, summary: 'Get a sync run', params: SyncParams, response: { 200: envelope(SyncRun) } },
+      config: { permission: 'pos:read', errors: [syncNotFound] },
+    },
+    async (request) => ({ data: await getSyncRun(app.db, tenantOf(request), request.params.sync_id) }),
+  )
+
+  app.get(
+    '/connections/:id/mappings',
+    {
+      schema: {
+        tags,
+        summary: 'List POS items and their mappings',
+        description: 'Every POS item the connection reported (mapped=false until mapped), with auto-map suggestions to review.',
+        params: ConnectionParams,
+        querystring: ListMappingsQuery,
+        response: { 200: listEnvelope(ProductMapping) },
+      },
+      config: { permission: 'pos:read', errors: [connectionNotFound] },
+    },
+    async (request) => {
+      const page = pageRequest(request.query)
+      const { mappings, total } = await listMappings(app.db, tenantOf(request), request.params.id, request.query, page)
+      return { data: mappings, pagination: paginate(request, page, total) }
+    },
+  )
+
+  app.post(
+    '/connections/:id/mappings',
+    {
+      schema: {
+        tags,
+        summary: 'Map a POS item to an inventory item',
+        description: 'Stored sales of the POS item that never depleted stock, sold after the item\'s last count, are applied at once.',
+        params: ConnectionParams,
+        body: CreateMappingBody,
+        response: { 201: envelope(ProductMapping) },
+      },
+      config: { permission: 'pos:write', errors: [connectionNotFound, inventoryErrors.itemNotFound, inventoryErrors.invalidUnit] },
+    },
+    (request, reply) =>
+      runWrite(app.db, request, reply, 201, (trx) => createMapping(trx, tenantOf(request), request.params.id, request.body, actorOf(request))),
+  )
+
+  app.put(
+    '/connections/:id/mappings/:pos_item_id',
+    {
+      schema: { tags, summary: 'Change a mapping\'s conversion', params: MappingParams, body: UpdateMappingBody, response: { 200: envelope(UpdatedMapping) } },
+      config: { permission: 'pos:write', errors: [connectionNotFound, mappingNotFound, inventoryErrors.invalidUnit] },
+    },
+    (request, reply) =>
+      runWrite(app.db, request, reply, 200, (trx) =>
+        updateMapping(trx, tenantOf(request), request.params.id, request.params.pos_item_id, request.body),
+      ),
+  )
+
+  app.delete(
+    '/connections/:id/mappings/:pos_item_id',
+    {
+      schema: { tags, summary: 'Delete a mapping', params: MappingParams, response: { 200: envelope(Deleted('pos_item_id')) } },
+      config: { permission: 'pos:write', errors: [connectionNotFound, mappingNotFound] },
+    },
+    (request, reply) =>
+      runWrite(app.db, request, reply, 200, (trx) => deleteMapping(trx, tenantOf(request), request.params.id, request.params.pos_item_id)),
+  )
+
+  app.post(
+    '/connections/:id/auto-map',
+    {
+      schema: {
+        tags,
+        summary: 'Map POS items to inventory items by name',
+        description: 'confidence_threshold defaults to 0.85; matches from 0.6 up to it are kept as suggestions (mappings_review).',
+        params: ConnectionParams,
+        body: AutoMapBody,
+        response: { 200: envelope(AutoMapResult) },
+      },
+      config: { permission: 'pos:write', errors: [connectionNotFound, autoMapFailed] },
+      preValidation: emptyBodyAsDefaults,
+    },
+    (request, reply) =>
+      runWrite(app.db, request, reply, 200, (trx) =>
+        autoMap(trx, tenantOf(request), request.params.id, request.body.confidence_threshold, actorOf(request)),
+      ),
+  )
+}

@@ -1,0 +1,208 @@
+import { type Static, Type, type TSchema } from 'typebox'
+import { PageQuery, Timestamp } from '../platform/http/schemas.js'
+import { StringEnum } from '../platform/http/types.js'
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+export const SYNC_FREQUENCIES = ['realtime', 'hourly', 'daily'] as const
+export const SYNC_TYPES = ['full', 'incremental', 'sales_only'] as const
+export const MAX_IMPORT_LINES = 10_000
+export const DEFAULT_CONFIDENCE_THRESHOLD = 0.85
+
+const connectionFields = {
+  id: Type.String({ examples: ['pos_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+  pos_type: Type.String({ examples: ['square'] }),
+  name: Type.String(),
+  status: StringEnum(['active', 'inactive', 'error'], {
+    description: 'active; inactive (not synced by the scheduler); error (the last run could not authenticate)',
+  }),
+  location: Type.String({ description: 'The location synced sales are recorded at' }),
+  sync_frequency: StringEnum(SYNC_FREQUENCIES),
+  last_sync: Nullable(Timestamp),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+}
+
+export const PosConnection = Type.Object(connectionFields)
+export type PosConnection = Static<typeof PosConnection>
+
+export const SyncStats = Type.Object({
+  total_syncs: Type.Integer({ description: 'Finished runs, completed or failed' }),
+  failed_syncs: Type.Integer(),
+  last_sync_duration_ms: Nullable(Type.Integer({ description: 'Duration of the last finished run' })),
+})
+
+export const PosConnectionWithStats = Type.Object({ ...connectionFields, sync_stats: SyncStats })
+export type PosConnectionWithStats = Static<typeof PosConnectionWithStats>
+
+export const ConnectionParams = Type.Object({ id: Type.String() })
+
+export const ListConnectionsQuery = Type.Object({ ...PageQuery }, { additionalProperties: false })
+
+export const CreateConnectionBody = Type.Object(
+  {
+    // Plain strings: an unknown type is pos_not_supported and a bad shape invalid_credentials, not schema errors.
+    pos_type: Type.String({ description: 'toast, square, clover, lightspeed, simphony, spoton or revel' }),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    credentials: Type.Record(Type.String(), Type.Unknown(), { description: 'The vendor credential object (docs/pos.md); write only' }),
+    sync_frequency: Type.Optional(StringEnum(SYNC_FREQUENCIES, { default: 'hourly' })),
+    location: Type.Optional(Type.String({ minLength: 1, maxLength: 63, description: 'Default main_bar' })),
+  },
+  { additionalProperties: false },
+)
+export type CreateConnectionBody = Static<typeof CreateConnectionBody>
+
+export const UpdateConnectionBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    sync_frequency: Type.Optional(StringEnum(SYNC_FREQUENCIES)),
+    location: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),
+    status: Type.Optional(StringEnum(['active', 'inactive'], { description: 'inactive pauses scheduled syncs' })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+)
+export type UpdateConnectionBody = Static<typeof UpdateConnectionBody>
+
+export const TriggerSyncBody = Type.Object(
+  { sync_type: Type.Optional(StringEnum(SYNC_TYPES, { default: 'incremental' })) },
+  { additionalProperties: false },
+)
+export type TriggerSyncBody = Static<typeof TriggerSyncBody>
+
+export const SyncResults = Type.Object({
+  sales_synced: Type.Integer({ description: 'New sale lines stored (lines seen before are not counted)' }),
+  products_synced: Type.Integer(),
+  variance_detected: Type.Integer({ description: 'Inventory items this run took below zero' }),
+})
+
+export const SyncRun = Type.Object({
+  sync_id: Type.String(),
+  connection_id: Type.String(),
+  status: StringEnum(['processing', 'completed', 'failed']),
+  sync_type: StringEnum(SYNC_TYPES),
+  started_at: Timestamp,
+  estimated_completion: Timestamp,
+  completed_at: Nullable(Timestamp),
+  duration_seconds: Nullable(Type.Integer()),
+  results: Nullable(SyncResults),
+  error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
+})
+export type SyncRun = Static<typeof SyncRun>
+
+export const SyncParams = Type.Object({ sync_id: Type.String() })
+
+export const ProductMapping = Type.Object({
+  pos_item_id: Type.String(),
+  pos_name: Type.String(),
+  category: Nullable(Type.String({ description: 'The POS category' })),
+  mapped: Type.Boolean(),
+  inventory_item_id: Nullable(Type.String()),
+  inventory_name: Nullable(Type.String()),
+  conversion_factor: Nullable(Type.Number({ description: 'Amount of the item per POS unit, in conversion_unit' })),
+  conversion_unit: Nullable(Type.String()),
+  last_synced: Nullable(Timestamp),
+  suggestion: Nullable(
+    Type.Object(
+      { inventory_item_id: Type.String(), inventory_name: Type.String(), confidence: Type.Number() },
+      { description: 'An auto-map match below the threshold, to review' },
+    ),
+  ),
+  created_at: Nullable(Timestamp),
+  updated_at: Nullable(Timestamp),
+})
+export type ProductMapping = Static<typeof ProductMapping>
+
+export const MappingParams = Type.Object({ id: Type.String(), pos_item_id: Type.String() })
+
+export const ListMappingsQuery = Type.Object(
+  {
+    ...PageQuery,
+    mapped: Type.Optional(Type.Boolean()),
+    category: Type.Optional(Type.String({ description: 'The POS category' })),
+  },
+  { additionalProperties: false },
+)
+export type ListMappingsQuery = Static<typeof ListMappingsQuery>
+
+const ConversionFactor = Type.Number({ exclusiveMinimum: 0, description: 'Greater than 0, up to 4 decimals' })
+const ConversionUnit = Type.String({ description: 'Default oz for bottle/can/keg items (through size_ml), else the item unit' })
+
+export const CreateMappingBody = Type.Object(
+  {
+    pos_item_id: Type.String({ minLength: 1, maxLength: 200 }),
+    inventory_item_id: Type.String(),
+    conversion_factor: ConversionFactor,
+    conversion_unit: Type.Optional(ConversionUnit),
+    pos_name: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'For a POS item not reported yet' })),
+  },
+  { additionalProperties: false },
+)
+export type CreateMappingBody = Static<typeof CreateMappingBody>
+
+export const UpdateMappingBody = Type.Object(
+  { conversion_factor: ConversionFactor, conversion_unit: Type.Optional(ConversionUnit) },
+  { additionalProperties: false },
+)
+export type UpdateMappingBody = Static<typeof UpdateMappingBody>
+
+export const UpdatedMapping = Type.Object({
+  pos_item_id: Type.String(),
+  inventory_item_id: Type.String(),
+  conversion_factor: Type.Number(),
+  conversion_unit: Type.String(),
+  updated_at: Timestamp,
+})
+export type UpdatedMapping = Static<typeof UpdatedMapping>
+
+export const AutoMapBody = Type.Object(
+  {
+    confidence_threshold: Type.Optional(
+      Type.Number({ minimum: 0.6, maximum: 1, default: DEFAULT_CONFIDENCE_THRESHOLD, description: 'Default 0.85; 0.6 to 1' }),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type AutoMapBody = Static<typeof AutoMapBody>
+
+export const AutoMapResult = Type.Object({
+  mappings_created: Type.Integer({ description: 'Unmapped POS items matched at or above the threshold' }),
+  mappings_review: Type.Integer({ description: 'Matches from 0.6 up to the threshold, kept as suggestions' }),
+  unmapped_items: Type.Integer({ description: 'Unmapped POS items with no match of 0.6 or more' }),
+})
+export type AutoMapResult = Static<typeof AutoMapResult>
+
+export const ImportSalesBody = Type.Object(
+  {
+    connection_id: Type.String(),
+    sales: Type.Array(
+      Type.Object(
+        {
+          location: Type.String({ minLength: 1 }),
+          pos_item_id: Type.String({ minLength: 1, maxLength: 200 }),
+          name: Type.String({ minLength: 1, maxLength: 300 }),
+          quantity: Type.Number({ description: 'Units sold, greater than 0, up to 3 decimals' }),
+          unit_price: Type.Number({ minimum: 0 }),
+          sold_at: Type.String({ format: 'date-time' }),
+          line_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Seen before on the connection: a duplicate' })),
+          staff_id: Type.Optional(Type.String({ maxLength: 200 })),
+          staff_name: Type.Optional(Type.String({ maxLength: 200 })),
+          check_id: Type.Optional(Type.String({ maxLength: 200 })),
+          tip: Type.Optional(Type.Number({ minimum: 0 })),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: MAX_IMPORT_LINES },
+    ),
+  },
+  { additionalProperties: false },
+)
+export type ImportSalesBody = Static<typeof ImportSalesBody>
+export type ImportedSale = ImportSalesBody['sales'][number]
+
+export const ImportSalesResult = Type.Object({
+  import_id: Type.String({ description: 'The ledger reference of the depletion' }),
+  imported: Type.Integer(),
+  duplicates: Type.Integer(),
+  unmapped: Type.Integer({ description: 'Imported lines whose POS item has no mapping yet' }),
+})
+export type ImportSalesResult = Static<typeof ImportSalesResult>

@@ -1,0 +1,115 @@
+import type { Generated } from 'kysely'
+import type { Environment, Numeric, Timestamp } from '../platform/db/database.js'
+
+export type ConnectionStatus = 'active' | 'inactive' | 'error'
+export type SyncFrequency = 'realtime' | 'hourly' | 'daily'
+export type SyncType = 'full' | 'incremental' | 'sales_only'
+export type SyncStatus = 'processing' | 'completed' | 'failed'
+
+export interface PosConnectionTable {
+  id: string
+  account_id: string
+  environment: Environment
+  pos_type: string
+  name: string
+  location_id: string
+  status: ConnectionStatus
+  sync_frequency: SyncFrequency
+  credentials: string
+  sales_cursor: Date | null
+  last_sync: Date | null
+  next_sync_at: Date
+  created_at: Timestamp
+  updated_at: Timestamp
+  deleted_at: Date | null
+}
+
+export interface PosSyncRunTable {
+  id: string
+  account_id: string
+  environment: Environment
+  connection_id: string
+  sync_type: SyncType
+  status: SyncStatus
+  triggered_by: string
+  started_at: Timestamp
+  estimated_completion: Date
+  claimed_at: Date | null
+  heartbeat_at: Date | null
+  completed_at: Date | null
+  duration_ms: number | null
+  sales_synced: number | null
+  products_synced: number | null
+  variance_detected: number | null
+  error_code: string | null
+  error_message: string | null
+  retry_after: number | null
+}
+
+export interface PosItemTable {
+  connection_id: string
+  pos_item_id: string
+  account_id: string
+  environment: Environment
+  name: string
+  category: string | null
+  sku: string | null
+  price: Numeric | null
+  last_synced: Date | null
+  suggested_item_id: string | null
+  suggested_confidence: Numeric | null
+}
+
+export interface PosMappingTable {
+  connection_id: string
+  pos_item_id: string
+  account_id: string
+  environment: Environment
+  inventory_item_id: string
+  conversion_factor: Numeric
+  conversion_unit: string
+  created_by: string
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface PosSaleTable {
+  sequence: Generated<string>
+  account_id: string
+  environment: Environment
+  connection_id: string
+  line_id: string
+  source_id: string
+  location_id: string
+  pos_item_id: string
+  name: string
+  quantity: Numeric
+  unit_price: Numeric
+  sold_at: Timestamp
+  staff_id: string | null
+  staff_name: string | null
+  check_id: string | null
+  tip: Numeric | null
+  depleted: boolean
+}
+
+export interface PosStaffTable {
+  connection_id: string
+  staff_id: string
+  account_id: string
+  environment: Environment
+  name: string
+  role: string | null
+  last_synced: Timestamp
+}
+
+declare module '../platform/db/database.js' {
+  interface Database {
+    pos_connections: PosConnectionTable
+    pos_sync_runs: PosSyncRunTable
+    pos_items: PosItemTable
+    pos_mappings: PosMappingTable
+    pos_sales: PosSaleTable
+    pos_staff: PosStaffTable
+  }
+}

@@ -1,0 +1,101 @@
+import { sql } from 'kysely'
+import type { Executor, Tenant, Trx } from '../platform/db/database.js'
+
+/** A sale line ready to store: decimals as strings, the depleted flag decided by the caller. */
+export interface SaleLineRow {
+  lineId: string
+  locationId: string
+  posItemId: string
+  name: string
+  quantity: string
+  unitPrice: string
+  soldAt: Date
+  staffId: string | null
+  staffName: string | null
+  checkId: string | null
+  tip: string | null
+  depleted: boolean
+}
+
+export interface SaleSource {
+  tenant: Tenant
+  connectionId: string
+  /** The sync run or import that brings the lines. */
+  sourceId: string
+}
+
+/**
+ * Inserts lines with one statement (a column array each, so any number of lines costs a handful of
+ * parameters); a (connection, line id) stored before is skipped. Returns the lines actually inserted.
+ */
+export async function insertSaleLines(db: Executor, source: SaleSource, lines: SaleLineRow[]): Promise<{ posItemId: string; quantity: string; depleted: boolean }[]> {
+  if (lines.length === 0) return []
+  const column = <T>(pick: (line: SaleLineRow) => T) => lines.map(pick)
+  const result = await sql<{ pos_item_id: string; quantity: string; depleted: boolean }>`
+    INSERT INTO pos_sales (account_id, environment, connection_id, source_id, line_id, location_id, pos_item_id, name,
+      quantity, unit_price, sold_at, staff_id, staff_name, check_id, tip, depleted)
+    SELECT ${source.tenant.accountId}, ${source.tenant.environment}, ${source.connectionId}, ${source.sourceId}, l.*
+    FROM unnest(${column((l) => l.lineId)}::text[], ${column((l) => l.locationId)}::text[], ${column((l) => l.posItemId)}::text[],
+      ${column((l) => l.name)}::text[], ${column((l) => l.quantity)}::numeric[], ${column((l) => l.unitPrice)}::numeric[],
+      ${column((l) => l.soldAt.toISOString())}::timestamptz[], ${column((l) => l.staffId)}::text[], ${column((l) => l.staffName)}::text[],
+      ${column((l) => l.checkId)}::text[], ${column((l) => l.tip)}::numeric[], ${column((l) => l.depleted)}::boolean[])
+      AS l (line_id, location_id, pos_item_id, name, quantity, unit_price, sold_at, staff_id, staff_name, check_id, tip, depleted)
+    ON CONFLICT (connection_id, line_id) DO NOTHING
+    RETURNING pos_item_id, quantity, depleted`.execute(db)
+  return result.rows.map((row) => ({ posItemId: row.pos_item_id, quantity: String(row.quantity), depleted: row.depleted }))
+}
+
+/** Sets the depleted flag of a source's lines of these POS items. */
+export async function markSourceLines(trx: Trx, sourceId: string, posItemIds: string[], depleted: boolean): Promise<void> {
+  if (posItemIds.length === 0) return
+  await trx
+    .updateTable('pos_sales')
+    .set({ depleted })
+    .where('source_id', '=', sourceId)
+    .where('pos_item_id', 'in', posItemIds)
+    .where('depleted', '=', !depleted)
+    .execute()
+}
+
+/** Units sold per POS item among a source's depleted lines. */
+export async function depletedUnitsOfSource(trx: Trx, sourceId: string): Promise<Map<string, string>> {
+  const rows = await trx
+    .selectFrom('pos_sales')
+    .select(['pos_item_id', (eb) => eb.fn.sum<string>('quantity').as('units')])
+    .where('source_id', '=', sourceId)
+    .where('depleted', '=', true)
+    .groupBy('pos_item_id')
+    .execute()
+  return new Map(rows.map((row) => [row.pos_item_id, String(row.units)]))
+}
+
+export async function deleteSourceLines(trx: Trx, sourceId: string): Promise<void> {
+  await trx.deleteFrom('pos_sales').where('source_id', '=', sourceId).execute()
+}
+
+/**
+ * Marks depleted, and sums, the stored lines of one POS item that never depleted stock and were sold
+ * after `soldAfter`. Lines of a run still in flight are left to that run's commit.
+ */
+export async function claimUndepletedUnits(trx: Trx, connectionId: string, posItemId: string, soldAfter: Date | undefined): Promise<string> {
+  const result = await sql<{ units: string | null }>`
+    WITH claimed AS (
+      UPDATE pos_sales s SET depleted = true
+      WHERE s.connection_id = ${connectionId} AND s.pos_item_id = ${posItemId} AND NOT s.depleted
+        AND s.sold_at > ${soldAfter ?? new Date(0)}
+        AND NOT EXISTS (SELECT 1 FROM pos_sync_runs r WHERE r.id = s.source_id AND r.status = 'processing')
+      RETURNING s.quantity)
+    SELECT sum(quantity)::text AS units FROM claimed`.execute(trx)
+  return result.rows[0]?.units ?? '0'
+}
+
+/** When the item was last counted: sales before it are already in the counted quantity. */
+export async function lastCountedAt(trx: Trx, itemId: string): Promise<Date | undefined> {
+  const row = await trx
+    .selectFrom('stock_movements')
+    .select((eb) => eb.fn.max('occurred_at').as('at'))
+    .where('item_id', '=', itemId)
+    .where('kind', '=', 'count')
+    .executeTakeFirst()
+  return (row?.at as Date | null) ?? undefined
+}

@@ -1,0 +1,71 @@
+import type { Tenant, Trx } from '../platform/db/database.js'
+import { decimal, decimalPlaces, QUANTITY_INPUT_DECIMALS, toDbNumeric } from '../platform/decimal.js'
+import { invalidParameter } from '../platform/errors.js'
+import { newId } from '../platform/ids.js'
+import { inventoryErrors } from '../inventory/inventory.errors.js'
+import { getLocation } from '../locations/locations.service.js'
+import { lockConnection } from './connections.service.js'
+import { depleteStock, unitsByKey } from './depletion.js'
+import { addSoldItems, mappingsOf } from './mappings.repository.js'
+import type { ImportedSale, ImportSalesBody, ImportSalesResult } from './pos.schemas.js'
+import { insertSaleLines, markSourceLines, type SaleLineRow } from './sales.repository.js'
+
+const CLOCK_SKEW_MS = 5 * 60_000
+
+function checkLine(line: ImportedSale, index: number): void {
+  if (!(line.quantity > 0) || decimalPlaces(line.quantity) > QUANTITY_INPUT_DECIMALS) {
+    throw inventoryErrors.invalidQuantity(`sales[${index}].quantity must be greater than 0 with at most ${QUANTITY_INPUT_DECIMALS} decimals`, {
+      parameter: `sales[${index}].quantity`,
+      value: line.quantity,
+    })
+  }
+  if (new Date(line.sold_at).getTime() > Date.now() + CLOCK_SKEW_MS) {
+    throw invalidParameter(`sales[${index}].sold_at`, line.sold_at, 'sold_at is in the future')
+  }
+}
+
+function toSaleRow(line: ImportedSale, importId: string, index: number, mapped: Set<string>): SaleLineRow {
+  return {
+    // Lines without an id are never duplicates of anything: each gets its own.
+    lineId: line.line_id ?? `${importId}:${index}`,
+    locationId: line.location,
+    posItemId: line.pos_item_id,
+    name: line.name,
+    quantity: toDbNumeric(decimal(line.quantity)),
+    unitPrice: toDbNumeric(decimal(line.unit_price)),
+    soldAt: new Date(line.sold_at),
+    staffId: line.staff_id ?? null,
+    staffName: line.staff_name ?? null,
+    checkId: line.check_id ?? null,
+    tip: line.tip === undefined ? null : toDbNumeric(decimal(line.tip)),
+    depleted: mapped.has(line.pos_item_id),
+  }
+}
+
+/**
+ * Imports sale lines into a connection in one transaction: a line_id seen before on the connection is a
+ * duplicate and changes nothing; new POS items join the connection's item list; mapped lines deplete
+ * stock, one ledger row per item, referenced by the import id.
+ * Throws connection_not_found, location_not_found, invalid_quantity, invalid_parameter.
+ */
+export async function importSales(trx: Trx, tenant: Tenant, input: ImportSalesBody, actor: string): Promise<ImportSalesResult> {
+  await lockConnection(trx, tenant, input.connection_id)
+  input.sales.forEach(checkLine)
+  for (const location of new Set(input.sales.map((line) => line.location))) await getLocation(trx, tenant, location)
+  const importId = newId('imp')
+  const mapped = new Set((await mappingsOf(trx, input.connection_id, [...new Set(input.sales.map((line) => line.pos_item_id))])).keys())
+  const rows = input.sales.map((line, index) => toSaleRow(line, importId, index, mapped))
+  const inserted = await insertSaleLines(trx, { tenant, connectionId: input.connection_id, sourceId: importId }, rows)
+  await addSoldItems(trx, { tenant, connectionId: input.connection_id }, new Map(input.sales.map((line) => [line.pos_item_id, line.name])), new Date())
+  const usage = unitsByKey(inserted.filter((line) => line.depleted).map((line) => ({ key: line.posItemId, quantity: line.quantity })))
+  const depletion = await depleteStock(trx, tenant, input.connection_id, usage, { actor, referenceId: importId })
+  // Mapped to an item deleted since: kept undepleted, so a new mapping can still take them.
+  const notDepleted = new Set([...usage.keys()].filter((id) => !depletion.depletedPosItems.has(id)))
+  await markSourceLines(trx, importId, [...notDepleted], false)
+  return {
+    import_id: importId,
+    imported: inserted.length,
+    duplicates: input.sales.length - inserted.length,
+    unmapped: inserted.filter((line) => !line.depleted || notDepleted.has(line.posItemId)).length,
+  }
+}

@@ -1,0 +1,230 @@
+import type { Db, Tenant, Trx } from '../platform/db/database.js'
+import { decimal, toDbNumeric } from '../platform/decimal.js'
+import { enqueue } from '../platform/outbox.js'
+import { type PosAdapter, PosAdapterError, type PosProduct, type PosSaleLine, type PosStaffMember, type SalesWindow } from './adapter.js'
+import { type ConnectionRow, FREQUENCY_SECONDS, findConnectionById, saveCredentials, updateConnectionRow } from './connections.repository.js'
+import { depleteStock } from './depletion.js'
+import { addSoldItems, mappingsOf, upsertProducts, upsertStaff } from './mappings.repository.js'
+import type { PosGateway } from './pos-gateway.js'
+import { deleteSourceLines, depletedUnitsOfSource, insertSaleLines, markSourceLines, type SaleLineRow } from './sales.repository.js'
+import { finishRun, lockRun, type SyncRunRow, touchRun } from './sync-runs.repository.js'
+import { findVendor } from './vendor-registry.js'
+
+/**
+ * One sync run, start to end. Sales are fetched page by page and staged in short transactions (so the
+ * embedded database stays free for requests meanwhile); then ONE transaction applies the whole run:
+ * products, staff, depletion (one ledger row per item), the cursor and the outcome. A failure deletes
+ * the staged lines instead, so a failed run leaves no partial depletion and does not move the cursor.
+ */
+
+/** How far back a full sync (or a first incremental one) reads sales. */
+export const FULL_SYNC_DAYS = 30
+/** Incremental runs re-read a little before the cursor, for checks a vendor reports late; duplicates are skipped. */
+export const CURSOR_OVERLAP_MS = 10 * 60_000
+const STAGE_BATCH_LINES = 5_000
+const HEARTBEAT_MS = 10_000
+const DAY_MS = 86_400_000
+
+/** A failure with the code the run records and pos.sync_failed carries. */
+export class SyncFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message)
+  }
+}
+
+const ADAPTER_FAILURE_CODES: Record<PosAdapterError['kind'], string> = {
+  invalid_credentials: 'authentication_failed',
+  connection_failed: 'connection_failed',
+  rate_limited: 'rate_limited',
+  invalid_response: 'invalid_response',
+}
+
+function asSyncFailure(error: unknown): SyncFailure {
+  if (error instanceof SyncFailure) return error
+  if (error instanceof PosAdapterError) return new SyncFailure(ADAPTER_FAILURE_CODES[error.kind], error.message, error.retryAfterSeconds)
+  // Anything else is our bug: the details go to the log, not to the API.
+  return new SyncFailure('internal_error', 'The sync failed inside barstock; see the server log')
+}
+
+function tenantOfRun(run: SyncRunRow): Tenant {
+  return { accountId: run.account_id, environment: run.environment }
+}
+
+interface StagedRun {
+  connection: ConnectionRow
+  window: SalesWindow
+  products: PosProduct[] | undefined
+  staff: PosStaffMember[]
+  salesSynced: number
+  soldItems: Map<string, string>
+  mappedAtStart: Set<string>
+}
+
+export function salesWindowOf(run: Pick<SyncRunRow, 'sync_type'>, connection: Pick<ConnectionRow, 'sales_cursor'>, now: Date): SalesWindow {
+  const fullStart = new Date(now.getTime() - FULL_SYNC_DAYS * DAY_MS)
+  if (run.sync_type === 'full' || !connection.sales_cursor) return { start: fullStart, end: now }
+  return { start: new Date(connection.sales_cursor.getTime() - CURSOR_OVERLAP_MS), end: now }
+}
+
+async function openAdapter(db: Db, gateway: PosGateway, connection: ConnectionRow): Promise<PosAdapter> {
+  const vendor = findVendor(connection.pos_type)
+  if (!vendor) throw new SyncFailure('pos_not_supported', `POS type ${connection.pos_type} is not available in this build`)
+  const credentials = gateway.open(connection.id, connection.credentials)
+  // A rotated refresh token is single-use: the old one is already spent, so the new one is saved at
+  // once, outside the run's transaction, even if the run fails later.
+  return gateway.adapter(vendor, connection.environment, credentials, (rotated) => saveCredentials(db, connection.id, gateway.seal(connection.id, rotated)))
+}
+
+function toSaleRow(line: PosSaleLine, locationId: string, mapped: Set<string>): SaleLineRow {
+  return {
+    lineId: line.lineId,
+    locationId,
+    posItemId: line.posItemId,
+    name: line.name,
+    quantity: toDbNumeric(decimal(line.quantity)),
+    unitPrice: toDbNumeric(decimal(line.unitPrice)),
+    soldAt: line.soldAt,
+    staffId: line.staffId,
+    staffName: line.staffName,
+    checkId: line.checkId,
+    tip: line.tip === null ? null : toDbNumeric(decimal(line.tip)),
+    depleted: mapped.has(line.posItemId),
+  }
+}
+
+/** Fetches products, staff and sales from the POS and stages the sale lines under the run's id. */
+export async function fetchAndStage(db: Db, gateway: PosGateway, run: SyncRunRow, now: Date, window?: SalesWindow): Promise<StagedRun> {
+  const connection = await findConnectionById(db, run.connection_id)
+  if (!connection || connection.deleted_at) throw new SyncFailure('connection_deleted', 'The connection was deleted')
+  const adapter = await openAdapter(db, gateway, connection)
+  const withCatalog = run.sync_type !== 'sales_only'
+  const products = withCatalog ? await adapter.listProducts() : undefined
+  const staff = withCatalog ? await adapter.listStaff() : []
+  const mappedAtStart = new Set((await mappingsOf(db, connection.id)).keys())
+  const salesWindow = window ?? salesWindowOf(run, connection, now)
+  const source = { tenant: tenantOfRun(run), connectionId: connection.id, sourceId: run.id }
+  const soldItems = new Map<string, string>()
+  let buffer: SaleLineRow[] = []
+  let salesSynced = 0
+  const flush = async () => {
+    salesSynced += (await insertSaleLines(db, source, buffer)).length
+    buffer = []
+  }
+  for await (const page of adapter.listSales(salesWindow)) {
+    for (const line of page) {
+      buffer.push(toSaleRow(line, connection.location_id, mappedAtStart))
+      soldItems.set(line.posItemId, line.name)
+    }
+    if (buffer.length >= STAGE_BATCH_LINES) await flush()
+  }
+  await flush()
+  return { connection, window: salesWindow, products, staff, salesSynced, soldItems, mappedAtStart }
+}
+
+function durationMs(run: SyncRunRow, now: Date): number {
+  return Math.max(0, now.getTime() - run.started_at.getTime())
+}
+
+/** Applies a staged run in the caller's transaction; a run already failed elsewhere is not applied. */
+export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): Promise<void> {
+  const tenant = tenantOfRun(run)
+  const connection = await trx.selectFrom('pos_connections').selectAll().where('id', '=', run.connection_id).forUpdate().executeTakeFirstOrThrow()
+  if (connection.deleted_at) throw new SyncFailure('connection_deleted', 'The connection was deleted during the run')
+  const current = await lockRun(trx, run.id)
+  if (current?.status !== 'processing') throw new SyncFailure('interrupted', 'The run was failed while it was still working')
+  const now = new Date()
+  const key = { tenant, connectionId: connection.id }
+  if (staged.products) await upsertProducts(trx, key, staged.products, now)
+  await addSoldItems(trx, key, staged.soldItems, now)
+  await upsertStaff(trx, key, staged.staff, now)
+  // Mappings made or removed while the run fetched apply to its lines as they stand now.
+  const mappedNow = new Set((await mappingsOf(trx, connection.id)).keys())
+  await markSourceLines(trx, run.id, [...mappedNow].filter((id) => !staged.mappedAtStart.has(id)), true)
+  await markSourceLines(trx, run.id, [...staged.mappedAtStart].filter((id) => !mappedNow.has(id)), false)
+  const units = new Map([...(await depletedUnitsOfSource(trx, run.id))].map(([id, sum]) => [id, decimal(sum)]))
+  const depletion = await depleteStock(trx, tenant, connection.id, units, { actor: connection.id, referenceId: run.id, occurredAt: now })
+  // Lines mapped to an item deleted since stay undepleted, so a new mapping can still take them.
+  await markSourceLines(trx, run.id, [...units.keys()].filter((id) => !depletion.depletedPosItems.has(id)), false)
+  const duration = durationMs(run, now)
+  const productsSynced = staged.products?.length ?? 0
+  await finishRun(trx, run.id, {
+    status: 'completed',
+    completed_at: now,
+    duration_ms: duration,
+    sales_synced: staged.salesSynced,
+    products_synced: productsSynced,
+    variance_detected: depletion.itemsBelowZero,
+  })
+  await updateConnectionRow(trx, connection.id, {
+    sales_cursor: staged.window.end,
+    last_sync: now,
+    ...(connection.status === 'error' && { status: 'active' as const }),
+  })
+  await enqueue(trx, tenant, 'pos.sync_completed', {
+    connection_id: connection.id,
+    pos_type: connection.pos_type,
+    sync_id: run.id,
+    sync_type: run.sync_type,
+    duration_seconds: Math.round(duration / 1000),
+    sales_synced: staged.salesSynced,
+    products_synced: productsSynced,
+    variance_detected: depletion.itemsBelowZero,
+    status: 'success',
+  })
+}
+
+/** Fails a running run: its staged lines go, the connection notes an authentication failure, pos.sync_failed is queued. */
+export async function failRun(trx: Trx, runId: string, error: unknown): Promise<void> {
+  const run = await lockRun(trx, runId)
+  if (run?.status !== 'processing') return
+  const failure = asSyncFailure(error)
+  const connection = await trx.selectFrom('pos_connections').selectAll().where('id', '=', run.connection_id).forUpdate().executeTakeFirstOrThrow()
+  const now = new Date()
+  // The vendor's Retry-After for a rate limit, else the time until the scheduler tries again.
+  const retryAfter =
+    failure.code === 'rate_limited' && failure.retryAfterSeconds !== undefined
+      ? failure.retryAfterSeconds
+      : FREQUENCY_SECONDS[connection.sync_frequency]
+  await deleteSourceLines(trx, run.id)
+  await finishRun(trx, run.id, {
+    status: 'failed',
+    completed_at: now,
+    duration_ms: durationMs(run, now),
+    error_code: failure.code,
+    error_message: failure.message,
+    retry_after: retryAfter,
+  })
+  if (failure.code === 'authentication_failed' && connection.status === 'active') {
+    await updateConnectionRow(trx, connection.id, { status: 'error' })
+  }
+  await enqueue(trx, tenantOfRun(run), 'pos.sync_failed', {
+    connection_id: connection.id,
+    pos_type: connection.pos_type,
+    sync_id: run.id,
+    error_code: failure.code,
+    error_message: failure.message,
+    retry_after: retryAfter,
+  })
+}
+
+/**
+ * Runs a claimed run to its end: completed, or failed with its error. `window` overrides the sales
+ * window (benchmarks). Returns what made the run fail, if anything, for the caller's log.
+ */
+export async function executeSyncRun(db: Db, gateway: PosGateway, run: SyncRunRow, window?: SalesWindow): Promise<unknown> {
+  const heartbeat = setInterval(() => void touchRun(db, run.id).catch(() => undefined), HEARTBEAT_MS)
+  try {
+    const staged = await fetchAndStage(db, gateway, run, new Date(), window)
+    await db.transaction().execute((trx) => commitRun(trx, run, staged))
+    return undefined
+  } catch (error) {
+    await db.transaction().execute((trx) => failRun(trx, run.id, error))
+    return error
+  } finally {
+    clearInterval(heartbeat)
+  }
+}

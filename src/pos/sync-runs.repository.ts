@@ -1,0 +1,111 @@
+import { type Selectable, sql } from 'kysely'
+import type { Executor, Trx } from '../platform/db/database.js'
+import type { PosSyncRunTable, SyncType } from './pos.tables.js'
+import type { SyncRun } from './pos.schemas.js'
+
+export type SyncRunRow = Selectable<PosSyncRunTable>
+
+/** NOTIFY channel that wakes the sync worker when a run is queued. */
+export const POS_SYNC_CHANNEL = 'barstock_pos_sync'
+
+export function rowToSyncRun(row: SyncRunRow): SyncRun {
+  const finished = row.status !== 'processing'
+  return {
+    sync_id: row.id,
+    connection_id: row.connection_id,
+    status: row.status,
+    sync_type: row.sync_type,
+    started_at: row.started_at.toISOString(),
+    estimated_completion: row.estimated_completion.toISOString(),
+    completed_at: row.completed_at?.toISOString() ?? null,
+    duration_seconds: row.duration_ms === null ? null : Math.round(row.duration_ms / 1000),
+    results:
+      finished && row.status === 'completed'
+        ? { sales_synced: row.sales_synced ?? 0, products_synced: row.products_synced ?? 0, variance_detected: row.variance_detected ?? 0 }
+        : null,
+    error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
+  }
+}
+
+export interface NewRun {
+  id: string
+  accountId: string
+  environment: SyncRunRow['environment']
+  connectionId: string
+  syncType: SyncType
+  triggeredBy: string
+  estimatedCompletion: Date
+}
+
+/** Inserts a run unless one is already running on the connection (the partial unique index decides). */
+export async function insertRunUnlessRunning(trx: Trx, run: NewRun): Promise<SyncRunRow | undefined> {
+  const row = await trx
+    .insertInto('pos_sync_runs')
+    .values({
+      id: run.id,
+      account_id: run.accountId,
+      environment: run.environment,
+      connection_id: run.connectionId,
+      sync_type: run.syncType,
+      status: 'processing',
+      triggered_by: run.triggeredBy,
+      estimated_completion: run.estimatedCompletion,
+    })
+    .onConflict((conflict) => conflict.column('connection_id').where('status', '=', 'processing').doNothing())
+    .returningAll()
+    .executeTakeFirst()
+  if (row) await sql`SELECT pg_notify(${POS_SYNC_CHANNEL}, '')`.execute(trx)
+  return row
+}
+
+export async function findRunningRun(db: Executor, connectionId: string): Promise<SyncRunRow | undefined> {
+  return db.selectFrom('pos_sync_runs').selectAll().where('connection_id', '=', connectionId).where('status', '=', 'processing').executeTakeFirst()
+}
+
+export async function findRun(db: Executor, id: string): Promise<SyncRunRow | undefined> {
+  return db.selectFrom('pos_sync_runs').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export async function lockRun(trx: Trx, id: string): Promise<SyncRunRow | undefined> {
+  return trx.selectFrom('pos_sync_runs').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+}
+
+/** How long the connection's last completed run of this type took, for the next estimate. */
+export async function lastDurationMs(db: Executor, connectionId: string, syncType: SyncType): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('pos_sync_runs')
+    .select('duration_ms')
+    .where('connection_id', '=', connectionId)
+    .where('sync_type', '=', syncType)
+    .where('status', '=', 'completed')
+    .orderBy('completed_at', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+  return row?.duration_ms ?? undefined
+}
+
+/** Takes the oldest unclaimed run; SKIP LOCKED lets any number of workers share the queue. */
+export async function claimNextRun(db: Executor): Promise<SyncRunRow | undefined> {
+  const result = await sql<SyncRunRow>`
+    UPDATE pos_sync_runs SET claimed_at = now(), heartbeat_at = now()
+    WHERE id = (
+      SELECT id FROM pos_sync_runs WHERE status = 'processing' AND claimed_at IS NULL
+      ORDER BY started_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING *`.execute(db)
+  return result.rows[0]
+}
+
+export async function touchRun(db: Executor, id: string): Promise<void> {
+  await db.updateTable('pos_sync_runs').set({ heartbeat_at: new Date() }).where('id', '=', id).where('status', '=', 'processing').execute()
+}
+
+/** Claimed runs still marked running whose worker stopped beating before `staleBefore` (all claimed ones when undefined). */
+export async function findOrphanedRunIds(db: Executor, staleBefore: Date | undefined): Promise<string[]> {
+  let query = db.selectFrom('pos_sync_runs').select('id').where('status', '=', 'processing').where('claimed_at', 'is not', null)
+  if (staleBefore) query = query.where('heartbeat_at', '<', staleBefore)
+  return (await query.execute()).map((row) => row.id)
+}
+
+export async function finishRun(trx: Trx, id: string, fields: Partial<Omit<SyncRunRow, 'id'>>): Promise<void> {
+  await trx.updateTable('pos_sync_runs').set(fields).where('id', '=', id).execute()
+}

@@ -1,0 +1,40 @@
+import type { Executor, Tenant, Trx } from '../platform/db/database.js'
+import { newId } from '../platform/ids.js'
+import { lockConnection } from './connections.service.js'
+import { posErrors } from './pos.errors.js'
+import type { SyncRun } from './pos.schemas.js'
+import type { SyncType } from './pos.tables.js'
+import { findRun, findRunningRun, insertRunUnlessRunning, lastDurationMs, rowToSyncRun } from './sync-runs.repository.js'
+
+/** A first run has nothing to go by: this is a placeholder estimate, replaced by the last run's duration. */
+const FIRST_RUN_ESTIMATE_MS = 60_000
+
+/**
+ * Queues a sync run on a connection; a worker runs it in the background. One run per connection at a
+ * time, enforced by a unique index. Throws connection_not_found, sync_in_progress.
+ */
+export async function triggerSync(trx: Trx, tenant: Tenant, connectionId: string, syncType: SyncType, triggeredBy: string): Promise<SyncRun> {
+  await lockConnection(trx, tenant, connectionId)
+  const estimateMs = (await lastDurationMs(trx, connectionId, syncType)) ?? FIRST_RUN_ESTIMATE_MS
+  const row = await insertRunUnlessRunning(trx, {
+    id: newId('sync'),
+    accountId: tenant.accountId,
+    environment: tenant.environment,
+    connectionId,
+    syncType,
+    triggeredBy,
+    estimatedCompletion: new Date(Date.now() + Math.max(estimateMs, 1000)),
+  })
+  if (!row) {
+    const running = await findRunningRun(trx, connectionId)
+    throw posErrors.syncInProgress([running?.id ?? 'unknown', connectionId], { sync_id: running?.id ?? null })
+  }
+  return rowToSyncRun(row)
+}
+
+/** A sync run of the tenant. Throws sync_not_found. */
+export async function getSyncRun(db: Executor, tenant: Tenant, syncId: string): Promise<SyncRun> {
+  const row = await findRun(db, syncId)
+  if (!row || row.account_id !== tenant.accountId || row.environment !== tenant.environment) throw posErrors.syncNotFound(syncId)
+  return rowToSyncRun(row)
+}

@@ -1,0 +1,142 @@
+import { type Static, Type } from 'typebox'
+import {
+  PosAdapterError,
+  type PosAdapter,
+  type PosAdapterOptions,
+  type PosCredentials,
+  type PosProduct,
+  type PosSaleLine,
+  type PosStaffMember,
+  type SalesWindow,
+} from '../../adapter.js'
+import {
+  CLOVER_VENDOR,
+  CloverClient,
+  type CloverEmployee,
+  type CloverItem,
+  type CloverOrder,
+  type CloverRefreshFields,
+  type CloverTokenSource,
+} from './clover.client.js'
+import { toPosProduct, toPosSaleLines, toPosStaffMember } from './clover.mapper.js'
+
+export const CLOVER_REGIONS = ['na', 'eu', 'la'] as const
+
+export const CloverCredentials = Type.Object(
+  {
+    merchant_id: Type.String({ pattern: '^[A-Za-z0-9]+$', description: 'The Clover merchant id (mId) the token is scoped to' }),
+    access_token: Type.String({ minLength: 1, description: 'OAuth access token or merchant API token' }),
+    refresh_token: Type.Optional(Type.String({ minLength: 1, description: 'Single-use OAuth v2 refresh token, rotated on every renewal' })),
+    region: Type.Optional(Type.Unsafe<(typeof CLOVER_REGIONS)[number]>({ type: 'string', enum: [...CLOVER_REGIONS], description: 'Clover region; na when absent' })),
+  },
+  { additionalProperties: false },
+)
+export type CloverCredentials = Static<typeof CloverCredentials>
+
+const CLOVER_PRODUCTION_BASE_URLS: Record<(typeof CLOVER_REGIONS)[number], string> = {
+  na: 'https://api.clover.com',
+  eu: 'https://api.eu.clover.com',
+  la: 'https://api.la.clover.com',
+}
+
+/** The merchant's regional API host (North America unless the credentials say otherwise). */
+export function cloverProductionBaseUrl(credentials: PosCredentials): string {
+  return CLOVER_PRODUCTION_BASE_URLS[(credentials as CloverCredentials).region ?? 'na']
+}
+
+/** What a deployment can tune about Clover; the ⚠ facts of pos-vendors.md live here. */
+export interface CloverConfig {
+  /** The app's Clover id, the `client_id` a token refresh needs; without it expired tokens cannot be renewed. */
+  appId: string | undefined
+  refreshFields: CloverRefreshFields
+  /** Orders per page (Clover allows up to 1000). */
+  pageSize: number
+  /**
+   * Clover filters orders by creation time, barstock wants them by closing time: orders created this
+   * long before the window are read too, so a tab opened before the window and closed in it counts.
+   */
+  openTabLookbackMs: number
+}
+
+/** Renew an access token this long before Clover said it expires, so no call races the expiry. */
+const RENEW_BEFORE_EXPIRY_MS = 5 * 60_000
+const ORDER_EXPANSIONS = 'lineItems,employee,payments,refunds'
+
+export class CloverAdapter implements PosAdapter, CloverTokenSource {
+  private readonly client: CloverClient
+  private credentials: PosCredentials
+  private expiresAt: Date | undefined
+  private renewal: Promise<void> | undefined
+
+  constructor(
+    private readonly options: PosAdapterOptions,
+    private readonly config: CloverConfig,
+  ) {
+    this.credentials = { ...options.credentials }
+    this.client = new CloverClient({
+      baseUrl: options.baseUrl,
+      merchantId: options.credentials.merchant_id ?? '',
+      refreshFields: config.refreshFields,
+      timeoutMs: options.timeoutMs,
+      maxRetryWaitMs: options.maxRetryWaitMs,
+    })
+  }
+
+  async accessToken(): Promise<string> {
+    const expiresSoon = this.expiresAt !== undefined && this.expiresAt.getTime() - Date.now() < RENEW_BEFORE_EXPIRY_MS
+    if (expiresSoon && this.credentials.refresh_token) await this.renew()
+    return this.credentials.access_token ?? ''
+  }
+
+  async renewAfterRejection(rejected: string): Promise<boolean> {
+    if (!this.credentials.refresh_token) return false
+    // Another call may have renewed the token while this one was in flight: use the new one.
+    if (this.credentials.access_token === rejected) await this.renew()
+    return true
+  }
+
+  async verify(): Promise<void> {
+    await this.client.listPage<CloverItem>(this, 'items', { limit: 1 })
+  }
+
+  async listProducts(): Promise<PosProduct[]> {
+    const products: PosProduct[] = []
+    for await (const page of this.client.listAll<CloverItem>(this, 'items', { expand: 'categories' }, this.config.pageSize)) {
+      products.push(...page.map(toPosProduct))
+    }
+    return products
+  }
+
+  async *listSales(window: SalesWindow): AsyncIterable<PosSaleLine[]> {
+    const createdFrom = window.start.getTime() - this.config.openTabLookbackMs
+    const query = { filter: [`createdTime>=${createdFrom}`, `createdTime<${window.end.getTime()}`], expand: ORDER_EXPANSIONS }
+    for await (const orders of this.client.listAll<CloverOrder>(this, 'orders', query, this.config.pageSize)) {
+      yield orders.flatMap((order) => toPosSaleLines(order, window))
+    }
+  }
+
+  async listStaff(): Promise<PosStaffMember[]> {
+    const staff: PosStaffMember[] = []
+    for await (const page of this.client.listAll<CloverEmployee>(this, 'employees', { expand: 'roles' }, this.config.pageSize)) {
+      staff.push(...page.map(toPosStaffMember))
+    }
+    return staff
+  }
+
+  /** One renewal at a time: a refresh token is single-use, so two concurrent refreshes would lock us out. */
+  private renew(): Promise<void> {
+    this.renewal ??= this.refreshTokens().finally(() => {
+      this.renewal = undefined
+    })
+    return this.renewal
+  }
+
+  private async refreshTokens(): Promise<void> {
+    const appId = this.config.appId
+    if (!appId) throw new PosAdapterError('invalid_credentials', `${CLOVER_VENDOR} access token expired and no Clover app id is configured to renew it`)
+    const tokens = await this.client.refresh(appId, this.credentials.refresh_token ?? '')
+    this.credentials = { ...this.credentials, access_token: tokens.accessToken, refresh_token: tokens.refreshToken }
+    this.expiresAt = tokens.expiresAt
+    await this.options.onCredentialsRotated?.({ ...this.credentials })
+  }
+}

@@ -1,0 +1,152 @@
+import { type Static, Type } from 'typebox'
+import { PosAdapterError, type PosAdapter, type PosAdapterOptions, type PosSaleLine, type SalesWindow } from '../../adapter.js'
+import {
+  SimphonyClient,
+  type SimphonyBusinessDate,
+  type SimphonyEmployeeDimension,
+  type SimphonyGuestCheck,
+  type SimphonyMenuItemDimension,
+  type SimphonyMenuItemPrice,
+  type SimphonyTokens,
+} from './simphony.client.js'
+import { simphonyNames, toPosProducts, toPosSaleLines, toPosStaff } from './simphony.mapper.js'
+
+/**
+ * Simphony's adapter signs in once and reuses the id_token until a minute before it expires, then
+ * renews it with the refresh token (falling back to a new sign-in when that is refused); a token the
+ * API refuses mid-run is renewed once. Sales are read one business date per call, no pagination.
+ */
+
+// Both hosts come from the customer: https only, a host and an optional path, nothing else.
+const HttpsRoot = Type.String({ pattern: '^https://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~/-]*)?$' })
+
+export const SimphonyCredentials = Type.Object(
+  {
+    auth_server_url: HttpsRoot,
+    app_server_url: HttpsRoot,
+    client_id: Type.String({ minLength: 1 }),
+    username: Type.String({ minLength: 1 }),
+    password: Type.String({ minLength: 1 }),
+    org_short_name: Type.String({ pattern: '^[A-Za-z0-9_-]+$' }),
+    loc_ref: Type.String({ minLength: 1 }),
+  },
+  { additionalProperties: false },
+)
+export type SimphonyCredentials = Static<typeof SimphonyCredentials>
+
+const TOKEN_RENEW_MARGIN_MS = 60_000
+const DAY_MS = 86_400_000
+/**
+ * A business date's checks can close on the UTC day before or after it (the location's time zone and
+ * day rollover decide), so a window reads one business date more on each side and keeps its own checks.
+ */
+const BUSINESS_DATE_REACH_DAYS = 1
+
+export function simphonyProductionBaseUrl(credentials: SimphonyCredentials): string {
+  return credentials.app_server_url.replace(/\/$/, '')
+}
+
+export function createSimphonyAdapter(options: PosAdapterOptions): PosAdapter {
+  const credentials = options.credentials as SimphonyCredentials
+  const baseUrl = options.baseUrl.replace(/\/$/, '')
+  const client = new SimphonyClient({
+    // The production app server has its own auth server; a simulator or an override serves both.
+    authBaseUrl: baseUrl === simphonyProductionBaseUrl(credentials) ? credentials.auth_server_url.replace(/\/$/, '') : baseUrl,
+    appBaseUrl: baseUrl,
+    clientId: credentials.client_id,
+    username: credentials.username,
+    password: credentials.password,
+    orgShortName: credentials.org_short_name,
+    locRef: credentials.loc_ref,
+    timeoutMs: options.timeoutMs,
+    maxRetryWaitMs: options.maxRetryWaitMs,
+  })
+  const session = new SimphonySession(client)
+  return {
+    async verify() {
+      await session.call<SimphonyBusinessDate>('getLatestBusinessDate', {})
+    },
+    async listProducts() {
+      const items = await menuItems(session)
+      const prices = await session.call<{ menuItemPrices?: SimphonyMenuItemPrice[] }>('getMenuItemPrices', {})
+      return toPosProducts(items, listOf(prices.menuItemPrices, 'menuItemPrices'))
+    },
+    listSales: (window) => salesByBusinessDate(session, window),
+    async listStaff() {
+      return toPosStaff(await employees(session))
+    },
+  }
+}
+
+async function menuItems(session: SimphonySession): Promise<SimphonyMenuItemDimension[]> {
+  return listOf((await session.call<{ menuItems?: SimphonyMenuItemDimension[] }>('getMenuItemDimensions', {})).menuItems, 'menuItems')
+}
+
+async function employees(session: SimphonySession): Promise<SimphonyEmployeeDimension[]> {
+  return listOf((await session.call<{ employees?: SimphonyEmployeeDimension[] }>('getEmployeeDimensions', {})).employees, 'employees')
+}
+
+function listOf<T>(value: T[] | undefined, field: string): T[] {
+  if (!Array.isArray(value)) throw new PosAdapterError('invalid_response', `Simphony answered without ${field}`)
+  return value
+}
+
+async function* salesByBusinessDate(session: SimphonySession, window: SalesWindow): AsyncIterable<PosSaleLine[]> {
+  const names = simphonyNames(await menuItems(session), await employees(session))
+  for (const businessDate of businessDatesReaching(window)) {
+    const answer = await session.call<{ guestChecks?: SimphonyGuestCheck[] }>('getGuestChecks', { clsdBusDt: businessDate })
+    const lines = toPosSaleLines(listOf(answer.guestChecks, 'guestChecks'), window, names)
+    if (lines.length > 0) yield lines
+  }
+}
+
+/** The business dates ("2026-11-18") whose checks can have closed inside the window. */
+export function businessDatesReaching(window: SalesWindow): string[] {
+  if (window.end <= window.start) return []
+  const first = Math.floor(window.start.getTime() / DAY_MS) - BUSINESS_DATE_REACH_DAYS
+  const last = Math.floor((window.end.getTime() - 1) / DAY_MS) + BUSINESS_DATE_REACH_DAYS
+  const dates: string[] = []
+  for (let day = first; day <= last; day++) dates.push(new Date(day * DAY_MS).toISOString().slice(0, 10))
+  return dates
+}
+
+/** The connection's tokens: one sign-in reused until shortly before expiry, renewed by refresh token. */
+class SimphonySession {
+  private idToken: string | undefined
+  private refreshToken: string | undefined
+  private expiresAt = 0
+  private renewing: Promise<string> | undefined
+
+  constructor(private readonly client: SimphonyClient) {}
+
+  /** Calls a BI operation; a token refused mid-run (revoked, or expired early) is renewed once. */
+  async call<T>(operation: string, body: Record<string, string>): Promise<T> {
+    const token = await this.token()
+    try {
+      return await this.client.call<T>(operation, body, token)
+    } catch (error) {
+      if (!(error instanceof PosAdapterError) || error.kind !== 'invalid_credentials') throw error
+      if (this.idToken === token) this.idToken = undefined
+      return this.client.call<T>(operation, body, await this.token())
+    }
+  }
+
+  private token(): Promise<string> {
+    if (this.idToken && Date.now() < this.expiresAt - TOKEN_RENEW_MARGIN_MS) return Promise.resolve(this.idToken)
+    // Concurrent calls share one renewal rather than each signing in.
+    this.renewing ??= this.renew().finally(() => {
+      this.renewing = undefined
+    })
+    return this.renewing
+  }
+
+  private async renew(): Promise<string> {
+    const refreshed = this.refreshToken ? await this.client.refresh(this.refreshToken) : undefined
+    const tokens: SimphonyTokens = refreshed ?? (await this.client.signIn())
+    this.idToken = tokens.id_token
+    // Refresh tokens may be single-use: keep the newest, or none (the next renewal signs in again).
+    this.refreshToken = tokens.refresh_token
+    this.expiresAt = Date.now() + tokens.expires_in * 1000
+    return tokens.id_token
+  }
+}

@@ -1,0 +1,315 @@
+import { PosAdapterError } from '../../adapter.js'
+import { rejectStatus, VendorHttp, type VendorRequest } from '../vendor-http.js'
+
+/**
+ * Square's Connect v2 API, the subset barstock reads: RetrieveLocation (to verify the token and the
+ * location), ListCatalog, SearchOrders, ListPayments (which name the team member who took each order's
+ * payment) and SearchTeamMembers. Auth is a bearer access token; every call names the API version in
+ * `Square-Version`; lists page with an opaque `cursor`. The wire types below are Square's, shared with
+ * the simulator so both sides speak the same shapes.
+ */
+
+export const SQUARE_VENDOR = 'Square'
+
+/** The API version barstock was written against (the version in Square's published OpenAPI document). */
+export const SQUARE_API_VERSION = '2025-08-20'
+
+/** Money is an integer in the currency's smallest unit (cents for USD). */
+export interface SquareMoney {
+  amount: number
+  currency: string
+}
+
+export interface SquareLocation {
+  id: string
+  name: string
+  status: 'ACTIVE' | 'INACTIVE'
+  currency: string
+  timezone: string
+}
+
+export interface SquareCatalogObject {
+  type: string
+  id: string
+  updated_at?: string
+  version?: number
+  is_deleted?: boolean
+  present_at_all_locations?: boolean
+  item_data?: {
+    name: string
+    categories?: { id: string; ordinal?: number }[]
+    reporting_category?: { id: string }
+    variations?: SquareCatalogObject[]
+    is_archived?: boolean
+  }
+  item_variation_data?: {
+    item_id: string
+    name?: string
+    sku?: string
+    pricing_type?: 'FIXED_PRICING' | 'VARIABLE_PRICING'
+    price_money?: SquareMoney
+  }
+  category_data?: { name: string }
+}
+
+export interface SquareOrderLineItem {
+  uid: string
+  name?: string
+  /** A decimal string ("2", "0.5" for items sold by measure). */
+  quantity: string
+  catalog_object_id?: string
+  variation_name?: string
+  base_price_money?: SquareMoney
+  gross_sales_money?: SquareMoney
+  total_money?: SquareMoney
+}
+
+export interface SquareReturnLineItem {
+  uid: string
+  source_line_item_uid?: string
+  name?: string
+  quantity: string
+  catalog_object_id?: string
+  base_price_money?: SquareMoney
+  total_money?: SquareMoney
+}
+
+export interface SquareOrderReturn {
+  uid: string
+  /** The sale order whose lines this return gives back; unset for unlinked returns. */
+  source_order_id?: string
+  return_line_items?: SquareReturnLineItem[]
+}
+
+export interface SquareTender {
+  id: string
+  location_id: string
+  transaction_id: string
+  created_at: string
+  amount_money: SquareMoney
+  tip_money?: SquareMoney
+  type: string
+  payment_id?: string
+}
+
+export interface SquareRefund {
+  id: string
+  location_id: string
+  transaction_id?: string
+  tender_id?: string
+  created_at?: string
+  reason: string
+  amount_money: SquareMoney
+  status: 'PENDING' | 'APPROVED' | 'REJECTED' | 'FAILED'
+}
+
+export type SquareOrderState = 'OPEN' | 'COMPLETED' | 'CANCELED' | 'DRAFT'
+
+export interface SquareOrder {
+  id: string
+  location_id: string
+  state: SquareOrderState
+  created_at: string
+  updated_at: string
+  closed_at?: string
+  line_items?: SquareOrderLineItem[]
+  returns?: SquareOrderReturn[]
+  tenders?: SquareTender[]
+  refunds?: SquareRefund[]
+  total_money?: SquareMoney
+  total_tip_money?: SquareMoney
+}
+
+export interface SquarePayment {
+  id: string
+  created_at: string
+  updated_at: string
+  amount_money: SquareMoney
+  tip_money?: SquareMoney
+  total_money: SquareMoney
+  status: string
+  source_type: string
+  location_id: string
+  order_id?: string
+  team_member_id?: string
+  employee_id?: string
+}
+
+export interface SquareTeamMember {
+  id: string
+  is_owner?: boolean
+  status: 'ACTIVE' | 'INACTIVE'
+  given_name?: string
+  family_name?: string
+  wage_setting?: { job_assignments?: { job_title?: string; pay_type?: string }[] }
+}
+
+/** Square's error body: every 4xx and 5xx carries one or more of these. */
+export interface SquareError {
+  category: string
+  code: string
+  detail?: string
+  field?: string
+}
+
+export interface SquareOrdersQuery {
+  locationId: string
+  closedFrom: Date
+  closedTo: Date
+}
+
+export interface SquarePaymentsQuery {
+  locationId: string
+  createdFrom: Date
+  createdTo: Date
+}
+
+export interface SquareClientOptions {
+  baseUrl: string
+  accessToken: string
+  timeoutMs?: number
+  maxRetryWaitMs?: number
+}
+
+/** SearchOrders allows up to 1000 orders a page; fewer round trips for a sync. */
+const ORDERS_PAGE_LIMIT = 1000
+/** ListPayments and SearchTeamMembers allow at most 100 a page. */
+const PAYMENTS_PAGE_LIMIT = 100
+const TEAM_MEMBERS_PAGE_LIMIT = 100
+
+interface Page<T> {
+  items: T[]
+  cursor: string | undefined
+}
+
+export class SquareClient {
+  private readonly http: VendorHttp
+
+  constructor(private readonly options: SquareClientOptions) {
+    this.http = new VendorHttp({
+      vendor: SQUARE_VENDOR,
+      baseUrl: options.baseUrl,
+      timeoutMs: options.timeoutMs,
+      maxRetryWaitMs: options.maxRetryWaitMs,
+    })
+  }
+
+  /** The location the credentials name; a location this token cannot see is invalid_credentials. */
+  async retrieveLocation(locationId: string): Promise<SquareLocation> {
+    const response = await this.http.send<{ location?: SquareLocation; errors?: SquareError[] }>(
+      this.request({ path: `/v2/locations/${encodeURIComponent(locationId)}` }),
+    )
+    if (response.status === 404) {
+      throw new PosAdapterError('invalid_credentials', `${SQUARE_VENDOR} has no location ${locationId} for this access token`)
+    }
+    const body = this.accept(response.status, response.body)
+    if (!body.location || typeof body.location.id !== 'string') throw unreadable('a location')
+    return body.location
+  }
+
+  /** Every catalog object of the given types, following the cursor (Square's page size is 100). */
+  listCatalog(types: readonly string[]): AsyncIterable<SquareCatalogObject[]> {
+    return this.paginate(async (cursor) => {
+      const body = await this.call<{ objects?: SquareCatalogObject[]; cursor?: string }>({
+        path: '/v2/catalog/list',
+        query: { types: types.join(','), cursor },
+      })
+      return { items: arrayOf(body.objects, 'catalog objects'), cursor: body.cursor }
+    })
+  }
+
+  /** Completed orders closed in [closedFrom, closedTo), oldest first, a page at a time. */
+  searchOrders(query: SquareOrdersQuery): AsyncIterable<SquareOrder[]> {
+    return this.paginate(async (cursor) => {
+      const body = await this.call<{ orders?: SquareOrder[]; cursor?: string }>({
+        method: 'POST',
+        path: '/v2/orders/search',
+        json: {
+          location_ids: [query.locationId],
+          query: {
+            filter: {
+              date_time_filter: { closed_at: { start_at: query.closedFrom.toISOString(), end_at: query.closedTo.toISOString() } },
+              state_filter: { states: ['COMPLETED'] },
+            },
+            // Square requires sorting by the field the date filter names.
+            sort: { sort_field: 'CLOSED_AT', sort_order: 'ASC' },
+          },
+          limit: ORDERS_PAGE_LIMIT,
+          cursor,
+        },
+      })
+      return { items: arrayOf(body.orders, 'orders'), cursor: body.cursor }
+    })
+  }
+
+  /** Payments created in [createdFrom, createdTo) at the location, oldest first. */
+  listPayments(query: SquarePaymentsQuery): AsyncIterable<SquarePayment[]> {
+    return this.paginate(async (cursor) => {
+      const body = await this.call<{ payments?: SquarePayment[]; cursor?: string }>({
+        path: '/v2/payments',
+        query: {
+          location_id: query.locationId,
+          begin_time: query.createdFrom.toISOString(),
+          end_time: query.createdTo.toISOString(),
+          sort_order: 'ASC',
+          limit: PAYMENTS_PAGE_LIMIT,
+          cursor,
+        },
+      })
+      return { items: arrayOf(body.payments, 'payments'), cursor: body.cursor }
+    })
+  }
+
+  /** Every team member (active and inactive: past sales still name people who left). */
+  searchTeamMembers(): AsyncIterable<SquareTeamMember[]> {
+    return this.paginate(async (cursor) => {
+      const body = await this.call<{ team_members?: SquareTeamMember[]; cursor?: string }>({
+        method: 'POST',
+        path: '/v2/team-members/search',
+        json: { limit: TEAM_MEMBERS_PAGE_LIMIT, cursor },
+      })
+      return { items: arrayOf(body.team_members, 'team members'), cursor: body.cursor }
+    })
+  }
+
+  private async *paginate<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>): AsyncIterable<T[]> {
+    let cursor: string | undefined
+    do {
+      const page = await fetchPage(cursor)
+      yield page.items
+      cursor = page.cursor || undefined
+    } while (cursor)
+  }
+
+  private async call<T>(req: VendorRequest): Promise<T> {
+    const response = await this.http.send<T & { errors?: SquareError[] }>(this.request(req))
+    return this.accept(response.status, response.body)
+  }
+
+  private request(req: VendorRequest): VendorRequest {
+    return {
+      ...req,
+      headers: { authorization: `Bearer ${this.options.accessToken}`, 'square-version': SQUARE_API_VERSION, ...req.headers },
+    }
+  }
+
+  /** A 2xx body, or the error Square's `errors[]` describes (401/403: the token was refused). */
+  private accept<T extends { errors?: SquareError[] }>(status: number, body: T | undefined): T {
+    if (status >= 200 && status < 300) {
+      if (typeof body !== 'object' || body === null) throw unreadable('a JSON object')
+      return body
+    }
+    const first = Array.isArray(body?.errors) ? body.errors[0] : undefined
+    rejectStatus(SQUARE_VENDOR, status, first ? `${first.code}: ${first.detail ?? first.category}` : 'no error body')
+  }
+}
+
+function arrayOf<T>(value: T[] | undefined, what: string): T[] {
+  if (value === undefined) return []
+  if (!Array.isArray(value)) throw unreadable(`a list of ${what}`)
+  return value
+}
+
+function unreadable(expected: string): PosAdapterError {
+  return new PosAdapterError('invalid_response', `${SQUARE_VENDOR} answered without ${expected}`)
+}

@@ -1,0 +1,165 @@
+import { tenantOf } from '../platform/auth/auth-plugin.js'
+import { runWrite } from '../platform/idempotency.js'
+import { pageRequest, paginate } from '../platform/http/pagination.js'
+import { Deleted, envelope, listEnvelope } from '../platform/http/schemas.js'
+import type { App } from '../platform/http/types.js'
+import { checkWebhookUrl, systemResolver, type UrlGuard } from './target-guard.js'
+import { webhookErrors } from './webhooks.errors.js'
+import {
+  CreatedWebhook,
+  CreateWebhookBody,
+  Delivery,
+  DeliveryParams,
+  ListDeliveriesQuery,
+  ListWebhooksQuery,
+  UpdatedWebhook,
+  UpdateWebhookBody,
+  WebhookDetail,
+  WebhookParams,
+  WebhookSummary,
+} from './webhooks.schemas.js'
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listDeliveries,
+  listWebhooks,
+  retryDelivery,
+  sendTestPing,
+  updateWebhook,
+} from './webhooks.service.js'
+
+export interface WebhookRoutesOptions {
+  /** BARSTOCK_WEBHOOK_ALLOW_PRIVATE: accept URLs on loopback and private addresses. */
+  allowPrivate: boolean
+}
+
+const tags = ['Webhooks']
+const permission = 'webhooks:manage' as const
+const { webhookNotFound, deliveryNotFound } = webhookErrors
+
+export async function webhookRoutes(app: App, options: WebhookRoutesOptions) {
+  const urlGuard: UrlGuard = { allowPrivate: options.allowPrivate, resolver: systemResolver }
+
+  app.get(
+    '/',
+    {
+      schema: { tags, summary: 'List webhooks', querystring: ListWebhooksQuery, response: { 200: listEnvelope(WebhookSummary) } },
+      config: { permission },
+    },
+    async (request) => {
+      const page = pageRequest(request.query)
+      const { webhooks, total } = await listWebhooks(app.db, tenantOf(request), page)
+      return { data: webhooks, pagination: paginate(request, page, total) }
+    },
+  )
+
+  app.post(
+    '/',
+    {
+      schema: {
+        tags,
+        summary: 'Create a webhook',
+        description:
+          'The secret is returned here only (generated when omitted). URLs on loopback, private and link-local addresses are refused with invalid_parameter.',
+        body: CreateWebhookBody,
+        response: { 201: envelope(CreatedWebhook) },
+      },
+      config: { permission },
+    },
+    async (request, reply) => {
+      // Outside the transaction: the check may wait on DNS.
+      const url = await checkWebhookUrl(request.body.url, urlGuard)
+      return runWrite(app.db, request, reply, 201, (trx) => createWebhook(trx, tenantOf(request), { ...request.body, url }))
+    },
+  )
+
+  app.get(
+    '/:id',
+    {
+      schema: { tags, summary: 'Get a webhook with its delivery statistics', params: WebhookParams, response: { 200: envelope(WebhookDetail) } },
+      config: { permission, errors: [webhookNotFound] },
+    },
+    async (request) => ({ data: await getWebhook(app.db, tenantOf(request), request.params.id) }),
+  )
+
+  app.put(
+    '/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Change a webhook’s events or status',
+        description: 'Disabling cancels the deliveries still waiting; nothing is sent to a disabled webhook.',
+        params: WebhookParams,
+        body: UpdateWebhookBody,
+        response: { 200: envelope(UpdatedWebhook) },
+      },
+      config: { permission, errors: [webhookNotFound] },
+    },
+    (request, reply) =>
+      runWrite(app.db, request, reply, 200, (trx) => updateWebhook(trx, tenantOf(request), request.params.id, request.body)),
+  )
+
+  app.delete(
+    '/:id',
+    {
+      schema: { tags, summary: 'Delete a webhook', params: WebhookParams, response: { 200: envelope(Deleted('id')) } },
+      config: { permission, errors: [webhookNotFound] },
+    },
+    (request, reply) => runWrite(app.db, request, reply, 200, (trx) => deleteWebhook(trx, tenantOf(request), request.params.id)),
+  )
+
+  app.get(
+    '/:id/deliveries',
+    {
+      schema: {
+        tags,
+        summary: 'List a webhook’s deliveries with every attempt',
+        description: 'Newest first; filter by status.',
+        params: WebhookParams,
+        querystring: ListDeliveriesQuery,
+        response: { 200: listEnvelope(Delivery) },
+      },
+      config: { permission, errors: [webhookNotFound] },
+    },
+    async (request) => {
+      const page = pageRequest(request.query)
+      const { deliveries, total } = await listDeliveries(app.db, tenantOf(request), request.params.id, request.query, page)
+      return { data: deliveries, pagination: paginate(request, page, total) }
+    },
+  )
+
+  app.post(
+    '/:id/deliveries/:delivery_id/retry',
+    {
+      schema: {
+        tags,
+        summary: 'Send a delivery again',
+        description: 'Due at once, with a fresh retry window, whatever its status was. The webhook must be active.',
+        params: DeliveryParams,
+        response: { 200: envelope(Delivery) },
+      },
+      config: { permission, errors: [webhookNotFound, deliveryNotFound] },
+    },
+    (request, reply) =>
+      runWrite(app.db, request, reply, 200, (trx) =>
+        retryDelivery(trx, tenantOf(request), request.params.id, request.params.delivery_id),
+      ),
+  )
+
+  app.post(
+    '/:id/test',
+    {
+      schema: {
+        tags,
+        summary: 'Send a test ping',
+        description:
+          'Queues a `ping` delivery (data `{webhook_id}`), sent at once; its outcome appears in the deliveries list. The webhook must be active.',
+        params: WebhookParams,
+        response: { 201: envelope(Delivery) },
+      },
+      config: { permission, errors: [webhookNotFound] },
+    },
+    (request, reply) => runWrite(app.db, request, reply, 201, (trx) => sendTestPing(trx, tenantOf(request), request.params.id)),
+  )
+}

@@ -1,0 +1,188 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { json, type TestContext } from '../helpers/context.js'
+import { createPosTestContext, createConnection, SQUARE_CREDENTIALS } from './pos-helpers.js'
+import { PosGateway } from '../../src/pos/pos-gateway.js'
+
+let ctx: TestContext
+before(async () => {
+  ctx = await createPosTestContext()
+})
+after(() => ctx.close())
+
+async function connectionCount(caller: { key: string }) {
+  return json(await ctx.request('GET', '/v1/pos/connections', { key: caller.key })).pagination.total
+}
+
+describe('POST /v1/pos/connections', () => {
+  test('connects a sandbox Square through its simulator and answers 201 without the credentials', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const response = await ctx.request('POST', '/v1/pos/connections', {
+      key: caller.key,
+      body: { pos_type: 'square', name: 'Front bar', credentials: SQUARE_CREDENTIALS, sync_frequency: 'daily' },
+    })
+    assert.equal(response.statusCode, 201)
+    const connection = json(response).data
+    assert.match(connection.id, /^pos_/)
+    assert.equal(connection.status, 'active')
+    assert.equal(connection.sync_frequency, 'daily')
+    assert.equal(connection.location, 'main_bar')
+    assert.equal(connection.last_sync, null)
+    assert.ok(!Number.isNaN(Date.parse(connection.created_at)))
+    assert.equal(connection.credentials, undefined)
+    assert.ok(!response.body.includes(SQUARE_CREDENTIALS.access_token))
+  })
+
+  test('stores credentials encrypted, bound to the connection, and readable with the secret key', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const connection = await createConnection(ctx, caller)
+    const row = await ctx.database.db.selectFrom('pos_connections').select('credentials').where('id', '=', connection.id).executeTakeFirstOrThrow()
+    assert.ok(!row.credentials.includes(SQUARE_CREDENTIALS.access_token))
+    assert.ok(!row.credentials.includes(Buffer.from(SQUARE_CREDENTIALS.access_token).toString('base64').slice(0, 20)))
+    const gateway = new PosGateway(ctx.config)
+    assert.deepEqual(gateway.open(connection.id, row.credentials), SQUARE_CREDENTIALS)
+    assert.throws(() => gateway.open('pos_other', row.credentials))
+  })
+
+  test('defaults sync_frequency to hourly', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const connection = await createConnection(ctx, caller, { sync_frequency: undefined })
+    assert.equal(connection.sync_frequency, 'hourly')
+  })
+
+  test('rejects an unknown pos_type with 400 pos_not_supported and creates nothing', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const response = await ctx.request('POST', '/v1/pos/connections', {
+      key: caller.key,
+      body: { pos_type: 'micros3700', name: 'Old', credentials: {}, sync_frequency: 'hourly' },
+    })
+    assert.equal(response.statusCode, 400)
+    assert.equal(json(response).error.code, 'pos_not_supported')
+    assert.equal(json(response).error.details.value, 'micros3700')
+    assert.equal(await connectionCount(caller), 0)
+  })
+
+  test('rejects credentials of the wrong shape with 400 invalid_credentials naming the field, never the values', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const response = await ctx.request('POST', '/v1/pos/connections', {
+      key: caller.key,
+      body: { pos_type: 'square', name: 'Bad', credentials: { access_token: 'secret-value-123' }, sync_frequency: 'hourly' },
+    })
+    assert.equal(response.statusCode, 400)
+    assert.equal(json(response).error.code, 'invalid_credentials')
+    assert.match(json(response).error.message, /location_id/)
+    assert.ok(!response.body.includes('secret-value-123'))
+    assert.equal(await connectionCount(caller), 0)
+  })
+
+  test('rejects credentials the vendor refuses with 400 invalid_credentials and creates nothing', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const response = await ctx.request('POST', '/v1/pos/connections', {
+      key: caller.key,
+      body: { pos_type: 'square', name: 'Refused', credentials: { ...SQUARE_CREDENTIALS, access_token: 'invalid-token' }, sync_frequency: 'hourly' },
+    })
+    assert.equal(response.statusCode, 400)
+    assert.equal(json(response).error.code, 'invalid_credentials')
+    assert.equal(await connectionCount(caller), 0)
+  })
+
+  test('answers 404 location_not_found for an unknown location', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const response = await ctx.request('POST', '/v1/pos/connections', {
+      key: caller.key,
+      body: { pos_type: 'square', name: 'Roof', credentials: SQUARE_CREDENTIALS, location: 'rooftop' },
+    })
+    assert.equal(response.statusCode, 404)
+    assert.equal(json(response).error.code, 'location_not_found')
+    assert.equal(await connectionCount(caller), 0)
+  })
+
+  test('needs pos:write', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox', permissions: ['pos:read'] })
+    const response = await ctx.request('POST', '/v1/pos/connections', {
+      key: caller.key,
+      body: { pos_type: 'square', name: 'X', credentials: SQUARE_CREDENTIALS },
+    })
+    assert.equal(response.statusCode, 403)
+    assert.equal(json(response).error.details.required, 'pos:write')
+  })
+
+  test('every vendor in the registry connects in the sandbox with its example credentials', async () => {
+    const { supportedPosTypes, findVendor } = await import('../../src/pos/vendor-registry.js')
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    for (const posType of supportedPosTypes()) {
+      const vendor = findVendor(posType)!
+      const response = await ctx.request('POST', '/v1/pos/connections', {
+        key: caller.key,
+        body: { pos_type: posType, name: posType, credentials: vendor.exampleCredentials },
+      })
+      assert.equal(response.statusCode, 201, `${posType}: ${response.body}`)
+      const refused = await ctx.request('POST', '/v1/pos/connections', {
+        key: caller.key,
+        body: { pos_type: posType, name: posType, credentials: { ...vendor.exampleCredentials, [vendor.secretField]: 'invalid-secret' } },
+      })
+      assert.equal(json(refused).error?.code, 'invalid_credentials', `${posType}: ${refused.body}`)
+    }
+  })
+})
+
+describe('GET, PUT, DELETE /v1/pos/connections/:id', () => {
+  test('gets a connection with true sync_stats and lists it', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const connection = await createConnection(ctx, caller)
+    const response = await ctx.request('GET', `/v1/pos/connections/${connection.id}`, { key: caller.key })
+    assert.equal(response.statusCode, 200)
+    assert.deepEqual(json(response).data.sync_stats, { total_syncs: 0, failed_syncs: 0, last_sync_duration_ms: null })
+    const list = json(await ctx.request('GET', '/v1/pos/connections', { key: caller.key }))
+    assert.equal(list.pagination.total, 1)
+    assert.deepEqual(
+      Object.keys(list.data[0]).sort(),
+      ['created_at', 'id', 'last_sync', 'location', 'name', 'pos_type', 'status', 'sync_frequency', 'updated_at'],
+    )
+  })
+
+  test('updates name and sync_frequency and pauses with status inactive', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const connection = await createConnection(ctx, caller)
+    const response = await ctx.request('PUT', `/v1/pos/connections/${connection.id}`, {
+      key: caller.key,
+      body: { name: 'Back bar', sync_frequency: 'realtime', status: 'inactive' },
+    })
+    assert.equal(response.statusCode, 200)
+    const updated = json(response).data
+    assert.equal(updated.name, 'Back bar')
+    assert.equal(updated.sync_frequency, 'realtime')
+    assert.equal(updated.status, 'inactive')
+    assert.ok(Date.parse(updated.updated_at) >= Date.parse(updated.created_at))
+  })
+
+  test('deletes a connection; then it is 404 connection_not_found everywhere', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const connection = await createConnection(ctx, caller)
+    const deleted = await ctx.request('DELETE', `/v1/pos/connections/${connection.id}`, { key: caller.key })
+    assert.deepEqual(json(deleted).data, { id: connection.id, deleted: true })
+    for (const [method, url] of [
+      ['GET', `/v1/pos/connections/${connection.id}`],
+      ['DELETE', `/v1/pos/connections/${connection.id}`],
+      ['GET', `/v1/pos/connections/${connection.id}/mappings`],
+    ] as const) {
+      const response = await ctx.request(method, url, { key: caller.key })
+      assert.equal(response.statusCode, 404)
+      assert.equal(json(response).error.code, 'connection_not_found')
+    }
+    const update = await ctx.request('PUT', `/v1/pos/connections/${connection.id}`, { key: caller.key, body: { name: 'x' } })
+    assert.equal(json(update).error.code, 'connection_not_found')
+    assert.equal(await connectionCount(caller), 0)
+  })
+
+  test("another tenant's connection is 404 and unchanged", async () => {
+    const owner = await ctx.newCaller({ environment: 'sandbox' })
+    const stranger = await ctx.newCaller({ environment: 'sandbox' })
+    const connection = await createConnection(ctx, owner)
+    const response = await ctx.request('PUT', `/v1/pos/connections/${connection.id}`, { key: stranger.key, body: { name: 'mine now' } })
+    assert.equal(response.statusCode, 404)
+    assert.equal(json(response).error.code, 'connection_not_found')
+    const fetched = json(await ctx.request('GET', `/v1/pos/connections/${connection.id}`, { key: owner.key })).data
+    assert.equal(fetched.name, connection.name)
+  })
+})

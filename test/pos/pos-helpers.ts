@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto'
+import type { BackgroundLoop } from '../../src/platform/background.js'
+import { type Caller, type ContextOptions, createTestContext, json, type TestContext } from '../helpers/context.js'
+import { startPosSyncWorker } from '../../src/pos/sync-worker.js'
+import { startSimulatorServer } from '../../src/pos/simulation/simulator-server.js'
+import { squareVendor } from '../../src/pos/vendors/square/index.js'
+
+/** A test context whose POS credentials are sealed under a throwaway secret key; polling needs more than 100 requests a minute. */
+export async function createPosTestContext(options: ContextOptions = {}): Promise<TestContext> {
+  return createTestContext({
+    ...options,
+    env: { BARSTOCK_SECRET_KEY: randomBytes(32).toString('hex'), BARSTOCK_RATE_LIMIT_SANDBOX: '100000', BARSTOCK_RATE_LIMIT_PRODUCTION: '100000', ...options.env },
+  })
+}
+
+export const SQUARE_CREDENTIALS = { access_token: 'EAAAlSimulatedBarAccessTokenForTheSandbox0000000000000000000000', location_id: 'L8SIMBAR0001' }
+
+export async function createConnection(ctx: TestContext, caller: Caller, body: Record<string, unknown> = {}) {
+  const response = await ctx.request('POST', '/v1/pos/connections', {
+    key: caller.key,
+    body: { pos_type: 'square', name: 'Front bar Square', credentials: SQUARE_CREDENTIALS, sync_frequency: 'hourly', ...body },
+  })
+  if (response.statusCode !== 201) throw new Error(`connection create failed: ${response.statusCode} ${response.body}`)
+  return json(response).data as { id: string; [key: string]: unknown }
+}
+
+/** Starts the real sync worker on the test database. */
+export async function startWorker(ctx: TestContext): Promise<BackgroundLoop> {
+  return startPosSyncWorker({ config: ctx.config, database: ctx.database, logger: ctx.app.log })
+}
+
+/** Polls a sync run until it leaves processing. */
+export async function waitForSync(ctx: TestContext, caller: Caller, syncId: string, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const run = json(await ctx.request('GET', `/v1/pos/syncs/${syncId}`, { key: caller.key })).data
+    if (run.status !== 'processing') return run
+    if (Date.now() > deadline) throw new Error(`sync ${syncId} still processing after ${timeoutMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+export async function runSync(ctx: TestContext, caller: Caller, connectionId: string, syncType = 'incremental') {
+  const response = await ctx.request('POST', `/v1/pos/connections/${connectionId}/sync`, { key: caller.key, body: { sync_type: syncType } })
+  if (response.statusCode !== 201) throw new Error(`sync trigger failed: ${response.statusCode} ${response.body}`)
+  return waitForSync(ctx, caller, json(response).data.sync_id)
+}
+
+export type SwitchMode = 'ok' | 'drop_sales' | 'unauthorized'
+
+/**
+ * A real Square simulator behind a switch a test flips: `drop_sales` cuts the connection on sales
+ * searches after the first few (a network failure mid-run), `unauthorized` answers Square's 401 to everything.
+ */
+export async function startSwitchableSquare(seed = 7) {
+  const simulator = squareVendor.createSimulator({ seed })
+  // salesPagesServed counts sales searches; `drop_sales` cuts those after the first salesPagesBeforeDrop.
+  const state = { mode: 'ok' as SwitchMode, salesPagesBeforeDrop: 0, salesPagesServed: 0 }
+  const server = await startSimulatorServer((req, res) => {
+    if (state.mode === 'unauthorized') {
+      res.writeHead(401, { 'content-type': 'application/json' }).end(
+        JSON.stringify({ errors: [{ category: 'AUTHENTICATION_ERROR', code: 'UNAUTHORIZED', detail: 'This request could not be authorized.' }] }),
+      )
+      return
+    }
+    if (req.url?.startsWith('/v2/orders/search') && state.mode === 'drop_sales' && state.salesPagesServed++ >= state.salesPagesBeforeDrop) {
+      req.socket.destroy()
+      return
+    }
+    simulator(req, res)
+  })
+  return { url: server.url, state, close: () => server.close() }
+}
+
+/** The tenant's ledger rows, oldest first. */
+export async function ledgerOf(ctx: TestContext, itemId: string) {
+  return ctx.database.db.selectFrom('stock_movements').selectAll().where('item_id', '=', itemId).orderBy('sequence').execute()
+}
+
+export async function itemQuantity(ctx: TestContext, caller: Caller, itemId: string): Promise<number> {
+  return json(await ctx.request('GET', `/v1/inventory/items/${itemId}`, { key: caller.key })).data.quantity
+}

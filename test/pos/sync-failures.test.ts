@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import type { BackgroundLoop } from '../../src/platform/background.js'
+import { listEvents } from '../../src/platform/outbox.js'
+import type { PosSyncFailedData } from '../../src/pos/pos.events.js'
+import { json, type TestContext } from '../helpers/context.js'
+import { createItem } from '../helpers/inventory.js'
+import { createConnection, createPosTestContext, itemQuantity, ledgerOf, runSync, startSwitchableSquare, startWorker } from './pos-helpers.js'
+
+let ctx: TestContext
+let worker: BackgroundLoop
+let square: Awaited<ReturnType<typeof startSwitchableSquare>>
+
+before(async () => {
+  square = await startSwitchableSquare()
+  ctx = await createPosTestContext({ env: { BARSTOCK_POS_BASE_URLS: `square=${square.url}` } })
+  worker = await startWorker(ctx)
+})
+after(async () => {
+  await worker.stop()
+  await ctx.close()
+  await square.close()
+})
+
+async function salesCount(connectionId: string): Promise<number> {
+  const row = await ctx.database.db.selectFrom('pos_sales').select((eb) => eb.fn.countAll<number>().as('n')).where('connection_id', '=', connectionId).executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+test('a run cut off mid-sales fails, leaves no lines or depletion, keeps the cursor, and the next run picks up', async () => {
+  square.state.mode = 'ok'
+  const caller = await ctx.newCaller({ environment: 'production' })
+  const connection = await createConnection(ctx, caller, { sync_frequency: 'daily' })
+  // A product sync first, so a Well Vodka mapping exists before the failing run.
+  const products = await runSync(ctx, caller, connection.id, 'full')
+  await ctx.database.db.deleteFrom('pos_sales').where('source_id', '=', products.sync_id).execute()
+  await ctx.database.db.updateTable('pos_connections').set({ sales_cursor: null }).where('id', '=', connection.id).execute()
+  const list = json(await ctx.request('GET', `/v1/pos/connections/${connection.id}/mappings`, { key: caller.key, query: { per_page: '100' } }))
+  const wellVodka = list.data.find((entry: { pos_name: string }) => entry.pos_name === 'Well Vodka 1.5oz')
+  const item = await createItem(ctx, caller, { name: 'Smirnoff Vodka 1L', size_ml: 1000, quantity: 100 })
+  await ctx.request('POST', `/v1/pos/connections/${connection.id}/mappings`, {
+    key: caller.key,
+    body: { pos_item_id: wellVodka.pos_item_id, inventory_item_id: item.id, conversion_factor: 1.5 },
+  })
+  const ledgerBefore = (await ledgerOf(ctx, item.id)).length
+
+  // Three pages (over 5,000 lines) are fetched and staged before the connection drops.
+  Object.assign(square.state, { mode: 'drop_sales', salesPagesBeforeDrop: 3, salesPagesServed: 0 })
+  const failed = await runSync(ctx, caller, connection.id, 'incremental')
+  assert.equal(failed.status, 'failed')
+  assert.equal(failed.error.code, 'connection_failed')
+  assert.equal(failed.results, null)
+  assert.equal(await salesCount(connection.id), 0)
+  assert.equal(await itemQuantity(ctx, caller, item.id), 100)
+  assert.equal((await ledgerOf(ctx, item.id)).length, ledgerBefore)
+  const cursor = await ctx.database.db.selectFrom('pos_connections').select('sales_cursor').where('id', '=', connection.id).executeTakeFirstOrThrow()
+  assert.equal(cursor.sales_cursor, null)
+  const events = await listEvents(ctx.database.db, caller.tenant, 'pos.sync_failed')
+  assert.deepEqual(events.map((event) => event.data), [
+    {
+      connection_id: connection.id,
+      pos_type: 'square',
+      sync_id: failed.sync_id,
+      error_code: 'connection_failed',
+      error_message: failed.error.message,
+      retry_after: 86_400,
+    },
+  ])
+
+  square.state.mode = 'ok'
+  const recovered = await runSync(ctx, caller, connection.id, 'incremental')
+  assert.equal(recovered.status, 'completed')
+  assert.ok(recovered.results.sales_synced > 0)
+  assert.ok((await itemQuantity(ctx, caller, item.id)) < 100)
+  const stats = json(await ctx.request('GET', `/v1/pos/connections/${connection.id}`, { key: caller.key })).data.sync_stats
+  assert.equal(stats.total_syncs, 3)
+  assert.equal(stats.failed_syncs, 1)
+})
+
+test('a run the vendor refuses fails with authentication_failed and marks the connection error until a good run', async () => {
+  square.state.mode = 'ok'
+  const caller = await ctx.newCaller({ environment: 'production' })
+  const connection = await createConnection(ctx, caller)
+  square.state.mode = 'unauthorized'
+  const failed = await runSync(ctx, caller, connection.id, 'full')
+  assert.equal(failed.status, 'failed')
+  assert.equal(failed.error.code, 'authentication_failed')
+  const [event] = await listEvents(ctx.database.db, caller.tenant, 'pos.sync_failed')
+  assert.equal((event?.data as PosSyncFailedData).error_code, 'authentication_failed')
+  assert.equal((event?.data as PosSyncFailedData).retry_after, 3600)
+  const broken = json(await ctx.request('GET', `/v1/pos/connections/${connection.id}`, { key: caller.key })).data
+  assert.equal(broken.status, 'error')
+  square.state.mode = 'ok'
+  const good = await runSync(ctx, caller, connection.id, 'sales_only')
+  assert.equal(good.status, 'completed')
+  const healed = json(await ctx.request('GET', `/v1/pos/connections/${connection.id}`, { key: caller.key })).data
+  assert.equal(healed.status, 'active')
+})

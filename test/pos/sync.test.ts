@@ -1,0 +1,264 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { listEvents } from '../../src/platform/outbox.js'
+import type { PosSyncFailedData } from '../../src/pos/pos.events.js'
+import { decimal } from '../../src/platform/decimal.js'
+import type { BackgroundLoop } from '../../src/platform/background.js'
+import { scheduleDueSyncs, failOrphanedRuns } from '../../src/pos/sync-worker.js'
+import { json, type TestContext } from '../helpers/context.js'
+import { createItem } from '../helpers/inventory.js'
+import { createConnection, createPosTestContext, itemQuantity, ledgerOf, runSync, startWorker, waitForSync } from './pos-helpers.js'
+
+let ctx: TestContext
+let worker: BackgroundLoop
+before(async () => {
+  ctx = await createPosTestContext()
+  worker = await startWorker(ctx)
+})
+after(async () => {
+  await worker.stop()
+  await ctx.close()
+})
+
+/** The POS item id of a simulated menu entry, from the connection's mappings list. */
+async function posItemNamed(caller: { key: string }, connectionId: string, name: string): Promise<string> {
+  const list = json(await ctx.request('GET', `/v1/pos/connections/${connectionId}/mappings`, { key: caller.key, query: { per_page: '100' } }))
+  const entry = list.data.find((mapping: { pos_name: string }) => mapping.pos_name === name)
+  if (!entry) throw new Error(`no POS item ${name}`)
+  return entry.pos_item_id
+}
+
+async function storedUnits(connectionId: string, posItemId: string): Promise<string> {
+  const row = await ctx.database.db
+    .selectFrom('pos_sales')
+    .select((eb) => eb.fn.sum<string>('quantity').as('units'))
+    .where('connection_id', '=', connectionId)
+    .where('pos_item_id', '=', posItemId)
+    .executeTakeFirstOrThrow()
+  return String(row.units ?? 0)
+}
+
+describe('sync runs', () => {
+  test('a full sync answers 201 processing, then completes with results, duration and pos.sync_completed', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const connection = await createConnection(ctx, caller)
+    const response = await ctx.request('POST', `/v1/pos/connections/${connection.id}/sync`, { key: caller.key, body: { sync_type: 'full' } })
+    assert.equal(response.statusCode, 201)
+    const queued = json(response).data
+    assert.equal(queued.status, 'processing')
+    assert.equal(queued.sync_type, 'full')
+    assert.match(queued.sync_id, /^sync_/)
+    assert.ok(Date.parse(queued.estimated_completion) > Date.parse(queued.started_at))
+    const run = await waitForSync(ctx, caller, queued.sync_id)
+    assert.equal(run.status, 'completed', JSON.stringify(run.error))
+    assert.equal(run.error, null)
+    assert.ok(run.results.sales_synced > 1000)
+    assert.equal(run.results.products_synced, 31)
+    assert.equal(Number.isInteger(run.duration_seconds), true)
+    const [event] = await listEvents(ctx.database.db, caller.tenant, 'pos.sync_completed')
+    assert.deepEqual(event?.data, {
+      connection_id: connection.id,
+      pos_type: 'square',
+      sync_id: run.sync_id,
+      sync_type: 'full',
+      duration_seconds: run.duration_seconds,
+      sales_synced: run.results.sales_synced,
+      products_synced: 31,
+      variance_detected: 0,
+      status: 'success',
+    })
+    const stored = await ctx.database.db.selectFrom('pos_sales').select((eb) => eb.fn.countAll<number>().as('n')).where('connection_id', '=', connection.id).executeTakeFirstOrThrow()
+    assert.equal(Number(stored.n), run.results.sales_synced)
+    const fetched = json(await ctx.request('GET', `/v1/pos/connections/${connection.id}`, { key: caller.key })).data
+    assert.equal(fetched.sync_stats.total_syncs, 1)
+    assert.equal(fetched.sync_stats.failed_syncs, 0)
+    assert.equal(typeof fetched.sync_stats.last_sync_duration_ms, 'number')
+    assert.equal(fetched.last_sync, run.completed_at)
+  })
+
+  test('mapped sales deplete stock with one ledger row per item per run; re-syncing never double counts', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const connection = await createConnection(ctx, caller)
+    await runSync(ctx, caller, connection.id, 'full')
+    const titos = await createItem(ctx, caller, { name: "Tito's Handmade Vodka 750ml", quantity: 400, size_ml: 750 })
+    const posItemId = await posItemNamed(caller, connection.id, "Tito's Vodka 1.5oz")
+    // Mapping now applies the sales already stored (no count yet), in one ledger row.
+    const mapped = await ctx.request('POST', `/v1/pos/connections/${connection.id}/mappings`, {
+      key: caller.key,
+      body: { pos_item_id: posItemId, inventory_item_id: titos.id, conversion_factor: 1.5 },
+    })
+    assert.equal(mapped.statusCode, 201, mapped.body)
+    const units = decimal(await storedUnits(connection.id, posItemId))
+    assert.ok(units.gt(0))
+    const expected = decimal(400).minus(units.times(1.5).times('29.5735').div(750)).round(4)
+    assert.equal(await itemQuantity(ctx, caller, titos.id), Number(expected.toFixed(4)))
+    const sales = (await ledgerOf(ctx, titos.id)).filter((row) => row.kind === 'sale')
+    assert.equal(sales.length, 1)
+    // A full re-sync reads the same window again: every line is a duplicate.
+    const again = await runSync(ctx, caller, connection.id, 'full')
+    assert.equal(again.status, 'completed')
+    assert.equal(again.results.sales_synced, 0)
+    assert.equal(await itemQuantity(ctx, caller, titos.id), Number(expected.toFixed(4)))
+    assert.equal((await ledgerOf(ctx, titos.id)).filter((row) => row.kind === 'sale').length, 1)
+  })
+
+  test('a run depletes mapped items with one ledger row each, referencing the sync id', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const connection = await createConnection(ctx, caller)
+    const catalog = await runSync(ctx, caller, connection.id, 'full')
+    // Wipe the first run's lines so the next run brings them anew under the mapping.
+    await ctx.database.db.deleteFrom('pos_sales').where('source_id', '=', catalog.sync_id).execute()
+    const bud = await createItem(ctx, caller, { name: 'Bud Light 12oz Bottle', unit: 'bottle', size_ml: 355, quantity: 10, category: 'beer' })
+    const posItemId = await posItemNamed(caller, connection.id, 'Bud Light Btl')
+    await ctx.request('POST', `/v1/pos/connections/${connection.id}/mappings`, {
+      key: caller.key,
+      body: { pos_item_id: posItemId, inventory_item_id: bud.id, conversion_factor: 1, conversion_unit: 'bottle' },
+    })
+    const run = await runSync(ctx, caller, connection.id, 'full')
+    assert.equal(run.status, 'completed')
+    const units = decimal(await storedUnits(connection.id, posItemId))
+    assert.equal(await itemQuantity(ctx, caller, bud.id), Number(decimal(10).minus(units).toFixed(4)))
+    const sales = (await ledgerOf(ctx, bud.id)).filter((row) => row.kind === 'sale')
+    assert.equal(sales.length, 1)
+    assert.equal(sales[0]?.reference_id, run.sync_id)
+    // Ten bottles against hundreds sold: stock goes below zero, reported as variance, never an error.
+    assert.ok(units.gt(10))
+    assert.equal(run.results.variance_detected, 1)
+  })
+
+  test('sales_only reads no products', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const connection = await createConnection(ctx, caller)
+    const run = await runSync(ctx, caller, connection.id, 'sales_only')
+    assert.equal(run.status, 'completed')
+    assert.equal(run.results.products_synced, 0)
+    assert.ok(run.results.sales_synced > 0)
+  })
+
+  test('an incremental run starts from the cursor of the last good run', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const connection = await createConnection(ctx, caller)
+    await runSync(ctx, caller, connection.id, 'full')
+    const cursor = await ctx.database.db.selectFrom('pos_connections').select('sales_cursor').where('id', '=', connection.id).executeTakeFirstOrThrow()
+    assert.ok(cursor.sales_cursor)
+    const response = await ctx.request('POST', `/v1/pos/connections/${connection.id}/sync`, { key: caller.key })
+    const run = await waitForSync(ctx, caller, json(response).data.sync_id)
+    assert.equal(run.sync_type, 'incremental')
+    assert.equal(run.status, 'completed')
+    // Nothing new was sold in the simulated bar since: only the overlap was read again, all duplicates.
+    assert.ok(run.results.sales_synced <= 5)
+  })
+})
+
+describe('one sync at a time', () => {
+  test('answers 409 sync_in_progress while a run is queued, and the database refuses a second running run', async () => {
+    await worker.stop()
+    try {
+      const caller = await ctx.newCaller({ environment: 'sandbox' })
+      const connection = await createConnection(ctx, caller)
+      const first = await ctx.request('POST', `/v1/pos/connections/${connection.id}/sync`, { key: caller.key, body: {} })
+      assert.equal(first.statusCode, 201)
+      const second = await ctx.request('POST', `/v1/pos/connections/${connection.id}/sync`, { key: caller.key, body: { sync_type: 'full' } })
+      assert.equal(second.statusCode, 409)
+      assert.equal(json(second).error.code, 'sync_in_progress')
+      assert.equal(json(second).error.details.sync_id, json(first).data.sync_id)
+      await assert.rejects(
+        ctx.database.db
+          .insertInto('pos_sync_runs')
+          .values({
+            id: 'sync_manual',
+            account_id: caller.tenant.accountId,
+            environment: caller.tenant.environment,
+            connection_id: connection.id,
+            sync_type: 'full',
+            status: 'processing',
+            triggered_by: 'test',
+            estimated_completion: new Date(),
+          })
+          .execute(),
+        /pos_sync_runs_one_running|unique/,
+      )
+      const runs = await ctx.database.db.selectFrom('pos_sync_runs').select('id').where('connection_id', '=', connection.id).execute()
+      assert.equal(runs.length, 1)
+    } finally {
+      worker = await startWorker(ctx)
+    }
+  })
+
+  test('a run a crash left claimed is failed at start-up with pos.sync_failed', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const connection = await createConnection(ctx, caller)
+    const stale = new Date(Date.now() - 10 * 60_000)
+    await ctx.database.db
+      .insertInto('pos_sync_runs')
+      .values({
+        id: 'sync_orphan_' + connection.id,
+        account_id: caller.tenant.accountId,
+        environment: caller.tenant.environment,
+        connection_id: connection.id,
+        sync_type: 'incremental',
+        status: 'processing',
+        triggered_by: 'test',
+        estimated_completion: stale,
+        claimed_at: stale,
+        heartbeat_at: stale,
+      })
+      .execute()
+    await worker.stop()
+    worker = await startWorker(ctx)
+    const run = json(await ctx.request('GET', `/v1/pos/syncs/sync_orphan_${connection.id}`, { key: caller.key })).data
+    assert.equal(run.status, 'failed')
+    assert.equal(run.error.code, 'interrupted')
+    const [event] = await listEvents(ctx.database.db, caller.tenant, 'pos.sync_failed')
+    const data = event?.data as PosSyncFailedData
+    assert.equal(data.error_code, 'interrupted')
+    assert.equal(data.retry_after, 3600)
+    assert.equal(await failOrphanedRuns(ctx.database.db, undefined), 0)
+  })
+
+  test('GET of an unknown or foreign sync is 404 sync_not_found; sync on an unknown connection is connection_not_found', async () => {
+    const owner = await ctx.newCaller({ environment: 'sandbox' })
+    const stranger = await ctx.newCaller({ environment: 'sandbox' })
+    const connection = await createConnection(ctx, owner)
+    const run = await runSync(ctx, owner, connection.id, 'sales_only')
+    for (const [key, id] of [[stranger.key, run.sync_id], [owner.key, 'sync_nope']] as const) {
+      const response = await ctx.request('GET', `/v1/pos/syncs/${id}`, { key })
+      assert.equal(response.statusCode, 404)
+      assert.equal(json(response).error.code, 'sync_not_found')
+    }
+    const foreign = await ctx.request('POST', `/v1/pos/connections/${connection.id}/sync`, { key: stranger.key, body: {} })
+    assert.equal(foreign.statusCode, 404)
+    assert.equal(json(foreign).error.code, 'connection_not_found')
+    const runs = await ctx.database.db.selectFrom('pos_sync_runs').select('id').where('connection_id', '=', connection.id).execute()
+    assert.equal(runs.length, 1)
+  })
+
+  test('rejects an unknown sync_type with invalid_parameter', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const connection = await createConnection(ctx, caller)
+    const response = await ctx.request('POST', `/v1/pos/connections/${connection.id}/sync`, { key: caller.key, body: { sync_type: 'everything' } })
+    assert.equal(response.statusCode, 400)
+    assert.equal(json(response).error.details.parameter, 'sync_type')
+  })
+})
+
+describe('scheduler', () => {
+  test('queues one incremental run for each due connection, skips inactive ones, and moves next_sync_at on', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    await worker.stop()
+    try {
+      const due = await createConnection(ctx, caller, { sync_frequency: 'realtime' })
+      const paused = await createConnection(ctx, caller)
+      await ctx.request('PUT', `/v1/pos/connections/${paused.id}`, { key: caller.key, body: { status: 'inactive' } })
+      const now = new Date(Date.now() + 1000)
+      await scheduleDueSyncs(ctx.database.db, now)
+      await scheduleDueSyncs(ctx.database.db, now)
+      const runs = await ctx.database.db.selectFrom('pos_sync_runs').selectAll().where('account_id', '=', caller.tenant.accountId).execute()
+      assert.deepEqual(runs.map((run) => [run.connection_id, run.sync_type, run.triggered_by]), [[due.id, 'incremental', 'scheduler']])
+      const row = await ctx.database.db.selectFrom('pos_connections').select('next_sync_at').where('id', '=', due.id).executeTakeFirstOrThrow()
+      assert.equal(row.next_sync_at.getTime(), now.getTime() + 60_000)
+    } finally {
+      worker = await startWorker(ctx)
+    }
+  })
+})
