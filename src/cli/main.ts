@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from '../platform/config.js'
 import { DataDirLockedError } from '../platform/db/data-dir-lock.js'
 import { openDatabase, runAdminCommand } from './runtime.js'
 import { serve } from './serve.js'
+import { registerPosCommands } from '../pos/pos-cli.js'
 import { startWorkers } from '../workers.js'
 import type { Config } from '../platform/config.js'
 import Fastify from 'fastify'
@@ -28,7 +29,6 @@ async function runWorkers(config: Config): Promise<void> {
   // Fastify's logger alone: the same pino setup as the server's, with no server around it.
   const logger = Fastify({ logger: { level: config.logLevel } }).log
   const workers = await startWorkers({ config, database: database.handle, logger })
-  logger.info('workers running')
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'stopping workers')
     workers
@@ -42,6 +42,7 @@ async function runWorkers(config: Config): Promise<void> {
   }
   process.once('SIGTERM', () => shutdown('SIGTERM'))
   process.once('SIGINT', () => shutdown('SIGINT'))
+  logger.info('workers running')
 }
 
 const program = new Command('barstock')
@@ -125,6 +126,8 @@ accounts
     const list = (await runAdminCommand(loadConfig(), 'accounts.list', {})) as { id: string; name: string }[]
     printResult(list, Boolean(options.json), () => list.map((account) => `${account.id}  ${account.name}`).join('\n'))
   })
+
+registerPosCommands(program)
 
 program.parseAsync().catch((error: unknown) => {
   const known = error instanceof ConfigError || error instanceof DataDirLockedError

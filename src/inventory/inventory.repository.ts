@@ -92,3 +92,19 @@ export async function movementsSince(trx: Trx, itemIds: string[], since: Date): 
     .execute()
   return new Map(rows.map((row) => [row.item_id, String(row.total)]))
 }
+
+/** When the item was last counted: sales before it are already in the counted quantity. */
+export async function lastCountedAt(db: Executor, itemId: string): Promise<Date | undefined> {
+  const row = await db
+    .selectFrom('stock_movements')
+    .select((eb) => eb.fn.max('occurred_at').as('at'))
+    .where('item_id', '=', itemId)
+    .where('kind', '=', 'count')
+    .executeTakeFirst()
+  return (row?.at as Date | null) ?? undefined
+}
+
+/** The live items with the fields name matching needs. */
+export async function listItemsForMatching(db: Executor, tenant: Tenant) {
+  return liveItems(db, tenant).select(['id', 'name', 'unit', 'size_ml', 'category']).execute()
+}

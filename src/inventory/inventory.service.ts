@@ -10,6 +10,8 @@ import {
   type ItemRow,
   countItemsAtLocation,
   findItemRow,
+  lastCountedAt,
+  listItemsForMatching,
   listItemRows,
   lockItemRows,
   movementsSince,
@@ -67,8 +69,9 @@ async function guardSku<T>(sku: string, statement: () => Promise<T>): Promise<T>
   }
 }
 
-/** How many live items a location holds (a location in use cannot be deleted). */
-export { countItemsAtLocation }
+// What other domains use to read and change stock: they import this service, never the repository.
+export { countItemsAtLocation, findItemRow, lastCountedAt, listItemsForMatching, lockItemRows, type ItemRow }
+export { setStock, type StockMovement } from './stock-ledger.js'
 
 export async function getItem(db: Executor, tenant: Tenant, id: string): Promise<InventoryItem> {
   const row = await findItemRow(db, tenant, id)

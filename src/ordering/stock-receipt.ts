@@ -1,8 +1,5 @@
 import { inventoryErrors } from '../inventory/inventory.errors.js'
-// The inventory domain exports no service for "add to stock"; the ledger's own building blocks are used
-// here, in this one place, the way inventory.service uses them.
-import { lockItemRows } from '../inventory/inventory.repository.js'
-import { setStock } from '../inventory/stock-ledger.js'
+import { lockItemRows, setStock } from '../inventory/inventory.service.js'
 import type { Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal } from '../platform/decimal.js'
 

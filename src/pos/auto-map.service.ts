@@ -1,4 +1,5 @@
 import type { Tenant, Trx } from '../platform/db/database.js'
+import { listItemsForMatching } from '../inventory/inventory.service.js'
 import { toDbNumeric } from '../platform/decimal.js'
 import { defaultConversionFor } from './auto-map/default-conversion.js'
 import { NameMatcher } from './auto-map/name-matcher.js'
@@ -22,13 +23,7 @@ export async function autoMap(trx: Trx, tenant: Tenant, connectionId: string, th
   if ((await countPosItems(trx, connectionId)) === 0) {
     throw posErrors.autoMapFailed(`Connection ${connectionId} has no POS products yet: run a sync or import sales first`)
   }
-  const items = await trx
-    .selectFrom('inventory_items')
-    .select(['id', 'name', 'unit', 'size_ml', 'category'])
-    .where('account_id', '=', tenant.accountId)
-    .where('environment', '=', tenant.environment)
-    .where('deleted_at', 'is', null)
-    .execute()
+  const items = await listItemsForMatching(trx, tenant)
   const matcher = new NameMatcher(items)
   const result: AutoMapResult = { mappings_created: 0, mappings_review: 0, unmapped_items: 0 }
   for (const posItem of await unmappedPosItems(trx, connectionId)) {

@@ -1,6 +1,6 @@
 import { type Decimal, decimal } from '../platform/decimal.js'
 import { inventoryErrors } from '../inventory/inventory.errors.js'
-import { VOLUMETRIC_UNITS, type Unit } from '../inventory/units.js'
+import { VOLUMETRIC_UNITS } from '../inventory/units.js'
 
 /**
  * Conversion between what a POS sells and what the stock holds. A mapping's conversion_factor is an
@@ -54,9 +54,7 @@ export function checkConversionUnit(item: StockUnitOf, requested: string | undef
 /** Item units that `posUnits` sold POS units take from stock under a mapping. */
 export function stockUsed(posUnits: Decimal, factor: string, conversionUnit: string, item: StockUnitOf): Decimal {
   const per = itemUnitsPer(conversionUnit, item)
-  // The item's unit changed after the mapping was made to one that no longer converts: count POS units 1:1
-  // in the item's unit rather than lose the sale.
+  // The item's unit changed after the mapping was made, to one the mapping's unit does not convert to:
+  // read the factor in the item's own unit rather than lose the sale.
   return posUnits.times(factor).times(per ?? 1)
 }
-
-export type { Unit }

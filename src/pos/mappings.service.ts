@@ -3,7 +3,7 @@ import { decimal, decimalPlaces, quantityOut, toDbNumeric } from '../platform/de
 import { invalidParameter } from '../platform/errors.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { inventoryErrors } from '../inventory/inventory.errors.js'
-import { findItemRow } from '../inventory/inventory.repository.js'
+import { findItemRow, lastCountedAt } from '../inventory/inventory.service.js'
 import { checkConversionUnit } from './conversion.js'
 import { lockConnection, getConnectionRow } from './connections.service.js'
 import { depleteStock } from './depletion.js'
@@ -19,7 +19,7 @@ import {
 } from './mappings.repository.js'
 import { posErrors } from './pos.errors.js'
 import type { CreateMappingBody, ListMappingsQuery, ProductMapping, UpdatedMapping, UpdateMappingBody } from './pos.schemas.js'
-import { claimUndepletedUnits, lastCountedAt } from './sales.repository.js'
+import { claimUndepletedUnits } from './sales.repository.js'
 
 const FACTOR_DECIMALS = 4
 

@@ -88,14 +88,3 @@ export async function claimUndepletedUnits(trx: Trx, connectionId: string, posIt
     SELECT sum(quantity)::text AS units FROM claimed`.execute(trx)
   return result.rows[0]?.units ?? '0'
 }
-
-/** When the item was last counted: sales before it are already in the counted quantity. */
-export async function lastCountedAt(trx: Trx, itemId: string): Promise<Date | undefined> {
-  const row = await trx
-    .selectFrom('stock_movements')
-    .select((eb) => eb.fn.max('occurred_at').as('at'))
-    .where('item_id', '=', itemId)
-    .where('kind', '=', 'count')
-    .executeTakeFirst()
-  return (row?.at as Date | null) ?? undefined
-}

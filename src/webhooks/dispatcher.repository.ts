@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Db, Environment, Trx } from '../platform/db/database.js'
+import { PING_EVENT } from './webhook-events.js'
 import type { DeliveryStatus } from './webhooks.tables.js'
 
 /** A delivery a dispatcher has claimed, with what it needs to send it. */
@@ -53,7 +54,7 @@ export async function claimDueDeliveries(db: Db, limit: number, leaseMs: number)
            webhook.url, webhook.secret, event.data AS event_data, event.created_at AS event_created_at
     FROM claimed
     JOIN webhooks webhook ON webhook.id = claimed.webhook_id
-    LEFT JOIN outbox_events event ON event.id = claimed.event_id AND claimed.event_kind <> 'ping'`.execute(db)
+    LEFT JOIN outbox_events event ON event.id = claimed.event_id AND claimed.event_kind <> ${PING_EVENT}`.execute(db)
   return result.rows
 }
 

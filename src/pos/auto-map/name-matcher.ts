@@ -1,5 +1,5 @@
 import { distance } from 'fastest-levenshtein'
-import { GENERIC_WORDS, KIND_GROUPS, type ParsedName, parseBarName } from './bar-names.js'
+import { GENERIC_WORDS, KIND_GROUPS, type ParsedName, parseBarName, VARIANT_WORDS } from './bar-names.js'
 
 /**
  * Scores how likely a POS name and a stock item name are the same product, from 0 to 1. The POS name's
@@ -43,6 +43,10 @@ const FITS = 0.5
 const KIND_CONFLICT = 0.5
 const SERVING_CONFLICT = 0.75
 const SIZE_CONFLICT = 0.7
+const OTHER_VARIANT = 0.8
+const BRAND_MISSING = 0.75
+/** Words that make a POS name name a house product whatever the brand in the item's name. */
+const HOUSE_WORDS = new Set(['well', 'house'])
 
 function tokenSimilarity(a: string, b: string): number {
   if (a === b) return 1
@@ -133,7 +137,7 @@ export class NameMatcher {
     let itemTotal = 0
     for (const token of candidate.parsed.tokens) itemTotal += this.weight(token)
     for (const token of alignment.unmatched) {
-      const distinguishing = others.some((other) => !other.candidate.parsed.tokens.includes(token))
+      const distinguishing = VARIANT_WORDS.has(token) || others.some((other) => !other.candidate.parsed.tokens.includes(token))
       missing += this.weight(token) * (distinguishing ? 1 : NON_DISTINGUISHING)
     }
     const itemCoverage = itemTotal === 0 ? 0 : Math.max(0, 1 - missing / itemTotal)
@@ -141,8 +145,17 @@ export class NameMatcher {
     if (kindsConflict(pos.tokens, candidate.parsed.tokens)) score *= KIND_CONFLICT
     if (servingConflicts(pos, candidate.item)) score *= SERVING_CONFLICT
     if (sizeConflicts(pos, candidate)) score *= SIZE_CONFLICT
+    if (alignment.unmatched.some((token) => VARIANT_WORDS.has(token))) score *= OTHER_VARIANT
+    if (brandMissing(pos, alignment)) score *= BRAND_MISSING
     return Math.round(score * 10_000) / 10_000
   }
+}
+
+/** The item's first word (where brands stand) unmatched, unless the POS name names a well or house product. */
+function brandMissing(pos: ParsedName, alignment: Alignment): boolean {
+  const first = alignment.candidate.parsed.tokens[0]
+  if (first === undefined || !alignment.unmatched.includes(first)) return false
+  return !pos.tokens.some((token) => HOUSE_WORDS.has(token) && alignment.candidate.parsed.tokens.includes(token))
 }
 
 function kindsOf(tokens: string[]): Set<string> {
