@@ -30,6 +30,8 @@ interface Scenario {
   barstockPaths: string[]
   baselinePaths: string[]
   bodies?: string[]
+  /** Which baseline the ratio is against. */
+  baseline: string
 }
 
 async function seed(database: DatabaseHandle): Promise<string[]> {
@@ -95,6 +97,23 @@ async function baselineServer(database: DatabaseHandle): Promise<FastifyInstance
     await sql`UPDATE inventory_items SET quantity = ${request.body.quantity}, last_updated = now() WHERE id = ${request.params.id}`.execute(db)
     return { data: { id: request.params.id } }
   })
+  // The same writes barstock's PUT must make (item, ledger row, outbox event, in one transaction), as
+  // bare SQL: what the mandated ledger and outbox cost by themselves.
+  app.put<{ Params: { id: string }; Body: { quantity: number } }>('/items-with-ledger/:id', async (request) => {
+    const { id } = request.params
+    await db.transaction().execute(async (trx) => {
+      const before = await sql<{ quantity: string }>`SELECT quantity FROM inventory_items WHERE id = ${id} FOR UPDATE`.execute(trx)
+      const previous = before.rows[0]!.quantity
+      await sql`WITH m AS (
+          INSERT INTO stock_movements (account_id, environment, item_id, kind, delta, quantity_before, quantity_after, actor, occurred_at)
+          VALUES (${ACCOUNT}, 'production', ${id}, 'adjustment', ${request.body.quantity} - ${previous}::numeric, ${previous}, ${request.body.quantity}, 'bench', now())),
+        e AS (
+          INSERT INTO outbox_events (id, account_id, environment, kind, data)
+          VALUES (${`evt_${process.hrtime.bigint()}_${Math.random()}`}, ${ACCOUNT}, 'production', 'inventory.updated', ${JSON.stringify({ item_id: id })}))
+        UPDATE inventory_items SET quantity = ${request.body.quantity}, last_updated = now() WHERE id = ${id}`.execute(trx)
+    })
+    return { data: { id } }
+  })
   await app.listen({ port: 0, host: '127.0.0.1' })
   return app
 }
@@ -126,25 +145,48 @@ async function benchmark(kind: string, database: DatabaseHandle) {
   const sample = ids.filter((_, index) => index % 7 === 0)
   const quantities = ['11', '12.5', '9', '10.25'].map((quantity) => JSON.stringify({ quantity: Number(quantity) }))
   const scenarios: Scenario[] = [
-    { name: 'GET item by id', method: 'GET', barstockPaths: sample.map((id) => `/v1/inventory/items/${id}`), baselinePaths: sample.map((id) => `/items/${id}`) },
-    { name: 'list 50, filtered', method: 'GET', barstockPaths: ['/v1/inventory/items?category=spirits&per_page=50'], baselinePaths: ['/items'] },
+    {
+      name: 'GET item by id',
+      baseline: 'the same SELECT',
+      method: 'GET',
+      barstockPaths: sample.map((id) => `/v1/inventory/items/${id}`),
+      baselinePaths: sample.map((id) => `/items/${id}`),
+    },
+    {
+      name: 'list 50, filtered',
+      baseline: 'the same SELECT',
+      method: 'GET',
+      barstockPaths: ['/v1/inventory/items?category=spirits&per_page=50'],
+      baselinePaths: ['/items'],
+    },
     {
       name: 'PUT quantity',
+      baseline: 'a bare UPDATE',
       method: 'PUT',
       barstockPaths: sample.map((id) => `/v1/inventory/items/${id}`),
       baselinePaths: sample.map((id) => `/items/${id}`),
       bodies: quantities,
     },
+    {
+      name: 'PUT quantity',
+      baseline: 'the same writes in bare SQL',
+      method: 'PUT',
+      barstockPaths: sample.map((id) => `/v1/inventory/items/${id}`),
+      baselinePaths: sample.map((id) => `/items-with-ledger/${id}`),
+      bodies: quantities,
+    },
   ]
   const rows = []
-  for (const scenario of scenarios) {
+  // BENCH_SCENARIOS=put (a comma-separated list of name fragments) runs only the matching scenarios.
+  const only = process.env.BENCH_SCENARIOS?.split(',').map((part) => part.trim().toLowerCase())
+  for (const scenario of scenarios.filter((candidate) => !only || only.some((part) => candidate.name.toLowerCase().includes(part)))) {
     const common = { method: scenario.method, connections: CONNECTIONS, durationSeconds: DURATION, ...(scenario.bodies ? { bodies: scenario.bodies } : {}) }
     const ours = await runLoad({ ...common, url: addressOf(barstock), paths: scenario.barstockPaths, headers: { 'x-api-key': key } })
     const base = await runLoad({ ...common, url: addressOf(baseline), paths: scenario.baselinePaths, headers: {} })
     if (ours.errors || ours.non2xx || base.errors || base.non2xx) {
       throw new Error(`${scenario.name}: errors in the run ${JSON.stringify({ ours, base })}`)
     }
-    rows.push({ kind, scenario: scenario.name, ours, base, ratio: ours.requestsPerSecond / base.requestsPerSecond })
+    rows.push({ kind, scenario: scenario.name, baseline: scenario.baseline, ours, base, ratio: ours.requestsPerSecond / base.requestsPerSecond })
   }
   await barstock.close()
   await baseline.close()
@@ -153,12 +195,12 @@ async function benchmark(kind: string, database: DatabaseHandle) {
 
 function table(rows: Awaited<ReturnType<typeof benchmark>>): string {
   const lines = [
-    '| database | scenario | barstock req/s | p50 ms | p99 ms | baseline req/s | p50 ms | p99 ms | ratio |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| database | scenario | barstock req/s | p50 ms | p99 ms | baseline | baseline req/s | p50 ms | p99 ms | ratio |',
+    '|---|---|---:|---:|---:|---|---:|---:|---:|---:|',
   ]
   for (const row of rows) {
     lines.push(
-      `| ${row.kind} | ${row.scenario} | ${row.ours.requestsPerSecond.toFixed(0)} | ${row.ours.p50} | ${row.ours.p99} | ${row.base.requestsPerSecond.toFixed(0)} | ${row.base.p50} | ${row.base.p99} | ${row.ratio.toFixed(2)} |`,
+      `| ${row.kind} | ${row.scenario} | ${row.ours.requestsPerSecond.toFixed(0)} | ${row.ours.p50} | ${row.ours.p99} | ${row.baseline} | ${row.base.requestsPerSecond.toFixed(0)} | ${row.base.p50} | ${row.base.p99} | ${row.ratio.toFixed(2)} |`,
     )
   }
   return lines.join('\n')
