@@ -82,7 +82,8 @@ keys
   .action(async (options) => {
     const created = (await runAdminCommand(loadConfig(), 'keys.create', options)) as ApiKeyInfo & { key: string }
     const { id, key, name, permissions, environment } = created
-    printResult({ id, key, name, permissions, environment, expires_at: created.expires_at }, Boolean(options.json), () =>
+    // Exactly the five fields of the run contract (DECISIONS.md); `keys list` shows the expiry.
+    printResult({ id, key, name, permissions, environment }, Boolean(options.json), () =>
       `${key}\n\nCreated ${environment} key ${id} (${name}). Store it now: it is not shown again.`,
     )
   })
