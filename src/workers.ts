@@ -18,7 +18,7 @@ export type WorkerStarter = (deps: WorkerDependencies) => Promise<BackgroundLoop
  * The background work of every domain (webhook delivery, purchase-order e-mail, POS sync runs and
  * schedules). Each runs in the server process and in `barstock worker`; list new ones here.
  */
-const WORKERS: WorkerStarter[] = [(deps) => startPurchaseOrderWorker(deps), startWebhookWorker, startPosSyncWorker, startPosScheduler]
+const WORKERS: WorkerStarter[] = [startPurchaseOrderWorker, startWebhookWorker, startPosSyncWorker, startPosScheduler]
 
 export interface RunningWorkers {
   stop(): Promise<void>

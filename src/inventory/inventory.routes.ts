@@ -29,23 +29,24 @@ function actorOf(request: FastifyRequest): string {
 }
 
 export async function inventoryRoutes(app: App) {
+  const listSchema = {
+    tags,
+    summary: 'List inventory items',
+    description: 'Filter by location, category and low_stock; sort by name, quantity, last_updated, created_at, sku or category.',
+    querystring: ListItemsQuery,
+    response: { 200: listEnvelope(InventoryItem) },
+  }
+  const listHandler = async (request: FastifyRequest<{ Querystring: ListItemsQuery }>) => {
+    const page = pageRequest(request.query)
+    const { items, total } = await listItems(app.db, tenantOf(request), request.query, page)
+    return { data: items, pagination: paginate(request, page, total) }
+  }
+  app.get('/items', { schema: listSchema, config: { permission: 'inventory:read' } }, listHandler)
+  // The spec's quick start reads GET /v1/inventory: the same list under its short name.
   app.get(
-    '/items',
-    {
-      schema: {
-        tags,
-        summary: 'List inventory items',
-        description: 'Filter by location, category and low_stock; sort by name, quantity, last_updated, created_at, sku or category.',
-        querystring: ListItemsQuery,
-        response: { 200: listEnvelope(InventoryItem) },
-      },
-      config: { permission: 'inventory:read' },
-    },
-    async (request) => {
-      const page = pageRequest(request.query)
-      const { items, total } = await listItems(app.db, tenantOf(request), request.query, page)
-      return { data: items, pagination: paginate(request, page, total) }
-    },
+    '',
+    { schema: { ...listSchema, summary: 'List inventory items (alias of /v1/inventory/items)' }, config: { permission: 'inventory:read' } },
+    listHandler,
   )
 
   app.post(

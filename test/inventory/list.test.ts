@@ -91,3 +91,11 @@ describe('GET /v1/inventory/items', () => {
     }
   })
 })
+
+test('GET /v1/inventory, the quick start’s short path, answers the same list', async () => {
+  const short = json(await ctx.request('GET', '/v1/inventory?sort=name&per_page=2', { key: caller.key }))
+  const long = await list('?sort=name&per_page=2')
+  assert.deepEqual(short.data, long.data)
+  assert.equal(short.pagination.total, 5)
+  assert.equal(short.pagination.next_page_url, '/v1/inventory?sort=name&per_page=2&page=2')
+})
