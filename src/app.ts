@@ -20,6 +20,8 @@ import { distributorRoutes } from './ordering/distributors.routes.js'
 import { orderRoutes } from './ordering/orders.routes.js'
 import { PosGateway } from './pos/pos-gateway.js'
 import { posRoutes } from './pos/pos.routes.js'
+import { posPushRoutes } from './pos/push.routes.js'
+import { PUSH_PATH_PREFIX } from './pos/push-setup.js'
 import { salesRoutes } from './pos/sales.routes.js'
 import { closeSandboxSimulators } from './pos/sandbox-simulators.js'
 
@@ -40,6 +42,7 @@ const REDACTED_PATHS = [
   '*.contact_email',
   '*.credentials',
   '*.secret',
+  '*.push_secret',
   '*.password',
   '*.key',
 ]
@@ -52,7 +55,7 @@ async function openapi(app: App) {
         title: 'barstock API',
         version: API_VERSION,
         description:
-          'Stock and purchasing for bars. Every /v1 request carries `X-API-Key`; responses wrap their payload in `data` with `meta`. Error codes and their statuses: docs/errors.md.',
+          'Stock and purchasing for bars. Every /v1 request carries `X-API-Key` (except POS vendor pushes to /v1/pos/push/…, which the vendor signs); responses wrap their payload in `data` with `meta`. Error codes and their statuses: docs/errors.md.',
       },
       components: {
         securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
@@ -88,7 +91,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(authRoutes, { prefix: '/v1/auth' })
   await app.register(locationRoutes, { prefix: '/v1/locations' })
   await app.register(inventoryRoutes, { prefix: '/v1/inventory' })
-  await app.register(posRoutes, { prefix: '/v1/pos', gateway: new PosGateway(config) })
+  const posGateway = new PosGateway(config)
+  await app.register(posRoutes, { prefix: '/v1/pos', gateway: posGateway })
+  await app.register(posPushRoutes, { prefix: PUSH_PATH_PREFIX, gateway: posGateway })
   await app.register(salesRoutes, { prefix: '/v1/sales' })
   app.addHook('onClose', closeSandboxSimulators)
   await app.register(webhookRoutes, { prefix: '/v1/webhooks', allowPrivate: config.webhookAllowPrivate })

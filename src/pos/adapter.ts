@@ -108,6 +108,8 @@ export interface SimulatorOptions {
   /** Sales exist from this many days before `now` (default 120). */
   historyDays?: number
   now?: () => Date
+  /** Scales the checks the bar closes a day (default 1, about 344 sale lines a day); benchmarks raise it. */
+  volume?: number
   /** Failure switches, for tests and demos. */
   failure?: SimulatorFailure
 }

@@ -3,6 +3,7 @@ import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import type { PosConnection, PosConnectionWithStats } from './pos.schemas.js'
 import type { PosConnectionTable, SyncFrequency } from './pos.tables.js'
+import { pushUrlOf } from './push-setup.js'
 
 export type ConnectionRow = Selectable<PosConnectionTable>
 
@@ -17,6 +18,7 @@ export function rowToConnection(row: ConnectionRow): PosConnection {
     location: row.location_id,
     sync_frequency: row.sync_frequency,
     last_sync: row.last_sync?.toISOString() ?? null,
+    push_url: pushUrlOf(row.pos_type, row.id),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   }

@@ -17,7 +17,8 @@ import {
 } from './connections.repository.js'
 import { posErrors } from './pos.errors.js'
 import type { PosGateway } from './pos-gateway.js'
-import type { CreateConnectionBody, PosConnection, PosConnectionWithStats, UpdateConnectionBody } from './pos.schemas.js'
+import type { CreateConnectionBody, CreatedPosConnection, PosConnection, PosConnectionWithStats, UpdateConnectionBody } from './pos.schemas.js'
+import { pushSecretForNewConnection, requirePushVendor, sealPushSecret } from './push-setup.js'
 import { findVendor, supportedPosTypes } from './vendor-registry.js'
 
 const DEFAULT_LOCATION = 'main_bar'
@@ -56,11 +57,13 @@ export interface VerifiedConnection {
 
 /**
  * Checks a new connection before anything is stored: a supported pos_type, credentials of the vendor's
- * shape, and a successful login with the vendor (no transaction is held meanwhile).
- * Throws pos_not_supported, invalid_credentials, connection_failed.
+ * shape, a push_secret only for a vendor with pushes, and a successful login with the vendor (no
+ * transaction is held meanwhile). Throws pos_not_supported, invalid_credentials, push_not_supported,
+ * connection_failed.
  */
 export async function verifyNewConnection(gateway: PosGateway, tenant: Tenant, input: CreateConnectionBody): Promise<VerifiedConnection> {
   const vendor = vendorOf(input.pos_type)
+  if (input.push_secret !== undefined) requirePushVendor(vendor, 'push_secret')
   let credentials = checkCredentialShape(vendor, input.credentials)
   const adapter = await gateway.adapter(vendor, tenant.environment, credentials, async (rotated) => {
     credentials = rotated
@@ -73,17 +76,21 @@ export async function verifyNewConnection(gateway: PosGateway, tenant: Tenant, i
   return { vendor, credentials }
 }
 
-/** Stores a verified connection, credentials sealed; its first scheduled sync is due at once. Throws location_not_found. */
+/**
+ * Stores a verified connection, credentials and push secret sealed; its first scheduled sync is due at
+ * once. A push secret generated here is in this answer only. Throws location_not_found.
+ */
 export async function createConnection(
   trx: Trx,
   gateway: PosGateway,
   tenant: Tenant,
   input: CreateConnectionBody,
   verified: VerifiedConnection,
-): Promise<PosConnection> {
+): Promise<CreatedPosConnection> {
   const location = input.location ?? DEFAULT_LOCATION
   await getLocation(trx, tenant, location)
   const id = newId('pos')
+  const push = pushSecretForNewConnection(verified.vendor, input.push_secret)
   const row = await insertConnection(trx, {
     id,
     account_id: tenant.accountId,
@@ -94,11 +101,12 @@ export async function createConnection(
     status: 'active',
     sync_frequency: input.sync_frequency ?? 'hourly',
     credentials: gateway.seal(id, verified.credentials),
+    push_secret: push ? sealPushSecret(gateway, id, push.secret) : null,
     sales_cursor: null,
     last_sync: null,
     next_sync_at: new Date(),
   })
-  return rowToConnection(row)
+  return { ...rowToConnection(row), ...(push?.generated && { push_secret: push.secret }) }
 }
 
 /** The live connection row, or 404 connection_not_found. */
@@ -127,13 +135,24 @@ export async function listConnections(db: Executor, tenant: Tenant, page: PageRe
 }
 
 /**
- * Renames a connection, changes its frequency or location, or pauses (inactive) and resumes it; a new
- * frequency or a resume reschedules the next run. Throws connection_not_found, location_not_found.
+ * Renames a connection, changes its frequency, location or push secret, or pauses (inactive) and resumes
+ * it; a new frequency or a resume reschedules the next run. Throws connection_not_found,
+ * location_not_found, push_not_supported.
  */
-export async function updateConnection(trx: Trx, tenant: Tenant, id: string, input: UpdateConnectionBody): Promise<PosConnection> {
+export async function updateConnection(
+  trx: Trx,
+  gateway: PosGateway,
+  tenant: Tenant,
+  id: string,
+  input: UpdateConnectionBody,
+): Promise<PosConnection> {
   const current = await lockConnection(trx, tenant, id)
   if (input.location !== undefined) await getLocation(trx, tenant, input.location)
   const fields: Partial<ConnectionRow> = { updated_at: new Date() }
+  if (input.push_secret !== undefined) {
+    requirePushVendor(vendorOf(current.pos_type), 'push_secret')
+    fields.push_secret = sealPushSecret(gateway, id, input.push_secret)
+  }
   if (input.name !== undefined) fields.name = input.name
   if (input.location !== undefined) fields.location_id = input.location
   if (input.sync_frequency !== undefined && input.sync_frequency !== current.sync_frequency) {

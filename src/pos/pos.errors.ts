@@ -9,4 +9,7 @@ export const posErrors = {
   autoMapFailed: defineError('auto_map_failed', 400, '%s'),
   connectionNotFound: defineError('connection_not_found', 404, 'POS connection %s does not exist'),
   syncNotFound: defineError('sync_not_found', 404, 'Sync run %s does not exist'),
+  pushNotSupported: defineError('push_not_supported', 400, 'The %s POS sends no pushes barstock can verify; its connections are polled'),
+  pushNotEnabled: defineError('push_not_enabled', 409, 'POS connection %s does not take pushes: %s'),
+  invalidPushSignature: defineError('invalid_push_signature', 401, 'Push to POS connection %s refused: %s'),
 }

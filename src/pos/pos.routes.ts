@@ -23,6 +23,7 @@ import {
   AutoMapResult,
   ConnectionParams,
   CreateConnectionBody,
+  CreatedPosConnection,
   CreateMappingBody,
   ListConnectionsQuery,
   ListMappingsQuery,
@@ -40,8 +41,17 @@ import {
 import { getSyncRun, triggerSync } from './sync.service.js'
 
 const tags = ['POS']
-const { posNotSupported, invalidCredentials, connectionFailed, syncInProgress, mappingNotFound, autoMapFailed, connectionNotFound, syncNotFound } =
-  posErrors
+const {
+  posNotSupported,
+  invalidCredentials,
+  connectionFailed,
+  syncInProgress,
+  mappingNotFound,
+  autoMapFailed,
+  connectionNotFound,
+  syncNotFound,
+  pushNotSupported,
+} = posErrors
 
 /** Who a change is attributed to in the ledger and events: the API key that made it. */
 function actorOf(request: FastifyRequest): string {
@@ -78,11 +88,14 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
         tags,
         summary: 'Connect a POS',
         description:
-          'Checks the credentials\' shape for the pos_type, then logs in with the vendor (sandbox keys: the built-in simulator). Credentials are stored encrypted and never returned.',
+          'Checks the credentials\' shape for the pos_type, then logs in with the vendor (sandbox keys: the built-in simulator). Credentials are stored encrypted and never returned. For a vendor with pushes, a push_secret is generated when none is supplied and shown in this response only.',
         body: CreateConnectionBody,
-        response: { 201: envelope(PosConnection) },
+        response: { 201: envelope(CreatedPosConnection) },
       },
-      config: { permission: 'pos:write', errors: [posNotSupported, invalidCredentials, connectionFailed, locationErrors.locationNotFound] },
+      config: {
+        permission: 'pos:write',
+        errors: [posNotSupported, invalidCredentials, pushNotSupported, connectionFailed, locationErrors.locationNotFound],
+      },
     },
     async (request, reply) => {
       const tenant = tenantOf(request)
@@ -107,14 +120,16 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
       schema: {
         tags,
         summary: 'Update a POS connection',
-        description: 'name, sync_frequency, location, or status (inactive pauses scheduled syncs; active resumes them).',
+        description:
+          'name, sync_frequency, location, push_secret (replaces the vendor push signature key; never returned), or status (inactive pauses scheduled syncs; active resumes them).',
         params: ConnectionParams,
         body: UpdateConnectionBody,
         response: { 200: envelope(PosConnection) },
       },
-      config: { permission: 'pos:write', errors: [connectionNotFound, locationErrors.locationNotFound] },
+      config: { permission: 'pos:write', errors: [connectionNotFound, locationErrors.locationNotFound, pushNotSupported] },
     },
-    (request, reply) => runWrite(app.db, request, reply, 200, (trx) => updateConnection(trx, tenantOf(request), request.params.id, request.body)),
+    (request, reply) =>
+      runWrite(app.db, request, reply, 200, (trx) => updateConnection(trx, gateway, tenantOf(request), request.params.id, request.body)),
   )
 
   app.delete(

@@ -19,12 +19,32 @@ const connectionFields = {
   location: Type.String({ description: 'The location synced sales are recorded at' }),
   sync_frequency: StringEnum(SYNC_FREQUENCIES),
   last_sync: Nullable(Timestamp),
+  push_url: Nullable(
+    Type.String({
+      examples: ['/v1/pos/push/pos_01jd2x3v4w5y6z7a8b9c0d1e2f'],
+      description: 'Where the vendor posts pushes (webhooks), relative to the service address; null for vendors without pushes',
+    }),
+  ),
   created_at: Timestamp,
   updated_at: Timestamp,
 }
 
 export const PosConnection = Type.Object(connectionFields)
 export type PosConnection = Static<typeof PosConnection>
+
+export const CreatedPosConnection = Type.Object({
+  ...connectionFields,
+  push_secret: Type.Optional(
+    Type.String({ description: 'The generated push secret, shown in this response only (absent when push_secret was supplied)' }),
+  ),
+})
+export type CreatedPosConnection = Static<typeof CreatedPosConnection>
+
+const PushSecret = Type.String({
+  minLength: 1,
+  maxLength: 500,
+  description: "The key the vendor signs pushes with (Square's signature key, Clover's X-Clover-Auth code…); write only",
+})
 
 export const SyncStats = Type.Object({
   total_syncs: Type.Integer({ description: 'Finished runs, completed or failed' }),
@@ -47,6 +67,7 @@ export const CreateConnectionBody = Type.Object(
     credentials: Type.Record(Type.String(), Type.Unknown(), { description: 'The vendor credential object (docs/pos.md); write only' }),
     sync_frequency: Type.Optional(StringEnum(SYNC_FREQUENCIES, { default: 'hourly' })),
     location: Type.Optional(Type.String({ minLength: 1, maxLength: 63, description: 'Default main_bar' })),
+    push_secret: Type.Optional(PushSecret),
   },
   { additionalProperties: false },
 )
@@ -58,6 +79,7 @@ export const UpdateConnectionBody = Type.Object(
     sync_frequency: Type.Optional(StringEnum(SYNC_FREQUENCIES)),
     location: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),
     status: Type.Optional(StringEnum(['active', 'inactive'], { description: 'inactive pauses scheduled syncs' })),
+    push_secret: Type.Optional(PushSecret),
   },
   { additionalProperties: false, minProperties: 1 },
 )
@@ -206,3 +228,12 @@ export const ImportSalesResult = Type.Object({
   unmapped: Type.Integer({ description: 'Imported lines whose POS item has no mapping yet' }),
 })
 export type ImportSalesResult = Static<typeof ImportSalesResult>
+
+export const PushParams = Type.Object({ connection_id: Type.String() })
+
+export const PushReceipt = Type.Object({
+  kind: StringEnum(['orders_changed', 'catalog_changed', 'other'], { description: 'What the push said changed' }),
+  queued: Type.Boolean({ description: 'false when a run was already queued or running, or the push asks for nothing' }),
+  sync_id: Nullable(Type.String({ description: 'The run queued by this push, or the one already queued or running' })),
+})
+export type PushReceipt = Static<typeof PushReceipt>

@@ -16,6 +16,8 @@ export interface PosConnectionTable {
   status: ConnectionStatus
   sync_frequency: SyncFrequency
   credentials: string
+  /** Sealed like the credentials (src/pos/push-setup.ts); null for vendors without pushes. */
+  push_secret: string | null
   sales_cursor: Date | null
   last_sync: Date | null
   next_sync_at: Date

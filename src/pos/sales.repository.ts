@@ -30,8 +30,21 @@ export interface SaleSource {
  */
 export async function insertSaleLines(db: Executor, source: SaleSource, lines: SaleLineRow[]): Promise<{ posItemId: string; quantity: string; depleted: boolean }[]> {
   if (lines.length === 0) return []
+  const result = await sql<{ pos_item_id: string; quantity: string; depleted: boolean }>`${insertLinesStatement(source, lines)}
+    RETURNING pos_item_id, quantity, depleted`.execute(db)
+  return result.rows.map((row) => ({ posItemId: row.pos_item_id, quantity: String(row.quantity), depleted: row.depleted }))
+}
+
+/** Inserts lines as insertSaleLines does, answering only how many were new: no rows come back, which a bulk sync does not need. */
+export async function stageSaleLines(db: Executor, source: SaleSource, lines: SaleLineRow[]): Promise<number> {
+  if (lines.length === 0) return 0
+  const result = await insertLinesStatement(source, lines).execute(db)
+  return Number(result.numAffectedRows ?? 0)
+}
+
+function insertLinesStatement(source: SaleSource, lines: SaleLineRow[]) {
   const column = <T>(pick: (line: SaleLineRow) => T) => lines.map(pick)
-  const result = await sql<{ pos_item_id: string; quantity: string; depleted: boolean }>`
+  return sql`
     INSERT INTO pos_sales (account_id, environment, connection_id, source_id, line_id, location_id, pos_item_id, name,
       quantity, unit_price, sold_at, staff_id, staff_name, check_id, tip, depleted)
     SELECT ${source.tenant.accountId}, ${source.tenant.environment}, ${source.connectionId}, ${source.sourceId}, l.*
@@ -40,9 +53,7 @@ export async function insertSaleLines(db: Executor, source: SaleSource, lines: S
       ${column((l) => l.soldAt.toISOString())}::timestamptz[], ${column((l) => l.staffId)}::text[], ${column((l) => l.staffName)}::text[],
       ${column((l) => l.checkId)}::text[], ${column((l) => l.tip)}::numeric[], ${column((l) => l.depleted)}::boolean[])
       AS l (line_id, location_id, pos_item_id, name, quantity, unit_price, sold_at, staff_id, staff_name, check_id, tip, depleted)
-    ON CONFLICT (connection_id, line_id) DO NOTHING
-    RETURNING pos_item_id, quantity, depleted`.execute(db)
-  return result.rows.map((row) => ({ posItemId: row.pos_item_id, quantity: String(row.quantity), depleted: row.depleted }))
+    ON CONFLICT (connection_id, line_id) DO NOTHING`
 }
 
 /** Sets the depleted flag of a source's lines of these POS items. */

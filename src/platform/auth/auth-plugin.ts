@@ -10,6 +10,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The permission a key needs for this route; absent on routes any valid key may call. */
     permission?: Permission
+    /**
+     * A route called without an API key (a POS vendor's push, authenticated by the vendor's signature):
+     * no key is read and every call counts against its client address at the production limit.
+     */
+    public?: boolean
   }
   interface FastifyRequest {
     auth: AuthContext | undefined
@@ -71,16 +76,17 @@ export function tenantOf(request: FastifyRequest): Tenant {
 
 /**
  * Authentication, rate limiting and permissions for every /v1 request, in that order: the rate limit
- * counts per key (or per client address without a valid key), then a missing key is 401 and a missing
- * permission 403.
+ * counts per key (or per client address without a valid key, and always on public routes), then a
+ * missing key is 401 and a missing permission 403.
  */
 async function auth(app: FastifyInstance, options: AuthOptions) {
   app.decorateRequest('auth', undefined)
   app.decorateRequest('rateLimit', undefined)
   app.addHook('onRequest', async (request, reply) => {
     if (!request.url.startsWith('/v1/')) return
+    const isPublic = request.routeOptions.config.public === true
     const header = request.headers['x-api-key']
-    const context = typeof header === 'string' && header.length <= 200 ? await options.keys.verify(header) : undefined
+    const context = !isPublic && typeof header === 'string' && header.length <= 200 ? await options.keys.verify(header) : undefined
     request.auth = context
     const limit = context ? options.limits[context.environment] : options.limits.production
     const bucket = context ? `key:${context.keyId}` : `ip:${request.ip}`
@@ -92,7 +98,7 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
       throw platformErrors.rateLimitExceeded([result.limit, result.resetAfter])
     }
     // Unknown routes answer 404 whatever the key.
-    if (request.is404) return
+    if (request.is404 || isPublic) return
     if (!context) throw platformErrors.invalidApiKey()
     const required = request.routeOptions.config.permission
     if (required && !context.permissions.includes(required)) {

@@ -82,14 +82,16 @@ function errorResponseSchemas(errors: ErrorDefinition[]) {
   return responses
 }
 
-/** Every /v1 route can answer these, beside the errors it declares. */
+/** Every /v1 route can answer these, beside the errors it declares (public routes read no key, so no key errors). */
 function standardErrors(route: RouteOptions): ErrorDefinition[] {
-  const errors = [platformErrors.invalidApiKey, platformErrors.rateLimitExceeded, platformErrors.internalError]
+  const keyed = !route.config?.public
+  const errors = [platformErrors.rateLimitExceeded, platformErrors.internalError]
+  if (keyed) errors.push(platformErrors.invalidApiKey)
   if (route.config?.permission) errors.push(platformErrors.insufficientPermissions)
   const schema = route.schema ?? {}
   if (schema.body || schema.querystring || schema.params) errors.push(platformErrors.invalidParameter)
   if (schema.body) errors.push(platformErrors.payloadTooLarge)
-  if (route.method === 'POST') errors.push(platformErrors.idempotencyKeyReused, platformErrors.idempotencyInProgress)
+  if (route.method === 'POST' && keyed) errors.push(platformErrors.idempotencyKeyReused, platformErrors.idempotencyInProgress)
   return errors
 }
 
@@ -98,7 +100,7 @@ function documentRoute(route: RouteOptions): void {
   const schema = (route.schema ??= {})
   const declared = [...standardErrors(route), ...(route.config?.errors ?? [])]
   schema.response = { ...errorResponseSchemas(declared), ...(schema.response as object) }
-  ;(schema as Record<string, unknown>).security = [{ ApiKey: [] }]
+  ;(schema as Record<string, unknown>).security = route.config?.public ? [] : [{ ApiKey: [] }]
   if (route.config?.permission) {
     const note = `Requires the \`${route.config.permission}\` permission.`
     schema.description = schema.description ? `${schema.description}\n\n${note}` : note

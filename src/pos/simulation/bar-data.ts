@@ -1,4 +1,6 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
+import { decimal } from '../../platform/decimal.js'
+import { BoundedCache } from './bounded-cache.js'
 
 /**
  * The bar every simulator serves: one deterministic menu, staff and sales history per seed, which each
@@ -122,33 +124,27 @@ export function seededRandom(seed: number): () => number {
 
 /** A stable UUID-shaped id for `key` under `seed` (vendors whose ids are GUIDs). */
 export function stableUuid(seed: number, key: string): string {
-  const hex = createHash('sha256').update(`${seed}:${key}`).digest('hex')
+  const hex = hash('sha256', `${seed}:${key}`, 'hex')
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`
 }
 
 /** A stable alphanumeric id of `length` characters for `key` under `seed`. */
 export function stableId(seed: number, key: string, length = 13): string {
-  return createHash('sha256').update(`${seed}:${key}`).digest('base64url').replace(/[-_]/g, 'X').slice(0, length).toUpperCase()
+  // One-shot hash(): the same digest as createHash without a Hash object per id (ids are made per line).
+  return hash('sha256', `${seed}:${key}`, 'base64url').slice(0, length).replace(/[-_]/g, 'X').toUpperCase()
 }
+
+/** Each menu entry's chance in an order: its kind's weight shared among the entries of that kind. */
+const ENTRY_WEIGHTS = MENU.map((entry) => KIND_WEIGHT[entry.kind] / MENU.filter((other) => other.kind === entry.kind).length)
+const TOTAL_ENTRY_WEIGHT = ENTRY_WEIGHTS.reduce((sum, weight) => sum + weight, 0)
 
 function pickWeighted(random: () => number): MenuEntry {
-  const total = MENU.reduce((sum, entry) => sum + KIND_WEIGHT[entry.kind] / countOfKind(entry.kind), 0)
-  let roll = random() * total
-  for (const entry of MENU) {
-    roll -= KIND_WEIGHT[entry.kind] / countOfKind(entry.kind)
-    if (roll <= 0) return entry
+  let roll = random() * TOTAL_ENTRY_WEIGHT
+  for (let index = 0; index < MENU.length; index++) {
+    roll -= ENTRY_WEIGHTS[index] as number
+    if (roll <= 0) return MENU[index] as MenuEntry
   }
   return MENU[MENU.length - 1] as MenuEntry
-}
-
-const kindCounts = new Map<MenuKind, number>()
-function countOfKind(kind: MenuKind): number {
-  let count = kindCounts.get(kind)
-  if (count === undefined) {
-    count = MENU.filter((entry) => entry.kind === kind).length
-    kindCounts.set(kind, count)
-  }
-  return count
 }
 
 /** Trading hours: 16:00 to 02:00 UTC of the next morning. */
@@ -161,8 +157,34 @@ function centsToDollars(cents: number): string {
   return (cents / 100).toFixed(2)
 }
 
-/** The checks of one business day (UTC date of dayStart), deterministic for (seed, day). */
-export function checksForDay(seed: number, dayStart: number, volume = 1): SimCheck[] {
+/** Prices and tips repeat a lot: each distinct amount is converted once. */
+const centsOfAmount = new Map<string, number>()
+
+/** A decimal dollar string of the bar's (a price or a tip) as integer cents, as vendors' APIs send money. */
+export function dollarsToCents(dollars: string): number {
+  let amount = centsOfAmount.get(dollars)
+  if (amount === undefined) {
+    amount = decimal(dollars).times(100).toNumber()
+    centsOfAmount.set(dollars, amount)
+  }
+  return amount
+}
+
+/**
+ * Days already generated, bounded by their checks (about 100 MB): every page request of a simulator
+ * reads its window again, and generating a busy day costs far more than keeping it.
+ */
+const generatedDays = new BoundedCache<string, readonly SimCheck[]>(250_000, (checks) => checks.length)
+
+/**
+ * The checks of one business day (UTC date of dayStart), deterministic for (seed, day, volume). The
+ * answer is shared between callers: read it, never change it.
+ */
+export function checksForDay(seed: number, dayStart: number, volume = 1): readonly SimCheck[] {
+  return generatedDays.get(`${seed}:${dayStart}:${volume}`, () => generateDay(seed, dayStart, volume))
+}
+
+function generateDay(seed: number, dayStart: number, volume: number): SimCheck[] {
   const dayIndex = Math.floor(dayStart / DAY_MS)
   const random = seededRandom(seed * 100_003 + dayIndex)
   const weekday = new Date(dayStart).getUTCDay()
@@ -190,6 +212,12 @@ export function checksForDay(seed: number, dayStart: number, volume = 1): SimChe
   return checks.sort((a, b) => a.closedAt.getTime() - b.closedAt.getTime())
 }
 
+/** The part of [start, end) the simulator's history covers, in epoch ms; `from >= to` when none. */
+export function historyRange(start: Date, end: Date, options: { now: Date; historyDays: number }): { from: number; to: number } {
+  const earliest = options.now.getTime() - options.historyDays * DAY_MS
+  return { from: Math.max(start.getTime(), earliest), to: Math.min(end.getTime(), options.now.getTime()) }
+}
+
 /** Every check closed in [start, end), oldest first, limited to the simulator's history. */
 export function checksClosedBetween(
   seed: number,
@@ -197,9 +225,7 @@ export function checksClosedBetween(
   end: Date,
   options: { now: Date; historyDays: number; volume?: number },
 ): SimCheck[] {
-  const earliest = options.now.getTime() - options.historyDays * DAY_MS
-  const from = Math.max(start.getTime(), earliest)
-  const to = Math.min(end.getTime(), options.now.getTime())
+  const { from, to } = historyRange(start, end, options)
   if (from >= to) return []
   const checks: SimCheck[] = []
   // A check closes up to 10 hours after its day starts, so the day before `from` can reach into it.
@@ -212,8 +238,10 @@ export function checksClosedBetween(
   return checks
 }
 
+const MENU_BY_KEY = new Map(MENU.map((entry) => [entry.key, entry]))
+
 export function menuEntry(key: string): MenuEntry {
-  const entry = MENU.find((candidate) => candidate.key === key)
+  const entry = MENU_BY_KEY.get(key)
   if (!entry) throw new Error(`no menu entry ${key}`)
   return entry
 }

@@ -182,12 +182,19 @@ export class CloverClient {
     return elements
   }
 
-  /** Every page of a merchant resource, `pageSize` at a time, until a short page. */
+  /**
+   * Every page of a merchant resource, `pageSize` at a time, until a short page. Each next page is asked
+   * for before the one in hand is handed over, so it travels while the caller works on this one.
+   */
   async *listAll<T>(tokens: CloverTokenSource, resource: string, query: CloverQuery, pageSize: number): AsyncGenerator<T[]> {
-    for (let offset = 0; ; offset += pageSize) {
-      const page = await this.listPage<T>(tokens, resource, { ...query, limit: pageSize, offset })
+    const pageAt = (offset: number) => this.listPage<T>(tokens, resource, { ...query, limit: pageSize, offset })
+    let next: Promise<T[]> | undefined = pageAt(0)
+    for (let offset = 0; next; offset += pageSize) {
+      const page: T[] = await next
+      next = page.length < pageSize ? undefined : pageAt(offset + pageSize)
+      // A failure of the page ahead surfaces when it is awaited, not as an unhandled rejection meanwhile.
+      next?.catch(() => undefined)
       yield page
-      if (page.length < pageSize) return
     }
   }
 

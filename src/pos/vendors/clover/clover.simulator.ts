@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { SimulatorHandler, SimulatorOptions } from '../../adapter.js'
-import { decimal } from '../../../platform/decimal.js'
-import { checksClosedBetween, MENU, menuEntry, STAFF, stableId, type SimCheck, type StaffEntry } from '../../simulation/bar-data.js'
+import { checksClosedBetween, dollarsToCents, historyRange, MENU, menuEntry, STAFF, stableId, type SimCheck, type StaffEntry } from '../../simulation/bar-data.js'
+import { BoundedCache } from '../../simulation/bounded-cache.js'
 import { FailureSwitch, readBody, sendJson } from '../../simulation/simulator-server.js'
 import {
   CLOVER_MAX_PAGE_SIZE,
@@ -35,10 +35,6 @@ const LONGEST_TAB_MS = DAY_MS
 
 type Expansions = ReadonlySet<string>
 
-function cents(dollars: string): number {
-  return decimal(dollars).times(100).toNumber()
-}
-
 function titleCase(word: string): string {
   return word.charAt(0).toUpperCase() + word.slice(1)
 }
@@ -49,6 +45,10 @@ class CloverSimulator {
   private readonly spentRefreshTokens = new Set<string>()
   private readonly historyDays: number
   private readonly now: () => Date
+  /** An orders query's checks, kept while its pages are read: each page is then a slice, not the whole window again. */
+  private readonly orderSearches = new BoundedCache<string, readonly SimCheck[]>(4)
+  /** Menu, staff and role ids, hashed once. */
+  private readonly fixedIds = new Map<string, string>()
 
   constructor(
     private readonly options: SimulatorOptions,
@@ -74,18 +74,19 @@ class CloverSimulator {
     const offset = Number(url.searchParams.get('offset') ?? 0)
     if (!Number.isInteger(limit) || limit < 1 || !Number.isInteger(offset) || offset < 0) return writeError(400, 'Invalid limit or offset')
     const expand = new Set((url.searchParams.get('expand') ?? '').split(',').filter(Boolean))
-    const all = this.resource(route[2] as 'items' | 'orders' | 'employees', url.searchParams.getAll('filter'), expand)
-    sendJson(res, 200, { elements: all.slice(offset, offset + Math.min(limit, CLOVER_MAX_PAGE_SIZE)) })
+    const end = offset + Math.min(limit, CLOVER_MAX_PAGE_SIZE)
+    sendJson(res, 200, { elements: this.resource(route[2] as 'items' | 'orders' | 'employees', url.searchParams.getAll('filter'), expand, offset, end) })
   }
 
-  private resource(name: 'items' | 'orders' | 'employees', filters: string[], expand: Expansions): unknown[] {
+  /** Elements [offset, end) of a resource; only those are rendered. */
+  private resource(name: 'items' | 'orders' | 'employees', filters: string[], expand: Expansions, offset: number, end: number): unknown[] {
     switch (name) {
       case 'items':
-        return MENU.map((entry) => this.item(entry.key, expand))
+        return MENU.slice(offset, end).map((entry) => this.item(entry.key, expand))
       case 'employees':
-        return STAFF.map((staff) => this.employee(staff, expand))
+        return STAFF.slice(offset, end).map((staff) => this.employee(staff, expand))
       case 'orders':
-        return this.ordersCreatedIn(filters).map((check) => this.order(check, expand))
+        return this.ordersCreatedIn(filters).slice(offset, end).map((check) => this.order(check, expand))
     }
   }
 
@@ -121,7 +122,7 @@ class CloverSimulator {
   }
 
   /** Checks opened in the filtered createdTime range, newest first, within Clover's 90 days. */
-  private ordersCreatedIn(filters: string[]): SimCheck[] {
+  private ordersCreatedIn(filters: string[]): readonly SimCheck[] {
     const now = this.now().getTime()
     let from = now - ORDER_HISTORY_LIMIT_MS
     let to = now
@@ -135,25 +136,40 @@ class CloverSimulator {
       if (operator === '<=') to = Math.min(to, time + 1)
     }
     if (from >= to) return []
-    const closedSoonAfter = checksClosedBetween(this.options.seed, new Date(from), new Date(to + LONGEST_TAB_MS), { now: this.now(), historyDays: this.historyDays })
-    return closedSoonAfter.filter((check) => check.openedAt.getTime() >= from && check.openedAt.getTime() < to).reverse()
+    const history = { now: this.now(), historyDays: this.historyDays, volume: this.options.volume }
+    const closedRange = historyRange(new Date(from), new Date(to + LONGEST_TAB_MS), history)
+    return this.orderSearches.get(`${from}:${to}:${closedRange.from}:${closedRange.to}`, () => {
+      const closedSoonAfter = checksClosedBetween(this.options.seed, new Date(from), new Date(to + LONGEST_TAB_MS), history)
+      return closedSoonAfter.filter((check) => check.openedAt.getTime() >= from && check.openedAt.getTime() < to).reverse()
+    })
   }
 
   private id(kind: string, key: string): string {
     return stableId(this.options.seed, `clover:${kind}:${key}`)
   }
 
+  /** The id of a menu entry, staff member or role: few of them, asked for on every line. */
+  private fixedId(kind: string, key: string): string {
+    const name = `${kind}:${key}`
+    let id = this.fixedIds.get(name)
+    if (id === undefined) {
+      id = this.id(kind, key)
+      this.fixedIds.set(name, id)
+    }
+    return id
+  }
+
   private item(key: string, expand: Expansions): CloverItem {
     const entry = menuEntry(key)
-    const item: CloverItem = { id: this.id('item', key), name: entry.name, sku: entry.sku, price: cents(entry.price), priceType: 'FIXED', hidden: false, available: true }
-    if (expand.has('categories')) item.categories = { elements: [{ id: this.id('category', entry.category), name: entry.category }] }
+    const item: CloverItem = { id: this.fixedId('item', key), name: entry.name, sku: entry.sku, price: dollarsToCents(entry.price), priceType: 'FIXED', hidden: false, available: true }
+    if (expand.has('categories')) item.categories = { elements: [{ id: this.fixedId('category', entry.category), name: entry.category }] }
     return item
   }
 
   private employee(staff: StaffEntry, expand: Expansions): CloverEmployee {
     const systemRole = staff.role === 'manager' ? 'MANAGER' : 'EMPLOYEE'
-    const employee: CloverEmployee = { id: this.id('employee', staff.key), name: `${staff.firstName} ${staff.lastName}`, nickname: staff.firstName, role: systemRole }
-    if (expand.has('roles')) employee.roles = { elements: [{ id: this.id('role', staff.role), name: titleCase(staff.role), systemRole }] }
+    const employee: CloverEmployee = { id: this.fixedId('employee', staff.key), name: `${staff.firstName} ${staff.lastName}`, nickname: staff.firstName, role: systemRole }
+    if (expand.has('roles')) employee.roles = { elements: [{ id: this.fixedId('role', staff.role), name: titleCase(staff.role), systemRole }] }
     return employee
   }
 
@@ -164,9 +180,9 @@ class CloverSimulator {
       .flatMap((line) =>
         Array.from({ length: line.quantity }, (_, unit) => ({
           id: this.id('line', `${line.lineId}:${unit}`),
-          item: { id: this.id('item', line.itemKey) },
+          item: { id: this.fixedId('item', line.itemKey) },
           name: menuEntry(line.itemKey).name,
-          price: cents(line.unitPrice),
+          price: dollarsToCents(line.unitPrice),
           refunded: line.refunded,
           exchanged: false,
         })),
@@ -187,11 +203,11 @@ class CloverSimulator {
       total,
       createdTime: check.openedAt.getTime(),
       modifiedTime: check.closedAt.getTime(),
-      employee: expand.has('employee') ? this.employee(staff, new Set()) : { id: this.id('employee', staff.key) },
+      employee: expand.has('employee') ? this.employee(staff, new Set()) : { id: this.fixedId('employee', staff.key) },
     }
     if (expand.has('lineItems')) order.lineItems = { elements: lines }
     if (expand.has('payments')) {
-      order.payments = { elements: [{ id: paymentId, amount: total, tipAmount: cents(check.tip), result: 'SUCCESS', createdTime: check.closedAt.getTime() }] }
+      order.payments = { elements: [{ id: paymentId, amount: total, tipAmount: dollarsToCents(check.tip), result: 'SUCCESS', createdTime: check.closedAt.getTime() }] }
     }
     if (expand.has('refunds')) {
       const refunds = refunded === 0 ? [] : [{ id: this.id('refund', check.checkId), amount: refunded, createdTime: check.closedAt.getTime(), payment: { id: paymentId } }]

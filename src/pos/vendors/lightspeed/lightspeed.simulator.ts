@@ -139,7 +139,7 @@ class LightspeedSimulator {
     const offset = pageToken === null ? 0 : Number(Buffer.from(pageToken, 'base64url').toString('utf8'))
     if (!Number.isInteger(offset) || offset < 0) return writeError(400, 'Invalid nextPageToken')
     const include = new Set((url.searchParams.get('include') ?? '').split(','))
-    const receipts = checksClosedBetween(this.options.seed, from, to, { now: this.now(), historyDays: this.historyDays }).flatMap((check) => this.receiptsOf(check, include))
+    const receipts = checksClosedBetween(this.options.seed, from, to, { now: this.now(), historyDays: this.historyDays, volume: this.options.volume }).flatMap((check) => this.receiptsOf(check, include))
     const body: LightspeedFinancials = { sales: receipts.slice(offset, offset + pageSize), nextPageToken: null, _links: {} }
     if (offset + pageSize < receipts.length) {
       const next = new URL(url)

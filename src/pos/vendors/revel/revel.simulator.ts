@@ -137,7 +137,7 @@ class RevelBar {
     if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime())) return { status: 400, body: 'Invalid updated_date filter' }
     // Every simulated order is closed; asking for open ones finds none.
     const wanted = atThisBar && query.get('closed') !== 'false'
-    const checks = wanted ? checksClosedBetween(this.options.seed, start, end, { now, historyDays: this.historyDays }) : []
+    const checks = wanted ? checksClosedBetween(this.options.seed, start, end, { now, historyDays: this.historyDays, volume: this.options.volume }) : []
     return this.list('Order', checks.map((check) => this.order(check)), query)
   }
 
@@ -183,7 +183,7 @@ class RevelBar {
   /** The check behind an order id, if it exists within the bar's history. */
   private findCheck(orderId: number): SimCheck | undefined {
     const day = Math.floor(orderId / ORDER_ID_DAY)
-    const check = checksForDay(this.options.seed, day * DAY_MS).find((candidate) => orderIdOf(candidate) === orderId)
+    const check = checksForDay(this.options.seed, day * DAY_MS, this.options.volume).find((candidate) => orderIdOf(candidate) === orderId)
     const now = this.now().getTime()
     if (!check || check.closedAt.getTime() >= now || check.closedAt.getTime() < now - this.historyDays * DAY_MS) return undefined
     return check

@@ -205,7 +205,7 @@ class SimphonyServer {
     const now = this.now().getTime()
     const earliest = now - this.historyDays * DAY_MS
     // The simulated bar's checks open and close on the business date they belong to.
-    const checks = checksForDay(this.options.seed, Date.parse(`${date}T00:00:00Z`)).filter(
+    const checks = checksForDay(this.options.seed, Date.parse(`${date}T00:00:00Z`), this.options.volume).filter(
       (check) => check.closedAt.getTime() < now && check.closedAt.getTime() >= earliest,
     )
     return { curUTC: simphonyUtc(this.now()), locRef, guestChecks: checks.map((check) => this.guestCheck(check, date)) }

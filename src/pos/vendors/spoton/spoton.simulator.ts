@@ -137,7 +137,7 @@ class SpotOnBar {
     }
     // Orders older than ~90 days are no longer exported, whatever the bar's history.
     const historyDays = Math.min(this.historyDays, HISTORY_LIMIT_MS / 86_400_000)
-    const checks = checksClosedBetween(this.options.seed, start, end, { now, historyDays })
+    const checks = checksClosedBetween(this.options.seed, start, end, { now, historyDays, volume: this.options.volume })
     return { status: 200, body: checks.map((check) => this.order(locationId, check)) }
   }
 

@@ -1,7 +1,7 @@
 import type Big from 'big.js'
 import type { PosAdapter, PosAdapterOptions, PosProduct, PosSaleLine, PosStaffMember, SalesWindow } from '../../adapter.js'
 import { ZERO } from '../../../platform/decimal.js'
-import { SquareClient, type SquareOrder } from './square.client.js'
+import { SquareClient, type SquareOrder, type SquarePayment } from './square.client.js'
 import { mapCatalog, mapOrderLines, mapTeamMember, returnedQuantities, withoutReturned, type OrderStaff } from './square.mapper.js'
 
 /**
@@ -54,10 +54,11 @@ async function collect<T>(pages: AsyncIterable<T[]>): Promise<T[]> {
  */
 async function* listSales(client: SquareClient, locationId: string, window: SalesWindow): AsyncIterable<PosSaleLine[]> {
   const staffNames = new Map((await collect(client.searchTeamMembers())).map((member) => [member.id, mapTeamMember(member).name]))
+  const payments = new WindowPayments(client, locationId, window)
   const returns = new ReturnLedger()
   const awaitingReturn = new Map<string, PosSaleLine[]>()
   for await (const orders of client.searchOrders({ locationId, closedFrom: window.start, closedTo: window.end })) {
-    const staffOfOrder = await paymentStaff(client, locationId, orders, staffNames)
+    const staffOfOrder = await paymentStaff(payments, orders, staffNames)
     const ready: PosSaleLine[] = []
     for (const order of orders) {
       returns.record(order)
@@ -81,29 +82,66 @@ async function* listSales(client: SquareClient, locationId: string, window: Sale
 const NO_STAFF: OrderStaff = { staffId: null, staffName: null }
 
 /** Who took each order's payment (Square names the team member on the payment, not the order). */
-async function paymentStaff(
-  client: SquareClient,
-  locationId: string,
-  orders: readonly SquareOrder[],
-  staffNames: ReadonlyMap<string, string>,
-): Promise<Map<string, OrderStaff>> {
-  const closedTimes = orders.map((order) => Date.parse(order.closed_at ?? '')).filter((time) => !Number.isNaN(time))
+async function paymentStaff(payments: WindowPayments, orders: readonly SquareOrder[], staffNames: ReadonlyMap<string, string>): Promise<Map<string, OrderStaff>> {
+  let earliestClose = Infinity
+  let latestClose = -Infinity
+  for (const order of orders) {
+    const time = Date.parse(order.closed_at ?? '')
+    if (Number.isNaN(time)) continue
+    earliestClose = Math.min(earliestClose, time)
+    latestClose = Math.max(latestClose, time)
+  }
   const staff = new Map<string, OrderStaff>()
-  if (closedTimes.length === 0) return staff
+  if (earliestClose === Infinity) return staff
   const orderIds = new Set(orders.map((order) => order.id))
-  const payments = client.listPayments({
-    locationId,
-    createdFrom: new Date(Math.min(...closedTimes) - PAYMENT_LOOKBACK_MS),
-    createdTo: new Date(Math.max(...closedTimes) + 1),
-  })
-  for await (const page of payments) {
-    for (const payment of page) {
-      const staffId = payment.team_member_id ?? payment.employee_id
-      if (!payment.order_id || !orderIds.has(payment.order_id) || !staffId) continue
-      staff.set(payment.order_id, { staffId, staffName: staffNames.get(staffId) ?? null })
-    }
+  for (const payment of await payments.createdBetween(earliestClose - PAYMENT_LOOKBACK_MS, latestClose + 1)) {
+    const staffId = payment.team_member_id ?? payment.employee_id
+    if (!payment.order_id || !orderIds.has(payment.order_id) || !staffId) continue
+    staff.set(payment.order_id, { staffId, staffName: staffNames.get(staffId) ?? null })
   }
   return staff
+}
+
+/**
+ * The window's payments, oldest first. Orders pages come oldest first too, so the payment ranges of
+ * consecutive pages overlap by the lookback: one ListPayments over the whole window, read ahead only as
+ * far as the latest page needs and forgotten once older than its range, serves each payment once. A
+ * range outside that pattern (older than the one before, or beyond the window) is asked for on its own.
+ */
+class WindowPayments {
+  private readonly streamFrom: number
+  private readonly streamTo: number
+  private readonly stream: AsyncIterator<SquarePayment[]>
+  private streamDone = false
+  private lastFrom = -Infinity
+  /** Payments read from the stream and not yet older than every range still to come, oldest first. */
+  private held: { createdAt: number; payment: SquarePayment }[] = []
+
+  constructor(
+    private readonly client: SquareClient,
+    private readonly locationId: string,
+    window: SalesWindow,
+  ) {
+    this.streamFrom = window.start.getTime() - PAYMENT_LOOKBACK_MS
+    this.streamTo = window.end.getTime()
+    this.stream = client.listPayments({ locationId, createdFrom: new Date(this.streamFrom), createdTo: window.end })[Symbol.asyncIterator]()
+  }
+
+  /** Payments created in [from, to), oldest first. */
+  async createdBetween(from: number, to: number): Promise<SquarePayment[]> {
+    if (from < this.lastFrom || from < this.streamFrom || to > this.streamTo) {
+      return collect(this.client.listPayments({ locationId: this.locationId, createdFrom: new Date(from), createdTo: new Date(to) }))
+    }
+    this.lastFrom = from
+    // Read on until a payment created at or after `to` shows the range is complete (an unreadable time proves nothing).
+    while (!this.streamDone && !((this.held.at(-1)?.createdAt ?? -Infinity) >= to)) {
+      const next = await this.stream.next()
+      if (next.done) this.streamDone = true
+      else for (const payment of next.value) this.held.push({ createdAt: Date.parse(payment.created_at), payment })
+    }
+    this.held = this.held.filter((entry) => !(entry.createdAt < from))
+    return this.held.filter((entry) => !(entry.createdAt >= to)).map((entry) => entry.payment)
+  }
 }
 
 /** Goods given back by return orders, per sold line id, and which sale orders have had a return read. */

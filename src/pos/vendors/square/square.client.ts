@@ -272,13 +272,16 @@ export class SquareClient {
     })
   }
 
+  /** Follows the cursor; each next page is asked for before the one in hand is handed over, so it travels while the caller works. */
   private async *paginate<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>): AsyncIterable<T[]> {
-    let cursor: string | undefined
-    do {
-      const page = await fetchPage(cursor)
+    let next: Promise<Page<T>> | undefined = fetchPage(undefined)
+    while (next) {
+      const page: Page<T> = await next
+      next = page.cursor ? fetchPage(page.cursor) : undefined
+      // A failure of the page ahead surfaces when it is awaited, not as an unhandled rejection meanwhile.
+      next?.catch(() => undefined)
       yield page.items
-      cursor = page.cursor || undefined
-    } while (cursor)
+    }
   }
 
   private async call<T>(req: VendorRequest): Promise<T> {

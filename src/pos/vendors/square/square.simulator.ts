@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { SimulatorHandler, SimulatorOptions } from '../../adapter.js'
-import { decimal } from '../../../platform/decimal.js'
-import { checksClosedBetween, MENU, menuEntry, STAFF, stableId, type SimCheck, type SimLine, type StaffEntry } from '../../simulation/bar-data.js'
+import { checksClosedBetween, dollarsToCents, historyRange, MENU, menuEntry, STAFF, stableId, type SimCheck, type SimLine, type StaffEntry } from '../../simulation/bar-data.js'
+import { BoundedCache } from '../../simulation/bounded-cache.js'
 import { FailureSwitch, readBody, sendJson } from '../../simulation/simulator-server.js'
 import type {
   SquareCatalogObject,
@@ -9,6 +9,7 @@ import type {
   SquareMoney,
   SquareOrder,
   SquareOrderLineItem,
+  SquareOrderState,
   SquarePayment,
   SquareRefund,
   SquareTeamMember,
@@ -62,23 +63,28 @@ function cents(amount: number): SquareMoney {
   return { amount, currency: CURRENCY }
 }
 
-function centsOf(dollars: string): number {
-  return decimal(dollars).times(100).toNumber()
-}
-
-/** Square's ids for the simulated bar's things, stable per seed. */
+/** Square's ids for the simulated bar's things, stable per seed; the menu's and staff's are hashed once. */
 class SquareIds {
+  private readonly menuIds = new Map<string, string>()
   constructor(private readonly seed: number) {}
-  category = (name: string) => stableId(this.seed, `square:category:${name}`, 24)
-  item = (key: string) => stableId(this.seed, `square:item:${key}`, 24)
-  variation = (key: string) => stableId(this.seed, `square:variation:${key}`, 24)
+  private menuId(key: string, length: number): string {
+    let id = this.menuIds.get(key)
+    if (id === undefined) {
+      id = stableId(this.seed, key, length)
+      this.menuIds.set(key, id)
+    }
+    return id
+  }
+  category = (name: string) => this.menuId(`square:category:${name}`, 24)
+  item = (key: string) => this.menuId(`square:item:${key}`, 24)
+  variation = (key: string) => this.menuId(`square:variation:${key}`, 24)
   order = (checkId: string) => stableId(this.seed, `square:order:${checkId}`, 27)
   returnOrder = (checkId: string) => stableId(this.seed, `square:return:${checkId}`, 27)
   lineUid = (lineId: string) => stableId(this.seed, `square:line:${lineId}`, 22)
   payment = (checkId: string) => stableId(this.seed, `square:payment:${checkId}`, 28)
   returnUid = (checkId: string) => stableId(this.seed, `square:return-uid:${checkId}`, 22)
   refund = (checkId: string) => stableId(this.seed, `square:refund:${checkId}`, 28)
-  teamMember = (key: string) => `TM${stableId(this.seed, `square:team:${key}`, 14)}`
+  teamMember = (key: string) => `TM${this.menuId(`square:team:${key}`, 14)}`
 }
 
 function renderCatalog(ids: SquareIds): SquareCatalogObject[] {
@@ -92,7 +98,7 @@ function renderCatalog(ids: SquareIds): SquareCatalogObject[] {
       is_deleted: false,
       present_at_all_locations: true,
       // Square names the only variation of an item "Regular".
-      item_variation_data: { item_id: ids.item(entry.key), name: 'Regular', sku: entry.sku, pricing_type: 'FIXED_PRICING', price_money: cents(centsOf(entry.price)) },
+      item_variation_data: { item_id: ids.item(entry.key), name: 'Regular', sku: entry.sku, pricing_type: 'FIXED_PRICING', price_money: cents(dollarsToCents(entry.price)) },
     }),
   )
   const items = MENU.map(
@@ -121,7 +127,7 @@ function renderTeamMember(ids: SquareIds, staff: StaffEntry): SquareTeamMember {
 
 function renderLine(ids: SquareIds, line: SimLine): SquareOrderLineItem {
   const entry = menuEntry(line.itemKey)
-  const unitCents = centsOf(line.unitPrice)
+  const unitCents = dollarsToCents(line.unitPrice)
   return {
     uid: ids.lineUid(line.lineId),
     name: entry.name,
@@ -134,46 +140,54 @@ function renderLine(ids: SquareIds, line: SimLine): SquareOrderLineItem {
   }
 }
 
+/** The orders a check becomes, by state: its sale (cancelled when every line was voided), then its return if any. */
+function orderStatesOf(check: SimCheck): SquareOrderState[] {
+  const sold = check.lines.filter((line) => !line.voided)
+  // A check whose every line was voided was cancelled at the register.
+  const sale = sold.length ? 'COMPLETED' : 'CANCELED'
+  return sold.some((line) => line.refunded) ? [sale, 'COMPLETED'] : [sale]
+}
+
 /** The sale order of a check, then its return order when some of its lines were refunded. */
 function renderOrders(ids: SquareIds, check: SimCheck, locationId: string): SquareOrder[] {
   const sold = check.lines.filter((line) => !line.voided)
   const refunded = sold.filter((line) => line.refunded)
   const lineItems = sold.map((line) => renderLine(ids, line))
   const totalCents = lineItems.reduce((total, line) => total + (line.total_money?.amount ?? 0), 0)
-  const tipCents = centsOf(check.tip)
+  const tipCents = dollarsToCents(check.tip)
   const orderId = ids.order(check.checkId)
+  const paymentId = ids.payment(check.checkId)
   const closedAt = check.closedAt.toISOString()
   const refund: SquareRefund | undefined = refunded.length
     ? {
         id: ids.refund(check.checkId),
         location_id: locationId,
         transaction_id: orderId,
-        tender_id: ids.payment(check.checkId),
+        tender_id: paymentId,
         created_at: closedAt,
         reason: 'Returned goods',
-        amount_money: cents(refunded.reduce((total, line) => total + centsOf(line.unitPrice) * line.quantity, 0)),
+        amount_money: cents(refunded.reduce((total, line) => total + dollarsToCents(line.unitPrice) * line.quantity, 0)),
         status: 'APPROVED',
       }
     : undefined
   const sale: SquareOrder = {
     id: orderId,
     location_id: locationId,
-    // A check whose every line was voided was cancelled at the register.
-    state: sold.length ? 'COMPLETED' : 'CANCELED',
+    state: orderStatesOf(check)[0] as SquareOrderState,
     created_at: check.openedAt.toISOString(),
     updated_at: closedAt,
     closed_at: closedAt,
     line_items: lineItems,
     tenders: [
       {
-        id: ids.payment(check.checkId),
+        id: paymentId,
         location_id: locationId,
         transaction_id: orderId,
         created_at: closedAt,
         amount_money: cents(totalCents + tipCents),
         tip_money: cents(tipCents),
         type: 'CARD',
-        payment_id: ids.payment(check.checkId),
+        payment_id: paymentId,
       },
     ],
     refunds: refund ? [refund] : [],
@@ -204,22 +218,39 @@ function renderOrders(ids: SquareIds, check: SimCheck, locationId: string): Squa
   return [sale, returnOrder]
 }
 
+/** The payment of a check's sale order: the order's total and tip, taken when it closed. */
+/** One order of a search's results: the `part`th of the orders its check becomes (see orderStatesOf). */
+interface OrderRef {
+  check: SimCheck
+  part: number
+}
+
+function indexOrders(checks: readonly SimCheck[], states: readonly string[] | undefined, newestFirst: boolean): OrderRef[] {
+  const orders: OrderRef[] = []
+  for (const check of checks) {
+    orderStatesOf(check).forEach((state, part) => {
+      if (!states || states.includes(state)) orders.push({ check, part })
+    })
+  }
+  return newestFirst ? orders.reverse() : orders
+}
+
 function renderPayment(ids: SquareIds, check: SimCheck, locationId: string): SquarePayment {
-  const order = renderOrders(ids, check, locationId)[0] as SquareOrder
-  const amount = order.total_money?.amount ?? 0
-  const tip = order.total_tip_money?.amount ?? 0
+  const amount = check.lines.reduce((total, line) => (line.voided ? total : total + dollarsToCents(line.unitPrice) * line.quantity), 0)
+  const tip = dollarsToCents(check.tip)
   const staffId = ids.teamMember(check.staffKey)
+  const closedAt = check.closedAt.toISOString()
   return {
     id: ids.payment(check.checkId),
-    created_at: order.closed_at ?? order.updated_at,
-    updated_at: order.updated_at,
+    created_at: closedAt,
+    updated_at: closedAt,
     amount_money: cents(amount),
     tip_money: cents(tip),
     total_money: cents(amount + tip),
     status: 'COMPLETED',
     source_type: 'CARD',
     location_id: locationId,
-    order_id: order.id,
+    order_id: ids.order(check.checkId),
     team_member_id: staffId,
     employee_id: staffId,
   }
@@ -285,8 +316,17 @@ export function createSquareSimulator(options: SimulatorOptions): SimulatorHandl
   const historyDays = options.historyDays ?? DEFAULT_HISTORY_DAYS
   const catalog = renderCatalog(ids)
   const teamMembers = STAFF.map((staff) => renderTeamMember(ids, staff))
-  const checksBetween = (start: Date, end: Date) => checksClosedBetween(options.seed, start, end, { now: now(), historyDays })
+  const history = () => ({ now: now(), historyDays, volume: options.volume })
   const earliest = () => new Date(now().getTime() - historyDays * DAY_MS)
+  // A search's results, kept while its pages are read: each page is then a slice, not the whole window again.
+  const orderSearches = new BoundedCache<string, readonly OrderRef[]>(4)
+  const paymentSearches = new BoundedCache<string, readonly SimCheck[]>(4)
+
+  /** The checks closed in [start, end), through `searches` under a key naming the history they cover. */
+  function searched<T>(searches: BoundedCache<string, readonly T[]>, start: Date, end: Date, variant: string, index: (checks: SimCheck[]) => T[]): readonly T[] {
+    const { from, to } = historyRange(start, end, history())
+    return searches.get(`${from}:${to}:${variant}`, () => index(checksClosedBetween(options.seed, start, end, history())))
+  }
 
   function searchOrders(body: SearchOrdersBody): unknown {
     const locationId = body.location_ids?.[0]
@@ -297,23 +337,26 @@ export function createSquareSimulator(options: SimulatorOptions): SimulatorHandl
       throw new SquareRequestError(400, 'BAD_REQUEST', 'A closed_at filter requires sorting by CLOSED_AT')
     }
     const states = body.query?.filter?.state_filter?.states
-    const orders = checksBetween(timeOf(closedAt?.start_at, earliest(), 'start_at'), timeOf(closedAt?.end_at, now(), 'end_at'))
-      .flatMap((check) => renderOrders(ids, check, locationId))
-      .filter((order) => !states || states.includes(order.state))
     // Square's default order is newest first.
-    if (sort?.sort_order !== 'ASC') orders.reverse()
+    const newestFirst = sort?.sort_order !== 'ASC'
+    const start = timeOf(closedAt?.start_at, earliest(), 'start_at')
+    const end = timeOf(closedAt?.end_at, now(), 'end_at')
+    const orders = searched(orderSearches, start, end, `${JSON.stringify(states)}:${newestFirst}`, (checks) => indexOrders(checks, states, newestFirst))
     const { page, cursor } = pageOf(orders, body.cursor, limitOf(body.limit, ORDERS_DEFAULT_LIMIT, ORDERS_MAX_LIMIT))
-    return { orders: page, cursor }
+    return { orders: page.map((order) => renderOrders(ids, order.check, locationId)[order.part]), cursor }
   }
 
   function listPayments(query: URLSearchParams): unknown {
     const locationId = query.get('location_id') ?? 'MAIN'
-    const payments = checksBetween(timeOf(query.get('begin_time'), new Date(now().getTime() - 365 * DAY_MS), 'begin_time'), timeOf(query.get('end_time'), now(), 'end_time'))
-      .filter((check) => check.lines.some((line) => !line.voided))
-      .map((check) => renderPayment(ids, check, locationId))
-    if (query.get('sort_order') !== 'ASC') payments.reverse()
-    const { page, cursor } = pageOf(payments, query.get('cursor'), limitOf(query.get('limit'), PAYMENTS_MAX_LIMIT, PAYMENTS_MAX_LIMIT))
-    return { payments: page, cursor }
+    const newestFirst = query.get('sort_order') !== 'ASC'
+    const start = timeOf(query.get('begin_time'), new Date(now().getTime() - 365 * DAY_MS), 'begin_time')
+    const end = timeOf(query.get('end_time'), now(), 'end_time')
+    const paid = searched(paymentSearches, start, end, String(newestFirst), (checks) => {
+      const withPayment = checks.filter((check) => check.lines.some((line) => !line.voided))
+      return newestFirst ? withPayment.reverse() : withPayment
+    })
+    const { page, cursor } = pageOf(paid, query.get('cursor'), limitOf(query.get('limit'), PAYMENTS_MAX_LIMIT, PAYMENTS_MAX_LIMIT))
+    return { payments: page.map((check) => renderPayment(ids, check, locationId)), cursor }
   }
 
   async function route(req: IncomingMessage, url: URL): Promise<unknown> {

@@ -260,7 +260,7 @@ export function createToastSimulator(options: SimulatorOptions): SimulatorHandle
     const end = dateParam(query.get('endDate'), 'endDate')
     if (end <= start) throw new ToastRequestError(400, 'endDate must be later than startDate')
     // The simulated bar never touches a check after closing it, so modifiedDate is closedDate.
-    const checks = checksClosedBetween(options.seed, start, end, { now: now(), historyDays })
+    const checks = checksClosedBetween(options.seed, start, end, { now: now(), historyDays, volume: options.volume })
     return checks.slice((page - 1) * pageSize, page * pageSize).map((check) => renderOrder(ids, check))
   }
 

@@ -1,0 +1,267 @@
+import assert from 'node:assert/strict'
+import { createHmac } from 'node:crypto'
+import { after, before, describe, test } from 'node:test'
+import { type Caller, json, type TestContext } from '../helpers/context.js'
+import { findVendor } from '../../src/pos/vendor-registry.js'
+import { createPosTestContext, startWorker, waitForSync } from './pos-helpers.js'
+
+let ctx: TestContext
+before(async () => {
+  ctx = await createPosTestContext()
+})
+after(() => ctx.close())
+
+// The address the vendor was given: the test calls through this Host, as a vendor would.
+const HOST = 'bar.example.com'
+const SQUARE_KEY = 'square-webhook-signature-key-0001'
+
+async function connect(caller: Caller, posType: string, extra: Record<string, unknown> = {}) {
+  const response = await ctx.request('POST', '/v1/pos/connections', {
+    key: caller.key,
+    body: { pos_type: posType, name: `${posType} bar`, credentials: findVendor(posType)!.exampleCredentials, sync_frequency: 'realtime', ...extra },
+  })
+  assert.equal(response.statusCode, 201, response.body)
+  return json(response).data as { id: string; push_url: string | null; push_secret?: string }
+}
+
+/** The vendor's call: no API key, the raw bytes it signed. */
+function push(connectionId: string, body: string, headers: Record<string, string>) {
+  return ctx.request('POST', `/v1/pos/push/${connectionId}`, {
+    key: null,
+    body,
+    headers: { host: HOST, 'content-type': 'application/json', ...headers },
+  })
+}
+
+function squareSignature(connectionId: string, body: string, key = SQUARE_KEY): string {
+  return createHmac('sha256', key).update(`http://${HOST}/v1/pos/push/${connectionId}${body}`).digest('base64')
+}
+
+function pushSquare(connectionId: string, type = 'order.updated', key = SQUARE_KEY) {
+  const body = JSON.stringify({ merchant_id: 'M1', type, event_id: `evt-${Math.random()}`, data: { type: 'order' } })
+  return push(connectionId, body, { 'x-square-hmacsha256-signature': squareSignature(connectionId, body, key) })
+}
+
+async function runsOf(connectionId: string) {
+  return ctx.database.db.selectFrom('pos_sync_runs').selectAll().where('connection_id', '=', connectionId).execute()
+}
+
+async function sandboxCaller() {
+  return ctx.newCaller({ environment: 'sandbox' })
+}
+
+describe('push secret and push_url on connections', () => {
+  test('shows push_url for a vendor with pushes, never returns a supplied push_secret, and stores it sealed', async () => {
+    const caller = await sandboxCaller()
+    const connection = await connect(caller, 'square', { push_secret: SQUARE_KEY })
+    assert.equal(connection.push_url, `/v1/pos/push/${connection.id}`)
+    assert.equal(connection.push_secret, undefined)
+    const read = await ctx.request('GET', `/v1/pos/connections/${connection.id}`, { key: caller.key })
+    assert.equal(json(read).data.push_url, connection.push_url)
+    assert.ok(!read.body.includes(SQUARE_KEY))
+    const row = await ctx.database.db.selectFrom('pos_connections').select('push_secret').where('id', '=', connection.id).executeTakeFirstOrThrow()
+    assert.ok(row.push_secret && !row.push_secret.includes(SQUARE_KEY))
+  })
+
+  test('generates a push_secret when none is supplied and shows it in the create answer only', async () => {
+    const caller = await sandboxCaller()
+    const connection = await connect(caller, 'clover')
+    assert.ok(connection.push_secret && connection.push_secret.length >= 40)
+    const read = await ctx.request('GET', `/v1/pos/connections/${connection.id}`, { key: caller.key })
+    assert.equal(json(read).data.push_secret, undefined)
+    assert.ok(!read.body.includes(connection.push_secret))
+    const list = await ctx.request('GET', '/v1/pos/connections', { key: caller.key })
+    assert.ok(!list.body.includes(connection.push_secret))
+  })
+
+  test('shows no push_url and no push_secret for a vendor without pushes', async () => {
+    const caller = await sandboxCaller()
+    const connection = await connect(caller, 'spoton')
+    assert.equal(connection.push_url, null)
+    assert.equal(connection.push_secret, undefined)
+  })
+
+  test('refuses a push_secret for a vendor without pushes with 400 push_not_supported, on create and update, changing nothing', async () => {
+    const caller = await sandboxCaller()
+    const created = await ctx.request('POST', '/v1/pos/connections', {
+      key: caller.key,
+      body: { pos_type: 'spoton', name: 'SpotOn', credentials: findVendor('spoton')!.exampleCredentials, push_secret: 'whatever' },
+    })
+    assert.equal(created.statusCode, 400)
+    assert.equal(json(created).error.code, 'push_not_supported')
+    assert.equal(json(created).error.details.parameter, 'push_secret')
+    assert.equal(json(await ctx.request('GET', '/v1/pos/connections', { key: caller.key })).pagination.total, 0)
+
+    const connection = await connect(caller, 'spoton')
+    const updated = await ctx.request('PUT', `/v1/pos/connections/${connection.id}`, { key: caller.key, body: { name: 'Renamed', push_secret: 'whatever' } })
+    assert.equal(updated.statusCode, 400)
+    assert.equal(json(updated).error.code, 'push_not_supported')
+    assert.equal(json(await ctx.request('GET', `/v1/pos/connections/${connection.id}`, { key: caller.key })).data.name, 'spoton bar')
+  })
+})
+
+describe('POST /v1/pos/push/:connection_id', () => {
+  test('a signed Square push queues exactly one incremental run, without an API key', async () => {
+    const caller = await sandboxCaller()
+    const connection = await connect(caller, 'square', { push_secret: SQUARE_KEY })
+    const response = await pushSquare(connection.id)
+    assert.equal(response.statusCode, 202, response.body)
+    assert.ok(response.headers['x-ratelimit-limit'], 'public calls are rate limited by client address')
+    const receipt = json(response).data
+    assert.equal(receipt.kind, 'orders_changed')
+    assert.equal(receipt.queued, true)
+    const run = json(await ctx.request('GET', `/v1/pos/syncs/${receipt.sync_id}`, { key: caller.key })).data
+    assert.equal(run.connection_id, connection.id)
+    assert.equal(run.status, 'processing')
+    assert.equal(run.sync_type, 'incremental')
+    const runs = await runsOf(connection.id)
+    assert.equal(runs.length, 1)
+    assert.equal(runs[0]!.triggered_by, 'vendor_push')
+  })
+
+  test('a repeated push while a run is queued answers 202 and queues no second run', async () => {
+    const caller = await sandboxCaller()
+    const connection = await connect(caller, 'square', { push_secret: SQUARE_KEY })
+    const first = json(await pushSquare(connection.id)).data
+    const again = await pushSquare(connection.id, 'catalog.version.updated')
+    assert.equal(again.statusCode, 202)
+    assert.deepEqual(json(again).data, { kind: 'catalog_changed', queued: false, sync_id: first.sync_id })
+    assert.equal((await runsOf(connection.id)).length, 1)
+  })
+
+  test('a push about something else answers 202 and queues nothing', async () => {
+    const caller = await sandboxCaller()
+    const connection = await connect(caller, 'square', { push_secret: SQUARE_KEY })
+    const response = await pushSquare(connection.id, 'payment.created')
+    assert.equal(response.statusCode, 202)
+    assert.deepEqual(json(response).data, { kind: 'other', queued: false, sync_id: null })
+    assert.equal((await runsOf(connection.id)).length, 0)
+  })
+
+  test('a Clover push carrying the generated X-Clover-Auth code queues a run', async () => {
+    const caller = await sandboxCaller()
+    const connection = await connect(caller, 'clover')
+    const body = JSON.stringify({ appId: 'APP1', merchants: { Q8J5H3K2M1N0P: [{ objectId: 'O:ABC123', type: 'UPDATE', ts: Date.now() }] } })
+    const response = await push(connection.id, body, { 'x-clover-auth': connection.push_secret! })
+    assert.equal(response.statusCode, 202, response.body)
+    assert.equal(json(response).data.kind, 'orders_changed')
+    assert.equal(json(response).data.queued, true)
+    assert.equal((await runsOf(connection.id)).length, 1)
+  })
+
+  test('a Revel push signed HMAC-SHA1 with a push_secret set by PUT queues a run', async () => {
+    const caller = await sandboxCaller()
+    const connection = await connect(caller, 'revel')
+    const secret = 'revel-webhook-secret-0001'
+    const updated = await ctx.request('PUT', `/v1/pos/connections/${connection.id}`, { key: caller.key, body: { push_secret: secret } })
+    assert.equal(updated.statusCode, 200)
+    assert.ok(!updated.body.includes(secret))
+    const body = JSON.stringify({ event: 'order.finalized', data: { id: 42 } })
+    const stale = createHmac('sha1', connection.push_secret!).update(body).digest('hex')
+    assert.equal((await push(connection.id, body, { 'x-revel-signature': stale })).statusCode, 401, 'the replaced secret no longer verifies')
+    const response = await push(connection.id, body, { 'x-revel-signature': createHmac('sha1', secret).update(body).digest('hex') })
+    assert.equal(response.statusCode, 202, response.body)
+    assert.equal(json(response).data.queued, true)
+    assert.equal((await runsOf(connection.id)).length, 1)
+  })
+
+  test('a Toast push signed HMAC-SHA256 over the body queues a run', async () => {
+    const caller = await sandboxCaller()
+    const connection = await connect(caller, 'toast')
+    const body = JSON.stringify({ eventType: 'menus_updated', guid: 'evt-1' })
+    const signature = createHmac('sha256', connection.push_secret!).update(body).digest('base64')
+    const response = await push(connection.id, body, { 'toast-signature': signature })
+    assert.equal(response.statusCode, 202, response.body)
+    assert.equal(json(response).data.kind, 'catalog_changed')
+    assert.equal((await runsOf(connection.id)).length, 1)
+  })
+
+  test('refuses a wrong or missing signature with 401 invalid_push_signature and queues nothing', async () => {
+    const caller = await sandboxCaller()
+    const connection = await connect(caller, 'square', { push_secret: SQUARE_KEY })
+    const wrongKey = await pushSquare(connection.id, 'order.updated', 'not-the-key')
+    assert.equal(wrongKey.statusCode, 401)
+    assert.equal(json(wrongKey).error.code, 'invalid_push_signature')
+    const body = JSON.stringify({ type: 'order.updated' })
+    const tampered = await push(connection.id, body.replace('order', 'catalog'), { 'x-square-hmacsha256-signature': squareSignature(connection.id, body) })
+    assert.equal(json(tampered).error.code, 'invalid_push_signature')
+    const otherUrl = await ctx.request('POST', `/v1/pos/push/${connection.id}`, {
+      key: null,
+      body,
+      headers: { host: 'attacker.example.com', 'content-type': 'application/json', 'x-square-hmacsha256-signature': squareSignature(connection.id, body) },
+    })
+    assert.equal(json(otherUrl).error.code, 'invalid_push_signature')
+    const missing = await push(connection.id, body, {})
+    assert.equal(missing.statusCode, 401)
+    assert.equal(json(missing).error.code, 'invalid_push_signature')
+    const clover = await connect(caller, 'clover')
+    const forged = await push(clover.id, JSON.stringify({ merchants: { M: [{ objectId: 'O:1' }] } }), { 'x-clover-auth': 'guessed' })
+    assert.equal(json(forged).error.code, 'invalid_push_signature')
+    assert.equal((await runsOf(connection.id)).length + (await runsOf(clover.id)).length, 0)
+  })
+
+  test('refuses a signed push to a connection that is not realtime, or paused, with 409 push_not_enabled and queues nothing', async () => {
+    const caller = await sandboxCaller()
+    const hourly = await connect(caller, 'square', { push_secret: SQUARE_KEY, sync_frequency: 'hourly' })
+    const refused = await pushSquare(hourly.id)
+    assert.equal(refused.statusCode, 409)
+    assert.equal(json(refused).error.code, 'push_not_enabled')
+    assert.equal(json(refused).error.details.reason, 'not_realtime')
+
+    const paused = await connect(caller, 'square', { push_secret: SQUARE_KEY })
+    await ctx.request('PUT', `/v1/pos/connections/${paused.id}`, { key: caller.key, body: { status: 'inactive' } })
+    const refusedPaused = await pushSquare(paused.id)
+    assert.equal(refusedPaused.statusCode, 409)
+    assert.equal(json(refusedPaused).error.details.reason, 'inactive')
+    assert.equal((await runsOf(hourly.id)).length + (await runsOf(paused.id)).length, 0)
+  })
+
+  test('refuses a connection of a vendor without pushes with 400 push_not_supported and queues nothing', async () => {
+    const caller = await sandboxCaller()
+    const connection = await connect(caller, 'spoton')
+    const response = await push(connection.id, '{"event":"order.closed"}', {})
+    assert.equal(response.statusCode, 400)
+    assert.equal(json(response).error.code, 'push_not_supported')
+    assert.equal((await runsOf(connection.id)).length, 0)
+  })
+
+  test('answers 404 connection_not_found for an unknown or deleted connection', async () => {
+    const unknown = await pushSquare('pos_does_not_exist')
+    assert.equal(unknown.statusCode, 404)
+    assert.equal(json(unknown).error.code, 'connection_not_found')
+    const caller = await sandboxCaller()
+    const connection = await connect(caller, 'square', { push_secret: SQUARE_KEY })
+    await ctx.request('DELETE', `/v1/pos/connections/${connection.id}`, { key: caller.key })
+    const deleted = await pushSquare(connection.id)
+    assert.equal(deleted.statusCode, 404)
+    assert.equal(json(deleted).error.code, 'connection_not_found')
+    assert.equal((await runsOf(connection.id)).length, 0)
+  })
+
+  test('refuses a body over 1 MiB with 413 payload_too_large', async () => {
+    const caller = await sandboxCaller()
+    const connection = await connect(caller, 'square', { push_secret: SQUARE_KEY })
+    const body = JSON.stringify({ type: 'order.updated', padding: 'x'.repeat(1024 * 1024) })
+    const response = await push(connection.id, body, { 'x-square-hmacsha256-signature': squareSignature(connection.id, body) })
+    assert.equal(response.statusCode, 413)
+    assert.equal(json(response).error.code, 'payload_too_large')
+    assert.equal((await runsOf(connection.id)).length, 0)
+  })
+
+  test('the queued run completes in the background worker, and the next push queues a new one', async () => {
+    const caller = await sandboxCaller()
+    const connection = await connect(caller, 'square', { push_secret: SQUARE_KEY })
+    const worker = await startWorker(ctx)
+    try {
+      const first = json(await pushSquare(connection.id)).data
+      assert.equal((await waitForSync(ctx, caller, first.sync_id)).status, 'completed')
+      const second = json(await pushSquare(connection.id)).data
+      assert.equal(second.queued, true)
+      assert.notEqual(second.sync_id, first.sync_id)
+      await waitForSync(ctx, caller, second.sync_id)
+    } finally {
+      await worker.stop()
+    }
+    assert.equal((await runsOf(connection.id)).length, 2)
+  })
+})
