@@ -27,6 +27,14 @@ describe('name matcher quality on the labelled set', () => {
     assert.ok(quality.precision >= 0.95, `precision ${quality.precision}: ${JSON.stringify(quality.falsePositives)}`)
     assert.ok(quality.recall >= 0.8, `recall ${quality.recall}: ${JSON.stringify(quality.misses)}`)
   })
+
+  test('on the held-out set it was never tuned on: precision at least 0.95 and recall at least 0.8', () => {
+    const set = loadLabelledSet('auto-map-holdout.json')
+    assert.ok(set.pairs.some((pair) => pair.inventory === null), 'the set has hard negatives')
+    const quality = measure(set, DEFAULT_CONFIDENCE_THRESHOLD)
+    assert.ok(quality.precision >= 0.95, `precision ${quality.precision}: ${JSON.stringify(quality.falsePositives)}`)
+    assert.ok(quality.recall >= 0.8, `recall ${quality.recall}: ${JSON.stringify(quality.misses)}`)
+  })
 })
 
 describe('POST /v1/pos/connections/:id/auto-map', () => {
