@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { cpus, totalmem } from 'node:os'
 import { parseArgs } from 'node:util'
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
-import pg from 'pg'
-import { type DatabaseHandle, openPglite, openPostgres } from '../src/platform/db/connect.js'
+import { type DatabaseHandle, openPglite } from '../src/platform/db/connect.js'
 import { migrate } from '../src/platform/db/migrate.js'
 import { newId } from '../src/platform/ids.js'
 import type { PosSaleLine, SalesWindow } from '../src/pos/adapter.js'
@@ -13,6 +12,7 @@ import { type RunningSimulator, startSimulatorServer } from '../src/pos/simulati
 import { executeSyncRun } from '../src/pos/sync-runner.js'
 import { claimNextRun, insertRunUnlessRunning } from '../src/pos/sync-runs.repository.js'
 import { findVendor } from '../src/pos/vendor-registry.js'
+import { openScratchPostgres } from '../test/helpers/context.js'
 
 /**
  * POS sync ingest, end to end: a vendor simulator on loopback serves the simulated bar's sales; one sync
@@ -74,27 +74,14 @@ async function startSimulator(spec: SimulatorSpec): Promise<{ url: string; close
 }
 
 async function openScratchDatabase(kind: string): Promise<DatabaseHandle> {
-  if (kind === 'pglite') return openPglite(undefined)
+  if (kind === 'pglite') {
+    const handle = await openPglite(undefined)
+    await migrate(handle)
+    return handle
+  }
   const url = process.env.DATABASE_URL
   if (!url) throw new Error('--db postgres needs DATABASE_URL')
-  const name = `barstock_bench_${randomBytes(4).toString('hex')}`
-  const admin = new pg.Client({ connectionString: url })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const target = new URL(url)
-  target.pathname = `/${name}`
-  const handle = await openPostgres(target.toString(), 10)
-  return {
-    ...handle,
-    async close() {
-      await handle.close()
-      const dropper = new pg.Client({ connectionString: url })
-      await dropper.connect()
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await dropper.end()
-    },
-  }
+  return openScratchPostgres(url, 'barstock_bench')
 }
 
 async function main() {
@@ -109,7 +96,6 @@ async function main() {
   const gateway = new PosGateway({ secretKey: randomBytes(32), dataDir: '/nonexistent', posBaseUrls: { [vendor.posType]: simulator.url } })
   const database = await openScratchDatabase(values.db)
   try {
-    await migrate(database)
     const { db } = database
     const connectionId = newId('pos')
     await db

@@ -12,17 +12,11 @@ import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from '../../sr
 import { adminCommands } from '../../src/cli/commands.js'
 
 /**
- * A database for one test file: an in-memory PGlite, or, when DATABASE_URL is set, a database of its own
- * on that server, created here and dropped on close, so runs never collide or leave data behind.
+ * A migrated database of its own on the PostgreSQL server at `url`: created here, dropped on close, so
+ * runs never collide or leave data behind.
  */
-export async function openTestDatabase(): Promise<DatabaseHandle> {
-  const url = process.env.DATABASE_URL
-  if (!url) {
-    const handle = await openPglite(undefined)
-    await migrate(handle)
-    return handle
-  }
-  const name = `barstock_test_${process.pid}_${randomBytes(4).toString('hex')}`
+export async function openScratchPostgres(url: string, prefix = 'barstock_test'): Promise<DatabaseHandle> {
+  const name = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`
   const admin = new pg.Client({ connectionString: url })
   await admin.connect()
   await admin.query(`CREATE DATABASE ${name}`)
@@ -41,6 +35,15 @@ export async function openTestDatabase(): Promise<DatabaseHandle> {
       await dropper.end()
     },
   }
+}
+
+/** A database for one test file: an in-memory PGlite, or a scratch one on DATABASE_URL when it is set. */
+export async function openTestDatabase(): Promise<DatabaseHandle> {
+  const url = process.env.DATABASE_URL
+  if (url) return openScratchPostgres(url)
+  const handle = await openPglite(undefined)
+  await migrate(handle)
+  return handle
 }
 
 export interface Caller {
