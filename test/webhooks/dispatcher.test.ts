@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test'
 import { createTestContext, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { startReceiver } from './receiver.js'
-import { createWebhook, eventually, startTestDispatcher } from './support.js'
+import { createWebhook, eventually, startTestDispatcher, withReceiverAndDispatcher } from './support.js'
 
 let ctx: TestContext
 before(async () => {
@@ -35,12 +35,7 @@ describe('dispatcher', () => {
   })
 
   test('a slow receiver does not slow API requests', async (t) => {
-    const receiver = await startReceiver(() => ({ status: 200, delayMs: 3000 }))
-    const dispatcher = await startTestDispatcher(ctx)
-    t.after(async () => {
-      await dispatcher.stop()
-      await receiver.close()
-    })
+    const { receiver, dispatcher } = await withReceiverAndDispatcher(t, ctx, () => ({ status: 200, delayMs: 3000 }))
     const caller = await ctx.newCaller()
     await createWebhook(ctx, caller, { url: receiver.url, events: ['*'] })
     const item = await createItem(ctx, caller, { quantity: 100, reorder_point: 0 })

@@ -3,8 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import Stripe from 'stripe'
 import { createTestContext, json, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
-import { startReceiver } from './receiver.js'
-import { createWebhook, deliveriesOf, eventually, startTestDispatcher } from './support.js'
+import { createWebhook, deliveriesOf, eventually, withReceiverAndDispatcher } from './support.js'
 
 let ctx: TestContext
 before(async () => {
@@ -24,12 +23,7 @@ async function emitOneEvent(caller: Parameters<typeof createItem>[1]) {
 describe('retries', () => {
   test('retries a failing receiver with growing delays until it acknowledges, and keeps true stats', async (t) => {
     let calls = 0
-    const receiver = await startReceiver(() => ({ status: ++calls <= 4 ? 503 : 204 }))
-    const dispatcher = await startTestDispatcher(ctx, { settings: { retry: { firstDelayMs: 100, maxDelayMs: 2000, giveUpAfterMs: 60_000 } } })
-    t.after(async () => {
-      await dispatcher.stop()
-      await receiver.close()
-    })
+    const { receiver, dispatcher } = await withReceiverAndDispatcher(t, ctx, () => ({ status: ++calls <= 4 ? 503 : 204 }), { settings: { retry: { firstDelayMs: 100, maxDelayMs: 2000, giveUpAfterMs: 60_000 } } })
     const caller = await ctx.newCaller()
     const webhook = await createWebhook(ctx, caller, { url: receiver.url, events: ['inventory.updated'] })
     await emitOneEvent(caller)
@@ -65,12 +59,7 @@ describe('retries', () => {
   })
 
   test('fails a delivery once its retry window is over, then stops trying', async (t) => {
-    const receiver = await startReceiver(() => ({ status: 500 }))
-    const dispatcher = await startTestDispatcher(ctx, { settings: { retry: { firstDelayMs: 100, maxDelayMs: 100, giveUpAfterMs: 500 } } })
-    t.after(async () => {
-      await dispatcher.stop()
-      await receiver.close()
-    })
+    const { receiver, dispatcher } = await withReceiverAndDispatcher(t, ctx, () => ({ status: 500 }), { settings: { retry: { firstDelayMs: 100, maxDelayMs: 100, giveUpAfterMs: 500 } } })
     const caller = await ctx.newCaller()
     const webhook = await createWebhook(ctx, caller, { url: receiver.url, events: ['*'] })
     await emitOneEvent(caller)
@@ -89,12 +78,7 @@ describe('retries', () => {
   })
 
   test('disables a webhook whose attempts have all failed for the disable period, and sends it nothing more', async (t) => {
-    const receiver = await startReceiver(() => ({ status: 500 }))
-    const dispatcher = await startTestDispatcher(ctx, { settings: { disableAfterMs: 400 } })
-    t.after(async () => {
-      await dispatcher.stop()
-      await receiver.close()
-    })
+    const { receiver, dispatcher } = await withReceiverAndDispatcher(t, ctx, () => ({ status: 500 }), { settings: { disableAfterMs: 400 } })
     const caller = await ctx.newCaller()
     const webhook = await createWebhook(ctx, caller, { url: receiver.url, events: ['*'] })
     await emitOneEvent(caller)
@@ -110,12 +94,7 @@ describe('retries', () => {
 
   test('a success resets the failure clock: a webhook that recovers is not disabled', async (t) => {
     let failing = true
-    const receiver = await startReceiver(() => ({ status: failing ? 500 : 200 }))
-    const dispatcher = await startTestDispatcher(ctx, { settings: { disableAfterMs: 600 } })
-    t.after(async () => {
-      await dispatcher.stop()
-      await receiver.close()
-    })
+    const { receiver, dispatcher } = await withReceiverAndDispatcher(t, ctx, () => ({ status: failing ? 500 : 200 }), { settings: { disableAfterMs: 600 } })
     const caller = await ctx.newCaller()
     const webhook = await createWebhook(ctx, caller, { url: receiver.url, events: ['*'] })
     await emitOneEvent(caller)
@@ -133,12 +112,7 @@ describe('retries', () => {
 describe('retry, test and disable through the API', () => {
   test('POST retry sends a failed delivery again and it is delivered', async (t) => {
     let status = 500
-    const receiver = await startReceiver(() => ({ status }))
-    const dispatcher = await startTestDispatcher(ctx, { settings: { retry: { firstDelayMs: 50, maxDelayMs: 50, giveUpAfterMs: 200 } } })
-    t.after(async () => {
-      await dispatcher.stop()
-      await receiver.close()
-    })
+    const { receiver, dispatcher } = await withReceiverAndDispatcher(t, ctx, () => ({ status }), { settings: { retry: { firstDelayMs: 50, maxDelayMs: 50, giveUpAfterMs: 200 } } })
     const caller = await ctx.newCaller()
     const webhook = await createWebhook(ctx, caller, { url: receiver.url, events: ['*'] })
     await emitOneEvent(caller)
@@ -163,12 +137,7 @@ describe('retry, test and disable through the API', () => {
   })
 
   test('POST test sends a signed ping', async (t) => {
-    const receiver = await startReceiver()
-    const dispatcher = await startTestDispatcher(ctx)
-    t.after(async () => {
-      await dispatcher.stop()
-      await receiver.close()
-    })
+    const { receiver, dispatcher } = await withReceiverAndDispatcher(t, ctx)
     const caller = await ctx.newCaller()
     const webhook = await createWebhook(ctx, caller, { url: receiver.url, events: ['order.created'] })
     const response = await ctx.request('POST', `/v1/webhooks/${webhook.id}/test`, { key: caller.key })
@@ -186,12 +155,7 @@ describe('retry, test and disable through the API', () => {
   })
 
   test('a disabled webhook gets nothing; test and retry on it are invalid_parameter and queue nothing', async (t) => {
-    const receiver = await startReceiver()
-    const dispatcher = await startTestDispatcher(ctx)
-    t.after(async () => {
-      await dispatcher.stop()
-      await receiver.close()
-    })
+    const { receiver, dispatcher } = await withReceiverAndDispatcher(t, ctx)
     const caller = await ctx.newCaller()
     const webhook = await createWebhook(ctx, caller, { url: receiver.url, events: ['*'] })
     await ctx.request('POST', `/v1/webhooks/${webhook.id}/test`, { key: caller.key })
@@ -212,12 +176,7 @@ describe('retry, test and disable through the API', () => {
   })
 
   test('disabling cancels waiting deliveries; a deleted webhook gets nothing more', async (t) => {
-    const receiver = await startReceiver(() => ({ status: 500 }))
-    const dispatcher = await startTestDispatcher(ctx, { settings: { retry: { firstDelayMs: 60_000, maxDelayMs: 60_000, giveUpAfterMs: 600_000 } } })
-    t.after(async () => {
-      await dispatcher.stop()
-      await receiver.close()
-    })
+    const { receiver, dispatcher } = await withReceiverAndDispatcher(t, ctx, () => ({ status: 500 }), { settings: { retry: { firstDelayMs: 60_000, maxDelayMs: 60_000, giveUpAfterMs: 600_000 } } })
     const caller = await ctx.newCaller()
     const paused = await createWebhook(ctx, caller, { url: receiver.url, events: ['*'] })
     const removed = await createWebhook(ctx, caller, { url: receiver.url, events: ['*'] })

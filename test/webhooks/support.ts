@@ -1,7 +1,9 @@
 import type { BackgroundLoop } from '../../src/platform/background.js'
 import { startWebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.js'
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from '../../src/webhooks/webhook-settings.js'
+import type { TestContext as NodeTestContext } from 'node:test'
 import { type Caller, json, type TestContext } from '../helpers/context.js'
+import { type Receiver, type Responder, startReceiver } from './receiver.js'
 
 /** Settings that run the whole retry life of a delivery in seconds. */
 export const FAST_SETTINGS: WebhookSettings = {
@@ -24,6 +26,22 @@ export function startTestDispatcher(
     ...rest,
     settings: { ...FAST_SETTINGS, ...settings },
   })
+}
+
+/** A receiver and a dispatcher for one test, both stopped when the test ends. */
+export async function withReceiverAndDispatcher(
+  t: NodeTestContext,
+  ctx: TestContext,
+  respond?: Responder,
+  overrides?: Parameters<typeof startTestDispatcher>[1],
+): Promise<{ receiver: Receiver; dispatcher: BackgroundLoop }> {
+  const receiver = await startReceiver(respond)
+  const dispatcher = await startTestDispatcher(ctx, overrides)
+  t.after(async () => {
+    await dispatcher.stop()
+    await receiver.close()
+  })
+  return { receiver, dispatcher }
 }
 
 /** Creates a webhook through the API; answers its create response (with the secret). */

@@ -5,7 +5,7 @@ import { isRefusedAddress, type Resolver } from '../../src/webhooks/target-guard
 import { createTestContext, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { startReceiver } from './receiver.js'
-import { createWebhook, deliveriesOf, eventually, startTestDispatcher } from './support.js'
+import { createWebhook, deliveriesOf, eventually, withReceiverAndDispatcher } from './support.js'
 
 describe('isRefusedAddress', () => {
   const refused = [
@@ -102,12 +102,7 @@ describe('SSRF rule at delivery', () => {
   after(() => ctx.close())
 
   test('a dispatcher without the allow flag refuses a loopback webhook and records why', async (t) => {
-    const receiver = await startReceiver()
-    const dispatcher = await startTestDispatcher(ctx, { allowPrivate: false })
-    t.after(async () => {
-      await dispatcher.stop()
-      await receiver.close()
-    })
+    const { receiver, dispatcher } = await withReceiverAndDispatcher(t, ctx, undefined, { allowPrivate: false })
     const caller = await ctx.newCaller()
     const byAddress = await createWebhook(ctx, caller, { url: receiver.url, events: ['*'] })
     const byName = await createWebhook(ctx, caller, { url: `http://localhost:${receiver.port}/hooks`, events: ['*'] })
