@@ -39,7 +39,8 @@ async function adapterFor(
   return vendor.createAdapter({ credentials: vendor.exampleCredentials, baseUrl: server.url, timeoutMs: 2000, ...adapter })
 }
 
-async function collect(lines: AsyncIterable<PosSaleLine[]>): Promise<PosSaleLine[]> {
+/** Every line of every page of a sales listing. */
+export async function collectSales(lines: AsyncIterable<PosSaleLine[]>): Promise<PosSaleLine[]> {
   const all: PosSaleLine[] = []
   for await (const page of lines) all.push(...page)
   return all
@@ -110,7 +111,7 @@ export function describeAdapterContract(vendor: PosVendor): void {
       const end = new Date(NOW.getTime() - 2 * 86_400_000)
       const start = new Date(end.getTime() - 3 * 86_400_000)
       const products = await (await adapterFor(vendor)).listProducts()
-      const lines = await collect((await adapterFor(vendor)).listSales({ start, end }))
+      const lines = await collectSales((await adapterFor(vendor)).listSales({ start, end }))
       assert.ok(lines.length > 100, `a busy bar sells more than ${lines.length} lines in three days`)
       assert.deepEqual(unitsByName(lines), expectedUnitsByName(start, end))
       const revenue = lines.reduce((sum, line) => sum.plus(new Big(line.unitPrice).times(line.quantity)), new Big(0))
@@ -126,8 +127,8 @@ export function describeAdapterContract(vendor: PosVendor): void {
     test('returns the same line ids when the same window is read twice', async () => {
       const end = new Date(NOW.getTime() - 86_400_000)
       const start = new Date(end.getTime() - 86_400_000)
-      const first = await collect((await adapterFor(vendor)).listSales({ start, end }))
-      const second = await collect((await adapterFor(vendor)).listSales({ start, end }))
+      const first = await collectSales((await adapterFor(vendor)).listSales({ start, end }))
+      const second = await collectSales((await adapterFor(vendor)).listSales({ start, end }))
       assert.deepEqual(first.map((line) => line.lineId).sort(), second.map((line) => line.lineId).sort())
     })
 
@@ -161,7 +162,7 @@ export function describeAdapterContract(vendor: PosVendor): void {
     test('maps a connection dropped mid-page to connection_failed', async () => {
       const adapter = await adapterFor(vendor, { failure: { mode: 'drop_mid_page' } })
       const end = new Date(NOW.getTime() - 86_400_000)
-      await assertFailsWith('connection_failed', () => collect(adapter.listSales({ start: new Date(end.getTime() - 86_400_000), end })))
+      await assertFailsWith('connection_failed', () => collectSales(adapter.listSales({ start: new Date(end.getTime() - 86_400_000), end })))
     })
 
     test('maps a timeout to connection_failed', async () => {

@@ -3,11 +3,11 @@ import { after, describe, test } from 'node:test'
 import Big from 'big.js'
 import { request } from 'undici'
 import { Value } from 'typebox/value'
-import { PosAdapterError, type PosCredentials, type PosSaleLine, type SimulatorHandler } from '../../../src/pos/adapter.js'
+import { PosAdapterError, type PosCredentials, type SimulatorHandler } from '../../../src/pos/adapter.js'
 import { checksClosedBetween, MENU } from '../../../src/pos/simulation/bar-data.js'
 import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
 import { cloverVendor, createCloverVendor } from '../../../src/pos/vendors/clover/index.js'
-import { describeAdapterContract } from './adapter-contract.js'
+import { describeAdapterContract, collectSales } from './adapter-contract.js'
 
 describeAdapterContract(cloverVendor)
 
@@ -49,12 +49,6 @@ async function rawRequest(url: string, options: { method?: 'GET' | 'POST'; token
   return { status: response.statusCode, body: (await response.body.json()) as Record<string, any> }
 }
 
-async function collect(lines: AsyncIterable<PosSaleLine[]>): Promise<PosSaleLine[]> {
-  const all: PosSaleLine[] = []
-  for await (const page of lines) all.push(...page)
-  return all
-}
-
 /** Credentials whose stored access token has run out, so the adapter must renew it. */
 const expiredCredentials: PosCredentials = { merchant_id: MERCHANT, access_token: 'expired-access-token', refresh_token: 'first-refresh-token' }
 
@@ -66,7 +60,7 @@ describe('clover token renewal', () => {
     await adapter.verify()
     await adapter.listProducts()
     await adapter.listStaff()
-    await collect(adapter.listSales({ start: new Date(NOW.getTime() - 86_400_000), end: NOW }))
+    await collectSales(adapter.listSales({ start: new Date(NOW.getTime() - 86_400_000), end: NOW }))
     assert.equal(simulator.calls.get('/oauth/v2/refresh'), 1)
     assert.equal(rotations.length, 1)
     assert.equal(rotations[0]!.merchant_id, MERCHANT)
@@ -106,7 +100,7 @@ describe('clover pagination', () => {
     const adapter = createCloverVendor({ pageSize: 200 }).createAdapter({ credentials: cloverVendor.exampleCredentials, baseUrl: simulator.url })
     const end = new Date(NOW.getTime() - 86_400_000)
     const start = new Date(end.getTime() - 7 * 86_400_000)
-    const lines = await collect(adapter.listSales({ start, end }))
+    const lines = await collectSales(adapter.listSales({ start, end }))
 
     const expected = checksClosedBetween(SEED, start, end, { now: NOW, historyDays: HISTORY_DAYS }).flatMap((check) => check.lines.filter((line) => !line.voided && !line.refunded))
     const expectedUnits = expected.reduce((sum, line) => sum + line.quantity, 0)
@@ -175,7 +169,7 @@ describe('clover vendor description', () => {
     const adapter = cloverVendor.createAdapter({ credentials: cloverVendor.exampleCredentials, baseUrl: simulator.url })
     const end = new Date(NOW.getTime() - 86_400_000)
     const start = new Date(end.getTime() - 86_400_000)
-    const lines = await collect(adapter.listSales({ start, end }))
+    const lines = await collectSales(adapter.listSales({ start, end }))
     const tips = lines.reduce((sum, line) => sum.plus(line.tip ?? '0'), new Big(0))
     const checks = checksClosedBetween(SEED, start, end, { now: NOW, historyDays: HISTORY_DAYS }).filter((check) => check.lines.some((line) => !line.voided && !line.refunded))
     assert.equal(tips.toFixed(2), checks.reduce((sum, check) => sum.plus(check.tip), new Big(0)).toFixed(2))

@@ -3,11 +3,11 @@ import { after, describe, test } from 'node:test'
 import Big from 'big.js'
 import { request } from 'undici'
 import { Value } from 'typebox/value'
-import { PosAdapterError, type PosCredentials, type PosSaleLine } from '../../../src/pos/adapter.js'
+import { PosAdapterError, type PosCredentials } from '../../../src/pos/adapter.js'
 import { checksClosedBetween, MENU } from '../../../src/pos/simulation/bar-data.js'
 import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
 import { createLightspeedVendor, lightspeedVendor } from '../../../src/pos/vendors/lightspeed/index.js'
-import { describeAdapterContract } from './adapter-contract.js'
+import { describeAdapterContract, collectSales } from './adapter-contract.js'
 
 describeAdapterContract(lightspeedVendor)
 
@@ -47,12 +47,6 @@ async function countedSimulator(): Promise<CountedSimulator> {
   return { url: server.url, calls, paths }
 }
 
-async function collect(lines: AsyncIterable<PosSaleLine[]>): Promise<PosSaleLine[]> {
-  const all: PosSaleLine[] = []
-  for await (const page of lines) all.push(...page)
-  return all
-}
-
 async function requestToken(url: string, credentials: PosCredentials) {
   const basic = Buffer.from(`${credentials.client_id}:${credentials.client_secret}`).toString('base64')
   const response = await request(`${url}/oauth/token`, {
@@ -79,7 +73,7 @@ describe('lightspeed tokens', () => {
     await adapter.verify()
     await adapter.listProducts()
     await adapter.listStaff()
-    await collect(adapter.listSales({ start: new Date(NOW.getTime() - DAY_MS), end: NOW }))
+    await collectSales(adapter.listSales({ start: new Date(NOW.getTime() - DAY_MS), end: NOW }))
     assert.equal(simulator.calls.get('/oauth/token'), 1)
     assert.ok(simulator.calls.get('/f/finance')! >= 1)
   })
@@ -119,7 +113,7 @@ describe('lightspeed pagination', () => {
     const adapter = createLightspeedVendor({ pageSize: 100 }).createAdapter({ credentials: CREDENTIALS, baseUrl: simulator.url })
     const end = new Date(NOW.getTime() - DAY_MS)
     const start = new Date(end.getTime() - 4 * DAY_MS)
-    const lines = await collect(adapter.listSales({ start, end }))
+    const lines = await collectSales(adapter.listSales({ start, end }))
     const expectedUnits = checksClosedBetween(SEED, start, end, { now: NOW, historyDays: HISTORY_DAYS })
       .flatMap((check) => check.lines.filter((line) => !line.voided && !line.refunded))
       .reduce((total, line) => total + line.quantity, 0)
@@ -138,7 +132,7 @@ describe('lightspeed pagination', () => {
     const simulator = await countedSimulator()
     const adapter = lightspeedVendor.createAdapter({ credentials: CREDENTIALS, baseUrl: simulator.url })
     const start = new Date(NOW.getTime() - 400 * DAY_MS)
-    const lines = await collect(adapter.listSales({ start, end: NOW }))
+    const lines = await collectSales(adapter.listSales({ start, end: NOW }))
     assert.ok(lines.length > 1000)
     const ranges = new Set(simulator.paths.filter((path) => path.startsWith('/f/finance/')))
     assert.deepEqual([...ranges], [
@@ -196,7 +190,7 @@ describe('lightspeed vendor description', () => {
     const adapter = lightspeedVendor.createAdapter({ credentials: CREDENTIALS, baseUrl: simulator.url })
     const end = new Date(NOW.getTime() - DAY_MS)
     const start = new Date(end.getTime() - DAY_MS)
-    const lines = await collect(adapter.listSales({ start, end }))
+    const lines = await collectSales(adapter.listSales({ start, end }))
     const tips = lines.reduce((total, line) => total.plus(line.tip ?? '0'), new Big(0))
     const checks = checksClosedBetween(SEED, start, end, { now: NOW, historyDays: HISTORY_DAYS }).filter((check) => check.lines.some((line) => !line.voided && !line.refunded))
     assert.equal(tips.toFixed(2), checks.reduce((total, check) => total.plus(check.tip), new Big(0)).toFixed(2))

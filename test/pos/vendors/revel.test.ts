@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict'
 import { createHmac } from 'node:crypto'
 import { after, describe, test } from 'node:test'
-import type { PosSaleLine } from '../../../src/pos/adapter.js'
 import { checksClosedBetween } from '../../../src/pos/simulation/bar-data.js'
 import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
 import { REVEL_PAGE_SIZE, type RevelList, type RevelOrderItem, type RevelProduct } from '../../../src/pos/vendors/revel/revel.client.js'
 import { referencedId } from '../../../src/pos/vendors/revel/revel.mapper.js'
 import { revelVendor } from '../../../src/pos/vendors/revel/index.js'
-import { describeAdapterContract } from './adapter-contract.js'
+import { describeAdapterContract, collectSales } from './adapter-contract.js'
 
 describeAdapterContract(revelVendor)
 
@@ -33,19 +32,13 @@ async function recordedSimulator(): Promise<{ url: string; requests: URL[] }> {
   return { url: server.url, requests }
 }
 
-async function collect(lines: AsyncIterable<PosSaleLine[]>): Promise<PosSaleLine[]> {
-  const all: PosSaleLine[] = []
-  for await (const page of lines) all.push(...page)
-  return all
-}
-
 describe('revel adapter', () => {
   test('follows every page of orders in a window too large for one', async () => {
     const simulator = await recordedSimulator()
     const adapter = revelVendor.createAdapter({ credentials: revelVendor.exampleCredentials, baseUrl: simulator.url })
     const end = new Date('2026-11-18T06:00:00.000Z')
     const start = new Date(end.getTime() - 3 * 86_400_000)
-    const lines = await collect(adapter.listSales({ start, end }))
+    const lines = await collectSales(adapter.listSales({ start, end }))
 
     const checks = checksClosedBetween(SEED, start, end, { now: NOW, historyDays: HISTORY_DAYS })
     const orderPages = simulator.requests.filter((url) => url.pathname === '/Order/')

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
-import type { PosSaleLine } from '../../../src/pos/adapter.js'
 import { checksClosedBetween } from '../../../src/pos/simulation/bar-data.js'
 import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
 import { businessDatesReaching } from '../../../src/pos/vendors/simphony/simphony.adapter.js'
 import { OIDC_PATH, pkceChallenge, type SimphonyGuestCheck } from '../../../src/pos/vendors/simphony/simphony.client.js'
 import { simphonyVendor } from '../../../src/pos/vendors/simphony/index.js'
-import { describeAdapterContract } from './adapter-contract.js'
+import { describeAdapterContract, collectSales } from './adapter-contract.js'
 
 describeAdapterContract(simphonyVendor)
 
@@ -35,12 +34,6 @@ async function recordedSimulator(): Promise<{ url: string; paths: string[]; cloc
 
 const count = (paths: string[], suffix: string) => paths.filter((path) => path.endsWith(suffix)).length
 
-async function collect(lines: AsyncIterable<PosSaleLine[]>): Promise<PosSaleLine[]> {
-  const all: PosSaleLine[] = []
-  for await (const page of lines) all.push(...page)
-  return all
-}
-
 /** The PKCE sign-in done by hand, as a client of the simulator would. */
 async function signInByHand(url: string, verifier = 'a-verifier-long-enough-for-pkce-0123456789'): Promise<{ status: number; body: Record<string, unknown> }> {
   const query = new URLSearchParams({ response_type: 'code', client_id: 'client', scope: 'openid', redirect_uri: 'apiaccount://callback', code_challenge: pkceChallenge(verifier), code_challenge_method: 'S256' })
@@ -62,7 +55,7 @@ describe('simphony adapter', () => {
     await adapter.verify()
     await adapter.listProducts()
     await adapter.listStaff()
-    await collect(adapter.listSales({ start: new Date('2026-11-17T00:00:00Z'), end: new Date('2026-11-18T00:00:00Z') }))
+    await collectSales(adapter.listSales({ start: new Date('2026-11-17T00:00:00Z'), end: new Date('2026-11-18T00:00:00Z') }))
     assert.equal(count(simulator.paths, '/signin'), 1)
     assert.equal(count(simulator.paths, '/token'), 1)
     assert.ok(simulator.paths.filter((path) => path.startsWith(`/bi/v1/${ORG}/`)).length >= 8)
@@ -85,7 +78,7 @@ describe('simphony adapter', () => {
     const adapter = simphonyVendor.createAdapter({ credentials: simphonyVendor.exampleCredentials, baseUrl: simulator.url })
     const start = new Date('2026-11-15T12:00:00.000Z')
     const end = new Date('2026-11-18T12:00:00.000Z')
-    const lines = await collect(adapter.listSales({ start, end }))
+    const lines = await collectSales(adapter.listSales({ start, end }))
     assert.equal(count(simulator.paths, '/getGuestChecks'), 6)
     const sold = checksClosedBetween(SEED, start, end, { now: NOW, historyDays: HISTORY_DAYS })
       .flatMap((check) => check.lines)

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
 import Big from 'big.js'
-import type { PosSaleLine, SimulatorOptions } from '../../../src/pos/adapter.js'
+import type { SimulatorOptions } from '../../../src/pos/adapter.js'
 import { checksClosedBetween } from '../../../src/pos/simulation/bar-data.js'
 import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
 import { exportSlices } from '../../../src/pos/vendors/spoton/spoton.adapter.js'
 import type { SpotOnOrder } from '../../../src/pos/vendors/spoton/spoton.client.js'
 import { toPosSaleLines } from '../../../src/pos/vendors/spoton/spoton.mapper.js'
 import { spotonVendor } from '../../../src/pos/vendors/spoton/index.js'
-import { describeAdapterContract } from './adapter-contract.js'
+import { describeAdapterContract, collectSales } from './adapter-contract.js'
 
 describeAdapterContract(spotonVendor)
 
@@ -34,19 +34,13 @@ async function recordedSimulator(options: Partial<SimulatorOptions> = {}): Promi
   return { url: server.url, requests }
 }
 
-async function collect(lines: AsyncIterable<PosSaleLine[]>): Promise<PosSaleLine[]> {
-  const all: PosSaleLine[] = []
-  for await (const page of lines) all.push(...page)
-  return all
-}
-
 describe('spoton adapter', () => {
   test('walks a three-day window in day-long ranges the export API accepts, reading every one', async () => {
     const simulator = await recordedSimulator()
     const adapter = spotonVendor.createAdapter({ credentials: spotonVendor.exampleCredentials, baseUrl: simulator.url })
     const end = new Date('2026-11-18T06:00:00.000Z')
     const start = new Date(end.getTime() - 3 * 86_400_000)
-    const lines = await collect(adapter.listSales({ start, end }))
+    const lines = await collectSales(adapter.listSales({ start, end }))
 
     const ranges = simulator.requests.filter((url) => url.pathname.endsWith('/orders'))
     assert.equal(ranges.length, 3)
@@ -79,7 +73,7 @@ describe('spoton adapter', () => {
     const adapter = spotonVendor.createAdapter({ credentials: spotonVendor.exampleCredentials, baseUrl: simulator.url })
     const end = new Date('2026-11-18T00:00:00.000Z')
     const start = new Date(end.getTime() - 86_400_000)
-    const lines = await collect(adapter.listSales({ start, end }))
+    const lines = await collectSales(adapter.listSales({ start, end }))
     const tipsByCheck = new Map<string, Big>()
     for (const line of lines) tipsByCheck.set(line.checkId!, (tipsByCheck.get(line.checkId!) ?? new Big(0)).plus(line.tip!))
     const expectedTips = checksClosedBetween(SEED, start, end, { now: NOW, historyDays: HISTORY_DAYS })

@@ -3,13 +3,13 @@ import { createHmac } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Readable } from 'node:stream'
 import { after, describe, test } from 'node:test'
-import type { PosSaleLine, SimulatorHandler } from '../../../src/pos/adapter.js'
+import type { SimulatorHandler } from '../../../src/pos/adapter.js'
 import { checksClosedBetween, MENU, STAFF } from '../../../src/pos/simulation/bar-data.js'
 import { readBody, startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
 import { squareVendor } from '../../../src/pos/vendors/square/index.js'
 import type { SquareCatalogObject, SquareOrder } from '../../../src/pos/vendors/square/square.client.js'
 import { mapOrderLines, returnedQuantities, withoutReturned } from '../../../src/pos/vendors/square/square.mapper.js'
-import { describeAdapterContract } from './adapter-contract.js'
+import { describeAdapterContract, collectSales } from './adapter-contract.js'
 
 describeAdapterContract(squareVendor)
 
@@ -37,12 +37,6 @@ async function countingSimulator(): Promise<{ url: string; calls: Map<string, nu
   return { url: server.url, calls }
 }
 
-async function collect(pages: AsyncIterable<PosSaleLine[]>): Promise<PosSaleLine[]> {
-  const all: PosSaleLine[] = []
-  for await (const page of pages) all.push(...page)
-  return all
-}
-
 function soldChecks(start: Date, end: Date) {
   return checksClosedBetween(SEED, start, end, { now: NOW, historyDays: HISTORY_DAYS })
 }
@@ -55,7 +49,7 @@ describe('square adapter, beyond the contract', () => {
     const adapter = squareVendor.createAdapter({ credentials: squareVendor.exampleCredentials, baseUrl: url })
     const end = new Date(NOW.getTime() - DAY_MS)
     const start = new Date(end.getTime() - 12 * DAY_MS)
-    const lines = await collect(adapter.listSales({ start, end }))
+    const lines = await collectSales(adapter.listSales({ start, end }))
     const expectedUnits = soldChecks(start, end)
       .flatMap((check) => check.lines)
       .filter((line) => !line.voided && !line.refunded)
@@ -85,7 +79,7 @@ describe('square adapter, beyond the contract', () => {
     const start = new Date(end.getTime() - 2 * DAY_MS)
     const checks = soldChecks(start, end)
     assert.ok(checks.some((check) => check.lines.some((line) => line.refunded)), 'the window has refunds')
-    const lines = await collect(adapter.listSales({ start, end }))
+    const lines = await collectSales(adapter.listSales({ start, end }))
     const expectedUnits = checks
       .flatMap((check) => check.lines)
       .filter((line) => !line.voided && !line.refunded)
@@ -99,7 +93,7 @@ describe('square adapter, beyond the contract', () => {
     const end = new Date(NOW.getTime() - 3 * DAY_MS)
     const start = new Date(end.getTime() - DAY_MS)
     const staff = await adapter.listStaff()
-    const lines = await collect(adapter.listSales({ start, end }))
+    const lines = await collectSales(adapter.listSales({ start, end }))
     const linesPerName = new Map<string, number>()
     for (const line of lines) {
       assert.ok(staff.some((member) => member.staffId === line.staffId), `staff ${line.staffId} is a team member`)

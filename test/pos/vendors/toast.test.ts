@@ -2,13 +2,13 @@ import assert from 'node:assert/strict'
 import { createHmac } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { after, describe, test } from 'node:test'
-import type { PosSaleLine, SimulatorHandler } from '../../../src/pos/adapter.js'
+import type { SimulatorHandler } from '../../../src/pos/adapter.js'
 import { checksClosedBetween } from '../../../src/pos/simulation/bar-data.js'
 import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
 import { toastVendor } from '../../../src/pos/vendors/toast/index.js'
 import type { ToastOrder, ToastRestaurantMenus } from '../../../src/pos/vendors/toast/toast.client.js'
 import { mapOrderLines } from '../../../src/pos/vendors/toast/toast.mapper.js'
-import { describeAdapterContract } from './adapter-contract.js'
+import { describeAdapterContract, collectSales } from './adapter-contract.js'
 
 describeAdapterContract(toastVendor)
 
@@ -52,12 +52,6 @@ async function countingSimulator(): Promise<CountingSimulator> {
   }
 }
 
-async function collect(pages: AsyncIterable<PosSaleLine[]>): Promise<PosSaleLine[]> {
-  const all: PosSaleLine[] = []
-  for await (const page of pages) all.push(...page)
-  return all
-}
-
 /** A credentials object no other test uses, so the shared token cache starts cold. */
 function freshCredentials(clientId: string) {
   return { ...toastVendor.exampleCredentials, client_id: clientId }
@@ -82,7 +76,7 @@ describe('toast adapter, beyond the contract', () => {
     await adapter.listProducts()
     await adapter.listStaff()
     const end = new Date(NOW.getTime() - DAY_MS)
-    await collect(adapter.listSales({ start: new Date(end.getTime() - DAY_MS), end }))
+    await collectSales(adapter.listSales({ start: new Date(end.getTime() - DAY_MS), end }))
     await toastVendor.createAdapter({ credentials, baseUrl: simulator.url }).listProducts()
     assert.equal(simulator.calls.get(LOGIN), 1)
     assert.equal(simulator.calls.get('GET /menus/v2/menus'), 2)
@@ -104,7 +98,7 @@ describe('toast adapter, beyond the contract', () => {
     const adapter = toastVendor.createAdapter({ credentials: freshCredentials('pagination-client'), baseUrl: simulator.url })
     const end = new Date(NOW.getTime() - 3 * DAY_MS)
     const start = new Date(end.getTime() - 3 * DAY_MS)
-    const lines = await collect(adapter.listSales({ start, end }))
+    const lines = await collectSales(adapter.listSales({ start, end }))
     const checks = checksClosedBetween(SEED, start, end, { now: NOW, historyDays: HISTORY_DAYS })
     const expectedUnits = checks
       .flatMap((check) => check.lines)
