@@ -28,6 +28,18 @@ after(async () => {
   await Promise.all(running.map((simulator) => simulator.close()))
 })
 
+/** A vendor's simulator on loopback that records every request URL; closed when the test file ends. */
+export async function startRecordingSimulator(vendor: PosVendor, options: SimulatorOptions): Promise<{ url: string; requests: URL[] }> {
+  const handler = vendor.createSimulator(options)
+  const requests: URL[] = []
+  const server = await startSimulatorServer((req, res) => {
+    requests.push(new URL(req.url ?? '/', 'http://simulator'))
+    handler(req, res)
+  })
+  running.push(server)
+  return { url: server.url, requests }
+}
+
 async function adapterFor(
   vendor: PosVendor,
   simulator: Partial<SimulatorOptions> = {},

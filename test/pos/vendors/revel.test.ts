@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict'
 import { createHmac } from 'node:crypto'
-import { after, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { checksClosedBetween } from '../../../src/pos/simulation/bar-data.js'
-import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
 import { REVEL_PAGE_SIZE, type RevelList, type RevelOrderItem, type RevelProduct } from '../../../src/pos/vendors/revel/revel.client.js'
 import { referencedId } from '../../../src/pos/vendors/revel/revel.mapper.js'
 import { revelVendor } from '../../../src/pos/vendors/revel/index.js'
-import { describeAdapterContract, collectSales } from './adapter-contract.js'
+import { collectSales, describeAdapterContract, startRecordingSimulator } from './adapter-contract.js'
 
 describeAdapterContract(revelVendor)
 
@@ -15,21 +14,9 @@ const SEED = 5
 const HISTORY_DAYS = 30
 const AUTH = { 'API-AUTHENTICATION': `${revelVendor.exampleCredentials.api_key}:${revelVendor.exampleCredentials.api_secret}` }
 
-const running: RunningSimulator[] = []
-after(async () => {
-  await Promise.all(running.map((simulator) => simulator.close()))
-})
-
 /** A simulator whose every request URL is recorded, to see which calls the adapter made. */
-async function recordedSimulator(): Promise<{ url: string; requests: URL[] }> {
-  const handler = revelVendor.createSimulator({ seed: SEED, historyDays: HISTORY_DAYS, now: () => NOW })
-  const requests: URL[] = []
-  const server = await startSimulatorServer((req, res) => {
-    requests.push(new URL(req.url ?? '/', 'http://simulator'))
-    handler(req, res)
-  })
-  running.push(server)
-  return { url: server.url, requests }
+function recordedSimulator() {
+  return startRecordingSimulator(revelVendor, { seed: SEED, historyDays: HISTORY_DAYS, now: () => NOW })
 }
 
 describe('revel adapter', () => {

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict'
-import { after, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { checksClosedBetween } from '../../../src/pos/simulation/bar-data.js'
-import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
 import { businessDatesReaching } from '../../../src/pos/vendors/simphony/simphony.adapter.js'
 import { OIDC_PATH, pkceChallenge, type SimphonyGuestCheck } from '../../../src/pos/vendors/simphony/simphony.client.js'
 import { simphonyVendor } from '../../../src/pos/vendors/simphony/index.js'
-import { describeAdapterContract, collectSales } from './adapter-contract.js'
+import { collectSales, describeAdapterContract, startRecordingSimulator } from './adapter-contract.js'
 
 describeAdapterContract(simphonyVendor)
 
@@ -14,22 +13,18 @@ const SEED = 3
 const HISTORY_DAYS = 30
 const ORG = simphonyVendor.exampleCredentials.org_short_name as string
 
-const running: RunningSimulator[] = []
-after(async () => {
-  await Promise.all(running.map((simulator) => simulator.close()))
-})
-
 /** A simulator with a clock the test moves, recording every request path. */
-async function recordedSimulator(): Promise<{ url: string; paths: string[]; clock: { now: Date } }> {
+async function recordedSimulator() {
   const clock = { now: NOW }
-  const handler = simphonyVendor.createSimulator({ seed: SEED, historyDays: HISTORY_DAYS, now: () => clock.now })
-  const paths: string[] = []
-  const server = await startSimulatorServer((req, res) => {
-    paths.push(new URL(req.url ?? '/', 'http://simulator').pathname)
-    handler(req, res)
-  })
-  running.push(server)
-  return { url: server.url, paths, clock }
+  const simulator = await startRecordingSimulator(simphonyVendor, { seed: SEED, historyDays: HISTORY_DAYS, now: () => clock.now })
+  return {
+    url: simulator.url,
+    clock,
+    /** Every request path so far. */
+    get paths() {
+      return simulator.requests.map((url) => url.pathname)
+    },
+  }
 }
 
 const count = (paths: string[], suffix: string) => paths.filter((path) => path.endsWith(suffix)).length

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict'
-import { after, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import Big from 'big.js'
 import type { SimulatorOptions } from '../../../src/pos/adapter.js'
 import { checksClosedBetween } from '../../../src/pos/simulation/bar-data.js'
-import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
 import { exportSlices } from '../../../src/pos/vendors/spoton/spoton.adapter.js'
 import type { SpotOnOrder } from '../../../src/pos/vendors/spoton/spoton.client.js'
 import { toPosSaleLines } from '../../../src/pos/vendors/spoton/spoton.mapper.js'
 import { spotonVendor } from '../../../src/pos/vendors/spoton/index.js'
-import { describeAdapterContract, collectSales } from './adapter-contract.js'
+import { collectSales, describeAdapterContract, startRecordingSimulator } from './adapter-contract.js'
 
 describeAdapterContract(spotonVendor)
 
@@ -17,21 +16,9 @@ const SEED = 11
 const HISTORY_DAYS = 30
 const KEY = spotonVendor.exampleCredentials.api_key as string
 
-const running: RunningSimulator[] = []
-after(async () => {
-  await Promise.all(running.map((simulator) => simulator.close()))
-})
-
 /** A simulator whose every request URL is recorded, to see which calls the adapter made. */
-async function recordedSimulator(options: Partial<SimulatorOptions> = {}): Promise<{ url: string; requests: URL[] }> {
-  const handler = spotonVendor.createSimulator({ seed: SEED, historyDays: HISTORY_DAYS, now: () => NOW, ...options })
-  const requests: URL[] = []
-  const server = await startSimulatorServer((req, res) => {
-    requests.push(new URL(req.url ?? '/', 'http://simulator'))
-    handler(req, res)
-  })
-  running.push(server)
-  return { url: server.url, requests }
+function recordedSimulator(options: Partial<SimulatorOptions> = {}) {
+  return startRecordingSimulator(spotonVendor, { seed: SEED, historyDays: HISTORY_DAYS, now: () => NOW, ...options })
 }
 
 describe('spoton adapter', () => {
