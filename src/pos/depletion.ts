@@ -1,7 +1,7 @@
 import type { Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, ZERO, decimal } from '../platform/decimal.js'
 import { type ItemRow, lockItemRows, setStock, type StockMovement } from '../inventory/inventory.service.js'
-import { stockUsed } from './conversion.js'
+import { stockUsed } from '../inventory/conversion.js'
 import { type MappingRow, mappingsOf } from './mappings.repository.js'
 
 export interface DepletionResult {

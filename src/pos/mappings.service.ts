@@ -4,7 +4,7 @@ import { invalidParameter } from '../platform/errors.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { inventoryErrors } from '../inventory/inventory.errors.js'
 import { findItemRow, lastCountedAt } from '../inventory/inventory.service.js'
-import { checkConversionUnit } from './conversion.js'
+import { checkConversionUnit } from '../inventory/conversion.js'
 import { lockConnection, getConnectionRow } from './connections.service.js'
 import { depleteStock } from './depletion.js'
 import {

@@ -1,6 +1,6 @@
 import { type Decimal, decimal } from '../platform/decimal.js'
-import { inventoryErrors } from '../inventory/inventory.errors.js'
-import { VOLUMETRIC_UNITS } from '../inventory/units.js'
+import { inventoryErrors } from './inventory.errors.js'
+import { VOLUMETRIC_UNITS } from './units.js'
 
 /**
  * Conversion between what a POS sells and what the stock holds. A mapping's conversion_factor is an
