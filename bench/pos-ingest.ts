@@ -127,7 +127,7 @@ async function main() {
     const run = await claimNextRun(db)
     if (!run) throw new Error('no run to claim')
     const start = performance.now()
-    const failure = await executeSyncRun(db, gateway, run, window)
+    const failure = await executeSyncRun(db, gateway, run, { window })
     const seconds = (performance.now() - start) / 1000
     if (failure) throw failure
 

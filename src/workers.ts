@@ -10,6 +10,8 @@ export interface WorkerDependencies {
   config: Config
   database: DatabaseHandle
   logger: FastifyBaseLogger
+  /** The workers' clock where time decides what they do (tests move it); the system clock otherwise. */
+  clock?: () => Date
 }
 
 export type WorkerStarter = (deps: WorkerDependencies) => Promise<BackgroundLoop>

@@ -3,7 +3,7 @@ import { quantityOut, unitCostOut } from '../platform/decimal.js'
 import type { InventoryItem, ListItemsQuery } from './inventory.schemas.js'
 import type { InventoryItemTable } from './inventory.tables.js'
 import type { PageRequest } from '../platform/http/pagination.js'
-import type { Selectable } from 'kysely'
+import { type RawBuilder, type Selectable, sql } from 'kysely'
 
 export type ItemRow = Selectable<InventoryItemTable>
 
@@ -80,31 +80,91 @@ export async function countItemsAtLocation(db: Executor, tenant: Tenant, locatio
   return Number(row.n)
 }
 
-/** The sum of each item's ledger deltas recorded as occurring after `since`. */
-export async function movementsSince(trx: Trx, itemIds: string[], since: Date): Promise<Map<string, string>> {
+/**
+ * How each item's stock moved after `since` by what stays on top of an anchor set at `since`: ledger
+ * deltas that are neither sales nor absolute quantities (deliveries, batch changes), less the sales
+ * applied to stock that were sold after `since` (from the per-line usage, exact to the line).
+ */
+export async function changeAfter(trx: Trx, itemIds: string[], since: Date): Promise<Map<string, string>> {
   if (itemIds.length === 0) return new Map()
-  const rows = await trx
-    .selectFrom('stock_movements')
-    .select(['item_id', (eb) => eb.fn.sum<string>('delta').as('total')])
-    .where('item_id', 'in', itemIds)
-    .where('occurred_at', '>', since)
-    .groupBy('item_id')
-    .execute()
-  return new Map(rows.map((row) => [row.item_id, String(row.total)]))
+  const result = await sql<{ item_id: string; change: string }>`
+    SELECT id AS item_id,
+      coalesce((SELECT sum(delta) FROM stock_movements m WHERE m.item_id = i.id AND m.occurred_at > ${since}
+        AND m.kind <> 'sale' AND NOT m.anchor), 0)
+      - coalesce((SELECT sum(units) FROM stock_sale_usage u WHERE u.item_id = i.id AND u.sold_at > ${since} AND u.applied), 0) AS change
+    FROM inventory_items i WHERE i.id = ANY(${itemIds}::text[])`.execute(trx)
+  return new Map(result.rows.map((row) => [row.item_id, String(row.change)]))
 }
 
-/** When the item was last counted: sales before it are already in the counted quantity. */
-export async function lastCountedAt(db: Executor, itemId: string): Promise<Date | undefined> {
-  const row = await db
-    .selectFrom('stock_movements')
-    .select((eb) => eb.fn.max('occurred_at').as('at'))
-    .where('item_id', '=', itemId)
-    .where('kind', '=', 'count')
-    .executeTakeFirst()
-  return (row?.at as Date | null) ?? undefined
+/**
+ * What physically moved an item's stock in (from, to]: ledger deltas that are neither sales nor absolute
+ * quantities, less every sale sold in it (applied to stock or history alike).
+ */
+export async function netMovementBetween(db: Executor, itemId: string, from: Date, to: Date): Promise<string> {
+  const result = await sql<{ net: string }>`
+    SELECT coalesce((SELECT sum(delta) FROM stock_movements WHERE item_id = ${itemId} AND occurred_at > ${from} AND occurred_at <= ${to}
+        AND kind <> 'sale' AND NOT anchor), 0)
+      - coalesce((SELECT sum(units) FROM stock_sale_usage WHERE item_id = ${itemId} AND sold_at > ${from} AND sold_at <= ${to}), 0) AS net`.execute(db)
+  return String(result.rows[0]?.net ?? 0)
+}
+
+export interface AnchorRow {
+  occurred_at: Date
+  anchor_quantity: string
+}
+
+/** The item's latest absolute quantity at or before `at`, or its earliest one after `at`. */
+export async function findAnchor(db: Executor, itemId: string, at: Date, side: 'at_or_before' | 'after'): Promise<AnchorRow | undefined> {
+  const query = db.selectFrom('stock_movements').select(['occurred_at', 'anchor_quantity']).where('item_id', '=', itemId).where('anchor', '=', true)
+  const ordered =
+    side === 'at_or_before'
+      ? query.where('occurred_at', '<=', at).orderBy('occurred_at', 'desc').orderBy('sequence', 'desc')
+      : query.where('occurred_at', '>', at).orderBy('occurred_at', 'asc').orderBy('sequence', 'asc')
+  const row = await ordered.limit(1).executeTakeFirst()
+  return row ? { occurred_at: row.occurred_at, anchor_quantity: String(row.anchor_quantity) } : undefined
+}
+
+/** Records per-line sale usage from `source` for the tenant's live items; a (line, item) stored before is skipped. */
+export async function insertSaleUsage(trx: Trx, tenant: Tenant, batchId: string, source: RawBuilder<unknown>): Promise<void> {
+  await sql`
+    INSERT INTO stock_sale_usage (account_id, environment, item_id, location_id, sale_line, recipe_id, sold_at, units, unit_cost, applied, batch_id)
+    SELECT i.account_id, i.environment, i.id, i.location_id, s.sale_line, s.recipe_id, s.sold_at, s.units, i.cost_per_unit,
+      s.sold_at > i.anchored_at, ${batchId}
+    FROM (${source}) AS s
+    JOIN inventory_items i ON i.id = s.item_id AND i.account_id = ${tenant.accountId} AND i.environment = ${tenant.environment}
+      AND i.deleted_at IS NULL
+    ON CONFLICT (sale_line, item_id) DO NOTHING`.execute(trx)
+}
+
+export interface UsageDay {
+  item_id: string
+  /** Units applied to stock that business day (0 when all of it was history). */
+  applied_units: string
+  /** The day's latest applied sale, null when none was applied. */
+  last_applied_at: Date | null
+}
+
+/** A usage batch summed per item and business day of the item's location, oldest day first. */
+export async function usageDaysOfBatch(trx: Trx, batchId: string): Promise<UsageDay[]> {
+  const result = await sql<UsageDay>`
+    SELECT u.item_id, (coalesce(sum(u.units) FILTER (WHERE u.applied), 0))::text AS applied_units,
+      max(u.sold_at) FILTER (WHERE u.applied) AS last_applied_at
+    FROM stock_sale_usage u
+    JOIN locations l ON l.account_id = u.account_id AND l.environment = u.environment AND l.id = u.location_id
+    WHERE u.batch_id = ${batchId}
+    GROUP BY u.item_id, business_day(u.sold_at, l.timezone, l.business_day_cutoff)
+    ORDER BY u.item_id, business_day(u.sold_at, l.timezone, l.business_day_cutoff)`.execute(trx)
+  return result.rows
 }
 
 /** The live items with the fields name matching needs. */
 export async function listItemsForMatching(db: Executor, tenant: Tenant) {
   return liveItems(db, tenant).select(['id', 'name', 'unit', 'size_ml', 'category']).execute()
+}
+
+/** The live items among `ids`, without locking them. */
+export async function findItemRows(db: Executor, tenant: Tenant, ids: string[]): Promise<Map<string, ItemRow>> {
+  if (ids.length === 0) return new Map()
+  const rows = await liveItems(db, tenant).selectAll().where('id', 'in', [...new Set(ids)]).execute()
+  return new Map(rows.map((row) => [row.id, row]))
 }

@@ -1,5 +1,5 @@
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
-import { type Decimal, decimal, decimalPlaces, QUANTITY_INPUT_DECIMALS, quantityOut, toDbNumeric } from '../platform/decimal.js'
+import { type Decimal, decimal, decimalPlaces, QUANTITY_INPUT_DECIMALS, QUANTITY_STORED_DECIMALS, quantityOut, toDbNumeric } from '../platform/decimal.js'
 import { AppError, invalidParameter } from '../platform/errors.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { newId } from '../platform/ids.js'
@@ -8,13 +8,15 @@ import { getLocation } from '../locations/locations.service.js'
 import { inventoryErrors } from './inventory.errors.js'
 import {
   type ItemRow,
+  changeAfter,
   countItemsAtLocation,
+  findAnchor,
   findItemRow,
-  lastCountedAt,
+  findItemRows,
   listItemsForMatching,
   listItemRows,
   lockItemRows,
-  movementsSince,
+  netMovementBetween,
   rowToItem,
 } from './inventory.repository.js'
 import type {
@@ -70,8 +72,9 @@ async function guardSku<T>(sku: string, statement: () => Promise<T>): Promise<T>
 }
 
 // What other domains use to read and change stock: they import this service, never the repository.
-export { countItemsAtLocation, findItemRow, lastCountedAt, listItemsForMatching, lockItemRows, type ItemRow }
+export { countItemsAtLocation, findItemRow, findItemRows, listItemsForMatching, lockItemRows, type ItemRow }
 export { setStock, type StockMovement } from './stock-ledger.js'
+export { applySaleUsage, type SaleUsageResult, type SaleUsageSource } from './sale-usage.js'
 
 export async function getItem(db: Executor, tenant: Tenant, id: string): Promise<InventoryItem> {
   const row = await findItemRow(db, tenant, id)
@@ -115,8 +118,9 @@ export async function createItem(trx: Trx, tenant: Tenant, input: CreateItemBody
       .returningAll()
       .executeTakeFirstOrThrow(),
   )
-  const stocked = await setStock(trx, tenant, created, quantity, { kind: 'adjustment', actor, referenceId: created.id })
-  if (stocked === created) await notifyIfNewlyLow(trx, tenant, undefined, created)
+  // The starting quantity stands like a count of this moment, even at 0: sales sold before it are history.
+  const stocked = await setStock(trx, tenant, created, quantity, { kind: 'adjustment', actor, referenceId: created.id, anchorQuantity: quantity })
+  if (quantity.eq(0)) await notifyIfNewlyLow(trx, tenant, undefined, stocked)
   return rowToItem(stocked)
 }
 
@@ -155,8 +159,9 @@ export async function updateItem(trx: Trx, tenant: Tenant, id: string, input: Up
           .executeTakeFirstOrThrow(),
       )
     : original
-  if (quantity !== undefined && !quantity.eq(decimal(updated.quantity))) {
-    return rowToItem(await setStock(trx, tenant, updated, quantity, { kind: 'adjustment', actor, referenceId: null }, original))
+  if (quantity !== undefined) {
+    // A quantity set by hand is an absolute quantity: it anchors the item like a count.
+    return rowToItem(await setStock(trx, tenant, updated, quantity, { kind: 'adjustment', actor, referenceId: null, anchorQuantity: quantity }, original))
   }
   if (changesFields) await notifyIfNewlyLow(trx, tenant, original, updated)
   return rowToItem(updated)
@@ -181,10 +186,29 @@ function countedAtOf(input: CountBody): Date {
 }
 
 /**
- * Records a physical count: each item's stock becomes what was counted. For a count entered after the
- * fact, `expected` is the theoretical stock at counted_at and movements since then are kept on top.
- * Emits inventory.updated per changed item and inventory.count_completed.
- * Throws location_not_found, item_not_found, invalid_quantity, invalid_parameter.
+ * The theoretical stock of a locked item at `at`: from its latest anchor at or before `at` forward, or,
+ * when `at` precedes every anchor (history entered before the item existed here), back from its
+ * earliest anchor after `at`. Sales count whether they took current stock or are history.
+ */
+export async function theoreticalStockAt(db: Executor, item: ItemRow, at: Date): Promise<Decimal> {
+  const before = await findAnchor(db, item.id, at, 'at_or_before')
+  if (before) return decimal(before.anchor_quantity).plus(await netMovementBetween(db, item.id, before.occurred_at, at))
+  const after = await findAnchor(db, item.id, at, 'after')
+  if (after) return decimal(after.anchor_quantity).minus(await netMovementBetween(db, item.id, at, after.occurred_at))
+  return decimal(item.quantity).minus(await netMovementBetween(db, item.id, at, new Date()))
+}
+
+/** The item's theoretical stock at a count's time: for the latest anchor, current stock less what came after. */
+async function expectedAtCount(trx: Trx, item: ItemRow, countedAt: Date, changeSince: Decimal): Promise<Decimal> {
+  return countedAt >= item.anchored_at ? decimal(item.quantity).minus(changeSince) : theoreticalStockAt(trx, item, countedAt)
+}
+
+/**
+ * Records a physical count: `expected` is each item's theoretical stock at counted_at. A count at or
+ * after the item's anchor becomes its anchor: stock is what was counted plus what moved since counted_at
+ * (deliveries, sales sold after it). A count back-dated before the anchor is history: recorded for
+ * analytics, current stock unchanged. Emits inventory.updated per changed item and
+ * inventory.count_completed. Throws location_not_found, item_not_found, invalid_quantity, invalid_parameter.
  */
 export async function recordCount(trx: Trx, tenant: Tenant, input: CountBody): Promise<CountResult> {
   await getLocation(trx, tenant, input.location)
@@ -201,7 +225,7 @@ export async function recordCount(trx: Trx, tenant: Tenant, input: CountBody): P
       throw invalidParameter('items', id, `item ${id} is stored at ${item.location_id}, not ${input.location}`)
     }
   }
-  const later = await movementsSince(trx, ids, countedAt)
+  const later = await changeAfter(trx, ids, countedAt)
   const countId = newId('cnt')
   const createdAt = new Date()
   await trx
@@ -222,20 +246,22 @@ export async function recordCount(trx: Trx, tenant: Tenant, input: CountBody): P
     const item = items.get(line.item_id) as ItemRow
     const sinceCount = decimal(later.get(item.id) ?? 0)
     const actual = actuals[index] as Decimal
-    const expected = decimal(item.quantity).minus(sinceCount)
+    const expected = await expectedAtCount(trx, item, countedAt, sinceCount)
     await trx
       .insertInto('inventory_count_lines')
       .values({ count_id: countId, item_id: item.id, expected: toDbNumeric(expected), actual: toDbNumeric(actual), notes: line.notes ?? null })
       .execute()
     const variance = actual.minus(expected)
-    if (!variance.eq(0)) {
+    if (!variance.round(QUANTITY_STORED_DECIMALS).eq(0)) {
       variances.push({ item_id: item.id, expected: quantityOut(expected), actual: quantityOut(actual), variance: quantityOut(variance) })
     }
+    if (countedAt < item.anchored_at) continue
     await setStock(trx, tenant, item, actual.plus(sinceCount), {
       kind: 'count',
       actor: input.counted_by,
       referenceId: countId,
       occurredAt: countedAt,
+      anchorQuantity: actual,
     })
   }
   await enqueue(trx, tenant, 'inventory.count_completed', {
@@ -289,7 +315,8 @@ export async function applyBatch(trx: Trx, tenant: Tenant, input: BatchBody, act
       const item = items.get(update.item_id)
       if (!item) throw inventoryErrors.itemNotFound(update.item_id)
       const quantity = targetQuantity(update, item, index)
-      items.set(item.id, await setStock(trx, tenant, item, quantity, { kind: 'batch', actor, referenceId: batchId }))
+      const absolute = update.quantity !== undefined && { anchorQuantity: quantity }
+      items.set(item.id, await setStock(trx, tenant, item, quantity, { kind: 'batch', actor, referenceId: batchId, ...absolute }))
       updated++
     } catch (error) {
       if (!(error instanceof AppError)) throw error

@@ -1,5 +1,5 @@
 import type { Environment, Numeric, Timestamp } from '../platform/db/database.js'
-import type { Generated } from 'kysely'
+import type { ColumnType, Generated } from 'kysely'
 
 export interface InventoryItemTable {
   id: string
@@ -17,6 +17,8 @@ export interface InventoryItemTable {
   cost_per_unit: Numeric
   created_at: Timestamp
   last_updated: Timestamp
+  /** When the item's latest absolute quantity stands: sales sold at or before it are history. */
+  anchored_at: Timestamp
   deleted_at: Date | null
 }
 
@@ -32,6 +34,27 @@ export interface StockMovementTable {
   actor: string
   reference_id: string | null
   occurred_at: Timestamp
+  recorded_at: Timestamp
+  location_id: string
+  unit_cost: Numeric
+  /** An absolute quantity (count, starting stock, PUT or batch quantity): anchor_quantity is what it set at occurred_at. */
+  anchor: ColumnType<boolean, boolean | undefined, boolean>
+  anchor_quantity: Numeric | null
+}
+
+export interface StockSaleUsageTable {
+  sequence: Generated<string>
+  account_id: string
+  environment: Environment
+  item_id: string
+  location_id: string
+  sale_line: Numeric
+  recipe_id: string | null
+  sold_at: Timestamp
+  units: Numeric
+  unit_cost: Numeric
+  applied: boolean
+  batch_id: string
   recorded_at: Timestamp
 }
 
@@ -62,5 +85,6 @@ declare module '../platform/db/database.js' {
     stock_movements: StockMovementTable
     inventory_counts: InventoryCountTable
     inventory_count_lines: InventoryCountLineTable
+    stock_sale_usage: StockSaleUsageTable
   }
 }

@@ -1,5 +1,5 @@
 import type { Tenant, Trx } from '../platform/db/database.js'
-import { type Decimal, decimal, quantityOut, toDbNumeric } from '../platform/decimal.js'
+import { type Decimal, decimal, QUANTITY_STORED_DECIMALS, quantityOut, toDbNumeric } from '../platform/decimal.js'
 import { enqueue, notifyOutbox, outboxRow } from '../platform/outbox.js'
 import type { InventoryLowStockData } from './inventory.events.js'
 import type { ItemRow } from './inventory.repository.js'
@@ -12,6 +12,17 @@ export interface StockMovement {
   /** The count, batch, order or sync it belongs to. */
   referenceId: string | null
   occurredAt?: Date
+  /**
+   * An absolute quantity (a count, starting stock, a PUT or batch quantity): the quantity it set as of
+   * occurredAt. It becomes the item's anchor when it is the latest, and is written even when nothing changed.
+   */
+  anchorQuantity?: Decimal
+}
+
+/** One step of a change written as several ledger rows at once (a day of sales each). */
+export interface LedgerStep {
+  delta: Decimal
+  occurredAt: Date
 }
 
 /**
@@ -45,48 +56,87 @@ export async function setStock(
   movement: StockMovement,
   baseline: ItemRow = item,
 ): Promise<ItemRow> {
+  const delta = quantity.minus(decimal(item.quantity))
+  if (delta.eq(0) && movement.anchorQuantity === undefined) return item
+  return writeMovements(trx, tenant, item, [{ delta, occurredAt: movement.occurredAt ?? new Date() }], movement, baseline)
+}
+
+/**
+ * Writes chained ledger rows for a locked item (each row's before is the last one's after), the item's
+ * new quantity and anchor, and one `inventory.updated` for the whole change (plus `inventory.low_stock`
+ * on crossing), in one statement. Data-modifying CTEs all run whatever the final SELECT reads: one round
+ * trip for the whole change.
+ */
+export async function writeMovements(
+  trx: Trx,
+  tenant: Tenant,
+  item: ItemRow,
+  steps: LedgerStep[],
+  movement: StockMovement,
+  baseline: ItemRow = item,
+): Promise<ItemRow> {
   const before = decimal(item.quantity)
-  const delta = quantity.minus(before)
-  if (delta.eq(0)) return item
-  const after = toDbNumeric(quantity)
-  const events = [
-    outboxRow(tenant, 'inventory.updated', {
+  let running = before
+  const rows = steps.map((step) => {
+    // Rounded before chaining, so every row keeps quantity_after = quantity_before + delta exactly.
+    const delta = step.delta.round(QUANTITY_STORED_DECIMALS)
+    const rowBefore = running
+    running = running.plus(delta)
+    return {
+      account_id: tenant.accountId,
+      environment: tenant.environment,
       item_id: item.id,
-      name: item.name,
-      previous_quantity: quantityOut(before),
-      new_quantity: quantityOut(quantity),
-      change: quantityOut(delta),
-      location: item.location_id,
-      updated_by: movement.actor,
-    }),
-  ]
+      location_id: item.location_id,
+      unit_cost: item.cost_per_unit,
+      kind: movement.kind,
+      delta: toDbNumeric(delta),
+      quantity_before: toDbNumeric(rowBefore),
+      quantity_after: toDbNumeric(running),
+      actor: movement.actor,
+      reference_id: movement.referenceId,
+      occurred_at: step.occurredAt,
+      anchor: movement.anchorQuantity !== undefined,
+      anchor_quantity: movement.anchorQuantity === undefined ? null : toDbNumeric(movement.anchorQuantity),
+    }
+  })
+  const after = toDbNumeric(running)
+  const change = running.minus(before)
+  const events = change.eq(0) ? [] : [updatedEvent(tenant, item, before, running, movement.actor)]
   const lowStock = newlyLowStock(baseline, { ...item, quantity: after })
   if (lowStock) events.push(outboxRow(tenant, 'inventory.low_stock', lowStock))
-  // Data-modifying CTEs all run, whatever the final SELECT reads: one round trip for the whole change.
+  const anchoredAt = movement.anchorQuantity !== undefined ? latest(item.anchored_at, steps) : item.anchored_at
+  const itemFields = { quantity: after, anchored_at: anchoredAt, ...(!change.eq(0) && { last_updated: new Date() }) }
+  if (events.length === 0) {
+    // An anchor that changes nothing: its row, and the item's anchor, with no event.
+    await trx.insertInto('stock_movements').values(rows).execute()
+    return trx.updateTable('inventory_items').set(itemFields).where('id', '=', item.id).returningAll().executeTakeFirstOrThrow()
+  }
   return trx
-    .with('movement', (db) =>
-      db.insertInto('stock_movements').values({
-        account_id: tenant.accountId,
-        environment: tenant.environment,
-        item_id: item.id,
-        kind: movement.kind,
-        delta: toDbNumeric(delta),
-        quantity_before: toDbNumeric(before),
-        quantity_after: after,
-        actor: movement.actor,
-        reference_id: movement.referenceId,
-        occurred_at: movement.occurredAt ?? new Date(),
-      }),
-    )
+    .with('movement', (db) => db.insertInto('stock_movements').values(rows))
     .with('events', (db) => db.insertInto('outbox_events').values(events))
-    .with('updated', (db) =>
-      db.updateTable('inventory_items').set({ quantity: after, last_updated: new Date() }).where('id', '=', item.id).returningAll(),
-    )
+    .with('updated', (db) => db.updateTable('inventory_items').set(itemFields).where('id', '=', item.id).returningAll())
     .selectFrom('updated')
     .selectAll()
     .select(notifyOutbox.as('notified'))
     .executeTakeFirstOrThrow()
     .then(({ notified: _, ...row }) => row)
+}
+
+function updatedEvent(tenant: Tenant, item: ItemRow, before: Decimal, after: Decimal, actor: string) {
+  return outboxRow(tenant, 'inventory.updated', {
+    item_id: item.id,
+    name: item.name,
+    previous_quantity: quantityOut(before),
+    new_quantity: quantityOut(after),
+    change: quantityOut(after.minus(before)),
+    location: item.location_id,
+    updated_by: actor,
+  })
+}
+
+/** The later of the current anchor and the steps' times: a back-dated count older than the anchor does not move it. */
+function latest(anchoredAt: Date, steps: LedgerStep[]): Date {
+  return steps.reduce((at, step) => (step.occurredAt > at ? step.occurredAt : at), anchoredAt)
 }
 
 /** The low-stock event's data when `after` is low and `before` was not (undefined before: a new item). */

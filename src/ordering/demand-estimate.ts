@@ -3,7 +3,7 @@ import type { Executor, Tenant } from '../platform/db/database.js'
 import { type Decimal, decimal, sum, ZERO } from '../platform/decimal.js'
 
 /**
- * Demand per item per day, estimated from the stock ledger's 'sale' movements. This is the one piece a
+ * Demand per item per day, estimated from the sales' per-line usage (history sold before a count included: it is demand). This is the one piece a
  * real forecast (the Analytics domain) replaces: recommendations only need `DemandEstimator`.
  */
 export interface DemandEstimate {
@@ -35,19 +35,18 @@ function estimateFrom(daily: Map<number, Decimal>, historyDays: number): DemandE
  */
 export const estimateDemandFromSales: DemandEstimator = async (db, tenant, itemIds, asOf) => {
   if (itemIds.length === 0) return new Map()
-  const daysAgo = sql<number>`floor(extract(epoch from (${asOf}::timestamptz - occurred_at)) / 86400)::int`
+  const daysAgo = sql<number>`floor(extract(epoch from (${asOf}::timestamptz - sold_at)) / 86400)::int`
   const sales = db
-    .selectFrom('stock_movements')
+    .selectFrom('stock_sale_usage')
     .where('account_id', '=', tenant.accountId)
     .where('environment', '=', tenant.environment)
-    .where('kind', '=', 'sale')
     .where('item_id', 'in', itemIds)
-    .where('occurred_at', '<=', asOf)
+    .where('sold_at', '<=', asOf)
   const [firsts, buckets] = await Promise.all([
     sales.select(['item_id', sql<number>`max(${daysAgo})`.as('days_ago')]).groupBy('item_id').execute(),
     sales
-      .select(['item_id', daysAgo.as('days_ago'), sql<string>`-sum(delta)`.as('used')])
-      .where('occurred_at', '>', new Date(asOf.getTime() - WINDOW_DAYS * 86_400_000))
+      .select(['item_id', daysAgo.as('days_ago'), sql<string>`sum(units)`.as('used')])
+      .where('sold_at', '>', new Date(asOf.getTime() - WINDOW_DAYS * 86_400_000))
       .groupBy(['item_id', 'days_ago'])
       .execute(),
   ])

@@ -1,64 +1,65 @@
-import type { Tenant, Trx } from '../platform/db/database.js'
-import { type Decimal, ZERO, decimal } from '../platform/decimal.js'
-import { type ItemRow, lockItemRows, setStock, type StockMovement } from '../inventory/inventory.service.js'
+import { type RawBuilder, sql } from 'kysely'
+import type { Executor, Tenant, Trx } from '../platform/db/database.js'
+import { type Decimal, decimal } from '../platform/decimal.js'
 import { stockUsed } from '../inventory/conversion.js'
-import { type MappingRow, mappingsOf } from './mappings.repository.js'
+import { applySaleUsage, findItemRows } from '../inventory/inventory.service.js'
+import { mappingsOf } from './mappings.repository.js'
+
+/** What one POS unit of a mapped POS item takes from one inventory item, in the item's unit. */
+interface UsageRule {
+  posItemId: string
+  itemId: string
+  unitsPerPosUnit: Decimal
+  recipeId: string | null
+}
+
+/** Digits kept of a per-unit conversion: a 1.5 oz pour of a 750 ml bottle is 0.0591470 bottle. */
+const PER_UNIT_DECIMALS = 10
+
+/**
+ * The usage rules of a connection's mappings (of some POS items, or all): one per mapped live item.
+ * A mapping to an item deleted since has none, so its lines stay undepleted for a new mapping to take.
+ */
+async function usageRules(db: Executor, tenant: Tenant, connectionId: string, posItemIds?: string[]): Promise<UsageRule[]> {
+  const mappings = [...(await mappingsOf(db, connectionId, posItemIds)).values()]
+  const items = await findItemRows(db, tenant, mappings.map((mapping) => mapping.inventory_item_id))
+  return mappings.flatMap((mapping) => {
+    const item = items.get(mapping.inventory_item_id)
+    if (!item) return []
+    const unitsPerPosUnit = stockUsed(decimal(1), mapping.conversion_factor, mapping.conversion_unit, item)
+    return [{ posItemId: mapping.pos_item_id, itemId: item.id, unitsPerPosUnit, recipeId: null }]
+  })
+}
 
 export interface DepletionResult {
-  /** POS items whose units took stock (mapped to a live item). */
+  /** POS items whose lines took usage (mapped to a live item). */
   depletedPosItems: Set<string>
   /** Inventory items this depletion took from zero or more to below zero. */
   itemsBelowZero: number
 }
 
 /**
- * What a mapping takes from stock for `units` sold: today one item per mapping. Recipe mappings (a later
- * issue) return each ingredient here, and the rest of the depletion stays as it is.
+ * Turns a connection's stored lines that are marked depleted and match `lines` (a condition on `s`, the
+ * pos_sales row) into usage of the mapped items, through inventory's sale-time rule (applySaleUsage):
+ * each line is converted once, here, and stored per item. The caller holds the transaction.
  */
-function stockDemands(mapping: MappingRow, units: Decimal, items: Map<string, ItemRow>): { itemId: string; amount: Decimal }[] {
-  const item = items.get(mapping.inventory_item_id)
-  if (!item) return []
-  return [{ itemId: item.id, amount: stockUsed(units, mapping.conversion_factor, mapping.conversion_unit, item) }]
-}
-
-/**
- * Takes sold POS units from stock through the connection's mappings: the amounts are summed per
- * inventory item first, so each item gets ONE ledger row (kind sale) per call, whatever the number of
- * lines. Stock may go below zero. The caller holds the transaction.
- */
-export async function depleteStock(
+export async function depleteLines(
   trx: Trx,
   tenant: Tenant,
   connectionId: string,
-  unitsByPosItem: Map<string, Decimal>,
-  movement: Omit<StockMovement, 'kind'>,
+  lines: { posItemIds?: string[]; where: RawBuilder<boolean> },
+  movement: { actor: string; referenceId: string | null },
 ): Promise<DepletionResult> {
-  const mappings = await mappingsOf(trx, connectionId, [...unitsByPosItem.keys()])
-  const items = await lockItemRows(trx, tenant, [...mappings.values()].map((mapping) => mapping.inventory_item_id))
-  const totals = new Map<string, Decimal>()
-  const depletedPosItems = new Set<string>()
-  for (const [posItemId, units] of unitsByPosItem) {
-    const mapping = mappings.get(posItemId)
-    if (!mapping) continue
-    for (const demand of stockDemands(mapping, units, items)) {
-      totals.set(demand.itemId, (totals.get(demand.itemId) ?? ZERO).plus(demand.amount))
-      depletedPosItems.add(posItemId)
-    }
-  }
-  let itemsBelowZero = 0
-  for (const itemId of [...totals.keys()].sort()) {
-    const item = items.get(itemId) as ItemRow
-    const before = decimal(item.quantity)
-    const after = before.minus(totals.get(itemId) as Decimal)
-    await setStock(trx, tenant, item, after, { ...movement, kind: 'sale' })
-    if (before.gte(0) && after.round(4).lt(0)) itemsBelowZero++
-  }
-  return { depletedPosItems, itemsBelowZero }
-}
-
-/** Sums decimal strings per key. */
-export function unitsByKey(entries: Iterable<{ key: string; quantity: string }>): Map<string, Decimal> {
-  const totals = new Map<string, Decimal>()
-  for (const entry of entries) totals.set(entry.key, (totals.get(entry.key) ?? ZERO).plus(entry.quantity))
-  return totals
+  const rules = await usageRules(trx, tenant, connectionId, lines.posItemIds)
+  if (rules.length === 0) return { depletedPosItems: new Set(), itemsBelowZero: 0 }
+  const column = <T>(pick: (rule: UsageRule) => T) => rules.map(pick)
+  const rows = sql`
+    SELECT s.sequence AS sale_line, f.item_id, s.sold_at, s.quantity * f.per_unit AS units, f.recipe_id
+    FROM pos_sales s
+    JOIN unnest(${column((r) => r.posItemId)}::text[], ${column((r) => r.itemId)}::text[],
+      ${column((r) => r.unitsPerPosUnit.toFixed(PER_UNIT_DECIMALS))}::numeric[], ${column((r) => r.recipeId)}::text[])
+      AS f (pos_item_id, item_id, per_unit, recipe_id) ON f.pos_item_id = s.pos_item_id
+    WHERE s.connection_id = ${connectionId} AND s.depleted AND ${lines.where}`
+  const usage = await applySaleUsage(trx, tenant, { itemIds: [...new Set(column((r) => r.itemId))], rows }, movement)
+  return { depletedPosItems: new Set(column((r) => r.posItemId)), itemsBelowZero: usage.itemsBelowZero }
 }

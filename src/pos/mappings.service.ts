@@ -1,12 +1,13 @@
+import { sql } from 'kysely'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { decimal, decimalPlaces, quantityOut, toDbNumeric } from '../platform/decimal.js'
 import { invalidParameter } from '../platform/errors.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { inventoryErrors } from '../inventory/inventory.errors.js'
-import { findItemRow, lastCountedAt } from '../inventory/inventory.service.js'
+import { findItemRow } from '../inventory/inventory.service.js'
 import { checkConversionUnit } from '../inventory/conversion.js'
 import { lockConnection, getConnectionRow } from './connections.service.js'
-import { depleteStock } from './depletion.js'
+import { depleteLines } from './depletion.js'
 import {
   deleteMappingRow,
   ensurePosItem,
@@ -19,7 +20,7 @@ import {
 } from './mappings.repository.js'
 import { posErrors } from './pos.errors.js'
 import type { CreateMappingBody, ListMappingsQuery, ProductMapping, UpdatedMapping, UpdateMappingBody } from './pos.schemas.js'
-import { claimUndepletedUnits } from './sales.repository.js'
+import { claimUndepletedLines } from './sales.repository.js'
 
 const FACTOR_DECIMALS = 4
 
@@ -46,8 +47,8 @@ export interface NewMapping {
 
 /**
  * Maps a POS item (reported or not yet) to an inventory item on a locked connection, then applies the
- * item's stored sales that never depleted stock and were sold after its last count (older ones are
- * already in the counted quantity): one ledger row, referenced by the connection.
+ * item's stored sales that never depleted stock through inventory's sale-time rule: those sold after the
+ * item's anchor take stock, older ones are kept as history for analytics.
  * Throws item_not_found, invalid_unit, invalid_parameter (already mapped).
  */
 export async function addMapping(trx: Trx, tenant: Tenant, connectionId: string, input: NewMapping): Promise<MappingRow> {
@@ -69,9 +70,10 @@ export async function addMapping(trx: Trx, tenant: Tenant, connectionId: string,
     created_by: input.actor,
   })
   await setSuggestion(trx, connectionId, input.posItemId, null)
-  const units = await claimUndepletedUnits(trx, connectionId, input.posItemId, await lastCountedAt(trx, item.id))
-  if (decimal(units).gt(0)) {
-    await depleteStock(trx, tenant, connectionId, new Map([[input.posItemId, decimal(units)]]), { actor: input.actor, referenceId: connectionId })
+  const claimed = await claimUndepletedLines(trx, connectionId, input.posItemId)
+  if (claimed.length > 0) {
+    const where = sql<boolean>`s.sequence = ANY(${claimed}::bigint[])`
+    await depleteLines(trx, tenant, connectionId, { posItemIds: [input.posItemId], where }, { actor: input.actor, referenceId: connectionId })
   }
   return mapping
 }

@@ -68,34 +68,19 @@ export async function markSourceLines(trx: Trx, sourceId: string, posItemIds: st
     .execute()
 }
 
-/** Units sold per POS item among a source's depleted lines. */
-export async function depletedUnitsOfSource(trx: Trx, sourceId: string): Promise<Map<string, string>> {
-  const rows = await trx
-    .selectFrom('pos_sales')
-    .select(['pos_item_id', (eb) => eb.fn.sum<string>('quantity').as('units')])
-    .where('source_id', '=', sourceId)
-    .where('depleted', '=', true)
-    .groupBy('pos_item_id')
-    .execute()
-  return new Map(rows.map((row) => [row.pos_item_id, String(row.units)]))
-}
-
 export async function deleteSourceLines(trx: Trx, sourceId: string): Promise<void> {
   await trx.deleteFrom('pos_sales').where('source_id', '=', sourceId).execute()
 }
 
 /**
- * Marks depleted, and sums, the stored lines of one POS item that never depleted stock and were sold
- * after `soldAfter`. Lines of a run still in flight are left to that run's commit.
+ * Marks depleted the stored lines of one POS item that never depleted stock, and answers their line
+ * numbers. Lines of a run still in flight are left to that run's commit.
  */
-export async function claimUndepletedUnits(trx: Trx, connectionId: string, posItemId: string, soldAfter: Date | undefined): Promise<string> {
-  const result = await sql<{ units: string | null }>`
-    WITH claimed AS (
-      UPDATE pos_sales s SET depleted = true
-      WHERE s.connection_id = ${connectionId} AND s.pos_item_id = ${posItemId} AND NOT s.depleted
-        AND s.sold_at > ${soldAfter ?? new Date(0)}
-        AND NOT EXISTS (SELECT 1 FROM pos_sync_runs r WHERE r.id = s.source_id AND r.status = 'processing')
-      RETURNING s.quantity)
-    SELECT sum(quantity)::text AS units FROM claimed`.execute(trx)
-  return result.rows[0]?.units ?? '0'
+export async function claimUndepletedLines(trx: Trx, connectionId: string, posItemId: string): Promise<string[]> {
+  const result = await sql<{ sequence: string }>`
+    UPDATE pos_sales s SET depleted = true
+    WHERE s.connection_id = ${connectionId} AND s.pos_item_id = ${posItemId} AND NOT s.depleted
+      AND NOT EXISTS (SELECT 1 FROM pos_sync_runs r WHERE r.id = s.source_id AND r.status = 'processing')
+    RETURNING s.sequence`.execute(trx)
+  return result.rows.map((row) => String(row.sequence))
 }

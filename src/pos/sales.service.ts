@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Tenant, Trx } from '../platform/db/database.js'
 import { decimal, decimalPlaces, QUANTITY_INPUT_DECIMALS, toDbNumeric } from '../platform/decimal.js'
 import { invalidParameter } from '../platform/errors.js'
@@ -5,7 +6,7 @@ import { newId } from '../platform/ids.js'
 import { inventoryErrors } from '../inventory/inventory.errors.js'
 import { getLocation } from '../locations/locations.service.js'
 import { lockConnection } from './connections.service.js'
-import { depleteStock, unitsByKey } from './depletion.js'
+import { depleteLines } from './depletion.js'
 import { addSoldItems, mappingsOf } from './mappings.repository.js'
 import type { ImportedSale, ImportSalesBody, ImportSalesResult } from './pos.schemas.js'
 import { insertSaleLines, markSourceLines, type SaleLineRow } from './sales.repository.js'
@@ -57,10 +58,9 @@ export async function importSales(trx: Trx, tenant: Tenant, input: ImportSalesBo
   const rows = input.sales.map((line, index) => toSaleRow(line, importId, index, mapped))
   const inserted = await insertSaleLines(trx, { tenant, connectionId: input.connection_id, sourceId: importId }, rows)
   await addSoldItems(trx, { tenant, connectionId: input.connection_id }, new Map(input.sales.map((line) => [line.pos_item_id, line.name])), new Date())
-  const usage = unitsByKey(inserted.filter((line) => line.depleted).map((line) => ({ key: line.posItemId, quantity: line.quantity })))
-  const depletion = await depleteStock(trx, tenant, input.connection_id, usage, { actor, referenceId: importId })
+  const depletion = await depleteLines(trx, tenant, input.connection_id, { where: sql<boolean>`s.source_id = ${importId}` }, { actor, referenceId: importId })
   // Mapped to an item deleted since: kept undepleted, so a new mapping can still take them.
-  const notDepleted = new Set([...usage.keys()].filter((id) => !depletion.depletedPosItems.has(id)))
+  const notDepleted = new Set([...mapped].filter((id) => !depletion.depletedPosItems.has(id)))
   await markSourceLines(trx, importId, [...notDepleted], false)
   return {
     import_id: importId,

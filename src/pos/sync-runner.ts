@@ -1,12 +1,13 @@
+import { sql } from 'kysely'
 import type { Db, Tenant, Trx } from '../platform/db/database.js'
 import { decimal, toDbNumeric } from '../platform/decimal.js'
 import { enqueue } from '../platform/outbox.js'
 import { type PosAdapter, PosAdapterError, type PosProduct, type PosSaleLine, type PosStaffMember, type SalesWindow } from './adapter.js'
 import { type ConnectionRow, FREQUENCY_SECONDS, findConnectionById, saveCredentials, updateConnectionRow } from './connections.repository.js'
-import { depleteStock } from './depletion.js'
+import { depleteLines } from './depletion.js'
 import { addSoldItems, mappingsOf, upsertProducts, upsertStaff } from './mappings.repository.js'
 import type { PosGateway } from './pos-gateway.js'
-import { deleteSourceLines, depletedUnitsOfSource, markSourceLines, type SaleLineRow, type SaleSource, stageSaleLines } from './sales.repository.js'
+import { deleteSourceLines, markSourceLines, type SaleLineRow, type SaleSource, stageSaleLines } from './sales.repository.js'
 import { finishRun, lockRun, type SyncRunRow, touchRun } from './sync-runs.repository.js'
 import { findVendor } from './vendor-registry.js'
 
@@ -198,10 +199,9 @@ export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): P
   const mappedNow = new Set((await mappingsOf(trx, connection.id)).keys())
   await markSourceLines(trx, run.id, [...mappedNow].filter((id) => !staged.mappedAtStart.has(id)), true)
   await markSourceLines(trx, run.id, [...staged.mappedAtStart].filter((id) => !mappedNow.has(id)), false)
-  const units = new Map([...(await depletedUnitsOfSource(trx, run.id))].map(([id, sum]) => [id, decimal(sum)]))
-  const depletion = await depleteStock(trx, tenant, connection.id, units, { actor: connection.id, referenceId: run.id, occurredAt: now })
+  const depletion = await depleteLines(trx, tenant, connection.id, { where: sql<boolean>`s.source_id = ${run.id}` }, { actor: connection.id, referenceId: run.id })
   // Lines mapped to an item deleted since stay undepleted, so a new mapping can still take them.
-  await markSourceLines(trx, run.id, [...units.keys()].filter((id) => !depletion.depletedPosItems.has(id)), false)
+  await markSourceLines(trx, run.id, [...mappedNow].filter((id) => !depletion.depletedPosItems.has(id)), false)
   const duration = durationMs(run, now)
   const productsSynced = staged.products?.length ?? 0
   await finishRun(trx, run.id, {
@@ -264,14 +264,21 @@ export async function failRun(trx: Trx, runId: string, error: unknown): Promise<
   })
 }
 
+export interface RunOptions {
+  /** Overrides the sales window (benchmarks). */
+  window?: SalesWindow
+  /** The run's clock: where the sales window ends (tests move it). */
+  now?: () => Date
+}
+
 /**
- * Runs a claimed run to its end: completed, or failed with its error. `window` overrides the sales
- * window (benchmarks). Returns what made the run fail, if anything, for the caller's log.
+ * Runs a claimed run to its end: completed, or failed with its error. Returns what made the run fail,
+ * if anything, for the caller's log.
  */
-export async function executeSyncRun(db: Db, gateway: PosGateway, run: SyncRunRow, window?: SalesWindow): Promise<unknown> {
+export async function executeSyncRun(db: Db, gateway: PosGateway, run: SyncRunRow, options: RunOptions = {}): Promise<unknown> {
   const heartbeat = setInterval(() => void touchRun(db, run.id).catch(() => undefined), HEARTBEAT_MS)
   try {
-    const staged = await fetchAndStage(db, gateway, run, new Date(), window)
+    const staged = await fetchAndStage(db, gateway, run, options.now?.() ?? new Date(), options.window)
     await db.transaction().execute((trx) => commitRun(trx, run, staged))
     return undefined
   } catch (error) {

@@ -44,7 +44,7 @@ export async function startPosSyncWorker(deps: WorkerDependencies): Promise<Back
     async tick() {
       const run = await claimNextRun(db)
       if (!run) return false
-      const failure = await executeSyncRun(db, gateway, run)
+      const failure = await executeSyncRun(db, gateway, run, { now: deps.clock })
       if (failure) deps.logger.warn({ err: failure, sync_id: run.id }, 'POS sync run failed')
       return true
     },

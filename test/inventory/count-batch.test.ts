@@ -63,7 +63,7 @@ describe('POST /v1/inventory/count', () => {
     const countedAt = new Date().toISOString()
     await new Promise((resolve) => setTimeout(resolve, 20))
     // Two bottles leave after the shelf was counted but before the count is entered.
-    await ctx.request('PUT', `/v1/inventory/items/${item.id}`, { key: caller.key, body: { quantity: 8 } })
+    await ctx.request('POST', '/v1/inventory/batch', { key: caller.key, body: { updates: [{ item_id: item.id, change: -2 }] } })
     const result = json(
       await ctx.request('POST', '/v1/inventory/count', {
         key: caller.key,
@@ -77,6 +77,24 @@ describe('POST /v1/inventory/count', () => {
     const ledger = await ledgerOf(item.id)
     assert.equal(ledger.reduce((sum, row) => sum + Number(row.delta), 0), 7, 'the ledger sums to the stock')
     assert.equal(ledger.at(-1)!.occurred_at.toISOString(), countedAt)
+  })
+
+  test('a count back-dated before a quantity set by hand is history: recorded with its variance, stock unchanged', async () => {
+    const caller = await ctx.newCaller()
+    const item = await createItem(ctx, caller, { quantity: 10 })
+    const countedAt = new Date().toISOString()
+    await ctx.request('POST', '/v1/inventory/batch', { key: caller.key, body: { updates: [{ item_id: item.id, change: -1 }] } })
+    await ctx.request('PUT', `/v1/inventory/items/${item.id}`, { key: caller.key, body: { quantity: 20 } })
+    const ledgerBefore = await ledgerOf(item.id)
+    const response = await ctx.request('POST', '/v1/inventory/count', {
+      key: caller.key,
+      body: { location: 'main_bar', counted_by: 'sam', counted_at: countedAt, items: [{ item_id: item.id, quantity: 8 }] },
+    })
+    assert.equal(response.statusCode, 201, response.body)
+    // At counted_at the item stood at its starting 10; the later change of -1 does not count back.
+    assert.deepEqual(json(response).data.variance_detected, [{ item_id: item.id, expected: 10, actual: 8, variance: -2 }])
+    assert.equal(json(await ctx.request('GET', `/v1/inventory/items/${item.id}`, { key: caller.key })).data.quantity, 20)
+    assert.deepEqual(await ledgerOf(item.id), ledgerBefore)
   })
 
   test('rejects a count in the future, a duplicate item, another location’s item; changes nothing', async () => {

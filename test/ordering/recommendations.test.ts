@@ -1,36 +1,46 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { createTestContext, json, type Caller, type TestContext } from '../helpers/context.js'
+import { json, type Caller, type TestContext } from '../helpers/context.js'
+import { createConnection, createPosTestContext } from '../pos/pos-helpers.js'
 import { createItem } from '../helpers/inventory.js'
 import { createDistributor, createOrder, ok } from './fixtures.js'
 
 let ctx: TestContext
 before(async () => {
-  ctx = await createTestContext()
+  ctx = await createPosTestContext()
 })
 after(() => ctx.close())
 
 const DAY_MS = 86_400_000
 
-/** Records sales in the ledger as the POS sync would: `usage[d]` units sold d days ago (an hour before now - d days). */
+/**
+ * Sells `usage[d]` units of the item d days ago (an hour before now - d days) through the API: a sandbox
+ * connection, a mapping of one POS unit to one item unit, and POST /v1/sales. The sales precede the
+ * item's starting stock, so they are history: demand, not a change of stock.
+ */
 async function recordSales(caller: Caller, itemId: string, usage: number[]) {
+  const connection = await createConnection(ctx, caller)
+  const posItemId = `PLU-${itemId}`
+  const item = json(await ctx.request('GET', `/v1/inventory/items/${itemId}`, { key: caller.key })).data
+  const mapped = await ctx.request('POST', `/v1/pos/connections/${connection.id}/mappings`, {
+    key: caller.key,
+    body: { pos_item_id: posItemId, inventory_item_id: itemId, conversion_factor: 1, conversion_unit: item.unit },
+  })
+  assert.equal(mapped.statusCode, 201, mapped.body)
   const now = Date.now()
-  const rows = usage
+  const sales = usage
     .map((used, daysAgo) => ({ used, daysAgo }))
     .filter(({ used }) => used > 0)
     .map(({ used, daysAgo }) => ({
-      account_id: caller.tenant.accountId,
-      environment: caller.tenant.environment,
-      item_id: itemId,
-      kind: 'sale' as const,
-      delta: -used,
-      quantity_before: 100,
-      quantity_after: 100 - used,
-      actor: 'pos',
-      reference_id: null,
-      occurred_at: new Date(now - daysAgo * DAY_MS - 3_600_000),
+      location: 'main_bar',
+      pos_item_id: posItemId,
+      name: 'Bottle',
+      quantity: used,
+      unit_price: 20,
+      sold_at: new Date(now - daysAgo * DAY_MS - 3_600_000).toISOString(),
     }))
-  await ctx.database.db.insertInto('stock_movements').values(rows).execute()
+  const response = await ctx.request('POST', '/v1/sales', { key: caller.key, body: { connection_id: connection.id, sales } })
+  assert.equal(response.statusCode, 201, response.body)
 }
 
 async function recommendations(caller: Caller, query = '') {
@@ -41,7 +51,7 @@ async function recommendations(caller: Caller, query = '') {
 
 describe('GET /v1/orders/recommendations', () => {
   test('answers an empty list and a total of 0 without any sales history', async () => {
-    const caller = await ctx.newCaller()
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
     await createItem(ctx, caller)
     const data = await recommendations(caller)
     assert.deepEqual(data.recommendations, [])
@@ -53,7 +63,7 @@ describe('GET /v1/orders/recommendations', () => {
   })
 
   test('orders demand over days_ahead minus stock for a steady seller, leaving out items with under 14 days of history', async () => {
-    const caller = await ctx.newCaller()
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
     const steady = await createItem(ctx, caller, { name: 'Steady', quantity: 10, cost_per_unit: 18.5 })
     const fresh = await createItem(ctx, caller, { name: 'Fresh', quantity: 0 })
     await recordSales(caller, steady.id, Array(20).fill(2))
@@ -80,7 +90,7 @@ describe('GET /v1/orders/recommendations', () => {
   })
 
   test('adds safety stock for a variable seller and the lead time of the distributor, rounds up to cases, and subtracts what is on order', async () => {
-    const caller = await ctx.newCaller()
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
     const distributor = await createDistributor(ctx, caller, { lead_time_days: 3 })
     const item = await createItem(ctx, caller, { name: 'Lager', unit: 'can', size_ml: 355, quantity: 5, case_size: 24, cost_per_unit: 1 })
     // 28 days alternating 10 and 0: mean 5 a day.
@@ -107,7 +117,7 @@ describe('GET /v1/orders/recommendations', () => {
   })
 
   test('with a distributor, only items it sells count, priced from its catalog; days_ahead scales demand', async () => {
-    const caller = await ctx.newCaller()
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
     const distributor = await createDistributor(ctx, caller, { lead_time_days: 0, supported_categories: ['spirits'] })
     const rum = await createItem(ctx, caller, { name: 'Rum', quantity: 0, cost_per_unit: 20 })
     const wine = await createItem(ctx, caller, { name: 'Wine', category: 'wine', quantity: 0 })
@@ -123,7 +133,7 @@ describe('GET /v1/orders/recommendations', () => {
   })
 
   test('rejects an unknown distributor with distributor_not_found, an unknown location with location_not_found, and days_ahead 0', async () => {
-    const caller = await ctx.newCaller()
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
     const cases: Array<[string, number, string]> = [
       ['?distributor_id=dist_nope', 404, 'distributor_not_found'],
       ['?location=rooftop', 404, 'location_not_found'],

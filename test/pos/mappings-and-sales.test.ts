@@ -12,8 +12,13 @@ after(() => ctx.close())
 
 const SOLD_AT = '2026-11-20T21:15:00.000Z'
 
+/** A sale line sold now, after the items a test created: it takes stock (sales sold before an item's starting stock are history). */
 function sale(fields: Record<string, unknown> = {}) {
-  return { location: 'main_bar', pos_item_id: 'PLU-101', name: "Tito's Vodka 1.5oz", quantity: 2, unit_price: 8, sold_at: SOLD_AT, ...fields }
+  return { location: 'main_bar', pos_item_id: 'PLU-101', name: "Tito's Vodka 1.5oz", quantity: 2, unit_price: 8, sold_at: new Date().toISOString(), ...fields }
+}
+
+function later(timestamp: string, ms = 1): string {
+  return new Date(Date.parse(timestamp) + ms).toISOString()
 }
 
 async function importSales(caller: Caller, connectionId: string, sales: unknown[]) {
@@ -163,29 +168,56 @@ describe('mappings', () => {
     assert.equal(await itemQuantity(ctx, caller, item.id), 4.6)
   })
 
-  test('a new mapping applies stored unmapped sales sold after the item was last counted, once', async () => {
+  test('a new mapping applies stored unmapped sales by sale time: after the latest count they take stock, before it they are history; once', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const connection = await createConnection(ctx, caller)
     const item = await createItem(ctx, caller, { name: 'Bud Light 12oz Bottle', unit: 'bottle', size_ml: 355, quantity: 48, category: 'beer' })
-    await importSales(caller, connection.id, [sale({ pos_item_id: 'B', name: 'Bud Light Btl', quantity: 5, sold_at: '2026-11-01T20:00:00.000Z' })])
-    await ctx.request('POST', '/v1/inventory/count', {
-      key: caller.key,
-      body: { location: 'main_bar', counted_by: 'sam', counted_at: '2026-11-10T12:00:00.000Z', items: [{ item_id: item.id, quantity: 40 }] },
-    })
-    await importSales(caller, connection.id, [sale({ pos_item_id: 'B', name: 'Bud Light Btl', quantity: 3, sold_at: '2026-11-15T20:00:00.000Z' })])
-    const before = await itemQuantity(ctx, caller, item.id)
-    await ctx.request('POST', `/v1/pos/connections/${connection.id}/mappings`, {
-      key: caller.key,
-      body: { pos_item_id: 'B', inventory_item_id: item.id, conversion_factor: 1, conversion_unit: 'bottle' },
-    })
-    // Only the 3 sold after the count: the 5 before it are in the counted 40 already.
-    assert.equal(await itemQuantity(ctx, caller, item.id), before - 3)
+    const bud = (fields: Record<string, unknown>) => sale({ pos_item_id: 'B', name: 'Bud Light Btl', ...fields })
+    await importSales(caller, connection.id, [bud({ quantity: 7, sold_at: '2026-11-01T20:00:00.000Z' }), bud({ quantity: 5, sold_at: later(item.created_at as string) })])
+    const count = json(
+      await ctx.request('POST', '/v1/inventory/count', { key: caller.key, body: { location: 'main_bar', counted_by: 'sam', items: [{ item_id: item.id, quantity: 40 }] } }),
+    ).data
+    await importSales(caller, connection.id, [bud({ quantity: 3, sold_at: later(count.counted_at) })])
+    assert.equal(await itemQuantity(ctx, caller, item.id), 40)
+    const map = () =>
+      ctx.request('POST', `/v1/pos/connections/${connection.id}/mappings`, {
+        key: caller.key,
+        body: { pos_item_id: 'B', inventory_item_id: item.id, conversion_factor: 1, conversion_unit: 'bottle' },
+      })
+    await map()
+    // Only the 3 sold after the count: the 5 before it are in the counted 40 already, the 7 before the item existed are history.
+    assert.equal(await itemQuantity(ctx, caller, item.id), 37)
+    const usage = await ctx.database.db.selectFrom('stock_sale_usage').select(['units', 'applied']).where('item_id', '=', item.id).orderBy('sold_at').execute()
+    assert.deepEqual(usage.map((row) => [Number(row.units), row.applied]), [[7, false], [5, false], [3, true]])
     await ctx.request('DELETE', `/v1/pos/connections/${connection.id}/mappings/B`, { key: caller.key })
+    await map()
+    assert.equal(await itemQuantity(ctx, caller, item.id), 37)
+  })
+
+  test('a sale sold before the latest count never changes stock, however late it arrives', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const connection = await createConnection(ctx, caller)
+    const item = await createItem(ctx, caller, { name: 'Bud Light 12oz Bottle', unit: 'bottle', size_ml: 355, quantity: 10, category: 'beer' })
     await ctx.request('POST', `/v1/pos/connections/${connection.id}/mappings`, {
       key: caller.key,
       body: { pos_item_id: 'B', inventory_item_id: item.id, conversion_factor: 1, conversion_unit: 'bottle' },
     })
-    assert.equal(await itemQuantity(ctx, caller, item.id), before - 3)
+    const count = json(
+      await ctx.request('POST', '/v1/inventory/count', { key: caller.key, body: { location: 'main_bar', counted_by: 'sam', items: [{ item_id: item.id, quantity: 8 }] } }),
+    ).data
+    const ledgerBefore = await ledgerOf(ctx, item.id)
+    // Sold a moment before the count, imported after it: the count already saw that bottle gone.
+    const late = await importSales(caller, connection.id, [sale({ pos_item_id: 'B', name: 'Bud Light Btl', quantity: 2, sold_at: later(count.counted_at, -1) })])
+    assert.equal(json(late).data.unmapped, 0)
+    assert.equal(await itemQuantity(ctx, caller, item.id), 8)
+    assert.deepEqual(await ledgerOf(ctx, item.id), ledgerBefore)
+    // Sold after it: taken, dated at its sale time.
+    const soldAt = later(count.counted_at, 2)
+    await importSales(caller, connection.id, [sale({ pos_item_id: 'B', name: 'Bud Light Btl', quantity: 1, sold_at: soldAt })])
+    assert.equal(await itemQuantity(ctx, caller, item.id), 7)
+    const saleRow = (await ledgerOf(ctx, item.id)).at(-1)
+    assert.equal(saleRow?.kind, 'sale')
+    assert.equal(saleRow?.occurred_at.toISOString(), soldAt)
   })
 
   test('answers 404 mapping_not_found for an unknown POS item on PUT and DELETE, changing nothing', async () => {

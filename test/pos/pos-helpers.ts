@@ -24,9 +24,9 @@ export async function createConnection(ctx: TestContext, caller: Caller, body: R
   return json(response).data as { id: string; [key: string]: unknown }
 }
 
-/** Starts the real sync worker on the test database. */
-export async function startWorker(ctx: TestContext): Promise<BackgroundLoop> {
-  return startPosSyncWorker({ config: ctx.config, database: ctx.database, logger: ctx.app.log })
+/** Starts the real sync worker on the test database, on `clock` when given. */
+export async function startWorker(ctx: TestContext, clock?: () => Date): Promise<BackgroundLoop> {
+  return startPosSyncWorker({ config: ctx.config, database: ctx.database, logger: ctx.app.log, clock })
 }
 
 /** Polls a sync run until it leaves processing. */
@@ -52,8 +52,8 @@ export type SwitchMode = 'ok' | 'drop_sales' | 'unauthorized'
  * A real Square simulator behind a switch a test flips: `drop_sales` cuts the connection on sales
  * searches after the first few (a network failure mid-run), `unauthorized` answers Square's 401 to everything.
  */
-export async function startSwitchableSquare(seed = 7) {
-  const simulator = squareVendor.createSimulator({ seed })
+export async function startSwitchableSquare(seed = 7, now?: () => Date) {
+  const simulator = squareVendor.createSimulator({ seed, now })
   // salesPagesServed counts sales searches; `drop_sales` cuts those after the first salesPagesBeforeDrop.
   const state = { mode: 'ok' as SwitchMode, salesPagesBeforeDrop: 0, salesPagesServed: 0 }
   const server = await startSimulatorServer((req, res) => {

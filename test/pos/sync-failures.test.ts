@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test'
 import type { BackgroundLoop } from '../../src/platform/background.js'
 import { listEvents } from '../../src/platform/outbox.js'
 import type { PosSyncFailedData } from '../../src/pos/pos.events.js'
+import { decimal } from '../../src/platform/decimal.js'
 import { json, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { createConnection, createPosTestContext, itemQuantity, ledgerOf, runSync, startSwitchableSquare, startWorker } from './pos-helpers.js'
@@ -11,10 +12,15 @@ let ctx: TestContext
 let worker: BackgroundLoop
 let square: Awaited<ReturnType<typeof startSwitchableSquare>>
 
+// The vendor and the worker live a day ahead, so the items a test creates now have a day of sales after
+// their starting stock (sales sold before it are history and take no stock).
+const DAY_AHEAD_MS = 86_400_000
+const dayAhead = () => new Date(Date.now() + DAY_AHEAD_MS)
+
 before(async () => {
-  square = await startSwitchableSquare()
+  square = await startSwitchableSquare(7, dayAhead)
   ctx = await createPosTestContext({ env: { BARSTOCK_POS_BASE_URLS: `square=${square.url}` } })
-  worker = await startWorker(ctx)
+  worker = await startWorker(ctx, dayAhead)
 })
 after(async () => {
   await worker.stop()
@@ -71,7 +77,13 @@ test('a run cut off mid-sales fails, leaves no lines or depletion, keeps the cur
   const recovered = await runSync(ctx, caller, connection.id, 'incremental')
   assert.equal(recovered.status, 'completed')
   assert.ok(recovered.results.sales_synced > 0)
-  assert.ok((await itemQuantity(ctx, caller, item.id)) < 100)
+  const usage = await ctx.database.db.selectFrom('stock_sale_usage').select(['units', 'applied']).where('item_id', '=', item.id).execute()
+  const applied = usage.filter((row) => row.applied).reduce((total, row) => total.plus(row.units), decimal(0))
+  assert.ok(applied.gt(0), 'the day after the item was created took stock')
+  assert.ok(usage.some((row) => !row.applied), 'the days before it are history')
+  // Stock keeps 4 decimals and takes one rounded row per business day: at most 0.00005 off per day.
+  const off = decimal(await itemQuantity(ctx, caller, item.id)).minus(decimal(100).minus(applied)).abs()
+  assert.ok(off.lte('0.0001'), `stock is 100 less the applied usage (off by ${off})`)
   const stats = json(await ctx.request('GET', `/v1/pos/connections/${connection.id}`, { key: caller.key })).data.sync_stats
   assert.equal(stats.total_syncs, 3)
   assert.equal(stats.failed_syncs, 1)

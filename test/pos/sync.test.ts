@@ -76,54 +76,32 @@ describe('sync runs', () => {
     assert.equal(fetched.last_sync, run.completed_at)
   })
 
-  test('mapped sales deplete stock with one ledger row per item per run; re-syncing never double counts', async () => {
+  test('mapping after a first sync keeps 30 days of earlier sales as history: stock unchanged, usage stored per line; re-syncing never double counts', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const connection = await createConnection(ctx, caller)
     await runSync(ctx, caller, connection.id, 'full')
-    const titos = await createItem(ctx, caller, { name: "Tito's Handmade Vodka 750ml", quantity: 400, size_ml: 750 })
+    const titos = await createItem(ctx, caller, { name: "Tito's Handmade Vodka 750ml", quantity: 12, size_ml: 750 })
     const posItemId = await posItemNamed(caller, connection.id, "Tito's Vodka 1.5oz")
-    // Mapping now applies the sales already stored (no count yet), in one ledger row.
     const mapped = await ctx.request('POST', `/v1/pos/connections/${connection.id}/mappings`, {
       key: caller.key,
       body: { pos_item_id: posItemId, inventory_item_id: titos.id, conversion_factor: 1.5 },
     })
     assert.equal(mapped.statusCode, 201, mapped.body)
+    // Every stored sale was sold before the 12 bottles were entered: they are in that quantity already.
+    assert.equal(await itemQuantity(ctx, caller, titos.id), 12)
+    assert.equal((await ledgerOf(ctx, titos.id)).filter((row) => row.kind === 'sale').length, 0)
     const units = decimal(await storedUnits(connection.id, posItemId))
-    assert.ok(units.gt(0))
-    const expected = decimal(400).minus(units.times(1.5).times('29.5735').div(750)).round(4)
-    assert.equal(await itemQuantity(ctx, caller, titos.id), Number(expected.toFixed(4)))
-    const sales = (await ledgerOf(ctx, titos.id)).filter((row) => row.kind === 'sale')
-    assert.equal(sales.length, 1)
+    const usage = await ctx.database.db.selectFrom('stock_sale_usage').select(['units', 'applied']).where('item_id', '=', titos.id).execute()
+    const used = usage.reduce((total, row) => total.plus(row.units), decimal(0))
+    assert.equal(used.round(6).toFixed(6), units.times(1.5).times('29.5735').div(750).round(6).toFixed(6), 'each line converted once, in bottles')
+    assert.ok(usage.every((row) => !row.applied))
     // A full re-sync reads the same window again: every line is a duplicate.
     const again = await runSync(ctx, caller, connection.id, 'full')
     assert.equal(again.status, 'completed')
     assert.equal(again.results.sales_synced, 0)
-    assert.equal(await itemQuantity(ctx, caller, titos.id), Number(expected.toFixed(4)))
-    assert.equal((await ledgerOf(ctx, titos.id)).filter((row) => row.kind === 'sale').length, 1)
-  })
-
-  test('a run depletes mapped items with one ledger row each, referencing the sync id', async () => {
-    const caller = await ctx.newCaller({ environment: 'sandbox' })
-    const connection = await createConnection(ctx, caller)
-    const catalog = await runSync(ctx, caller, connection.id, 'full')
-    // Wipe the first run's lines so the next run brings them anew under the mapping.
-    await ctx.database.db.deleteFrom('pos_sales').where('source_id', '=', catalog.sync_id).execute()
-    const bud = await createItem(ctx, caller, { name: 'Bud Light 12oz Bottle', unit: 'bottle', size_ml: 355, quantity: 10, category: 'beer' })
-    const posItemId = await posItemNamed(caller, connection.id, 'Bud Light Btl')
-    await ctx.request('POST', `/v1/pos/connections/${connection.id}/mappings`, {
-      key: caller.key,
-      body: { pos_item_id: posItemId, inventory_item_id: bud.id, conversion_factor: 1, conversion_unit: 'bottle' },
-    })
-    const run = await runSync(ctx, caller, connection.id, 'full')
-    assert.equal(run.status, 'completed')
-    const units = decimal(await storedUnits(connection.id, posItemId))
-    assert.equal(await itemQuantity(ctx, caller, bud.id), Number(decimal(10).minus(units).toFixed(4)))
-    const sales = (await ledgerOf(ctx, bud.id)).filter((row) => row.kind === 'sale')
-    assert.equal(sales.length, 1)
-    assert.equal(sales[0]?.reference_id, run.sync_id)
-    // Ten bottles against hundreds sold: stock goes below zero, reported as variance, never an error.
-    assert.ok(units.gt(10))
-    assert.equal(run.results.variance_detected, 1)
+    assert.equal(await itemQuantity(ctx, caller, titos.id), 12)
+    const usageAgain = await ctx.database.db.selectFrom('stock_sale_usage').select('sequence').where('item_id', '=', titos.id).execute()
+    assert.equal(usageAgain.length, usage.length)
   })
 
   test('sales_only reads no products', async () => {
