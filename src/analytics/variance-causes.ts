@@ -98,7 +98,7 @@ export function measureWindow(facts: WindowFacts): WindowVariance {
 /** Pouring moves usage by 5–25 % (DECISIONS); an earlier window counts as "over" from 3 % so that one
  * slightly lighter week inside a steady over-pour does not break the run. */
 const POUR_WINDOW_MIN_PERCENT = 3
-/** Beyond 25 % a pour alone is unlikely; beyond 40 % it is implausible (that is a double every third drink). */
+/** Beyond 25 % a pour alone is unlikely; beyond 40 % it is implausible (a double in every two or three drinks). */
 const POUR_PLAUSIBLE_PERCENT = 25
 const POUR_IMPLAUSIBLE_PERCENT = 40
 /** A loss this many times the item's usual |variance %| is a spike, not a trend. */
