@@ -77,6 +77,7 @@ export interface WindowVariance {
   facts: WindowFacts
 }
 
+/** Measures one window's actual usage, variance, variance percentage and actual/expected ratio. */
 export function measureWindow(facts: WindowFacts): WindowVariance {
   const actual = facts.opening + facts.deliveries - facts.closing
   const variance = actual - facts.expected
