@@ -1,6 +1,6 @@
 import { forecastSeasonalNaive, forecastTrailingMean, mean } from './baseline.model.js'
 import { type BacktestPlan, type Forecaster, rootMeanSquare, runBacktest, wapeOf } from './backtest.js'
-import { recentSlopePerDay, weeklySeasonalStrength } from './demand-signals.js'
+import { recentSlope, weeklySeasonalStrength } from './demand-signals.js'
 import { forecastMstlEts } from './mstl.model.js'
 
 export interface DemandForecast {
@@ -36,6 +36,8 @@ export const BACKTEST_PLAN: BacktestPlan = { horizon: 14, origins: 4, step: 7, m
 export const WEEKLY_STRENGTH_THRESHOLD = 0.4
 /** A trend is reported when the recent slope changes demand over the 30-day horizon by more than this share of the level. */
 export const TREND_CHANGE_THRESHOLD = 0.1
+/** A slope counts as a trend only this many standard errors away from 0. */
+export const TREND_SIGNIFICANCE = 2
 /** Weeks the trend slope is measured over. */
 export const TREND_WEEKS = 8
 export const DEFAULT_MODELS: readonly ModelName[] = ['mstl_ets', 'seasonal_naive', 'mean']
@@ -81,11 +83,16 @@ function chooseModel(series: readonly number[], models: readonly ModelName[]) {
   return best
 }
 
-/** 'increasing' or 'decreasing' when the recent slope moves demand over the horizon by more than TREND_CHANGE_THRESHOLD of the last 28 days' level. */
+/**
+ * 'increasing' or 'decreasing' when the recent slope moves demand over the horizon by more than
+ * TREND_CHANGE_THRESHOLD of the last 28 days' level and lies over TREND_SIGNIFICANCE standard errors
+ * from 0 (so noise at a low level is not read as a trend); else 'stable'.
+ */
 export function trendOf(series: readonly number[]): DemandForecast['trend'] {
   const level = mean(series.slice(-28))
-  if (level <= 0) return 'stable'
-  const change = (recentSlopePerDay(series, TREND_WEEKS) * FORECAST_HORIZON_DAYS) / level
+  const slope = recentSlope(series, TREND_WEEKS)
+  if (level <= 0 || Math.abs(slope.perDay) <= TREND_SIGNIFICANCE * slope.standardError) return 'stable'
+  const change = (slope.perDay * FORECAST_HORIZON_DAYS) / level
   if (change > TREND_CHANGE_THRESHOLD) return 'increasing'
   if (change < -TREND_CHANGE_THRESHOLD) return 'decreasing'
   return 'stable'

@@ -25,13 +25,20 @@ export function weeklySeasonalStrength(series: readonly number[]): number {
   return Math.max(0, 1 - variance(remainder) / total)
 }
 
+export interface RecentSlope {
+  /** Theil–Sen slope (median of pairwise slopes, robust to a spike) of the weekly means, units per day. */
+  perDay: number
+  /** Its standard error from the weekly means' scatter about the line (as for least squares), units per day. */
+  standardError: number
+}
+
 /**
- * Theil–Sen slope (median of pairwise slopes, robust to a spike) of the weekly means of the last
- * `weeks` full weeks, in units per day; 0 with fewer than two weeks.
+ * The slope of the weekly means of the last `weeks` full weeks (weekly means cancel the weekly season);
+ * 0 ± 0 with fewer than three weeks.
  */
-export function recentSlopePerDay(series: readonly number[], weeks: number): number {
+export function recentSlope(series: readonly number[], weeks: number): RecentSlope {
   const fullWeeks = Math.min(weeks, Math.floor(series.length / WEEK_DAYS))
-  if (fullWeeks < 2) return 0
+  if (fullWeeks < 3) return { perDay: 0, standardError: 0 }
   const start = series.length - fullWeeks * WEEK_DAYS
   const weekly = Array.from({ length: fullWeeks }, (_, week) =>
     mean(series.slice(start + week * WEEK_DAYS, start + (week + 1) * WEEK_DAYS)),
@@ -42,7 +49,13 @@ export function recentSlopePerDay(series: readonly number[], weeks: number): num
       slopes.push(((weekly[later] ?? 0) - (weekly[earlier] ?? 0)) / (later - earlier))
     }
   }
-  return median(slopes) / WEEK_DAYS
+  const slope = median(slopes)
+  const centre = (fullWeeks - 1) / 2
+  const intercept = mean(weekly) - slope * centre
+  const residuals = weekly.map((value, week) => value - (intercept + slope * week))
+  const spread = weekly.reduce((sum, _, week) => sum + (week - centre) ** 2, 0)
+  const residualVariance = residuals.reduce((sum, value) => sum + value * value, 0) / (fullWeeks - 2)
+  return { perDay: slope / WEEK_DAYS, standardError: Math.sqrt(residualVariance / spread) / WEEK_DAYS }
 }
 
 export function median(values: readonly number[]): number {
