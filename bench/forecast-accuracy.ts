@@ -1,0 +1,115 @@
+import { cpus } from 'node:os'
+import { forecastSeasonalNaive, forecastTrailingMean, mean } from '../src/analytics/forecast/baseline.model.js'
+import { FIT_WINDOW_DAYS, forecastDemand, type ModelName } from '../src/analytics/forecast/demand-forecast.js'
+import { forecastMstlEts, initForecasting } from '../src/analytics/forecast/mstl.model.js'
+import { type BenchSeries, type Family, posBarSeries, syntheticSeries } from './forecast-series.js'
+
+/**
+ * Forecast accuracy benchmark: a rolling-origin back-test of forecastDemand against seasonal naive (last
+ * week repeated) and the 28-day mean, over synthetic series of known structure and the POS simulators'
+ * bars. At each origin every method sees only the days before it and forecasts the next 14. A series'
+ * error is its WAPE over all its held-out days (Σ|forecast − actual| / Σ actual); a family's figure is
+ * the mean over its series. Run: npm run bench:forecast.
+ */
+
+const SERIES_DAYS = 182
+const HORIZON = 14
+/** Non-overlapping held-out blocks: the last 4 × 14 days. */
+const ORIGINS = [SERIES_DAYS - 56, SERIES_DAYS - 42, SERIES_DAYS - 28, SERIES_DAYS - 14]
+const SYNTHETIC_PER_FAMILY = 15
+const BAR_SEEDS = [{ seed: 1, volume: 1 }, { seed: 2, volume: 0.5 }, { seed: 3, volume: 2 }]
+const BAR_FIRST_DAY = '2025-03-03'
+
+type Method = 'model' | 'mstl_only' | 'seasonal_naive' | 'mean_28' | 'oracle'
+const METHODS: readonly Method[] = ['model', 'mstl_only', 'seasonal_naive', 'mean_28', 'oracle']
+
+interface SeriesScore {
+  family: Family
+  /** WAPE per method; oracle NaN where the generator's expected demand is unknown (the bar). */
+  wape: Record<Method, number>
+  /** (Σ model forecast − Σ actual) / Σ actual over the held-out days: below 0, the model under-forecasts. */
+  bias: number
+  chosen: ModelName[]
+  /** Labels at the last origin against the generator's truth (null where it has none). */
+  seasonalityRight: boolean | null
+  trendRight: boolean | null
+}
+
+function scoreSeries(series: BenchSeries): SeriesScore | null {
+  const absolute: Record<Method, number> = { model: 0, mstl_only: 0, seasonal_naive: 0, mean_28: 0, oracle: 0 }
+  let actualTotal = 0
+  let modelTotal = 0
+  const chosen: ModelName[] = []
+  let last: ReturnType<typeof forecastDemand> | undefined
+  for (const origin of ORIGINS) {
+    const history = series.values.slice(0, origin)
+    const actual = series.values.slice(origin, origin + HORIZON)
+    last = forecastDemand(history)
+    chosen.push(last.model)
+    const forecasts: Record<Method, number[]> = {
+      model: last.daily,
+      mstl_only: forecastMstlEts(history.slice(-FIT_WINDOW_DAYS), HORIZON),
+      seasonal_naive: forecastSeasonalNaive(history, HORIZON),
+      mean_28: forecastTrailingMean(history, HORIZON),
+      // The generator's expected demand: the error no forecast can avoid, the noise itself.
+      oracle: series.expected?.slice(origin, origin + HORIZON) ?? actual.map(() => Number.NaN),
+    }
+    modelTotal += last.daily.slice(0, HORIZON).reduce((sum, value) => sum + value, 0)
+    for (const method of METHODS) {
+      absolute[method] += actual.reduce((sum, value, day) => sum + Math.abs((forecasts[method][day] ?? 0) - value), 0)
+    }
+    actualTotal += actual.reduce((sum, value) => sum + value, 0)
+  }
+  if (actualTotal === 0 || !last) return null
+  const wape = Object.fromEntries(METHODS.map((method) => [method, absolute[method] / actualTotal])) as Record<Method, number>
+  return {
+    family: series.family,
+    wape,
+    bias: (modelTotal - actualTotal) / actualTotal,
+    chosen,
+    seasonalityRight: last.seasonality === series.truth.seasonality,
+    trendRight: series.truth.trend === null ? null : last.trend === series.truth.trend,
+  }
+}
+
+function percent(value: number): string {
+  return `${(value * 100).toFixed(1)} %`
+}
+
+function share(flags: (boolean | null)[]): string {
+  const known = flags.filter((flag): flag is boolean => flag !== null)
+  return known.length === 0 ? '–' : `${known.filter(Boolean).length}/${known.length}`
+}
+
+function row(label: string, scores: SeriesScore[]): string {
+  const wape = (method: Method) => mean(scores.map((score) => score.wape[method]))
+  const oracle = Number.isNaN(wape('oracle')) ? '–' : (wape('oracle') / wape('seasonal_naive')).toFixed(2)
+  const chosen = scores.flatMap((score) => score.chosen)
+  const picks = (['mstl_ets', 'seasonal_naive', 'mean'] as const).map((model) => chosen.filter((name) => name === model).length)
+  return `| ${label} | ${scores.length} | ${percent(wape('model'))} | ${percent(wape('mstl_only'))} | ${percent(wape('seasonal_naive'))} | ${percent(wape('mean_28'))} | ${(wape('model') / wape('seasonal_naive')).toFixed(2)} | ${oracle} | ${percent(mean(scores.map((score) => score.bias)))} | ${picks.join(' / ')} | ${share(scores.map((score) => score.seasonalityRight))} | ${share(scores.map((score) => score.trendRight))} |`
+}
+
+function main(): void {
+  initForecasting()
+  const series = [
+    ...syntheticSeries(SYNTHETIC_PER_FAMILY, SERIES_DAYS),
+    ...BAR_SEEDS.flatMap(({ seed, volume }) => posBarSeries(seed, BAR_FIRST_DAY, SERIES_DAYS, volume)),
+  ]
+  const started = performance.now()
+  const scored = series.map(scoreSeries)
+  const scores = scored.filter((score): score is SeriesScore => score !== null)
+  const seconds = (performance.now() - started) / 1000
+  const families = [...new Set(scores.map((score) => score.family))]
+  console.log(`# Forecast accuracy: ${series.length} series (${series.length - scores.length} without sales in the held-out days left out), ${ORIGINS.length} origins × ${HORIZON} days\n`)
+  console.log('Mean over series of each series\' WAPE over its held-out days. model = forecastDemand (selection by back-test); mstl_only = MSTL over ETS alone.')
+  console.log('oracle = the generator\'s expected demand (synthetic only): its error is the noise no forecast can remove. Bias = (Σ forecast − Σ actual) / Σ actual, mean over series.')
+  console.log('Chosen = how often each model was selected (mstl_ets / seasonal_naive / mean); labels are checked at the last origin against the generator\'s truth.\n')
+  console.log('| family | series | model | mstl_only | seasonal naive | 28-day mean | model ÷ naive | oracle ÷ naive | model bias | chosen | seasonality right | trend right |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|')
+  for (const family of families) console.log(row(family, scores.filter((score) => score.family === family)))
+  console.log(row('synthetic', scores.filter((score) => score.family !== 'pos_bar')))
+  console.log(row('**overall**', scores))
+  console.log(`\n${seconds.toFixed(1)} s on ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}`)
+}
+
+main()

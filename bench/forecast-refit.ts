@@ -1,0 +1,37 @@
+import { cpus } from 'node:os'
+import { forecastDemand } from '../src/analytics/forecast/demand-forecast.js'
+import { initForecasting } from '../src/analytics/forecast/mstl.model.js'
+import { syntheticSeries } from './forecast-series.js'
+
+/**
+ * Refit timing: forecastDemand (back-test and model choice included) over 1,000 series of 365 days, one
+ * after the other on this one thread, as the background refit runs them. The budget is 60 s in total.
+ * Run: npm run bench:forecast-refit.
+ */
+
+const ITEMS = 1000
+const DAYS = 365
+
+function main(): void {
+  // 125 series of each of the 8 synthetic families.
+  const series = syntheticSeries(ITEMS / 8, DAYS, 500_000)
+  const initStarted = performance.now()
+  initForecasting()
+  const initMs = performance.now() - initStarted
+  const durations: number[] = []
+  const started = performance.now()
+  for (const { values } of series) {
+    const itemStarted = performance.now()
+    forecastDemand(values)
+    durations.push(performance.now() - itemStarted)
+  }
+  const totalMs = performance.now() - started
+  durations.sort((a, b) => a - b)
+  const at = (share: number) => (durations[Math.min(durations.length - 1, Math.floor(share * durations.length))] ?? 0).toFixed(1)
+  console.log(`| items | days | total | per item (mean) | p50 | p95 | max | WebAssembly load |`)
+  console.log(`|---:|---:|---:|---:|---:|---:|---:|---:|`)
+  console.log(`| ${series.length} | ${DAYS} | ${(totalMs / 1000).toFixed(1)} s | ${(totalMs / series.length).toFixed(1)} ms | ${at(0.5)} ms | ${at(0.95)} ms | ${at(1 - 1e-9)} ms | ${initMs.toFixed(0)} ms |`)
+  console.log(`\n${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores (one used), node ${process.version}`)
+}
+
+main()
