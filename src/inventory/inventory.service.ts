@@ -10,6 +10,7 @@ import {
   type ItemRow,
   countItemsAtLocation,
   findItemRow,
+  findItemRows,
   lastCountedAt,
   listItemsForMatching,
   listItemRows,
@@ -72,6 +73,7 @@ async function guardSku<T>(sku: string, statement: () => Promise<T>): Promise<T>
 // What other domains use to read and change stock: they import this service, never the repository.
 export { countItemsAtLocation, findItemRow, lastCountedAt, listItemsForMatching, lockItemRows, type ItemRow }
 export { setStock, type StockMovement } from './stock-ledger.js'
+export { findItemRows }
 
 export async function getItem(db: Executor, tenant: Tenant, id: string): Promise<InventoryItem> {
   const row = await findItemRow(db, tenant, id)
