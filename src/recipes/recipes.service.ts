@@ -24,6 +24,10 @@ import {
 } from './recipes.repository.js'
 import type { CreateRecipeBody, IngredientInput, ListRecipesQuery, Recipe, UpdateRecipeBody } from './recipes.schemas.js'
 
+// Conversions divide (29.5735 ml / 750 ml): rounded here so 1.5 oz of a 750 ml bottle reads 0.059147, not
+// 0.059146999999999999995. Far finer than the 4 decimals stock keeps.
+const PER_SERVING_DECIMALS = 10
+
 function rowToRecipe(row: RecipeRow, ingredients: IngredientRow[], items: Map<string, ItemRow>): Recipe {
   return {
     id: row.id,
@@ -143,9 +147,10 @@ export async function listRecipesForCosting(
 }
 
 /**
- * Item units one serving of each recipe takes, per ingredient, converted to the item's current unit (an
- * item whose unit changed to one the recipe's unit no longer converts to is read in its own unit, as POS
- * mappings are). Missing or deleted recipes are absent; ingredients whose item was deleted are left out.
+ * Item units one serving of each recipe takes, per ingredient, converted to the item's current unit and
+ * rounded to 10 decimals (an item whose unit changed to one the recipe's unit no longer converts to is read
+ * in its own unit, as POS mappings are). Missing or deleted recipes are absent; ingredients whose item was
+ * deleted are left out.
  */
 export async function ingredientsPerServing(
   db: Executor,
@@ -162,7 +167,8 @@ export async function ingredientsPerServing(
       const item = items.get(ingredient.inventory_item_id)
       if (!item) continue
       const quantity = decimal(ingredient.quantity)
-      perServing.push({ itemId: item.id, unitsPerServing: toItemUnits(quantity, ingredient.unit, item) ?? quantity })
+      const units = toItemUnits(quantity, ingredient.unit, item) ?? quantity
+      perServing.push({ itemId: item.id, unitsPerServing: units.round(PER_SERVING_DECIMALS) })
     }
     result.set(recipe.id, perServing)
   }

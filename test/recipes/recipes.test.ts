@@ -139,6 +139,7 @@ describe('/v1/recipes', () => {
     const [vodkaUse, limeUse] = perServing.get(gimlet.id)!
     assert.equal(vodkaUse!.itemId, vodka.id)
     assert.equal(vodkaUse!.unitsPerServing.toFixed(6), '0.059147')
+    assert.equal(vodkaUse!.unitsPerServing.toString(), '0.059147')
     assert.equal(limeUse!.itemId, lime.id)
     assert.equal(limeUse!.unitsPerServing.toFixed(), '2')
     assert.equal(perServing.get(shot.id)![0]!.unitsPerServing.toFixed(), '1')
