@@ -15,6 +15,8 @@ import { newId } from './platform/ids.js'
 import type { RateLimiter } from './platform/rate-limit.js'
 import { inventoryRoutes } from './inventory/inventory.routes.js'
 import { locationRoutes } from './locations/locations.routes.js'
+import { recipeRoutes } from './recipes/recipes.routes.js'
+import { settingsRoutes } from './settings/settings.routes.js'
 import { webhookRoutes } from './webhooks/webhooks.routes.js'
 import { distributorRoutes } from './ordering/distributors.routes.js'
 import { orderRoutes } from './ordering/orders.routes.js'
@@ -91,6 +93,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(authRoutes, { prefix: '/v1/auth' })
   await app.register(locationRoutes, { prefix: '/v1/locations' })
   await app.register(inventoryRoutes, { prefix: '/v1/inventory' })
+  await app.register(settingsRoutes, { prefix: '/v1/settings' })
+  await app.register(recipeRoutes, { prefix: '/v1/recipes' })
   const posGateway = new PosGateway(config)
   await app.register(posRoutes, { prefix: '/v1/pos', gateway: posGateway })
   await app.register(posPushRoutes, { prefix: PUSH_PATH_PREFIX, gateway: posGateway })

@@ -41,11 +41,22 @@ function itemUnitsPer(unit: string, item: StockUnitOf): Decimal | undefined {
   return grams !== undefined && itemGrams !== undefined ? decimal(grams).div(itemGrams) : undefined
 }
 
+/** The units an amount of the item may be given in: its own, and the volumes or weights it converts from. */
+export function convertibleUnits(item: StockUnitOf): string[] {
+  return Object.keys({ ...ML_PER, ...GRAMS_PER, [item.unit]: 1 }).filter((candidate) => itemUnitsPer(candidate, item))
+}
+
+/** `quantity` of `unit` in item units (1.5 oz of a 750 ml bottle: 0.059147 bottle), or undefined when they do not convert. */
+export function toItemUnits(quantity: Decimal, unit: string, item: StockUnitOf): Decimal | undefined {
+  const per = itemUnitsPer(unit, item)
+  return per === undefined ? undefined : quantity.times(per)
+}
+
 /** The conversion unit to store for an item: the requested one if it converts, else invalid_unit. */
 export function checkConversionUnit(item: StockUnitOf, requested: string | undefined): string {
   const unit = requested ?? defaultConversionUnit(item)
   if (itemUnitsPer(unit, item) === undefined) {
-    const allowed = Object.keys({ ...ML_PER, ...GRAMS_PER, [item.unit]: 1 }).filter((candidate) => itemUnitsPer(candidate, item))
+    const allowed = convertibleUnits(item)
     throw inventoryErrors.invalidUnit([unit, allowed.join(', ')], { parameter: 'conversion_unit', value: unit })
   }
   return unit

@@ -37,6 +37,25 @@ export async function findItemRow(db: Executor, tenant: Tenant, id: string): Pro
   return liveItems(db, tenant).selectAll().where('id', '=', id).executeTakeFirst()
 }
 
+/** The items among `ids` by id, in one query: live ones, and soft-deleted ones too when asked (deleted_at tells). */
+export async function findItemRows(
+  db: Executor,
+  tenant: Tenant,
+  ids: string[],
+  options: { includeDeleted?: boolean } = {},
+): Promise<Map<string, ItemRow>> {
+  if (ids.length === 0) return new Map()
+  let select = db
+    .selectFrom('inventory_items')
+    .selectAll()
+    .where('account_id', '=', tenant.accountId)
+    .where('environment', '=', tenant.environment)
+    .where('id', 'in', [...new Set(ids)])
+  if (!options.includeDeleted) select = select.where('deleted_at', 'is', null)
+  const rows = await select.execute()
+  return new Map(rows.map((row) => [row.id, row]))
+}
+
 /** Locks the live items among `ids`, in id order so concurrent writers never deadlock. */
 export async function lockItemRows(trx: Trx, tenant: Tenant, ids: string[]): Promise<Map<string, ItemRow>> {
   if (ids.length === 0) return new Map()
@@ -162,9 +181,3 @@ export async function listItemsForMatching(db: Executor, tenant: Tenant) {
   return liveItems(db, tenant).select(['id', 'name', 'unit', 'size_ml', 'category']).execute()
 }
 
-/** The live items among `ids`, without locking them. */
-export async function findItemRows(db: Executor, tenant: Tenant, ids: string[]): Promise<Map<string, ItemRow>> {
-  if (ids.length === 0) return new Map()
-  const rows = await liveItems(db, tenant).selectAll().where('id', 'in', [...new Set(ids)]).execute()
-  return new Map(rows.map((row) => [row.id, row]))
-}

@@ -13,11 +13,16 @@ const Cutoff = Type.String({
   description: 'Local time (HH:MM) at which the business day ends, default 04:00: a sale at 01:30 belongs to the previous day',
 })
 
+const countryDescription =
+  'ISO 3166-1 alpha-2 code of the country the location is in (two uppercase letters, e.g. US, GB, DE); forecasts list the public holidays of this country as events. null: not set, no holidays'
+const Country = Type.String({ pattern: '^[A-Z]{2}$', description: countryDescription, examples: ['US'] })
+
 export const Location = Type.Object({
   id: Type.String(),
   name: Type.String(),
   timezone: Type.String(),
   business_day_cutoff: Type.String(),
+  country: Type.Union([Type.String(), Type.Null()], { description: countryDescription }),
   created_at: Timestamp,
   updated_at: Timestamp,
 })
@@ -29,6 +34,7 @@ export const CreateLocationBody = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 200 }),
     timezone: Type.Optional(TimeZone),
     business_day_cutoff: Type.Optional(Cutoff),
+    country: Type.Optional(Type.Union([Country, Type.Null()])),
   },
   { additionalProperties: false },
 )
@@ -39,6 +45,7 @@ export const UpdateLocationBody = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     timezone: Type.Optional(TimeZone),
     business_day_cutoff: Type.Optional(Cutoff),
+    country: Type.Optional(Type.Union([Country, Type.Null()], { description: `${countryDescription}. null clears it` })),
   },
   { additionalProperties: false },
 )

@@ -9,6 +9,7 @@ type LocationRow = {
   name: string
   timezone: string
   business_day_cutoff: string
+  country: string | null
   created_at: Date
   updated_at: Date
 }
@@ -19,6 +20,7 @@ function rowToLocation(row: LocationRow): Location {
     name: row.name,
     timezone: row.timezone,
     business_day_cutoff: row.business_day_cutoff,
+    country: row.country,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   }
@@ -33,10 +35,26 @@ function checkTimeZone(timezone: string | undefined): void {
   }
 }
 
+// Codes Intl knows as regions that are not ISO 3166-1 countries: exceptional reservations (AC, CP, DG, EA,
+// IC, TA), groupings (EU, EZ, UN, QO), user-assigned codes (XA, XB, XK, ZZ) and CQ.
+const NOT_COUNTRIES = new Set(['AC', 'CP', 'CQ', 'DG', 'EA', 'IC', 'TA', 'EU', 'EZ', 'UN', 'QO', 'XA', 'XB', 'XK', 'ZZ'])
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' })
+
+/** An ISO 3166-1 alpha-2 code in use: known to Intl, not an old alias (UK, SU, YU) nor a non-country. */
+function isCountryCode(code: string): boolean {
+  if (!/^[A-Z]{2}$/.test(code) || NOT_COUNTRIES.has(code) || regionNames.of(code) === undefined) return false
+  return new Intl.Locale(`und-${code}`).region === code
+}
+
+function checkCountry(country: string | null | undefined): void {
+  if (country === undefined || country === null || isCountryCode(country)) return
+  throw invalidParameter('country', country, `country ${country} is not an ISO 3166-1 alpha-2 country code`)
+}
+
 function scoped(db: Executor, tenant: Tenant) {
   return db
     .selectFrom('locations')
-    .select(['id', 'name', 'timezone', 'business_day_cutoff', 'created_at', 'updated_at'])
+    .select(['id', 'name', 'timezone', 'business_day_cutoff', 'country', 'created_at', 'updated_at'])
     .where('account_id', '=', tenant.accountId)
     .where('environment', '=', tenant.environment)
 }
@@ -66,9 +84,10 @@ export async function listLocations(db: Executor, tenant: Tenant, page: PageRequ
   return { locations: rows.map(rowToLocation), total: Number(total.count) }
 }
 
-/** Creates a location; 409 duplicate_location when the slug is taken, 400 for an unknown time zone. */
+/** Creates a location; 409 duplicate_location when the slug is taken, 400 for an unknown time zone or country. */
 export async function createLocation(trx: Trx, tenant: Tenant, input: CreateLocationBody): Promise<Location> {
   checkTimeZone(input.timezone)
+  checkCountry(input.country)
   const row = await trx
     .insertInto('locations')
     .values({
@@ -78,9 +97,10 @@ export async function createLocation(trx: Trx, tenant: Tenant, input: CreateLoca
       name: input.name,
       timezone: input.timezone ?? 'UTC',
       business_day_cutoff: input.business_day_cutoff ?? '04:00',
+      country: input.country ?? null,
     })
     .onConflict((conflict) => conflict.columns(['account_id', 'environment', 'id']).doNothing())
-    .returning(['id', 'name', 'timezone', 'business_day_cutoff', 'created_at', 'updated_at'])
+    .returning(['id', 'name', 'timezone', 'business_day_cutoff', 'country', 'created_at', 'updated_at'])
     .executeTakeFirst()
   if (!row) throw locationErrors.duplicateLocation(input.id)
   return rowToLocation(row)
@@ -88,13 +108,14 @@ export async function createLocation(trx: Trx, tenant: Tenant, input: CreateLoca
 
 export async function updateLocation(trx: Trx, tenant: Tenant, id: string, input: UpdateLocationBody): Promise<Location> {
   checkTimeZone(input.timezone)
+  checkCountry(input.country)
   const row = await trx
     .updateTable('locations')
     .set({ ...input, updated_at: new Date() })
     .where('account_id', '=', tenant.accountId)
     .where('environment', '=', tenant.environment)
     .where('id', '=', id)
-    .returning(['id', 'name', 'timezone', 'business_day_cutoff', 'created_at', 'updated_at'])
+    .returning(['id', 'name', 'timezone', 'business_day_cutoff', 'country', 'created_at', 'updated_at'])
     .executeTakeFirst()
   if (!row) throw locationErrors.locationNotFound(id)
   return rowToLocation(row)

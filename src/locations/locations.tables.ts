@@ -11,6 +11,8 @@ export interface LocationTable {
   name: string
   timezone: DefaultedText
   business_day_cutoff: DefaultedText
+  /** ISO 3166-1 alpha-2, null when not set. */
+  country: ColumnType<string | null, string | null | undefined, string | null>
   created_at: Timestamp
   updated_at: Timestamp
 }

@@ -68,6 +68,43 @@ describe('/v1/locations', () => {
     }
   })
 
+  test('country is optional, validated against ISO 3166-1, and cleared with null', async () => {
+    const caller = await ctx.newCaller()
+    const plain = json(await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'plain', name: 'Plain' } })).data
+    assert.equal(plain.country, null)
+    assert.equal(json(await ctx.request('GET', '/v1/locations/main_bar', { key: caller.key })).data.country, null)
+    const created = await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'berlin', name: 'Berlin', country: 'DE' } })
+    assert.equal(created.statusCode, 201)
+    assert.equal(json(created).data.country, 'DE')
+    const moved = await ctx.request('PUT', '/v1/locations/berlin', { key: caller.key, body: { country: 'AT' } })
+    assert.equal(json(moved).data.country, 'AT')
+    const renamed = await ctx.request('PUT', '/v1/locations/berlin', { key: caller.key, body: { name: 'Vienna' } })
+    assert.equal(json(renamed).data.country, 'AT', 'an update without country keeps it')
+    for (const country of ['at', 'AUT', 'QQ', 'UK', 'EU', 'ZZ', 'XK', 1]) {
+      for (const [method, url, body] of [
+        ['POST', '/v1/locations', { id: 'other', name: 'Other', country }],
+        ['PUT', '/v1/locations/berlin', { country }],
+      ] as const) {
+        const response = await ctx.request(method, url, { key: caller.key, body })
+        assert.equal(response.statusCode, 400, `${method} ${country}`)
+        assert.equal(json(response).error.code, 'invalid_parameter')
+        assert.equal(json(response).error.details.parameter, 'country')
+      }
+    }
+    assert.equal(json(await ctx.request('GET', '/v1/locations/berlin', { key: caller.key })).data.country, 'AT')
+    assert.equal((await ctx.request('GET', '/v1/locations/other', { key: caller.key })).statusCode, 404)
+    const cleared = await ctx.request('PUT', '/v1/locations/berlin', { key: caller.key, body: { country: null } })
+    assert.equal(json(cleared).data.country, null)
+    const listed = json(await ctx.request('GET', '/v1/locations', { key: caller.key })).data
+    assert.deepEqual(listed.map((location: { id: string; country: string | null }) => [location.id, location.country]), [
+      ['berlin', null],
+      ['main_bar', null],
+      ['plain', null],
+    ])
+    const us = await ctx.request('PUT', '/v1/locations/main_bar', { key: caller.key, body: { country: 'US' } })
+    assert.equal(json(us).data.country, 'US')
+  })
+
   test('another account’s location is invisible', async () => {
     const owner = await ctx.newCaller()
     const stranger = await ctx.newCaller()
