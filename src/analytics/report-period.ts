@@ -1,0 +1,89 @@
+import { sql } from 'kysely'
+import type { Executor, Tenant } from '../platform/db/database.js'
+import { invalidParameter } from '../platform/errors.js'
+import { analyticsErrors } from './analytics.errors.js'
+
+/**
+ * A report's period: two business dates, both inclusive. Each location turns them into moments with its
+ * own time zone and cut-off (locationBounds), so a bar in New York and one in Berlin each report their
+ * own business days.
+ */
+export interface ReportPeriod {
+  /** YYYY-MM-DD */
+  from: string
+  /** YYYY-MM-DD */
+  to: string
+}
+
+export const DEFAULT_PERIOD_DAYS = 30
+export const MAX_PERIOD_DAYS = 366
+const DAY_MS = 86_400_000
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
+const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/
+
+/** The date a query value names: `YYYY-MM-DD` as is, an ISO timestamp by its own date; a date that does not exist is refused. */
+export function parseReportDate(value: string, parameter: string): string {
+  const date = TIMESTAMP.exec(value)?.[1] ?? value
+  const parts = DATE.exec(date)
+  const valid = parts && new Date(`${date}T00:00:00Z`).toISOString().slice(0, 10) === date && !Number.isNaN(Date.parse(value))
+  if (!valid) throw invalidParameter(parameter, value, `${parameter} must be a date such as 2026-11-01 (or an ISO 8601 timestamp)`)
+  return date
+}
+
+function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS)
+}
+
+export function shiftDate(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10)
+}
+
+/**
+ * The period of a report query: date_to defaults to today (UTC), date_from to 30 days before date_to.
+ * Throws invalid_parameter for a date that does not parse, invalid_date_range when date_from is after
+ * date_to or the period spans more than 366 days.
+ */
+export function reportPeriod(query: { date_from?: string; date_to?: string }, now = new Date()): ReportPeriod {
+  const to = query.date_to === undefined ? now.toISOString().slice(0, 10) : parseReportDate(query.date_to, 'date_to')
+  const from = query.date_from === undefined ? shiftDate(to, -DEFAULT_PERIOD_DAYS) : parseReportDate(query.date_from, 'date_from')
+  if (from > to) throw analyticsErrors.invalidDateRange(`date_from ${from} is after date_to ${to}`, { date_from: from, date_to: to })
+  const days = daysBetween(from, to) + 1
+  if (days > MAX_PERIOD_DAYS) {
+    throw analyticsErrors.invalidDateRange(`The period spans ${days} days; at most ${MAX_PERIOD_DAYS}`, { date_from: from, date_to: to })
+  }
+  return { from, to }
+}
+
+/** The period before this one, of the same length (for trends). */
+export function previousPeriod(period: ReportPeriod): ReportPeriod {
+  const days = daysBetween(period.from, period.to) + 1
+  return { from: shiftDate(period.from, -days), to: shiftDate(period.from, -1) }
+}
+
+/** Days in a period, both ends included. */
+export function periodDays(period: ReportPeriod): number {
+  return daysBetween(period.from, period.to) + 1
+}
+
+/** `2026-10-23/2026-11-22`, the spec's period string. */
+export function periodLabel(period: ReportPeriod): string {
+  return `${period.from}/${period.to}`
+}
+
+export interface LocationBounds {
+  location: string
+  /** Start of the first business day. */
+  start: Date
+  /** End (exclusive) of the last business day. */
+  end: Date
+}
+
+/** Each of the tenant's locations' moments for the period: its business days in its own time zone and cut-off. */
+export async function locationBounds(db: Executor, tenant: Tenant, period: ReportPeriod): Promise<Map<string, LocationBounds>> {
+  const result = await sql<LocationBounds>`
+    SELECT id AS location,
+      ((${period.from}::date + business_day_cutoff::interval) AT TIME ZONE timezone) AS start,
+      ((${period.to}::date + 1 + business_day_cutoff::interval) AT TIME ZONE timezone) AS end
+    FROM locations WHERE account_id = ${tenant.accountId} AND environment = ${tenant.environment}`.execute(db)
+  return new Map(result.rows.map((row) => [row.location, row]))
+}
