@@ -26,6 +26,7 @@ import { posPushRoutes } from './pos/push.routes.js'
 import { PUSH_PATH_PREFIX } from './pos/push-setup.js'
 import { salesRoutes } from './pos/sales.routes.js'
 import { closeSandboxSimulators } from './pos/sandbox-simulators.js'
+import { varianceRoutes } from './analytics/variance.routes.js'
 
 export interface AppOptions {
   config: Config
@@ -103,5 +104,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(webhookRoutes, { prefix: '/v1/webhooks', allowPrivate: config.webhookAllowPrivate })
   await app.register(distributorRoutes, { prefix: '/v1/distributors' })
   await app.register(orderRoutes, { prefix: '/v1/orders', purchaseOrderMail: config.smtpUrl !== undefined })
+  await app.register(varianceRoutes, { prefix: '/v1/analytics' })
   return app
 }

@@ -1,0 +1,94 @@
+import { type Static, Type } from 'typebox'
+import { CATEGORIES } from '../inventory/units.js'
+import { StringEnum } from '../platform/http/types.js'
+import { CAUSES } from './variance-causes.js'
+
+const REPORT_DATE = 'A business date, YYYY-MM-DD (an ISO 8601 timestamp is read as the date it names); both ends inclusive, in each location’s own business days'
+export const ReportDate = (defaultText: string) => Type.String({ description: `${REPORT_DATE}. Default: ${defaultText}`, examples: ['2026-11-01'] })
+
+export const VarianceQuery = Type.Object(
+  {
+    date_from: Type.Optional(ReportDate('30 days before date_to')),
+    date_to: Type.Optional(ReportDate('today (UTC)')),
+    location: Type.Optional(Type.String({ description: 'Only items stored at this location', examples: ['main_bar'] })),
+    category: Type.Optional(StringEnum(CATEGORIES, { description: 'Only items of this inventory category' })),
+    threshold: Type.Optional(
+      Type.Number({ minimum: 0, maximum: 1000, description: 'Variance percentage above which an item counts as above threshold; default: the settings’ variance_threshold (5)' }),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type VarianceQuery = Static<typeof VarianceQuery>
+
+const Quantity = (description: string) => Type.Number({ description })
+
+export const CauseEvidence = Type.Object({
+  cause: StringEnum(CAUSES, { description: 'A code of the cause vocabulary (docs/analytics.md)' }),
+  confidence: Type.Number({ minimum: 0, maximum: 1, description: 'How strongly the numbers support this cause, 0 to 1' }),
+  evidence: Type.Record(Type.String(), Type.Union([Type.Number(), Type.String()]), { description: 'The numbers behind the cause' }),
+})
+
+export const VarianceWindow = Type.Object(
+  {
+    opening_count_id: Type.String(),
+    opening_counted_at: Type.String({ format: 'date-time' }),
+    opening: Quantity('Counted at the opening count, item units'),
+    deliveries: Quantity('Received inside the window, item units'),
+    closing: Quantity('Counted at the closing count, item units'),
+    closing_count_id: Type.String(),
+    closing_counted_at: Type.String({ format: 'date-time' }),
+    sales_units: Quantity('Item units the window’s mapped sales used (the expected consumption)'),
+    sale_lines: Type.Integer({ description: 'Mapped sale lines in the window' }),
+  },
+  { description: 'The count window the item’s figures come from' },
+)
+
+export const VarianceItem = Type.Object({
+  inventory_item_id: Type.String(),
+  name: Type.String(),
+  location: Type.String(),
+  unit: Type.String({ description: 'The item unit of every quantity of this entry' }),
+  expected_consumption: Quantity('Σ mapped sales in the window, converted to item units'),
+  actual_consumption: Quantity('opening + deliveries − closing'),
+  variance: Quantity('actual − expected; positive: more was used than sold (a loss)'),
+  variance_percentage: Type.Number({ description: 'variance / expected × 100 (100 when nothing was expected but some was used)' }),
+  estimated_loss: Type.Number({ description: 'variance × cost_per_unit, in the account currency' }),
+  potential_causes: Type.Array(StringEnum(CAUSES), { description: 'Most likely first; empty within the threshold' }),
+  cause_evidence: Type.Array(CauseEvidence),
+  window: VarianceWindow,
+})
+
+export const UnmappedPosItem = Type.Object({
+  connection_id: Type.String(),
+  pos_item_id: Type.String(),
+  name: Type.String(),
+  revenue: Type.Number({ description: 'Revenue of its lines in the period, account currency' }),
+})
+
+export const DataQuality = Type.Object(
+  {
+    mapped_revenue_share: Type.Number({ description: 'Share (0–1) of the period’s POS revenue at the locations in scope whose lines are mapped; the rest is not in expected consumption' }),
+    items_counted_share: Type.Number({ description: 'Share (0–1) of the items in scope with two counts to measure between' }),
+    items_without_counts: Type.Integer({ description: 'Items in scope left out of `items` for lack of two counts' }),
+    stale_count_items: Type.Integer({ description: 'Items whose latest count is over 14 days before the end of the period' }),
+    unmapped_pos_items: Type.Array(UnmappedPosItem, { description: 'The 10 unmapped POS items with the most revenue in the period' }),
+  },
+  { description: 'How far the report can be trusted: unmapped sales and missing counts make variance look worse or better than it is' },
+)
+
+export const VarianceReport = Type.Object({
+  period: Type.String({ description: 'date_from/date_to', examples: ['2026-10-23/2026-11-22'] }),
+  threshold: Type.Number({ description: 'The threshold the report applied, percent' }),
+  currency: Type.String({ description: 'Currency of every money amount (settings)' }),
+  total_variance: Type.Number({ description: 'Σ estimated_loss, account currency' }),
+  variance_percentage: Type.Number({ description: 'Σ variance cost / Σ expected cost × 100' }),
+  items: Type.Array(VarianceItem, { description: 'Items with two counts, largest absolute loss first' }),
+  summary: Type.Object({
+    total_items_analyzed: Type.Integer(),
+    items_above_threshold: Type.Integer({ description: '|variance_percentage| > threshold' }),
+    high_variance_items: Type.Integer({ description: '|variance_percentage| > 2 × threshold' }),
+  }),
+  data_quality: DataQuality,
+})
+export type VarianceReport = Static<typeof VarianceReport>
+export type VarianceItem = Static<typeof VarianceItem>

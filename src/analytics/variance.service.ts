@@ -1,0 +1,210 @@
+import type { Executor, Tenant } from '../platform/db/database.js'
+import { type Decimal, decimal, moneyOut, quantityOut, sum, toApiNumber, ZERO } from '../platform/decimal.js'
+import { type CountPoint, countsOf, itemsInScope } from '../inventory/stock-history.js'
+import { stockUsed } from '../inventory/conversion.js'
+import type { ItemRow } from '../inventory/inventory.service.js'
+import { getLocation } from '../locations/locations.service.js'
+import { NameMatcher } from '../pos/auto-map/name-matcher.js'
+import { defaultConversionFor } from '../pos/auto-map/default-conversion.js'
+import { type LocationSpan, revenueSplit, type UnmappedSales, unmappedSalesByHour } from '../pos/sales-history.js'
+import { getSettings } from '../settings/settings.service.js'
+import { analyticsErrors } from './analytics.errors.js'
+import { type LocationBounds, locationBounds, periodLabel, reportPeriod } from './report-period.js'
+import { rankCauses, type UnmappedSimilar } from './variance-causes.js'
+import type { VarianceItem, VarianceQuery, VarianceReport } from './variance.schemas.js'
+import { type CountWindow, type MeasuredWindow, measureWindows, reportWindow, variancePercentage, windowsBefore } from './variance-windows.js'
+
+/** A count older than this before the period's end makes an item's figures stale. */
+const STALE_COUNT_DAYS = 14
+/** An unmapped POS item resembles an inventory item from this name similarity (the auto-map matcher's). */
+const SIMILAR_NAME = 0.5
+const UNMAPPED_LISTED = 10
+const DAY_MS = 86_400_000
+const PERCENT_DECIMALS = 2
+
+interface PlannedItem {
+  item: ItemRow
+  counts: CountPoint[]
+  window: CountWindow
+  openingIndex: number
+}
+
+interface ScoredItem extends PlannedItem {
+  measured: MeasuredWindow
+  percentage: Decimal
+  aboveThreshold: boolean
+}
+
+function boundsOf(bounds: Map<string, LocationBounds>, location: string): LocationBounds {
+  const found = bounds.get(location)
+  if (!found) throw new Error(`no bounds for location ${location}`)
+  return found
+}
+
+/** The items that have a report window, and how many have none. */
+function planWindows(items: ItemRow[], counts: Map<string, CountPoint[]>, bounds: Map<string, LocationBounds>) {
+  const planned: PlannedItem[] = []
+  for (const item of items) {
+    const { start, end } = boundsOf(bounds, item.location_id)
+    const itemCounts = (counts.get(item.id) ?? []).filter((count) => count.countedAt <= end)
+    const found = reportWindow(itemCounts, start, end)
+    if (found) planned.push({ item, counts: itemCounts, ...found })
+  }
+  return planned
+}
+
+/** Unmapped POS items sold at the item's location inside its window whose names resemble the item. */
+function similarUnmapped(item: ItemRow, window: CountWindow, unmapped: UnmappedSales[], matcher: NameMatcher): UnmappedSimilar[] {
+  const byPosItem = new Map<string, UnmappedSimilar>()
+  for (const sales of unmapped) {
+    if (sales.location !== item.location_id || sales.hour < window.opening.countedAt || sales.hour > window.closing.countedAt) continue
+    const match = matcher.bestMatch(sales.name)
+    if (match?.item.id !== item.id || match.confidence < SIMILAR_NAME) continue
+    const key = `${sales.connectionId}:${sales.posItemId}`
+    const entry = byPosItem.get(key) ?? { name: sales.name, similarity: match.confidence, quantity: 0, estimatedUnits: 0 }
+    const conversion = defaultConversionFor(sales.name, item)
+    const units = stockUsed(decimal(sales.quantity), String(conversion.factor), conversion.unit, item)
+    entry.quantity += Number(sales.quantity)
+    entry.estimatedUnits = (entry.estimatedUnits ?? 0) + Number(units)
+    byPosItem.set(key, entry)
+  }
+  return [...byPosItem.values()]
+}
+
+function windowOut(measured: MeasuredWindow): VarianceItem['window'] {
+  return {
+    opening_count_id: measured.opening.countId,
+    opening_counted_at: measured.opening.countedAt.toISOString(),
+    opening: quantityOut(measured.opening.quantity),
+    deliveries: quantityOut(measured.deliveries),
+    closing: quantityOut(measured.closing.quantity),
+    closing_count_id: measured.closing.countId,
+    closing_counted_at: measured.closing.countedAt.toISOString(),
+    sales_units: quantityOut(measured.expected),
+    sale_lines: measured.saleLines,
+  }
+}
+
+async function scoreItems(db: Executor, planned: PlannedItem[], threshold: number): Promise<ScoredItem[]> {
+  const measured = await measureWindows(db, planned.map(({ item, window }) => ({ itemId: item.id, window })))
+  return planned.map((plan, index) => {
+    const window = measured[index] as MeasuredWindow
+    const percentage = variancePercentage(window.actual, window.expected)
+    return { ...plan, measured: window, percentage, aboveThreshold: percentage.round(PERCENT_DECIMALS).abs().gt(threshold) }
+  })
+}
+
+/** Causes for each item above the threshold, from its earlier windows and the location's unmapped sales. */
+async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[], threshold: number, items: ItemRow[]) {
+  const flagged = scored.filter((entry) => entry.aboveThreshold)
+  const causes = new Map<string, ReturnType<typeof rankCauses>>()
+  if (flagged.length === 0) return causes
+  const earlier = flagged.flatMap((entry) => windowsBefore(entry.counts, entry.openingIndex).map((window) => ({ itemId: entry.item.id, window })))
+  const earlierMeasured = await measureWindows(db, earlier)
+  const spans: LocationSpan[] = flagged.map((entry) => ({
+    location: entry.item.location_id,
+    start: entry.window.opening.countedAt,
+    end: new Date(entry.window.closing.countedAt.getTime() + 1),
+  }))
+  const unmapped = await unmappedSalesByHour(db, tenant, spans)
+  const matcher = new NameMatcher(items)
+  for (const entry of flagged) {
+    const previous = earlierMeasured.filter((_, index) => earlier[index]?.itemId === entry.item.id).map((window) => window.measured.facts)
+    const input = { threshold, window: entry.measured.measured.facts, previous, unmappedSimilar: similarUnmapped(entry.item, entry.window, unmapped, matcher) }
+    causes.set(entry.item.id, rankCauses(input))
+  }
+  return causes
+}
+
+function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>): VarianceItem & { loss: Decimal; expectedCost: Decimal } {
+  const { item, measured } = entry
+  const variance = measured.actual.minus(measured.expected)
+  const loss = variance.times(item.cost_per_unit)
+  return {
+    inventory_item_id: item.id,
+    name: item.name,
+    location: item.location_id,
+    unit: item.unit,
+    expected_consumption: quantityOut(measured.expected),
+    actual_consumption: quantityOut(measured.actual),
+    variance: quantityOut(variance),
+    variance_percentage: toApiNumber(entry.percentage, PERCENT_DECIMALS),
+    estimated_loss: moneyOut(loss),
+    potential_causes: causes.map((cause) => cause.cause),
+    cause_evidence: causes,
+    window: windowOut(measured),
+    loss,
+    expectedCost: measured.expected.times(item.cost_per_unit),
+  }
+}
+
+async function dataQuality(db: Executor, tenant: Tenant, scope: { items: ItemRow[]; planned: number; counts: Map<string, CountPoint[]>; bounds: Map<string, LocationBounds> }) {
+  const locations = [...new Set(scope.items.map((item) => item.location_id))]
+  const spans = locations.map((location) => boundsOf(scope.bounds, location))
+  const [split, unmapped] = await Promise.all([revenueSplit(db, tenant, spans), unmappedSalesByHour(db, tenant, spans)])
+  const revenueByPosItem = new Map<string, { connection_id: string; pos_item_id: string; name: string; revenue: Decimal }>()
+  for (const sales of unmapped) {
+    const key = `${sales.connectionId}:${sales.posItemId}`
+    const entry = revenueByPosItem.get(key) ?? { connection_id: sales.connectionId, pos_item_id: sales.posItemId, name: sales.name, revenue: ZERO }
+    revenueByPosItem.set(key, { ...entry, revenue: entry.revenue.plus(sales.revenue) })
+  }
+  const stale = scope.items.filter((item) => {
+    const latest = (scope.counts.get(item.id) ?? []).at(-1)
+    const end = boundsOf(scope.bounds, item.location_id).end
+    return latest !== undefined && end.getTime() - latest.countedAt.getTime() > STALE_COUNT_DAYS * DAY_MS
+  })
+  const revenue = decimal(split.revenue)
+  return {
+    mapped_revenue_share: revenue.eq(0) ? 0 : toApiNumber(decimal(split.mappedRevenue).div(revenue), 4),
+    items_counted_share: scope.items.length === 0 ? 0 : toApiNumber(decimal(scope.planned).div(scope.items.length), 4),
+    items_without_counts: scope.items.length - scope.planned,
+    stale_count_items: stale.length,
+    unmapped_pos_items: [...revenueByPosItem.values()]
+      .sort((a, b) => b.revenue.cmp(a.revenue) || a.name.localeCompare(b.name))
+      .slice(0, UNMAPPED_LISTED)
+      .map((entry) => ({ ...entry, revenue: moneyOut(entry.revenue) })),
+  }
+}
+
+/**
+ * The variance report (DECISIONS, Analytics → Variance): per item with two counts, the window from its
+ * opening to its closing count, actual against expected usage, the loss, and for items above the
+ * threshold the ranked likely causes; totals, summary and data quality. Computed from the data as it
+ * stands. Throws invalid_parameter, invalid_date_range, location_not_found, insufficient_data.
+ */
+export async function varianceReport(db: Executor, tenant: Tenant, query: VarianceQuery, now = new Date()): Promise<VarianceReport> {
+  const period = reportPeriod(query, now)
+  if (query.location) await getLocation(db, tenant, query.location)
+  const settings = await getSettings(db, tenant)
+  const threshold = query.threshold ?? settings.variance_threshold
+  const [bounds, items] = await Promise.all([locationBounds(db, tenant, period), itemsInScope(db, tenant, query)])
+  const latestEnd = new Date(Math.max(0, ...[...bounds.values()].map((entry) => entry.end.getTime())))
+  const counts = await countsOf(db, items.map((item) => item.id), latestEnd)
+  const planned = planWindows(items, counts, bounds)
+  if (planned.length === 0) {
+    throw analyticsErrors.insufficientData(
+      `No item in scope has two counts up to ${period.to}: count the items at the start and the end of the period`,
+      { items_in_scope: items.length },
+    )
+  }
+  const scored = await scoreItems(db, planned, threshold)
+  const causes = await causesOf(db, tenant, scored, threshold, items)
+  const entries = scored.map((entry) => itemOut(entry, causes.get(entry.item.id) ?? []))
+  entries.sort((a, b) => b.loss.abs().cmp(a.loss.abs()) || a.name.localeCompare(b.name))
+  const totalLoss = sum(entries.map((entry) => entry.loss))
+  const expectedCost = sum(entries.map((entry) => entry.expectedCost))
+  return {
+    period: periodLabel(period),
+    threshold,
+    currency: settings.currency,
+    total_variance: moneyOut(totalLoss),
+    variance_percentage: expectedCost.eq(0) ? (totalLoss.eq(0) ? 0 : 100) : toApiNumber(totalLoss.div(expectedCost).times(100), PERCENT_DECIMALS),
+    items: entries.map(({ loss: _, expectedCost: __, ...item }) => item),
+    summary: {
+      total_items_analyzed: entries.length,
+      items_above_threshold: scored.filter((entry) => entry.aboveThreshold).length,
+      high_variance_items: scored.filter((entry) => entry.percentage.round(PERCENT_DECIMALS).abs().gt(2 * threshold)).length,
+    },
+    data_quality: await dataQuality(db, tenant, { items, planned: planned.length, counts, bounds }),
+  }
+}

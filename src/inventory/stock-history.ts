@@ -1,0 +1,99 @@
+import { sql } from 'kysely'
+import type { Executor, Tenant } from '../platform/db/database.js'
+import type { ItemRow } from './inventory.repository.js'
+
+/**
+ * The stock history inventory publishes for reports (analytics reads it here, never the tables): items in
+ * scope, their counts, and what moved them between two moments. Usage counts every sale line, whether it
+ * took current stock or is history (sold before a count): it is what the bar sold.
+ */
+
+/** Live items, optionally of one location and one category. */
+export async function itemsInScope(db: Executor, tenant: Tenant, scope: { location?: string; category?: string }): Promise<ItemRow[]> {
+  let query = db
+    .selectFrom('inventory_items')
+    .selectAll()
+    .where('account_id', '=', tenant.accountId)
+    .where('environment', '=', tenant.environment)
+    .where('deleted_at', 'is', null)
+  if (scope.location) query = query.where('location_id', '=', scope.location)
+  if (scope.category) query = query.where('category', '=', scope.category)
+  return query.orderBy('name').orderBy('id').execute()
+}
+
+export interface CountPoint {
+  countId: string
+  countedAt: Date
+  /** What was counted. */
+  quantity: string
+}
+
+/** Each item's counts at or before `until`, oldest first. */
+export async function countsOf(db: Executor, itemIds: string[], until: Date): Promise<Map<string, CountPoint[]>> {
+  const counts = new Map<string, CountPoint[]>()
+  if (itemIds.length === 0) return counts
+  const rows = await db
+    .selectFrom('inventory_count_lines as l')
+    .innerJoin('inventory_counts as c', 'c.id', 'l.count_id')
+    .select(['l.item_id', 'l.count_id', 'c.counted_at', 'l.actual'])
+    .where('l.item_id', 'in', itemIds)
+    .where('c.counted_at', '<=', until)
+    .orderBy('c.counted_at')
+    .orderBy('c.created_at')
+    .execute()
+  for (const row of rows) {
+    const list = counts.get(row.item_id) ?? []
+    list.push({ countId: row.count_id, countedAt: row.counted_at, quantity: String(row.actual) })
+    counts.set(row.item_id, list)
+  }
+  return counts
+}
+
+/** A span of one item's history: after `from`, up to and including `to`. */
+export interface HistorySpan {
+  itemId: string
+  from: Date
+  to: Date
+}
+
+export interface SpanMovement {
+  /** Received deliveries, item units. */
+  deliveries: string
+  /** Usage of every sale line sold in the span, item units. */
+  usage: string
+  /** Sale lines that used the item. */
+  saleLines: number
+  /** The lowest that deliveries so far less usage so far reached inside the span (0 or below). */
+  lowestNet: string
+}
+
+/** Deliveries, sales usage and the lowest running net of each span, in the spans' order. */
+export async function movementsInSpans(db: Executor, spans: HistorySpan[]): Promise<SpanMovement[]> {
+  if (spans.length === 0) return []
+  const result = await sql<SpanMovement & { ord: number }>`
+    SELECT s.ord, e.deliveries::text AS deliveries, e.usage::text AS usage, e.sale_lines::int AS "saleLines",
+      least(0, coalesce(e.lowest, 0))::text AS "lowestNet"
+    FROM unnest(${spans.map((_, index) => index)}::int[], ${spans.map((span) => span.itemId)}::text[],
+      ${spans.map((span) => span.from.toISOString())}::timestamptz[], ${spans.map((span) => span.to.toISOString())}::timestamptz[])
+      AS s (ord, item_id, from_at, to_at)
+    CROSS JOIN LATERAL (
+      SELECT coalesce(sum(change) FILTER (WHERE change > 0), 0) AS deliveries,
+        coalesce(-sum(change) FILTER (WHERE is_sale), 0) AS usage,
+        count(*) FILTER (WHERE is_sale) AS sale_lines,
+        min(running) AS lowest
+      FROM (
+        SELECT change, is_sale, sum(change) OVER (ORDER BY at, is_sale, seq) AS running
+        FROM (
+          SELECT m.occurred_at AS at, m.delta AS change, false AS is_sale, m.sequence AS seq
+          FROM stock_movements m
+          WHERE m.item_id = s.item_id AND m.kind = 'delivery' AND m.occurred_at > s.from_at AND m.occurred_at <= s.to_at
+          UNION ALL
+          SELECT u.sold_at, -u.units, true, u.sequence
+          FROM stock_sale_usage u
+          WHERE u.item_id = s.item_id AND u.sold_at > s.from_at AND u.sold_at <= s.to_at
+        ) events
+      ) walked
+    ) e
+    ORDER BY s.ord`.execute(db)
+  return result.rows.map(({ ord: _, ...movement }) => movement)
+}

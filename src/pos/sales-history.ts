@@ -1,0 +1,60 @@
+import { sql } from 'kysely'
+import type { Executor, Tenant } from '../platform/db/database.js'
+
+/**
+ * The sales history POS publishes for reports (analytics reads it here, never the tables). A line is
+ * mapped when it took stock through a mapping (pos_sales.depleted); revenue is quantity × unit price.
+ */
+
+/** Moments of one location: after `start`, before `end`. */
+export interface LocationSpan {
+  location: string
+  start: Date
+  end: Date
+}
+
+function spansTable(spans: LocationSpan[]) {
+  return sql`unnest(${spans.map((span) => span.location)}::text[], ${spans.map((span) => span.start.toISOString())}::timestamptz[],
+    ${spans.map((span) => span.end.toISOString())}::timestamptz[]) AS b (location_id, start_at, end_at)`
+}
+
+export interface RevenueSplit {
+  revenue: string
+  mappedRevenue: string
+}
+
+/** All and mapped revenue of the lines sold at these locations in their spans. */
+export async function revenueSplit(db: Executor, tenant: Tenant, spans: LocationSpan[]): Promise<RevenueSplit> {
+  if (spans.length === 0) return { revenue: '0', mappedRevenue: '0' }
+  const result = await sql<RevenueSplit>`
+    SELECT coalesce(sum(s.quantity * s.unit_price), 0)::text AS revenue,
+      coalesce(sum(s.quantity * s.unit_price) FILTER (WHERE s.depleted), 0)::text AS "mappedRevenue"
+    FROM ${spansTable(spans)}
+    JOIN pos_sales s ON s.account_id = ${tenant.accountId} AND s.environment = ${tenant.environment}
+      AND s.location_id = b.location_id AND s.sold_at >= b.start_at AND s.sold_at < b.end_at`.execute(db)
+  return result.rows[0] as RevenueSplit
+}
+
+export interface UnmappedSales {
+  location: string
+  connectionId: string
+  posItemId: string
+  name: string
+  /** The hour the lines were sold in. */
+  hour: Date
+  quantity: string
+  revenue: string
+}
+
+/** Unmapped lines sold at these locations in their spans, summed per POS item and hour. */
+export async function unmappedSalesByHour(db: Executor, tenant: Tenant, spans: LocationSpan[]): Promise<UnmappedSales[]> {
+  if (spans.length === 0) return []
+  const result = await sql<UnmappedSales>`
+    SELECT s.location_id AS location, s.connection_id AS "connectionId", s.pos_item_id AS "posItemId", min(s.name) AS name,
+      date_trunc('hour', s.sold_at) AS hour, sum(s.quantity)::text AS quantity, sum(s.quantity * s.unit_price)::text AS revenue
+    FROM ${spansTable(spans)}
+    JOIN pos_sales s ON s.account_id = ${tenant.accountId} AND s.environment = ${tenant.environment}
+      AND s.location_id = b.location_id AND s.sold_at >= b.start_at AND s.sold_at < b.end_at AND NOT s.depleted
+    GROUP BY s.location_id, s.connection_id, s.pos_item_id, date_trunc('hour', s.sold_at)`.execute(db)
+  return result.rows
+}

@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { json, type Caller, type TestContext } from '../helpers/context.js'
+import { createItem } from '../helpers/inventory.js'
+import { createDistributor, createOrder, ok, shipOrder } from '../ordering/fixtures.js'
+import { createPosTestContext } from '../pos/pos-helpers.js'
+import { count, dateOf, daysAgo, salesChannel } from './analytics-helpers.js'
+
+let ctx: TestContext
+before(async () => {
+  ctx = await createPosTestContext()
+})
+after(() => ctx.close())
+
+async function report(caller: Caller, query: Record<string, string> = {}) {
+  const response = await ctx.request('GET', '/v1/analytics/variance', { key: caller.key, query })
+  assert.equal(response.statusCode, 200, response.body)
+  return json(response).data
+}
+
+/**
+ * A bar entering its history: Tito's counted 12 ten days ago and 8 three days ago (both before its
+ * starting stock, so history), 40 mapped 1.5 oz pours sold between, and 14 doubles rung up on an
+ * unmapped POS button.
+ */
+async function historyWithUnmappedDoubles(caller: Caller) {
+  const titos = await createItem(ctx, caller, { name: "Tito's Handmade Vodka 750ml", size_ml: 750, quantity: 10, cost_per_unit: 20 })
+  const jameson = await createItem(ctx, caller, { name: 'Jameson Irish Whiskey 750ml', size_ml: 750, quantity: 6, cost_per_unit: 25 })
+  const pos = await salesChannel(ctx, caller)
+  await pos.map('TITO-15', { inventory_item_id: titos.id, conversion_factor: 1.5 })
+  const opening = await count(ctx, caller, [{ item_id: titos.id, quantity: 12 }], daysAgo(10))
+  await pos.sell([
+    { pos_item_id: 'TITO-15', name: "Tito's Vodka 1.5oz", quantity: 40, unit_price: 8, sold_at: daysAgo(6, 21) },
+    { pos_item_id: 'TITO-DBL', name: "Tito's Vodka Dbl", quantity: 14, unit_price: 14, sold_at: daysAgo(5, 22) },
+  ])
+  const closing = await count(ctx, caller, [{ item_id: titos.id, quantity: 8 }], daysAgo(3))
+  return { titos, jameson, pos, opening, closing }
+}
+
+describe('GET /v1/analytics/variance', () => {
+  test('measures the window between two counts, explains the loss by unmapped look-alike sales, and reports data quality', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const { titos, opening, closing } = await historyWithUnmappedDoubles(caller)
+    const data = await report(caller, { date_from: dateOf(daysAgo(10)), date_to: dateOf(daysAgo(3)) })
+    assert.equal(data.period, `${dateOf(daysAgo(10))}/${dateOf(daysAgo(3))}`)
+    assert.equal(data.items.length, 1)
+    const [item] = data.items
+    // 40 × 1.5 oz × 29.5735 ml / 750 ml = 2.36588 bottles sold; 12 − 8 = 4 used.
+    assert.deepEqual(
+      { ...item, potential_causes: undefined, cause_evidence: undefined },
+      {
+        inventory_item_id: titos.id,
+        name: "Tito's Handmade Vodka 750ml",
+        location: 'main_bar',
+        unit: 'bottle',
+        expected_consumption: 2.3659,
+        actual_consumption: 4,
+        variance: 1.6341,
+        variance_percentage: 69.07,
+        estimated_loss: 32.68,
+        potential_causes: undefined,
+        cause_evidence: undefined,
+        window: {
+          opening_count_id: opening.count_id,
+          opening_counted_at: daysAgo(10),
+          opening: 12,
+          deliveries: 0,
+          closing: 8,
+          closing_count_id: closing.count_id,
+          closing_counted_at: daysAgo(3),
+          sales_units: 2.3659,
+          sale_lines: 1,
+        },
+      },
+    )
+    assert.equal(item.potential_causes[0], 'unmapped_sales')
+    assert.deepEqual(item.potential_causes, item.cause_evidence.map((entry: { cause: string }) => entry.cause))
+    assert.equal(data.total_variance, 32.68)
+    assert.equal(data.variance_percentage, 69.07)
+    assert.deepEqual(data.summary, { total_items_analyzed: 1, items_above_threshold: 1, high_variance_items: 1 })
+    assert.equal(data.threshold, 5)
+    assert.equal(data.currency, 'USD')
+    assert.deepEqual(data.data_quality, {
+      // 40 × $8 mapped of 40 × $8 + 14 × $14.
+      mapped_revenue_share: 0.6202,
+      items_counted_share: 0.5,
+      items_without_counts: 1,
+      stale_count_items: 0,
+      unmapped_pos_items: [{ connection_id: data.data_quality.unmapped_pos_items[0].connection_id, pos_item_id: 'TITO-DBL', name: "Tito's Vodka Dbl", revenue: 196 }],
+    })
+  })
+
+  test('counts deliveries received inside the window; filters by location, category and threshold', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const lager = await createItem(ctx, caller, { name: 'Lager 12oz Can', unit: 'can', size_ml: 355, category: 'beer', quantity: 24, cost_per_unit: 1.25, case_size: 24 })
+    const pos = await salesChannel(ctx, caller)
+    await pos.map('LAGER', { inventory_item_id: lager.id, conversion_factor: 1, conversion_unit: 'can' })
+    await count(ctx, caller, [{ item_id: lager.id, quantity: 24 }])
+    const distributor = await createDistributor(ctx, caller)
+    const order = await createOrder(ctx, caller, distributor.id, [{ inventory_item_id: lager.id, quantity: 2, unit: 'case' }])
+    await shipOrder(ctx, caller, order.id)
+    await ok(ctx, caller, 'POST', `/v1/orders/${order.id}/receive`, { received_by: 'sam', items: [{ inventory_item_id: lager.id, quantity_received: 2 }] })
+    await pos.sell([{ pos_item_id: 'LAGER', name: 'Lager Can', quantity: 30, unit_price: 5, sold_at: new Date().toISOString() }])
+    await count(ctx, caller, [{ item_id: lager.id, quantity: 41 }])
+    const [item] = (await report(caller)).items
+    // 24 + 48 received − 41 = 31 used against 30 sold.
+    assert.deepEqual([item.window.deliveries, item.actual_consumption, item.expected_consumption, item.variance, item.variance_percentage], [48, 31, 30, 1, 3.33])
+    assert.deepEqual(item.potential_causes, [], 'within the 5% threshold')
+    const strict = await report(caller, { threshold: '3' })
+    assert.equal(strict.summary.items_above_threshold, 1)
+    assert.equal(strict.summary.high_variance_items, 0)
+    assert.equal((await report(caller, { category: 'beer' })).items.length, 1)
+    await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'patio', name: 'Patio' } })
+    const patioItem = await createItem(ctx, caller, { location: 'patio' })
+    await count(ctx, caller, [{ item_id: patioItem.id, quantity: 3 }], undefined, 'patio')
+    await count(ctx, caller, [{ item_id: patioItem.id, quantity: 3 }], undefined, 'patio')
+    assert.deepEqual((await report(caller, { location: 'patio' })).items.map((entry: { inventory_item_id: string }) => entry.inventory_item_id), [patioItem.id])
+    const spirits = await ctx.request('GET', '/v1/analytics/variance', { key: caller.key, query: { category: 'spirits', location: 'main_bar' } })
+    assert.equal(json(spirits).error.code, 'insufficient_data')
+  })
+
+  test('computes from the data as it stands: a late sale, a new mapping and a back-dated count change the next report', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const { titos, pos } = await historyWithUnmappedDoubles(caller)
+    const query = { date_from: dateOf(daysAgo(10)), date_to: dateOf(daysAgo(3)) }
+    assert.equal((await report(caller, query)).items[0].expected_consumption, 2.3659)
+    // A late sale of the same window, imported now.
+    await pos.sell([{ pos_item_id: 'TITO-15', name: "Tito's Vodka 1.5oz", quantity: 10, unit_price: 8, sold_at: daysAgo(4, 20) }])
+    assert.equal((await report(caller, query)).items[0].expected_consumption, 2.9574)
+    // The doubles get their mapping: their stored lines join the expected usage.
+    await pos.map('TITO-DBL', { inventory_item_id: titos.id, conversion_factor: 3 })
+    const mapped = await report(caller, query)
+    // 50 × 1.5 oz + 14 × 3 oz = 117 oz = 4.613466 bottles.
+    assert.equal(mapped.items[0].expected_consumption, 4.6135)
+    assert.deepEqual(mapped.data_quality.unmapped_pos_items, [])
+    // A count entered after the fact, inside the period, closes the window earlier.
+    const late = await count(ctx, caller, [{ item_id: titos.id, quantity: 9 }], daysAgo(5, 23))
+    const query5 = { date_from: dateOf(daysAgo(10)), date_to: dateOf(daysAgo(5)) }
+    const [windowed] = (await report(caller, query5)).items
+    assert.equal(windowed.window.closing_count_id, late.count_id)
+    assert.equal(windowed.actual_consumption, 3)
+  })
+
+  test('answers insufficient_data without two counts, invalid_date_range, invalid_parameter, location_not_found and 403', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const item = await createItem(ctx, caller)
+    await count(ctx, caller, [{ item_id: item.id, quantity: 3 }])
+    const cases: [Record<string, string>, number, string][] = [
+      [{}, 400, 'insufficient_data'],
+      [{ date_from: '2026-11-10', date_to: '2026-11-01' }, 400, 'invalid_date_range'],
+      [{ date_from: '2025-01-01', date_to: '2026-01-02' }, 400, 'invalid_date_range'],
+      [{ date_from: '2026-02-30' }, 400, 'invalid_parameter'],
+      [{ date_to: 'yesterday' }, 400, 'invalid_parameter'],
+      [{ threshold: '-1' }, 400, 'invalid_parameter'],
+      [{ location: 'attic' }, 404, 'location_not_found'],
+      [{ category: 'gin' }, 400, 'invalid_parameter'],
+    ]
+    for (const [query, status, code] of cases) {
+      const response = await ctx.request('GET', '/v1/analytics/variance', { key: caller.key, query })
+      assert.equal(response.statusCode, status, JSON.stringify(query))
+      assert.equal(json(response).error.code, code, JSON.stringify(query))
+    }
+    const noAnalytics = await ctx.keyFor(caller, ['inventory:read'])
+    const denied = await ctx.request('GET', '/v1/analytics/variance', { key: noAnalytics })
+    assert.equal(denied.statusCode, 403)
+    assert.equal(json(denied).error.details.required, 'analytics:read')
+  })
+})
