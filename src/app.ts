@@ -27,6 +27,7 @@ import { PUSH_PATH_PREFIX } from './pos/push-setup.js'
 import { salesRoutes } from './pos/sales.routes.js'
 import { closeSandboxSimulators } from './pos/sandbox-simulators.js'
 import { varianceRoutes } from './analytics/variance.routes.js'
+import { emitCountVariance } from './analytics/count-variance.js'
 
 export interface AppOptions {
   config: Config
@@ -93,7 +94,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes)
   await app.register(authRoutes, { prefix: '/v1/auth' })
   await app.register(locationRoutes, { prefix: '/v1/locations' })
-  await app.register(inventoryRoutes, { prefix: '/v1/inventory' })
+  await app.register(inventoryRoutes, { prefix: '/v1/inventory', countObserver: emitCountVariance })
   await app.register(settingsRoutes, { prefix: '/v1/settings' })
   await app.register(recipeRoutes, { prefix: '/v1/recipes' })
   const posGateway = new PosGateway(config)

@@ -22,14 +22,14 @@ const UNMAPPED_LISTED = 10
 const DAY_MS = 86_400_000
 const PERCENT_DECIMALS = 2
 
-interface PlannedItem {
+export interface PlannedItem {
   item: ItemRow
   counts: CountPoint[]
   window: CountWindow
   openingIndex: number
 }
 
-interface ScoredItem extends PlannedItem {
+export interface ScoredItem extends PlannedItem {
   measured: MeasuredWindow
   percentage: Decimal
   aboveThreshold: boolean
@@ -85,7 +85,8 @@ function windowOut(measured: MeasuredWindow): VarianceItem['window'] {
   }
 }
 
-async function scoreItems(db: Executor, planned: PlannedItem[], threshold: number): Promise<ScoredItem[]> {
+/** Measures each planned window and whether its variance percentage is above the threshold. */
+export async function scoreItems(db: Executor, planned: PlannedItem[], threshold: number): Promise<ScoredItem[]> {
   const measured = await measureWindows(db, planned.map(({ item, window }) => ({ itemId: item.id, window })))
   return planned.map((plan, index) => {
     const window = measured[index] as MeasuredWindow
@@ -94,8 +95,11 @@ async function scoreItems(db: Executor, planned: PlannedItem[], threshold: numbe
   })
 }
 
-/** Causes for each item above the threshold, from its earlier windows and the location's unmapped sales. */
-async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[], threshold: number, items: ItemRow[]) {
+/**
+ * Causes for each item above the threshold, from its earlier windows and the location's unmapped sales;
+ * `items` are the items names are matched among.
+ */
+export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[], threshold: number, items: ItemRow[]) {
   const flagged = scored.filter((entry) => entry.aboveThreshold)
   const causes = new Map<string, ReturnType<typeof rankCauses>>()
   if (flagged.length === 0) return causes
@@ -116,7 +120,8 @@ async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[], thre
   return causes
 }
 
-function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>): VarianceItem & { loss: Decimal; expectedCost: Decimal } {
+/** A scored item in the report's shape, with its loss and expected cost as decimals for the totals. */
+export function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>): VarianceItem & { loss: Decimal; expectedCost: Decimal } {
   const { item, measured } = entry
   const variance = measured.actual.minus(measured.expected)
   const loss = variance.times(item.cost_per_unit)

@@ -17,7 +17,7 @@ import {
   ListItemsQuery,
   UpdateItemBody,
 } from './inventory.schemas.js'
-import { applyBatch, createItem, deleteItem, getItem, listItems, recordCount, updateItem } from './inventory.service.js'
+import { applyBatch, type CountObserver, createItem, deleteItem, getItem, listItems, recordCount, updateItem } from './inventory.service.js'
 
 const tags = ['Inventory']
 const { itemNotFound, invalidQuantity, invalidUnit, duplicateSku } = inventoryErrors
@@ -28,7 +28,12 @@ function actorOf(request: FastifyRequest): string {
   return request.auth?.keyId ?? 'unknown'
 }
 
-export async function inventoryRoutes(app: App) {
+export interface InventoryRouteOptions {
+  /** Told of every count inside its transaction (analytics' variance events, injected at wiring). */
+  countObserver?: CountObserver
+}
+
+export async function inventoryRoutes(app: App, options: InventoryRouteOptions) {
   const listSchema = {
     tags,
     summary: 'List inventory items',
@@ -108,7 +113,7 @@ export async function inventoryRoutes(app: App) {
       },
       config: { permission: 'inventory:write', errors: [itemNotFound, invalidQuantity, locationNotFound] },
     },
-    (request, reply) => runWrite(app.db, request, reply, 201, (trx) => recordCount(trx, tenantOf(request), request.body)),
+    (request, reply) => runWrite(app.db, request, reply, 201, (trx) => recordCount(trx, tenantOf(request), request.body, options.countObserver)),
   )
 
   app.post(

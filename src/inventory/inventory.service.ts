@@ -203,14 +203,26 @@ async function expectedAtCount(trx: Trx, item: ItemRow, countedAt: Date, changeS
   return countedAt >= item.anchored_at ? decimal(item.quantity).minus(changeSince) : theoreticalStockAt(trx, item, countedAt)
 }
 
+/** A count as recorded, for an observer that acts on it in the count's transaction. */
+export interface RecordedCount {
+  countId: string
+  location: string
+  countedAt: Date
+  itemIds: string[]
+}
+
+/** Told of a count inside its transaction: what it writes commits with the count. */
+export type CountObserver = (trx: Trx, tenant: Tenant, count: RecordedCount) => Promise<void>
+
 /**
  * Records a physical count: `expected` is each item's theoretical stock at counted_at. A count at or
  * after the item's anchor becomes its anchor: stock is what was counted plus what moved since counted_at
  * (deliveries, sales sold after it). A count back-dated before the anchor is history: recorded for
  * analytics, current stock unchanged. Emits inventory.updated per changed item and
- * inventory.count_completed. Throws location_not_found, item_not_found, invalid_quantity, invalid_parameter.
+ * inventory.count_completed, then tells `observer` (variance events). Throws location_not_found,
+ * item_not_found, invalid_quantity, invalid_parameter.
  */
-export async function recordCount(trx: Trx, tenant: Tenant, input: CountBody): Promise<CountResult> {
+export async function recordCount(trx: Trx, tenant: Tenant, input: CountBody, observer?: CountObserver): Promise<CountResult> {
   await getLocation(trx, tenant, input.location)
   const countedAt = countedAtOf(input)
   const ids = input.items.map((line) => line.item_id)
@@ -271,6 +283,7 @@ export async function recordCount(trx: Trx, tenant: Tenant, input: CountBody): P
     variance_detected: variances.length,
     counted_by: input.counted_by,
   })
+  await observer?.(trx, tenant, { countId, location: input.location, countedAt, itemIds: ids })
   return {
     count_id: countId,
     location: input.location,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { json, type Caller, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
-import { createDistributor, createOrder, ok, shipOrder } from '../ordering/fixtures.js'
+import { createDistributor, createOrder, eventsOf, ok, shipOrder } from '../ordering/fixtures.js'
 import { createPosTestContext } from '../pos/pos-helpers.js'
 import { count, dateOf, daysAgo, salesChannel } from './analytics-helpers.js'
 
@@ -139,6 +139,36 @@ describe('GET /v1/analytics/variance', () => {
     const [windowed] = (await report(caller, query5)).items
     assert.equal(windowed.window.closing_count_id, late.count_id)
     assert.equal(windowed.actual_consumption, 3)
+  })
+
+  test('a count emits variance.detected per item above the threshold and variance.threshold_exceeded, with the report’s figures', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const { titos, jameson, pos } = await historyWithUnmappedDoubles(caller)
+    // Jameson: counted 6, 2 bottles sold, counted 4: exactly what was sold.
+    await pos.map('JAME-BTL', { inventory_item_id: jameson.id, conversion_factor: 1, conversion_unit: 'bottle' })
+    await count(ctx, caller, [{ item_id: jameson.id, quantity: 6 }], daysAgo(10))
+    await pos.sell([{ pos_item_id: 'JAME-BTL', name: 'Jameson Bottle', quantity: 2, unit_price: 90, sold_at: daysAgo(4) }])
+    const before = await eventsOf(ctx, caller, 'variance.detected')
+    assert.deepEqual(before.map((event) => event.item_id), [titos.id], 'the closing count of Tito’s already emitted its own')
+    await count(ctx, caller, [{ item_id: titos.id, quantity: 7.5 }, { item_id: jameson.id, quantity: 4 }], daysAgo(2))
+    const detected = (await eventsOf(ctx, caller, 'variance.detected')).slice(1)
+    // Tito’s from 8 to 7.5 with nothing sold: 0.5 bottle used against 0 expected is 100%.
+    assert.deepEqual(detected, [
+      {
+        item_id: titos.id,
+        name: "Tito's Handmade Vodka 750ml",
+        expected_consumption: 0,
+        actual_consumption: 0.5,
+        variance: 0.5,
+        variance_percentage: 100,
+        estimated_loss: 10,
+        severity: 'high',
+        potential_causes: detected[0].potential_causes,
+      },
+    ])
+    const [exceeded] = (await eventsOf(ctx, caller, 'variance.threshold_exceeded')).slice(1)
+    // $10 lost against Jameson’s 2 bottles × $25 expected.
+    assert.deepEqual(exceeded, { period: `${dateOf(daysAgo(10))}/${dateOf(daysAgo(2))}`, variance_rate: 20, threshold: 5, total_loss: 10, location: 'main_bar' })
   })
 
   test('answers insufficient_data without two counts, invalid_date_range, invalid_parameter, location_not_found and 403', async () => {

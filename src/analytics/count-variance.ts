@@ -1,0 +1,65 @@
+import type { Tenant, Trx } from '../platform/db/database.js'
+import { decimal, moneyOut, sum, toApiNumber } from '../platform/decimal.js'
+import { enqueue } from '../platform/outbox.js'
+import type { CountObserver, RecordedCount } from '../inventory/inventory.service.js'
+import { countsOf, itemsInScope } from '../inventory/stock-history.js'
+import { getSettings } from '../settings/settings.service.js'
+import './analytics.events.js'
+import { causesOf, itemOut, type PlannedItem, scoreItems } from './variance.service.js'
+
+/**
+ * The variance of each counted item since its previous count, by the report's rules: variance.detected
+ * for each item above the account's threshold (severity high above twice it), and
+ * variance.threshold_exceeded when the count's overall variance rate is above it. Runs in the count's
+ * transaction, so the events exist exactly when the count does.
+ */
+export const emitCountVariance: CountObserver = async (trx, tenant, count) => {
+  const threshold = (await getSettings(trx, tenant)).variance_threshold
+  const items = await itemsInScope(trx, tenant, { location: count.location })
+  const counts = await countsOf(trx, count.itemIds, count.countedAt)
+  const planned = items.flatMap((item): PlannedItem[] => {
+    const itemCounts = counts.get(item.id) ?? []
+    const index = itemCounts.findIndex((point) => point.countId === count.countId)
+    if (index < 1) return []
+    return [{ item, counts: itemCounts, window: { opening: itemCounts[index - 1]!, closing: itemCounts[index]! }, openingIndex: index - 1 }]
+  })
+  if (planned.length === 0) return
+  const scored = await scoreItems(trx, planned, threshold)
+  const causes = await causesOf(trx, tenant, scored, threshold, items)
+  const entries = scored.map((entry) => ({ entry, out: itemOut(entry, causes.get(entry.item.id) ?? []) }))
+  for (const { entry, out } of entries.filter(({ entry }) => entry.aboveThreshold)) {
+    await enqueue(trx, tenant, 'variance.detected', {
+      item_id: out.inventory_item_id,
+      name: out.name,
+      expected_consumption: out.expected_consumption,
+      actual_consumption: out.actual_consumption,
+      variance: out.variance,
+      variance_percentage: out.variance_percentage,
+      estimated_loss: out.estimated_loss,
+      severity: entry.percentage.abs().gt(2 * threshold) ? 'high' : 'medium',
+      potential_causes: out.potential_causes,
+    })
+  }
+  await emitThresholdExceeded(trx, tenant, count, threshold, entries.map(({ entry, out }) => ({ out, openedAt: entry.window.opening.countedAt })))
+}
+
+async function emitThresholdExceeded(
+  trx: Trx,
+  tenant: Tenant,
+  count: RecordedCount,
+  threshold: number,
+  entries: { out: ReturnType<typeof itemOut>; openedAt: Date }[],
+): Promise<void> {
+  const loss = sum(entries.map(({ out }) => out.loss))
+  const expectedCost = sum(entries.map(({ out }) => out.expectedCost))
+  const rate = expectedCost.eq(0) ? (loss.eq(0) ? decimal(0) : decimal(100)) : loss.div(expectedCost).times(100)
+  if (!rate.round(2).abs().gt(threshold)) return
+  const openedAt = new Date(Math.min(...entries.map(({ openedAt }) => openedAt.getTime())))
+  await enqueue(trx, tenant, 'variance.threshold_exceeded', {
+    period: `${openedAt.toISOString().slice(0, 10)}/${count.countedAt.toISOString().slice(0, 10)}`,
+    variance_rate: toApiNumber(rate, 2),
+    threshold,
+    total_loss: moneyOut(loss),
+    location: count.location,
+  })
+}
