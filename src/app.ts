@@ -13,6 +13,7 @@ import type { App } from './platform/http/types.js'
 import { validatorCompiler } from './platform/http/validation.js'
 import { newId } from './platform/ids.js'
 import type { RateLimiter } from './platform/rate-limit.js'
+import { costingRoutes } from './analytics/costing.routes.js'
 import { inventoryRoutes } from './inventory/inventory.routes.js'
 import { locationRoutes } from './locations/locations.routes.js'
 import { recipeRoutes } from './recipes/recipes.routes.js'
@@ -106,5 +107,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(distributorRoutes, { prefix: '/v1/distributors' })
   await app.register(orderRoutes, { prefix: '/v1/orders', purchaseOrderMail: config.smtpUrl !== undefined })
   await app.register(varianceRoutes, { prefix: '/v1/analytics' })
+  await app.register(costingRoutes, { prefix: '/v1/analytics' })
   return app
 }

@@ -181,3 +181,37 @@ export async function listItemsForMatching(db: Executor, tenant: Tenant) {
   return liveItems(db, tenant).select(['id', 'name', 'unit', 'size_ml', 'category']).execute()
 }
 
+/** The live items of the given categories, by name then id. */
+export async function findItemRowsInCategories(db: Executor, tenant: Tenant, categories: string[]): Promise<ItemRow[]> {
+  if (categories.length === 0) return []
+  return liveItems(db, tenant)
+    .selectAll()
+    .where('category', 'in', [...new Set(categories)])
+    .orderBy('name')
+    .orderBy('id')
+    .execute()
+}
+
+export interface DeliveryUnitCost {
+  /** The item's cost per unit when its latest delivery was received (4 decimals). */
+  unitCost: string
+  deliveredAt: Date
+}
+
+/** Per item among `itemIds`, the unit cost recorded on its latest delivery movement; items never delivered are absent. */
+export async function lastDeliveryUnitCosts(db: Executor, tenant: Tenant, itemIds: string[]): Promise<Map<string, DeliveryUnitCost>> {
+  if (itemIds.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('stock_movements')
+    .distinctOn('item_id')
+    .select(['item_id', 'unit_cost', 'occurred_at'])
+    .where('account_id', '=', tenant.accountId)
+    .where('environment', '=', tenant.environment)
+    .where('kind', '=', 'delivery')
+    .where('item_id', 'in', [...new Set(itemIds)])
+    .orderBy('item_id')
+    .orderBy('occurred_at', 'desc')
+    .orderBy('sequence', 'desc')
+    .execute()
+  return new Map(rows.map((row) => [row.item_id, { unitCost: row.unit_cost, deliveredAt: row.occurred_at }]))
+}

@@ -7,12 +7,15 @@ import { enqueue } from '../platform/outbox.js'
 import { getLocation } from '../locations/locations.service.js'
 import { inventoryErrors } from './inventory.errors.js'
 import {
+  type DeliveryUnitCost,
   type ItemRow,
   changeAfter,
   countItemsAtLocation,
   findAnchor,
   findItemRow,
   findItemRows,
+  findItemRowsInCategories,
+  lastDeliveryUnitCosts,
   listItemsForMatching,
   listItemRows,
   lockItemRows,
@@ -72,7 +75,9 @@ async function guardSku<T>(sku: string, statement: () => Promise<T>): Promise<T>
 }
 
 // What other domains use to read and change stock: they import this service, never the repository.
-export { countItemsAtLocation, findItemRow, findItemRows, listItemsForMatching, lockItemRows, type ItemRow }
+export { countItemsAtLocation, findItemRow, findItemRows, findItemRowsInCategories, listItemsForMatching, lockItemRows, type ItemRow }
+// What each item cost when it was last delivered (receiving records the item's cost_per_unit on the movement).
+export { lastDeliveryUnitCosts, type DeliveryUnitCost }
 export { setStock, type StockMovement } from './stock-ledger.js'
 export { applySaleUsage, type SaleUsageResult, type SaleUsageSource } from './sale-usage.js'
 

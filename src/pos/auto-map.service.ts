@@ -13,7 +13,7 @@ import { type AutoMapResult, DEFAULT_CONFIDENCE_THRESHOLD } from './pos.schemas.
 export const REVIEW_THRESHOLD = 0.6
 
 /**
- * Matches the connection's unmapped POS items to the tenant's inventory items by name: at or above the
+ * Matches the connection's unmapped POS items to the tenant's inventory items by name (never to recipes): at or above the
  * threshold a mapping is made (conversion read from the POS name, e.g. 1.5oz), from 0.6 up to it the
  * match is kept as a suggestion, below it nothing. Counts partition the unmapped items.
  * Throws connection_not_found, auto_map_failed (no POS products to map).
@@ -35,9 +35,8 @@ export async function autoMap(trx: Trx, tenant: Tenant, connectionId: string, th
       await addMapping(trx, tenant, connectionId, {
         posItemId: posItem.posItemId,
         posName: posItem.name,
-        inventoryItemId: item.id,
+        target: { inventoryItemId: item.id, conversionUnit: conversion.unit },
         conversionFactor: toDbNumeric(conversion.factor),
-        conversionUnit: conversion.unit,
         actor,
       })
       result.mappings_created++

@@ -3,6 +3,7 @@ import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal } from '../platform/decimal.js'
 import { stockUsed } from '../inventory/conversion.js'
 import { applySaleUsage, findItemRows } from '../inventory/inventory.service.js'
+import { ingredientsPerServing } from '../recipes/recipes.service.js'
 import { mappingsOf } from './mappings.repository.js'
 
 /** What one POS unit of a mapped POS item takes from one inventory item, in the item's unit. */
@@ -17,22 +18,37 @@ interface UsageRule {
 const PER_UNIT_DECIMALS = 10
 
 /**
- * The usage rules of a connection's mappings (of some POS items, or all): one per mapped live item.
- * A mapping to an item deleted since has none, so its lines stay undepleted for a new mapping to take.
+ * The usage rules of a connection's mappings (of some POS items, or all). An item mapping gives one rule:
+ * conversion_factor in its conversion_unit, converted to the item's unit. A recipe mapping gives one rule
+ * per ingredient: conversion_factor (servings per POS unit) × the ingredient's item units per serving,
+ * with the recipe's id. A mapping to an item deleted since has none, nor has a recipe deleted since (or an
+ * ingredient whose item was deleted), so lines that took nothing stay undepleted for a new mapping to take.
  */
 async function usageRules(db: Executor, tenant: Tenant, connectionId: string, posItemIds?: string[]): Promise<UsageRule[]> {
   const mappings = [...(await mappingsOf(db, connectionId, posItemIds)).values()]
-  const items = await findItemRows(db, tenant, mappings.map((mapping) => mapping.inventory_item_id))
-  return mappings.flatMap((mapping) => {
-    const item = items.get(mapping.inventory_item_id)
+  const itemIds = mappings.flatMap((mapping) => (mapping.inventory_item_id === null ? [] : [mapping.inventory_item_id]))
+  const recipeIds = mappings.flatMap((mapping) => (mapping.recipe_id === null ? [] : [mapping.recipe_id]))
+  const items = await findItemRows(db, tenant, itemIds)
+  const recipes = await ingredientsPerServing(db, tenant, recipeIds)
+  return mappings.flatMap((mapping): UsageRule[] => {
+    if (mapping.recipe_id !== null) {
+      const servings = decimal(mapping.conversion_factor)
+      return (recipes.get(mapping.recipe_id) ?? []).map((ingredient) => ({
+        posItemId: mapping.pos_item_id,
+        itemId: ingredient.itemId,
+        unitsPerPosUnit: servings.times(ingredient.unitsPerServing),
+        recipeId: mapping.recipe_id,
+      }))
+    }
+    const item = mapping.inventory_item_id === null ? undefined : items.get(mapping.inventory_item_id)
     if (!item) return []
-    const unitsPerPosUnit = stockUsed(decimal(1), mapping.conversion_factor, mapping.conversion_unit, item)
+    const unitsPerPosUnit = stockUsed(decimal(1), mapping.conversion_factor, mapping.conversion_unit ?? item.unit, item)
     return [{ posItemId: mapping.pos_item_id, itemId: item.id, unitsPerPosUnit, recipeId: null }]
   })
 }
 
 export interface DepletionResult {
-  /** POS items whose lines took usage (mapped to a live item). */
+  /** POS items whose lines took usage (mapped to a live item, or to a live recipe with a live ingredient). */
   depletedPosItems: Set<string>
   /** Inventory items this depletion took from zero or more to below zero. */
   itemsBelowZero: number

@@ -24,7 +24,7 @@ export async function insertMapping(trx: Trx, row: Omit<MappingRow, 'created_at'
   return trx.insertInto('pos_mappings').values(row).returningAll().executeTakeFirstOrThrow()
 }
 
-export async function updateMappingRow(trx: Trx, connectionId: string, posItemId: string, fields: { conversion_factor: string; conversion_unit: string }) {
+export async function updateMappingRow(trx: Trx, connectionId: string, posItemId: string, fields: { conversion_factor: string; conversion_unit: string | null }) {
   return trx
     .updateTable('pos_mappings')
     .set({ ...fields, updated_at: new Date() })
@@ -140,6 +140,7 @@ export async function listMappingRows(db: Executor, connectionId: string, query:
         'p.suggested_confidence',
         's.name as suggested_name',
         'm.inventory_item_id',
+        'm.recipe_id',
         'm.conversion_factor',
         'm.conversion_unit',
         'm.created_at',
@@ -153,18 +154,20 @@ export async function listMappingRows(db: Executor, connectionId: string, query:
       .execute(),
     mappingListQuery(db, connectionId, query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ])
+  // A recipe mapping's inventory_name is the recipe's name: the service fills it in (recipes are not POS tables).
   const mappings: ProductMapping[] = rows.map((row) => ({
     pos_item_id: row.pos_item_id,
     pos_name: row.pos_name,
     category: row.category,
-    mapped: row.inventory_item_id !== null,
+    mapped: row.inventory_item_id !== null || row.recipe_id !== null,
     inventory_item_id: row.inventory_item_id,
+    recipe_id: row.recipe_id,
     inventory_name: row.inventory_name,
     conversion_factor: row.conversion_factor === null ? null : quantityOut(row.conversion_factor),
     conversion_unit: row.conversion_unit,
     last_synced: row.last_synced?.toISOString() ?? null,
     suggestion:
-      row.inventory_item_id === null && row.suggested_item_id && row.suggested_name && row.suggested_confidence !== null
+      row.inventory_item_id === null && row.recipe_id === null && row.suggested_item_id && row.suggested_name && row.suggested_confidence !== null
         ? { inventory_item_id: row.suggested_item_id, inventory_name: row.suggested_name, confidence: Number(row.suggested_confidence) }
         : null,
     created_at: row.created_at?.toISOString() ?? null,

@@ -1,11 +1,12 @@
 import { sql } from 'kysely'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { decimal, decimalPlaces, quantityOut, toDbNumeric } from '../platform/decimal.js'
-import { invalidParameter } from '../platform/errors.js'
+import { invalidParameter, platformErrors } from '../platform/errors.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { inventoryErrors } from '../inventory/inventory.errors.js'
 import { findItemRow } from '../inventory/inventory.service.js'
 import { checkConversionUnit } from '../inventory/conversion.js'
+import { findRecipeNames, getRecipe } from '../recipes/recipes.service.js'
 import { lockConnection, getConnectionRow } from './connections.service.js'
 import { depleteLines } from './depletion.js'
 import {
@@ -31,30 +32,52 @@ function checkFactor(value: number): string {
   return toDbNumeric(value)
 }
 
+/** Fills in the recipe's name as inventory_name of recipe mappings (a deleted recipe keeps its last name). */
+async function withRecipeNames(db: Executor, tenant: Tenant, mappings: ProductMapping[]): Promise<ProductMapping[]> {
+  const names = await findRecipeNames(db, tenant, mappings.flatMap((mapping) => (mapping.recipe_id === null ? [] : [mapping.recipe_id])))
+  if (names.size === 0) return mappings
+  return mappings.map((mapping) =>
+    mapping.recipe_id === null ? mapping : { ...mapping, inventory_name: names.get(mapping.recipe_id) ?? mapping.recipe_id },
+  )
+}
+
 export async function listMappings(db: Executor, tenant: Tenant, connectionId: string, query: ListMappingsQuery, page: PageRequest) {
   await getConnectionRow(db, tenant, connectionId)
-  return listMappingRows(db, connectionId, query, page)
+  const { mappings, total } = await listMappingRows(db, connectionId, query, page)
+  return { mappings: await withRecipeNames(db, tenant, mappings), total }
 }
+
+/** What a mapping takes from stock: an inventory item (factor in conversionUnit) or a recipe (factor in servings). */
+export type MappingTarget = { inventoryItemId: string; conversionUnit: string | undefined } | { recipeId: string }
 
 export interface NewMapping {
   posItemId: string
   posName: string | undefined
-  inventoryItemId: string
+  target: MappingTarget
   conversionFactor: string
-  conversionUnit: string | undefined
   actor: string
 }
 
+/** The columns a target stores: the item with its checked conversion unit, or the live recipe. */
+async function targetColumns(trx: Trx, tenant: Tenant, target: MappingTarget) {
+  if ('recipeId' in target) {
+    const recipe = await getRecipe(trx, tenant, target.recipeId)
+    return { inventory_item_id: null, recipe_id: recipe.id, conversion_unit: null }
+  }
+  const item = await findItemRow(trx, tenant, target.inventoryItemId)
+  if (!item) throw inventoryErrors.itemNotFound(target.inventoryItemId)
+  return { inventory_item_id: item.id, recipe_id: null, conversion_unit: checkConversionUnit(item, target.conversionUnit) }
+}
+
 /**
- * Maps a POS item (reported or not yet) to an inventory item on a locked connection, then applies the
- * item's stored sales that never depleted stock through inventory's sale-time rule: those sold after the
- * item's anchor take stock, older ones are kept as history for analytics.
- * Throws item_not_found, invalid_unit, invalid_parameter (already mapped).
+ * Maps a POS item (reported or not yet) to an inventory item or a recipe on a locked connection, then
+ * applies the POS item's stored sales that never depleted stock through inventory's sale-time rule (a
+ * recipe's lines take every ingredient): those sold after an item's anchor take stock, older ones are
+ * kept as history for analytics.
+ * Throws item_not_found, recipe_not_found, invalid_unit, invalid_parameter (already mapped).
  */
 export async function addMapping(trx: Trx, tenant: Tenant, connectionId: string, input: NewMapping): Promise<MappingRow> {
-  const item = await findItemRow(trx, tenant, input.inventoryItemId)
-  if (!item) throw inventoryErrors.itemNotFound(input.inventoryItemId)
-  const conversionUnit = checkConversionUnit(item, input.conversionUnit)
+  const columns = await targetColumns(trx, tenant, input.target)
   if (await findMapping(trx, connectionId, input.posItemId)) {
     throw invalidParameter('pos_item_id', input.posItemId, `POS item ${input.posItemId} is already mapped; update or delete that mapping`)
   }
@@ -64,9 +87,8 @@ export async function addMapping(trx: Trx, tenant: Tenant, connectionId: string,
     pos_item_id: input.posItemId,
     account_id: tenant.accountId,
     environment: tenant.environment,
-    inventory_item_id: item.id,
+    ...columns,
     conversion_factor: input.conversionFactor,
-    conversion_unit: conversionUnit,
     created_by: input.actor,
   })
   await setSuggestion(trx, connectionId, input.posItemId, null)
@@ -78,28 +100,67 @@ export async function addMapping(trx: Trx, tenant: Tenant, connectionId: string,
   return mapping
 }
 
-/** Creates a mapping by hand (see addMapping). Throws connection_not_found, item_not_found, invalid_unit, invalid_parameter. */
-export async function createMapping(trx: Trx, tenant: Tenant, connectionId: string, input: CreateMappingBody, actor: string): Promise<ProductMapping> {
-  await lockConnection(trx, tenant, connectionId)
-  const mapping = await addMapping(trx, tenant, connectionId, {
-    posItemId: input.pos_item_id,
-    posName: input.pos_name,
-    inventoryItemId: input.inventory_item_id,
+const TARGET_FIELDS = ['inventory_item_id', 'recipe_id']
+
+/**
+ * The target of a create body: exactly one of inventory_item_id and recipe_id (invalid_parameter naming
+ * both otherwise); a recipe mapping takes no conversion_unit, an item mapping needs a conversion_factor.
+ */
+function parseTarget(input: CreateMappingBody): { target: MappingTarget; conversionFactor: string } {
+  const { inventory_item_id: itemId, recipe_id: recipeId } = input
+  if ((itemId === undefined) === (recipeId === undefined)) {
+    const both = itemId !== undefined
+    throw platformErrors.invalidParameter(
+      `Give exactly one of inventory_item_id and recipe_id; got ${both ? 'both' : 'neither'}`,
+      { parameter: both ? 'recipe_id' : 'inventory_item_id', value: both ? recipeId : null, fields: TARGET_FIELDS },
+    )
+  }
+  if (recipeId !== undefined) {
+    if (input.conversion_unit !== undefined) {
+      throw invalidParameter('conversion_unit', input.conversion_unit, 'A recipe mapping counts servings per POS unit: it takes no conversion_unit')
+    }
+    return { target: { recipeId }, conversionFactor: checkFactor(input.conversion_factor ?? 1) }
+  }
+  if (input.conversion_factor === undefined) {
+    throw invalidParameter('conversion_factor', null, 'An item mapping needs conversion_factor: the amount of the item one POS unit takes')
+  }
+  return {
+    target: { inventoryItemId: itemId as string, conversionUnit: input.conversion_unit },
     conversionFactor: checkFactor(input.conversion_factor),
-    conversionUnit: input.conversion_unit,
-    actor,
-  })
-  const { mappings } = await listMappingRows(trx, connectionId, { posItemId: mapping.pos_item_id }, { page: 1, perPage: 1, offset: 0 })
-  return mappings[0] as ProductMapping
+  }
 }
 
-/** Changes a mapping's conversion; sales already applied stay as they were. Throws connection_not_found, mapping_not_found, invalid_unit. */
+/**
+ * Creates a mapping by hand (see addMapping). Throws connection_not_found, item_not_found,
+ * recipe_not_found, invalid_unit, invalid_parameter.
+ */
+export async function createMapping(trx: Trx, tenant: Tenant, connectionId: string, input: CreateMappingBody, actor: string): Promise<ProductMapping> {
+  await lockConnection(trx, tenant, connectionId)
+  const { target, conversionFactor } = parseTarget(input)
+  const mapping = await addMapping(trx, tenant, connectionId, { posItemId: input.pos_item_id, posName: input.pos_name, target, conversionFactor, actor })
+  const { mappings } = await listMappingRows(trx, connectionId, { posItemId: mapping.pos_item_id }, { page: 1, perPage: 1, offset: 0 })
+  const [created] = await withRecipeNames(trx, tenant, mappings)
+  return created as ProductMapping
+}
+
+/**
+ * Changes a mapping's conversion (servings per POS unit for a recipe mapping, which takes no
+ * conversion_unit); sales already applied stay as they were. Throws connection_not_found,
+ * mapping_not_found, invalid_unit, invalid_parameter.
+ */
 export async function updateMapping(trx: Trx, tenant: Tenant, connectionId: string, posItemId: string, input: UpdateMappingBody): Promise<UpdatedMapping> {
   await lockConnection(trx, tenant, connectionId)
   const current = await findMapping(trx, connectionId, posItemId)
   if (!current) throw posErrors.mappingNotFound([posItemId, connectionId])
-  const item = await findItemRow(trx, tenant, current.inventory_item_id)
-  const conversionUnit = item ? checkConversionUnit(item, input.conversion_unit ?? current.conversion_unit) : current.conversion_unit
+  let conversionUnit: string | null = null
+  if (current.recipe_id !== null) {
+    if (input.conversion_unit !== undefined) {
+      throw invalidParameter('conversion_unit', input.conversion_unit, 'A recipe mapping counts servings per POS unit: it takes no conversion_unit')
+    }
+  } else {
+    const item = current.inventory_item_id === null ? undefined : await findItemRow(trx, tenant, current.inventory_item_id)
+    conversionUnit = item ? checkConversionUnit(item, input.conversion_unit ?? current.conversion_unit ?? undefined) : current.conversion_unit
+  }
   const updated = (await updateMappingRow(trx, connectionId, posItemId, {
     conversion_factor: checkFactor(input.conversion_factor),
     conversion_unit: conversionUnit,
@@ -107,6 +168,7 @@ export async function updateMapping(trx: Trx, tenant: Tenant, connectionId: stri
   return {
     pos_item_id: updated.pos_item_id,
     inventory_item_id: updated.inventory_item_id,
+    recipe_id: updated.recipe_id,
     conversion_factor: quantityOut(updated.conversion_factor),
     conversion_unit: updated.conversion_unit,
     updated_at: updated.updated_at.toISOString(),

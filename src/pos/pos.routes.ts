@@ -6,6 +6,7 @@ import { Deleted, envelope, listEnvelope } from '../platform/http/schemas.js'
 import type { App } from '../platform/http/types.js'
 import { inventoryErrors } from '../inventory/inventory.errors.js'
 import { locationErrors } from '../locations/locations.errors.js'
+import { recipeErrors } from '../recipes/recipes.errors.js'
 import { autoMap } from './auto-map.service.js'
 import {
   createConnection,
@@ -195,13 +196,14 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
     {
       schema: {
         tags,
-        summary: 'Map a POS item to an inventory item',
-        description: 'Stored sales of the POS item that never depleted stock, sold after the item\'s last count, are applied at once.',
+        summary: 'Map a POS item to an inventory item or a recipe',
+        description:
+          'Give exactly one of `inventory_item_id` (conversion_factor: amount of the item per POS unit, in conversion_unit) and `recipe_id` (conversion_factor: servings per POS unit, default 1; every ingredient is taken); both or neither is 400 invalid_parameter. Stored sales of the POS item that never depleted stock, sold after each item\'s last count, are applied at once.',
         params: ConnectionParams,
         body: CreateMappingBody,
         response: { 201: envelope(ProductMapping) },
       },
-      config: { permission: 'pos:write', errors: [connectionNotFound, inventoryErrors.itemNotFound, inventoryErrors.invalidUnit] },
+      config: { permission: 'pos:write', errors: [connectionNotFound, inventoryErrors.itemNotFound, recipeErrors.recipeNotFound, inventoryErrors.invalidUnit] },
     },
     (request, reply) =>
       runWrite(app.db, request, reply, 201, (trx) => createMapping(trx, tenantOf(request), request.params.id, request.body, actorOf(request))),
@@ -210,7 +212,14 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
   app.put(
     '/connections/:id/mappings/:pos_item_id',
     {
-      schema: { tags, summary: 'Change a mapping\'s conversion', params: MappingParams, body: UpdateMappingBody, response: { 200: envelope(UpdatedMapping) } },
+      schema: {
+        tags,
+        summary: 'Change a mapping\'s conversion',
+        description: 'For a recipe mapping, conversion_factor is servings per POS unit and conversion_unit is refused (400 invalid_parameter). Sales already applied stay as they were.',
+        params: MappingParams,
+        body: UpdateMappingBody,
+        response: { 200: envelope(UpdatedMapping) },
+      },
       config: { permission: 'pos:write', errors: [connectionNotFound, mappingNotFound, inventoryErrors.invalidUnit] },
     },
     (request, reply) =>

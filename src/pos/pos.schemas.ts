@@ -117,11 +117,16 @@ export const ProductMapping = Type.Object({
   pos_item_id: Type.String(),
   pos_name: Type.String(),
   category: Nullable(Type.String({ description: 'The POS category' })),
-  mapped: Type.Boolean(),
-  inventory_item_id: Nullable(Type.String()),
-  inventory_name: Nullable(Type.String()),
-  conversion_factor: Nullable(Type.Number({ description: 'Amount of the item per POS unit, in conversion_unit' })),
-  conversion_unit: Nullable(Type.String()),
+  mapped: Type.Boolean({ description: 'true when the POS item is mapped to an inventory item or to a recipe' }),
+  inventory_item_id: Nullable(Type.String({ description: 'The mapped inventory item; null for a recipe mapping and for an unmapped POS item' })),
+  recipe_id: Nullable(Type.String({ description: 'The mapped recipe; null for an item mapping and for an unmapped POS item' })),
+  inventory_name: Nullable(
+    Type.String({ description: 'The mapped inventory item’s name, or the recipe’s name for a recipe mapping (its last name once deleted)' }),
+  ),
+  conversion_factor: Nullable(
+    Type.Number({ description: 'Item mapping: amount of the item per POS unit, in conversion_unit. Recipe mapping: servings of the recipe per POS unit' }),
+  ),
+  conversion_unit: Nullable(Type.String({ description: 'The unit of an item mapping’s conversion_factor; null for a recipe mapping' })),
   last_synced: Nullable(Timestamp),
   suggestion: Nullable(
     Type.Object(
@@ -146,14 +151,21 @@ export const ListMappingsQuery = Type.Object(
 )
 export type ListMappingsQuery = Static<typeof ListMappingsQuery>
 
-const ConversionFactor = Type.Number({ exclusiveMinimum: 0, description: 'Greater than 0, up to 4 decimals' })
-const ConversionUnit = Type.String({ description: 'Default oz for bottle/can/keg items (through size_ml), else the item unit' })
+const ConversionFactor = Type.Number({
+  exclusiveMinimum: 0,
+  description:
+    'Greater than 0, up to 4 decimals. Item mapping: amount of the item per POS unit, in conversion_unit (required). Recipe mapping: servings per POS unit (default 1)',
+})
+const ConversionUnit = Type.String({
+  description: 'Item mappings only: default oz for bottle/can/keg items (through size_ml), else the item unit. A recipe mapping takes none',
+})
 
 export const CreateMappingBody = Type.Object(
   {
     pos_item_id: Type.String({ minLength: 1, maxLength: 200 }),
-    inventory_item_id: Type.String(),
-    conversion_factor: ConversionFactor,
+    inventory_item_id: Type.Optional(Type.String({ description: 'The item one POS unit takes from; give this or recipe_id' })),
+    recipe_id: Type.Optional(Type.String({ description: 'The recipe one POS unit serves (every ingredient is taken); give this or inventory_item_id' })),
+    conversion_factor: Type.Optional(ConversionFactor),
     conversion_unit: Type.Optional(ConversionUnit),
     pos_name: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'For a POS item not reported yet' })),
   },
@@ -169,9 +181,10 @@ export type UpdateMappingBody = Static<typeof UpdateMappingBody>
 
 export const UpdatedMapping = Type.Object({
   pos_item_id: Type.String(),
-  inventory_item_id: Type.String(),
+  inventory_item_id: Nullable(Type.String({ description: 'null for a recipe mapping' })),
+  recipe_id: Nullable(Type.String({ description: 'null for an item mapping' })),
   conversion_factor: Type.Number(),
-  conversion_unit: Type.String(),
+  conversion_unit: Nullable(Type.String({ description: 'null for a recipe mapping' })),
   updated_at: Timestamp,
 })
 export type UpdatedMapping = Static<typeof UpdatedMapping>

@@ -67,9 +67,13 @@ export interface PosMappingTable {
   pos_item_id: string
   account_id: string
   environment: Environment
-  inventory_item_id: string
+  /** Exactly one of inventory_item_id and recipe_id is set. */
+  inventory_item_id: string | null
+  recipe_id: string | null
+  /** An item mapping: amount of the item per POS unit; a recipe mapping: servings per POS unit. */
   conversion_factor: Numeric
-  conversion_unit: string
+  /** The unit of an item mapping's factor; null for a recipe mapping. */
+  conversion_unit: string | null
   created_by: string
   created_at: Timestamp
   updated_at: Timestamp

@@ -63,6 +63,18 @@ export async function findRecipeRows(db: Executor, tenant: Tenant, ids: string[]
     .execute()
 }
 
+/** The names of the recipes among `ids`, deleted ones too (a deleted recipe keeps its last name). */
+export async function recipeNameRows(db: Executor, tenant: Tenant, ids: string[]): Promise<{ id: string; name: string }[]> {
+  if (ids.length === 0) return []
+  return db
+    .selectFrom('recipes')
+    .select(['id', 'name'])
+    .where('account_id', '=', tenant.accountId)
+    .where('environment', '=', tenant.environment)
+    .where('id', 'in', [...new Set(ids)])
+    .execute()
+}
+
 /** The ingredients of the given recipes, in their order within each recipe. */
 export async function ingredientRows(db: Executor, tenant: Tenant, recipeIds: string[]): Promise<IngredientRow[]> {
   if (recipeIds.length === 0) return []

@@ -17,6 +17,7 @@ import {
   ingredientRows,
   insertRecipe,
   listRecipeRows,
+  recipeNameRows,
   lockRecipeRow,
   replaceIngredients,
   softDeleteRecipe,
@@ -144,6 +145,12 @@ export async function listRecipesForCosting(
 ): Promise<Recipe[]> {
   const { rows } = await listRecipeRows(db, tenant, filter)
   return withIngredients(db, tenant, rows)
+}
+
+/** The names of the recipes among `ids` by id, deleted ones too (POS mappings keep pointing at them). */
+export async function findRecipeNames(db: Executor, tenant: Tenant, ids: string[]): Promise<Map<string, string>> {
+  const rows = await recipeNameRows(db, tenant, ids)
+  return new Map(rows.map((row) => [row.id, row.name]))
 }
 
 /**
