@@ -28,6 +28,7 @@ import { PUSH_PATH_PREFIX } from './pos/push-setup.js'
 import { salesRoutes } from './pos/sales.routes.js'
 import { closeSandboxSimulators } from './pos/sandbox-simulators.js'
 import { varianceRoutes } from './analytics/variance.routes.js'
+import { metricsRoutes } from './analytics/metrics.routes.js'
 import { emitCountVariance } from './analytics/count-variance.js'
 
 export interface AppOptions {
@@ -108,5 +109,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(orderRoutes, { prefix: '/v1/orders', purchaseOrderMail: config.smtpUrl !== undefined })
   await app.register(varianceRoutes, { prefix: '/v1/analytics' })
   await app.register(costingRoutes, { prefix: '/v1/analytics' })
+  await app.register(metricsRoutes, { prefix: '/v1/analytics' })
   return app
 }

@@ -25,7 +25,9 @@ const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}
 export function parseReportDate(value: string, parameter: string): string {
   const date = TIMESTAMP.exec(value)?.[1] ?? value
   const parts = DATE.exec(date)
-  const valid = parts && new Date(`${date}T00:00:00Z`).toISOString().slice(0, 10) === date && !Number.isNaN(Date.parse(value))
+  // A month or day out of range (2026-13-01) is an invalid Date, whose toISOString throws: check it first.
+  const time = Date.parse(`${date}T00:00:00Z`)
+  const valid = parts && !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === date && !Number.isNaN(Date.parse(value))
   if (!valid) throw invalidParameter(parameter, value, `${parameter} must be a date such as 2026-11-01 (or an ISO 8601 timestamp)`)
   return date
 }

@@ -41,8 +41,8 @@ function boundsOf(bounds: Map<string, LocationBounds>, location: string): Locati
   return found
 }
 
-/** The items that have a report window, and how many have none. */
-function planWindows(items: ItemRow[], counts: Map<string, CountPoint[]>, bounds: Map<string, LocationBounds>) {
+/** The items that have a report window (items without two counts are left out). */
+export function planWindows(items: ItemRow[], counts: Map<string, CountPoint[]>, bounds: Map<string, LocationBounds>) {
   const planned: PlannedItem[] = []
   for (const item of items) {
     const { start, end } = boundsOf(bounds, item.location_id)

@@ -97,3 +97,47 @@ export async function movementsInSpans(db: Executor, spans: HistorySpan[]): Prom
     ORDER BY s.ord`.execute(db)
   return result.rows.map(({ ord: _, ...movement }) => movement)
 }
+
+/** One item's usage by one sale line, as recorded when the line was applied. */
+export interface LineUsage {
+  /** The sale line (POS's line sequence, as text). */
+  saleLine: string
+  itemId: string
+  /** Item units the line used. */
+  units: string
+  /** The item's cost per unit when the line was applied. */
+  unitCost: string
+}
+
+/** The recorded usage of these sale lines (applied or history), every item each used. */
+export async function usageOfSaleLines(db: Executor, tenant: Tenant, saleLines: string[]): Promise<LineUsage[]> {
+  if (saleLines.length === 0) return []
+  const result = await sql<LineUsage>`
+    SELECT u.sale_line::text AS "saleLine", u.item_id AS "itemId", u.units::text AS units, u.unit_cost::text AS "unitCost"
+    FROM stock_sale_usage u
+    WHERE u.account_id = ${tenant.accountId} AND u.environment = ${tenant.environment}
+      AND u.sale_line = ANY(${saleLines}::bigint[])
+    ORDER BY u.sale_line, u.item_id`.execute(db)
+  return result.rows
+}
+
+/** One sale line's usage of a span's item. */
+export interface SpanLineUsage {
+  /** Index of the span in the request. */
+  span: number
+  saleLine: string
+  units: string
+}
+
+/** Per span, the usage of its item by each sale line sold after `from` up to and including `to` (movementsInSpans' rule). */
+export async function lineUsageInSpans(db: Executor, spans: HistorySpan[]): Promise<SpanLineUsage[]> {
+  if (spans.length === 0) return []
+  const result = await sql<SpanLineUsage>`
+    SELECT s.ord AS span, u.sale_line::text AS "saleLine", u.units::text AS units
+    FROM unnest(${spans.map((_, index) => index)}::int[], ${spans.map((span) => span.itemId)}::text[],
+      ${spans.map((span) => span.from.toISOString())}::timestamptz[], ${spans.map((span) => span.to.toISOString())}::timestamptz[])
+      AS s (ord, item_id, from_at, to_at)
+    JOIN stock_sale_usage u ON u.item_id = s.item_id AND u.sold_at > s.from_at AND u.sold_at <= s.to_at
+    ORDER BY s.ord, u.sale_line`.execute(db)
+  return result.rows
+}

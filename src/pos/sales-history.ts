@@ -58,3 +58,51 @@ export async function unmappedSalesByHour(db: Executor, tenant: Tenant, spans: L
     GROUP BY s.location_id, s.connection_id, s.pos_item_id, date_trunc('hour', s.sold_at)`.execute(db)
   return result.rows
 }
+
+/** One sale line as the POS reported it. */
+export interface SaleLine {
+  /** The line's sequence (text): what inventory's usage names as its sale line. */
+  line: string
+  location: string
+  connectionId: string
+  posItemId: string
+  name: string
+  quantity: string
+  unitPrice: string
+  soldAt: Date
+  staffId: string | null
+  /** Personal data: never logged. */
+  staffName: string | null
+  checkId: string | null
+  /** null when the POS reported no tip for the line. */
+  tip: string | null
+  /** Whether the line took stock through a mapping. */
+  depleted: boolean
+}
+
+const SALE_LINE_COLUMNS = sql`s.sequence::text AS line, s.location_id AS location, s.connection_id AS "connectionId", s.pos_item_id AS "posItemId",
+  s.name, s.quantity::text AS quantity, s.unit_price::text AS "unitPrice", s.sold_at AS "soldAt", s.staff_id AS "staffId",
+  s.staff_name AS "staffName", s.check_id AS "checkId", s.tip::text AS tip, s.depleted`
+
+/** Every line sold at these locations in their spans, mapped or not, oldest first. */
+export async function saleLinesInSpans(db: Executor, tenant: Tenant, spans: LocationSpan[]): Promise<SaleLine[]> {
+  if (spans.length === 0) return []
+  const result = await sql<SaleLine>`
+    SELECT ${SALE_LINE_COLUMNS}
+    FROM ${spansTable(spans)}
+    JOIN pos_sales s ON s.account_id = ${tenant.accountId} AND s.environment = ${tenant.environment}
+      AND s.location_id = b.location_id AND s.sold_at >= b.start_at AND s.sold_at < b.end_at
+    ORDER BY s.sold_at, s.sequence`.execute(db)
+  return result.rows
+}
+
+/** The tenant's sale lines among these sequences. */
+export async function saleLinesById(db: Executor, tenant: Tenant, lines: string[]): Promise<SaleLine[]> {
+  if (lines.length === 0) return []
+  const result = await sql<SaleLine>`
+    SELECT ${SALE_LINE_COLUMNS}
+    FROM pos_sales s
+    WHERE s.account_id = ${tenant.accountId} AND s.environment = ${tenant.environment} AND s.sequence = ANY(${lines}::bigint[])
+    ORDER BY s.sequence`.execute(db)
+  return result.rows
+}

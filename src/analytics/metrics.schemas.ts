@@ -1,0 +1,133 @@
+import { type Static, Type, type TSchema } from 'typebox'
+import { CATEGORIES } from '../inventory/units.js'
+import { PageQuery } from '../platform/http/schemas.js'
+import { StringEnum } from '../platform/http/types.js'
+import { ReportDate } from './variance.schemas.js'
+
+/** Schemas of the performance, staff and category reports; formulas with worked examples in docs/metrics.md. */
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+const periodQuery = {
+  date_from: Type.Optional(ReportDate('30 days before date_to')),
+  date_to: Type.Optional(ReportDate('today (UTC)')),
+}
+
+export const PerformanceQuery = Type.Object(
+  {
+    ...periodQuery,
+    location: Type.Optional(Type.String({ description: 'Only sales at and items stored at this location (404 location_not_found when there is none)', examples: ['main_bar'] })),
+  },
+  { additionalProperties: false },
+)
+export type PerformanceQuery = Static<typeof PerformanceQuery>
+
+export const METRIC_STATUSES = ['on_target', 'above_target', 'below_target', 'no_data'] as const
+export const TRENDS = ['increasing', 'decreasing', 'stable'] as const
+
+const Metric = (description: string, unit: string) =>
+  Type.Object(
+    {
+      value: Nullable(Type.Number({ description: `${description}; ${unit}, 2 decimals; null when the period holds no data for it` })),
+      target: Type.Number({ description: `The settings’ target (PUT /v1/settings), ${unit}` }),
+      status: StringEnum(METRIC_STATUSES, {
+        description: 'on_target: within 5 % of the target (|value − target| ≤ 0.05 × target); above_target / below_target: the value is higher / lower; no_data: value is null',
+      }),
+    },
+    { description },
+  )
+
+const Trend = (metric: string) =>
+  StringEnum(TRENDS, {
+    description: `${metric} against the previous period of the same length: stable when it moved by less than 5 % of the previous value (or either period has no value), else increasing or decreasing`,
+  })
+
+export const PerformanceReport = Type.Object({
+  period: Type.String({ description: 'date_from/date_to', examples: ['2026-10-23/2026-11-22'] }),
+  previous_period: Type.String({ description: 'The period the trends compare with: the same number of days just before', examples: ['2026-09-22/2026-10-22'] }),
+  location: Type.String({ description: 'The location filter, or `all`' }),
+  currency: Type.String({ description: 'Currency of the settings (the money the costs and revenue behind the percentages are in)' }),
+  metrics: Type.Object({
+    pour_cost: Metric('Cost of expected usage of the mapped sale lines sold in the period (units × the unit cost stored with each line’s usage) / their revenue × 100', 'percent'),
+    variance_rate: Metric('Σ variance cost / Σ expected cost × 100 over the items’ count windows, as the variance report’s variance_percentage', 'percent'),
+    inventory_turnover: Metric(
+      'Σ per item (actual usage × cost_per_unit × 30 / window days) / Σ per item ((opening + closing) / 2 × cost_per_unit), over the items’ count windows',
+      'turns per 30 days',
+    ),
+    gross_margin: Metric('(revenue − cost of expected usage) / revenue × 100, over the mapped sale lines sold in the period', 'percent'),
+  }),
+  trends: Type.Object({
+    pour_cost: Trend('pour_cost'),
+    variance_rate: Trend('variance_rate'),
+    inventory_turnover: Trend('inventory_turnover'),
+    gross_margin: Trend('gross_margin'),
+  }),
+})
+export type PerformanceReport = Static<typeof PerformanceReport>
+
+export const StaffQuery = Type.Object(
+  {
+    ...PageQuery,
+    ...periodQuery,
+    staff_id: Type.Optional(Type.String({ minLength: 1, description: 'One staff member, as the POS identifies them (404 staff_not_found when no POS employee or sale line has this id)' })),
+  },
+  { additionalProperties: false },
+)
+export type StaffQuery = Static<typeof StaffQuery>
+
+export const PERFORMANCE_RATINGS = ['excellent', 'good', 'average', 'needs_attention'] as const
+
+export const StaffPerformance = Type.Object({
+  staff_id: Type.String({ description: 'The POS’s staff id (the same id on two connections is one member)' }),
+  name: Nullable(Type.String({ description: 'Personal data. From the POS’s employee list, else the staff_name of the member’s latest sale line; null when neither has one' })),
+  role: Nullable(Type.String({ description: 'From the POS’s employee list; null for a member seen only on sale lines' })),
+  metrics: Type.Object({
+    variance_rate: Type.Number({
+      description:
+        'Percent, 2 decimals: Σ over items (the item’s window variance cost × the member’s share of the item’s sold units in the window) / the member’s expected usage cost in those windows × 100; 0 when the member sold no mapped item inside a count window',
+    }),
+    drinks_served: Type.Integer({ description: 'Σ quantity of the member’s sale lines in the period, mapped or not, rounded half up to a whole number' }),
+    average_ticket: Type.Number({ description: 'Revenue of the member’s lines / distinct checks, account currency, 2 decimals; a line without check_id is a check of its own' }),
+    customer_satisfaction: Nullable(
+      Type.Number({ description: 'Percent, 2 decimals: Σ tips / revenue × 100 over the member’s lines whose POS reported a tip (0 included); null when none did' }),
+    ),
+  }),
+  comparison: Type.Object({
+    variance_rate_vs_avg: Type.Number({ description: 'variance_rate − the mean variance_rate of every member in the period, percentage points, 2 decimals' }),
+    drinks_served_vs_avg: Type.Number({ description: 'drinks_served − the mean drinks_served of every member in the period, drinks, 2 decimals' }),
+    performance_rating: StringEnum(PERFORMANCE_RATINGS, {
+      description:
+        'From |variance_rate| against the settings’ variance_rate target T and drinks_served against the mean: needs_attention above 2 × T; excellent at most T with drinks at or above the mean; good at most T with fewer drinks, or at most 2 × T with drinks at or above the mean; average otherwise',
+    }),
+  }),
+})
+export type StaffPerformance = Static<typeof StaffPerformance>
+
+export const CategoriesQuery = Type.Object({ ...PageQuery, ...periodQuery }, { additionalProperties: false })
+export type CategoriesQuery = Static<typeof CategoriesQuery>
+
+export const CategoryAnalysis = Type.Object({
+  category: StringEnum(CATEGORIES, { description: 'An inventory category with sales or a count window in the period' }),
+  total_sales: Type.Number({ description: 'Revenue of the mapped lines sold in the period that used the category’s items, account currency, 2 decimals; a line using several items (a recipe) is split by their share of its usage cost' }),
+  total_cost: Type.Number({ description: 'Cost of the expected usage of those lines (units × the unit cost stored with the usage), account currency, 2 decimals' }),
+  pour_cost: Nullable(Type.Number({ description: 'total_cost / total_sales × 100, percent, 2 decimals; null without sales' })),
+  variance: Nullable(Type.Number({ description: 'Σ (actual − expected) × cost_per_unit over the category’s items’ count windows (the variance report’s estimated_loss), account currency, 2 decimals; null when no item of the category has two counts' })),
+  variance_percentage: Nullable(Type.Number({ description: 'variance / Σ expected cost in those windows × 100 (100 when nothing was expected but some was used), percent, 2 decimals; null with variance' })),
+  top_performers: Type.Array(
+    Type.Object({
+      name: Type.String({ description: 'Inventory item name' }),
+      sales: Type.Number({ description: 'The item’s share of revenue in the period, account currency' }),
+      margin: Type.Number({ description: 'sales − cost of the item’s expected usage, account currency' }),
+    }),
+    { description: 'Up to 5 items with sales, highest margin first (then by name)' },
+  ),
+  underperformers: Type.Array(
+    Type.Object({
+      name: Type.String({ description: 'Inventory item name' }),
+      sales: Type.Number({ description: 'The item’s share of revenue in the period, account currency' }),
+      variance: Type.Number({ description: 'The item’s variance cost in its count window, account currency (positive: a loss)' }),
+    }),
+    { description: 'Up to 5 items with a positive variance cost, largest first (then by name)' },
+  ),
+})
+export type CategoryAnalysis = Static<typeof CategoryAnalysis>

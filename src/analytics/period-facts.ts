@@ -1,0 +1,117 @@
+import type { Executor, Tenant } from '../platform/db/database.js'
+import { type Decimal, decimal, sum, toApiNumber, ZERO } from '../platform/decimal.js'
+import type { ItemRow } from '../inventory/inventory.service.js'
+import { countsOf, usageOfSaleLines } from '../inventory/stock-history.js'
+import { type SaleLine, saleLinesInSpans } from '../pos/sales-history.js'
+import type { LocationBounds } from './report-period.js'
+import { planWindows, type PlannedItem } from './variance.service.js'
+import { type MeasuredWindow, measureWindows } from './variance-windows.js'
+
+/**
+ * The facts the performance, staff and category reports share (docs/metrics.md): the period's sale lines
+ * with the usage each recorded, and the items' count windows as the variance report measures them.
+ */
+
+const DAY_MS = 86_400_000
+export const PERCENT_DECIMALS = 2
+
+/** One item's usage by one sale line, costed at the unit cost stored with the usage. */
+export interface CostedUsage {
+  itemId: string
+  units: Decimal
+  cost: Decimal
+}
+
+export interface PeriodLine {
+  line: SaleLine
+  /** quantity × unit_price. */
+  revenue: Decimal
+  /** Every item the line used (several for a recipe); empty for an unmapped line. */
+  usage: CostedUsage[]
+  /** Σ usage cost: the cost of the line's expected usage. */
+  usageCost: Decimal
+}
+
+/** The lines sold at these locations in their business days, each with the usage it recorded. */
+export async function periodLines(db: Executor, tenant: Tenant, bounds: LocationBounds[]): Promise<PeriodLine[]> {
+  const lines = await saleLinesInSpans(db, tenant, bounds)
+  const usage = await usageOfSaleLines(db, tenant, lines.map((entry) => entry.line))
+  const byLine = new Map<string, CostedUsage[]>()
+  for (const row of usage) {
+    const units = decimal(row.units)
+    const list = byLine.get(row.saleLine) ?? []
+    list.push({ itemId: row.itemId, units, cost: units.times(row.unitCost) })
+    byLine.set(row.saleLine, list)
+  }
+  return lines.map((line) => {
+    const used = byLine.get(line.line) ?? []
+    return { line, revenue: decimal(line.quantity).times(line.unitPrice), usage: used, usageCost: sum(used.map((entry) => entry.cost)) }
+  })
+}
+
+/**
+ * A line's revenue split across the items it used, by their share of the line's usage cost (a recipe's
+ * spirit takes more of the price than its mixer); evenly when every item cost 0.
+ */
+export function revenueByItem(line: PeriodLine): Map<string, Decimal> {
+  const shares = new Map<string, Decimal>()
+  if (line.usage.length === 0) return shares
+  for (const entry of line.usage) {
+    const share = line.usageCost.eq(0) ? decimal(1).div(line.usage.length) : entry.cost.div(line.usageCost)
+    shares.set(entry.itemId, (shares.get(entry.itemId) ?? ZERO).plus(line.revenue.times(share)))
+  }
+  return shares
+}
+
+export interface ItemWindow extends PlannedItem {
+  measured: MeasuredWindow
+  /** Days between the opening and the closing count. */
+  days: number
+  /** expected × the item's cost_per_unit (as the variance report costs it). */
+  expectedCost: Decimal
+  /** actual × cost_per_unit. */
+  actualCost: Decimal
+  /** (actual − expected) × cost_per_unit: the variance report's estimated_loss. */
+  varianceCost: Decimal
+  /** (opening + closing) / 2 × cost_per_unit. */
+  averageValue: Decimal
+}
+
+/** The items' count windows for the period, measured and costed as the variance report does; items without two counts are left out. */
+export async function itemWindows(db: Executor, items: ItemRow[], bounds: Map<string, LocationBounds>): Promise<ItemWindow[]> {
+  const inScope = items.filter((item) => bounds.has(item.location_id))
+  if (inScope.length === 0) return []
+  const latestEnd = new Date(Math.max(...inScope.map((item) => (bounds.get(item.location_id) as LocationBounds).end.getTime())))
+  const counts = await countsOf(db, inScope.map((item) => item.id), latestEnd)
+  const planned = planWindows(inScope, counts, bounds)
+  const measured = await measureWindows(db, planned.map(({ item, window }) => ({ itemId: item.id, window })))
+  return planned.map((plan, index) => {
+    const window = measured[index] as MeasuredWindow
+    const cost = decimal(plan.item.cost_per_unit)
+    return {
+      ...plan,
+      measured: window,
+      days: (window.closing.countedAt.getTime() - window.opening.countedAt.getTime()) / DAY_MS,
+      expectedCost: window.expected.times(cost),
+      actualCost: window.actual.times(cost),
+      varianceCost: window.actual.minus(window.expected).times(cost),
+      averageValue: decimal(window.opening.quantity).plus(window.closing.quantity).div(2).times(cost),
+    }
+  })
+}
+
+/** variance cost / expected cost × 100, the variance report's rule: 100 when nothing was expected but some was lost, 0 when neither. */
+export function varianceRateOf(varianceCost: Decimal, expectedCost: Decimal): Decimal {
+  if (expectedCost.eq(0)) return varianceCost.eq(0) ? ZERO : decimal(100)
+  return varianceCost.div(expectedCost).times(100)
+}
+
+/** part / whole × 100, or null when whole is 0. */
+export function percentOf(part: Decimal, whole: Decimal): Decimal | null {
+  return whole.eq(0) ? null : part.div(whole).times(100)
+}
+
+/** A percentage as the API answers it (2 decimals), null kept. */
+export function percentOut(value: Decimal | null): number | null {
+  return value === null ? null : toApiNumber(value, PERCENT_DECIMALS)
+}
