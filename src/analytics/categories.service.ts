@@ -66,7 +66,7 @@ export async function categoryAnalysis(
   const bounds = await locationBounds(db, tenant, period)
   const lines = (await periodLines(db, tenant, [...bounds.values()])).filter((entry) => entry.usage.length > 0)
   const live = await itemsInScope(db, tenant, {})
-  const windows = await itemWindows(db, live, bounds)
+  const windows = await itemWindows(db, tenant, live, bounds)
   // Items deleted since keep their sales under their last name and category.
   const items = await findItemRows(db, tenant, [...new Set([...live.map((item) => item.id), ...lines.flatMap((entry) => entry.usage.map((usage) => usage.itemId))])], {
     includeDeleted: true,

@@ -24,7 +24,7 @@ export const emitCountVariance: CountObserver = async (trx, tenant, count) => {
     return [{ item, counts: itemCounts, window: { opening: itemCounts[index - 1]!, closing: itemCounts[index]! }, openingIndex: index - 1 }]
   })
   if (planned.length === 0) return
-  const scored = await scoreItems(trx, planned, threshold)
+  const scored = await scoreItems(trx, tenant, planned, threshold)
   const causes = await causesOf(trx, tenant, scored, threshold, items)
   const entries = scored.map((entry) => ({ entry, out: itemOut(entry, causes.get(entry.item.id) ?? []) }))
   for (const { entry, out } of entries.filter(({ entry }) => entry.aboveThreshold)) {

@@ -27,7 +27,7 @@ async function figuresOf(db: Executor, tenant: Tenant, period: ReportPeriod, loc
   const mapped = (await periodLines(db, tenant, spans)).filter((entry) => entry.usage.length > 0)
   const revenue = sum(mapped.map((entry) => entry.revenue))
   const cost = sum(mapped.map((entry) => entry.usageCost))
-  const windows = await itemWindows(db, await itemsInScope(db, tenant, { location }), bounds)
+  const windows = await itemWindows(db, tenant, await itemsInScope(db, tenant, { location }), bounds)
   const timed = windows.filter((entry) => entry.days > 0)
   const usagePer30Days = sum(timed.map((entry) => entry.actualCost.times(TURNOVER_DAYS).div(entry.days)))
   const averageValue = sum(timed.map((entry) => entry.averageValue))

@@ -78,13 +78,13 @@ export interface ItemWindow extends PlannedItem {
 }
 
 /** The items' count windows for the period, measured and costed as the variance report does; items without two counts are left out. */
-export async function itemWindows(db: Executor, items: ItemRow[], bounds: Map<string, LocationBounds>): Promise<ItemWindow[]> {
+export async function itemWindows(db: Executor, tenant: Tenant, items: ItemRow[], bounds: Map<string, LocationBounds>): Promise<ItemWindow[]> {
   const inScope = items.filter((item) => bounds.has(item.location_id))
   if (inScope.length === 0) return []
   const latestEnd = new Date(Math.max(...inScope.map((item) => (bounds.get(item.location_id) as LocationBounds).end.getTime())))
   const counts = await countsOf(db, inScope.map((item) => item.id), latestEnd)
   const planned = planWindows(inScope, counts, bounds)
-  const measured = await measureWindows(db, planned.map(({ item, window }) => ({ itemId: item.id, window })))
+  const measured = await measureWindows(db, tenant, planned)
   return planned.map((plan, index) => {
     const window = measured[index] as MeasuredWindow
     const cost = decimal(plan.item.cost_per_unit)

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { invalidParameter } from '../platform/errors.js'
+import { allLocations } from '../locations/locations.service.js'
 import { analyticsErrors } from './analytics.errors.js'
 
 /**
@@ -74,6 +75,8 @@ export function periodLabel(period: ReportPeriod): string {
 
 export interface LocationBounds {
   location: string
+  timezone: string
+  cutoff: string
   /** Start of the first business day. */
   start: Date
   /** End (exclusive) of the last business day. */
@@ -82,10 +85,43 @@ export interface LocationBounds {
 
 /** Each of the tenant's locations' moments for the period: its business days in its own time zone and cut-off. */
 export async function locationBounds(db: Executor, tenant: Tenant, period: ReportPeriod): Promise<Map<string, LocationBounds>> {
+  const locations = await allLocations(db, tenant)
+  if (locations.length === 0) return new Map()
   const result = await sql<LocationBounds>`
-    SELECT id AS location,
-      ((${period.from}::date + business_day_cutoff::interval) AT TIME ZONE timezone) AS start,
-      ((${period.to}::date + 1 + business_day_cutoff::interval) AT TIME ZONE timezone) AS end
-    FROM locations WHERE account_id = ${tenant.accountId} AND environment = ${tenant.environment}`.execute(db)
+    SELECT l.location, l.timezone, l.cutoff,
+      ((${period.from}::date + l.cutoff::interval) AT TIME ZONE l.timezone) AS start,
+      ((${period.to}::date + 1 + l.cutoff::interval) AT TIME ZONE l.timezone) AS end
+    FROM unnest(${locations.map((l) => l.id)}::text[], ${locations.map((l) => l.timezone)}::text[],
+      ${locations.map((l) => l.business_day_cutoff)}::text[]) AS l (location, timezone, cutoff)`.execute(db)
   return new Map(result.rows.map((row) => [row.location, row]))
+}
+
+/** A location's clock: its time zone and business-day cut-off. */
+export interface LocationClock {
+  timezone: string
+  cutoff: string
+}
+
+export interface BusinessDaySplit {
+  /** Business day of the span's start, and the moment it ends. */
+  firstDay: string
+  firstDayEnd: Date
+  /** Business day of the span's end, and the moment it starts. */
+  lastDay: string
+  lastDayStart: Date
+}
+
+/** The business days two moments fall on at a location, with the day boundaries next to them, per span in order. */
+export async function businessDaySplits(db: Executor, spans: { from: Date; to: Date; clock: LocationClock }[]): Promise<BusinessDaySplit[]> {
+  if (spans.length === 0) return []
+  const result = await sql<BusinessDaySplit>`
+    SELECT d.first_day::text AS "firstDay", d.last_day::text AS "lastDay",
+      ((d.first_day + 1 + s.cutoff::interval) AT TIME ZONE s.timezone) AS "firstDayEnd",
+      ((d.last_day + s.cutoff::interval) AT TIME ZONE s.timezone) AS "lastDayStart"
+    FROM unnest(${spans.map((_, index) => index)}::int[], ${spans.map((span) => span.from.toISOString())}::timestamptz[],
+      ${spans.map((span) => span.to.toISOString())}::timestamptz[], ${spans.map((span) => span.clock.timezone)}::text[],
+      ${spans.map((span) => span.clock.cutoff)}::text[]) AS s (ord, from_at, to_at, timezone, cutoff)
+    CROSS JOIN LATERAL (SELECT business_day(s.from_at, s.timezone, s.cutoff) AS first_day, business_day(s.to_at, s.timezone, s.cutoff) AS last_day) d
+    ORDER BY s.ord`.execute(db)
+  return result.rows
 }

@@ -112,7 +112,7 @@ export async function staffPerformance(
   const settings = await getSettings(db, tenant)
   const bounds = await locationBounds(db, tenant, period)
   const byStaff = activityOf(await periodLines(db, tenant, [...bounds.values()]))
-  await shareWindowVariance(db, tenant, await itemWindows(db, await itemsInScope(db, tenant, {}), bounds), byStaff)
+  await shareWindowVariance(db, tenant, await itemWindows(db, tenant, await itemsInScope(db, tenant, {}), bounds), byStaff)
   const members = await staffMembers(db, tenant, [...byStaff.keys()])
   const measured = [...byStaff.entries()].map(([staffId, activity]) => ({
     staffId,

@@ -1,15 +1,16 @@
 import type { Executor, Tenant } from '../platform/db/database.js'
-import { type Decimal, decimal, moneyOut, quantityOut, sum, toApiNumber, ZERO } from '../platform/decimal.js'
+import { type Decimal, decimal, moneyOut, quantityOut, sum, toApiNumber } from '../platform/decimal.js'
 import { type CountPoint, countsOf, itemsInScope } from '../inventory/stock-history.js'
 import { stockUsed } from '../inventory/conversion.js'
 import type { ItemRow } from '../inventory/inventory.service.js'
 import { getLocation } from '../locations/locations.service.js'
 import { NameMatcher } from '../pos/auto-map/name-matcher.js'
 import { defaultConversionFor } from '../pos/auto-map/default-conversion.js'
-import { type LocationSpan, revenueSplit, type UnmappedSales, unmappedSalesByHour } from '../pos/sales-history.js'
+import { type LocationSpan, type UnmappedSales, unmappedSalesByHour } from '../pos/sales-history.js'
 import { getSettings } from '../settings/settings.service.js'
 import { analyticsErrors } from './analytics.errors.js'
-import { type LocationBounds, locationBounds, periodLabel, reportPeriod } from './report-period.js'
+import { type LocationBounds, locationBounds, periodLabel, type ReportPeriod, reportPeriod } from './report-period.js'
+import { posRevenue } from './rollups.repository.js'
 import { rankCauses, type UnmappedSimilar } from './variance-causes.js'
 import type { VarianceItem, VarianceQuery, VarianceReport } from './variance.schemas.js'
 import { type CountWindow, type MeasuredWindow, measureWindows, reportWindow, variancePercentage, windowsBefore } from './variance-windows.js'
@@ -86,8 +87,8 @@ function windowOut(measured: MeasuredWindow): VarianceItem['window'] {
 }
 
 /** Measures each planned window and whether its variance percentage is above the threshold. */
-export async function scoreItems(db: Executor, planned: PlannedItem[], threshold: number): Promise<ScoredItem[]> {
-  const measured = await measureWindows(db, planned.map(({ item, window }) => ({ itemId: item.id, window })))
+export async function scoreItems(db: Executor, tenant: Tenant, planned: PlannedItem[], threshold: number): Promise<ScoredItem[]> {
+  const measured = await measureWindows(db, tenant, planned)
   return planned.map((plan, index) => {
     const window = measured[index] as MeasuredWindow
     const percentage = variancePercentage(window.actual, window.expected)
@@ -103,8 +104,11 @@ export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[
   const flagged = scored.filter((entry) => entry.aboveThreshold)
   const causes = new Map<string, ReturnType<typeof rankCauses>>()
   if (flagged.length === 0) return causes
-  const earlier = flagged.flatMap((entry) => windowsBefore(entry.counts, entry.openingIndex).map((window) => ({ itemId: entry.item.id, window })))
-  const earlierMeasured = await measureWindows(db, earlier)
+  // The flagged windows again, walked for their lowest theoretical stock, with the windows before them.
+  const walked = flagged.map((entry) => ({ item: entry.item, window: entry.window }))
+  const earlier = flagged.flatMap((entry) => windowsBefore(entry.counts, entry.openingIndex).map((window) => ({ item: entry.item, window })))
+  const measured = await measureWindows(db, tenant, [...walked, ...earlier], { walk: true })
+  const earlierMeasured = measured.slice(walked.length)
   const spans: LocationSpan[] = flagged.map((entry) => ({
     location: entry.item.location_id,
     start: entry.window.opening.countedAt,
@@ -113,8 +117,9 @@ export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[
   const unmapped = await unmappedSalesByHour(db, tenant, spans)
   const matcher = new NameMatcher(items)
   for (const entry of flagged) {
-    const previous = earlierMeasured.filter((_, index) => earlier[index]?.itemId === entry.item.id).map((window) => window.measured.facts)
-    const input = { threshold, window: entry.measured.measured.facts, previous, unmappedSimilar: similarUnmapped(entry.item, entry.window, unmapped, matcher) }
+    const previous = earlierMeasured.filter((_, index) => earlier[index]?.item.id === entry.item.id).map((window) => window.measured.facts)
+    const facts = (measured[flagged.indexOf(entry)] as MeasuredWindow).measured.facts
+    const input = { threshold, window: facts, previous, unmappedSimilar: similarUnmapped(entry.item, entry.window, unmapped, matcher) }
     causes.set(entry.item.id, rankCauses(input))
   }
   return causes
@@ -143,31 +148,25 @@ export function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>
   }
 }
 
-async function dataQuality(db: Executor, tenant: Tenant, scope: { items: ItemRow[]; planned: number; counts: Map<string, CountPoint[]>; bounds: Map<string, LocationBounds> }) {
+async function dataQuality(
+  db: Executor,
+  tenant: Tenant,
+  scope: { period: ReportPeriod; items: ItemRow[]; planned: number; counts: Map<string, CountPoint[]>; bounds: Map<string, LocationBounds> },
+) {
   const locations = [...new Set(scope.items.map((item) => item.location_id))]
-  const spans = locations.map((location) => boundsOf(scope.bounds, location))
-  const [split, unmapped] = await Promise.all([revenueSplit(db, tenant, spans), unmappedSalesByHour(db, tenant, spans)])
-  const revenueByPosItem = new Map<string, { connection_id: string; pos_item_id: string; name: string; revenue: Decimal }>()
-  for (const sales of unmapped) {
-    const key = `${sales.connectionId}:${sales.posItemId}`
-    const entry = revenueByPosItem.get(key) ?? { connection_id: sales.connectionId, pos_item_id: sales.posItemId, name: sales.name, revenue: ZERO }
-    revenueByPosItem.set(key, { ...entry, revenue: entry.revenue.plus(sales.revenue) })
-  }
+  const revenue = await posRevenue(db, tenant, { locations, from: scope.period.from, to: scope.period.to, top: UNMAPPED_LISTED })
   const stale = scope.items.filter((item) => {
     const latest = (scope.counts.get(item.id) ?? []).at(-1)
     const end = boundsOf(scope.bounds, item.location_id).end
     return latest !== undefined && end.getTime() - latest.countedAt.getTime() > STALE_COUNT_DAYS * DAY_MS
   })
-  const revenue = decimal(split.revenue)
+  const total = decimal(revenue.revenue)
   return {
-    mapped_revenue_share: revenue.eq(0) ? 0 : toApiNumber(decimal(split.mappedRevenue).div(revenue), 4),
+    mapped_revenue_share: total.eq(0) ? 0 : toApiNumber(decimal(revenue.mappedRevenue).div(total), 4),
     items_counted_share: scope.items.length === 0 ? 0 : toApiNumber(decimal(scope.planned).div(scope.items.length), 4),
     items_without_counts: scope.items.length - scope.planned,
     stale_count_items: stale.length,
-    unmapped_pos_items: [...revenueByPosItem.values()]
-      .sort((a, b) => b.revenue.cmp(a.revenue) || a.name.localeCompare(b.name))
-      .slice(0, UNMAPPED_LISTED)
-      .map((entry) => ({ ...entry, revenue: moneyOut(entry.revenue) })),
+    unmapped_pos_items: revenue.unmapped.map((entry) => ({ ...entry, revenue: moneyOut(entry.revenue) })),
   }
 }
 
@@ -192,7 +191,7 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
       { items_in_scope: items.length },
     )
   }
-  const scored = await scoreItems(db, planned, threshold)
+  const scored = await scoreItems(db, tenant, planned, threshold)
   const causes = await causesOf(db, tenant, scored, threshold, items)
   const entries = scored.map((entry) => itemOut(entry, causes.get(entry.item.id) ?? []))
   entries.sort((a, b) => b.loss.abs().cmp(a.loss.abs()) || a.name.localeCompare(b.name))
@@ -210,6 +209,6 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
       items_above_threshold: scored.filter((entry) => entry.aboveThreshold).length,
       high_variance_items: scored.filter((entry) => entry.percentage.round(PERCENT_DECIMALS).abs().gt(2 * threshold)).length,
     },
-    data_quality: await dataQuality(db, tenant, { items, planned: planned.length, counts, bounds }),
+    data_quality: await dataQuality(db, tenant, { period, items, planned: planned.length, counts, bounds }),
   }
 }

@@ -71,6 +71,11 @@ export async function getLocation(db: Executor, tenant: Tenant, id: string): Pro
   return location
 }
 
+/** Every location of the tenant (reports turn business dates into moments with their clocks). */
+export async function allLocations(db: Executor, tenant: Tenant): Promise<Location[]> {
+  return (await scoped(db, tenant).orderBy('id').execute()).map(rowToLocation)
+}
+
 export async function listLocations(db: Executor, tenant: Tenant, page: PageRequest) {
   const [rows, total] = await Promise.all([
     scoped(db, tenant).orderBy('id').limit(page.perPage).offset(page.offset).execute(),

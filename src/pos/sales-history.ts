@@ -18,23 +18,6 @@ function spansTable(spans: LocationSpan[]) {
     ${spans.map((span) => span.end.toISOString())}::timestamptz[]) AS b (location_id, start_at, end_at)`
 }
 
-export interface RevenueSplit {
-  revenue: string
-  mappedRevenue: string
-}
-
-/** All and mapped revenue of the lines sold at these locations in their spans. */
-export async function revenueSplit(db: Executor, tenant: Tenant, spans: LocationSpan[]): Promise<RevenueSplit> {
-  if (spans.length === 0) return { revenue: '0', mappedRevenue: '0' }
-  const result = await sql<RevenueSplit>`
-    SELECT coalesce(sum(s.quantity * s.unit_price), 0)::text AS revenue,
-      coalesce(sum(s.quantity * s.unit_price) FILTER (WHERE s.depleted), 0)::text AS "mappedRevenue"
-    FROM ${spansTable(spans)}
-    JOIN pos_sales s ON s.account_id = ${tenant.accountId} AND s.environment = ${tenant.environment}
-      AND s.location_id = b.location_id AND s.sold_at >= b.start_at AND s.sold_at < b.end_at`.execute(db)
-  return result.rows[0] as RevenueSplit
-}
-
 export interface UnmappedSales {
   location: string
   connectionId: string

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { CompiledQuery } from 'kysely'
 import { type Caller, json, type TestContext } from '../helpers/context.js'
 import { createConnection } from '../pos/pos-helpers.js'
 
@@ -41,4 +42,39 @@ export async function count(ctx: TestContext, caller: Caller, items: { item_id: 
   })
   assert.equal(response.statusCode, 201, response.body)
   return json(response).data
+}
+
+/** The daily rollups analytics keeps equal what they sum: usage and deliveries per item day, sales per POS item day. */
+export async function assertRollupsMatchRaw(ctx: TestContext, caller: Caller) {
+  const tenant = [caller.tenant.accountId, caller.tenant.environment]
+  const same = async (rolled: string, raw: string) => {
+    const [a, b] = await Promise.all([ctx.database.db.executeQuery(rawQuery(rolled, tenant)), ctx.database.db.executeQuery(rawQuery(raw, tenant))])
+    assert.deepEqual(a.rows, b.rows)
+  }
+  await same(
+    `SELECT item_id, business_day::text AS day, usage_units::numeric(24,8)::text AS units, sale_lines::int AS lines, deliveries::numeric(20,4)::text AS deliveries FROM analytics_item_days
+     WHERE account_id = $1 AND environment = $2 AND (usage_units <> 0 OR sale_lines <> 0 OR deliveries <> 0) ORDER BY 1, 2`,
+    `SELECT item_id, day::text AS day, sum(units)::numeric(24,8)::text AS units, sum(lines)::int AS lines, sum(deliveries)::numeric(20,4)::text AS deliveries FROM (
+       SELECT u.item_id, business_day(u.sold_at, l.timezone, l.business_day_cutoff) AS day, u.units, 1 AS lines, 0 AS deliveries
+       FROM stock_sale_usage u JOIN locations l ON (l.account_id, l.environment, l.id) = (u.account_id, u.environment, u.location_id)
+       WHERE u.account_id = $1 AND u.environment = $2
+       UNION ALL
+       SELECT m.item_id, business_day(m.occurred_at, l.timezone, l.business_day_cutoff), 0, 0, m.delta
+       FROM stock_movements m JOIN locations l ON (l.account_id, l.environment, l.id) = (m.account_id, m.environment, m.location_id)
+       WHERE m.account_id = $1 AND m.environment = $2 AND m.kind = 'delivery') x GROUP BY 1, 2 ORDER BY 1, 2`,
+  )
+  await same(
+    `SELECT connection_id, pos_item_id, business_day::text AS day, quantity::numeric(24,4)::text AS quantity, revenue::numeric(24,4)::text AS revenue,
+       mapped_revenue::numeric(24,4)::text AS mapped
+     FROM analytics_pos_item_days WHERE account_id = $1 AND environment = $2 AND quantity <> 0 ORDER BY 1, 2, 3`,
+    `SELECT s.connection_id, s.pos_item_id, business_day(s.sold_at, l.timezone, l.business_day_cutoff)::text AS day,
+       sum(s.quantity)::numeric(24,4)::text AS quantity, sum(s.quantity * s.unit_price)::numeric(24,4)::text AS revenue,
+       coalesce(sum(s.quantity * s.unit_price) FILTER (WHERE s.depleted), 0)::numeric(24,4)::text AS mapped
+     FROM pos_sales s JOIN locations l ON (l.account_id, l.environment, l.id) = (s.account_id, s.environment, s.location_id)
+     WHERE s.account_id = $1 AND s.environment = $2 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+  )
+}
+
+function rawQuery(text: string, parameters: string[]) {
+  return CompiledQuery.raw(text, parameters)
 }

@@ -4,7 +4,7 @@ import { json, type Caller, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { createDistributor, createOrder, eventsOf, ok, shipOrder } from '../ordering/fixtures.js'
 import { createPosTestContext } from '../pos/pos-helpers.js'
-import { count, dateOf, daysAgo, salesChannel } from './analytics-helpers.js'
+import { assertRollupsMatchRaw, count, dateOf, daysAgo, salesChannel } from './analytics-helpers.js'
 
 let ctx: TestContext
 before(async () => {
@@ -102,6 +102,7 @@ describe('GET /v1/analytics/variance', () => {
     await ok(ctx, caller, 'POST', `/v1/orders/${order.id}/receive`, { received_by: 'sam', items: [{ inventory_item_id: lager.id, quantity_received: 2 }] })
     await pos.sell([{ pos_item_id: 'LAGER', name: 'Lager Can', quantity: 30, unit_price: 5, sold_at: new Date().toISOString() }])
     await count(ctx, caller, [{ item_id: lager.id, quantity: 41 }])
+    await assertRollupsMatchRaw(ctx, caller)
     const [item] = (await report(caller)).items
     // 24 + 48 received − 41 = 31 used against 30 sold.
     assert.deepEqual([item.window.deliveries, item.actual_consumption, item.expected_consumption, item.variance, item.variance_percentage], [48, 31, 30, 1, 3.33])
@@ -139,6 +140,7 @@ describe('GET /v1/analytics/variance', () => {
     const [windowed] = (await report(caller, query5)).items
     assert.equal(windowed.window.closing_count_id, late.count_id)
     assert.equal(windowed.actual_consumption, 3)
+    await assertRollupsMatchRaw(ctx, caller)
   })
 
   test('a count emits variance.detected per item above the threshold and variance.threshold_exceeded, with the report’s figures', async () => {

@@ -5,6 +5,7 @@ import { listEvents } from '../../src/platform/outbox.js'
 import type { PosSyncFailedData } from '../../src/pos/pos.events.js'
 import { decimal } from '../../src/platform/decimal.js'
 import { json, type TestContext } from '../helpers/context.js'
+import { assertRollupsMatchRaw } from '../analytics/analytics-helpers.js'
 import { createItem } from '../helpers/inventory.js'
 import { createConnection, createPosTestContext, itemQuantity, ledgerOf, runSync, startSwitchableSquare, startWorker } from './pos-helpers.js'
 
@@ -86,6 +87,8 @@ test('a run cut off mid-sales fails, leaves no lines or depletion, keeps the cur
   assert.ok(off.lte('0.0001'), `stock is 100 less the applied usage (off by ${off})`)
   const stats = json(await ctx.request('GET', `/v1/pos/connections/${connection.id}`, { key: caller.key })).data.sync_stats
   assert.equal(stats.total_syncs, 3)
+  // The failed run's staged lines came and went; the rollups followed them in the same transactions.
+  await assertRollupsMatchRaw(ctx, caller)
   assert.equal(stats.failed_syncs, 1)
 })
 
