@@ -104,11 +104,12 @@ export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[
   const flagged = scored.filter((entry) => entry.aboveThreshold)
   const causes = new Map<string, ReturnType<typeof rankCauses>>()
   if (flagged.length === 0) return causes
-  // The flagged windows again, walked for their lowest theoretical stock, with the windows before them.
+  // The flagged windows again, walked for their lowest theoretical stock, and the windows before them.
   const walked = flagged.map((entry) => ({ item: entry.item, window: entry.window }))
   const earlier = flagged.flatMap((entry) => windowsBefore(entry.counts, entry.openingIndex).map((window) => ({ item: entry.item, window })))
-  const measured = await measureWindows(db, tenant, [...walked, ...earlier], { walk: true })
-  const earlierMeasured = measured.slice(walked.length)
+  // Only the reported window's lowest theoretical stock matters to the rules: the earlier ones are not walked.
+  const measured = await measureWindows(db, tenant, walked, { walk: true })
+  const earlierMeasured = await measureWindows(db, tenant, earlier)
   const spans: LocationSpan[] = flagged.map((entry) => ({
     location: entry.item.location_id,
     start: entry.window.opening.countedAt,

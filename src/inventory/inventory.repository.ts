@@ -116,31 +116,31 @@ export async function changeAfter(trx: Trx, itemIds: string[], since: Date): Pro
 }
 
 /**
- * What physically moved an item's stock in (from, to]: ledger deltas that are neither sales nor absolute
- * quantities, less every sale sold in it (applied to stock or history alike).
+ * Each item's theoretical stock at `at`, in one statement: from its latest anchor at or before `at`
+ * forward, else back from its earliest anchor after `at`, by what physically moved the stock in between
+ * (ledger deltas that are neither sales nor absolute quantities, less every sale sold, taken from stock
+ * or history alike). Items without any anchor are absent.
  */
-export async function netMovementBetween(db: Executor, itemId: string, from: Date, to: Date): Promise<string> {
-  const result = await sql<{ net: string }>`
-    SELECT coalesce((SELECT sum(delta) FROM stock_movements WHERE item_id = ${itemId} AND occurred_at > ${from} AND occurred_at <= ${to}
-        AND kind <> 'sale' AND NOT anchor), 0)
-      - coalesce((SELECT sum(units) FROM stock_sale_usage WHERE item_id = ${itemId} AND sold_at > ${from} AND sold_at <= ${to}), 0) AS net`.execute(db)
-  return String(result.rows[0]?.net ?? 0)
-}
-
-export interface AnchorRow {
-  occurred_at: Date
-  anchor_quantity: string
-}
-
-/** The item's latest absolute quantity at or before `at`, or its earliest one after `at`. */
-export async function findAnchor(db: Executor, itemId: string, at: Date, side: 'at_or_before' | 'after'): Promise<AnchorRow | undefined> {
-  const query = db.selectFrom('stock_movements').select(['occurred_at', 'anchor_quantity']).where('item_id', '=', itemId).where('anchor', '=', true)
-  const ordered =
-    side === 'at_or_before'
-      ? query.where('occurred_at', '<=', at).orderBy('occurred_at', 'desc').orderBy('sequence', 'desc')
-      : query.where('occurred_at', '>', at).orderBy('occurred_at', 'asc').orderBy('sequence', 'asc')
-  const row = await ordered.limit(1).executeTakeFirst()
-  return row ? { occurred_at: row.occurred_at, anchor_quantity: String(row.anchor_quantity) } : undefined
+export async function theoreticalStocksAt(db: Executor, itemIds: string[], at: Date): Promise<Map<string, string>> {
+  if (itemIds.length === 0) return new Map()
+  const net = (from: string, to: string) => sql`(
+    coalesce((SELECT sum(delta) FROM stock_movements m WHERE m.item_id = s.item_id AND m.occurred_at > ${sql.raw(from)}
+      AND m.occurred_at <= ${sql.raw(to)} AND m.kind <> 'sale' AND NOT m.anchor), 0)
+    - coalesce((SELECT sum(units) FROM stock_sale_usage u WHERE u.item_id = s.item_id AND u.sold_at > ${sql.raw(from)}
+      AND u.sold_at <= ${sql.raw(to)}), 0))`
+  const result = await sql<{ item_id: string; quantity: string }>`
+    WITH s AS (SELECT unnest(${itemIds}::text[]) AS item_id, ${at}::timestamptz AS at),
+    before AS (
+      SELECT DISTINCT ON (m.item_id) m.item_id, m.occurred_at, m.anchor_quantity FROM stock_movements m JOIN s ON s.item_id = m.item_id
+      WHERE m.anchor AND m.occurred_at <= s.at ORDER BY m.item_id, m.occurred_at DESC, m.sequence DESC),
+    after AS (
+      SELECT DISTINCT ON (m.item_id) m.item_id, m.occurred_at, m.anchor_quantity FROM stock_movements m JOIN s ON s.item_id = m.item_id
+      WHERE m.anchor AND m.occurred_at > s.at ORDER BY m.item_id, m.occurred_at, m.sequence)
+    SELECT s.item_id, (CASE WHEN b.item_id IS NOT NULL THEN b.anchor_quantity + ${net('b.occurred_at', 's.at')}
+      ELSE a.anchor_quantity - ${net('s.at', 'a.occurred_at')} END)::text AS quantity
+    FROM s LEFT JOIN before b ON b.item_id = s.item_id LEFT JOIN after a ON a.item_id = s.item_id
+    WHERE b.item_id IS NOT NULL OR a.item_id IS NOT NULL`.execute(db)
+  return new Map(result.rows.map((row) => [row.item_id, row.quantity]))
 }
 
 /** Records per-line sale usage from `source` for the tenant's live items; a (line, item) stored before is skipped. */

@@ -11,7 +11,6 @@ import {
   type ItemRow,
   changeAfter,
   countItemsAtLocation,
-  findAnchor,
   findItemRow,
   findItemRows,
   findItemRowsInCategories,
@@ -19,7 +18,7 @@ import {
   listItemsForMatching,
   listItemRows,
   lockItemRows,
-  netMovementBetween,
+  theoreticalStocksAt,
   rowToItem,
 } from './inventory.repository.js'
 import type {
@@ -191,21 +190,20 @@ function countedAtOf(input: CountBody): Date {
 }
 
 /**
- * The theoretical stock of a locked item at `at`: from its latest anchor at or before `at` forward, or,
- * when `at` precedes every anchor (history entered before the item existed here), back from its
- * earliest anchor after `at`. Sales count whether they took current stock or are history.
+ * Each item's theoretical stock at a count's time: for an item the count anchors (counted at or after
+ * its anchor), current stock less what moved since; for one counted before its anchor (history), from
+ * the anchors around `countedAt` (theoreticalStocksAt).
  */
-export async function theoreticalStockAt(db: Executor, item: ItemRow, at: Date): Promise<Decimal> {
-  const before = await findAnchor(db, item.id, at, 'at_or_before')
-  if (before) return decimal(before.anchor_quantity).plus(await netMovementBetween(db, item.id, before.occurred_at, at))
-  const after = await findAnchor(db, item.id, at, 'after')
-  if (after) return decimal(after.anchor_quantity).minus(await netMovementBetween(db, item.id, at, after.occurred_at))
-  return decimal(item.quantity).minus(await netMovementBetween(db, item.id, at, new Date()))
-}
-
-/** The item's theoretical stock at a count's time: for the latest anchor, current stock less what came after. */
-async function expectedAtCount(trx: Trx, item: ItemRow, countedAt: Date, changeSince: Decimal): Promise<Decimal> {
-  return countedAt >= item.anchored_at ? decimal(item.quantity).minus(changeSince) : theoreticalStockAt(trx, item, countedAt)
+async function expectedAtCount(trx: Trx, items: ItemRow[], countedAt: Date, later: Map<string, string>): Promise<Map<string, Decimal>> {
+  const history = items.filter((item) => countedAt < item.anchored_at)
+  const theoretical = await theoreticalStocksAt(trx, history.map((item) => item.id), countedAt)
+  return new Map(
+    items.map((item) => {
+      const fromHistory = theoretical.get(item.id)
+      if (countedAt < item.anchored_at && fromHistory !== undefined) return [item.id, decimal(fromHistory)]
+      return [item.id, decimal(item.quantity).minus(later.get(item.id) ?? 0)]
+    }),
+  )
 }
 
 /** A count as recorded, for an observer that acts on it in the count's transaction. */
@@ -258,22 +256,30 @@ export async function recordCount(trx: Trx, tenant: Tenant, input: CountBody, ob
       created_at: createdAt,
     })
     .execute()
+  const counted = input.items.map((line, index) => ({ line, item: items.get(line.item_id) as ItemRow, actual: actuals[index] as Decimal }))
+  const expected = await expectedAtCount(trx, [...items.values()], countedAt, later)
+  await trx
+    .insertInto('inventory_count_lines')
+    .values(
+      counted.map(({ line, item, actual }) => ({
+        count_id: countId,
+        item_id: item.id,
+        expected: toDbNumeric(expected.get(item.id) as Decimal),
+        actual: toDbNumeric(actual),
+        notes: line.notes ?? null,
+      })),
+    )
+    .execute()
   const variances: CountResult['variance_detected'] = []
-  for (const [index, line] of input.items.entries()) {
-    const item = items.get(line.item_id) as ItemRow
-    const sinceCount = decimal(later.get(item.id) ?? 0)
-    const actual = actuals[index] as Decimal
-    const expected = await expectedAtCount(trx, item, countedAt, sinceCount)
-    await trx
-      .insertInto('inventory_count_lines')
-      .values({ count_id: countId, item_id: item.id, expected: toDbNumeric(expected), actual: toDbNumeric(actual), notes: line.notes ?? null })
-      .execute()
-    const variance = actual.minus(expected)
+  for (const { item, actual } of counted) {
+    const itemExpected = expected.get(item.id) as Decimal
+    const variance = actual.minus(itemExpected)
     if (!variance.round(QUANTITY_STORED_DECIMALS).eq(0)) {
-      variances.push({ item_id: item.id, expected: quantityOut(expected), actual: quantityOut(actual), variance: quantityOut(variance) })
+      variances.push({ item_id: item.id, expected: quantityOut(itemExpected), actual: quantityOut(actual), variance: quantityOut(variance) })
     }
+    // Counted before the item's anchor: history for analytics, current stock stays.
     if (countedAt < item.anchored_at) continue
-    await setStock(trx, tenant, item, actual.plus(sinceCount), {
+    await setStock(trx, tenant, item, actual.plus(later.get(item.id) ?? 0), {
       kind: 'count',
       actor: input.counted_by,
       referenceId: countId,

@@ -1,0 +1,207 @@
+import { execFile, fork, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import pg from 'pg'
+import type { LoadResult, LoadSpec } from './load-worker.js'
+
+/**
+ * Analytics benchmark: a bar of 1,000 items with a year of history (weekly counts, N sale lines spread
+ * over 365 days), seeded through the API of a real server process started as `npm start` starts it,
+ * then the 30-day variance report of all items measured by a load generator in a third process.
+ * Run: `npm run bench:analytics` (PGlite), and with DATABASE_URL for PostgreSQL. BENCH_LINES picks the
+ * sizes (default 50000,5000000 on PostgreSQL, 50000 on PGlite).
+ */
+
+const ITEMS = 1000
+const DAYS = 365
+const LINES_PER_IMPORT = 5000
+const DAY_MS = 86_400_000
+const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url))
+const run = promisify(execFile)
+
+interface Server {
+  url: string
+  key: string
+  stop(): Promise<void>
+}
+
+/** A scratch database on the server at `url`, dropped by the returned function. */
+async function scratchDatabase(url: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `barstock_bench_${process.pid}_${Date.now()}`
+  const admin = new pg.Client({ connectionString: url })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const target = new URL(url)
+  target.pathname = `/${name}`
+  return {
+    url: target.toString(),
+    async drop() {
+      const dropper = new pg.Client({ connectionString: url })
+      await dropper.connect()
+      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await dropper.end()
+    },
+  }
+}
+
+async function startServer(env: Record<string, string>): Promise<Server> {
+  const fullEnv = { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1', BARSTOCK_LOG_LEVEL: 'warn', BARSTOCK_RATE_LIMIT_SANDBOX: '100000000', BARSTOCK_RATE_LIMIT_PRODUCTION: '100000000' }
+  const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...fullEnv, BARSTOCK_LOG_LEVEL: 'info' } })
+  let output = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)
+      if (match) resolve(match[1] as string)
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', onData)
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)))
+  })
+  child.stdout.removeAllListeners('data')
+  child.stderr.removeAllListeners('data')
+  const { stdout } = await run(process.execPath, [CLI, 'keys', 'create', '--name', 'bench', '--permissions', '*', '--sandbox', '--json'], { env: fullEnv })
+  const key = (JSON.parse(stdout) as { key: string }).key
+  return {
+    url,
+    key,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
+  }
+}
+
+async function call(server: Server, method: string, path: string, body?: unknown): Promise<any> {
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { 'x-api-key': server.key, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await response.text()
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`)
+  return JSON.parse(text).data
+}
+
+/** A deterministic stream of numbers in [0, 1). */
+function random(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0
+    return state / 2 ** 32
+  }
+}
+
+/** 1,000 items mapped one POS item each, a year of sales spread over them, and weekly counts of all. */
+async function seedBar(server: Server, lines: number, now: number): Promise<void> {
+  const connection = await call(server, 'POST', '/v1/pos/connections', {
+    pos_type: 'square',
+    name: 'Bench Square',
+    credentials: { access_token: 'EAAAlBenchAccessTokenForTheSandbox00000000000000000000000000000', location_id: 'L8BENCH0001' },
+    sync_frequency: 'daily',
+  })
+  const items: { id: string }[] = []
+  for (let index = 0; index < ITEMS; index++) {
+    const item = await call(server, 'POST', '/v1/inventory/items', {
+      name: `Bench spirit ${index} 750ml`,
+      sku: `BENCH-${index}`,
+      category: index % 3 === 0 ? 'beer' : 'spirits',
+      quantity: 20,
+      unit: 'bottle',
+      size_ml: 750,
+      location: 'main_bar',
+      reorder_point: 4,
+      cost_per_unit: 18.5,
+    })
+    items.push(item)
+    await call(server, 'POST', `/v1/pos/connections/${connection.id}/mappings`, { pos_item_id: `PLU-${index}`, inventory_item_id: item.id, conversion_factor: 1.5 })
+  }
+  progress(`${ITEMS} items mapped`)
+  const next = random(42)
+  const start = now - DAYS * DAY_MS
+  for (let sent = 0; sent < lines; sent += LINES_PER_IMPORT) {
+    const sales = Array.from({ length: Math.min(LINES_PER_IMPORT, lines - sent) }, (_, index) => {
+      const item = Math.floor(next() * ITEMS)
+      return {
+        location: 'main_bar',
+        pos_item_id: `PLU-${item}`,
+        name: `Bench spirit ${item} 1.5oz`,
+        quantity: 1 + Math.floor(next() * 2),
+        unit_price: 8,
+        sold_at: new Date(start + next() * (DAYS * DAY_MS - DAY_MS)).toISOString(),
+        line_id: `L${sent + index}`,
+      }
+    })
+    await call(server, 'POST', '/v1/sales', { connection_id: connection.id, sales })
+    if ((sent / LINES_PER_IMPORT) % 50 === 0) progress(`${sent + sales.length} lines imported`)
+  }
+  for (let week = 0; week <= DAYS / 7; week++) {
+    const countedAt = new Date(start + week * 7 * DAY_MS + 10 * 3_600_000).toISOString()
+    const counted = items.map((item) => ({ item_id: item.id, quantity: Math.round(next() * 200) / 10 }))
+    await call(server, 'POST', '/v1/inventory/count', { location: 'main_bar', counted_by: 'bench', counted_at: countedAt, items: counted })
+    if (week % 10 === 0) progress(`${week + 1} weekly counts`)
+  }
+}
+
+const began = performance.now()
+function progress(message: string): void {
+  console.error(`[${((performance.now() - began) / 1000).toFixed(0)} s] ${message}`)
+}
+
+function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(new URL('./load-worker.js', import.meta.url)), { env: { ...process.env, BENCH_LOAD_SPEC: JSON.stringify(spec) } })
+    child.once('message', (result) => resolve(result as LoadResult))
+    child.once('error', reject)
+    child.once('exit', (code) => code === 0 || reject(new Error(`load generator exited with ${code}`)))
+  })
+}
+
+interface Row {
+  database: string
+  lines: number
+  seedSeconds: number
+  load: LoadResult
+}
+
+async function benchmark(database: string, lines: number): Promise<Row> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'barstock-bench-'))
+  const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL) : undefined
+  const env = { BARSTOCK_DATA_DIR: dataDir, ...(scratch ? { DATABASE_URL: scratch.url } : {}) }
+  const server = await startServer(env)
+  try {
+    const now = Date.now()
+    const seeding = performance.now()
+    await seedBar(server, lines, now)
+    const seedSeconds = (performance.now() - seeding) / 1000
+    const to = new Date(now - DAY_MS).toISOString().slice(0, 10)
+    const from = new Date(now - 31 * DAY_MS).toISOString().slice(0, 10)
+    const path = `/v1/analytics/variance?date_from=${from}&date_to=${to}`
+    const report = await call(server, 'GET', path)
+    console.error(`${database} ${lines} lines: ${report.summary.total_items_analyzed} items analyzed, seeded in ${seedSeconds.toFixed(0)} s`)
+    const load = await runLoad({ url: server.url, method: 'GET', paths: [path], headers: { 'x-api-key': server.key }, connections: 1, durationSeconds: Number(process.env.BENCH_SECONDS ?? 20) })
+    if (load.errors || load.non2xx) throw new Error(`errors in the run: ${JSON.stringify(load)}`)
+    return { database, lines, seedSeconds, load }
+  } finally {
+    await server.stop()
+    await scratch?.drop()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+const database = process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'
+const sizes = (process.env.BENCH_LINES ?? (process.env.DATABASE_URL ? '50000,5000000' : '50000')).split(',').map(Number)
+const rows: Row[] = []
+for (const lines of sizes) rows.push(await benchmark(database, lines))
+console.log(`\n${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; variance report, 30 days, all ${ITEMS} items, one connection\n`)
+console.log('| Database | Sale lines | p50 | p99 | req/s | Seeding (through the API) |')
+console.log('|---|---|---|---|---|---|')
+for (const row of rows) {
+  console.log(`| ${row.database} | ${row.lines.toLocaleString('en')} | ${row.load.p50} ms | ${row.load.p99} ms | ${row.load.requestsPerSecond.toFixed(1)} | ${row.seedSeconds.toFixed(0)} s |`)
+}
+if (rows.length === 2) console.log(`\np50 ratio ${rows[1]!.lines.toLocaleString('en')} / ${rows[0]!.lines.toLocaleString('en')} lines: ${(rows[1]!.load.p50 / rows[0]!.load.p50).toFixed(2)}`)
