@@ -26,6 +26,8 @@ import { posPushRoutes } from './pos/push.routes.js'
 import { PUSH_PATH_PREFIX } from './pos/push-setup.js'
 import { salesRoutes } from './pos/sales.routes.js'
 import { closeSandboxSimulators } from './pos/sandbox-simulators.js'
+import { forecastRoutes } from './analytics/forecast.routes.js'
+import { storedDemandForecasts } from './analytics/forecast.service.js'
 
 export interface AppOptions {
   config: Config
@@ -102,6 +104,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', closeSandboxSimulators)
   await app.register(webhookRoutes, { prefix: '/v1/webhooks', allowPrivate: config.webhookAllowPrivate })
   await app.register(distributorRoutes, { prefix: '/v1/distributors' })
-  await app.register(orderRoutes, { prefix: '/v1/orders', purchaseOrderMail: config.smtpUrl !== undefined })
+  await app.register(orderRoutes, {
+    prefix: '/v1/orders',
+    purchaseOrderMail: config.smtpUrl !== undefined,
+    forecaster: storedDemandForecasts,
+  })
+  await app.register(forecastRoutes, { prefix: '/v1/analytics' })
   return app
 }
