@@ -30,6 +30,8 @@ import { closeSandboxSimulators } from './pos/sandbox-simulators.js'
 import { varianceRoutes } from './analytics/variance.routes.js'
 import { metricsRoutes } from './analytics/metrics.routes.js'
 import { emitCountVariance } from './analytics/count-variance.js'
+import { forecastRoutes } from './analytics/forecast.routes.js'
+import { storedDemandForecasts } from './analytics/forecast.service.js'
 
 export interface AppOptions {
   config: Config
@@ -106,8 +108,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', closeSandboxSimulators)
   await app.register(webhookRoutes, { prefix: '/v1/webhooks', allowPrivate: config.webhookAllowPrivate })
   await app.register(distributorRoutes, { prefix: '/v1/distributors' })
-  await app.register(orderRoutes, { prefix: '/v1/orders', purchaseOrderMail: config.smtpUrl !== undefined })
+  await app.register(orderRoutes, {
+    prefix: '/v1/orders',
+    purchaseOrderMail: config.smtpUrl !== undefined,
+    forecaster: storedDemandForecasts,
+  })
   await app.register(varianceRoutes, { prefix: '/v1/analytics' })
+  await app.register(forecastRoutes, { prefix: '/v1/analytics' })
   await app.register(costingRoutes, { prefix: '/v1/analytics' })
   await app.register(metricsRoutes, { prefix: '/v1/analytics' })
   return app

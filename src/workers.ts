@@ -5,6 +5,7 @@ import type { BackgroundLoop } from './platform/background.js'
 import { startWebhookWorker } from './webhooks/dispatcher.js'
 import { startPurchaseOrderWorker } from './ordering/purchase-order-worker.js'
 import { startPosScheduler, startPosSyncWorker } from './pos/sync-worker.js'
+import { startForecastWorker } from './analytics/forecast-refit.js'
 
 export interface WorkerDependencies {
   config: Config
@@ -18,9 +19,9 @@ export type WorkerStarter = (deps: WorkerDependencies) => Promise<BackgroundLoop
 
 /**
  * The background work of every domain (webhook delivery, purchase-order e-mail, POS sync runs and
- * schedules). Each runs in the server process and in `barstock worker`; list new ones here.
+ * schedules, demand forecast refits). Each runs in the server process and in `barstock worker`; list new ones here.
  */
-const WORKERS: WorkerStarter[] = [startPurchaseOrderWorker, startWebhookWorker, startPosSyncWorker, startPosScheduler]
+const WORKERS: WorkerStarter[] = [startPurchaseOrderWorker, startWebhookWorker, startPosSyncWorker, startPosScheduler, startForecastWorker]
 
 export interface RunningWorkers {
   stop(): Promise<void>

@@ -278,11 +278,11 @@ export const Recommendation = Type.Object({
   inventory_item_id: Type.String(),
   name: Type.String(),
   current_stock: Type.Number({ description: 'In the item unit' }),
-  forecasted_demand: Type.Number({ description: 'Expected use over days_ahead plus lead time, in the item unit' }),
+  forecasted_demand: Type.Number({ description: 'Stored forecast demand over days_ahead plus lead time, in the item unit' }),
   recommended_order: Type.Number({ description: 'In the item unit; whole cases when the item has a case size' }),
   unit: Type.String(),
-  reason: Type.String(),
-  confidence: Type.Number({ description: 'Fraction 0..1: the share of the 28-day window with sales history' }),
+  reason: Type.String({ description: 'The numbers behind the order: demand, safety stock, stock, on order' }),
+  confidence: Type.Number({ description: 'Fraction 0..1: 1 − the forecast back-test WAPE (docs/forecasts.md)' }),
 })
 export type Recommendation = Static<typeof Recommendation>
 

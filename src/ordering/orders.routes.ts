@@ -28,6 +28,7 @@ import {
   submitOrder,
   updateOrder,
 } from './orders.service.js'
+import type { DemandForecaster } from './demand-forecaster.js'
 import { recommendOrders } from './recommendations.service.js'
 
 const tags = ['Orders']
@@ -35,7 +36,12 @@ const { orderNotFound, distributorNotFound, invalidStatus, belowMinOrder, itemNo
 const { itemNotFound, invalidQuantity, invalidUnit } = inventoryErrors
 const pricingErrors = [distributorNotFound, itemNotFound, invalidQuantity, invalidUnit, itemNotAvailable, insufficientStock]
 
-export async function orderRoutes(app: App, options: OrderingOptions) {
+export interface OrderRoutesOptions extends OrderingOptions {
+  /** Where recommendations get demand forecasts (analytics' stored forecasts, wired in app.ts). */
+  forecaster: DemandForecaster
+}
+
+export async function orderRoutes(app: App, options: OrderRoutesOptions) {
   const ordering: OrderingOptions = { purchaseOrderMail: options.purchaseOrderMail }
   // submit and DELETE take no body: a client sending Content-Type: application/json with an empty body
   // is not wrong. Encapsulated: the parser changes for these routes only.
@@ -86,13 +92,13 @@ export async function orderRoutes(app: App, options: OrderingOptions) {
         tags,
         summary: 'Recommend what to order',
         description:
-          'Per item with at least 14 days of sales history: demand over days_ahead plus lead time, plus safety stock, minus stock and what is on order, rounded up to whole cases. See docs/ordering.md.',
+          'Per item with a stored demand forecast (14 days of sales history or more): forecast demand over days_ahead plus the distributor’s lead time, plus safety stock at a 95 % service level from the back-test error, minus stock and what is on order, rounded up to whole cases. Items without a forecast are left out. See docs/forecasts.md.',
         querystring: RecommendationsQuery,
         response: { 200: envelope(Recommendations) },
       },
       config: { permission: 'ordering:read', errors: [distributorNotFound, locationErrors.locationNotFound] },
     },
-    async (request) => ({ data: await recommendOrders(app.db, tenantOf(request), request.query) }),
+    async (request) => ({ data: await recommendOrders(app.db, tenantOf(request), request.query, options.forecaster) }),
   )
 
   app.get(

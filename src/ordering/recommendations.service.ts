@@ -3,7 +3,7 @@ import { listItems } from '../inventory/inventory.service.js'
 import { getLocation } from '../locations/locations.service.js'
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { type Decimal, decimal, moneyOut, quantityOut, sum, ZERO } from '../platform/decimal.js'
-import { type DemandEstimate, type DemandEstimator, estimateDemandFromSales, WINDOW_DAYS } from './demand-estimate.js'
+import type { DemandForecaster, ItemDemandForecast } from './demand-forecaster.js'
 import { catalogFor } from './distributors.repository.js'
 import { getDistributorRow } from './distributors.service.js'
 import { type Catalog, catalogPrice, distributorSells } from './order-pricing.js'
@@ -12,6 +12,8 @@ import { quantitiesOnOrder } from './orders.repository.js'
 
 /** z for a 95% cycle service level: safety stock covers demand up to the 95th percentile over the horizon. */
 export const SAFETY_FACTOR = decimal('1.65')
+/** Past the stored forecast's days, each further day is the mean of its last this many days. */
+export const EXTENSION_DAYS = 7
 const DAY_MS = 86_400_000
 const PAGE_SIZE = 100
 
@@ -42,48 +44,63 @@ function unitPrice(item: InventoryItem, context: Context): Decimal {
   return catalogPrice(item, context.catalog, item.unit, decimal(1))?.unitPrice ?? decimal(item.cost_per_unit)
 }
 
-function recommend(item: InventoryItem, estimate: DemandEstimate, context: Context) {
-  const horizon = decimal(context.horizonDays)
-  const demand = estimate.meanDaily.times(horizon)
-  const safety = SAFETY_FACTOR.times(estimate.stdDevDaily).times(horizon.sqrt())
+/**
+ * Forecast demand over `days` from the forecast's first day: the stored days, and past them (a horizon
+ * over 30 days) the mean of the last EXTENSION_DAYS stored days for each further day.
+ */
+export function demandOver(daily: Decimal[], days: number): Decimal {
+  const stored = sum(daily.slice(0, days))
+  if (days <= daily.length) return stored
+  const tail = daily.slice(-EXTENSION_DAYS)
+  return stored.plus(sum(tail).div(tail.length).times(days - daily.length))
+}
+
+function recommend(item: InventoryItem, forecast: ItemDemandForecast, context: Context) {
+  const horizon = context.horizonDays
+  const demand = demandOver(forecast.daily, horizon)
+  const safety = SAFETY_FACTOR.times(forecast.dailyErrorStdDev).times(decimal(horizon).sqrt())
   // Stock below zero means a delivery or count is missing, not that more must be bought.
   const stock = decimal(item.quantity).lt(0) ? ZERO : decimal(item.quantity)
   const onOrder = decimal(context.onOrder.get(item.id) ?? 0)
   const shortfall = demand.plus(safety).minus(stock).minus(onOrder)
   if (shortfall.lte(0)) return undefined
   const amount = roundUpToOrderable(shortfall, item.case_size)
-  const lead = context.leadTimeDays > 0 ? ` plus ${context.leadTimeDays} days lead time` : ''
+  const unit = item.unit
+  const days = context.leadTimeDays > 0 ? `${horizon - context.leadTimeDays} days plus ${context.leadTimeDays} days lead time` : `${horizon} days`
+  const cases = item.case_size ? ` (${quantityOut(amount.div(item.case_size))} cases of ${item.case_size})` : ''
   const reason =
-    `Uses ${quantityOut(estimate.meanDaily)} ${item.unit} a day (last ${estimate.daysUsed} days of sales): ` +
-    `${quantityOut(demand)} over ${context.horizonDays - context.leadTimeDays} days${lead}, plus ${quantityOut(safety)} safety stock, ` +
-    `exceeds ${quantityOut(stock)} in stock and ${quantityOut(onOrder)} on order`
+    `Forecast demand of ${quantityOut(demand)} ${unit} over ${days}, plus ${quantityOut(safety)} ${unit} safety stock (95 % service level), ` +
+    `less ${quantityOut(stock)} ${unit} in stock and ${quantityOut(onOrder)} ${unit} on order, leaves ${quantityOut(shortfall)} ${unit} short: ` +
+    `order ${quantityOut(amount)} ${unit}${cases}.`
   const recommendation: Recommendation = {
     inventory_item_id: item.id,
     name: item.name,
     current_stock: item.quantity,
     forecasted_demand: quantityOut(demand),
     recommended_order: quantityOut(amount),
-    unit: item.unit,
+    unit,
     reason,
-    confidence: Number((estimate.daysUsed / WINDOW_DAYS).toFixed(2)),
+    confidence: forecast.confidence,
   }
-  // Days until what is at hand and on order runs out: the most urgent come first.
-  const cover = estimate.meanDaily.gt(0) ? stock.plus(onOrder).div(estimate.meanDaily) : decimal(Number.MAX_SAFE_INTEGER)
+  // Days until what is at hand and on order runs out at the horizon's mean rate: the most urgent come first.
+  const meanDaily = demand.div(horizon)
+  const cover = meanDaily.gt(0) ? stock.plus(onOrder).div(meanDaily) : decimal(Number.MAX_SAFE_INTEGER)
   return { recommendation, cost: amount.times(unitPrice(item, context)), cover }
 }
 
 /**
- * What to order: per item with enough sales history, demand over days_ahead plus the distributor's lead
- * time, plus safety stock, minus stock and what is on order (submitted, processing, shipped), rounded up
- * to whole cases (or units). With distributor_id only items it sells, priced from its catalog.
- * Throws distributor_not_found, location_not_found.
+ * What to order: per item with a stored demand forecast (`forecastDemand`, injected), forecast demand
+ * over days_ahead plus the distributor's lead time, plus safety stock (1.65 × daily error spread ×
+ * √horizon), minus stock (below zero counts as 0) and what is on order (submitted, processing, shipped),
+ * rounded up to whole cases (or units). Items without a forecast are left out. With distributor_id only
+ * items it sells, priced from its catalog. Throws distributor_not_found, location_not_found.
  */
 export async function recommendOrders(
   db: Executor,
   tenant: Tenant,
   query: RecommendationsQuery,
+  forecastDemand: DemandForecaster,
   now = new Date(),
-  estimateDemand: DemandEstimator = estimateDemandFromSales,
 ): Promise<Recommendations> {
   const daysAhead = query.days_ahead ?? 7
   const distributor = query.distributor_id ? await getDistributorRow(db, tenant, query.distributor_id) : undefined
@@ -92,12 +109,12 @@ export async function recommendOrders(
   const catalog = distributor ? await catalogFor(db, distributor.id, items.map((item) => item.id)) : { rows: [], hasCatalog: false }
   if (distributor) items = items.filter((item) => distributorSells(item, distributor, catalog))
   const ids = items.map((item) => item.id)
-  const [estimates, onOrder] = await Promise.all([estimateDemand(db, tenant, ids, now), quantitiesOnOrder(db, tenant, ids)])
+  const [forecasts, onOrder] = await Promise.all([forecastDemand(db, tenant, ids), quantitiesOnOrder(db, tenant, ids)])
   const leadTimeDays = distributor?.lead_time_days ?? 0
   const context: Context = { horizonDays: daysAhead + leadTimeDays, leadTimeDays, onOrder, catalog }
   const results = items.flatMap((item) => {
-    const estimate = estimates.get(item.id)
-    const result = estimate && recommend(item, estimate, context)
+    const forecast = forecasts.get(item.id)
+    const result = forecast && recommend(item, forecast, context)
     return result ? [result] : []
   })
   results.sort((a, b) => a.cover.cmp(b.cover) || a.recommendation.name.localeCompare(b.recommendation.name))

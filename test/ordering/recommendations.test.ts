@@ -4,6 +4,7 @@ import { json, type Caller, type TestContext } from '../helpers/context.js'
 import { createConnection, createPosTestContext } from '../pos/pos-helpers.js'
 import { createItem } from '../helpers/inventory.js'
 import { createDistributor, createOrder, ok } from './fixtures.js'
+import { refitForecasts } from '../../src/analytics/forecast-refit.js'
 
 let ctx: TestContext
 before(async () => {
@@ -12,11 +13,14 @@ before(async () => {
 after(() => ctx.close())
 
 const DAY_MS = 86_400_000
+/** The refit's clock: yesterday noon UTC, so every sale is in the past. main_bar (UTC, cut-off 04:00) last closed the day before. */
+const CLOCK = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS - DAY_MS / 2)
 
 /**
- * Sells `usage[d]` units of the item d days ago (an hour before now - d days) through the API: a sandbox
- * connection, a mapping of one POS unit to one item unit, and POST /v1/sales. The sales precede the
- * item's starting stock, so they are history: demand, not a change of stock.
+ * Sells `usage[d]` units of the item on the business day d days before CLOCK's (at 11:00 UTC) through the
+ * API: a sandbox connection, a mapping of one POS unit to one item unit, and POST /v1/sales. The sales
+ * precede the item's starting stock, so they are history: demand, not a change of stock. Then refits the
+ * tenant's stored forecasts at CLOCK, as the background worker does when a business day closes.
  */
 async function recordSales(caller: Caller, itemId: string, usage: number[]) {
   const connection = await createConnection(ctx, caller)
@@ -27,7 +31,6 @@ async function recordSales(caller: Caller, itemId: string, usage: number[]) {
     body: { pos_item_id: posItemId, inventory_item_id: itemId, conversion_factor: 1, conversion_unit: item.unit },
   })
   assert.equal(mapped.statusCode, 201, mapped.body)
-  const now = Date.now()
   const sales = usage
     .map((used, daysAgo) => ({ used, daysAgo }))
     .filter(({ used }) => used > 0)
@@ -37,11 +40,29 @@ async function recordSales(caller: Caller, itemId: string, usage: number[]) {
       name: 'Bottle',
       quantity: used,
       unit_price: 20,
-      sold_at: new Date(now - daysAgo * DAY_MS - 3_600_000).toISOString(),
+      sold_at: new Date(CLOCK.getTime() - daysAgo * DAY_MS - 3_600_000).toISOString(),
     }))
   const response = await ctx.request('POST', '/v1/sales', { key: caller.key, body: { connection_id: connection.id, sales } })
   assert.equal(response.statusCode, 201, response.body)
+  await refitForecasts(ctx.database.db, caller.tenant, CLOCK)
 }
+
+/** `days` closed business days of `perDay` each (index 0, the open day, sells nothing). */
+function closedDays(days: number, perDay: number | ((day: number) => number)): number[] {
+  return [0, ...Array.from({ length: days }, (_, day) => (typeof perDay === 'number' ? perDay : perDay(day)))]
+}
+
+/** The stored forecast of an item, read back to check the numbers the answer is built from. */
+async function storedForecast(itemId: string) {
+  const row = await ctx.database.db
+    .selectFrom('demand_forecasts')
+    .select(['daily', 'daily_error_stdev'])
+    .where('item_id', '=', itemId)
+    .executeTakeFirstOrThrow()
+  return { daily: (row.daily as unknown[]).map(Number), stdDev: Number(row.daily_error_stdev) }
+}
+
+const round4 = (value: number) => Number(value.toFixed(4))
 
 async function recommendations(caller: Caller, query = '') {
   const response = await ctx.request('GET', `/v1/orders/recommendations${query}`, { key: caller.key })
@@ -62,16 +83,16 @@ describe('GET /v1/orders/recommendations', () => {
     assert.equal(data.forecast_period, `${today}/${week}`)
   })
 
-  test('orders demand over days_ahead minus stock for a steady seller, leaving out items with under 14 days of history', async () => {
+  test('orders forecast demand over days_ahead minus stock for a steady seller, leaving out items with under 14 days of history', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const steady = await createItem(ctx, caller, { name: 'Steady', quantity: 10, cost_per_unit: 18.5 })
     const fresh = await createItem(ctx, caller, { name: 'Fresh', quantity: 0 })
-    await recordSales(caller, steady.id, Array(20).fill(2))
-    await recordSales(caller, fresh.id, Array(13).fill(5))
+    await recordSales(caller, steady.id, closedDays(35, 2))
+    await recordSales(caller, fresh.id, closedDays(13, 5))
     const data = await recommendations(caller)
     assert.equal(data.recommendations.length, 1)
     const [line] = data.recommendations
-    // 2 a day over 7 days = 14, no spread so no safety stock, 10 in stock: order 4.
+    // 2 a day over 7 days = 14; the back-test missed by 0, so no safety stock and confidence 1; 10 in stock: order 4.
     assert.deepEqual(
       { ...line, reason: undefined },
       {
@@ -82,38 +103,47 @@ describe('GET /v1/orders/recommendations', () => {
         recommended_order: 4,
         unit: 'bottle',
         reason: undefined,
-        confidence: 0.71,
+        confidence: 1,
       },
     )
-    assert.match(line.reason, /2 bottle a day/)
+    assert.equal(
+      line.reason,
+      'Forecast demand of 14 bottle over 7 days, plus 0 bottle safety stock (95 % service level), less 10 bottle in stock and 0 bottle on order, leaves 4 bottle short: order 4 bottle.',
+    )
     assert.equal(data.total_recommended_amount, 74)
+    // Past the 30 stored days, each day is the mean of the last 7: 40 days of 2.
+    const long = await recommendations(caller, '?days_ahead=40')
+    assert.deepEqual([long.recommendations[0].forecasted_demand, long.recommendations[0].recommended_order], [80, 70])
   })
 
   test('adds safety stock for a variable seller and the lead time of the distributor, rounds up to cases, and subtracts what is on order', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const distributor = await createDistributor(ctx, caller, { lead_time_days: 3 })
     const item = await createItem(ctx, caller, { name: 'Lager', unit: 'can', size_ml: 355, quantity: 5, case_size: 24, cost_per_unit: 1 })
-    // 28 days alternating 10 and 0: mean 5 a day.
-    await recordSales(caller, item.id, Array.from({ length: 30 }, (_, day) => (day % 2 === 0 ? 10 : 0)))
-    const values: number[] = Array.from({ length: 28 }, (_, day) => (day % 2 === 0 ? 10 : 0))
-    const stdDev = Math.sqrt(values.reduce((total, value) => total + (value - 5) ** 2, 0) / 27)
-    const safety = 1.65 * stdDev * Math.sqrt(10)
+    // 30 closed days alternating 10 and 0.
+    await recordSales(caller, item.id, closedDays(30, (day) => (day % 2 === 0 ? 10 : 0)))
+    const stored = await storedForecast(item.id)
+    // 7 days ahead plus 3 days lead time: the first 10 stored days, safety 1.65 × daily error × √10.
+    const demand = round4(stored.daily.slice(0, 10).reduce((total, value) => total + value, 0))
+    const safety = 1.65 * stored.stdDev * Math.sqrt(10)
+    assert.ok(safety > 0, 'an alternating seller has a back-test error')
 
     const before = await recommendations(caller, `?distributor_id=${distributor.id}`)
     const [line] = before.recommendations
-    assert.equal(line.forecasted_demand, 50)
-    assert.equal(line.confidence, 1)
-    // 50 + safety - 5 in stock, rounded up to whole cases of 24.
-    const expected = Math.ceil((50 + safety - 5) / 24) * 24
+    assert.equal(line.forecasted_demand, demand)
+    assert.ok(line.confidence >= 0 && line.confidence <= 1)
+    // demand + safety - 5 in stock, rounded up to whole cases of 24.
+    const expected = Math.ceil((demand + safety - 5) / 24) * 24
     assert.equal(line.recommended_order, expected)
     assert.equal(before.total_recommended_amount, expected)
+    assert.match(line.reason, new RegExp(`over 7 days plus 3 days lead time.*order ${expected} can \\(${expected / 24} cases of 24\\)\\.$`))
 
     const order = await createOrder(ctx, caller, distributor.id, [{ inventory_item_id: item.id, quantity: 2, unit: 'case' }])
     const draftOnly = await recommendations(caller, `?distributor_id=${distributor.id}`)
     assert.equal(draftOnly.recommendations[0].recommended_order, expected, 'a draft is not on order')
     await ok(ctx, caller, 'POST', `/v1/orders/${order.id}/submit`)
     const after = await recommendations(caller, `?distributor_id=${distributor.id}`)
-    assert.equal(after.recommendations[0].recommended_order, Math.ceil((50 + safety - 5 - 48) / 24) * 24)
+    assert.equal(after.recommendations[0].recommended_order, Math.ceil((demand + safety - 5 - 48) / 24) * 24)
   })
 
   test('with a distributor, only items it sells count, priced from its catalog; days_ahead scales demand', async () => {
@@ -121,8 +151,8 @@ describe('GET /v1/orders/recommendations', () => {
     const distributor = await createDistributor(ctx, caller, { lead_time_days: 0, supported_categories: ['spirits'] })
     const rum = await createItem(ctx, caller, { name: 'Rum', quantity: 0, cost_per_unit: 20 })
     const wine = await createItem(ctx, caller, { name: 'Wine', category: 'wine', quantity: 0 })
-    await recordSales(caller, rum.id, Array(28).fill(1))
-    await recordSales(caller, wine.id, Array(28).fill(1))
+    await recordSales(caller, rum.id, closedDays(28, 1))
+    await recordSales(caller, wine.id, closedDays(28, 1))
     await ok(ctx, caller, 'PUT', `/v1/distributors/${distributor.id}/catalog`, [{ inventory_item_id: rum.id, unit: 'bottle', unit_price: 12.5 }])
     const data = await recommendations(caller, `?distributor_id=${distributor.id}&days_ahead=14&location=main_bar`)
     assert.deepEqual(data.recommendations.map((line: any) => [line.name, line.recommended_order]), [['Rum', 14]])

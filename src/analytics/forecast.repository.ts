@@ -1,0 +1,193 @@
+import { sql } from 'kysely'
+import type { Executor, Tenant, Trx } from '../platform/db/database.js'
+import './forecast.tables.js'
+
+/** One item's stored forecast as analytics uses it (numbers as decimal strings). */
+export interface StoredForecast {
+  itemId: string
+  daily: string[]
+  backtestWape: string | null
+  dailyErrorStdDev: string
+  seasonality: 'weekly' | 'none'
+  trend: 'increasing' | 'decreasing' | 'stable'
+  model: string
+  historyDays: number
+  /** YYYY-MM-DD: the last business day of history; the forecast starts the day after. */
+  historyThrough: string
+  fittedAt: Date
+}
+
+export async function upsertForecasts(trx: Trx, tenant: Tenant, forecasts: StoredForecast[]): Promise<void> {
+  if (forecasts.length === 0) return
+  const rows = forecasts.map((forecast) => ({
+    account_id: tenant.accountId,
+    environment: tenant.environment,
+    item_id: forecast.itemId,
+    daily: forecast.daily,
+    backtest_wape: forecast.backtestWape,
+    daily_error_stdev: forecast.dailyErrorStdDev,
+    seasonality: forecast.seasonality,
+    trend: forecast.trend,
+    model: forecast.model,
+    history_days: forecast.historyDays,
+    history_through: forecast.historyThrough,
+    fitted_at: forecast.fittedAt,
+  }))
+  await trx
+    .insertInto('demand_forecasts')
+    .values(rows)
+    .onConflict((conflict) =>
+      conflict.columns(['account_id', 'environment', 'item_id']).doUpdateSet((eb) => ({
+        daily: eb.ref('excluded.daily'),
+        backtest_wape: eb.ref('excluded.backtest_wape'),
+        daily_error_stdev: eb.ref('excluded.daily_error_stdev'),
+        seasonality: eb.ref('excluded.seasonality'),
+        trend: eb.ref('excluded.trend'),
+        model: eb.ref('excluded.model'),
+        history_days: eb.ref('excluded.history_days'),
+        history_through: eb.ref('excluded.history_through'),
+        fitted_at: eb.ref('excluded.fitted_at'),
+      })),
+    )
+    .execute()
+}
+
+/** Removes the tenant's forecasts of items not in `keep` (deleted items, or history that no longer qualifies). */
+export async function removeForecastsExcept(trx: Trx, tenant: Tenant, keep: string[]): Promise<number> {
+  let query = trx.deleteFrom('demand_forecasts').where('account_id', '=', tenant.accountId).where('environment', '=', tenant.environment)
+  if (keep.length > 0) query = query.where('item_id', 'not in', keep)
+  const result = await query.executeTakeFirst()
+  return Number(result.numDeletedRows)
+}
+
+/** The stored forecasts of these items (absent: none stored). */
+export async function findForecasts(db: Executor, tenant: Tenant, itemIds: string[]): Promise<Map<string, StoredForecast>> {
+  if (itemIds.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('demand_forecasts')
+    .select([
+      'item_id',
+      sql<string[]>`daily::text[]`.as('daily'),
+      sql<string | null>`backtest_wape::text`.as('backtest_wape'),
+      sql<string>`daily_error_stdev::text`.as('daily_error_stdev'),
+      'seasonality',
+      'trend',
+      'model',
+      'history_days',
+      sql<string>`history_through::text`.as('history_through'),
+      'fitted_at',
+    ])
+    .where('account_id', '=', tenant.accountId)
+    .where('environment', '=', tenant.environment)
+    .where('item_id', 'in', itemIds)
+    .execute()
+  return new Map(
+    rows.map((row) => [
+      row.item_id,
+      {
+        itemId: row.item_id,
+        daily: row.daily,
+        backtestWape: row.backtest_wape,
+        dailyErrorStdDev: row.daily_error_stdev,
+        seasonality: row.seasonality,
+        trend: row.trend,
+        model: row.model,
+        historyDays: row.history_days,
+        historyThrough: row.history_through,
+        fittedAt: row.fitted_at,
+      },
+    ]),
+  )
+}
+
+// ---- Refit job state ----
+
+export type RefitRow = {
+  account_id: string
+  environment: Tenant['environment']
+  due_at: Date
+  fitted_as_of: Date | null
+  seen_sequence: string
+  failures: number
+}
+
+/** Gives every tenant without one a refit row, due at once. */
+export async function seedRefits(db: Executor, now: Date): Promise<void> {
+  await sql`
+    INSERT INTO forecast_refits (account_id, environment, due_at)
+    SELECT a.id, e.environment, ${now}::timestamptz
+    FROM accounts a CROSS JOIN (VALUES ('production'), ('sandbox')) AS e (environment)
+    WHERE NOT EXISTS (SELECT 1 FROM forecast_refits r WHERE r.account_id = a.id AND r.environment = e.environment)
+    ON CONFLICT DO NOTHING`.execute(db)
+}
+
+/** Refit rows no worker holds, the most overdue first. */
+export async function unclaimedRefits(db: Executor): Promise<RefitRow[]> {
+  const result = await sql<RefitRow>`
+    SELECT account_id, environment, due_at, fitted_as_of, seen_sequence::text AS seen_sequence, failures
+    FROM forecast_refits
+    WHERE claimed_until IS NULL OR claimed_until <= now()
+    ORDER BY due_at, account_id, environment`.execute(db)
+  return result.rows
+}
+
+/**
+ * Takes the tenant's refit for `leaseMs` unless another worker holds it (SKIP LOCKED: a row another
+ * instance is claiming right now is passed over, never waited for). true when this worker got it.
+ */
+export async function claimRefit(db: Executor, tenant: Tenant, leaseMs: number): Promise<boolean> {
+  const result = await sql`
+    UPDATE forecast_refits SET claimed_until = now() + make_interval(secs => ${leaseMs / 1000}), updated_at = now()
+    WHERE (account_id, environment) = (
+      SELECT account_id, environment FROM forecast_refits
+      WHERE account_id = ${tenant.accountId} AND environment = ${tenant.environment}
+        AND (claimed_until IS NULL OR claimed_until <= now())
+      FOR UPDATE SKIP LOCKED)`.execute(db)
+  return Number(result.numAffectedRows ?? 0) === 1
+}
+
+/** Extends a held lease (each committed chunk of a long refit). */
+export async function renewRefitLease(trx: Trx, tenant: Tenant, leaseMs: number): Promise<void> {
+  await sql`
+    UPDATE forecast_refits SET claimed_until = now() + make_interval(secs => ${leaseMs / 1000})
+    WHERE account_id = ${tenant.accountId} AND environment = ${tenant.environment}`.execute(trx)
+}
+
+/** Releases the lease and records how the refit ended. */
+export async function finishRefit(
+  db: Executor,
+  tenant: Tenant,
+  outcome: { dueAt: Date; fittedAsOf?: Date; seenSequence?: string; failures: number; lastError: string | null },
+): Promise<void> {
+  await db
+    .updateTable('forecast_refits')
+    .set({
+      claimed_until: null,
+      due_at: outcome.dueAt,
+      failures: outcome.failures,
+      last_error: outcome.lastError,
+      updated_at: new Date(),
+      ...(outcome.fittedAsOf ? { fitted_as_of: outcome.fittedAsOf } : {}),
+      ...(outcome.seenSequence ? { seen_sequence: outcome.seenSequence } : {}),
+    })
+    .where('account_id', '=', tenant.accountId)
+    .where('environment', '=', tenant.environment)
+    .execute()
+}
+
+/** Frees every lease (the embedded database at start: no other process can be refitting). */
+export async function releaseAllRefitLeases(db: Executor): Promise<number> {
+  const result = await db.updateTable('forecast_refits').set({ claimed_until: null }).where('claimed_until', 'is not', null).executeTakeFirst()
+  return Number(result.numUpdatedRows)
+}
+
+/** A location's business calendar at `now`: the open business day and when it closes. */
+export async function businessCalendar(db: Executor, location: { timezone: string; business_day_cutoff: string }, now: Date) {
+  const result = await sql<{ today: string; closes_at: Date }>`
+    SELECT business_day(${now}::timestamptz, ${location.timezone}, ${location.business_day_cutoff})::text AS today,
+      ((business_day(${now}::timestamptz, ${location.timezone}, ${location.business_day_cutoff}) + 1)
+        + ${location.business_day_cutoff}::interval) AT TIME ZONE ${location.timezone} AS closes_at`.execute(db)
+  const row = result.rows[0]
+  if (!row) throw new Error('business_day returned no row')
+  return { today: row.today, closesAt: new Date(row.closes_at) }
+}

@@ -1,0 +1,82 @@
+import { type Static, Type } from 'typebox'
+import { CATEGORIES } from '../inventory/units.js'
+import { Timestamp } from '../platform/http/schemas.js'
+import { StringEnum } from '../platform/http/types.js'
+
+export const MAX_FORECAST_DAYS = 30
+export const DEFAULT_FORECAST_DAYS = 7
+
+export const ForecastQuery = Type.Object(
+  {
+    days_ahead: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_FORECAST_DAYS,
+        default: DEFAULT_FORECAST_DAYS,
+        description: 'Business days forecast, from the current one: 1 to 30, default 7',
+      }),
+    ),
+    location: Type.Optional(Type.String({ description: 'Only items stocked at this location (location_not_found otherwise)' })),
+    category: Type.Optional(StringEnum(CATEGORIES, { description: `Only items of this inventory category: one of ${CATEGORIES.join(', ')}` })),
+  },
+  { additionalProperties: false },
+)
+export type ForecastQuery = Static<typeof ForecastQuery>
+
+export const ItemForecast = Type.Object({
+  inventory_item_id: Type.String(),
+  name: Type.String(),
+  current_stock: Type.Number({ description: "Theoretical stock now, in the item's unit (may be below zero)" }),
+  forecasted_demand: Type.Number({
+    description: "Sum of the stored daily forecast over the first days_ahead days, in the item's unit, 4 decimals",
+  }),
+  confidence: Type.Number({
+    minimum: 0,
+    maximum: 1,
+    description:
+      '1 − the back-test WAPE, clamped to 0..1, 2 decimals; without a back-test (under 28 days of history) 0.5 × history days / 28',
+  }),
+  factors: Type.Object({
+    seasonality: StringEnum(['weekly', 'none'] as const, { description: 'weekly when the weekly pattern is strong (docs/forecast-accuracy.md)' }),
+    events: Type.Array(Type.String(), {
+      description: "Public holidays in the horizon in the country of the item's location; [] when the location has no country",
+    }),
+    trend: StringEnum(['increasing', 'decreasing', 'stable'] as const),
+  }),
+  recommendation: Type.String({
+    description:
+      'How many days current stock covers at the forecast rate, and by when to order so as not to fall below the reorder point (docs/forecasts.md)',
+  }),
+})
+export type ItemForecast = Static<typeof ItemForecast>
+
+export const DemandForecastReport = Type.Object(
+  {
+    forecast_period: Type.String({ description: 'Business dates covered, first/last, both included (YYYY-MM-DD/YYYY-MM-DD)' }),
+    location: Type.String({ description: 'The location asked for, or "all"' }),
+    forecasts: Type.Array(ItemForecast, { description: 'Items with a stored forecast, by name' }),
+    generated_at: { ...Timestamp, description: 'When the oldest forecast shown was fitted' },
+  },
+  {
+    examples: [
+      {
+        forecast_period: '2026-11-23/2026-11-29',
+        location: 'main_bar',
+        forecasts: [
+          {
+            inventory_item_id: 'item_01jd2x3v4w5y6z7a8b9c0d1e2f',
+            name: 'Tito’s Handmade Vodka 750ml',
+            current_stock: 9,
+            forecasted_demand: 11.8421,
+            confidence: 0.78,
+            factors: { seasonality: 'weekly', events: ['Thanksgiving Day'], trend: 'stable' },
+            recommendation:
+              'Stock covers 5 days at the forecast rate (through Fri 27 Nov); order by Wed 25 Nov, when it is forecast to fall below the reorder point of 4 bottle.',
+          },
+        ],
+        generated_at: '2026-11-23T04:00:12.345Z',
+      },
+    ],
+  },
+)
+export type DemandForecastReport = Static<typeof DemandForecastReport>

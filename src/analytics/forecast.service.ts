@@ -1,0 +1,146 @@
+import type { InventoryItem } from '../inventory/inventory.schemas.js'
+import { getLocation } from '../locations/locations.service.js'
+import type { Executor, Tenant } from '../platform/db/database.js'
+import { type Decimal, decimal, quantityOut, sum, ZERO } from '../platform/decimal.js'
+import { analyticsErrors } from './analytics.errors.js'
+import { allItems, allLocations } from './catalog-reads.js'
+import { BACKTEST_PLAN, holidayNames } from './forecast/index.js'
+import { findForecasts, type StoredForecast } from './forecast.repository.js'
+import { DEFAULT_FORECAST_DAYS, type DemandForecastReport, type ForecastQuery, type ItemForecast } from './forecast.schemas.js'
+import { shiftDate } from './report-period.js'
+
+/** History the back-test needs (its first origin leaves 14 days of training and 14 held out). */
+const BACKTEST_HISTORY_DAYS = BACKTEST_PLAN.minTraining + BACKTEST_PLAN.horizon
+/** Confidence of a forecast without a back-test at full BACKTEST_HISTORY_DAYS: it was never checked. */
+const UNTESTED_CONFIDENCE = 0.5
+
+/**
+ * confidence = 1 − back-test WAPE, clamped to [0, 1], 2 decimals. Without a back-test (under 28 days of
+ * history, or nothing sold in the held-out days) 0.5 × the share of those 28 days the history covers.
+ */
+export function forecastConfidence(forecast: Pick<StoredForecast, 'backtestWape' | 'historyDays'>): number {
+  const value =
+    forecast.backtestWape === null
+      ? UNTESTED_CONFIDENCE * Math.min(1, forecast.historyDays / BACKTEST_HISTORY_DAYS)
+      : Math.min(1, Math.max(0, 1 - Number(forecast.backtestWape)))
+  return Number(value.toFixed(2))
+}
+
+/** The first forecast day: the day after the last day of history. */
+export function firstForecastDay(forecast: Pick<StoredForecast, 'historyThrough'>): string {
+  return shiftDate(forecast.historyThrough, 1)
+}
+
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat']
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
+
+/** `Thu 26 Nov` for 2026-11-26. */
+function dayLabel(date: string): string {
+  const day = new Date(`${date}T00:00:00Z`)
+  return `${WEEKDAYS[day.getUTCDay()]} ${day.getUTCDate()} ${MONTHS[day.getUTCMonth()]}`
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`
+}
+
+/**
+ * The sentence for a manager, over the whole stored forecast (30 days) from its first day. Stock below
+ * zero counts as 0. Cover: the whole days whose forecast demand the stock meets, one after the other.
+ * Order by: the first day whose closing stock is forecast below the reorder point (the day the usual
+ * reorder-point rule orders); already below it: order now.
+ */
+export function stockAdvice(item: Pick<InventoryItem, 'quantity' | 'reorder_point' | 'unit'>, daily: Decimal[], firstDay: string): string {
+  const stock = decimal(item.quantity).lt(0) ? ZERO : decimal(item.quantity)
+  const reorderPoint = decimal(item.reorder_point)
+  const unit = item.unit
+  let remaining = stock
+  let coverDays = 0
+  let covering = true
+  let belowOn: number | undefined
+  for (const [index, demand] of daily.entries()) {
+    remaining = remaining.minus(demand)
+    covering &&= remaining.gte(0)
+    if (covering) coverDays++
+    if (belowOn === undefined && remaining.lt(reorderPoint)) belowOn = index
+  }
+  const lastDay = shiftDate(firstDay, daily.length - 1)
+  const cover =
+    coverDays === 0
+      ? `Stock of ${quantityOut(stock)} ${unit} does not cover the ${quantityOut(daily[0] ?? ZERO)} ${unit} forecast for ${dayLabel(firstDay)}`
+      : coverDays === daily.length
+        ? `Stock covers at least ${plural(coverDays, 'day')} at the forecast rate (through ${dayLabel(lastDay)})`
+        : `Stock covers ${plural(coverDays, 'day')} at the forecast rate (through ${dayLabel(shiftDate(firstDay, coverDays - 1))})`
+  const point = `the reorder point of ${quantityOut(reorderPoint)} ${unit}`
+  if (stock.lt(reorderPoint)) return `${cover}; it is already below ${point}: order now.`
+  if (belowOn === undefined) return `${cover}; it stays above ${point} for the next ${daily.length} days, so no order is needed yet.`
+  return `${cover}; order by ${dayLabel(shiftDate(firstDay, belowOn))}, when it is forecast to fall below ${point}.`
+}
+
+function itemForecast(item: InventoryItem, stored: StoredForecast, daysAhead: number, country: string | null): ItemForecast {
+  const daily = stored.daily.map((value) => decimal(value))
+  const firstDay = firstForecastDay(stored)
+  return {
+    inventory_item_id: item.id,
+    name: item.name,
+    current_stock: item.quantity,
+    forecasted_demand: quantityOut(sum(daily.slice(0, daysAhead))),
+    confidence: forecastConfidence(stored),
+    factors: { seasonality: stored.seasonality, events: holidayNames(country, firstDay, daysAhead), trend: stored.trend },
+    recommendation: stockAdvice(item, daily, firstDay),
+  }
+}
+
+/**
+ * The stored demand forecasts of the items in scope (location, category), over days_ahead business
+ * days from each forecast's first day; never fits. Items without a stored forecast are left out.
+ * Throws location_not_found, and forecast_unavailable when no item in scope has a stored forecast.
+ */
+export async function getDemandForecast(db: Executor, tenant: Tenant, query: ForecastQuery): Promise<DemandForecastReport> {
+  const daysAhead = query.days_ahead ?? DEFAULT_FORECAST_DAYS
+  if (query.location) await getLocation(db, tenant, query.location)
+  const items = await allItems(db, tenant, { location: query.location, category: query.category })
+  const [stored, locations] = await Promise.all([
+    findForecasts(db, tenant, items.map((item) => item.id)),
+    allLocations(db, tenant),
+  ])
+  const countries = new Map(locations.map((location) => [location.id, location.country]))
+  const shown = items.flatMap((item) => {
+    const forecast = stored.get(item.id)
+    return forecast ? [{ item, forecast }] : []
+  })
+  if (shown.length === 0) {
+    throw analyticsErrors.forecastUnavailable(
+      'No item in scope has a demand forecast yet: an item needs 14 days of sales history, and forecasts are refitted in the background when a business day closes',
+      { location: query.location ?? null, category: query.category ?? null },
+    )
+  }
+  const firstDays = shown.map(({ forecast }) => firstForecastDay(forecast)).sort()
+  const first = firstDays[0] as string
+  const last = shiftDate(firstDays[firstDays.length - 1] as string, daysAhead - 1)
+  const generatedAt = shown.reduce((oldest, { forecast }) => (forecast.fittedAt < oldest ? forecast.fittedAt : oldest), shown[0]!.forecast.fittedAt)
+  return {
+    forecast_period: `${first}/${last}`,
+    location: query.location ?? 'all',
+    forecasts: shown.map(({ item, forecast }) => itemForecast(item, forecast, daysAhead, countries.get(item.location) ?? null)),
+    generated_at: generatedAt.toISOString(),
+  }
+}
+
+/**
+ * The stored forecasts as order recommendations use them (ordering's DemandForecaster): daily values
+ * from the forecast's first day, the back-test's daily error spread, and the endpoint's confidence.
+ */
+export async function storedDemandForecasts(db: Executor, tenant: Tenant, itemIds: string[]) {
+  const stored = await findForecasts(db, tenant, itemIds)
+  return new Map(
+    [...stored].map(([itemId, forecast]) => [
+      itemId,
+      {
+        daily: forecast.daily.map((value) => decimal(value)),
+        dailyErrorStdDev: decimal(forecast.dailyErrorStdDev),
+        confidence: forecastConfidence(forecast),
+      },
+    ]),
+  )
+}

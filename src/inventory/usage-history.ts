@@ -1,0 +1,109 @@
+import { type RawBuilder, sql } from 'kysely'
+import type { Executor, Tenant } from '../platform/db/database.js'
+
+/**
+ * What analytics reads of sales usage. Every usage row is demand, whether it took stock or is history
+ * sold before the item's anchor. Days are business days in the calendar of the item's current location
+ * (its time zone and cut-off), as `YYYY-MM-DD`; only live items count. This file is the only place
+ * that SQL lives.
+ */
+
+export interface DailyUsage {
+  itemId: string
+  /** Business day, YYYY-MM-DD. */
+  day: string
+  /** Units used that day, in the item's unit (decimal string). */
+  units: string
+}
+
+export interface UsageFilter {
+  itemIds?: string[]
+  /** Only items now at this location. */
+  location?: string
+  /** First business day, YYYY-MM-DD, included; default the first day with usage. */
+  from?: string
+  /** Last business day, YYYY-MM-DD, included. */
+  to: string
+}
+
+/**
+ * The calendar of each live item in the filter: its location's time zone and cut-off. Materialized, so
+ * the usage is then read item by item through the (item_id, sold_at) index whatever the planner's
+ * statistics say (the embedded database has no autovacuum to keep them fresh).
+ */
+function calendars(tenant: Tenant, filter: Pick<UsageFilter, 'itemIds' | 'location'>): RawBuilder<unknown> {
+  return sql`
+    SELECT i.id AS item_id, l.timezone, l.business_day_cutoff AS cutoff
+    FROM inventory_items i
+    JOIN locations l ON l.account_id = i.account_id AND l.environment = i.environment AND l.id = i.location_id
+    WHERE i.account_id = ${tenant.accountId} AND i.environment = ${tenant.environment} AND i.deleted_at IS NULL
+      ${filter.itemIds ? sql`AND i.id = ANY(${filter.itemIds}::text[])` : sql``}
+      ${filter.location ? sql`AND i.location_id = ${filter.location}` : sql``}`
+}
+
+/** Units used per item per business day in [from, to]; days without usage are absent; ordered by item and day. */
+export async function dailyUsage(db: Executor, tenant: Tenant, filter: UsageFilter): Promise<DailyUsage[]> {
+  if (filter.itemIds?.length === 0) return []
+  // A business day starts at most 2 days before its date at 00:00 UTC and ends within 3 days after it:
+  // coarse bounds on sold_at for the index, refined on the day itself.
+  const result = await sql<{ item_id: string; day: string; units: string }>`
+    WITH calendar AS MATERIALIZED (${calendars(tenant, filter)}),
+    usage AS (
+      SELECT u.item_id, business_day(u.sold_at, c.timezone, c.cutoff) AS day, u.units
+      FROM calendar c
+      JOIN stock_sale_usage u ON u.item_id = c.item_id
+        ${filter.from ? sql`AND u.sold_at >= ${filter.from}::date - 2` : sql``}
+        AND u.sold_at < ${filter.to}::date + 3
+    )
+    SELECT item_id, day::text AS day, sum(units)::text AS units
+    FROM usage
+    WHERE day <= ${filter.to}::date ${filter.from ? sql`AND day >= ${filter.from}::date` : sql``}
+    GROUP BY item_id, day
+    ORDER BY item_id, day`.execute(db)
+  return result.rows.map((row) => ({ itemId: row.item_id, day: row.day, units: row.units }))
+}
+
+/**
+ * Each item's first business day with usage, when it is on or before `to` (other items are absent).
+ * The business day only grows with the sale time, so the first day is the day of the earliest sale: one
+ * index probe per item.
+ */
+export async function firstUsageDays(db: Executor, tenant: Tenant, filter: Omit<UsageFilter, 'from'>): Promise<Map<string, string>> {
+  if (filter.itemIds?.length === 0) return new Map()
+  const result = await sql<{ item_id: string; first_day: string }>`
+    WITH calendar AS MATERIALIZED (${calendars(tenant, filter)})
+    SELECT item_id, first_day::text AS first_day FROM (
+      SELECT c.item_id, business_day(first.sold_at, c.timezone, c.cutoff) AS first_day
+      FROM calendar c
+      CROSS JOIN LATERAL (SELECT min(u.sold_at) AS sold_at FROM stock_sale_usage u WHERE u.item_id = c.item_id) first
+      WHERE first.sold_at IS NOT NULL
+    ) firsts
+    WHERE first_day <= ${filter.to}::date`.execute(db)
+  return new Map(result.rows.map((row) => [row.item_id, row.first_day]))
+}
+
+/** The tenant's highest usage sequence ('0' without usage): usage rows are numbered as they are recorded. */
+export async function latestUsageSequence(db: Executor, tenant: Tenant): Promise<string> {
+  const result = await sql<{ latest: string }>`
+    SELECT u.sequence::text AS latest FROM stock_sale_usage u
+    WHERE u.account_id = ${tenant.accountId} AND u.environment = ${tenant.environment}
+    ORDER BY u.sequence DESC LIMIT 1`.execute(db)
+  return result.rows[0]?.latest ?? '0'
+}
+
+/**
+ * Whether usage was recorded after `afterSequence` for a business day before the one `asOf` falls in
+ * (a late sale, or a mapping that applied older sales): history up to the day before `asOf` changed.
+ */
+export async function usageRecordedLate(db: Executor, tenant: Tenant, since: { afterSequence: string; asOf: Date }): Promise<boolean> {
+  const result = await sql<{ late: boolean }>`
+    SELECT EXISTS (
+      SELECT 1 FROM stock_sale_usage u
+      JOIN inventory_items i ON i.id = u.item_id
+      JOIN locations l ON l.account_id = i.account_id AND l.environment = i.environment AND l.id = i.location_id
+      WHERE u.sequence > ${since.afterSequence}::bigint
+        AND u.account_id = ${tenant.accountId} AND u.environment = ${tenant.environment}
+        AND business_day(u.sold_at, l.timezone, l.business_day_cutoff) < business_day(${since.asOf}::timestamptz, l.timezone, l.business_day_cutoff)
+    ) AS late`.execute(db)
+  return result.rows[0]?.late === true
+}

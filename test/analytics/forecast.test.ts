@@ -1,0 +1,287 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { json, type Caller, type TestContext } from '../helpers/context.js'
+import { createItem } from '../helpers/inventory.js'
+import { createConnection, createPosTestContext } from '../pos/pos-helpers.js'
+import { type DemandModel, REFIT_CHUNK_SIZE, refitForecasts, RETRY_DELAY_MS, runDueRefit } from '../../src/analytics/forecast-refit.js'
+import { forecastDemand } from '../../src/analytics/forecast/index.js'
+
+let ctx: TestContext
+before(async () => {
+  ctx = await createPosTestContext()
+})
+after(() => ctx.close())
+
+const DAY_MS = 86_400_000
+const MINUTE_MS = 60_000
+/** The workers' clock: Saturday 20 Dec 2025, noon UTC. main_bar (UTC, cut-off 04:00) last closed 19 Dec; forecasts start 20 Dec. */
+const NOW = new Date('2025-12-20T12:00:00.000Z')
+
+function dateOf(daysBefore: number, clock = NOW): string {
+  return new Date(clock.getTime() - daysBefore * DAY_MS).toISOString().slice(0, 10)
+}
+
+/** A sandbox POS connection of the caller, mapping items one POS unit to one item unit, and selling through POST /v1/sales. */
+async function posFor(caller: Caller) {
+  const connection = await createConnection(ctx, caller)
+  let line = 0
+  return {
+    async map(item: { id: string; unit?: unknown }) {
+      const response = await ctx.request('POST', `/v1/pos/connections/${connection.id}/mappings`, {
+        key: caller.key,
+        body: { pos_item_id: `PLU-${item.id}`, inventory_item_id: item.id, conversion_factor: 1, conversion_unit: item.unit ?? 'bottle' },
+      })
+      assert.equal(response.statusCode, 201, response.body)
+    },
+    /** Sells `quantity` of the item at 11:00 UTC on each `YYYY-MM-DD` day (that business day at main_bar). */
+    async sell(item: { id: string }, days: Array<{ day: string; quantity: number; location?: string }>) {
+      const sales = days
+        .filter(({ quantity }) => quantity > 0)
+        .map(({ day, quantity, location }) => ({
+          location: location ?? 'main_bar',
+          pos_item_id: `PLU-${item.id}`,
+          name: 'Drink',
+          quantity,
+          unit_price: 8,
+          sold_at: `${day}T11:00:00.000Z`,
+          line_id: `line-${++line}`,
+        }))
+      const response = await ctx.request('POST', '/v1/sales', { key: caller.key, body: { connection_id: connection.id, sales } })
+      assert.equal(response.statusCode, 201, response.body)
+    },
+  }
+}
+
+/** `usage[d]` sold d days before NOW (d = 0 is the open business day: not history yet). */
+function history(usage: number[]) {
+  return usage.map((quantity, daysBefore) => ({ day: dateOf(daysBefore), quantity }))
+}
+
+/** Fri and Sat sell 12, the other days 3: a strong weekly pattern. */
+function weekly(days: number) {
+  return Array.from({ length: days + 1 }, (_, daysBefore) => {
+    if (daysBefore === 0) return 0
+    const weekday = new Date(`${dateOf(daysBefore)}T00:00:00Z`).getUTCDay()
+    return weekday === 5 || weekday === 6 ? 12 : 3
+  })
+}
+
+async function forecast(caller: Caller, query = '') {
+  return ctx.request('GET', `/v1/analytics/forecast${query}`, { key: caller.key })
+}
+
+async function forecastData(caller: Caller, query = '') {
+  const response = await forecast(caller, query)
+  assert.equal(response.statusCode, 200, response.body)
+  return json(response).data
+}
+
+function assertError(response: Awaited<ReturnType<TestContext["request"]>>, status: number, code: string) {
+  assert.equal(response.statusCode, status, response.body)
+  assert.equal(json(response).error.code, code)
+}
+
+async function storedDaily(itemId: string): Promise<number[]> {
+  const row = await ctx.database.db.selectFrom('demand_forecasts').select('daily').where('item_id', '=', itemId).executeTakeFirstOrThrow()
+  return (row.daily as unknown[]).map(Number)
+}
+
+/** Σ of stored values as the API rounds it (4 decimals), summed in integer millionths to stay exact. */
+function sumOf(values: number[]): number {
+  const millionths = values.reduce((total, value) => total + Math.round(value * 1e6), 0)
+  return Number((millionths / 1e6).toFixed(4))
+}
+
+/** Runs every due refit at `now`, as the worker would; the runs of `caller`'s tenant. */
+async function refitDue(caller: Caller, now: Date, model?: DemandModel) {
+  const runs = []
+  // Every tenant of this file's database is refitted once at most per clock: a bound, not a loop forever.
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const run = await runDueRefit(ctx.database.db, now, { model })
+    if (!run) return runs
+    if (run.tenant.accountId === caller.tenant.accountId && run.tenant.environment === caller.tenant.environment) runs.push(run)
+  }
+  throw new Error('refits still due after 100 runs: a refit does not settle')
+}
+
+describe('GET /v1/analytics/forecast', () => {
+  test('answers forecast_unavailable without sales history, and with 13 days of it; 14 days give a forecast', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const pos = await posFor(caller)
+    const item = await createItem(ctx, caller, { name: 'Gin' })
+    await refitForecasts(ctx.database.db, caller.tenant, NOW)
+    assertError(await forecast(caller), 400, 'forecast_unavailable')
+
+    await pos.map(item)
+    // 13 closed days (19 Dec back to 7 Dec) plus a sale in the open day, which is not history yet.
+    await pos.sell(item, history(Array(14).fill(2)))
+    const thirteen = await refitForecasts(ctx.database.db, caller.tenant, NOW)
+    assert.deepEqual([thirteen.fitted, thirteen.tooShort], [0, 1])
+    assertError(await forecast(caller), 400, 'forecast_unavailable')
+
+    await pos.sell(item, [{ day: dateOf(14), quantity: 2 }])
+    const fourteen = await refitForecasts(ctx.database.db, caller.tenant, NOW)
+    assert.equal(fourteen.fitted, 1)
+    const data = await forecastData(caller)
+    assert.equal(data.forecasts.length, 1)
+    assert.equal(data.forecasts[0].forecasted_demand, 14)
+    // No back-test under 28 days: 0.5 × 14 / 28.
+    assert.equal(data.forecasts[0].confidence, 0.25)
+  })
+
+  test('forecasts a weekly seller from its stored days, with the holidays of the location’s country and a sentence to act on', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const updated = await ctx.request('PUT', '/v1/locations/main_bar', { key: caller.key, body: { country: 'US' } })
+    assert.equal(updated.statusCode, 200, updated.body)
+    const pos = await posFor(caller)
+    const item = await createItem(ctx, caller, { name: 'Lager', unit: 'can', size_ml: 355, category: 'beer', quantity: 30, reorder_point: 12 })
+    await pos.map(item)
+    await pos.sell(item, history(weekly(70)))
+    await refitForecasts(ctx.database.db, caller.tenant, NOW)
+
+    const daily = await storedDaily(item.id)
+    assert.equal(daily.length, 30)
+    const week = await forecastData(caller)
+    assert.equal(week.forecast_period, '2025-12-20/2025-12-26')
+    assert.equal(week.location, 'all')
+    assert.equal(week.generated_at, NOW.toISOString())
+    const [line] = week.forecasts
+    assert.equal(line.inventory_item_id, item.id)
+    assert.equal(line.current_stock, 30)
+    assert.equal(line.forecasted_demand, sumOf(daily.slice(0, 7)))
+    assert.equal(line.factors.seasonality, 'weekly')
+    assert.equal(line.factors.trend, 'stable')
+    assert.ok(line.factors.events.includes('Christmas Day'), line.factors.events.join(', '))
+    assert.ok(line.confidence >= 0.8 && line.confidence <= 1, String(line.confidence))
+
+    const fortnight = await forecastData(caller, '?days_ahead=14')
+    assert.equal(fortnight.forecast_period, '2025-12-20/2026-01-02')
+    assert.equal(fortnight.forecasts[0].forecasted_demand, sumOf(daily.slice(0, 14)))
+    assert.ok(fortnight.forecasts[0].factors.events.includes("New Year's Day"), fortnight.forecasts[0].factors.events.join(', '))
+
+    // Saturday 20 sells 12, Sunday to Thursday 3 each: 30 cans cover 27 through Thu 25 Dec, not Friday's 12
+    // more; the close falls below 12 cans on Tue 23 Dec (30 − 12 − 3 − 3 − 3 = 9).
+    assert.equal(
+      line.recommendation,
+      'Stock covers 6 days at the forecast rate (through Thu 25 Dec); order by Tue 23 Dec, when it is forecast to fall below the reorder point of 12 can.',
+    )
+  })
+
+  test('filters by location and category, and answers its codes for a bad days_ahead, an unknown location and a missing permission', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const created = await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'rooftop', name: 'Rooftop' } })
+    assert.equal(created.statusCode, 201, created.body)
+    const pos = await posFor(caller)
+    const vodka = await createItem(ctx, caller, { name: 'Vodka' })
+    const cider = await createItem(ctx, caller, { name: 'Cider', category: 'cider', location: 'rooftop' })
+    await pos.map(vodka)
+    await pos.map(cider)
+    await pos.sell(vodka, history(Array(30).fill(1)))
+    await pos.sell(cider, history(Array(30).fill(4)).map((sale) => ({ ...sale, location: 'rooftop' })))
+    await refitForecasts(ctx.database.db, caller.tenant, NOW)
+
+    const names = (data: any) => data.forecasts.map((line: any) => line.name)
+    assert.deepEqual(names(await forecastData(caller)), ['Cider', 'Vodka'])
+    const rooftop = await forecastData(caller, '?location=rooftop')
+    assert.deepEqual([rooftop.location, names(rooftop)], ['rooftop', ['Cider']])
+    assert.deepEqual(rooftop.forecasts[0].factors.events, [], 'no country, no holidays')
+    assert.deepEqual(names(await forecastData(caller, '?category=spirits')), ['Vodka'])
+    assertError(await forecast(caller, '?category=wine'), 400, 'forecast_unavailable')
+    assertError(await forecast(caller, '?location=cellar'), 404, 'location_not_found')
+    for (const days of ['0', '31', 'seven']) assertError(await forecast(caller, `?days_ahead=${days}`), 400, 'invalid_parameter')
+    assertError(await forecast(caller, '?category=cocktails'), 400, 'invalid_parameter')
+
+    const ordering = await ctx.keyFor(caller, ['ordering:read', 'inventory:read'])
+    const denied = await ctx.request('GET', '/v1/analytics/forecast', { key: ordering })
+    assertError(denied, 403, 'insufficient_permissions')
+    const reader = await ctx.keyFor(caller, ['analytics:read'])
+    assert.equal((await ctx.request('GET', '/v1/analytics/forecast', { key: reader })).statusCode, 200)
+  })
+})
+
+describe('forecast refits', () => {
+  test('refit when a business day closes or history changes: a late sale changes the next refit, a sale today does not', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const pos = await posFor(caller)
+    const item = await createItem(ctx, caller, { name: 'Rum' })
+    await pos.map(item)
+    await pos.sell(item, history(Array(29).fill(2)))
+    const [first] = await refitDue(caller, NOW)
+    assert.equal(first?.reason, 'scheduled')
+    const before = await forecastData(caller)
+    assert.equal(before.forecasts[0].forecasted_demand, 14)
+
+    // Nothing changed: not due again before main_bar's day closes (21 Dec 04:00).
+    const later = new Date(NOW.getTime() + 10 * MINUTE_MS)
+    assert.deepEqual(await refitDue(caller, later), [])
+    // A sale in the open business day is not history yet.
+    await pos.sell(item, [{ day: dateOf(0), quantity: 5 }])
+    assert.deepEqual(await refitDue(caller, later), [])
+
+    // Sold yesterday (19 Dec), imported now: history changed.
+    await pos.sell(item, [{ day: dateOf(1), quantity: 30 }])
+    const [late] = await refitDue(caller, later)
+    assert.equal(late?.reason, 'history_changed')
+    const after = await forecastData(caller)
+    assert.notEqual(after.forecasts[0].forecasted_demand, before.forecasts[0].forecasted_demand)
+    assert.equal(after.generated_at, later.toISOString())
+
+    // The business day closes: due again, and the forecast moves on a day.
+    const nextDay = new Date('2025-12-21T04:00:00.000Z')
+    assert.deepEqual(await refitDue(caller, new Date(nextDay.getTime() - 1)), [])
+    const [closed] = await refitDue(caller, nextDay)
+    assert.equal(closed?.reason, 'scheduled')
+    assert.equal((await forecastData(caller)).forecast_period, '2025-12-21/2025-12-27')
+  })
+
+  test('a refit whose fit throws keeps the previous forecast and is retried later', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const pos = await posFor(caller)
+    const items = []
+    // More items than a chunk, so the failure and the successes land in different transactions.
+    for (let index = 0; index < REFIT_CHUNK_SIZE + 2; index++) {
+      const item = await createItem(ctx, caller, { name: `Wine ${String(index).padStart(2, '0')}`, category: 'wine' })
+      await pos.map(item)
+      items.push(item)
+    }
+    for (const item of items) await pos.sell(item, history(Array(20).fill(1)))
+    await refitDue(caller, NOW)
+    const before = await forecastData(caller)
+    assert.equal(before.forecasts.length, items.length)
+
+    const failing = items[REFIT_CHUNK_SIZE]!.id
+    const flaky: DemandModel = (series, itemId) => {
+      if (itemId === failing) throw new Error('the model fell over')
+      return forecastDemand(series)
+    }
+    for (const item of items) await pos.sell(item, [{ day: dateOf(1), quantity: 9 }])
+    const soon = new Date(NOW.getTime() + MINUTE_MS)
+    const [failed] = await refitDue(caller, soon, flaky)
+    assert.deepEqual(failed?.result?.failed.map((failure) => failure.itemId), [failing])
+    assert.equal(failed?.result?.fitted, items.length - 1)
+    const partial = await forecastData(caller)
+    const demandOf = (data: any, id: string) => data.forecasts.find((line: any) => line.inventory_item_id === id).forecasted_demand
+    assert.equal(demandOf(partial, failing), demandOf(before, failing), 'the failed item keeps its forecast')
+    assert.notEqual(demandOf(partial, items[0]!.id), demandOf(before, items[0]!.id))
+    assert.equal(partial.generated_at, NOW.toISOString(), 'the oldest forecast shown is the kept one')
+
+    // Retried after the delay (not before), on the model that works now.
+    assert.deepEqual(await refitDue(caller, new Date(soon.getTime() + RETRY_DELAY_MS - 1)), [])
+    const retryAt = new Date(soon.getTime() + RETRY_DELAY_MS)
+    const [retried] = await refitDue(caller, retryAt)
+    assert.deepEqual(retried?.result?.failed, [])
+    const healed = await forecastData(caller)
+    assert.equal(demandOf(healed, failing), demandOf(healed, items[0]!.id))
+    assert.equal(healed.generated_at, retryAt.toISOString())
+  })
+
+  test('a refit another worker holds is not run twice', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const { claimRefit } = await import('../../src/analytics/forecast.repository.js')
+    await refitDue(caller, NOW)
+    const dayLater = new Date(NOW.getTime() + DAY_MS)
+    assert.equal(await claimRefit(ctx.database.db, caller.tenant, 60_000), true)
+    assert.equal(await claimRefit(ctx.database.db, caller.tenant, 60_000), false)
+    assert.deepEqual(await refitDue(caller, dayLater), [], 'held by the other worker')
+  })
+})
