@@ -37,20 +37,27 @@ CREATE TABLE analytics_pos_item_days (
 );
 CREATE INDEX analytics_pos_item_days_tenant ON analytics_pos_item_days (account_id, environment, location_id, business_day);
 
+-- Usage rows are added by sales and removed when a changed mapping restates them.
 CREATE FUNCTION analytics_roll_usage() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  signed text := CASE TG_OP WHEN 'INSERT' THEN 'SELECT n.*, 1 AS sign FROM new_rows n' ELSE 'SELECT o.*, -1 AS sign FROM old_rows o' END;
 BEGIN
-  INSERT INTO analytics_item_days AS d (account_id, environment, item_id, location_id, business_day, usage_units, usage_cost, sale_lines)
-  SELECT u.account_id, u.environment, u.item_id, u.location_id, business_day(u.sold_at, l.timezone, l.business_day_cutoff),
-    sum(u.units), sum(u.units * u.unit_cost), count(*)
-  FROM new_rows u JOIN locations l ON l.account_id = u.account_id AND l.environment = u.environment AND l.id = u.location_id
-  GROUP BY 1, 2, 3, 4, 5 ORDER BY 3, 5, 4
-  ON CONFLICT (item_id, business_day, location_id) DO UPDATE SET
-    usage_units = d.usage_units + excluded.usage_units, usage_cost = d.usage_cost + excluded.usage_cost,
-    sale_lines = d.sale_lines + excluded.sale_lines;
+  EXECUTE format($sql$
+    INSERT INTO analytics_item_days AS d (account_id, environment, item_id, location_id, business_day, usage_units, usage_cost, sale_lines)
+    SELECT u.account_id, u.environment, u.item_id, u.location_id, business_day(u.sold_at, l.timezone, l.business_day_cutoff),
+      sum(u.sign * u.units), sum(u.sign * u.units * u.unit_cost), sum(u.sign)
+    FROM (%s) u JOIN locations l ON l.account_id = u.account_id AND l.environment = u.environment AND l.id = u.location_id
+    GROUP BY 1, 2, 3, 4, 5 ORDER BY 3, 5, 4
+    ON CONFLICT (item_id, business_day, location_id) DO UPDATE SET
+      usage_units = d.usage_units + excluded.usage_units, usage_cost = d.usage_cost + excluded.usage_cost,
+      sale_lines = d.sale_lines + excluded.sale_lines
+  $sql$, signed);
   RETURN NULL;
 END $$;
-CREATE TRIGGER stock_sale_usage_rollup AFTER INSERT ON stock_sale_usage
+CREATE TRIGGER stock_sale_usage_rollup_insert AFTER INSERT ON stock_sale_usage
   REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION analytics_roll_usage();
+CREATE TRIGGER stock_sale_usage_rollup_delete AFTER DELETE ON stock_sale_usage
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION analytics_roll_usage();
 
 CREATE FUNCTION analytics_roll_deliveries() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

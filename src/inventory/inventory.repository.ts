@@ -215,3 +215,24 @@ export async function lastDeliveryUnitCosts(db: Executor, tenant: Tenant, itemId
     .execute()
   return new Map(rows.map((row) => [row.item_id, { unitCost: row.unit_cost, deliveredAt: row.occurred_at }]))
 }
+
+/**
+ * Removes the stored usage of the sale lines `source` names, answering per item and business day the
+ * units of it that stood after the item's anchor (and so had taken current stock).
+ */
+export async function removeSaleUsageOfLines(trx: Trx, tenant: Tenant, source: RawBuilder<unknown>): Promise<UsageDay[]> {
+  const result = await sql<UsageDay>`
+    WITH removed AS (
+      DELETE FROM stock_sale_usage u
+      WHERE u.account_id = ${tenant.accountId} AND u.environment = ${tenant.environment}
+        AND u.sale_line IN (SELECT s.sale_line FROM (${source}) AS s)
+      RETURNING u.item_id, u.location_id, u.sold_at, u.units, u.account_id, u.environment)
+    SELECT r.item_id, (coalesce(sum(r.units) FILTER (WHERE r.sold_at > i.anchored_at), 0))::text AS applied_units,
+      max(r.sold_at) FILTER (WHERE r.sold_at > i.anchored_at) AS last_applied_at
+    FROM removed r
+    JOIN inventory_items i ON i.id = r.item_id
+    JOIN locations l ON l.account_id = r.account_id AND l.environment = r.environment AND l.id = r.location_id
+    GROUP BY r.item_id, business_day(r.sold_at, l.timezone, l.business_day_cutoff)
+    ORDER BY r.item_id, business_day(r.sold_at, l.timezone, l.business_day_cutoff)`.execute(trx)
+  return result.rows
+}

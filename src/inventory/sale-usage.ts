@@ -2,7 +2,7 @@ import type { RawBuilder } from 'kysely'
 import type { Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal } from '../platform/decimal.js'
 import { newId } from '../platform/ids.js'
-import { type ItemRow, insertSaleUsage, lockItemRows, usageDaysOfBatch } from './inventory.repository.js'
+import { type ItemRow, insertSaleUsage, lockItemRows, removeSaleUsageOfLines, type UsageDay, usageDaysOfBatch } from './inventory.repository.js'
 import { type LedgerStep, writeMovements } from './stock-ledger.js'
 
 /**
@@ -59,6 +59,41 @@ export async function applySaleUsage(
     if (crossedBelowZero(decimal(item.quantity), decimal(after.quantity))) result.itemsBelowZero++
   }
   return result
+}
+
+/**
+ * Restates the usage of stored sale lines at a new conversion (a changed mapping): their old usage goes,
+ * their new usage is recorded by the same sale-time rule, and for the lines sold after each item's anchor
+ * (those that took current stock) the difference is taken from or given back to stock, one ledger row
+ * per item and business day. Analytics then reads the new figures. The caller holds the transaction.
+ */
+export async function restateSaleUsage(
+  trx: Trx,
+  tenant: Tenant,
+  source: SaleUsageSource,
+  movement: { actor: string; referenceId: string | null },
+): Promise<void> {
+  const items = await lockItemRows(trx, tenant, source.itemIds)
+  const removed = await removeSaleUsageOfLines(trx, tenant, source.rows)
+  const batchId = newId('use')
+  await insertSaleUsage(trx, tenant, batchId, source.rows)
+  // One net step per item and business day (the same lines leave and come back, so their day's last sale is the same).
+  // A mapping keeps its item when it changes: the removed usage is of the locked items, or of deleted ones, left alone.
+  const stepsByItem = new Map<string, Map<number, LedgerStep>>()
+  const addStep = (day: UsageDay, sign: 1 | -1) => {
+    if (day.last_applied_at === null || !items.has(day.item_id)) return
+    const steps = stepsByItem.get(day.item_id) ?? new Map<number, LedgerStep>()
+    const at = day.last_applied_at.getTime()
+    const delta = decimal(day.applied_units).times(sign).plus(steps.get(at)?.delta ?? 0)
+    steps.set(at, { delta, occurredAt: day.last_applied_at })
+    stepsByItem.set(day.item_id, steps)
+  }
+  for (const day of removed) addStep(day, 1)
+  for (const day of await usageDaysOfBatch(trx, batchId)) addStep(day, -1)
+  for (const itemId of [...stepsByItem.keys()].sort()) {
+    const steps = [...(stepsByItem.get(itemId) as Map<number, LedgerStep>).values()].filter((step) => !step.delta.round(4).eq(0))
+    if (steps.length > 0) await writeMovements(trx, tenant, items.get(itemId) as ItemRow, steps, { kind: 'sale', ...movement })
+  }
 }
 
 function crossedBelowZero(before: Decimal, after: Decimal): boolean {

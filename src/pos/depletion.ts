@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from 'kysely'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal } from '../platform/decimal.js'
 import { stockUsed } from '../inventory/conversion.js'
-import { applySaleUsage, findItemRows } from '../inventory/inventory.service.js'
+import { applySaleUsage, findItemRows, restateSaleUsage } from '../inventory/inventory.service.js'
 import { ingredientsPerServing } from '../recipes/recipes.service.js'
 import { mappingsOf } from './mappings.repository.js'
 
@@ -54,20 +54,16 @@ export interface DepletionResult {
   itemsBelowZero: number
 }
 
-/**
- * Turns a connection's stored lines that are marked depleted and match `lines` (a condition on `s`, the
- * pos_sales row) into usage of the mapped items, through inventory's sale-time rule (applySaleUsage):
- * each line is converted once, here, and stored per item. The caller holds the transaction.
- */
-export async function depleteLines(
-  trx: Trx,
-  tenant: Tenant,
-  connectionId: string,
-  lines: { posItemIds?: string[]; where: RawBuilder<boolean> },
-  movement: { actor: string; referenceId: string | null },
-): Promise<DepletionResult> {
+interface LineSelection {
+  posItemIds?: string[]
+  /** A condition on `s`, the pos_sales row. */
+  where: RawBuilder<boolean>
+}
+
+/** The per-line usage of a connection's depleted lines that match `lines`, as inventory's sale usage source; undefined without rules. */
+async function usageSource(trx: Trx, tenant: Tenant, connectionId: string, lines: LineSelection) {
   const rules = await usageRules(trx, tenant, connectionId, lines.posItemIds)
-  if (rules.length === 0) return { depletedPosItems: new Set(), itemsBelowZero: 0 }
+  if (rules.length === 0) return undefined
   const column = <T>(pick: (rule: UsageRule) => T) => rules.map(pick)
   const rows = sql`
     SELECT s.sequence AS sale_line, f.item_id, s.sold_at, s.quantity * f.per_unit AS units, f.recipe_id
@@ -76,6 +72,38 @@ export async function depleteLines(
       ${column((r) => r.unitsPerPosUnit.toFixed(PER_UNIT_DECIMALS))}::numeric[], ${column((r) => r.recipeId)}::text[])
       AS f (pos_item_id, item_id, per_unit, recipe_id) ON f.pos_item_id = s.pos_item_id
     WHERE s.connection_id = ${connectionId} AND s.depleted AND ${lines.where}`
-  const usage = await applySaleUsage(trx, tenant, { itemIds: [...new Set(column((r) => r.itemId))], rows }, movement)
-  return { depletedPosItems: new Set(column((r) => r.posItemId)), itemsBelowZero: usage.itemsBelowZero }
+  return { source: { itemIds: [...new Set(column((r) => r.itemId))], rows }, posItemIds: new Set(column((r) => r.posItemId)) }
+}
+
+/**
+ * Turns a connection's stored lines that are marked depleted and match `lines` into usage of the mapped
+ * items, through inventory's sale-time rule (applySaleUsage): each line is converted once, here, and
+ * stored per item. The caller holds the transaction.
+ */
+export async function depleteLines(
+  trx: Trx,
+  tenant: Tenant,
+  connectionId: string,
+  lines: LineSelection,
+  movement: { actor: string; referenceId: string | null },
+): Promise<DepletionResult> {
+  const usage = await usageSource(trx, tenant, connectionId, lines)
+  if (!usage) return { depletedPosItems: new Set(), itemsBelowZero: 0 }
+  const applied = await applySaleUsage(trx, tenant, usage.source, movement)
+  return { depletedPosItems: usage.posItemIds, itemsBelowZero: applied.itemsBelowZero }
+}
+
+/**
+ * Restates the usage of one POS item's depleted lines at its mapping's current conversion (after the
+ * mapping changed), through inventory's restateSaleUsage. The caller holds the transaction.
+ */
+export async function restateLines(
+  trx: Trx,
+  tenant: Tenant,
+  connectionId: string,
+  posItemId: string,
+  movement: { actor: string; referenceId: string | null },
+): Promise<void> {
+  const usage = await usageSource(trx, tenant, connectionId, { posItemIds: [posItemId], where: sql<boolean>`s.pos_item_id = ${posItemId}` })
+  if (usage) await restateSaleUsage(trx, tenant, usage.source, movement)
 }

@@ -8,7 +8,7 @@ import { findItemRow } from '../inventory/inventory.service.js'
 import { checkConversionUnit } from '../inventory/conversion.js'
 import { findRecipeNames, getRecipe } from '../recipes/recipes.service.js'
 import { lockConnection, getConnectionRow } from './connections.service.js'
-import { depleteLines } from './depletion.js'
+import { depleteLines, restateLines } from './depletion.js'
 import {
   deleteMappingRow,
   ensurePosItem,
@@ -145,10 +145,18 @@ export async function createMapping(trx: Trx, tenant: Tenant, connectionId: stri
 
 /**
  * Changes a mapping's conversion (servings per POS unit for a recipe mapping, which takes no
- * conversion_unit); sales already applied stay as they were. Throws connection_not_found,
- * mapping_not_found, invalid_unit, invalid_parameter.
+ * conversion_unit) and restates the usage of the sales already stored at it (sales sold after an
+ * item's anchor move its stock by the difference). Throws connection_not_found, mapping_not_found,
+ * invalid_unit, invalid_parameter.
  */
-export async function updateMapping(trx: Trx, tenant: Tenant, connectionId: string, posItemId: string, input: UpdateMappingBody): Promise<UpdatedMapping> {
+export async function updateMapping(
+  trx: Trx,
+  tenant: Tenant,
+  connectionId: string,
+  posItemId: string,
+  input: UpdateMappingBody,
+  actor: string,
+): Promise<UpdatedMapping> {
   await lockConnection(trx, tenant, connectionId)
   const current = await findMapping(trx, connectionId, posItemId)
   if (!current) throw posErrors.mappingNotFound([posItemId, connectionId])
@@ -165,6 +173,7 @@ export async function updateMapping(trx: Trx, tenant: Tenant, connectionId: stri
     conversion_factor: checkFactor(input.conversion_factor),
     conversion_unit: conversionUnit,
   })) as MappingRow
+  await restateLines(trx, tenant, connectionId, posItemId, { actor, referenceId: connectionId })
   return {
     pos_item_id: updated.pos_item_id,
     inventory_item_id: updated.inventory_item_id,

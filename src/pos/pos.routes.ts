@@ -215,7 +215,8 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
       schema: {
         tags,
         summary: 'Change a mapping\'s conversion',
-        description: 'For a recipe mapping, conversion_factor is servings per POS unit and conversion_unit is refused (400 invalid_parameter). Sales already applied stay as they were.',
+        description:
+          'For a recipe mapping, conversion_factor is servings per POS unit and conversion_unit is refused (400 invalid_parameter). The usage of the sales already stored is restated at the new conversion: analytics reads the new figures, and for sales sold after an item\'s latest count the difference is taken from or given back to stock.',
         params: MappingParams,
         body: UpdateMappingBody,
         response: { 200: envelope(UpdatedMapping) },
@@ -224,7 +225,7 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
     },
     (request, reply) =>
       runWrite(app.db, request, reply, 200, (trx) =>
-        updateMapping(trx, tenantOf(request), request.params.id, request.params.pos_item_id, request.body),
+        updateMapping(trx, tenantOf(request), request.params.id, request.params.pos_item_id, request.body, actorOf(request)),
       ),
   )
 

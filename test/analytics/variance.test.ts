@@ -134,6 +134,11 @@ describe('GET /v1/analytics/variance', () => {
     // 50 × 1.5 oz + 14 × 3 oz = 117 oz = 4.613466 bottles.
     assert.equal(mapped.items[0].expected_consumption, 4.6135)
     assert.deepEqual(mapped.data_quality.unmapped_pos_items, [])
+    // The doubles were 2 oz, not 3: changing the mapping restates their stored usage.
+    const changed = await ctx.request('PUT', `/v1/pos/connections/${pos.connectionId}/mappings/TITO-DBL`, { key: caller.key, body: { conversion_factor: 2 } })
+    assert.equal(changed.statusCode, 200, changed.body)
+    // 50 × 1.5 oz + 14 × 2 oz = 103 oz = 4.061428 bottles.
+    assert.equal((await report(caller, query)).items[0].expected_consumption, 4.0614)
     // A count entered after the fact, inside the period, closes the window earlier.
     const late = await count(ctx, caller, [{ item_id: titos.id, quantity: 9 }], daysAgo(5, 23))
     const query5 = { date_from: dateOf(daysAgo(10)), date_to: dateOf(daysAgo(5)) }

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { json, type Caller, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { createConnection, createPosTestContext, itemQuantity, ledgerOf } from './pos-helpers.js'
+import { assertRollupsMatchRaw } from '../analytics/analytics-helpers.js'
 
 let ctx: TestContext
 before(async () => {
@@ -218,6 +219,34 @@ describe('mappings', () => {
     const saleRow = (await ledgerOf(ctx, item.id)).at(-1)
     assert.equal(saleRow?.kind, 'sale')
     assert.equal(saleRow?.occurred_at.toISOString(), soldAt)
+  })
+
+  test('changing a mapping restates its stored sales: history for analytics, and stock for sales after the latest count', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const connection = await createConnection(ctx, caller)
+    const item = await createItem(ctx, caller, { name: 'House Red Wine 750ml', size_ml: 750, quantity: 10, category: 'wine' })
+    await ctx.request('POST', `/v1/pos/connections/${connection.id}/mappings`, {
+      key: caller.key,
+      body: { pos_item_id: 'WINE-GL', inventory_item_id: item.id, conversion_factor: 1, conversion_unit: 'bottle' },
+    })
+    const glass = (fields: Record<string, unknown>) => sale({ pos_item_id: 'WINE-GL', name: 'House Red Glass', quantity: 3, ...fields })
+    await importSales(caller, connection.id, [glass({ sold_at: '2026-11-01T20:00:00.000Z' }), glass({})])
+    // Mapped as a bottle per glass: the 3 glasses sold after the item existed took 3 bottles.
+    assert.equal(await itemQuantity(ctx, caller, item.id), 7)
+    const ledgerBefore = (await ledgerOf(ctx, item.id)).length
+    const changed = await ctx.request('PUT', `/v1/pos/connections/${connection.id}/mappings/WINE-GL`, {
+      key: caller.key,
+      body: { conversion_factor: 150, conversion_unit: 'ml' },
+    })
+    assert.equal(changed.statusCode, 200, changed.body)
+    // 150 ml of a 750 ml bottle is 0.2 bottle a glass: 0.6 taken instead of 3, so 2.4 come back.
+    assert.equal(await itemQuantity(ctx, caller, item.id), 9.4)
+    const ledger = await ledgerOf(ctx, item.id)
+    assert.equal(ledger.length, ledgerBefore + 1)
+    assert.equal(Number(ledger.at(-1)?.delta), 2.4)
+    const usage = await ctx.database.db.selectFrom('stock_sale_usage').select(['units', 'applied']).where('item_id', '=', item.id).orderBy('sold_at').execute()
+    assert.deepEqual(usage.map((row) => [Number(row.units), row.applied]), [[0.6, false], [0.6, true]])
+    await assertRollupsMatchRaw(ctx, caller)
   })
 
   test('answers 404 mapping_not_found for an unknown POS item on PUT and DELETE, changing nothing', async () => {
