@@ -10,7 +10,8 @@ import type { LoadResult, LoadSpec } from './load-worker.js'
 /**
  * Analytics benchmark: a bar of 1,000 items with a year of history (weekly counts, N sale lines spread
  * over 365 days), seeded through the API of a real server process started as `npm start` starts it,
- * then the 30-day variance report of all items measured by a load generator in a third process.
+ * then, once the background forecast refit has settled, the 30-day variance report of all items and the
+ * 7-day forecast of all items measured by a load generator in a third process.
  * Run: `npm run bench:analytics` (PGlite), and with DATABASE_URL for PostgreSQL. BENCH_LINES picks the
  * sizes (default 50000,5000000 on PostgreSQL, 50000 on PGlite).
  */
@@ -162,11 +163,28 @@ function runLoad(spec: LoadSpec): Promise<LoadResult> {
   })
 }
 
+/**
+ * Waits until the server's background forecast refit has settled: the forecast answers and its
+ * generated_at stayed the same for a while (every import of history triggers a refit of all items).
+ */
+async function forecastsSettled(server: Server): Promise<number> {
+  let last: string | undefined
+  for (;;) {
+    const response = await fetch(`${server.url}/v1/analytics/forecast`, { headers: { 'x-api-key': server.key } })
+    const { data } = (await response.json()) as { data?: { generated_at: string; forecasts: unknown[] } }
+    if (response.status === 200 && data && data.generated_at === last) return data.forecasts.length
+    last = data?.generated_at
+    await new Promise((resolve) => setTimeout(resolve, 15_000))
+  }
+}
+
 interface Row {
   database: string
   lines: number
   seedSeconds: number
   load: LoadResult
+  forecastItems: number
+  forecastLoad: LoadResult
 }
 
 async function benchmark(database: string, lines: number): Promise<Row> {
@@ -182,11 +200,18 @@ async function benchmark(database: string, lines: number): Promise<Row> {
     const to = new Date(now - DAY_MS).toISOString().slice(0, 10)
     const from = new Date(now - 31 * DAY_MS).toISOString().slice(0, 10)
     const path = `/v1/analytics/variance?date_from=${from}&date_to=${to}`
+    const forecastItems = await forecastsSettled(server)
+    progress(`forecasts settled: ${forecastItems} items`)
     const report = await call(server, 'GET', path)
-    console.error(`${database} ${lines} lines: ${report.summary.total_items_analyzed} items analyzed, seeded in ${seedSeconds.toFixed(0)} s`)
-    const load = await runLoad({ url: server.url, method: 'GET', paths: [path], headers: { 'x-api-key': server.key }, connections: 1, durationSeconds: Number(process.env.BENCH_SECONDS ?? 20) })
-    if (load.errors || load.non2xx) throw new Error(`errors in the run: ${JSON.stringify(load)}`)
-    return { database, lines, seedSeconds, load }
+    progress(`${database} ${lines} lines: ${report.summary.total_items_analyzed} items analyzed, seeded in ${seedSeconds.toFixed(0)} s`)
+    const measure = async (paths: string[]) => {
+      const load = await runLoad({ url: server.url, method: 'GET', paths, headers: { 'x-api-key': server.key }, connections: 1, durationSeconds: Number(process.env.BENCH_SECONDS ?? 20) })
+      if (load.errors || load.non2xx) throw new Error(`errors in the run: ${JSON.stringify(load)}`)
+      return load
+    }
+    const load = await measure([path])
+    const forecastLoad = await measure(['/v1/analytics/forecast?days_ahead=7'])
+    return { database, lines, seedSeconds, load, forecastItems, forecastLoad }
   } finally {
     await server.stop()
     await scratch?.drop()
@@ -199,9 +224,13 @@ const sizes = (process.env.BENCH_LINES ?? (process.env.DATABASE_URL ? '50000,500
 const rows: Row[] = []
 for (const lines of sizes) rows.push(await benchmark(database, lines))
 console.log(`\n${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; variance report, 30 days, all ${ITEMS} items, one connection\n`)
-console.log('| Database | Sale lines | p50 | p99 | req/s | Seeding (through the API) |')
-console.log('|---|---|---|---|---|---|')
+console.log('| Database | Sale lines | Variance p50 | p99 | req/s | Forecast (items) p50 | p99 | Seeding (through the API) |')
+console.log('|---|---|---|---|---|---|---|---|')
 for (const row of rows) {
-  console.log(`| ${row.database} | ${row.lines.toLocaleString('en')} | ${row.load.p50} ms | ${row.load.p99} ms | ${row.load.requestsPerSecond.toFixed(1)} | ${row.seedSeconds.toFixed(0)} s |`)
+  const { load, forecastLoad } = row
+  console.log(
+    `| ${row.database} | ${row.lines.toLocaleString('en')} | ${load.p50} ms | ${load.p99} ms | ${load.requestsPerSecond.toFixed(1)} | ` +
+      `${forecastLoad.p50} ms (${row.forecastItems}) | ${forecastLoad.p99} ms | ${row.seedSeconds.toFixed(0)} s |`,
+  )
 }
 if (rows.length === 2) console.log(`\np50 ratio ${rows[1]!.lines.toLocaleString('en')} / ${rows[0]!.lines.toLocaleString('en')} lines: ${(rows[1]!.load.p50 / rows[0]!.load.p50).toFixed(2)}`)
