@@ -76,6 +76,51 @@ export const DataQuality = Type.Object(
   { description: 'How far the report can be trusted: unmapped sales and missing counts make variance look worse or better than it is' },
 )
 
+const VARIANCE_EXAMPLE = {
+  period: '2026-11-12/2026-11-19',
+  threshold: 5,
+  currency: 'USD',
+  total_variance: 32.68,
+  variance_percentage: 69.07,
+  items: [
+    {
+      inventory_item_id: 'item_01jd3mz0v8q5f7k2n9x4c6w1ab',
+      name: "Tito's Handmade Vodka 750ml",
+      location: 'main_bar',
+      unit: 'bottle',
+      expected_consumption: 2.3659,
+      actual_consumption: 4,
+      variance: 1.6341,
+      variance_percentage: 69.07,
+      estimated_loss: 32.68,
+      potential_causes: ['unmapped_sales', 'theft_or_breakage'],
+      cause_evidence: [
+        { cause: 'unmapped_sales', confidence: 0.93, evidence: { unmapped_items: 1, unmapped_units: 1.66, explained_share: 1.01 } },
+        { cause: 'theft_or_breakage', confidence: 0.31, evidence: { variance_percentage: 69.07, loss_units: 1.63 } },
+      ],
+      window: {
+        opening_count_id: 'cnt_01jd3n0a1b2c3d4e5f6g7h8j9k',
+        opening_counted_at: '2026-11-12T12:00:00.000Z',
+        opening: 12,
+        deliveries: 0,
+        closing: 8,
+        closing_count_id: 'cnt_01jd3n9z8y7x6w5v4t3s2r1q0p',
+        closing_counted_at: '2026-11-19T12:00:00.000Z',
+        sales_units: 2.3659,
+        sale_lines: 40,
+      },
+    },
+  ],
+  summary: { total_items_analyzed: 1, items_above_threshold: 1, high_variance_items: 1 },
+  data_quality: {
+    mapped_revenue_share: 0.6202,
+    items_counted_share: 0.5,
+    items_without_counts: 1,
+    stale_count_items: 0,
+    unmapped_pos_items: [{ connection_id: 'pos_01jd3kq7w2e4r6t8y0u2i4o6p8', pos_item_id: 'TITO-DBL', name: "Tito's Vodka Dbl", revenue: 196 }],
+  },
+}
+
 export const VarianceReport = Type.Object({
   period: Type.String({ description: 'date_from/date_to', examples: ['2026-10-23/2026-11-22'] }),
   threshold: Type.Number({ description: 'The threshold the report applied, percent' }),
@@ -89,6 +134,6 @@ export const VarianceReport = Type.Object({
     high_variance_items: Type.Integer({ description: '|variance_percentage| > 2 × threshold' }),
   }),
   data_quality: DataQuality,
-})
+}, { examples: [VARIANCE_EXAMPLE] })
 export type VarianceReport = Static<typeof VarianceReport>
 export type VarianceItem = Static<typeof VarianceItem>
