@@ -11,7 +11,7 @@ import { getSettings } from '../settings/settings.service.js'
 import { analyticsErrors } from './analytics.errors.js'
 import { type LocationBounds, locationBounds, periodLabel, type ReportPeriod, reportPeriod } from './report-period.js'
 import { posRevenue } from './rollups.repository.js'
-import { rankCauses, type UnmappedSimilar } from './variance-causes.js'
+import { rankCauses, type UnmappedSimilar, type WindowFacts } from './variance-causes.js'
 import type { VarianceItem, VarianceQuery, VarianceReport } from './variance.schemas.js'
 import { type CountWindow, type MeasuredWindow, measureWindows, reportWindow, variancePercentage, windowsBefore } from './variance-windows.js'
 
@@ -54,15 +54,35 @@ export function planWindows(items: ItemRow[], counts: Map<string, CountPoint[]>,
   return planned
 }
 
-/** Unmapped POS items sold at the item's location inside its window whose names resemble the item. */
-function similarUnmapped(item: ItemRow, window: CountWindow, unmapped: UnmappedSales[], matcher: NameMatcher): UnmappedSimilar[] {
-  const byPosItem = new Map<string, UnmappedSimilar>()
+interface ResemblingSales {
+  sales: UnmappedSales
+  similarity: number
+}
+
+/**
+ * Unmapped sales by the inventory item their POS name resembles: each POS name is matched once (the
+ * auto-map matcher's best item, from SIMILAR_NAME up), whatever the number of items and hours.
+ */
+function unmappedByItem(unmapped: UnmappedSales[], items: ItemRow[]): Map<string, ResemblingSales[]> {
+  const matcher = new NameMatcher(items)
+  const matches = new Map<string, ReturnType<NameMatcher['bestMatch']>>()
+  const byItem = new Map<string, ResemblingSales[]>()
   for (const sales of unmapped) {
+    if (!matches.has(sales.name)) matches.set(sales.name, matcher.bestMatch(sales.name))
+    const match = matches.get(sales.name)
+    if (!match || match.confidence < SIMILAR_NAME) continue
+    byItem.set(match.item.id, [...(byItem.get(match.item.id) ?? []), { sales, similarity: match.confidence }])
+  }
+  return byItem
+}
+
+/** The resembling unmapped POS items sold at the item's location inside its window, with the item units they would have taken. */
+function similarUnmapped(item: ItemRow, window: CountWindow, resembling: ResemblingSales[]): UnmappedSimilar[] {
+  const byPosItem = new Map<string, UnmappedSimilar>()
+  for (const { sales, similarity } of resembling) {
     if (sales.location !== item.location_id || sales.hour < window.opening.countedAt || sales.hour > window.closing.countedAt) continue
-    const match = matcher.bestMatch(sales.name)
-    if (match?.item.id !== item.id || match.confidence < SIMILAR_NAME) continue
     const key = `${sales.connectionId}:${sales.posItemId}`
-    const entry = byPosItem.get(key) ?? { name: sales.name, similarity: match.confidence, quantity: 0, estimatedUnits: 0 }
+    const entry = byPosItem.get(key) ?? { name: sales.name, similarity, quantity: 0, estimatedUnits: 0 }
     const conversion = defaultConversionFor(sales.name, item)
     const units = stockUsed(decimal(sales.quantity), String(conversion.factor), conversion.unit, item)
     entry.quantity += Number(sales.quantity)
@@ -70,6 +90,21 @@ function similarUnmapped(item: ItemRow, window: CountWindow, unmapped: UnmappedS
     byPosItem.set(key, entry)
   }
   return [...byPosItem.values()]
+}
+
+/** One span per location covering every flagged window there, so no sale is read twice. */
+function coveringSpans(flagged: ScoredItem[]): LocationSpan[] {
+  const spans = new Map<string, LocationSpan>()
+  for (const { item, window } of flagged) {
+    const end = new Date(window.closing.countedAt.getTime() + 1)
+    const span = spans.get(item.location_id)
+    spans.set(item.location_id, {
+      location: item.location_id,
+      start: span && span.start < window.opening.countedAt ? span.start : window.opening.countedAt,
+      end: span && span.end > end ? span.end : end,
+    })
+  }
+  return [...spans.values()]
 }
 
 function windowOut(measured: MeasuredWindow): VarianceItem['window'] {
@@ -110,19 +145,21 @@ export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[
   // Only the reported window's lowest theoretical stock matters to the rules: the earlier ones are not walked.
   const measured = await measureWindows(db, tenant, walked, { walk: true })
   const earlierMeasured = await measureWindows(db, tenant, earlier)
-  const spans: LocationSpan[] = flagged.map((entry) => ({
-    location: entry.item.location_id,
-    start: entry.window.opening.countedAt,
-    end: new Date(entry.window.closing.countedAt.getTime() + 1),
-  }))
-  const unmapped = await unmappedSalesByHour(db, tenant, spans)
-  const matcher = new NameMatcher(items)
-  for (const entry of flagged) {
-    const previous = earlierMeasured.filter((_, index) => earlier[index]?.item.id === entry.item.id).map((window) => window.measured.facts)
-    const facts = (measured[flagged.indexOf(entry)] as MeasuredWindow).measured.facts
-    const input = { threshold, window: facts, previous, unmappedSimilar: similarUnmapped(entry.item, entry.window, unmapped, matcher) }
+  const resembling = unmappedByItem(await unmappedSalesByHour(db, tenant, coveringSpans(flagged)), items)
+  const previousByItem = new Map<string, WindowFacts[]>()
+  earlierMeasured.forEach((window, index) => {
+    const itemId = (earlier[index] as (typeof earlier)[number]).item.id
+    previousByItem.set(itemId, [...(previousByItem.get(itemId) ?? []), window.measured.facts])
+  })
+  flagged.forEach((entry, index) => {
+    const input = {
+      threshold,
+      window: (measured[index] as MeasuredWindow).measured.facts,
+      previous: previousByItem.get(entry.item.id) ?? [],
+      unmappedSimilar: similarUnmapped(entry.item, entry.window, resembling.get(entry.item.id) ?? []),
+    }
     causes.set(entry.item.id, rankCauses(input))
-  }
+  })
   return causes
 }
 

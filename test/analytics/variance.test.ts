@@ -74,6 +74,8 @@ describe('GET /v1/analytics/variance', () => {
       },
     )
     assert.equal(item.potential_causes[0], 'unmapped_sales')
+    const unmappedEvidence = item.cause_evidence.find((entry: { cause: string }) => entry.cause === 'unmapped_sales').evidence
+    assert.equal(unmappedEvidence.unmapped_quantity, 14)
     assert.deepEqual(item.potential_causes, item.cause_evidence.map((entry: { cause: string }) => entry.cause))
     assert.equal(data.total_variance, 32.68)
     assert.equal(data.variance_percentage, 69.07)
@@ -88,6 +90,22 @@ describe('GET /v1/analytics/variance', () => {
       stale_count_items: 0,
       unmapped_pos_items: [{ connection_id: data.data_quality.unmapped_pos_items[0].connection_id, pos_item_id: 'TITO-DBL', name: "Tito's Vodka Dbl", revenue: 196 }],
     })
+  })
+
+  test('reads each unmapped sale once when several flagged items share the location and period', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    await historyWithUnmappedDoubles(caller)
+    // Nine more items lose stock over the same window: ten flagged windows overlap the unmapped doubles.
+    for (let index = 0; index < 9; index++) {
+      const other = await createItem(ctx, caller, { name: `Well Gin ${index} 1L`, size_ml: 1000, quantity: 5 })
+      await count(ctx, caller, [{ item_id: other.id, quantity: 5 }], daysAgo(10))
+      await count(ctx, caller, [{ item_id: other.id, quantity: 4 }], daysAgo(3))
+    }
+    const data = await report(caller, { date_from: dateOf(daysAgo(10)), date_to: dateOf(daysAgo(3)) })
+    assert.equal(data.summary.items_above_threshold, 10)
+    const titos = data.items.find((entry: { name: string }) => entry.name.startsWith("Tito's"))
+    const unmappedEvidence = titos.cause_evidence.find((entry: { cause: string }) => entry.cause === 'unmapped_sales').evidence
+    assert.equal(unmappedEvidence.unmapped_quantity, 14)
   })
 
   test('counts deliveries received inside the window; filters by location, category and threshold', async () => {
