@@ -67,15 +67,23 @@ export interface SpanMovement {
   lowestNet: string
 }
 
-/** Deliveries, sales usage and the lowest running net of each span, in the spans' order. */
-export async function movementsInSpans(db: Executor, spans: HistorySpan[]): Promise<SpanMovement[]> {
+function spansTable(spans: HistorySpan[]) {
+  return sql`unnest(${spans.map((_, index) => index)}::int[], ${spans.map((span) => span.itemId)}::text[],
+    ${spans.map((span) => span.from.toISOString())}::timestamptz[], ${spans.map((span) => span.to.toISOString())}::timestamptz[])
+    AS s (ord, item_id, from_at, to_at)`
+}
+
+/**
+ * Deliveries and sales usage of each span, in the spans' order; with `walk`, also the lowest running net
+ * (which orders every event of the span, so it costs more).
+ */
+export async function movementsInSpans(db: Executor, spans: HistorySpan[], options: { walk: boolean }): Promise<SpanMovement[]> {
   if (spans.length === 0) return []
+  if (!options.walk) return sumsInSpans(db, spans)
   const result = await sql<SpanMovement & { ord: number }>`
     SELECT s.ord, e.deliveries::text AS deliveries, e.usage::text AS usage, e.sale_lines::int AS "saleLines",
       least(0, coalesce(e.lowest, 0))::text AS "lowestNet"
-    FROM unnest(${spans.map((_, index) => index)}::int[], ${spans.map((span) => span.itemId)}::text[],
-      ${spans.map((span) => span.from.toISOString())}::timestamptz[], ${spans.map((span) => span.to.toISOString())}::timestamptz[])
-      AS s (ord, item_id, from_at, to_at)
+    FROM ${spansTable(spans)}
     CROSS JOIN LATERAL (
       SELECT coalesce(sum(change) FILTER (WHERE change > 0), 0) AS deliveries,
         coalesce(-sum(change) FILTER (WHERE is_sale), 0) AS usage,
@@ -140,4 +148,19 @@ export async function lineUsageInSpans(db: Executor, spans: HistorySpan[]): Prom
     JOIN stock_sale_usage u ON u.item_id = s.item_id AND u.sold_at > s.from_at AND u.sold_at <= s.to_at
     ORDER BY s.ord, u.sale_line`.execute(db)
   return result.rows
+}
+
+/** Deliveries and usage of each span by two indexed sums, without ordering its events. */
+async function sumsInSpans(db: Executor, spans: HistorySpan[]): Promise<SpanMovement[]> {
+  const result = await sql<SpanMovement & { ord: number }>`
+    SELECT s.ord,
+      (SELECT coalesce(sum(m.delta), 0) FROM stock_movements m
+        WHERE m.item_id = s.item_id AND m.kind = 'delivery' AND m.occurred_at > s.from_at AND m.occurred_at <= s.to_at)::text AS deliveries,
+      u.usage::text AS usage, u.sale_lines::int AS "saleLines", '0' AS "lowestNet"
+    FROM ${spansTable(spans)}
+    CROSS JOIN LATERAL (
+      SELECT coalesce(sum(units), 0) AS usage, count(*) AS sale_lines FROM stock_sale_usage
+      WHERE item_id = s.item_id AND sold_at > s.from_at AND sold_at <= s.to_at) u
+    ORDER BY s.ord`.execute(db)
+  return result.rows.map(({ ord: _, ...movement }) => movement)
 }
