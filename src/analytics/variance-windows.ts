@@ -116,9 +116,11 @@ export async function measureWindows(db: Executor, tenant: Tenant, windows: Wind
     windows.map(({ item, window }) => ({ from: window.opening.countedAt, to: window.closing.countedAt, clock: clocks.get(item.location_id) ?? UTC_CLOCK })),
   )
   const parts = windows.map((window, index) => partsOf(window, splits[index] as BusinessDaySplit))
-  const rawMovements = await movementsInSpans(db, parts.flatMap((part) => part.edges), { walk: options.walk === true })
   const wholeDays = parts.flatMap((part) => (part.days ? [part.days] : []))
-  const rolled = await rolledUpDays(db, wholeDays, options.walk === true)
+  const [rawMovements, rolled] = await Promise.all([
+    movementsInSpans(db, parts.flatMap((part) => part.edges), { walk: options.walk === true }),
+    rolledUpDays(db, wholeDays, options.walk === true),
+  ])
   let rawIndex = 0
   let rolledIndex = 0
   return windows.map(({ window }, index) => {

@@ -13,7 +13,7 @@ import { type LocationBounds, locationBounds, periodLabel, type ReportPeriod, re
 import { posRevenue } from './rollups.repository.js'
 import { rankCauses, type UnmappedSimilar, type WindowFacts } from './variance-causes.js'
 import type { VarianceItem, VarianceQuery, VarianceReport } from './variance.schemas.js'
-import { type CountWindow, type MeasuredWindow, measureWindows, reportWindow, variancePercentage, windowsBefore } from './variance-windows.js'
+import { type CountWindow, type MeasuredWindow, measureWindows, PREVIOUS_WINDOWS, reportWindow, variancePercentage, windowsBefore } from './variance-windows.js'
 
 /** A count older than this before the period's end makes an item's figures stale. */
 const STALE_COUNT_DAYS = 14
@@ -221,7 +221,9 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
   const threshold = query.threshold ?? settings.variance_threshold
   const [bounds, items] = await Promise.all([locationBounds(db, tenant, period), itemsInScope(db, tenant, query)])
   const latestEnd = new Date(Math.max(0, ...[...bounds.values()].map((entry) => entry.end.getTime())))
-  const counts = await countsOf(db, items.map((item) => item.id), latestEnd)
+  // The opening count and the windows before it that the cause rules read: no older counts are needed.
+  const earliestStart = new Date(Math.min(...[...bounds.values()].map((entry) => entry.start.getTime())))
+  const counts = await countsOf(db, items.map((item) => item.id), latestEnd, { at: earliestStart, count: PREVIOUS_WINDOWS + 1 })
   const planned = planWindows(items, counts, bounds)
   if (planned.length === 0) {
     throw analyticsErrors.insufficientData(

@@ -28,22 +28,32 @@ export interface CountPoint {
   quantity: string
 }
 
-/** Each item's counts at or before `until`, oldest first. */
-export async function countsOf(db: Executor, itemIds: string[], until: Date): Promise<Map<string, CountPoint[]>> {
+/**
+ * Each item's counts at or before `until`, oldest first. With `keepBefore`, only the latest
+ * `keepBefore.count` of those at or before `keepBefore.at` are kept (a report needs its opening count and
+ * a few windows before it, not years of them).
+ */
+export async function countsOf(
+  db: Executor,
+  itemIds: string[],
+  until: Date,
+  keepBefore?: { at: Date; count: number },
+): Promise<Map<string, CountPoint[]>> {
   const counts = new Map<string, CountPoint[]>()
   if (itemIds.length === 0) return counts
-  const rows = await db
-    .selectFrom('inventory_count_lines as l')
-    .innerJoin('inventory_counts as c', 'c.id', 'l.count_id')
-    .select(['l.item_id', 'l.count_id', 'c.counted_at', 'l.actual'])
-    .where('l.item_id', 'in', itemIds)
-    .where('c.counted_at', '<=', until)
-    .orderBy('c.counted_at')
-    .orderBy('c.created_at')
-    .execute()
-  for (const row of rows) {
+  const keepAt = keepBefore?.at ?? until
+  const keep = keepBefore?.count ?? Number.MAX_SAFE_INTEGER
+  const result = await sql<{ item_id: string; count_id: string; counted_at: Date; actual: string }>`
+    SELECT item_id, count_id, counted_at, actual::text AS actual FROM (
+      SELECT l.item_id, l.count_id, c.counted_at, c.created_at, l.actual,
+        row_number() OVER (PARTITION BY l.item_id, c.counted_at <= ${keepAt} ORDER BY c.counted_at DESC, c.created_at DESC) AS back
+      FROM inventory_count_lines l JOIN inventory_counts c ON c.id = l.count_id
+      WHERE l.item_id = ANY(${itemIds}::text[]) AND c.counted_at <= ${until}) ranked
+    WHERE counted_at > ${keepAt} OR back <= ${keep}
+    ORDER BY counted_at, created_at`.execute(db)
+  for (const row of result.rows) {
     const list = counts.get(row.item_id) ?? []
-    list.push({ countId: row.count_id, countedAt: row.counted_at, quantity: String(row.actual) })
+    list.push({ countId: row.count_id, countedAt: row.counted_at, quantity: row.actual })
     counts.set(row.item_id, list)
   }
   return counts
