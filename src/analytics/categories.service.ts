@@ -4,7 +4,8 @@ import type { PageRequest } from '../platform/http/pagination.js'
 import { findItemRows, type ItemRow } from '../inventory/inventory.service.js'
 import { itemsInScope } from '../inventory/stock-history.js'
 import type { CategoriesQuery, CategoryAnalysis } from './metrics.schemas.js'
-import { type ItemWindow, itemWindows, percentOf, percentOut, periodLines, revenueByItem, varianceRateOf } from './period-facts.js'
+import { type ItemWindow, itemWindows, percentOf, percentOut, periodLines, revenueByItem } from './period-facts.js'
+import { varianceRate } from './variance-windows.js'
 import { locationBounds, reportPeriod } from './report-period.js'
 
 const LISTED = 5
@@ -33,7 +34,7 @@ function categoryOut(category: string, items: ItemFigures[]): CategoryAnalysis &
     total_cost: moneyOut(cost),
     pour_cost: percentOut(percentOf(cost, sales)),
     variance: measured ? moneyOut(varianceCost) : null,
-    variance_percentage: measured ? percentOut(varianceRateOf(varianceCost, sum(windows.map((window) => window.expectedCost)))) : null,
+    variance_percentage: measured ? percentOut(varianceRate(varianceCost, sum(windows.map((window) => window.expectedCost)))) : null,
     top_performers: items
       .filter((entry) => entry.sold)
       .map((entry) => ({ entry, margin: entry.sales.minus(entry.cost) }))

@@ -13,6 +13,7 @@ import type { Recipe } from '../recipes/recipes.schemas.js'
 import { getRecipe, listRecipesForCosting } from '../recipes/recipes.service.js'
 import { getSettings } from '../settings/settings.service.js'
 import type { CostingQuery, RecipeCosting } from './costing.schemas.js'
+import { PERCENT_DECIMALS } from './report-period.js'
 
 /** A cheaper item is suggested only when it saves at least this share of the ingredient's cost… */
 export const REPLACEMENT_MIN_SAVING_SHARE = decimal('0.10')
@@ -22,7 +23,6 @@ export const REPLACEMENT_MIN_SAVING = decimal('0.01')
 /** Units that measure an amount (a volume or a weight); any other unit counts pieces (bottle, each, …). */
 const MEASURE_UNITS = new Set(['ml', 'liter', 'oz', 'gallon', 'g', 'kg', 'lb'])
 const ROUND_UP = 3
-const PERCENT_DECIMALS = 2
 const UNIT_COST_DISPLAY_DECIMALS = 4
 
 type RecipeIngredient = Recipe['ingredients'][number]

@@ -1,11 +1,13 @@
 import type { Tenant, Trx } from '../platform/db/database.js'
-import { decimal, moneyOut, sum, toApiNumber } from '../platform/decimal.js'
+import { moneyOut, sum, toApiNumber } from '../platform/decimal.js'
 import { enqueue } from '../platform/outbox.js'
 import type { CountObserver, RecordedCount } from '../inventory/inventory.service.js'
 import { countsOf, itemsInScope } from '../inventory/stock-history.js'
 import { getSettings } from '../settings/settings.service.js'
 import './analytics.events.js'
+import { PERCENT_DECIMALS } from './report-period.js'
 import { causesOf, itemOut, type PlannedItem, scoreItems } from './variance.service.js'
+import { varianceRate } from './variance-windows.js'
 
 /**
  * The variance of each counted item since its previous count, by the report's rules: variance.detected
@@ -52,12 +54,12 @@ async function emitThresholdExceeded(
 ): Promise<void> {
   const loss = sum(entries.map(({ out }) => out.loss))
   const expectedCost = sum(entries.map(({ out }) => out.expectedCost))
-  const rate = expectedCost.eq(0) ? (loss.eq(0) ? decimal(0) : decimal(100)) : loss.div(expectedCost).times(100)
-  if (!rate.round(2).abs().gt(threshold)) return
+  const rate = varianceRate(loss, expectedCost)
+  if (!rate.round(PERCENT_DECIMALS).abs().gt(threshold)) return
   const openedAt = new Date(Math.min(...entries.map(({ openedAt }) => openedAt.getTime())))
   await enqueue(trx, tenant, 'variance.threshold_exceeded', {
     period: `${openedAt.toISOString().slice(0, 10)}/${count.countedAt.toISOString().slice(0, 10)}`,
-    variance_rate: toApiNumber(rate, 2),
+    variance_rate: toApiNumber(rate, PERCENT_DECIMALS),
     threshold,
     total_loss: moneyOut(loss),
     location: count.location,

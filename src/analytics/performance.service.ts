@@ -5,8 +5,9 @@ import { getLocation } from '../locations/locations.service.js'
 import { getSettings } from '../settings/settings.service.js'
 import { analyticsErrors } from './analytics.errors.js'
 import type { METRIC_STATUSES, PerformanceQuery, PerformanceReport, TRENDS } from './metrics.schemas.js'
-import { itemWindows, PERCENT_DECIMALS, percentOf, periodLines, varianceRateOf } from './period-facts.js'
-import { locationBounds, periodLabel, previousPeriod, type ReportPeriod, reportPeriod } from './report-period.js'
+import { itemWindows, percentOf, periodLines } from './period-facts.js'
+import { varianceRate } from './variance-windows.js'
+import { locationBounds, PERCENT_DECIMALS, periodLabel, previousPeriod, type ReportPeriod, reportPeriod } from './report-period.js'
 
 /** A value within this share of its target is on target. */
 export const TARGET_TOLERANCE = 0.05
@@ -34,7 +35,7 @@ async function figuresOf(db: Executor, tenant: Tenant, period: ReportPeriod, loc
   return {
     pour_cost: rounded(percentOf(cost, revenue)),
     variance_rate:
-      windows.length === 0 ? null : rounded(varianceRateOf(sum(windows.map((entry) => entry.varianceCost)), sum(windows.map((entry) => entry.expectedCost)))),
+      windows.length === 0 ? null : rounded(varianceRate(sum(windows.map((entry) => entry.varianceCost)), sum(windows.map((entry) => entry.expectedCost)))),
     inventory_turnover: averageValue.eq(0) ? null : rounded(usagePer30Days.div(averageValue)),
     gross_margin: rounded(percentOf(revenue.minus(cost), revenue)),
   }

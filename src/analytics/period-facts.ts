@@ -1,10 +1,10 @@
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { type Decimal, decimal, sum, toApiNumber, ZERO } from '../platform/decimal.js'
 import type { ItemRow } from '../inventory/inventory.service.js'
-import { countsOf, usageOfSaleLines } from '../inventory/stock-history.js'
+import { usageOfSaleLines } from '../inventory/stock-history.js'
 import { type SaleLine, saleLinesInSpans } from '../pos/sales-history.js'
-import type { LocationBounds } from './report-period.js'
-import { planWindows, type PlannedItem } from './variance.service.js'
+import { type LocationBounds, PERCENT_DECIMALS } from './report-period.js'
+import { type PlannedItem, planReportWindows } from './variance.service.js'
 import { type MeasuredWindow, measureWindows } from './variance-windows.js'
 
 /**
@@ -13,7 +13,6 @@ import { type MeasuredWindow, measureWindows } from './variance-windows.js'
  */
 
 const DAY_MS = 86_400_000
-export const PERCENT_DECIMALS = 2
 
 /** One item's usage by one sale line, costed at the unit cost stored with the usage. */
 export interface CostedUsage {
@@ -81,9 +80,7 @@ export interface ItemWindow extends PlannedItem {
 export async function itemWindows(db: Executor, tenant: Tenant, items: ItemRow[], bounds: Map<string, LocationBounds>): Promise<ItemWindow[]> {
   const inScope = items.filter((item) => bounds.has(item.location_id))
   if (inScope.length === 0) return []
-  const latestEnd = new Date(Math.max(...inScope.map((item) => (bounds.get(item.location_id) as LocationBounds).end.getTime())))
-  const counts = await countsOf(db, inScope.map((item) => item.id), latestEnd)
-  const planned = planWindows(inScope, counts, bounds)
+  const { planned } = await planReportWindows(db, inScope, bounds)
   const measured = await measureWindows(db, tenant, planned)
   return planned.map((plan, index) => {
     const window = measured[index] as MeasuredWindow
@@ -98,12 +95,6 @@ export async function itemWindows(db: Executor, tenant: Tenant, items: ItemRow[]
       averageValue: decimal(window.opening.quantity).plus(window.closing.quantity).div(2).times(cost),
     }
   })
-}
-
-/** variance cost / expected cost × 100, the variance report's rule: 100 when nothing was expected but some was lost, 0 when neither. */
-export function varianceRateOf(varianceCost: Decimal, expectedCost: Decimal): Decimal {
-  if (expectedCost.eq(0)) return varianceCost.eq(0) ? ZERO : decimal(100)
-  return varianceCost.div(expectedCost).times(100)
 }
 
 /** part / whole × 100, or null when whole is 0. */

@@ -16,6 +16,8 @@ export interface ReportPeriod {
   to: string
 }
 
+/** Percentages of every report are answered with 2 decimals (15.47 means 15.47 %). */
+export const PERCENT_DECIMALS = 2
 export const DEFAULT_PERIOD_DAYS = 30
 export const MAX_PERIOD_DAYS = 366
 const DAY_MS = 86_400_000

@@ -7,8 +7,8 @@ import { staffMembers } from '../pos/staff-history.js'
 import { getSettings } from '../settings/settings.service.js'
 import { analyticsErrors } from './analytics.errors.js'
 import type { PERFORMANCE_RATINGS, StaffPerformance, StaffQuery } from './metrics.schemas.js'
-import { type ItemWindow, itemWindows, PERCENT_DECIMALS, type PeriodLine, periodLines } from './period-facts.js'
-import { locationBounds, reportPeriod } from './report-period.js'
+import { type ItemWindow, itemWindows, type PeriodLine, periodLines } from './period-facts.js'
+import { locationBounds, PERCENT_DECIMALS, reportPeriod } from './report-period.js'
 
 /** What one member did in the period. */
 interface Activity {

@@ -147,8 +147,11 @@ export async function measureWindows(db: Executor, tenant: Tenant, windows: Wind
 
 const UTC_CLOCK = { timezone: 'UTC', cutoff: '04:00' }
 
-/** variance / expected × 100; 100 when expected is 0 and actual is not, 0 when both are (DECISIONS). */
-export function variancePercentage(actual: Decimal, expected: Decimal): Decimal {
-  if (expected.eq(0)) return actual.eq(0) ? ZERO : decimal(100)
-  return actual.minus(expected).div(expected).times(100)
+/**
+ * variance / expected × 100 (DECISIONS): 100 when nothing was expected but something was used, 0 when
+ * neither. The same rule for one item's units and for a report's costs.
+ */
+export function varianceRate(variance: Decimal, expected: Decimal): Decimal {
+  if (expected.eq(0)) return variance.eq(0) ? ZERO : decimal(100)
+  return variance.div(expected).times(100)
 }

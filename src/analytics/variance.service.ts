@@ -9,11 +9,11 @@ import { defaultConversionFor } from '../pos/auto-map/default-conversion.js'
 import { type LocationSpan, type UnmappedSales, unmappedSalesByHour } from '../pos/sales-history.js'
 import { getSettings } from '../settings/settings.service.js'
 import { analyticsErrors } from './analytics.errors.js'
-import { type LocationBounds, locationBounds, periodLabel, type ReportPeriod, reportPeriod } from './report-period.js'
+import { type LocationBounds, locationBounds, PERCENT_DECIMALS, periodLabel, type ReportPeriod, reportPeriod } from './report-period.js'
 import { posRevenue } from './rollups.repository.js'
 import { rankCauses, type UnmappedSimilar, type WindowFacts } from './variance-causes.js'
 import type { VarianceItem, VarianceQuery, VarianceReport } from './variance.schemas.js'
-import { type CountWindow, type MeasuredWindow, measureWindows, PREVIOUS_WINDOWS, reportWindow, variancePercentage, windowsBefore } from './variance-windows.js'
+import { type CountWindow, type MeasuredWindow, measureWindows, PREVIOUS_WINDOWS, reportWindow, varianceRate, windowsBefore } from './variance-windows.js'
 
 /** A count older than this before the period's end makes an item's figures stale. */
 const STALE_COUNT_DAYS = 14
@@ -21,7 +21,6 @@ const STALE_COUNT_DAYS = 14
 const SIMILAR_NAME = 0.5
 const UNMAPPED_LISTED = 10
 const DAY_MS = 86_400_000
-const PERCENT_DECIMALS = 2
 
 export interface PlannedItem {
   item: ItemRow
@@ -43,7 +42,7 @@ function boundsOf(bounds: Map<string, LocationBounds>, location: string): Locati
 }
 
 /** The items that have a report window (items without two counts are left out). */
-export function planWindows(items: ItemRow[], counts: Map<string, CountPoint[]>, bounds: Map<string, LocationBounds>) {
+function planWindows(items: ItemRow[], counts: Map<string, CountPoint[]>, bounds: Map<string, LocationBounds>) {
   const planned: PlannedItem[] = []
   for (const item of items) {
     const { start, end } = boundsOf(bounds, item.location_id)
@@ -52,6 +51,18 @@ export function planWindows(items: ItemRow[], counts: Map<string, CountPoint[]>,
     if (found) planned.push({ item, counts: itemCounts, ...found })
   }
   return planned
+}
+
+/**
+ * The report windows of items (each located in `bounds`) with the counts they were chosen from: only the
+ * counts after the period's earliest start and the few before it that the opening count and the cause
+ * rules' earlier windows need.
+ */
+export async function planReportWindows(db: Executor, items: ItemRow[], bounds: Map<string, LocationBounds>) {
+  const latestEnd = new Date(Math.max(0, ...[...bounds.values()].map((entry) => entry.end.getTime())))
+  const earliestStart = new Date(Math.min(...[...bounds.values()].map((entry) => entry.start.getTime())))
+  const counts = await countsOf(db, items.map((item) => item.id), latestEnd, { at: earliestStart, count: PREVIOUS_WINDOWS + 1 })
+  return { planned: planWindows(items, counts, bounds), counts }
 }
 
 interface ResemblingSales {
@@ -126,7 +137,7 @@ export async function scoreItems(db: Executor, tenant: Tenant, planned: PlannedI
   const measured = await measureWindows(db, tenant, planned)
   return planned.map((plan, index) => {
     const window = measured[index] as MeasuredWindow
-    const percentage = variancePercentage(window.actual, window.expected)
+    const percentage = varianceRate(window.actual.minus(window.expected), window.expected)
     return { ...plan, measured: window, percentage, aboveThreshold: percentage.round(PERCENT_DECIMALS).abs().gt(threshold) }
   })
 }
@@ -220,11 +231,7 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
   const settings = await getSettings(db, tenant)
   const threshold = query.threshold ?? settings.variance_threshold
   const [bounds, items] = await Promise.all([locationBounds(db, tenant, period), itemsInScope(db, tenant, query)])
-  const latestEnd = new Date(Math.max(0, ...[...bounds.values()].map((entry) => entry.end.getTime())))
-  // The opening count and the windows before it that the cause rules read: no older counts are needed.
-  const earliestStart = new Date(Math.min(...[...bounds.values()].map((entry) => entry.start.getTime())))
-  const counts = await countsOf(db, items.map((item) => item.id), latestEnd, { at: earliestStart, count: PREVIOUS_WINDOWS + 1 })
-  const planned = planWindows(items, counts, bounds)
+  const { planned, counts } = await planReportWindows(db, items, bounds)
   if (planned.length === 0) {
     throw analyticsErrors.insufficientData(
       `No item in scope has two counts up to ${period.to}: count the items at the start and the end of the period`,
@@ -242,7 +249,7 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
     threshold,
     currency: settings.currency,
     total_variance: moneyOut(totalLoss),
-    variance_percentage: expectedCost.eq(0) ? (totalLoss.eq(0) ? 0 : 100) : toApiNumber(totalLoss.div(expectedCost).times(100), PERCENT_DECIMALS),
+    variance_percentage: toApiNumber(varianceRate(totalLoss, expectedCost), PERCENT_DECIMALS),
     items: entries.map(({ loss: _, expectedCost: __, ...item }) => item),
     summary: {
       total_items_analyzed: entries.length,

@@ -100,6 +100,20 @@ export async function countItemsAtLocation(db: Executor, tenant: Tenant, locatio
 }
 
 /**
+ * What moved the stock of the item `itemId` (an SQL column) in (from, to]: ledger deltas that are neither
+ * sales nor absolute quantities (deliveries, batch changes), less the usage of the sale lines sold in it:
+ * only those that took current stock with `appliedOnly`, else every one (history too).
+ */
+function netMovement(itemId: RawBuilder<unknown>, from: RawBuilder<unknown>, to: RawBuilder<unknown> | undefined, appliedOnly: boolean) {
+  const until = (column: string) => (to === undefined ? sql`` : sql`AND ${sql.ref(column)} <= ${to}`)
+  return sql`(
+    coalesce((SELECT sum(m.delta) FROM stock_movements m WHERE m.item_id = ${itemId} AND m.occurred_at > ${from} ${until('m.occurred_at')}
+      AND m.kind <> 'sale' AND NOT m.anchor), 0)
+    - coalesce((SELECT sum(u.units) FROM stock_sale_usage u WHERE u.item_id = ${itemId} AND u.sold_at > ${from} ${until('u.sold_at')}
+      ${appliedOnly ? sql`AND u.applied` : sql``}), 0))`
+}
+
+/**
  * How each item's stock moved after `since` by what stays on top of an anchor set at `since`: ledger
  * deltas that are neither sales nor absolute quantities (deliveries, batch changes), less the sales
  * applied to stock that were sold after `since` (from the per-line usage, exact to the line).
@@ -107,10 +121,7 @@ export async function countItemsAtLocation(db: Executor, tenant: Tenant, locatio
 export async function changeAfter(trx: Trx, itemIds: string[], since: Date): Promise<Map<string, string>> {
   if (itemIds.length === 0) return new Map()
   const result = await sql<{ item_id: string; change: string }>`
-    SELECT id AS item_id,
-      coalesce((SELECT sum(delta) FROM stock_movements m WHERE m.item_id = i.id AND m.occurred_at > ${since}
-        AND m.kind <> 'sale' AND NOT m.anchor), 0)
-      - coalesce((SELECT sum(units) FROM stock_sale_usage u WHERE u.item_id = i.id AND u.sold_at > ${since} AND u.applied), 0) AS change
+    SELECT id AS item_id, ${netMovement(sql.ref('i.id'), sql`${since}::timestamptz`, undefined, true)} AS change
     FROM inventory_items i WHERE i.id = ANY(${itemIds}::text[])`.execute(trx)
   return new Map(result.rows.map((row) => [row.item_id, String(row.change)]))
 }
@@ -123,11 +134,7 @@ export async function changeAfter(trx: Trx, itemIds: string[], since: Date): Pro
  */
 export async function theoreticalStocksAt(db: Executor, itemIds: string[], at: Date): Promise<Map<string, string>> {
   if (itemIds.length === 0) return new Map()
-  const net = (from: string, to: string) => sql`(
-    coalesce((SELECT sum(delta) FROM stock_movements m WHERE m.item_id = s.item_id AND m.occurred_at > ${sql.raw(from)}
-      AND m.occurred_at <= ${sql.raw(to)} AND m.kind <> 'sale' AND NOT m.anchor), 0)
-    - coalesce((SELECT sum(units) FROM stock_sale_usage u WHERE u.item_id = s.item_id AND u.sold_at > ${sql.raw(from)}
-      AND u.sold_at <= ${sql.raw(to)}), 0))`
+  const net = (from: string, to: string) => netMovement(sql.ref('s.item_id'), sql.ref(from), sql.ref(to), false)
   const result = await sql<{ item_id: string; quantity: string }>`
     WITH s AS (SELECT unnest(${itemIds}::text[]) AS item_id, ${at}::timestamptz AS at),
     before AS (
@@ -163,17 +170,24 @@ export interface UsageDay {
   last_applied_at: Date | null
 }
 
+/**
+ * Usage rows `r` (a relation with the usage columns and `took_stock`) summed per item and business day
+ * of the row's location: the units that took current stock, and the day's last such sale.
+ */
+function usageByBusinessDay(rows: RawBuilder<unknown>) {
+  return sql<UsageDay>`
+    SELECT r.item_id, (coalesce(sum(r.units) FILTER (WHERE r.took_stock), 0))::text AS applied_units,
+      max(r.sold_at) FILTER (WHERE r.took_stock) AS last_applied_at
+    FROM ${rows} r
+    JOIN locations l ON l.account_id = r.account_id AND l.environment = r.environment AND l.id = r.location_id
+    GROUP BY r.item_id, business_day(r.sold_at, l.timezone, l.business_day_cutoff)
+    ORDER BY r.item_id, business_day(r.sold_at, l.timezone, l.business_day_cutoff)`
+}
+
 /** A usage batch summed per item and business day of the item's location, oldest day first. */
 export async function usageDaysOfBatch(trx: Trx, batchId: string): Promise<UsageDay[]> {
-  const result = await sql<UsageDay>`
-    SELECT u.item_id, (coalesce(sum(u.units) FILTER (WHERE u.applied), 0))::text AS applied_units,
-      max(u.sold_at) FILTER (WHERE u.applied) AS last_applied_at
-    FROM stock_sale_usage u
-    JOIN locations l ON l.account_id = u.account_id AND l.environment = u.environment AND l.id = u.location_id
-    WHERE u.batch_id = ${batchId}
-    GROUP BY u.item_id, business_day(u.sold_at, l.timezone, l.business_day_cutoff)
-    ORDER BY u.item_id, business_day(u.sold_at, l.timezone, l.business_day_cutoff)`.execute(trx)
-  return result.rows
+  const rows = sql`(SELECT *, applied AS took_stock FROM stock_sale_usage WHERE batch_id = ${batchId})`
+  return (await usageByBusinessDay(rows).execute(trx)).rows
 }
 
 /** The live items with the fields name matching needs. */
@@ -182,6 +196,14 @@ export async function listItemsForMatching(db: Executor, tenant: Tenant) {
 }
 
 /** The live items of the given categories, by name then id. */
+/** Live items, optionally of one location and one category, by name. */
+export async function liveItemRowsIn(db: Executor, tenant: Tenant, scope: { location?: string; category?: string }): Promise<ItemRow[]> {
+  let query = liveItems(db, tenant).selectAll()
+  if (scope.location) query = query.where('location_id', '=', scope.location)
+  if (scope.category) query = query.where('category', '=', scope.category)
+  return query.orderBy('name').orderBy('id').execute()
+}
+
 export async function findItemRowsInCategories(db: Executor, tenant: Tenant, categories: string[]): Promise<ItemRow[]> {
   if (categories.length === 0) return []
   return liveItems(db, tenant)
@@ -226,13 +248,7 @@ export async function removeSaleUsageOfLines(trx: Trx, tenant: Tenant, source: R
       DELETE FROM stock_sale_usage u
       WHERE u.account_id = ${tenant.accountId} AND u.environment = ${tenant.environment}
         AND u.sale_line IN (SELECT s.sale_line FROM (${source}) AS s)
-      RETURNING u.item_id, u.location_id, u.sold_at, u.units, u.account_id, u.environment)
-    SELECT r.item_id, (coalesce(sum(r.units) FILTER (WHERE r.sold_at > i.anchored_at), 0))::text AS applied_units,
-      max(r.sold_at) FILTER (WHERE r.sold_at > i.anchored_at) AS last_applied_at
-    FROM removed r
-    JOIN inventory_items i ON i.id = r.item_id
-    JOIN locations l ON l.account_id = r.account_id AND l.environment = r.environment AND l.id = r.location_id
-    GROUP BY r.item_id, business_day(r.sold_at, l.timezone, l.business_day_cutoff)
-    ORDER BY r.item_id, business_day(r.sold_at, l.timezone, l.business_day_cutoff)`.execute(trx)
+      RETURNING u.*)
+    ${usageByBusinessDay(sql`(SELECT removed.*, removed.sold_at > i.anchored_at AS took_stock FROM removed JOIN inventory_items i ON i.id = removed.item_id)`)}`.execute(trx)
   return result.rows
 }

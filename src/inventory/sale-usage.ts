@@ -1,6 +1,6 @@
 import type { RawBuilder } from 'kysely'
 import type { Tenant, Trx } from '../platform/db/database.js'
-import { type Decimal, decimal } from '../platform/decimal.js'
+import { type Decimal, decimal, QUANTITY_STORED_DECIMALS } from '../platform/decimal.js'
 import { newId } from '../platform/ids.js'
 import { type ItemRow, insertSaleUsage, lockItemRows, removeSaleUsageOfLines, type UsageDay, usageDaysOfBatch } from './inventory.repository.js'
 import { type LedgerStep, writeMovements } from './stock-ledger.js'
@@ -21,10 +21,43 @@ export interface SaleUsageSource {
 }
 
 export interface SaleUsageResult {
-  /** Live items that took usage (applied or history). */
-  itemsUsed: Set<string>
   /** Items this application took from zero or more to below zero. */
   itemsBelowZero: number
+}
+
+type Movement = { actor: string; referenceId: string | null }
+
+/**
+ * What a batch of usage does to stock: one net ledger step per item and business day, dated at the day's
+ * last sale that stands after the item's anchor (days whose sales are all history take nothing).
+ */
+class DailyStockSteps {
+  private readonly byItem = new Map<string, Map<number, LedgerStep>>()
+
+  /** Adds days of applied usage: taken from stock (sign -1) or given back (sign 1). */
+  add(days: UsageDay[], sign: 1 | -1): void {
+    for (const day of days) {
+      if (day.last_applied_at === null) continue
+      const steps = this.byItem.get(day.item_id) ?? new Map<number, LedgerStep>()
+      const at = day.last_applied_at.getTime()
+      steps.set(at, { delta: decimal(day.applied_units).times(sign).plus(steps.get(at)?.delta ?? 0), occurredAt: day.last_applied_at })
+      this.byItem.set(day.item_id, steps)
+    }
+  }
+
+  /** Writes the steps of the locked items, in id order; answers how many items went from zero or more to below zero. */
+  async write(trx: Trx, tenant: Tenant, items: Map<string, ItemRow>, movement: Movement): Promise<number> {
+    let belowZero = 0
+    for (const itemId of [...this.byItem.keys()].sort()) {
+      const item = items.get(itemId)
+      const steps = [...(this.byItem.get(itemId) as Map<number, LedgerStep>).values()].filter((step) => !step.delta.round(QUANTITY_STORED_DECIMALS).eq(0))
+      // An item deleted since its sales were applied is left alone.
+      if (!item || steps.length === 0) continue
+      const after = await writeMovements(trx, tenant, item, steps, { kind: 'sale', ...movement })
+      if (crossedBelowZero(decimal(item.quantity), decimal(after.quantity))) belowZero++
+    }
+    return belowZero
+  }
 }
 
 /**
@@ -33,32 +66,14 @@ export interface SaleUsageResult {
  * A (line, item) pair recorded before is skipped, so replays never take stock twice. Stock may go below
  * zero. The caller holds the transaction.
  */
-export async function applySaleUsage(
-  trx: Trx,
-  tenant: Tenant,
-  source: SaleUsageSource,
-  movement: { actor: string; referenceId: string | null },
-): Promise<SaleUsageResult> {
+export async function applySaleUsage(trx: Trx, tenant: Tenant, source: SaleUsageSource, movement: Movement): Promise<SaleUsageResult> {
   const items = await lockItemRows(trx, tenant, source.itemIds)
-  const result: SaleUsageResult = { itemsUsed: new Set(), itemsBelowZero: 0 }
-  if (items.size === 0) return result
+  if (items.size === 0) return { itemsBelowZero: 0 }
   const batchId = newId('use')
   await insertSaleUsage(trx, tenant, batchId, source.rows)
-  const stepsByItem = new Map<string, LedgerStep[]>()
-  for (const day of await usageDaysOfBatch(trx, batchId)) {
-    result.itemsUsed.add(day.item_id)
-    if (day.last_applied_at === null) continue
-    const steps = stepsByItem.get(day.item_id) ?? []
-    steps.push({ delta: decimal(day.applied_units).times(-1), occurredAt: day.last_applied_at })
-    stepsByItem.set(day.item_id, steps)
-  }
-  for (const itemId of [...stepsByItem.keys()].sort()) {
-    const item = items.get(itemId) as ItemRow
-    const steps = stepsByItem.get(itemId) as LedgerStep[]
-    const after = await writeMovements(trx, tenant, item, steps, { kind: 'sale', ...movement })
-    if (crossedBelowZero(decimal(item.quantity), decimal(after.quantity))) result.itemsBelowZero++
-  }
-  return result
+  const steps = new DailyStockSteps()
+  steps.add(await usageDaysOfBatch(trx, batchId), -1)
+  return { itemsBelowZero: await steps.write(trx, tenant, items, movement) }
 }
 
 /**
@@ -67,33 +82,14 @@ export async function applySaleUsage(
  * (those that took current stock) the difference is taken from or given back to stock, one ledger row
  * per item and business day. Analytics then reads the new figures. The caller holds the transaction.
  */
-export async function restateSaleUsage(
-  trx: Trx,
-  tenant: Tenant,
-  source: SaleUsageSource,
-  movement: { actor: string; referenceId: string | null },
-): Promise<void> {
+export async function restateSaleUsage(trx: Trx, tenant: Tenant, source: SaleUsageSource, movement: Movement): Promise<void> {
   const items = await lockItemRows(trx, tenant, source.itemIds)
-  const removed = await removeSaleUsageOfLines(trx, tenant, source.rows)
+  const steps = new DailyStockSteps()
+  steps.add(await removeSaleUsageOfLines(trx, tenant, source.rows), 1)
   const batchId = newId('use')
   await insertSaleUsage(trx, tenant, batchId, source.rows)
-  // One net step per item and business day (the same lines leave and come back, so their day's last sale is the same).
-  // A mapping keeps its item when it changes: the removed usage is of the locked items, or of deleted ones, left alone.
-  const stepsByItem = new Map<string, Map<number, LedgerStep>>()
-  const addStep = (day: UsageDay, sign: 1 | -1) => {
-    if (day.last_applied_at === null || !items.has(day.item_id)) return
-    const steps = stepsByItem.get(day.item_id) ?? new Map<number, LedgerStep>()
-    const at = day.last_applied_at.getTime()
-    const delta = decimal(day.applied_units).times(sign).plus(steps.get(at)?.delta ?? 0)
-    steps.set(at, { delta, occurredAt: day.last_applied_at })
-    stepsByItem.set(day.item_id, steps)
-  }
-  for (const day of removed) addStep(day, 1)
-  for (const day of await usageDaysOfBatch(trx, batchId)) addStep(day, -1)
-  for (const itemId of [...stepsByItem.keys()].sort()) {
-    const steps = [...(stepsByItem.get(itemId) as Map<number, LedgerStep>).values()].filter((step) => !step.delta.round(4).eq(0))
-    if (steps.length > 0) await writeMovements(trx, tenant, items.get(itemId) as ItemRow, steps, { kind: 'sale', ...movement })
-  }
+  steps.add(await usageDaysOfBatch(trx, batchId), -1)
+  await steps.write(trx, tenant, items, movement)
 }
 
 function crossedBelowZero(before: Decimal, after: Decimal): boolean {

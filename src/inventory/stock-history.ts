@@ -1,25 +1,13 @@
 import { sql } from 'kysely'
 import type { Executor, Tenant } from '../platform/db/database.js'
-import type { ItemRow } from './inventory.repository.js'
+/** Live items, optionally of one location and one category, by name. */
+export { liveItemRowsIn as itemsInScope } from './inventory.repository.js'
 
 /**
  * The stock history inventory publishes for reports (analytics reads it here, never the tables): items in
  * scope, their counts, and what moved them between two moments. Usage counts every sale line, whether it
  * took current stock or is history (sold before a count): it is what the bar sold.
  */
-
-/** Live items, optionally of one location and one category. */
-export async function itemsInScope(db: Executor, tenant: Tenant, scope: { location?: string; category?: string }): Promise<ItemRow[]> {
-  let query = db
-    .selectFrom('inventory_items')
-    .selectAll()
-    .where('account_id', '=', tenant.accountId)
-    .where('environment', '=', tenant.environment)
-    .where('deleted_at', 'is', null)
-  if (scope.location) query = query.where('location_id', '=', scope.location)
-  if (scope.category) query = query.where('category', '=', scope.category)
-  return query.orderBy('name').orderBy('id').execute()
-}
 
 export interface CountPoint {
   countId: string

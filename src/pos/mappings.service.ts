@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
-import { decimal, decimalPlaces, quantityOut, toDbNumeric } from '../platform/decimal.js'
+import { decimalPlaces, quantityOut, toDbNumeric } from '../platform/decimal.js'
 import { invalidParameter, platformErrors } from '../platform/errors.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { inventoryErrors } from '../inventory/inventory.errors.js'
