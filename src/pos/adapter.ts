@@ -24,8 +24,18 @@ export interface PosProduct {
 }
 
 /**
- * One sold line, normalised. Voided and refunded lines never appear here: adapters drop them.
- * `lineId` is unique within the connection and stable across syncs (re-syncing never double counts).
+ * One sold line, normalised. `lineId` is unique within the connection and stable across syncs
+ * (re-syncing never double counts). Lines voided before their check closed never appear.
+ *
+ * Two kinds of line carry a link:
+ * - A modifier that uses stock (an added shot, a double, a premium upgrade, a mixer) is a line of its own
+ *   POS item (mappable and depleting like any other) with `parentLineId` naming the line it modifies.
+ * - A correction (a refund or return, a void after the check closed) is a line with `correctsLineId`
+ *   naming the sold line it takes back, a NEGATIVE quantity (the units taken back), the amount refunded
+ *   per unit as unitPrice, and `soldAt` = when the correction happened. barstock dates its stock effect
+ *   to the original sale and applies it once (its own `lineId`, e.g. the refund's id + the line's). A
+ *   correction for a line never stored waits until that line arrives. An adapter that sees a line
+ *   already corrected may report both the line and its correction: the net is right either way.
  */
 export interface PosSaleLine {
   lineId: string
@@ -41,6 +51,10 @@ export interface PosSaleLine {
   staffName: string | null
   /** Tip on the line's check share, decimal string, where the vendor reports tips. */
   tip: string | null
+  /** A modifier's parent line (its lineId); absent or null for a line of its own. */
+  parentLineId?: string | null
+  /** A correction's original line (its lineId); absent or null for a sale. */
+  correctsLineId?: string | null
 }
 
 export interface PosStaffMember {
@@ -92,7 +106,7 @@ export interface PosAdapter {
   /** Authenticates (reusing a cached token when valid). Throws PosAdapterError. */
   verify(): Promise<void>
   listProducts(): Promise<PosProduct[]>
-  /** Sales closed in the window, page by page, voids and refunds excluded. */
+  /** Sales closed in the window, and corrections made in it (refunds, returns, voids after close), page by page. */
   listSales(window: SalesWindow): AsyncIterable<PosSaleLine[]>
   listStaff(): Promise<PosStaffMember[]>
 }

@@ -28,6 +28,16 @@ export interface StaffEntry {
   role: 'bartender' | 'server' | 'manager'
 }
 
+/** A modifier rung on a line: an item of MODIFIERS, one per unit of its parent line. */
+export interface SimModifier {
+  /** Unique within the seed's whole history: the parent's lineId + ':m' + n. */
+  lineId: string
+  itemKey: string
+  quantity: number
+  /** Decimal string, dollars per unit. */
+  unitPrice: string
+}
+
 export interface SimLine {
   /** Unique within the seed's whole history. */
   lineId: string
@@ -35,17 +45,28 @@ export interface SimLine {
   quantity: number
   /** Decimal string, dollars per unit. */
   unitPrice: string
+  /** Voided before the check closed: never sold. */
   voided: boolean
+  /** Refunded (returned) after the check closed, at `refundedAt`; sold until then. */
   refunded: boolean
+  refundedAt: Date | null
+  /** Voided by a manager after the check closed, at this time (vendors that allow it); sold until then. */
+  voidedAfterCloseAt: Date | null
+  /** Rung when the check was reopened: sold only from the check's `reclosedAt`. */
+  addedOnReopen: boolean
+  /** Modifiers that use stock; they are refunded or voided with their line. */
+  modifiers: SimModifier[]
 }
 
 export interface SimCheck {
   checkId: string
   openedAt: Date
   closedAt: Date
+  /** The check was reopened after closing and closed again at this time (lines `addedOnReopen` added then). */
+  reclosedAt: Date | null
   staffKey: string
   lines: SimLine[]
-  /** Decimal string, dollars. */
+  /** Decimal string, dollars (at first close). */
   tip: string
 }
 
@@ -83,6 +104,16 @@ export const MENU: readonly MenuEntry[] = [
   { key: 'fries', name: 'Truffle Fries', category: 'Food', kind: 'food', price: '8.00', sku: 'FD-TRFR' },
 ]
 
+/**
+ * Modifiers that use stock, sold on a parent line of the kinds named: an upgrade or extra pour, a mixer.
+ * Each is a POS item of its own (vendors list them as modifier options), mapped like any menu item.
+ */
+export const MODIFIERS: readonly (MenuEntry & { parentKinds: readonly MenuKind[] })[] = [
+  { key: 'mod-extra-shot', name: "Extra Shot Tito's 1oz", category: 'Modifiers', kind: 'pour', price: '4.00', sku: 'MD-XSHT-10', parentKinds: ['pour', 'cocktail'] },
+  { key: 'mod-grey-goose', name: 'Grey Goose Upgrade 1.5oz', category: 'Modifiers', kind: 'pour', price: '3.00', sku: 'MD-GGUP-15', parentKinds: ['cocktail'] },
+  { key: 'mod-red-bull', name: 'Add Red Bull Can', category: 'Modifiers', kind: 'bottled_beer', price: '3.50', sku: 'MD-RBUL-08', parentKinds: ['pour'] },
+]
+
 export const STAFF: readonly StaffEntry[] = [
   { key: 'maria', firstName: 'Maria', lastName: 'Lopez', role: 'bartender' },
   { key: 'james', firstName: 'James', lastName: 'Okafor', role: 'bartender' },
@@ -108,6 +139,11 @@ const BASE_CHECKS_PER_DAY = 120
 const WEEKDAY_FACTOR = [1.0, 0.6, 0.7, 0.8, 1.2, 1.9, 2.1]
 const VOID_RATE = 0.03
 const REFUND_RATE = 0.01
+/** Of pour and cocktail lines, the share that carries a modifier. */
+const MODIFIER_RATE = 0.15
+const VOID_AFTER_CLOSE_RATE = 0.01
+const REOPEN_RATE = 0.02
+const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
 
 /** mulberry32: a small, fast, well-distributed PRNG; same seed, same sequence. */
@@ -187,6 +223,9 @@ export function checksForDay(seed: number, dayStart: number, volume = 1): readon
 function generateDay(seed: number, dayStart: number, volume: number): SimCheck[] {
   const dayIndex = Math.floor(dayStart / DAY_MS)
   const random = seededRandom(seed * 100_003 + dayIndex)
+  // Modifiers, late corrections and reopened checks draw from a stream of their own, so the checks,
+  // lines and amounts of the original stream stay what they were.
+  const later = seededRandom(seed * 100_019 + dayIndex + 7_777_777)
   const weekday = new Date(dayStart).getUTCDay()
   const count = Math.round(BASE_CHECKS_PER_DAY * (WEEKDAY_FACTOR[weekday] ?? 1) * volume * (0.85 + random() * 0.3))
   const checks: SimCheck[] = []
@@ -203,13 +242,68 @@ function generateDay(seed: number, dayStart: number, volume: number): SimCheck[]
       const roll = random()
       const voided = roll < VOID_RATE
       const refunded = !voided && roll < VOID_RATE + REFUND_RATE
-      lines.push({ lineId: `${dayIndex}-${index}-${lineIndex}`, itemKey: entry.key, quantity, unitPrice: entry.price, voided, refunded })
-      if (!voided && !refunded) totalCents += Math.round(Number(entry.price) * 100) * quantity
+      const lineId = `${dayIndex}-${index}-${lineIndex}`
+      const line = { lineId, itemKey: entry.key, quantity, unitPrice: entry.price, voided, refunded, ...laterFacts(later, lineId, entry, quantity, closedAt, !voided && !refunded) }
+      lines.push({ ...line, refundedAt: refunded ? new Date(closedAt.getTime() + (1 + Math.floor(later() * 47)) * HOUR_MS) : null })
+      if (!voided) totalCents += Math.round(Number(entry.price) * 100) * quantity
     }
     const tipCents = Math.round(totalCents * (0.12 + random() * 0.1))
-    checks.push({ checkId: `${dayIndex}-${index}`, openedAt, closedAt, staffKey: staff.key, lines, tip: centsToDollars(tipCents) })
+    const reclosedAt = later() < REOPEN_RATE ? new Date(closedAt.getTime() + (10 + Math.floor(later() * 50)) * 60_000) : null
+    if (reclosedAt) lines.push(lineAddedOnReopen(later, `${dayIndex}-${index}-${lineCount}`))
+    checks.push({ checkId: `${dayIndex}-${index}`, openedAt, closedAt, reclosedAt, staffKey: staff.key, lines, tip: centsToDollars(tipCents) })
   }
   return checks.sort((a, b) => a.closedAt.getTime() - b.closedAt.getTime())
+}
+
+/** A line's modifiers and void after close, drawn from the `later` stream. */
+function laterFacts(later: () => number, lineId: string, entry: MenuEntry, quantity: number, closedAt: Date, mayVoidAfterClose: boolean) {
+  const options = MODIFIERS.filter((modifier) => modifier.parentKinds.includes(entry.kind))
+  const withModifier = options.length > 0 && later() < MODIFIER_RATE
+  const modifier = options[Math.floor(later() * options.length)]
+  const modifiers: SimModifier[] =
+    withModifier && modifier ? [{ lineId: `${lineId}:m0`, itemKey: modifier.key, quantity, unitPrice: modifier.price }] : []
+  const voidedAfterClose = mayVoidAfterClose && later() < VOID_AFTER_CLOSE_RATE
+  const voidedAfterCloseAt = voidedAfterClose ? new Date(closedAt.getTime() + (5 + Math.floor(later() * 85)) * 60_000) : null
+  return { voidedAfterCloseAt, addedOnReopen: false, modifiers }
+}
+
+/** The round rung when a check was reopened: one bottled beer. */
+function lineAddedOnReopen(later: () => number, lineId: string): SimLine {
+  const beers = MENU.filter((entry) => entry.kind === 'bottled_beer')
+  const entry = beers[Math.floor(later() * beers.length)] as MenuEntry
+  return { lineId, itemKey: entry.key, quantity: 1, unitPrice: entry.price, voided: false, refunded: false, refundedAt: null, voidedAfterCloseAt: null, addedOnReopen: true, modifiers: [] }
+}
+
+/** Whether a line of `check` counts as sold, seen at `asOf`: rung, not taken back by then, and closed by then. */
+export function soldAsOf(check: SimCheck, line: SimLine, asOf: Date): boolean {
+  if (line.voided) return false
+  if (line.addedOnReopen && (check.reclosedAt === null || check.reclosedAt > asOf)) return false
+  if (line.refundedAt && line.refundedAt <= asOf) return false
+  if (line.voidedAfterCloseAt && line.voidedAfterCloseAt <= asOf) return false
+  return true
+}
+
+/**
+ * The simulator's ground truth: units consumed per menu or modifier key by the checks first closed in
+ * [start, end), as a POS reports them at `asOf` (refunds and voids after close made by then taken back,
+ * lines added on reopening counted once the check closed again).
+ */
+export function consumedUnits(
+  seed: number,
+  start: Date,
+  end: Date,
+  options: { now: Date; historyDays: number; volume?: number; asOf: Date },
+): Map<string, number> {
+  const units = new Map<string, number>()
+  const add = (key: string, quantity: number) => units.set(key, (units.get(key) ?? 0) + quantity)
+  for (const check of checksClosedBetween(seed, start, end, options)) {
+    for (const line of check.lines) {
+      if (!soldAsOf(check, line, options.asOf)) continue
+      add(line.itemKey, line.quantity)
+      for (const modifier of line.modifiers) add(modifier.itemKey, modifier.quantity)
+    }
+  }
+  return units
 }
 
 /** The part of [start, end) the simulator's history covers, in epoch ms; `from >= to` when none. */
@@ -238,8 +332,9 @@ export function checksClosedBetween(
   return checks
 }
 
-const MENU_BY_KEY = new Map(MENU.map((entry) => [entry.key, entry]))
+const MENU_BY_KEY = new Map([...MENU, ...MODIFIERS].map((entry) => [entry.key, entry]))
 
+/** A menu item or modifier by key. */
 export function menuEntry(key: string): MenuEntry {
   const entry = MENU_BY_KEY.get(key)
   if (!entry) throw new Error(`no menu entry ${key}`)
