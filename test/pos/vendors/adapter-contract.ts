@@ -10,7 +10,7 @@ import {
   type PosVendor,
   type SimulatorOptions,
 } from '../../../src/pos/adapter.js'
-import { checksClosedBetween, MENU, menuEntry, STAFF } from '../../../src/pos/simulation/bar-data.js'
+import { checksClosedBetween, MENU, menuEntry, MODIFIERS, soldAsOf, STAFF } from '../../../src/pos/simulation/bar-data.js'
 import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
 
 /**
@@ -76,24 +76,29 @@ function unitsByName(lines: PosSaleLine[]): Map<string, string> {
   return new Map([...totals].map(([name, total]) => [name, total.toString()]))
 }
 
-function expectedUnitsByName(start: Date, end: Date): Map<string, string> {
-  const totals = new Map<string, Big>()
+/** What the simulated bar sold in [start, end) as a POS reports it at NOW: each line and modifier still sold then. */
+function expectedSold(start: Date, end: Date): { units: Map<string, string>; revenue: string } {
+  const units = new Map<string, Big>()
+  let revenue = new Big(0)
+  const add = (itemKey: string, quantity: number, unitPrice: string) => {
+    const name = menuEntry(itemKey).name
+    units.set(name, (units.get(name) ?? new Big(0)).plus(quantity))
+    revenue = revenue.plus(new Big(unitPrice).times(quantity))
+  }
   for (const check of checksClosedBetween(SEED, start, end, { now: NOW, historyDays: HISTORY_DAYS })) {
     for (const line of check.lines) {
-      if (line.voided || line.refunded) continue
-      const name = menuEntry(line.itemKey).name
-      totals.set(name, (totals.get(name) ?? new Big(0)).plus(line.quantity))
+      if (!soldAsOf(check, line, NOW)) continue
+      add(line.itemKey, line.quantity, line.unitPrice)
+      for (const modifier of line.modifiers) add(modifier.itemKey, modifier.quantity, modifier.unitPrice)
     }
   }
-  return new Map([...totals].map(([name, total]) => [name, total.toString()]))
+  return { units: new Map([...units].filter(([, total]) => !total.eq(0)).map(([name, total]) => [name, total.toString()])), revenue: revenue.toFixed(2) }
 }
 
-function expectedRevenue(start: Date, end: Date): string {
-  let total = new Big(0)
-  for (const check of checksClosedBetween(SEED, start, end, { now: NOW, historyDays: HISTORY_DAYS })) {
-    for (const line of check.lines) if (!line.voided && !line.refunded) total = total.plus(new Big(line.unitPrice).times(line.quantity))
-  }
-  return total.toFixed(2)
+/** Net units per name: sales, modifiers and (negative) corrections together. */
+function netUnitsByName(lines: PosSaleLine[]): Map<string, string> {
+  const totals = unitsByName(lines)
+  return new Map([...totals].filter(([, total]) => !new Big(total).eq(0)))
 }
 
 export function describeAdapterContract(vendor: PosVendor): void {
@@ -108,32 +113,41 @@ export function describeAdapterContract(vendor: PosVendor): void {
       await assertFailsWith('invalid_credentials', () => adapter.verify())
     })
 
-    test('lists the whole menu with names, categories and prices', async () => {
+    test('lists the whole menu and the modifiers that use stock, with names, categories and prices', async () => {
       const products = await (await adapterFor(vendor)).listProducts()
-      assert.deepEqual(products.map((product) => product.name).sort(), MENU.map((entry) => entry.name).sort())
+      const catalog = [...MENU, ...MODIFIERS]
+      assert.deepEqual(products.map((product) => product.name).sort(), catalog.map((entry) => entry.name).sort())
       for (const product of products) {
-        const entry = MENU.find((candidate) => candidate.name === product.name)!
+        const entry = catalog.find((candidate) => candidate.name === product.name)!
         assert.ok(product.posItemId.length > 0)
         assert.equal(new Big(product.price ?? '0').toFixed(2), entry.price, `price of ${product.name}`)
       }
       assert.equal(new Set(products.map((product) => product.posItemId)).size, products.length, 'ids are unique')
     })
 
-    test('lists every sold line of a window, voids and refunds left out', async () => {
-      const end = new Date(NOW.getTime() - 2 * 86_400_000)
-      const start = new Date(end.getTime() - 3 * 86_400_000)
+    test('lists the history net of refunds and voids after close, with modifiers and lines added on reopening', async () => {
+      const start = new Date(NOW.getTime() - HISTORY_DAYS * 86_400_000)
+      const end = NOW
       const products = await (await adapterFor(vendor)).listProducts()
       const lines = await collectSales((await adapterFor(vendor)).listSales({ start, end }))
-      assert.ok(lines.length > 100, `a busy bar sells more than ${lines.length} lines in three days`)
-      assert.deepEqual(unitsByName(lines), expectedUnitsByName(start, end))
+      const expected = expectedSold(start, end)
+      assert.deepEqual(netUnitsByName(lines), expected.units)
       const revenue = lines.reduce((sum, line) => sum.plus(new Big(line.unitPrice).times(line.quantity)), new Big(0))
-      assert.equal(revenue.toFixed(2), expectedRevenue(start, end))
-      assert.equal(new Set(lines.map((line) => line.lineId)).size, lines.length, 'line ids are unique')
+      assert.equal(revenue.toFixed(2), expected.revenue)
+      const lineIds = new Set(lines.map((line) => line.lineId))
+      assert.equal(lineIds.size, lines.length, 'line ids are unique')
       const productIds = new Set(products.map((product) => product.posItemId))
       for (const line of lines) {
         assert.ok(productIds.has(line.posItemId), `line item ${line.posItemId} is on the menu`)
         assert.ok(line.soldAt >= start && line.soldAt < end, `sold at ${line.soldAt.toISOString()} inside the window`)
+        if (line.parentLineId) assert.ok(lineIds.has(line.parentLineId), `modifier ${line.lineId} names a listed parent`)
+        if (line.correctsLineId) {
+          assert.ok(lineIds.has(line.correctsLineId), `correction ${line.lineId} names a listed line`)
+          assert.ok(new Big(line.quantity).lt(0), `correction ${line.lineId} takes units back`)
+        }
       }
+      assert.ok(lines.some((line) => line.parentLineId), 'modifiers are listed')
+      assert.ok(lines.some((line) => line.correctsLineId), 'corrections are listed')
     })
 
     test('returns the same line ids when the same window is read twice', async () => {
