@@ -93,7 +93,7 @@ async function main() {
   const window: SalesWindow = { start: new Date(now.getTime() - days * DAY_MS), end: now }
   const simulatorOf = (seed: number) => startSimulator({ posType: vendor.posType, seed, historyDays: days + 1, nowMs: now.getTime(), volume })
   const simulator = await simulatorOf(SYNC_SEED)
-  const gateway = new PosGateway({ secretKey: randomBytes(32), dataDir: '/nonexistent', posBaseUrls: { [vendor.posType]: simulator.url } })
+  const gateway = new PosGateway({ secretKey: randomBytes(32), dataDir: '/nonexistent', posBaseUrls: { [vendor.posType]: simulator.url }, posRetryWaitMs: 5_000 })
   const database = await openScratchDatabase(values.db)
   try {
     const { db } = database
@@ -149,6 +149,7 @@ async function main() {
       const rows = fetchedLines.slice(offset, offset + STAGE_BATCH).map((line) => ({
         lineId: line.lineId, locationId: 'main_bar', posItemId: line.posItemId, name: line.name, quantity: line.quantity, unitPrice: line.unitPrice,
         soldAt: line.soldAt, staffId: line.staffId, staffName: line.staffName, checkId: line.checkId, tip: line.tip, depleted: false,
+        parentLineId: line.parentLineId ?? null,
       }))
       await stageSaleLines(db, source, rows)
     }

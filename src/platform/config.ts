@@ -21,6 +21,8 @@ export interface Config {
   smtpFrom: string
   /** Per pos_type API roots that replace the vendor's production host (a proxy, a test double). */
   posBaseUrls: Record<string, string>
+  /** The longest a sync run waits out a vendor's 429 Retry-After in one call before it fails with rate_limited. */
+  posRetryWaitMs: number
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -122,5 +124,6 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: url(env, 'BARSTOCK_SMTP_URL', ['smtp:', 'smtps:']),
     smtpFrom: emailAddress(env, 'BARSTOCK_SMTP_FROM', 'barstock@localhost'),
     posBaseUrls: urlMap(env, 'BARSTOCK_POS_BASE_URLS'),
+    posRetryWaitMs: positiveInteger(env, 'BARSTOCK_POS_RETRY_WAIT_SECONDS', 300, 3600) * 1000,
   }
 }

@@ -13,7 +13,7 @@ import { sandboxSimulatorUrl } from './sandbox-simulators.js'
 export class PosGateway {
   private key: Buffer | undefined
 
-  constructor(private readonly config: Pick<Config, 'secretKey' | 'dataDir' | 'posBaseUrls'>) {}
+  constructor(private readonly config: Pick<Config, 'secretKey' | 'dataDir' | 'posBaseUrls' | 'posRetryWaitMs'>) {}
 
   private secretKey(): Buffer {
     this.key ??= resolveSecretKey(this.config.secretKey, this.config.dataDir)
@@ -33,6 +33,7 @@ export class PosGateway {
     return this.config.posBaseUrls[vendor.posType] ?? vendor.productionBaseUrl(credentials)
   }
 
+  /** An adapter for a request's short calls (verifying credentials): a long rate limit fails fast. */
   async adapter(
     vendor: PosVendor,
     environment: Environment,
@@ -41,5 +42,20 @@ export class PosGateway {
   ): Promise<PosAdapter> {
     const baseUrl = await this.baseUrl(vendor, environment, credentials)
     return vendor.createAdapter({ credentials, baseUrl, ...(onCredentialsRotated && { onCredentialsRotated }) })
+  }
+
+  /**
+   * An adapter for a sync run: it waits out a vendor's rate limit (up to BARSTOCK_POS_RETRY_WAIT_SECONDS a
+   * call) and asks for the same page again, rather than failing the run to start over later. Waiting holds
+   * no transaction (lines are staged as they come) and the run's heartbeat keeps its lease.
+   */
+  async adapterForRun(
+    vendor: PosVendor,
+    environment: Environment,
+    credentials: PosCredentials,
+    onCredentialsRotated: (credentials: PosCredentials) => Promise<void>,
+  ): Promise<PosAdapter> {
+    const baseUrl = await this.baseUrl(vendor, environment, credentials)
+    return vendor.createAdapter({ credentials, baseUrl, onCredentialsRotated, maxRetryWaitMs: this.config.posRetryWaitMs })
   }
 }

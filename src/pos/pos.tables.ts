@@ -97,6 +97,25 @@ export interface PosSaleTable {
   check_id: string | null
   tip: Numeric | null
   depleted: boolean
+  /** A modifier's parent line (line_id). */
+  parent_line_id: string | null
+  /** A correction's original line (line_id); the row is dated (sold_at) to that line's sale. */
+  corrects_line_id: string | null
+  /** When a correction happened. */
+  corrected_at: Timestamp | null
+}
+
+/** A correction whose original line is not stored yet. */
+export interface PosPendingCorrectionTable {
+  account_id: string
+  environment: Environment
+  connection_id: string
+  line_id: string
+  corrects_line_id: string
+  source_id: string
+  quantity: Numeric
+  unit_price: Numeric
+  corrected_at: Timestamp
 }
 
 export interface PosStaffTable {
@@ -116,6 +135,7 @@ declare module '../platform/db/database.js' {
     pos_items: PosItemTable
     pos_mappings: PosMappingTable
     pos_sales: PosSaleTable
+    pos_pending_corrections: PosPendingCorrectionTable
     pos_staff: PosStaffTable
   }
 }

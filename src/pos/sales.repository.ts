@@ -15,6 +15,17 @@ export interface SaleLineRow {
   checkId: string | null
   tip: string | null
   depleted: boolean
+  /** A modifier's parent line. */
+  parentLineId: string | null
+}
+
+/** A correction (refund, return, void after close) as a vendor reported it; decimals as strings, quantity negative. */
+export interface CorrectionRow {
+  lineId: string
+  correctsLineId: string
+  quantity: string
+  unitPrice: string
+  correctedAt: Date
 }
 
 export interface SaleSource {
@@ -46,14 +57,55 @@ function insertLinesStatement(source: SaleSource, lines: SaleLineRow[]) {
   const column = <T>(pick: (line: SaleLineRow) => T) => lines.map(pick)
   return sql`
     INSERT INTO pos_sales (account_id, environment, connection_id, source_id, line_id, location_id, pos_item_id, name,
-      quantity, unit_price, sold_at, staff_id, staff_name, check_id, tip, depleted)
+      quantity, unit_price, sold_at, staff_id, staff_name, check_id, tip, depleted, parent_line_id)
     SELECT ${source.tenant.accountId}, ${source.tenant.environment}, ${source.connectionId}, ${source.sourceId}, l.*
     FROM unnest(${column((l) => l.lineId)}::text[], ${column((l) => l.locationId)}::text[], ${column((l) => l.posItemId)}::text[],
       ${column((l) => l.name)}::text[], ${column((l) => l.quantity)}::numeric[], ${column((l) => l.unitPrice)}::numeric[],
       ${column((l) => l.soldAt.toISOString())}::timestamptz[], ${column((l) => l.staffId)}::text[], ${column((l) => l.staffName)}::text[],
-      ${column((l) => l.checkId)}::text[], ${column((l) => l.tip)}::numeric[], ${column((l) => l.depleted)}::boolean[])
-      AS l (line_id, location_id, pos_item_id, name, quantity, unit_price, sold_at, staff_id, staff_name, check_id, tip, depleted)
+      ${column((l) => l.checkId)}::text[], ${column((l) => l.tip)}::numeric[], ${column((l) => l.depleted)}::boolean[],
+      ${column((l) => l.parentLineId)}::text[])
+      AS l (line_id, location_id, pos_item_id, name, quantity, unit_price, sold_at, staff_id, staff_name, check_id, tip, depleted, parent_line_id)
     ON CONFLICT (connection_id, line_id) DO NOTHING`
+}
+
+/**
+ * Stages corrections to wait for their original lines (resolveCorrections moves them into the sales);
+ * one stored before, waiting or applied, is skipped. Returns how many were new.
+ */
+export async function stageCorrections(db: Executor, source: SaleSource, corrections: CorrectionRow[]): Promise<number> {
+  if (corrections.length === 0) return 0
+  const column = <T>(pick: (row: CorrectionRow) => T) => corrections.map(pick)
+  const result = await sql`
+    INSERT INTO pos_pending_corrections (account_id, environment, connection_id, source_id, line_id, corrects_line_id, quantity,
+      unit_price, corrected_at)
+    SELECT ${source.tenant.accountId}, ${source.tenant.environment}, ${source.connectionId}, ${source.sourceId}, c.*
+    FROM unnest(${column((c) => c.lineId)}::text[], ${column((c) => c.correctsLineId)}::text[], ${column((c) => c.quantity)}::numeric[],
+      ${column((c) => c.unitPrice)}::numeric[], ${column((c) => c.correctedAt.toISOString())}::timestamptz[])
+      AS c (line_id, corrects_line_id, quantity, unit_price, corrected_at)
+    WHERE NOT EXISTS (SELECT 1 FROM pos_sales s WHERE s.connection_id = ${source.connectionId} AND s.line_id = c.line_id)
+    ON CONFLICT (connection_id, line_id) DO NOTHING`.execute(db)
+  return Number(result.numAffectedRows ?? 0)
+}
+
+/**
+ * Moves the connection's waiting corrections whose original line is stored now into the sales, under
+ * `sourceId`: each takes its original's POS item, location, check, staff, depleted flag and sale time,
+ * so it takes back from the day the line was sold. Others keep waiting.
+ */
+export async function resolveCorrections(trx: Trx, connectionId: string, sourceId: string): Promise<void> {
+  await sql`
+    WITH resolved AS (
+      DELETE FROM pos_pending_corrections p USING pos_sales o
+      WHERE p.connection_id = ${connectionId} AND o.connection_id = p.connection_id AND o.line_id = p.corrects_line_id
+      RETURNING p.line_id, p.corrects_line_id, p.quantity, p.unit_price, p.corrected_at, o.account_id, o.environment, o.location_id,
+        o.pos_item_id, o.name, o.sold_at, o.staff_id, o.staff_name, o.check_id, o.depleted
+    )
+    INSERT INTO pos_sales (account_id, environment, connection_id, source_id, line_id, location_id, pos_item_id, name,
+      quantity, unit_price, sold_at, staff_id, staff_name, check_id, tip, depleted, corrects_line_id, corrected_at)
+    SELECT account_id, environment, ${connectionId}, ${sourceId}, line_id, location_id, pos_item_id, name,
+      quantity, unit_price, sold_at, staff_id, staff_name, check_id, NULL, depleted, corrects_line_id, corrected_at
+    FROM resolved
+    ON CONFLICT (connection_id, line_id) DO NOTHING`.execute(trx)
 }
 
 /** Sets the depleted flag of a source's lines of these POS items. */
@@ -68,8 +120,10 @@ export async function markSourceLines(trx: Trx, sourceId: string, posItemIds: st
     .execute()
 }
 
+/** Deletes what a failed run staged: its sale lines and the corrections it left waiting. */
 export async function deleteSourceLines(trx: Trx, sourceId: string): Promise<void> {
   await trx.deleteFrom('pos_sales').where('source_id', '=', sourceId).execute()
+  await trx.deleteFrom('pos_pending_corrections').where('source_id', '=', sourceId).execute()
 }
 
 /**

@@ -40,6 +40,7 @@ function toSaleRow(line: ImportedSale, importId: string, index: number, mapped: 
     checkId: line.check_id ?? null,
     tip: line.tip === undefined ? null : toDbNumeric(decimal(line.tip)),
     depleted: mapped.has(line.pos_item_id),
+    parentLineId: null,
   }
 }
 

@@ -4,10 +4,19 @@ import { decimal, toDbNumeric } from '../platform/decimal.js'
 import { enqueue } from '../platform/outbox.js'
 import { type PosAdapter, PosAdapterError, type PosProduct, type PosSaleLine, type PosStaffMember, type SalesWindow } from './adapter.js'
 import { type ConnectionRow, FREQUENCY_SECONDS, findConnectionById, saveCredentials, updateConnectionRow } from './connections.repository.js'
-import { depleteLines } from './depletion.js'
+import { type DepletionResult, depleteLines } from './depletion.js'
 import { addSoldItems, mappingsOf, upsertProducts, upsertStaff } from './mappings.repository.js'
 import type { PosGateway } from './pos-gateway.js'
-import { deleteSourceLines, markSourceLines, type SaleLineRow, type SaleSource, stageSaleLines } from './sales.repository.js'
+import {
+  type CorrectionRow,
+  deleteSourceLines,
+  markSourceLines,
+  resolveCorrections,
+  type SaleLineRow,
+  type SaleSource,
+  stageCorrections,
+  stageSaleLines,
+} from './sales.repository.js'
 import { finishRun, lockRun, type SyncRunRow, touchRun } from './sync-runs.repository.js'
 import { findVendor } from './vendor-registry.js'
 
@@ -80,7 +89,7 @@ async function openAdapter(db: Db, gateway: PosGateway, connection: ConnectionRo
   const credentials = gateway.open(connection.id, connection.credentials)
   // A rotated refresh token is single-use: the old one is already spent, so the new one is saved at
   // once, outside the run's transaction, even if the run fails later.
-  return gateway.adapter(vendor, connection.environment, credentials, (rotated) => saveCredentials(db, connection.id, gateway.seal(connection.id, rotated)))
+  return gateway.adapterForRun(vendor, connection.environment, credentials, (rotated) => saveCredentials(db, connection.id, gateway.seal(connection.id, rotated)))
 }
 
 function toSaleRow(line: PosSaleLine, locationId: string, mapped: Set<string>): SaleLineRow {
@@ -97,7 +106,22 @@ function toSaleRow(line: PosSaleLine, locationId: string, mapped: Set<string>): 
     checkId: line.checkId,
     tip: line.tip === null ? null : toDbNumeric(decimal(line.tip)),
     depleted: mapped.has(line.posItemId),
+    parentLineId: line.parentLineId ?? null,
   }
+}
+
+function toCorrectionRow(line: PosSaleLine & { correctsLineId: string }): CorrectionRow {
+  return {
+    lineId: line.lineId,
+    correctsLineId: line.correctsLineId,
+    quantity: toDbNumeric(decimal(line.quantity)),
+    unitPrice: toDbNumeric(decimal(line.unitPrice)),
+    correctedAt: line.soldAt,
+  }
+}
+
+function isCorrection(line: PosSaleLine): line is PosSaleLine & { correctsLineId: string } {
+  return typeof line.correctsLineId === 'string'
 }
 
 /**
@@ -114,15 +138,21 @@ class StagingPipeline {
   ) {}
 
   /** Starts storing a batch without waiting for it, once fewer than the limit are in flight. */
-  async stage(rows: SaleLineRow[]): Promise<void> {
+  async stage(batch: StagedBatch): Promise<void> {
     while (this.inFlight.length >= STAGE_BATCHES_IN_FLIGHT) await this.finishOldest()
     // Concurrent batches claim their (connection, line id) keys in one order, so a line a vendor sent
     // twice (an offset page that shifted) makes one batch wait for the other, never a deadlock.
-    rows.sort(byLineId)
-    const inserting = stageSaleLines(this.db, this.source, rows)
+    batch.sales.sort(byLineId)
+    batch.corrections.sort(byLineId)
+    const inserting = this.insert(batch)
     // Its failure is read when it is finished; until then it must not count as unhandled.
     inserting.catch(() => undefined)
     this.inFlight.push(inserting)
+  }
+
+  private async insert(batch: StagedBatch): Promise<number> {
+    const sales = await stageSaleLines(this.db, this.source, batch.sales)
+    return sales + (await stageCorrections(this.db, this.source, batch.corrections))
   }
 
   /** Waits for every batch in flight and counts their lines; rethrows the first failure. */
@@ -142,7 +172,13 @@ class StagingPipeline {
   }
 }
 
-function byLineId(a: SaleLineRow, b: SaleLineRow): number {
+/** A batch of a run's lines to stage: sales (and modifiers) and the corrections that wait for their lines. */
+interface StagedBatch {
+  sales: SaleLineRow[]
+  corrections: CorrectionRow[]
+}
+
+function byLineId(a: { lineId: string }, b: { lineId: string }): number {
   return a.lineId < b.lineId ? -1 : a.lineId > b.lineId ? 1 : 0
 }
 
@@ -159,18 +195,22 @@ export async function fetchAndStage(db: Db, gateway: PosGateway, run: SyncRunRow
   const source = { tenant: tenantOfRun(run), connectionId: connection.id, sourceId: run.id }
   const soldItems = new Map<string, string>()
   const pipeline = new StagingPipeline(db, source)
-  let buffer: SaleLineRow[] = []
+  let buffer: StagedBatch = { sales: [], corrections: [] }
   try {
     for await (const page of adapter.listSales(salesWindow)) {
       for (const line of page) {
-        buffer.push(toSaleRow(line, connection.location_id, mappedAtStart))
+        if (isCorrection(line)) {
+          buffer.corrections.push(toCorrectionRow(line))
+          continue
+        }
+        buffer.sales.push(toSaleRow(line, connection.location_id, mappedAtStart))
         soldItems.set(line.posItemId, line.name)
       }
-      if (buffer.length < STAGE_BATCH_LINES) continue
+      if (buffer.sales.length + buffer.corrections.length < STAGE_BATCH_LINES) continue
       await pipeline.stage(buffer)
-      buffer = []
+      buffer = { sales: [], corrections: [] }
     }
-    if (buffer.length > 0) await pipeline.stage(buffer)
+    if (buffer.sales.length + buffer.corrections.length > 0) await pipeline.stage(buffer)
     await pipeline.drain()
   } catch (error) {
     await pipeline.settle()
@@ -181,6 +221,20 @@ export async function fetchAndStage(db: Db, gateway: PosGateway, run: SyncRunRow
 
 function durationMs(run: SyncRunRow, now: Date): number {
   return Math.max(0, now.getTime() - run.started_at.getTime())
+}
+
+/**
+ * Depletes a run's lines: its sales, then its corrections as movements of their own (dated to the
+ * days their lines were sold), so a refund never hides inside a later day's sales.
+ */
+async function depleteRun(trx: Trx, tenant: Tenant, connectionId: string, runId: string): Promise<DepletionResult> {
+  const movement = { actor: connectionId, referenceId: runId }
+  const sales = await depleteLines(trx, tenant, connectionId, { where: sql<boolean>`s.source_id = ${runId} AND s.corrects_line_id IS NULL` }, movement)
+  const corrections = await depleteLines(trx, tenant, connectionId, { where: sql<boolean>`s.source_id = ${runId} AND s.corrects_line_id IS NOT NULL` }, movement)
+  return {
+    depletedPosItems: new Set([...sales.depletedPosItems, ...corrections.depletedPosItems]),
+    itemsBelowZero: sales.itemsBelowZero + corrections.itemsBelowZero,
+  }
 }
 
 /** Applies a staged run in the caller's transaction; a run already failed elsewhere is not applied. */
@@ -195,11 +249,12 @@ export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): P
   if (staged.products) await upsertProducts(trx, key, staged.products, now)
   await addSoldItems(trx, key, staged.soldItems, now)
   await upsertStaff(trx, key, staged.staff, now)
+  await resolveCorrections(trx, connection.id, run.id)
   // Mappings made or removed while the run fetched apply to its lines as they stand now.
   const mappedNow = new Set((await mappingsOf(trx, connection.id)).keys())
   await markSourceLines(trx, run.id, [...mappedNow].filter((id) => !staged.mappedAtStart.has(id)), true)
   await markSourceLines(trx, run.id, [...staged.mappedAtStart].filter((id) => !mappedNow.has(id)), false)
-  const depletion = await depleteLines(trx, tenant, connection.id, { where: sql<boolean>`s.source_id = ${run.id}` }, { actor: connection.id, referenceId: run.id })
+  const depletion = await depleteRun(trx, tenant, connection.id, run.id)
   // Lines mapped to an item deleted since stay undepleted, so a new mapping can still take them.
   await markSourceLines(trx, run.id, [...mappedNow].filter((id) => !depletion.depletedPosItems.has(id)), false)
   const duration = durationMs(run, now)

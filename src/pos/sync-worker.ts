@@ -26,15 +26,15 @@ export async function failOrphanedRuns(db: Db, staleBefore: Date | undefined): P
 
 /**
  * The worker that runs queued sync runs, one at a time per instance; claims use SKIP LOCKED, so each
- * run happens once across instances. At start it fails the runs a crash left behind.
+ * run happens once across instances. At start it fails the runs a crash left behind. Tests may pass a
+ * gateway of their own (a scripted vendor).
  */
-export async function startPosSyncWorker(deps: WorkerDependencies): Promise<BackgroundLoop> {
+export async function startPosSyncWorker(deps: WorkerDependencies, gateway = new PosGateway(deps.config)): Promise<BackgroundLoop> {
   const { db } = deps.database
   // PGlite is held by one process: a claimed run at start-up cannot have a live worker anywhere.
   const staleBefore = deps.database.kind === 'pglite' ? undefined : new Date(Date.now() - ORPHAN_AFTER_MS)
   const orphans = await failOrphanedRuns(db, staleBefore)
   if (orphans > 0) deps.logger.warn({ orphans }, 'failed POS sync runs interrupted by a previous stop')
-  const gateway = new PosGateway(deps.config)
   const loop = await startBackgroundLoop({
     name: 'pos-sync',
     database: deps.database,

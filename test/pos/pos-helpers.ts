@@ -46,20 +46,28 @@ export async function runSync(ctx: TestContext, caller: Caller, connectionId: st
   return waitForSync(ctx, caller, json(response).data.sync_id)
 }
 
-export type SwitchMode = 'ok' | 'drop_sales' | 'unauthorized'
+export type SwitchMode = 'ok' | 'drop_sales' | 'unauthorized' | 'rate_limit_sales'
 
 /**
  * A real Square simulator behind a switch a test flips: `drop_sales` cuts the connection on sales
- * searches after the first few (a network failure mid-run), `unauthorized` answers Square's 401 to everything.
+ * searches after the first few (a network failure mid-run), `unauthorized` answers Square's 401 to everything,
+ * `rate_limit_sales` answers the next `rateLimitsLeft` sales searches 429 with `retryAfterSeconds`.
  */
 export async function startSwitchableSquare(seed = 7, now?: () => Date) {
   const simulator = squareVendor.createSimulator({ seed, now })
   // salesPagesServed counts sales searches; `drop_sales` cuts those after the first salesPagesBeforeDrop.
-  const state = { mode: 'ok' as SwitchMode, salesPagesBeforeDrop: 0, salesPagesServed: 0 }
+  const state = { mode: 'ok' as SwitchMode, salesPagesBeforeDrop: 0, salesPagesServed: 0, rateLimitsLeft: 0, retryAfterSeconds: 1 }
   const server = await startSimulatorServer((req, res) => {
     if (state.mode === 'unauthorized') {
       res.writeHead(401, { 'content-type': 'application/json' }).end(
         JSON.stringify({ errors: [{ category: 'AUTHENTICATION_ERROR', code: 'UNAUTHORIZED', detail: 'This request could not be authorized.' }] }),
+      )
+      return
+    }
+    if (req.url?.startsWith('/v2/orders/search') && state.mode === 'rate_limit_sales' && state.rateLimitsLeft > 0) {
+      state.rateLimitsLeft--
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(state.retryAfterSeconds) }).end(
+        JSON.stringify({ errors: [{ category: 'RATE_LIMIT_ERROR', code: 'RATE_LIMITED', detail: 'Rate limited.' }] }),
       )
       return
     }

@@ -111,3 +111,31 @@ test('a run the vendor refuses fails with authentication_failed and marks the co
   const healed = json(await ctx.request('GET', `/v1/pos/connections/${connection.id}`, { key: caller.key })).data
   assert.equal(healed.status, 'active')
 })
+
+test('a run waits out a rate limit longer than a request would (2 s three times) and asks for the same page again', async () => {
+  square.state.mode = 'ok'
+  const caller = await ctx.newCaller({ environment: 'production' })
+  const connection = await createConnection(ctx, caller)
+  Object.assign(square.state, { mode: 'rate_limit_sales', rateLimitsLeft: 3, retryAfterSeconds: 2 })
+  const run = await runSync(ctx, caller, connection.id, 'full')
+  assert.equal(run.status, 'completed', JSON.stringify(run.error))
+  assert.equal(square.state.rateLimitsLeft, 0)
+  const reference = await createConnection(ctx, caller)
+  square.state.mode = 'ok'
+  const unhindered = await runSync(ctx, caller, reference.id, 'full')
+  assert.equal(run.results.sales_synced, unhindered.results.sales_synced)
+})
+
+test('a rate limit past BARSTOCK_POS_RETRY_WAIT_SECONDS fails the run with rate_limited and the vendor\'s Retry-After', async () => {
+  square.state.mode = 'ok'
+  const caller = await ctx.newCaller({ environment: 'production' })
+  const connection = await createConnection(ctx, caller)
+  Object.assign(square.state, { mode: 'rate_limit_sales', rateLimitsLeft: 1, retryAfterSeconds: 3_601 })
+  const run = await runSync(ctx, caller, connection.id, 'full')
+  square.state.mode = 'ok'
+  assert.equal(run.status, 'failed')
+  assert.equal(run.error.code, 'rate_limited')
+  assert.equal(await salesCount(connection.id), 0)
+  const [event] = await listEvents(ctx.database.db, caller.tenant, 'pos.sync_failed')
+  assert.equal((event?.data as PosSyncFailedData).retry_after, 3_601)
+})
