@@ -93,11 +93,14 @@ function similarUnmapped(item: ItemRow, window: CountWindow, resembling: Resembl
   for (const { sales, similarity } of resembling) {
     if (sales.location !== item.location_id || sales.hour < window.opening.countedAt || sales.hour > window.closing.countedAt) continue
     const key = `${sales.connectionId}:${sales.posItemId}`
-    const entry = byPosItem.get(key) ?? { name: sales.name, similarity, quantity: 0, estimatedUnits: 0 }
+    const entry = byPosItem.get(key) ?? { name: sales.name, similarity, quantity: 0, estimatedUnits: null }
     const conversion = defaultConversionFor(sales.name, item)
-    const units = stockUsed(decimal(sales.quantity), String(conversion.factor), conversion.unit, item)
     entry.quantity += Number(sales.quantity)
-    entry.estimatedUnits = (entry.estimatedUnits ?? 0) + Number(units)
+    // A pour that cannot be converted into the item's unit gives no estimate (the rule then reads quantities only).
+    if ('conversion' in conversion) {
+      const units = stockUsed(decimal(sales.quantity), String(conversion.conversion.factor), conversion.conversion.unit, item)
+      entry.estimatedUnits = (entry.estimatedUnits ?? 0) + Number(units)
+    }
     byPosItem.set(key, entry)
   }
   return [...byPosItem.values()]

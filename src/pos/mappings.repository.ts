@@ -103,10 +103,19 @@ export async function unmappedPosItems(db: Executor, connectionId: string): Prom
   return rows.map((row) => ({ posItemId: row.pos_item_id, name: row.name }))
 }
 
-export async function setSuggestion(trx: Trx, connectionId: string, posItemId: string, suggestion: { itemId: string; confidence: number } | null) {
+export async function setSuggestion(
+  trx: Trx,
+  connectionId: string,
+  posItemId: string,
+  suggestion: { itemId: string; confidence: number; reason: string } | null,
+) {
   await trx
     .updateTable('pos_items')
-    .set({ suggested_item_id: suggestion?.itemId ?? null, suggested_confidence: suggestion ? toDbNumeric(suggestion.confidence) : null })
+    .set({
+      suggested_item_id: suggestion?.itemId ?? null,
+      suggested_confidence: suggestion ? toDbNumeric(suggestion.confidence) : null,
+      suggested_reason: suggestion?.reason ?? null,
+    })
     .where('connection_id', '=', connectionId)
     .where('pos_item_id', '=', posItemId)
     .execute()
@@ -138,6 +147,7 @@ export async function listMappingRows(db: Executor, connectionId: string, query:
         'p.last_synced',
         'p.suggested_item_id',
         'p.suggested_confidence',
+        'p.suggested_reason',
         's.name as suggested_name',
         'm.inventory_item_id',
         'm.recipe_id',
@@ -168,7 +178,12 @@ export async function listMappingRows(db: Executor, connectionId: string, query:
     last_synced: row.last_synced?.toISOString() ?? null,
     suggestion:
       row.inventory_item_id === null && row.recipe_id === null && row.suggested_item_id && row.suggested_name && row.suggested_confidence !== null
-        ? { inventory_item_id: row.suggested_item_id, inventory_name: row.suggested_name, confidence: Number(row.suggested_confidence) }
+        ? {
+            inventory_item_id: row.suggested_item_id,
+            inventory_name: row.suggested_name,
+            confidence: Number(row.suggested_confidence),
+            reason: row.suggested_reason,
+          }
         : null,
     created_at: row.created_at?.toISOString() ?? null,
     updated_at: row.updated_at?.toISOString() ?? null,

@@ -130,8 +130,13 @@ export const ProductMapping = Type.Object({
   last_synced: Nullable(Timestamp),
   suggestion: Nullable(
     Type.Object(
-      { inventory_item_id: Type.String(), inventory_name: Type.String(), confidence: Type.Number() },
-      { description: 'An auto-map match below the threshold, to review' },
+      {
+        inventory_item_id: Type.String(),
+        inventory_name: Type.String(),
+        confidence: Type.Number(),
+        reason: Nullable(Type.String({ description: 'Why it was not mapped: under the threshold, or a conversion that cannot be computed' })),
+      },
+      { description: 'An auto-map match left for review' },
     ),
   ),
   created_at: Nullable(Timestamp),
@@ -199,10 +204,31 @@ export const AutoMapBody = Type.Object(
 )
 export type AutoMapBody = Static<typeof AutoMapBody>
 
+const AutoMapped = Type.Object({
+  pos_item_id: Type.String(),
+  name: Type.String({ description: 'The POS item’s name' }),
+  inventory_item_id: Type.String(),
+  conversion_factor: Type.Number({ description: 'Amount of the item per POS unit, in conversion_unit' }),
+  conversion_unit: Type.String(),
+  confidence: Type.Number({ description: 'Name similarity, 0.6 to 1' }),
+})
+
+const AutoMapReview = Type.Object({
+  pos_item_id: Type.String(),
+  name: Type.String({ description: 'The POS item’s name' }),
+  inventory_item_id: Type.String({ description: 'The suggested inventory item' }),
+  confidence: Type.Number({ description: 'Name similarity, 0.6 to 1' }),
+  reason: Type.String({ description: 'Why it was left for review: under the threshold, or a conversion that cannot be computed' }),
+})
+
 export const AutoMapResult = Type.Object({
-  mappings_created: Type.Integer({ description: 'Unmapped POS items matched at or above the threshold' }),
-  mappings_review: Type.Integer({ description: 'Matches from 0.6 up to the threshold, kept as suggestions' }),
+  mappings_created: Type.Integer({ description: 'Unmapped POS items matched at or above the threshold with a conversion that can be computed' }),
+  mappings_review: Type.Integer({
+    description: 'Matches from 0.6 up, left as suggestions: under the threshold, or at it with a conversion that cannot be computed',
+  }),
   unmapped_items: Type.Integer({ description: 'Unmapped POS items with no match of 0.6 or more' }),
+  mapped: Type.Array(AutoMapped, { description: 'The mappings this call made' }),
+  review: Type.Array(AutoMapReview, { description: 'The matches this call left for review, with the reason' }),
 })
 export type AutoMapResult = Static<typeof AutoMapResult>
 

@@ -60,6 +60,7 @@ export interface PosItemTable {
   last_synced: Date | null
   suggested_item_id: string | null
   suggested_confidence: Numeric | null
+  suggested_reason: string | null
 }
 
 export interface PosMappingTable {

@@ -61,9 +61,12 @@ describe('POST /v1/pos/connections/:id/auto-map', () => {
     assert.equal(response.statusCode, 200)
     const result = json(response).data
     assert.equal(result.mappings_created, 3)
-    assert.equal(result.mappings_created + result.mappings_review + result.unmapped_items, 31)
+    const listed = json(await ctx.request('GET', `/v1/pos/connections/${connection.id}/mappings`, { key: caller.key, query: { per_page: '100' } }))
+    assert.equal(result.mappings_created + result.mappings_review + result.unmapped_items, listed.pagination.total)
     assert.ok(result.mappings_review >= 1)
-    const list = json(await ctx.request('GET', `/v1/pos/connections/${connection.id}/mappings`, { key: caller.key, query: { per_page: '100' } })).data
+    assert.deepEqual(result.mapped.map((entry: { name: string }) => entry.name).sort(), ['Bud Light Btl', 'Guinness Draught 20oz', "Tito's Vodka 1.5oz"])
+    assert.equal(result.review.length, result.mappings_review)
+    const list = listed.data
     const byName = new Map(list.map((entry: { pos_name: string }) => [entry.pos_name, entry]))
     assert.deepEqual(pick(byName.get("Tito's Vodka 1.5oz")), { inventory_item_id: titos.id, conversion_factor: 1.5, conversion_unit: 'oz', mapped: true })
     assert.deepEqual(pick(byName.get('Bud Light Btl')), { inventory_item_id: bud.id, conversion_factor: 1, conversion_unit: 'bottle', mapped: true })
@@ -83,7 +86,26 @@ describe('POST /v1/pos/connections/:id/auto-map', () => {
     // A stricter threshold on the rest maps nothing more.
     const again = json(await ctx.request('POST', `/v1/pos/connections/${connection.id}/auto-map`, { key: caller.key, body: { confidence_threshold: 0.99 } })).data
     assert.equal(again.mappings_created, 0)
-    assert.equal(again.mappings_review + again.unmapped_items, 28)
+    assert.equal(again.mappings_review + again.unmapped_items, listed.pagination.total - 3)
+  })
+
+  test('never maps a pour it cannot convert (a keg without size_ml): the match waits for review with the reason, and stock stays', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const connection = await createConnection(ctx, caller)
+    await runSync(ctx, caller, connection.id, 'full')
+    const keg = await createItem(ctx, caller, { name: 'Guinness Draught Keg', unit: 'keg', size_ml: undefined, quantity: 2, category: 'beer' })
+    const response = await ctx.request('POST', `/v1/pos/connections/${connection.id}/auto-map`, { key: caller.key, body: { confidence_threshold: 0.6 } })
+    assert.equal(response.statusCode, 200)
+    const result = json(response).data
+    assert.deepEqual(result.mapped, [])
+    const guinness = result.review.find((entry: { name: string }) => entry.name === 'Guinness Draught 20oz')
+    assert.equal(guinness.inventory_item_id, keg.id)
+    assert.match(guinness.reason, /counted in kegs without size_ml/)
+    const list = json(await ctx.request('GET', `/v1/pos/connections/${connection.id}/mappings`, { key: caller.key, query: { per_page: '100' } })).data
+    const entry = list.find((candidate: { pos_name: string }) => candidate.pos_name === 'Guinness Draught 20oz')
+    assert.equal(entry.mapped, false)
+    assert.equal(entry.suggestion.reason, guinness.reason)
+    assert.equal(json(await ctx.request('GET', `/v1/inventory/items/${keg.id}`, { key: caller.key })).data.quantity, 2)
   })
 
   test('rejects a confidence_threshold outside 0.6 to 1 with invalid_parameter', async () => {
