@@ -1,13 +1,13 @@
 import { type Static, Type } from 'typebox'
-import { PageQuery, Timestamp } from '../platform/http/schemas.js'
+import { domainMinimum, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
 import { StringEnum } from '../platform/http/types.js'
 import { CATEGORIES, UNITS } from './units.js'
 
 const Category = StringEnum(CATEGORIES, { description: `One of ${CATEGORIES.join(', ')}` })
 // A plain string here: an unknown unit is the domain error invalid_unit, not a schema violation.
 const UnitField = Type.String({ description: `One of ${UNITS.join(', ')} (invalid_unit otherwise)`, examples: ['bottle'] })
-const QuantityField = Type.Number({ description: 'Zero or more, up to 3 decimals (invalid_quantity otherwise)' })
-const Money = Type.Number({ minimum: 0, description: 'Exact decimal, up to 4 decimals kept' })
+const QuantityField = Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'Zero or more, up to 3 decimals (invalid_quantity otherwise), at most 1,000,000,000' })
+const Money = Type.Number({ minimum: 0, maximum: NUMBER_LIMITS.money, description: 'Exact decimal, up to 4 decimals kept; 0 to 1,000,000,000' })
 
 export const InventoryItem = Type.Object({
   id: Type.String({ examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
@@ -35,7 +35,7 @@ const itemFields = {
   size_ml: Type.Integer({ minimum: 1, maximum: 100_000 }),
   case_size: Type.Integer({ minimum: 1, maximum: 10_000 }),
   location: Type.String({ minLength: 1, maxLength: 63 }),
-  reorder_point: Type.Number({ description: 'Zero or more; the item is low on stock below it' }),
+  reorder_point: Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'Zero or more, at most 1,000,000,000; the item is low on stock below it' }),
   cost_per_unit: Money,
 }
 
@@ -137,8 +137,10 @@ export const BatchBody = Type.Object(
       Type.Object(
         {
           item_id: Type.String(),
-          quantity: Type.Optional(Type.Number({ description: 'The new absolute quantity' })),
-          change: Type.Optional(Type.Number({ description: 'A signed delta, instead of quantity' })),
+          quantity: Type.Optional(Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'The new absolute quantity, 0 to 1,000,000,000' })),
+          change: Type.Optional(
+            Type.Number({ minimum: -NUMBER_LIMITS.quantity, maximum: NUMBER_LIMITS.quantity, description: 'A signed delta, instead of quantity: −1,000,000,000 to 1,000,000,000' }),
+          ),
         },
         { additionalProperties: false },
       ),

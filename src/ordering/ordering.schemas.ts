@@ -1,6 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { CATEGORIES, UNITS } from '../inventory/units.js'
-import { PageQuery, Timestamp } from '../platform/http/schemas.js'
+import { domainMinimum, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
 import { StringEnum } from '../platform/http/types.js'
 import { DISPATCH_STATUSES, ORDER_STATUSES } from './ordering.tables.js'
 
@@ -9,10 +9,10 @@ const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null
 const Category = StringEnum(CATEGORIES)
 // Plain strings: an unknown unit is the domain error invalid_unit, not a schema violation.
 const UnitField = Type.String({ description: `One of ${UNITS.join(', ')}; for an item, its own unit or case (invalid_unit otherwise)` })
-const OrderedQuantity = Type.Number({ description: 'Greater than zero, up to 3 decimals (invalid_quantity otherwise)' })
-const ReceivedQuantity = Type.Number({ description: 'Zero or more, up to 3 decimals, in the unit ordered (invalid_quantity otherwise)' })
-const Money = Type.Number({ minimum: 0, description: 'At most 2 decimals' })
-const UnitPrice = Type.Number({ minimum: 0, description: 'At most 4 decimals' })
+const OrderedQuantity = Type.Number({ ...domainMinimum(0, true), maximum: NUMBER_LIMITS.quantity, description: 'Greater than zero, up to 3 decimals (invalid_quantity otherwise), at most 1,000,000,000' })
+const ReceivedQuantity = Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'Zero or more, up to 3 decimals, in the unit ordered (invalid_quantity otherwise), at most 1,000,000,000' })
+const Money = Type.Number({ minimum: 0, maximum: NUMBER_LIMITS.money, description: 'At most 2 decimals; 0 to 1,000,000,000' })
+const UnitPrice = Type.Number({ minimum: 0, maximum: NUMBER_LIMITS.money, description: 'At most 4 decimals; 0 to 1,000,000,000' })
 const DateQuery = Type.String({ description: 'ISO 8601 date or date-time; a bare date_to includes that whole day (UTC)' })
 
 export const IdParams = Type.Object({ id: Type.String() })
@@ -104,7 +104,7 @@ export const CatalogBody = Type.Array(
       inventory_item_id: Type.String(),
       unit: UnitField,
       unit_price: UnitPrice,
-      available_quantity: Type.Optional(Nullable(Type.Number({ description: 'Zero or more, in `unit`' }))),
+      available_quantity: Type.Optional(Nullable(Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'Zero or more, in `unit`, at most 1,000,000,000' }))),
     },
     { additionalProperties: false },
   ),

@@ -1,5 +1,5 @@
 import { type Static, Type, type TSchema } from 'typebox'
-import { PageQuery, Timestamp } from '../platform/http/schemas.js'
+import { domainMinimum, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
 import { StringEnum } from '../platform/http/types.js'
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
@@ -158,8 +158,9 @@ export type ListMappingsQuery = Static<typeof ListMappingsQuery>
 
 const ConversionFactor = Type.Number({
   exclusiveMinimum: 0,
+  maximum: NUMBER_LIMITS.conversionFactor,
   description:
-    'Greater than 0, up to 4 decimals. Item mapping: amount of the item per POS unit, in conversion_unit (required). Recipe mapping: servings per POS unit (default 1)',
+    'Greater than 0 and at most 1,000,000, up to 4 decimals. Item mapping: amount of the item per POS unit, in conversion_unit (required). Recipe mapping: servings per POS unit (default 1)',
 })
 const ConversionUnit = Type.String({
   description: 'Item mappings only: default oz for bottle/can/keg items (through size_ml), else the item unit. A recipe mapping takes none',
@@ -241,14 +242,14 @@ export const ImportSalesBody = Type.Object(
           location: Type.String({ minLength: 1 }),
           pos_item_id: Type.String({ minLength: 1, maxLength: 200 }),
           name: Type.String({ minLength: 1, maxLength: 300 }),
-          quantity: Type.Number({ description: 'Units sold, greater than 0, up to 3 decimals' }),
-          unit_price: Type.Number({ minimum: 0 }),
+          quantity: Type.Number({ ...domainMinimum(0, true), maximum: NUMBER_LIMITS.quantity, description: 'Units sold, greater than 0 and at most 1,000,000,000, up to 3 decimals' }),
+          unit_price: Type.Number({ minimum: 0, maximum: NUMBER_LIMITS.money, description: 'Price of one unit, 0 to 1,000,000,000' }),
           sold_at: Type.String({ format: 'date-time' }),
           line_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Seen before on the connection: a duplicate' })),
           staff_id: Type.Optional(Type.String({ maxLength: 200 })),
           staff_name: Type.Optional(Type.String({ maxLength: 200 })),
           check_id: Type.Optional(Type.String({ maxLength: 200 })),
-          tip: Type.Optional(Type.Number({ minimum: 0 })),
+          tip: Type.Optional(Type.Number({ minimum: 0, maximum: NUMBER_LIMITS.money, description: 'Tip on the line, 0 to 1,000,000,000' })),
         },
         { additionalProperties: false },
       ),

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { PageQuery, Timestamp } from '../platform/http/schemas.js'
+import { domainMinimum, PageQuery, Timestamp } from '../platform/http/schemas.js'
 import { UNITS } from '../inventory/units.js'
 
 export const MAX_INGREDIENTS = 50
@@ -21,6 +21,7 @@ const IngredientInput = Type.Object(
   {
     inventory_item_id: Type.String({ minLength: 1, examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
     quantity: Type.Number({
+      ...domainMinimum(0, true),
       maximum: 1_000_000,
       description: 'Amount in one serving, in `unit`: above 0, up to 4 decimals (invalid_quantity otherwise)',
       examples: [1.5],

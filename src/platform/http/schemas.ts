@@ -44,8 +44,23 @@ export function listEnvelope<T extends TSchema>(item: T) {
   return Type.Object({ data: Type.Array(item), pagination: Pagination, meta: Type.Optional(Meta) })
 }
 
+/**
+ * The ranges of numeric input, so that no value a client sends can overflow a column (400
+ * invalid_parameter naming the limit, never a database error): quantities and money up to a billion
+ * (stock columns keep numeric(16, 4), money numeric(14, 2) or (16, 4)), conversion factors up to a million.
+ */
+export const NUMBER_LIMITS = { quantity: 1_000_000_000, money: 1_000_000_000, conversionFactor: 1_000_000, page: 1_000_000 } as const
+
+/**
+ * The lower end of a quantity that the domain checks itself (invalid_quantity, as the API specifies, not a
+ * schema error): documented in the schema as the `x-minimum` extension.
+ */
+export function domainMinimum(minimum: number, exclusive = false): Record<string, number> {
+  return exclusive ? { 'x-exclusive-minimum': minimum } : { 'x-minimum': minimum }
+}
+
 export const PageQuery = {
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: NUMBER_LIMITS.page, default: 1, description: 'Page number, 1 to 1,000,000' })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Page size, 1 to 100' })),
 }
 
