@@ -57,8 +57,14 @@ const TRANSITIONS: Record<OrderStatus, readonly OrderStatus[]> = {
 const DAY_MS = 86_400_000
 
 function checkTransition(order: OrderRow, to: OrderStatus): void {
-  if (!TRANSITIONS[order.status].includes(to)) {
-    throw orderingErrors.invalidStatus(`Order ${order.id} is ${order.status}; it cannot become ${to}`, { status: order.status, requested: to })
+  const allowed = TRANSITIONS[order.status]
+  if (!allowed.includes(to)) {
+    const next = allowed.length > 0 ? `it can become ${allowed.join(' or ')}` : 'it can no longer change'
+    throw orderingErrors.invalidStatus(`Order ${order.id} is ${order.status}; it cannot become ${to} (${next})`, {
+      status: order.status,
+      requested: to,
+      allowed,
+    })
   }
 }
 
@@ -361,9 +367,12 @@ async function moveTo(trx: Trx, tenant: Tenant, order: OrderRow, input: UpdateOr
  * Throws order_not_found, invalid_status, invalid_parameter and the codes of pricing, submit and receive.
  */
 export async function updateOrder(trx: Trx, tenant: Tenant, id: string, input: UpdateOrderBody, options: OrderingOptions): Promise<Order> {
+  const order = await lockOrder(trx, tenant, id)
+  // A move the order cannot make is invalid_status before anything about the fields that move needs.
+  const moves = input.status !== undefined && !(input.status === 'draft' && order.status === 'draft')
+  if (moves) checkTransition(order, input.status as OrderStatus)
   checkStatusFields(input)
   const { orderLines, receipt } = splitItems(input)
-  const order = await lockOrder(trx, tenant, id)
   if (input.notes !== undefined) {
     if (TRANSITIONS[order.status].length === 0) {
       throw orderingErrors.invalidStatus(`Order ${id} is ${order.status}; it can no longer change`, { status: order.status })
@@ -375,7 +384,6 @@ export async function updateOrder(trx: Trx, tenant: Tenant, id: string, input: U
     return getOrder(trx, tenant, id)
   }
   if (orderLines) await replaceItems(trx, tenant, order, orderLines)
-  const moves = input.status !== undefined && !(input.status === 'draft' && order.status === 'draft')
   if (moves) await moveTo(trx, tenant, order, input, options)
   return getOrder(trx, tenant, id)
 }
