@@ -1,5 +1,5 @@
 import type { SimulatorOptions } from '../../adapter.js'
-import { checksClosedBetween, checksForDay, MENU, MODIFIERS, STAFF, stableUuid, type SimCheck, type SimLine } from '../../simulation/bar-data.js'
+import { checksClosedBetween, checksForDay, MENU, MODIFIERS, STAFF, type SimCheck, type SimLine } from '../../simulation/bar-data.js'
 import type {
   RevelEmployee,
   RevelEstablishment,
@@ -156,7 +156,7 @@ export class RevelSimulatedAccount {
     const id = orderIdOf(establishment, check)
     return {
       id,
-      uuid: stableUuid(this.seedOf(establishment), `revel:order:${check.checkId}`),
+      uuid: uuidOf(id),
       establishment,
       customer: null,
       created_by: employeeIdOf(check.staffKey),
@@ -224,6 +224,12 @@ function resourceUri(resource: RevelResource, id: number): string {
 function orderIdOf(establishment: number, check: SimCheck): number {
   const [day, index] = check.checkId.split('-').map(Number) as [number, number]
   return (day * ESTABLISHMENT_SLOTS + establishment - 1) * ORDER_ID_DAY + index
+}
+
+/** A UUID made of the order id: unique and stable, and far cheaper than a hash for every order of every page. */
+function uuidOf(orderId: number): string {
+  const hex = orderId.toString(16).padStart(20, '0')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(12, 15)}-a${hex.slice(15, 18)}-${hex.slice(18).padStart(12, '0')}`
 }
 
 function employeeIdOf(staffKey: string): number {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { SimulatorHandler } from '../../adapter.js'
+import { BoundedCache } from '../../simulation/bounded-cache.js'
 import { FailureSwitch, sendJson } from '../../simulation/simulator-server.js'
 import { REVEL_RESOURCES, type RevelError, type RevelList, type RevelResource } from './revel.resources.js'
 import { RevelSimulatedAccount, type RevelSimulatorOptions } from './revel.simulated-account.js'
@@ -23,13 +24,31 @@ function sendError(res: ServerResponse, status: number, message: string, headers
 
 export function createRevelSimulator(options: RevelSimulatorOptions): SimulatorHandler {
   const failures = new FailureSwitch(options.failure)
-  const account = new RevelSimulatedAccount(options)
+  const account = new PagedAccount(new RevelSimulatedAccount(options), options.now ?? (() => new Date()))
   return (req, res) => {
     handle(req, res, failures, account).catch((error: Error) => sendError(res, 500, error.message))
   }
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, failures: FailureSwitch, account: RevelSimulatedAccount): Promise<void> {
+/** Lists last asked for, kept (a few) so that paging through one does not render the bar again for each page. */
+const LISTS_KEPT = 4
+
+class PagedAccount {
+  private readonly lists = new BoundedCache<string, ReturnType<RevelSimulatedAccount['list']>>(LISTS_KEPT)
+
+  constructor(
+    private readonly account: RevelSimulatedAccount,
+    private readonly now: () => Date,
+  ) {}
+
+  list(resource: RevelResource, query: ListQuery, params: URLSearchParams): ReturnType<RevelSimulatedAccount['list']> {
+    const listParams = [...params].filter(([name]) => name !== 'limit' && name !== 'offset')
+    const key = `${this.now().getTime()} ${resource} ${new URLSearchParams(listParams).toString()}`
+    return this.lists.get(key, () => this.account.list(resource, query))
+  }
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, failures: FailureSwitch, account: PagedAccount): Promise<void> {
   if (await failures.intercept(res, (status, message, headers) => sendError(res, status, message, headers))) return
   const url = new URL(req.url ?? '/', 'http://simulator')
   if (!authenticated(req, url.searchParams)) return sendError(res, 401, 'Authentication failed')
@@ -37,7 +56,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, failures: Failu
   if (req.method !== 'GET' || !resource || !(resource in REVEL_RESOURCES)) return sendError(res, 404, 'Not found')
   const query = readListQuery(resource as RevelResource, url.searchParams)
   if ('refused' in query) return sendError(res, 400, query.refused)
-  const objects = account.list(resource as RevelResource, query)
+  const objects = account.list(resource as RevelResource, query, url.searchParams)
   if ('refused' in objects) return sendError(res, 400, objects.refused)
   sendJson(res, 200, listPage(url, objects, query))
 }
