@@ -6,8 +6,8 @@ import { PosAdapterError, type PosSaleLine, type SimulatorOptions } from '../../
 import { checksClosedBetween, MENU, menuEntry, MODIFIERS, type SimCheck, type SimLine } from '../../../src/pos/simulation/bar-data.js'
 import { sendJson, startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
 import { REVEL_PAGE_SIZE } from '../../../src/pos/vendors/revel/revel.client.js'
-import { referencedId } from '../../../src/pos/vendors/revel/revel.mapper.js'
-import type { RevelList, RevelOrderItem, RevelProduct } from '../../../src/pos/vendors/revel/revel.resources.js'
+import { referencedId, returnLines, revelNames } from '../../../src/pos/vendors/revel/revel.mapper.js'
+import type { RevelList, RevelOrder, RevelOrderItem, RevelProduct } from '../../../src/pos/vendors/revel/revel.resources.js'
 import type { RevelSimulatorOptions } from '../../../src/pos/vendors/revel/revel.simulated-account.js'
 import { revelVendor } from '../../../src/pos/vendors/revel/index.js'
 import { OpenApiContract } from '../../helpers/openapi-contract.js'
@@ -237,6 +237,28 @@ describe('revel adapter', () => {
     await assert.rejects(adapterFor(server.url).listProducts(), (error: unknown) => {
       return error instanceof PosAdapterError && error.kind === 'invalid_response' && /objects\/0\/price/.test(error.message)
     })
+  })
+
+  test('takes back the units of a return whose sale its order does not show, naming no line', () => {
+    const order: RevelOrder = { id: 7, uuid: 'u', establishment: 1, created_by: 1, closed: true, created_date: '2026-11-19T20:00:00Z', updated_date: '2026-11-19T21:00:00Z', resource_uri: '/resources/Order/7/' }
+    const item = (id: number, product: number, quantity: number): RevelOrderItem => ({
+      id,
+      order: '/resources/Order/7/',
+      product: `/resources/Product/${product}/`,
+      quantity,
+      initial_price: 6,
+      price: 6,
+      created_by: 1,
+      created_date: '2026-11-20T01:00:00Z',
+      voided_date: null,
+      modifieritems: [],
+      resource_uri: `/resources/OrderItem/${id}/`,
+    })
+    const names = revelNames([], [], [])
+    const [returned] = returnLines(item(71, 2, -1), order, [item(70, 1, 1)], names)
+    assert.deepEqual([returned?.quantity, returned?.unitPrice, returned?.correctsLineId, returned?.soldAt.toISOString()], ['-1', '6.00', null, '2026-11-20T01:00:00.000Z'])
+    const [matched] = returnLines(item(72, 1, -1), order, [item(70, 1, 1)], names)
+    assert.equal(matched?.correctsLineId, '70')
   })
 
   test('reads a foreign key sent as an id or as a resource URI', () => {
