@@ -18,7 +18,7 @@ export const RevelCredentials = Type.Object(
     api_key: Type.String({ minLength: 1 }),
     api_secret: Type.String({ minLength: 1 }),
     establishment_id: Type.Optional(
-      Type.String({ pattern: '^[0-9]+$', description: "The establishment to read; may be left out when the account has only one" }),
+      Type.String({ pattern: '^[0-9]+$', description: 'The establishment to read; may be left out when the account has only one' }),
     ),
   },
   { additionalProperties: false },
