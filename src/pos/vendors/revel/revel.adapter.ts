@@ -1,13 +1,14 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { type Static, Type } from 'typebox'
-import type { PosAdapter, PosAdapterOptions, PosPush, PosSaleLine, SalesWindow } from '../../adapter.js'
-import { RevelClient } from './revel.client.js'
-import { revelNames, toPosProducts, toPosSaleLines, toPosStaff } from './revel.mapper.js'
+import { PosAdapterError, type PosAdapter, type PosAdapterOptions, type PosPush, type PosSaleLine, type SalesWindow } from '../../adapter.js'
+import { PageProgress, REVEL_VENDOR, RevelClient } from './revel.client.js'
+import { referencedId, returnLines, revelNames, soldLines, toPosProducts, toPosStaff, voidLines, type RevelNames } from './revel.mapper.js'
+import type { RevelOrder, RevelOrderItem } from './revel.resources.js'
 
 /**
- * Revel has no token flow: key and secret go on every call. Sales are read as closed orders updated in
- * the window, page by page, each with its order items; a run first reads products and employees once,
- * because order items name neither.
+ * Revel has no token flow: key and secret go on every call. A connection reads one establishment: the
+ * one its credentials name, or the account's only one. Sales are read per window (see SalesListing);
+ * products, modifiers and employees are read once per listing, because order items name none of them.
  */
 
 export const RevelCredentials = Type.Object(
@@ -16,7 +17,9 @@ export const RevelCredentials = Type.Object(
     subdomain: Type.String({ pattern: '^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$', description: 'As in https://{subdomain}.revelup.com' }),
     api_key: Type.String({ minLength: 1 }),
     api_secret: Type.String({ minLength: 1 }),
-    establishment_id: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'Limits products and orders to one establishment' })),
+    establishment_id: Type.Optional(
+      Type.String({ pattern: '^[0-9]+$', description: 'The establishment to read; may be left out when the account has only one' }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -32,30 +35,105 @@ export function createRevelAdapter(options: PosAdapterOptions): PosAdapter {
     baseUrl: options.baseUrl,
     apiKey: credentials.api_key,
     apiSecret: credentials.api_secret,
-    establishmentId: credentials.establishment_id,
     timeoutMs: options.timeoutMs,
     maxRetryWaitMs: options.maxRetryWaitMs,
   })
+  let chosen: Promise<string> | undefined
+  const establishmentId = () => (credentials.establishment_id ? Promise.resolve(credentials.establishment_id) : (chosen ??= chooseEstablishment(client)))
+  const unfinished = new Map<string, SalesListing>()
   return {
-    verify: () => client.verify(),
-    async listProducts() {
-      const products = await client.listProducts()
-      return toPosProducts(products, await client.listProductCategories())
+    async verify() {
+      await chooseEstablishment(client, credentials.establishment_id)
     },
-    listSales: (window) => closedOrderLines(client, window),
+    async listProducts() {
+      const products = await client.listProducts(await establishmentId())
+      return toPosProducts(products, await client.listProductCategories(), await client.listModifiers())
+    },
+    async *listSales(window) {
+      // A listing that failed is taken up where it stopped when the same window is listed again.
+      const key = `${window.start.toISOString()}/${window.end.toISOString()}`
+      const listing = unfinished.get(key) ?? new SalesListing(client, await establishmentId(), window)
+      unfinished.set(key, listing)
+      yield* listing.lines()
+      unfinished.delete(key)
+    },
     async listStaff() {
       return toPosStaff(await client.listEmployees())
     },
   }
 }
 
-async function* closedOrderLines(client: RevelClient, window: SalesWindow): AsyncIterable<PosSaleLine[]> {
-  const names = revelNames(await client.listProducts(), await client.listEmployees())
-  for await (const orders of client.closedOrderPages(window.start, window.end)) {
-    const lines: PosSaleLine[] = []
-    for (const order of orders) lines.push(...toPosSaleLines(order, await client.listOrderItems(order.id), names))
-    if (lines.length > 0) yield lines
+/**
+ * The establishment a connection reads: the one its credentials name, which must be one of the
+ * account's, or the account's only one. Without establishment_id, an account of several would merge
+ * them into one location, so that is refused, naming them.
+ */
+async function chooseEstablishment(client: RevelClient, configured?: string): Promise<string> {
+  const ids = (await client.listEstablishments()).map((establishment) => String(establishment.id))
+  if (configured ? ids.includes(configured) : ids.length === 1) return configured ?? (ids[0] as string)
+  const message = configured
+    ? `Revel establishment ${configured} is not one of this account's (${ids.join(', ')})`
+    : `This Revel account has ${ids.length} establishments: set establishment_id to one of ${ids.join(', ')}`
+  throw new PosAdapterError('invalid_credentials', message)
+}
+
+/**
+ * One window's sales and corrections, page by page: the establishment's closed orders last updated in
+ * the window with their items (one request per page of orders, by `order__in`), then the returns made
+ * and the items voided in the window, with the orders they belong to. It keeps where it got to, so
+ * listed again after a failure it starts at the page that failed.
+ */
+class SalesListing {
+  private readonly progress = new PageProgress()
+  private names: RevelNames | undefined
+
+  constructor(
+    private readonly client: RevelClient,
+    private readonly establishmentId: string,
+    private readonly window: SalesWindow,
+  ) {}
+
+  async *lines(): AsyncIterable<PosSaleLine[]> {
+    const names = (this.names ??= await this.readNames())
+    for await (const orders of this.client.closedOrderPages(this.establishmentId, this.window, this.progress)) {
+      const ordersById = new Map(orders.map((order) => [String(order.id), order]))
+      for await (const items of this.client.itemPagesOf(orders.map((order) => order.id), this.progress)) {
+        yield items.flatMap((item) => soldLines(item, orderOf(item, ordersById), names))
+      }
+    }
+    for await (const returned of this.client.returnPages(this.window, this.progress)) {
+      const orders = await this.ordersOf(returned)
+      const orderItems = orders.size > 0 ? await this.client.itemsOf([...orders.values()].map((order) => order.id)) : []
+      yield returned.flatMap((item) => {
+        const order = orders.get(referencedId(item.order) ?? '')
+        return order ? returnLines(item, order, orderItems, names) : []
+      })
+    }
+    for await (const voided of this.client.voidPages(this.window, this.progress)) {
+      const orders = await this.ordersOf(voided)
+      yield voided.flatMap((item) => {
+        const order = orders.get(referencedId(item.order) ?? '')
+        return order ? voidLines(item, order, names) : []
+      })
+    }
   }
+
+  private async readNames(): Promise<RevelNames> {
+    return revelNames(await this.client.listProducts(this.establishmentId), await this.client.listModifiers(), await this.client.listEmployees())
+  }
+
+  /** The closed orders of this establishment that items belong to (order items cannot be filtered by establishment). */
+  private async ordersOf(items: RevelOrderItem[]): Promise<Map<string, RevelOrder>> {
+    const ids = [...new Set(items.map((item) => Number(referencedId(item.order))))]
+    const orders = await this.client.closedOrdersAmong(this.establishmentId, ids)
+    return new Map(orders.map((order) => [String(order.id), order]))
+  }
+}
+
+function orderOf(item: RevelOrderItem, ordersById: Map<string, RevelOrder>): RevelOrder {
+  const order = ordersById.get(referencedId(item.order) ?? '')
+  if (!order) throw new PosAdapterError('invalid_response', `${REVEL_VENDOR} order item ${item.id} belongs to none of the orders asked for`)
+  return order
 }
 
 export const REVEL_SIGNATURE_HEADER = 'x-revel-signature'

@@ -1,106 +1,71 @@
-import { PosAdapterError } from '../../adapter.js'
+import { type Static, Type } from 'typebox'
+import { Compile } from 'typebox/compile'
+import { PosAdapterError, type SalesWindow } from '../../adapter.js'
 import { rejectStatus, VendorHttp } from '../vendor-http.js'
+import {
+  REVEL_RESOURCES,
+  RevelMeta,
+  type RevelError,
+  type RevelEstablishment,
+  type RevelList,
+  type RevelModifier,
+  type RevelOrder,
+  type RevelOrderItem,
+  type RevelProduct,
+  type RevelProductCategory,
+  type RevelEmployee,
+  type RevelResource,
+} from './revel.resources.js'
 
 /**
- * Revel's REST API (Django Tastypie), the subset barstock reads: Establishment (to verify the key),
- * Product, ProductCategory, Employee, Order and OrderItem. Every call carries `API-AUTHENTICATION:
- * key:secret`; lists answer `{meta, objects}` and are paged by limit and offset. Foreign keys arrive as
- * integers or as resource URIs ("/resources/Product/12/"), money as JSON numbers.
+ * Revel's REST API (Django Tastypie), the subset barstock reads: Establishment, Product, Modifier,
+ * ProductCategory, Employee, Order and OrderItem. Every call carries `API-AUTHENTICATION: key:secret`;
+ * lists answer `{meta, objects}` and are paged by limit and offset; filters are Django field lookups
+ * (`updated_date__gte`, `order__in`). Foreign keys arrive as integers or as resource URIs
+ * ("/resources/Product/12/"), money as JSON numbers. Every answer is checked against the shapes of
+ * revel.resources.ts: one Revel never documented is `invalid_response`, naming the field.
  */
 
 export const REVEL_VENDOR = 'Revel'
-
-/** An id or a resource URI, as Revel renders foreign keys. */
-export type RevelReference = number | string
-
-export interface RevelMeta {
-  limit: number
-  offset: number
-  total_count: number
-  next: string | null
-  previous: string | null
-}
-
-export interface RevelList<T> {
-  meta: RevelMeta
-  objects: T[]
-}
-
-export interface RevelEstablishment {
-  id: number
-  name: string
-  resource_uri: string
-}
-
-export interface RevelProduct {
-  id: number
-  name: string
-  price: number
-  cost: number | null
-  sku: string | null
-  category: RevelReference | null
-  active: boolean
-  establishment: RevelReference | null
-  resource_uri: string
-}
-
-export interface RevelProductCategory {
-  id: number
-  name: string
-  resource_uri: string
-}
-
-export interface RevelEmployee {
-  id: number
-  first_name: string
-  last_name: string
-  active: boolean
-  resource_uri: string
-}
-
-export interface RevelOrder {
-  id: number
-  uuid: string
-  establishment: RevelReference
-  created_by: RevelReference | null
-  closed: boolean
-  has_items: boolean
-  created_date: string
-  updated_date: string
-  resource_uri: string
-}
-
-export interface RevelOrderItem {
-  id: number
-  order: RevelReference
-  product: RevelReference
-  quantity: number
-  initial_price: number
-  price: number
-  created_by: RevelReference | null
-  created_date: string
-  voided_date: string | null
-  resource_uri: string
-}
-
-/** Revel's error body (Tastypie's), where it sends one. */
-export interface RevelError {
-  error: string
-}
 
 export interface RevelClientOptions {
   baseUrl: string
   apiKey: string
   apiSecret: string
-  establishmentId?: string
   timeoutMs?: number
   maxRetryWaitMs?: number
 }
 
 /** Objects asked for per page (Revel's default is 20). */
 export const REVEL_PAGE_SIZE = 100
+/** Order items asked for per page: the items of a page of orders fit in one (Tastypie's usual maximum). */
+export const REVEL_ITEM_PAGE_SIZE = 1000
 
 type Query = Record<string, string | number | undefined>
+
+type ObjectOf<R extends RevelResource> = Static<(typeof REVEL_RESOURCES)[R]>
+
+/** Each resource's answer checker: the list envelope with objects of the resource's shape. */
+const LIST_CHECKERS = Object.fromEntries(
+  Object.entries(REVEL_RESOURCES).map(([resource, object]) => [resource, Compile(Type.Object({ meta: RevelMeta, objects: Type.Array(object) }))]),
+) as Record<RevelResource, ReturnType<typeof Compile>>
+
+/**
+ * Where the listings of one sales window got to: the next offset of every paged query (or that it is
+ * finished). A listing given the same progress after a failure asks for the page that failed, not the
+ * first one, and skips the queries it finished.
+ */
+export class PageProgress {
+  private readonly nextOffsets = new Map<string, number | 'finished'>()
+
+  startOf(key: string): number | 'finished' {
+    return this.nextOffsets.get(key) ?? 0
+  }
+
+  record(key: string, next: number | 'finished'): void {
+    this.nextOffsets.set(key, next)
+  }
+}
 
 export class RevelClient {
   private readonly http: VendorHttp
@@ -109,70 +74,103 @@ export class RevelClient {
     this.http = new VendorHttp({ vendor: REVEL_VENDOR, ...options })
   }
 
-  async verify(): Promise<void> {
-    await this.page<RevelEstablishment>('Establishment', { limit: 1 }, 0)
+  listEstablishments(): Promise<RevelEstablishment[]> {
+    return this.all('Establishment', {})
   }
 
-  listProducts(): Promise<RevelProduct[]> {
-    return this.all<RevelProduct>('Product', { establishment: this.options.establishmentId })
+  listProducts(establishmentId: string): Promise<RevelProduct[]> {
+    return this.all('Product', { establishment: establishmentId })
+  }
+
+  listModifiers(): Promise<RevelModifier[]> {
+    return this.all('Modifier', {})
   }
 
   listProductCategories(): Promise<RevelProductCategory[]> {
-    return this.all<RevelProductCategory>('ProductCategory', {})
+    return this.all('ProductCategory', {})
   }
 
   listEmployees(): Promise<RevelEmployee[]> {
-    return this.all<RevelEmployee>('Employee', {})
+    return this.all('Employee', {})
   }
 
-  /**
-   * Closed orders whose last update (their closing, for an order nobody touched since) falls in
-   * [start, end), a page at a time.
-   */
-  closedOrderPages(start: Date, end: Date): AsyncIterable<RevelOrder[]> {
-    return this.pages<RevelOrder>('Order', {
-      closed: 'true',
-      updated_date__gte: start.toISOString(),
-      updated_date__lt: end.toISOString(),
-      establishment: this.options.establishmentId,
-      order_by: 'id',
-    })
+  /** Closed orders of the establishment whose last update (their last closing) falls in the window. */
+  closedOrderPages(establishmentId: string, window: SalesWindow, progress: PageProgress): AsyncIterable<RevelOrder[]> {
+    return this.pages('Order', { closed: 'true', establishment: establishmentId, ...dateRange('updated_date', window), order_by: 'id' }, progress)
   }
 
-  listOrderItems(orderId: number): Promise<RevelOrderItem[]> {
-    return this.all<RevelOrderItem>('OrderItem', { order: orderId, order_by: 'id' })
+  /** Closed orders of the establishment among these ids (Revel does not filter order items by establishment). */
+  closedOrdersAmong(establishmentId: string, orderIds: number[]): Promise<RevelOrder[]> {
+    return this.all('Order', { closed: 'true', establishment: establishmentId, id__in: orderIds.join(','), order_by: 'id' })
   }
 
-  private async all<T>(resource: string, query: Query): Promise<T[]> {
-    const objects: T[] = []
-    for await (const page of this.pages<T>(resource, query)) objects.push(...page)
+  /** The items of many orders at once (`order__in`), a page at a time. */
+  itemPagesOf(orderIds: number[], progress: PageProgress): AsyncIterable<RevelOrderItem[]> {
+    return this.pages('OrderItem', itemsOfOrders(orderIds), progress)
+  }
+
+  itemsOf(orderIds: number[]): Promise<RevelOrderItem[]> {
+    return this.all('OrderItem', itemsOfOrders(orderIds))
+  }
+
+  /** Returns rung in the window: order items of negative quantity, created when the refund was made. */
+  returnPages(window: SalesWindow, progress: PageProgress): AsyncIterable<RevelOrderItem[]> {
+    return this.pages('OrderItem', { quantity__lt: 0, ...dateRange('created_date', window), order_by: 'id' }, progress)
+  }
+
+  /** Order items voided in the window, before or after their order closed. */
+  voidPages(window: SalesWindow, progress: PageProgress): AsyncIterable<RevelOrderItem[]> {
+    return this.pages('OrderItem', { ...dateRange('voided_date', window), order_by: 'id' }, progress)
+  }
+
+  private async all<R extends RevelResource>(resource: R, query: Query): Promise<ObjectOf<R>[]> {
+    const objects: ObjectOf<R>[] = []
+    for await (const page of this.pages(resource, query)) objects.push(...page)
     return objects
   }
 
-  /** Follows offsets until `meta.next` is null; the offset advances by what came back, whatever limit Revel applied. */
-  private async *pages<T>(resource: string, query: Query): AsyncIterable<T[]> {
-    for (let offset = 0; ; ) {
-      const list = await this.page<T>(resource, query, offset)
+  /**
+   * Follows offsets until `meta.next` is null; the offset advances by what came back, whatever limit
+   * Revel applied. With a progress, it starts where that query got to and records each page once the
+   * caller has taken it.
+   */
+  private async *pages<R extends RevelResource>(resource: R, query: Query, progress?: PageProgress): AsyncIterable<ObjectOf<R>[]> {
+    const key = `${resource}?${JSON.stringify(query)}`
+    const start = progress?.startOf(key) ?? 0
+    if (start === 'finished') return
+    for (let offset = start; ; ) {
+      const list = await this.page(resource, { limit: REVEL_PAGE_SIZE, ...query, offset })
+      const finished = list.meta.next === null || list.objects.length === 0
       if (list.objects.length > 0) yield list.objects
-      if (list.meta.next === null || list.objects.length === 0) return
       offset += list.objects.length
+      progress?.record(key, finished ? 'finished' : offset)
+      if (finished) return
     }
   }
 
-  private async page<T>(resource: string, query: Query, offset: number): Promise<RevelList<T>> {
-    const response = await this.http.send<RevelList<T> | RevelError | undefined>({
+  private async page<R extends RevelResource>(resource: R, query: Query): Promise<RevelList<ObjectOf<R>>> {
+    const response = await this.http.send<unknown>({
       path: `/${resource}/`,
-      query: { limit: REVEL_PAGE_SIZE, ...query, offset },
+      query,
       headers: { 'API-AUTHENTICATION': `${this.options.apiKey}:${this.options.apiSecret}` },
     })
     if (response.status !== 200) {
       const error = response.body as Partial<RevelError> | undefined
       rejectStatus(REVEL_VENDOR, response.status, error?.error ?? 'no error message')
     }
-    const list = response.body as Partial<RevelList<T>> | undefined
-    if (!list || !Array.isArray(list.objects) || typeof list.meta !== 'object' || list.meta === null) {
-      throw new PosAdapterError('invalid_response', `${REVEL_VENDOR} /${resource}/ did not answer {meta, objects}`)
-    }
-    return list as RevelList<T>
+    const checker = LIST_CHECKERS[resource]
+    if (checker.Check(response.body)) return response.body as RevelList<ObjectOf<R>>
+    const [problem] = checker.Errors(response.body)
+    const field = problem?.instancePath || '/'
+    throw new PosAdapterError('invalid_response', `${REVEL_VENDOR} /${resource}/ answered a shape it does not document: ${field} ${problem?.message ?? ''}`.trim())
   }
+}
+
+function itemsOfOrders(orderIds: number[]): Query {
+  return { order__in: orderIds.join(','), order_by: 'id', limit: REVEL_ITEM_PAGE_SIZE }
+}
+
+/** A Django range filter on a date field for a half-open window. */
+function dateRange(field: string, window: SalesWindow): Query {
+  return { [`${field}__gte`]: window.start.toISOString(), [`${field}__lt`]: window.end.toISOString() }
 }
