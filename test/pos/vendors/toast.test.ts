@@ -192,13 +192,16 @@ describe('toast adapter, beyond the contract', () => {
     )
   })
 
-  test('verifies a Toast push signature over the raw body', () => {
-    const body = Buffer.from(JSON.stringify({ eventCategory: 'menus', eventType: 'menus_updated', guid: 'g' }))
-    const digest = createHmac('sha256', 'webhook-secret').update(body).digest()
-    for (const encoding of ['base64', 'hex'] as const) {
-      assert.deepEqual(toastVendor.parsePush!({ 'toast-signature': digest.toString(encoding) }, body, 'webhook-secret', ''), { kind: 'catalog_changed' })
-    }
-    assert.throws(() => toastVendor.parsePush!({ 'toast-signature': digest.toString('base64') }, body, 'another-secret', ''), /signature/)
+  test("verifies a Toast push as Toast signs it: base64 HMAC-SHA256 of the body followed by the message's timestamp", () => {
+    const timestamp = '2026-11-20T14:59:58.123Z'
+    const body = Buffer.from(JSON.stringify({ timestamp, eventCategory: 'menus', eventType: 'menus_updated', guid: 'g', details: {} }))
+    const sign = (text: string, secret = 'webhook-secret') => createHmac('sha256', secret).update(text).digest('base64')
+    const signed = { 'toast-signature': sign(body.toString('utf8') + timestamp) }
+    assert.deepEqual(toastVendor.parsePush!(signed, body, 'webhook-secret', ''), { kind: 'catalog_changed' })
+    assert.throws(() => toastVendor.parsePush!({ 'toast-signature': sign(body.toString('utf8')) }, body, 'webhook-secret', ''), /signature/)
+    assert.throws(() => toastVendor.parsePush!({ 'toast-signature': sign(body.toString('utf8') + timestamp, 'another-secret') }, body, 'webhook-secret', ''), /signature/)
     assert.throws(() => toastVendor.parsePush!({}, body, 'webhook-secret', ''), /signature/)
+    const tampered = Buffer.from(body.toString('utf8').replace('menus_updated', 'order_updated'))
+    assert.throws(() => toastVendor.parsePush!(signed, tampered, 'webhook-secret', ''), /signature/)
   })
 })
