@@ -202,7 +202,8 @@ describe('spoton simulator, as the export API documents it', () => {
     contract.assertResponse('GET', '/locations/{locationId}/report-categories', 200, await get('/report-categories'))
     // A month of orders, by closing time with the orders changed meanwhile, and by update time.
     for (let day = 1; day <= HISTORY_DAYS; day++) {
-      const range = (name: string) => `${name}Start=${new Date(NOW.getTime() - (day + 1) * 86_400_000).toISOString().replace('.000', '')}&${name}End=${new Date(NOW.getTime() - day * 86_400_000).toISOString().replace('.000', '')}`
+      const at = (daysAgo: number) => new Date(NOW.getTime() - daysAgo * 86_400_000).toISOString().replace('.000', '')
+      const range = (name: string) => `${name}Start=${at(day + 1)}&${name}End=${at(day)}`
       for (const query of [`${range('closedAt')}&includeUpdatedActivity=true`, range('updatedAt')]) {
         contract.assertResponse('GET', '/locations/{locationId}/orders', 200, await get(`/orders?${query}`))
       }
@@ -300,6 +301,9 @@ describe('spoton sales over successive syncs', () => {
 
   test('names the field when an order answers a shape SpotOn never documented', () => {
     const order = { id: 'o', deleted: false, closedAt: '2026-11-18T21:00:00Z', updatedAt: 'later', checks: [] } as unknown as SpotOnOrder
-    assert.throws(() => toPosSaleLines([order]), (error: unknown) => error instanceof PosAdapterError && error.kind === 'invalid_response' && error.message.includes('order.updatedAt'))
+    assert.throws(
+      () => toPosSaleLines([order]),
+      (error: unknown) => error instanceof PosAdapterError && error.kind === 'invalid_response' && error.message.includes('order.updatedAt'),
+    )
   })
 })

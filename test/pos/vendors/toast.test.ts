@@ -249,10 +249,19 @@ describe('toast adapter, beyond the contract', () => {
       ({
         guid: 'o',
         diningOption: { guid: 'bar' },
-        checks: [{ guid: 'c', closedDate: '2026-11-01T21:00:00.000+0000', selections: [{ guid: 's', item: { guid: 'i' }, displayName: 'Beer', quantity, price: 5, preDiscountPrice: 5, voided: false }] }],
+        checks: [
+          {
+            guid: 'c',
+            closedDate: '2026-11-01T21:00:00.000+0000',
+            selections: [{ guid: 's', item: { guid: 'i' }, displayName: 'Beer', quantity, price: 5, preDiscountPrice: 5, voided: false }],
+          },
+        ],
       }) as ToastOrder
     for (const [quantity, field] of [['two', 'selection.quantity'], [null, 'selection.quantity']] as const) {
-      assert.throws(() => mapOrderLines(order(quantity), new Map()), (error: unknown) => error instanceof PosAdapterError && error.kind === 'invalid_response' && error.message.includes(field))
+      assert.throws(
+        () => mapOrderLines(order(quantity), new Map()),
+        (error: unknown) => error instanceof PosAdapterError && error.kind === 'invalid_response' && error.message.includes(field),
+      )
     }
     const undated = { ...order(1), checks: [{ ...order(1).checks[0]!, closedDate: 'yesterday' }] }
     assert.throws(() => mapOrderLines(undated, new Map()), (error: unknown) => error instanceof PosAdapterError && error.message.includes('check.closedDate'))
@@ -309,7 +318,8 @@ describe('toast sales over successive syncs', () => {
   test('a refund made in a later window: the first sync lists the sale, the one of the refund only its correction', async () => {
     const { check, line } = find((_, candidate) => candidate.refundedAt !== null)
     const first = await syncHourAround(check.closedAt)
-    assert.deepEqual(first.filter((listed) => listed.lineId.startsWith(selectionGuid(line))).map((listed) => [listed.lineId, listed.quantity]), [[selectionGuid(line), String(line.quantity)]])
+    const firstOfLine = first.filter((listed) => listed.lineId.startsWith(selectionGuid(line)))
+    assert.deepEqual(firstOfLine.map((listed) => [listed.lineId, listed.quantity]), [[selectionGuid(line), String(line.quantity)]])
     const later = await syncHourAround(line.refundedAt!)
     const corrections = later.filter((listed) => listed.correctsLineId === selectionGuid(line))
     assert.deepEqual(

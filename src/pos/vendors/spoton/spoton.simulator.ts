@@ -1,7 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { SimulatorHandler, SimulatorOptions } from '../../adapter.js'
 import { decimal, sum } from '../../../platform/decimal.js'
-import { checksClosedBetween, MENU, menuEntry, MODIFIERS, STAFF, stableUuid, type SimCheck, type SimLine, type SimModifier, type StaffEntry } from '../../simulation/bar-data.js'
+import {
+  checksClosedBetween,
+  MENU,
+  menuEntry,
+  MODIFIERS,
+  STAFF,
+  stableUuid,
+  type SimCheck,
+  type SimLine,
+  type SimModifier,
+  type StaffEntry,
+} from '../../simulation/bar-data.js'
 import { FailureSwitch, sendJson } from '../../simulation/simulator-server.js'
 import {
   toSpotOnTimestamp,
@@ -183,7 +194,13 @@ class SpotOnBar {
       totalAmount: total,
       paymentsAmount: total,
       balanceAmount: '0.00',
-      guests: [{ name: 'Guest 1', items: simulated.sold.map((line) => this.orderItem(check, line)), voidedItems: simulated.voided.map((line) => this.orderItem(check, line)) }],
+      guests: [
+        {
+          name: 'Guest 1',
+          items: simulated.sold.map((line) => this.orderItem(check, line)),
+          voidedItems: simulated.voided.map((line) => this.orderItem(check, line)),
+        },
+      ],
       payments: [{ createdAt: closedAt, amount: total, tipAmount: check.tip, employeeId: this.id('employee', staff.key), employeeName: staffName }],
       items: [],
       voidedItems: [],

@@ -1,3 +1,4 @@
+import type Big from 'big.js'
 import { decimal, sum } from '../../../platform/decimal.js'
 import { menuEntry, stableUuid, type SimCheck, type SimLine, type SimModifier } from '../../simulation/bar-data.js'
 import { toastDate, type ToastCheck, type ToastOrder, type ToastPayment, type ToastReference, type ToastRefund, type ToastSelection } from './toast.client.js'
@@ -171,7 +172,7 @@ export class ToastOrderRenderer {
     return added.length > 0 && check.reclosedAt ? [first, payment(1, check.reclosedAt, added, '0')] : [first]
   }
 
-  private refundOf(paid: LineState[], lineAmount: (state: LineState) => ReturnType<typeof decimal>): Pick<ToastPayment, 'refundStatus' | 'refund'> {
+  private refundOf(paid: LineState[], lineAmount: (state: LineState) => Big): Pick<ToastPayment, 'refundStatus' | 'refund'> {
     const refunded = paid.filter((state) => state.refundedAt !== null).sort((a, b) => a.refundedAt!.getTime() - b.refundedAt!.getTime())
     const last = refunded.at(-1)
     if (!last?.refundedAt) return { refundStatus: 'NONE' }
