@@ -2,12 +2,13 @@ import assert from 'node:assert/strict'
 import { createHmac } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { after, describe, test } from 'node:test'
-import type { SimulatorHandler } from '../../../src/pos/adapter.js'
-import { checksClosedBetween } from '../../../src/pos/simulation/bar-data.js'
+import { PosAdapterError, type PosSaleLine, type SimulatorHandler } from '../../../src/pos/adapter.js'
+import { checksClosedBetween, MODIFIERS, stableUuid, type SimCheck, type SimLine } from '../../../src/pos/simulation/bar-data.js'
 import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
 import { toastVendor } from '../../../src/pos/vendors/toast/index.js'
-import type { ToastOrder, ToastRestaurantMenus } from '../../../src/pos/vendors/toast/toast.client.js'
+import { toastDate, type ToastCheck, type ToastOrder, type ToastRestaurantMenus, type ToastSelection } from '../../../src/pos/vendors/toast/toast.client.js'
 import { mapOrderLines } from '../../../src/pos/vendors/toast/toast.mapper.js'
+import { OpenApiContract } from '../../helpers/openapi-contract.js'
 import { describeAdapterContract, collectSales } from './adapter-contract.js'
 
 describeAdapterContract(toastVendor)
@@ -57,14 +58,22 @@ function freshCredentials(clientId: string) {
   return { ...toastVendor.exampleCredentials, client_id: clientId }
 }
 
-async function login(url: string): Promise<string> {
+/** The headers of a data call, with a token the simulator issued. */
+async function dataHeaders(url: string): Promise<Record<string, string>> {
   const response = await fetch(`${url}/authentication/v1/authentication/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ clientId: 'raw-client', clientSecret: 'raw-secret', userAccessType: 'TOAST_MACHINE_CLIENT' }),
   })
   const body = (await response.json()) as { token: { accessToken: string } }
-  return body.token.accessToken
+  return { authorization: `Bearer ${body.token.accessToken}`, 'toast-restaurant-external-id': toastVendor.exampleCredentials.restaurant_id! }
+}
+
+/** The first page of the orders modified in the week before yesterday. */
+async function ordersOfWeek(url: string, headers: Record<string, string>): Promise<ToastOrder[]> {
+  const end = new Date(NOW.getTime() - DAY_MS)
+  const query = new URLSearchParams({ startDate: toastDate(new Date(end.getTime() - 7 * DAY_MS)), endDate: toastDate(end), pageSize: '100' })
+  return (await (await fetch(`${url}/orders/v2/ordersBulk?${query}`, { headers })).json()) as ToastOrder[]
 }
 
 describe('toast adapter, beyond the contract', () => {
@@ -99,37 +108,88 @@ describe('toast adapter, beyond the contract', () => {
     const end = new Date(NOW.getTime() - 3 * DAY_MS)
     const start = new Date(end.getTime() - 3 * DAY_MS)
     const lines = await collectSales(adapter.listSales({ start, end }))
-    const checks = checksClosedBetween(SEED, start, end, { now: NOW, historyDays: HISTORY_DAYS })
-    const expectedUnits = checks
-      .flatMap((check) => check.lines)
-      .filter((line) => !line.voided && !line.refunded)
-      .reduce((total, line) => total + line.quantity, 0)
+    // Checks never reopened, closed inside the window: their sold lines are all listed, dated at their close.
+    const checks = checksClosedBetween(SEED, start, end, { now: NOW, historyDays: HISTORY_DAYS }).filter((check) => check.reclosedAt === null)
+    const checkGuids = new Set(checks.map((check) => stableUuid(SEED, `toast:check:${check.checkId}`)))
+    const expectedUnits = checks.flatMap((check) => check.lines).filter((line) => !line.voided).reduce((total, line) => total + line.quantity, 0)
+    const listedUnits = lines
+      .filter((line) => checkGuids.has(line.checkId!) && !line.parentLineId && !line.correctsLineId)
+      .reduce((total, line) => total + Number(line.quantity), 0)
     assert.ok(checks.length > 300, `${checks.length} checks need several pages of 100`)
     assert.ok((simulator.calls.get('GET /orders/v2/ordersBulk') ?? 0) > checks.length / 100)
-    assert.equal(lines.reduce((total, line) => total + Number(line.quantity), 0), expectedUnits)
+    assert.equal(listedUnits, expectedUnits)
   })
 
-  test('serves money and quantities as JSON numbers, voids and refunds marked, as Toast does', async () => {
+  test('serves money and quantities as JSON numbers, voids, refunds and modifiers marked, as Toast does', async () => {
     const simulator = await countingSimulator()
-    const token = await login(simulator.url)
-    const headers = { authorization: `Bearer ${token}`, 'toast-restaurant-external-id': toastVendor.exampleCredentials.restaurant_id! }
+    const headers = await dataHeaders(simulator.url)
     const menus = (await (await fetch(`${simulator.url}/menus/v2/menus`, { headers })).json()) as ToastRestaurantMenus
     const items = JSON.stringify(menus)
     assert.match(items, /"name":"Stella Artois Draft Pint","price":7.5,/)
     assert.equal(menus.menus[0]?.menuGroups[0]?.menuGroups.length, 5, 'drinks are nested groups')
+    assert.deepEqual(Object.values(menus.modifierOptionReferences ?? {}).map((option) => option.name).sort(), MODIFIERS.map((modifier) => modifier.name).sort())
 
-    const end = new Date(NOW.getTime() - DAY_MS)
-    const query = new URLSearchParams({ startDate: new Date(end.getTime() - 7 * DAY_MS).toISOString(), endDate: end.toISOString(), pageSize: '100' })
-    const orders = (await (await fetch(`${simulator.url}/orders/v2/ordersBulk?${query}`, { headers })).json()) as ToastOrder[]
+    const orders = await ordersOfWeek(simulator.url, headers)
     assert.equal(orders.length, 100)
     const selections = orders.flatMap((order) => order.checks.flatMap((check) => check.selections))
     assert.ok(selections.every((selection) => typeof selection.quantity === 'number' && typeof selection.preDiscountPrice === 'number'))
     assert.ok(selections.some((selection) => selection.voided), 'some selections are voided')
-    assert.ok(selections.some((selection) => selection.refundDetails !== null), 'some selections are refunded')
+    assert.ok(selections.some((selection) => selection.refundDetails !== undefined), 'some selections are refunded')
+    assert.ok(selections.some((selection) => (selection.modifiers ?? []).length > 0), 'some selections carry modifiers')
+    assert.ok(orders.every((order) => order.diningOption.guid.length > 0), 'every order names its dining option')
     assert.match(orders[0]!.closedDate!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+0000$/)
+  })
 
-    const tooLarge = await fetch(`${simulator.url}/orders/v2/ordersBulk?${query.toString().replace('pageSize=100', 'pageSize=101')}`, { headers })
-    assert.equal(tooLarge.status, 400)
+  test("answers every route with what Toast's published documents describe", async () => {
+    const simulator = await countingSimulator()
+    const login = await fetch(`${simulator.url}/authentication/v1/authentication/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ clientId: 'raw-client', clientSecret: 'raw-secret', userAccessType: 'TOAST_MACHINE_CLIENT' }),
+    })
+    new OpenApiContract('toast-auth.yaml').assertResponse('POST', '/authentication/login', 200, await login.json())
+    const headers = await dataHeaders(simulator.url)
+    const get = async (path: string) => (await fetch(`${simulator.url}${path}`, { headers })).json()
+    const menus = new OpenApiContract('toast-menus.yaml')
+    menus.assertResponse('GET', '/menus', 200, await get('/menus/v2/menus'))
+    menus.assertResponse('GET', '/metadata', 200, await get('/menus/v2/metadata'))
+    const labor = new OpenApiContract('toast-labor.yaml')
+    labor.assertResponse('GET', '/employees', 200, await get('/labor/v1/employees'))
+    labor.assertResponse('GET', '/jobs', 200, await get('/labor/v1/jobs'))
+    // A month of orders: every kind of selection, void, refund, modifier and reopened check the bar has.
+    const orders = new OpenApiContract('toast-orders.yaml')
+    for (let day = 1; day <= HISTORY_DAYS; day++) {
+      const query = new URLSearchParams({ startDate: toastDate(new Date(NOW.getTime() - (day + 1) * DAY_MS)), endDate: toastDate(new Date(NOW.getTime() - day * DAY_MS)) })
+      for (let page = 1; ; page++) {
+        const body = (await get(`/orders/v2/ordersBulk?${query}&pageSize=100&page=${page}`)) as ToastOrder[]
+        orders.assertResponse('GET', '/ordersBulk', 200, body)
+        if (body.length < 100) break
+      }
+    }
+    orders.assertResponse('GET', '/ordersBulk', 200, await get(`/orders/v2/ordersBulk?businessDate=20261115`))
+  })
+
+  test('refuses query parameters and login fields the documents do not list, and a pageSize over 100, with 400', async () => {
+    const simulator = await countingSimulator()
+    const headers = await dataHeaders(simulator.url)
+    const range = `startDate=${encodeURIComponent('2026-11-10T00:00:00.000+0000')}&endDate=${encodeURIComponent('2026-11-11T00:00:00.000+0000')}`
+    for (const path of [
+      `/orders/v2/ordersBulk?${range}&pageSize=101`,
+      `/orders/v2/ordersBulk?${range}&modifiedSince=2026-11-10`,
+      `/orders/v2/ordersBulk?startDate=2026-11-10T00:00:00Z&endDate=2026-11-11T00:00:00Z`,
+      `/orders/v2/ordersBulk?startDate=${encodeURIComponent('2026-11-10T00:00:00.000+0000')}`,
+      '/menus/v2/menus?page=2',
+      '/labor/v1/employees?limit=10',
+    ]) {
+      const response = await fetch(`${simulator.url}${path}`, { headers })
+      assert.equal(response.status, 400, path)
+    }
+    const login = await fetch(`${simulator.url}/authentication/v1/authentication/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ clientId: 'c', clientSecret: 's', userAccessType: 'TOAST_MACHINE_CLIENT', scope: 'orders:read' }),
+    })
+    assert.equal(login.status, 400)
   })
 
   test('refuses a bad secret and a missing token with Toast\'s 401 error body', async () => {
@@ -146,8 +206,8 @@ describe('toast adapter, beyond the contract', () => {
     assert.equal(noToken.status, 401)
   })
 
-  test('drops voided checks and fully refunded selections but keeps a partly refunded one', () => {
-    const selection = (guid: string, refundAmount: number | null) => ({
+  test('lists the sold selections of a closed check, not those voided before it closed; a full refund is also taken back', () => {
+    const selection = (guid: string, extra: Partial<ToastSelection> = {}): ToastSelection => ({
       guid,
       item: { guid: `item-${guid}` },
       displayName: guid,
@@ -155,50 +215,138 @@ describe('toast adapter, beyond the contract', () => {
       price: 20,
       preDiscountPrice: 20,
       voided: false,
-      refundDetails: refundAmount === null ? null : { refundAmount },
       modifiers: [],
+      ...extra,
     })
-    const check = (guid: string, voided: boolean) => ({
+    const refund = (refundAmount: number) => ({ refundAmount, refundTransaction: { guid: `refund-${refundAmount}` } })
+    const check = (guid: string, voided: boolean): ToastCheck => ({
       guid,
-      openedDate: '2026-11-01T20:00:00.000+0000',
       closedDate: '2026-11-01T21:00:00.000+0000',
-      modifiedDate: '2026-11-01T21:00:00.000+0000',
-      deleted: false,
       voided,
-      paymentStatus: 'CLOSED' as const,
-      amount: 60,
-      totalAmount: 60,
-      selections: [selection(`${guid}-kept`, null), selection(`${guid}-partly`, 5), selection(`${guid}-refunded`, 20)],
-      payments: [{ guid: 'p', paidDate: '2026-11-01T21:00:00.000+0000', type: 'CREDIT', amount: 60, tipAmount: 8 }],
+      selections: [
+        selection(`${guid}-kept`),
+        selection(`${guid}-partly`, { refundDetails: refund(5), modifiedDate: '2026-11-02T10:00:00.000+0000' }),
+        selection(`${guid}-refunded`, { refundDetails: refund(20), modifiedDate: '2026-11-02T11:00:00.000+0000' }),
+        selection(`${guid}-voided`, { voided: true, voidDate: '2026-11-01T20:30:00.000+0000' }),
+      ],
+      payments: [{ guid: 'p', type: 'CREDIT', amount: 60, tipAmount: 12, refund: { refundDate: '2026-11-02T12:00:00.000+0000', refundTransaction: { guid: 'refund-20' } } }],
     })
-    const order: ToastOrder = {
-      guid: 'o',
-      businessDate: 20261101,
-      openedDate: '2026-11-01T20:00:00.000+0000',
-      closedDate: '2026-11-01T21:00:00.000+0000',
-      modifiedDate: '2026-11-01T21:00:00.000+0000',
-      voided: false,
-      deleted: false,
-      server: { guid: 'server-1' },
-      checks: [check('a', false), check('b', true)],
-    }
+    const order: ToastOrder = { guid: 'o', diningOption: { guid: 'bar' }, server: { guid: 'server-1' }, checks: [check('a', false), check('b', true)] }
     const lines = mapOrderLines(order, new Map([['server-1', 'Maria Lopez']]))
     assert.deepEqual(
-      lines.map((line) => [line.lineId, line.quantity, line.unitPrice, line.tip, line.staffName]),
+      lines.map((line) => [line.lineId, line.quantity, line.unitPrice, line.tip, line.soldAt.toISOString(), line.correctsLineId ?? null]),
       [
-        ['a-kept', '2', '10.00', '4.00', 'Maria Lopez'],
-        ['a-partly', '2', '10.00', '4.00', 'Maria Lopez'],
+        ['a-kept', '2', '10.00', '4.00', '2026-11-01T21:00:00.000Z', null],
+        ['a-partly', '2', '10.00', '4.00', '2026-11-01T21:00:00.000Z', null],
+        ['a-refunded', '2', '10.00', '4.00', '2026-11-01T21:00:00.000Z', null],
+        ['a-refunded:refund', '-2', '10.00', null, '2026-11-02T12:00:00.000Z', 'a-refunded'],
       ],
     )
   })
 
-  test('verifies a Toast push signature over the raw body', () => {
-    const body = Buffer.from(JSON.stringify({ eventCategory: 'menus', eventType: 'menus_updated', guid: 'g' }))
-    const digest = createHmac('sha256', 'webhook-secret').update(body).digest()
-    for (const encoding of ['base64', 'hex'] as const) {
-      assert.deepEqual(toastVendor.parsePush!({ 'toast-signature': digest.toString(encoding) }, body, 'webhook-secret', ''), { kind: 'catalog_changed' })
+  test('names the field when an order answers a shape Toast never documented', () => {
+    const order = (quantity: unknown): ToastOrder =>
+      ({
+        guid: 'o',
+        diningOption: { guid: 'bar' },
+        checks: [
+          {
+            guid: 'c',
+            closedDate: '2026-11-01T21:00:00.000+0000',
+            selections: [{ guid: 's', item: { guid: 'i' }, displayName: 'Beer', quantity, price: 5, preDiscountPrice: 5, voided: false }],
+          },
+        ],
+      }) as ToastOrder
+    for (const [quantity, field] of [['two', 'selection.quantity'], [null, 'selection.quantity']] as const) {
+      assert.throws(
+        () => mapOrderLines(order(quantity), new Map()),
+        (error: unknown) => error instanceof PosAdapterError && error.kind === 'invalid_response' && error.message.includes(field),
+      )
     }
-    assert.throws(() => toastVendor.parsePush!({ 'toast-signature': digest.toString('base64') }, body, 'another-secret', ''), /signature/)
+    const undated = { ...order(1), checks: [{ ...order(1).checks[0]!, closedDate: 'yesterday' }] }
+    assert.throws(() => mapOrderLines(undated, new Map()), (error: unknown) => error instanceof PosAdapterError && error.message.includes('check.closedDate'))
+  })
+
+  test("verifies a Toast push as Toast signs it: base64 HMAC-SHA256 of the body followed by the message's timestamp", () => {
+    const timestamp = '2026-11-20T14:59:58.123Z'
+    const body = Buffer.from(JSON.stringify({ timestamp, eventCategory: 'menus', eventType: 'menus_updated', guid: 'g', details: {} }))
+    const sign = (text: string, secret = 'webhook-secret') => createHmac('sha256', secret).update(text).digest('base64')
+    const signed = { 'toast-signature': sign(body.toString('utf8') + timestamp) }
+    assert.deepEqual(toastVendor.parsePush!(signed, body, 'webhook-secret', ''), { kind: 'catalog_changed' })
+    assert.throws(() => toastVendor.parsePush!({ 'toast-signature': sign(body.toString('utf8')) }, body, 'webhook-secret', ''), /signature/)
+    assert.throws(() => toastVendor.parsePush!({ 'toast-signature': sign(body.toString('utf8') + timestamp, 'another-secret') }, body, 'webhook-secret', ''), /signature/)
     assert.throws(() => toastVendor.parsePush!({}, body, 'webhook-secret', ''), /signature/)
+    const tampered = Buffer.from(body.toString('utf8').replace('menus_updated', 'order_updated'))
+    assert.throws(() => toastVendor.parsePush!(signed, tampered, 'webhook-secret', ''), /signature/)
+  })
+})
+
+describe('toast sales over successive syncs', () => {
+  const HOUR_MS = 3_600_000
+  const history = checksClosedBetween(SEED, new Date(NOW.getTime() - HISTORY_DAYS * DAY_MS), new Date(NOW.getTime() - 3 * DAY_MS), { now: NOW, historyDays: HISTORY_DAYS })
+  const selectionGuid = (line: { lineId: string }) => stableUuid(SEED, `toast:selection:${line.lineId}`)
+
+  /** The first line of the bar's history that `pick` accepts, with its check. */
+  function find(pick: (check: SimCheck, line: SimLine) => boolean): { check: SimCheck; line: SimLine } {
+    for (const check of history) for (const line of check.lines) if (pick(check, line)) return { check, line }
+    throw new Error('the simulated history has no such line')
+  }
+
+  /** What a sync of the hour around `at` lists, run right after that hour, against a simulator living then. */
+  async function syncHourAround(at: Date): Promise<PosSaleLine[]> {
+    const window = { start: new Date(at.getTime() - HOUR_MS / 2), end: new Date(at.getTime() + HOUR_MS / 2) }
+    const handler = toastVendor.createSimulator({ seed: SEED, historyDays: HISTORY_DAYS, now: () => window.end })
+    const server = await startSimulatorServer(handler)
+    running.push(server)
+    const adapter = toastVendor.createAdapter({ credentials: freshCredentials(`sync-${at.getTime()}`), baseUrl: server.url })
+    return collectSales(adapter.listSales(window))
+  }
+
+  test('lists modifiers as lines of their own option, under their parent, and the options as products', async () => {
+    const { check, line } = find((_, candidate) => candidate.modifiers.length > 0 && !candidate.voided && candidate.refundedAt === null && candidate.voidedAfterCloseAt === null)
+    const lines = await syncHourAround(check.closedAt)
+    const modifier = line.modifiers[0]!
+    const listed = lines.find((candidate) => candidate.lineId === selectionGuid(modifier))
+    assert.equal(listed?.parentLineId, selectionGuid(line))
+    assert.equal(listed?.posItemId, stableUuid(SEED, `toast:item:${modifier.itemKey}`))
+    assert.equal(listed?.quantity, String(modifier.quantity))
+    assert.equal(listed?.unitPrice, modifier.unitPrice)
+    const parent = lines.find((candidate) => candidate.lineId === selectionGuid(line))
+    assert.equal(parent?.unitPrice, line.unitPrice, "the parent's price leaves its modifiers out")
+  })
+
+  test('a refund made in a later window: the first sync lists the sale, the one of the refund only its correction', async () => {
+    const { check, line } = find((_, candidate) => candidate.refundedAt !== null)
+    const first = await syncHourAround(check.closedAt)
+    const firstOfLine = first.filter((listed) => listed.lineId.startsWith(selectionGuid(line)))
+    assert.deepEqual(firstOfLine.map((listed) => [listed.lineId, listed.quantity]), [[selectionGuid(line), String(line.quantity)]])
+    const later = await syncHourAround(line.refundedAt!)
+    const corrections = later.filter((listed) => listed.correctsLineId === selectionGuid(line))
+    assert.deepEqual(
+      corrections.map((listed) => [listed.lineId, listed.quantity, listed.unitPrice, listed.soldAt.toISOString()]),
+      [[`${selectionGuid(line)}:refund`, `-${line.quantity}`, line.unitPrice, line.refundedAt!.toISOString()]],
+    )
+    assert.ok(!later.some((listed) => listed.lineId === selectionGuid(line)), 'the sale is not listed again in the later window')
+  })
+
+  test('a void after close: the first sync lists the sale, a later one its correction', async () => {
+    const { check, line } = find((closed, candidate) => candidate.voidedAfterCloseAt !== null && candidate.voidedAfterCloseAt.getTime() - closed.closedAt.getTime() > HOUR_MS)
+    const first = await syncHourAround(check.closedAt)
+    assert.ok(first.some((listed) => listed.lineId === selectionGuid(line) && !listed.correctsLineId))
+    assert.ok(!first.some((listed) => listed.correctsLineId === selectionGuid(line)), 'not voided yet')
+    const later = await syncHourAround(line.voidedAfterCloseAt!)
+    const correction = later.find((listed) => listed.correctsLineId === selectionGuid(line))
+    assert.equal(correction?.quantity, `-${line.quantity}`)
+    assert.equal(correction?.soldAt.toISOString(), line.voidedAfterCloseAt!.toISOString())
+  })
+
+  test('a reopened check shows its first state until it closes again, then the line added', async () => {
+    const { check, line } = find((closed, candidate) => candidate.addedOnReopen && closed.reclosedAt!.getTime() - closed.closedAt.getTime() > HOUR_MS / 2)
+    const beforeReclose = await syncHourAround(check.closedAt)
+    assert.ok(beforeReclose.some((listed) => listed.checkId === stableUuid(SEED, `toast:check:${check.checkId}`)), 'the first close is listed')
+    assert.ok(!beforeReclose.some((listed) => listed.lineId === selectionGuid(line)), 'the added line is not there yet')
+    const afterReclose = await syncHourAround(check.reclosedAt!)
+    const added = afterReclose.find((listed) => listed.lineId === selectionGuid(line))
+    assert.equal(added?.soldAt.toISOString(), check.reclosedAt!.toISOString())
   })
 })

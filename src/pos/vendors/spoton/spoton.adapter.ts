@@ -6,7 +6,8 @@ import { toPosProducts, toPosSaleLines, toPosStaff } from './spoton.mapper.js'
 /**
  * SpotOn has no token flow: the location's API key goes on every call, so verifying is reading the
  * location. Orders cannot be paged, only asked for by closing-time ranges of at most 26 hours that end
- * 5 minutes in the past, so a sales window is walked in day-long slices.
+ * 5 minutes in the past, so a sales window is walked in day-long slices; each slice also brings the
+ * orders closed earlier and changed in it (`includeUpdatedActivity`), whose voids are corrections.
  */
 
 export const SpotOnCredentials = Type.Object(
@@ -50,13 +51,17 @@ export function createSpotOnAdapter(options: PosAdapterOptions): PosAdapter {
 }
 
 async function* salesBySlice(client: SpotOnClient, window: SalesWindow): AsyncIterable<PosSaleLine[]> {
-  for (const slice of exportSlices(window, new Date(Date.now() - EXPORT_LAG_MS))) {
-    const lines = toPosSaleLines(await client.listOrdersClosedBetween(slice.start, slice.end))
-    // The slice was widened to whole seconds; keep exactly the asked window.
-    const inside = lines.filter((line) => line.soldAt >= window.start && line.soldAt < window.end)
+  const spotOnNow = await client.serverNow()
+  for (const slice of exportSlices(window, new Date(spotOnNow.getTime() - EXPORT_LAG_MS))) {
+    const lines = toPosSaleLines(await client.listOrdersClosedOrUpdatedBetween(slice.start, slice.end))
+    // An order closed in one slice and changed in another comes in both: each line is kept in the slice
+    // it is dated in. Slices are widened to whole seconds; keep exactly the asked window.
+    const inside = lines.filter((line) => isWithin(line.soldAt, slice) && isWithin(line.soldAt, window))
     if (inside.length > 0) yield inside
   }
 }
+
+const isWithin = (date: Date, range: SalesWindow) => date >= range.start && date < range.end
 
 /**
  * The window cut into slices the export API accepts: whole seconds (start rounded down, end up),

@@ -33,7 +33,8 @@ export interface SpotOnReportCategory {
   id: string
   locationId: string
   name: string
-  parentId: string | null
+  /** Absent on a top-level category. */
+  parentId?: string
   deleted: boolean
 }
 
@@ -65,7 +66,19 @@ export interface SpotOnOrderMenuItem {
   postDiscountsAmount: string
   taxesAmount: string
   totalAmount: string
-  subItems: SpotOnOrderMenuItem[]
+  /** Menu items rung under this one (a combo's parts, an add-on); they show the parent's quantity. */
+  subItems?: SpotOnOrderMenuItem[]
+  /** Modifier options chosen for the item; they name no menu item and carry no quantity. */
+  modifiers?: SpotOnOrderModifier[]
+}
+
+export interface SpotOnOrderModifier {
+  modifierId: string
+  modifierOptionId: string
+  text: string
+  preDiscountsAmount: string
+  postDiscountsAmount: string
+  totalAmount: string
 }
 
 export interface SpotOnOrderGuest {
@@ -101,6 +114,7 @@ export interface SpotOnOrder {
   createdByEmployeeName: string
   createdAt: string
   closedAt: string | null
+  /** RFC 3339 with milliseconds: the last change, a void or refund after closing included. */
   updatedAt: string
   totalAmount: string
   balanceDueAmount: string
@@ -133,8 +147,17 @@ export class SpotOnClient {
     this.http = new VendorHttp({ vendor: SPOTON_VENDOR, ...options })
   }
 
-  getLocation(): Promise<SpotOnLocation> {
-    return this.get<SpotOnLocation>('')
+  async getLocation(): Promise<SpotOnLocation> {
+    return (await this.getWithClock<SpotOnLocation>('')).body
+  }
+
+  /**
+   * SpotOn's clock, from the `Date` header of a location read: the export refuses ranges ending less
+   * than 5 minutes before SpotOn's now, not ours. Our clock where the header is missing or unreadable.
+   */
+  async serverNow(): Promise<Date> {
+    const { date } = await this.getWithClock<SpotOnLocation>('')
+    return date ?? new Date()
   }
 
   listMenuItems(): Promise<SpotOnMenuItem[]> {
@@ -149,9 +172,16 @@ export class SpotOnClient {
     return this.getList<SpotOnEmployee>('/employees')
   }
 
-  /** Orders closed in [start, end): whole seconds, at most 26 hours, ending 5 minutes ago at the latest. */
-  listOrdersClosedBetween(start: Date, end: Date): Promise<SpotOnOrder[]> {
-    return this.getList<SpotOnOrder>('/orders', { closedAtStart: toSpotOnTimestamp(start), closedAtEnd: toSpotOnTimestamp(end) })
+  /**
+   * Orders closed in [start, end), and orders closed earlier but updated in it (`includeUpdatedActivity`):
+   * whole seconds, at most 26 hours, ending 5 minutes ago at the latest.
+   */
+  listOrdersClosedOrUpdatedBetween(start: Date, end: Date): Promise<SpotOnOrder[]> {
+    return this.getList<SpotOnOrder>('/orders', {
+      closedAtStart: toSpotOnTimestamp(start),
+      closedAtEnd: toSpotOnTimestamp(end),
+      includeUpdatedActivity: 'true',
+    })
   }
 
   private async getList<T>(resource: string, query?: Record<string, string>): Promise<T[]> {
@@ -161,6 +191,10 @@ export class SpotOnClient {
   }
 
   private async get<T>(resource: string, query?: Record<string, string>): Promise<T> {
+    return (await this.getWithClock<T>(resource, query)).body
+  }
+
+  private async getWithClock<T>(resource: string, query?: Record<string, string>): Promise<{ body: T; date: Date | null }> {
     const response = await this.http.send<T | SpotOnError>({
       path: `/locations/${encodeURIComponent(this.options.locationId)}${resource}`,
       query,
@@ -173,6 +207,8 @@ export class SpotOnClient {
     if (response.body === undefined || response.body === null) {
       throw new PosAdapterError('invalid_response', `${SPOTON_VENDOR} answered an empty body`)
     }
-    return response.body as T
+    const header = response.headers.date
+    const date = typeof header === 'string' && !Number.isNaN(Date.parse(header)) ? new Date(header) : null
+    return { body: response.body as T, date }
   }
 }

@@ -18,37 +18,53 @@ const ToastCredentials = Type.Object(
 )
 
 /**
- * ⚠ How Toast signs webhooks is unconfirmed: we assume an HMAC-SHA256 of the raw body keyed by the
- * webhook secret, in `Toast-Signature`, and accept it base64- or hex-encoded. Change it here.
+ * How Toast signs a webhook (doc.toasttab.com/doc/devguide/apiMessageSigning.html): HMAC-SHA256, keyed
+ * by the subscription's secret, over the raw body followed by the message's timestamp, base64-encoded in
+ * the `Toast-Signature` header. Toast documents no timestamp header, and every message body carries a
+ * `timestamp` (apiMessageDataSchema): ⚠ we take that field as the signed timestamp.
  */
-export const TOAST_PUSH_SIGNATURE = { header: 'toast-signature', algorithm: 'sha256', encodings: ['base64', 'hex'] } as const
+export const TOAST_PUSH_SIGNATURE = { header: 'toast-signature', algorithm: 'sha256', encoding: 'base64' } as const
 
-/** ⚠ The event name field of a Toast webhook body (`eventType`), and what each event means to barstock. */
+/** The event name field of a Toast webhook body (`eventType`), and what each event means to barstock. */
 const PUSH_KINDS: Record<string, PosPush['kind']> = {
   order_updated: 'orders_changed',
   menus_updated: 'catalog_changed',
 }
 
-function signatureMatches(header: string, expected: Buffer): boolean {
-  return TOAST_PUSH_SIGNATURE.encodings.some((encoding) => {
-    const given = Buffer.from(header, encoding)
-    return given.length === expected.length && timingSafeEqual(given, expected)
-  })
+interface ToastPushMessage {
+  timestamp?: unknown
+  eventType?: unknown
 }
 
-/** Verifies a Toast webhook's signature and reads its event type. Throws when the signature does not match. */
+function readPushMessage(rawBody: Buffer): ToastPushMessage {
+  try {
+    const message: unknown = JSON.parse(rawBody.toString('utf8'))
+    if (typeof message === 'object' && message !== null) return message as ToastPushMessage
+  } catch {
+    // answered below
+  }
+  throw new Error('Toast push body is not a JSON object')
+}
+
+function signatureMatches(header: string, expected: Buffer): boolean {
+  const given = Buffer.from(header, TOAST_PUSH_SIGNATURE.encoding)
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
+
+/**
+ * Verifies a Toast webhook's signature and reads its event type. Throws when the signature does not
+ * match. No replay window: Toast documents none, retries a message it could not deliver, and a replayed
+ * push only triggers one more (idempotent) sync.
+ */
 function parseToastPush(headers: Record<string, string | string[] | undefined>, rawBody: Buffer, secret: string): PosPush {
   const header = headers[TOAST_PUSH_SIGNATURE.header]
   const signature = (Array.isArray(header) ? header[0] : header) ?? ''
-  const expected = createHmac(TOAST_PUSH_SIGNATURE.algorithm, secret).update(rawBody).digest()
+  const message = readPushMessage(rawBody)
+  const timestamp = typeof message.timestamp === 'string' ? message.timestamp : ''
+  const signed = Buffer.concat([rawBody, Buffer.from(timestamp, 'utf8')])
+  const expected = createHmac(TOAST_PUSH_SIGNATURE.algorithm, secret).update(signed).digest()
   if (!signatureMatches(signature, expected)) throw new Error('Toast push signature does not match')
-  let eventType: unknown
-  try {
-    eventType = (JSON.parse(rawBody.toString('utf8')) as { eventType?: unknown }).eventType
-  } catch {
-    throw new Error('Toast push body is not JSON')
-  }
-  return { kind: (typeof eventType === 'string' && PUSH_KINDS[eventType]) || 'other' }
+  return { kind: (typeof message.eventType === 'string' && PUSH_KINDS[message.eventType]) || 'other' }
 }
 
 export const toastVendor: PosVendor = {

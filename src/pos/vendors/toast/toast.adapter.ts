@@ -6,8 +6,8 @@ import { employeeName, mapEmployee, mapMenus, mapOrderLines } from './toast.mapp
 /**
  * Toast with a machine client: log in for a bearer token, keep it until shortly before it expires (Toast
  * asks for at most two new tokens an hour), and log in again once if a data call finds it refused.
- * Sales are read by modification time, as `ordersBulk` filters, and kept when their check closed inside
- * the window.
+ * Sales are read by modification time, as `ordersBulk` filters: a line is kept when its check closed
+ * inside the window, a correction (a void after close, a refund) when it was made inside the window.
  */
 
 /** Renew this long before the token's stated expiry, so a token never lapses mid-sync. */

@@ -19,7 +19,7 @@ export interface ToastLoginRequest {
 }
 
 export interface ToastLoginResponse {
-  token: { tokenType: 'Bearer'; scope: string | null; expiresIn: number; accessToken: string; idToken?: string; refreshToken?: string }
+  token: { tokenType: 'Bearer'; scope?: string; expiresIn: number; accessToken: string; idToken?: string; refreshToken?: string }
   status: 'SUCCESS'
 }
 
@@ -37,6 +37,26 @@ export interface ToastMenuItem extends ToastReference {
   plu: string | null
   salesCategory: (ToastReference & { name: string }) | null
   unitOfMeasure: string
+  /** The `referenceId`s of the item's modifier groups in `ToastRestaurantMenus.modifierGroupReferences`. */
+  modifierGroupReferences?: number[]
+}
+
+/** A modifier option: a menu item sold as a modifier (its `guid` is what a modifier selection's `item.guid` names). */
+export interface ToastModifierOption {
+  referenceId: number
+  guid: string
+  name: string
+  price: number | null
+  sku?: string | null
+  plu?: string | null
+  salesCategory?: (ToastReference & { name: string }) | null
+}
+
+export interface ToastModifierGroup {
+  referenceId: number
+  guid: string
+  name: string
+  modifierOptionReferences: number[]
 }
 
 export interface ToastMenuGroup extends ToastReference {
@@ -55,6 +75,9 @@ export interface ToastRestaurantMenus {
   lastUpdated: string
   restaurantTimeZone: string
   menus: ToastMenu[]
+  /** Keyed by `referenceId`. */
+  modifierGroupReferences?: Record<string, ToastModifierGroup>
+  modifierOptionReferences?: Record<string, ToastModifierOption>
 }
 
 export interface ToastMenusMetadata {
@@ -62,64 +85,93 @@ export interface ToastMenusMetadata {
   lastUpdated: string
 }
 
+/**
+ * A menu item selection, or a modifier selection in another's `modifiers[]`. Swagger 2.0 has no null:
+ * a field Toast has no value for is absent.
+ */
 export interface ToastSelection extends ToastReference {
-  item: ToastReference | null
-  itemGroup?: ToastReference | null
-  salesCategory?: ToastReference | null
+  item: ToastReference
+  itemGroup?: ToastReference
+  optionGroup?: ToastReference
+  salesCategory?: ToastReference
   displayName: string
   quantity: number
   unitOfMeasure?: string
-  /** Net price of the whole selection (after discounts, before tax). */
+  /** Net price of the whole selection, modifiers included (after discounts, before tax). */
   price: number
   /** Gross price of the whole selection (before discounts and tax). */
   preDiscountPrice: number
+  /** The price of one unit, without quantity, taxes, discounts and modifiers. */
   receiptLinePrice?: number
   tax?: number
   voided: boolean
-  voidDate?: string | null
-  refundDetails: { refundAmount: number; taxRefundAmount?: number } | null
-  modifiers: ToastSelection[]
+  voidDate?: string
+  voidBusinessDate?: number
+  refundDetails?: ToastRefundDetails
+  createdDate?: string
+  modifiedDate?: string
+  modifiers?: ToastSelection[]
+}
+
+export interface ToastRefundDetails {
+  refundAmount?: number
+  taxRefundAmount?: number
+  /** Associates the items and the payment refunded in the same transaction. */
+  refundTransaction?: ToastReference
+}
+
+export interface ToastRefund {
+  refundAmount?: number
+  tipRefundAmount?: number
+  refundDate?: string
+  refundBusinessDate?: number
+  refundTransaction?: ToastReference
 }
 
 export interface ToastPayment extends ToastReference {
-  paidDate: string
+  paidDate?: string
+  paidBusinessDate?: number
   type: string
   amount: number
   tipAmount: number
-  server?: ToastReference | null
+  server?: ToastReference
   refundStatus?: 'NONE' | 'PARTIAL' | 'FULL'
+  refund?: ToastRefund
   orderGuid?: string
   checkGuid?: string
 }
 
 export interface ToastCheck extends ToastReference {
-  openedDate: string
-  closedDate: string | null
-  modifiedDate: string
-  deleted: boolean
-  voided: boolean
-  paymentStatus: 'OPEN' | 'PAID' | 'CLOSED'
-  amount: number
-  totalAmount: number
+  openedDate?: string
+  closedDate?: string
+  modifiedDate?: string
+  paidDate?: string
+  deleted?: boolean
+  voided?: boolean
+  paymentStatus?: 'OPEN' | 'PAID' | 'CLOSED'
+  amount?: number
+  totalAmount?: number
   selections: ToastSelection[]
-  payments: ToastPayment[]
+  payments?: ToastPayment[]
 }
 
 export interface ToastOrder extends ToastReference {
-  businessDate: number
-  openedDate: string
-  closedDate: string | null
-  modifiedDate: string
-  voided: boolean
-  deleted: boolean
-  server: ToastReference | null
+  diningOption: ToastReference
+  businessDate?: number
+  openedDate?: string
+  closedDate?: string
+  paidDate?: string
+  modifiedDate?: string
+  voided?: boolean
+  deleted?: boolean
+  server?: ToastReference
   checks: ToastCheck[]
 }
 
 export interface ToastEmployee extends ToastReference {
-  firstName: string | null
-  chosenName: string | null
-  lastName: string | null
+  firstName?: string
+  chosenName?: string
+  lastName?: string
   deleted: boolean
   jobReferences: ToastReference[]
 }

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { SimulatorHandler, SimulatorOptions } from '../../adapter.js'
-import { decimal } from '../../../platform/decimal.js'
-import { checksClosedBetween, MENU, menuEntry, STAFF, stableUuid, type MenuEntry, type SimCheck, type SimLine } from '../../simulation/bar-data.js'
+import { checksClosedBetween, MENU, MODIFIERS, STAFF, type MenuEntry, type MenuKind } from '../../simulation/bar-data.js'
 import { FailureSwitch, readBody, sendJson } from '../../simulation/simulator-server.js'
 import {
   TOAST_LOGIN_PATH,
@@ -15,25 +14,41 @@ import {
   type ToastLoginResponse,
   type ToastMenuGroup,
   type ToastMenuItem,
+  type ToastModifierGroup,
+  type ToastModifierOption,
   type ToastOrder,
   type ToastRestaurantMenus,
-  type ToastSelection,
 } from './toast.client.js'
+import { dollars, orderModifiedAt, ToastIds, ToastOrderRenderer } from './toast.simulated-orders.js'
 
 /**
  * Toast's API subset, serving the simulated bar: machine-client login issuing bearer tokens (valid
  * 86 400 s) that every data route then requires along with a GUID in `Toast-Restaurant-External-ID`;
- * menus v2 (a Drinks menu with nested groups, and a Food menu), `ordersBulk` filtered by modification
- * time with `page`/`pageSize` ≤ 100, and labor employees and jobs. A client secret starting with
- * `invalid` is refused with 401. Voided lines stay on their check marked `voided`; refunded lines carry
- * `refundDetails` for their whole price, as Toast reports them.
+ * menus v2 (a Drinks menu with nested groups, a Food menu, and the modifier groups and options of
+ * pours and cocktails), `ordersBulk` filtered by modification time with `page`/`pageSize` ≤ 100 (or by
+ * `businessDate`), and labor employees and jobs. A client secret starting with `invalid` is refused
+ * with 401; a query parameter or login field the documents do not list is refused with 400. Orders are
+ * rendered as of `now()` (see toast.simulated-orders.ts).
  */
 
-const DAY_MS = 86_400_000
+const HOUR_MS = 3_600_000
+const DAY_MS = 24 * HOUR_MS
 const DEFAULT_HISTORY_DAYS = 120
 const TOKEN_LIFETIME_SECONDS = 86_400
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const DRINK_CATEGORIES = ['Spirits', 'Cocktails', 'Draft Beer', 'Bottled Beer', 'Wine']
+/** The simulated bar refunds a line at most 48 hours after its check closed: the furthest back a modification reaches. */
+const LONGEST_MODIFICATION_AFTER_CLOSE_MS = 49 * HOUR_MS
+
+/** What each route documents (toast-*.yaml): its query parameters, and the login body's fields. */
+const DOCUMENTED_QUERY: Record<string, readonly string[]> = {
+  '/menus/v2/menus': [],
+  '/menus/v2/metadata': [],
+  '/orders/v2/ordersBulk': ['startDate', 'endDate', 'businessDate', 'page', 'pageSize'],
+  '/labor/v1/employees': ['employeeIds'],
+  '/labor/v1/jobs': ['jobIds'],
+}
+const LOGIN_FIELDS = ['clientId', 'clientSecret', 'userAccessType']
 
 /** A request the simulator refuses, answered with Toast's error body. */
 class ToastRequestError extends Error {
@@ -58,26 +73,8 @@ function writeToastError(res: ServerResponse, status: number, message: string, h
   sendJson(res, status, error, headers)
 }
 
-/** Money as Toast sends it: a JSON number in dollars. */
-function dollars(value: string | number, quantity = 1): number {
-  return decimal(value).times(quantity).round(2).toNumber()
-}
-
-class ToastIds {
-  constructor(private readonly seed: number) {}
-  restaurantMenu = (name: string) => stableUuid(this.seed, `toast:menu:${name}`)
-  group = (name: string) => stableUuid(this.seed, `toast:group:${name}`)
-  salesCategory = (name: string) => stableUuid(this.seed, `toast:sales-category:${name}`)
-  item = (key: string) => stableUuid(this.seed, `toast:item:${key}`)
-  employee = (key: string) => stableUuid(this.seed, `toast:employee:${key}`)
-  job = (role: string) => stableUuid(this.seed, `toast:job:${role}`)
-  order = (checkId: string) => stableUuid(this.seed, `toast:order:${checkId}`)
-  check = (checkId: string) => stableUuid(this.seed, `toast:check:${checkId}`)
-  payment = (checkId: string) => stableUuid(this.seed, `toast:payment:${checkId}`)
-  selection = (lineId: string) => stableUuid(this.seed, `toast:selection:${lineId}`)
-}
-
 function renderMenuItem(ids: ToastIds, entry: MenuEntry): ToastMenuItem {
+  const groups = modifierGroupsOf(entry.kind)
   return {
     guid: ids.item(entry.key),
     entityType: 'MenuItem',
@@ -85,9 +82,43 @@ function renderMenuItem(ids: ToastIds, entry: MenuEntry): ToastMenuItem {
     price: dollars(entry.price),
     pricingStrategy: 'BASE_PRICE',
     sku: entry.sku,
-    plu: null,
+    // ⚠ An item without a PLU: the document types plu as a string and has no null, so an empty string.
+    plu: '',
     salesCategory: { guid: ids.salesCategory(entry.category), entityType: 'SalesCategory', name: entry.category },
     unitOfMeasure: 'NONE',
+    ...(groups.length > 0 && { modifierGroupReferences: groups.map((group) => group.referenceId) }),
+  }
+}
+
+/** The bar's modifier groups: one per kind of item MODIFIERS apply to, offering the modifiers of that kind. */
+const MODIFIER_GROUP_KINDS = [...new Set(MODIFIERS.flatMap((modifier) => modifier.parentKinds))]
+
+function modifierGroupsOf(kind: MenuKind): { referenceId: number; kind: MenuKind }[] {
+  return MODIFIER_GROUP_KINDS.flatMap((groupKind, index) => (groupKind === kind ? [{ referenceId: index + 1, kind: groupKind }] : []))
+}
+
+/** A modifier option's referenceId: after the groups', so the two maps never share a key. */
+const optionReferenceId = (index: number) => MODIFIER_GROUP_KINDS.length + index + 1
+
+function renderModifierReferences(ids: ToastIds): Pick<ToastRestaurantMenus, 'modifierGroupReferences' | 'modifierOptionReferences'> {
+  const groups: ToastModifierGroup[] = MODIFIER_GROUP_KINDS.map((kind, index) => ({
+    referenceId: index + 1,
+    guid: ids.modifierGroup(kind),
+    name: `${kind.charAt(0).toUpperCase()}${kind.slice(1)} add-ons`,
+    modifierOptionReferences: MODIFIERS.flatMap((modifier, optionIndex) => (modifier.parentKinds.includes(kind) ? [optionReferenceId(optionIndex)] : [])),
+  }))
+  const options: ToastModifierOption[] = MODIFIERS.map((modifier, index) => ({
+    referenceId: optionReferenceId(index),
+    guid: ids.item(modifier.key),
+    name: modifier.name,
+    price: dollars(modifier.price),
+    sku: modifier.sku,
+    plu: '',
+    salesCategory: { guid: ids.salesCategory(modifier.category), entityType: 'SalesCategory', name: modifier.category },
+  }))
+  return {
+    modifierGroupReferences: Object.fromEntries(groups.map((group) => [String(group.referenceId), group])),
+    modifierOptionReferences: Object.fromEntries(options.map((option) => [String(option.referenceId), option])),
   }
 }
 
@@ -106,99 +137,35 @@ function renderMenus(ids: ToastIds, restaurantGuid: string, lastUpdated: string)
       { guid: ids.restaurantMenu('Drinks'), entityType: 'Menu', name: 'Drinks', menuGroups: [renderGroup(ids, 'All Drinks', drinkGroups, [])] },
       { guid: ids.restaurantMenu('Food'), entityType: 'Menu', name: 'Food', menuGroups: [renderGroup(ids, 'Food', [], itemsOf('Food'))] },
     ],
+    ...renderModifierReferences(ids),
   }
 }
 
-function renderSelection(ids: ToastIds, line: SimLine, closedAt: string): ToastSelection {
-  const entry = menuEntry(line.itemKey)
-  const price = dollars(line.unitPrice, line.quantity)
-  return {
-    guid: ids.selection(line.lineId),
-    entityType: 'MenuItemSelection',
-    item: { guid: ids.item(entry.key), entityType: 'MenuItem' },
-    salesCategory: { guid: ids.salesCategory(entry.category), entityType: 'SalesCategory' },
-    displayName: entry.name,
-    quantity: line.quantity,
-    unitOfMeasure: 'NONE',
-    price: line.voided ? 0 : price,
-    preDiscountPrice: price,
-    receiptLinePrice: dollars(line.unitPrice),
-    tax: 0,
-    voided: line.voided,
-    voidDate: line.voided ? closedAt : null,
-    refundDetails: line.refunded ? { refundAmount: price, taxRefundAmount: 0 } : null,
-    modifiers: [],
-  }
-}
-
-function renderOrder(ids: ToastIds, check: SimCheck): ToastOrder {
-  const closedAt = toastDate(check.closedAt)
-  const openedAt = toastDate(check.openedAt)
-  const selections = check.lines.map((line) => renderSelection(ids, line, closedAt))
-  const amount = dollars(selections.reduce((total, selection) => total.plus(selection.price), decimal(0)).toString())
-  const server = { guid: ids.employee(check.staffKey), entityType: 'RestaurantUser' }
-  const refunded = check.lines.some((line) => line.refunded)
-  return {
-    guid: ids.order(check.checkId),
-    entityType: 'Order',
-    businessDate: Number(check.openedAt.toISOString().slice(0, 10).replaceAll('-', '')),
-    openedDate: openedAt,
-    closedDate: closedAt,
-    modifiedDate: closedAt,
-    voided: false,
-    deleted: false,
-    server,
-    checks: [
-      {
-        guid: ids.check(check.checkId),
-        entityType: 'Check',
-        openedDate: openedAt,
-        closedDate: closedAt,
-        modifiedDate: closedAt,
-        deleted: false,
-        voided: false,
-        paymentStatus: 'CLOSED',
-        amount,
-        totalAmount: amount,
-        selections,
-        payments: [
-          {
-            guid: ids.payment(check.checkId),
-            entityType: 'OrderPayment',
-            paidDate: closedAt,
-            type: 'CREDIT',
-            amount,
-            tipAmount: dollars(check.tip),
-            server,
-            refundStatus: refunded ? 'PARTIAL' : 'NONE',
-            orderGuid: ids.order(check.checkId),
-            checkGuid: ids.check(check.checkId),
-          },
-        ],
-      },
-    ],
-  }
-}
-
-function renderJobs(ids: ToastIds): ToastJob[] {
-  return [...new Set(STAFF.map((staff) => staff.role))].map((role) => ({
+function renderJobs(ids: ToastIds, only: Set<string> | null): ToastJob[] {
+  const jobs = [...new Set(STAFF.map((staff) => staff.role))].map((role) => ({
     guid: ids.job(role),
     entityType: 'RestaurantJob',
     title: role.charAt(0).toUpperCase() + role.slice(1),
     deleted: false,
   }))
+  return jobs.filter((job) => !only || only.has(job.guid))
 }
 
-function renderEmployees(ids: ToastIds): ToastEmployee[] {
-  return STAFF.map((staff) => ({
+function renderEmployees(ids: ToastIds, only: Set<string> | null): ToastEmployee[] {
+  const employees = STAFF.map((staff) => ({
     guid: ids.employee(staff.key),
     entityType: 'RestaurantUser',
     firstName: staff.firstName,
-    chosenName: null,
     lastName: staff.lastName,
     deleted: false,
     jobReferences: [{ guid: ids.job(staff.role), entityType: 'RestaurantJob' }],
   }))
+  return employees.filter((employee) => !only || only.has(employee.guid))
+}
+
+/** A comma-separated list of GUIDs (`employeeIds`, `jobIds`), or null when the parameter is absent. */
+function guidList(value: string | null): Set<string> | null {
+  return value === null ? null : new Set(value.split(',').map((guid) => guid.trim()))
 }
 
 function positiveInteger(value: string | null, fallback: number, name: string): number {
@@ -208,15 +175,23 @@ function positiveInteger(value: string | null, fallback: number, name: string): 
   return number
 }
 
-function dateParam(value: string | null, name: string): Date {
-  const time = value === null ? Number.NaN : Date.parse(value)
-  if (Number.isNaN(time)) throw new ToastRequestError(400, `${name} must be an ISO-8601 date and time`)
-  return new Date(time)
+/** ISO 8601 with a fraction of a second and an offset, as the document asks ("2016-01-01T14:13:12.000+0400"). */
+const TOAST_DATE_PARAM = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}(Z|[+-]\d\d:?\d\d)$/
+
+function dateParam(value: string, name: string): Date {
+  if (!TOAST_DATE_PARAM.test(value)) throw new ToastRequestError(400, `${name} must be an ISO-8601 date and time with milliseconds`)
+  return new Date(Date.parse(value.replace(/([+-]\d\d)(\d\d)$/, '$1:$2')))
+}
+
+function refuseUndocumented(names: Iterable<string>, documented: readonly string[], where: string): void {
+  const unknown = [...names].filter((name) => !documented.includes(name))
+  if (unknown.length > 0) throw new ToastRequestError(400, `${where} does not take ${unknown.join(', ')}`)
 }
 
 export function createToastSimulator(options: SimulatorOptions): SimulatorHandler {
   const failures = new FailureSwitch(options.failure)
   const ids = new ToastIds(options.seed)
+  const orders = new ToastOrderRenderer(ids)
   const now = options.now ?? (() => new Date())
   const historyDays = options.historyDays ?? DEFAULT_HISTORY_DAYS
   /** Issued access token → when it expires (real time, ms). */
@@ -230,6 +205,7 @@ export function createToastSimulator(options: SimulatorOptions): SimulatorHandle
     } catch {
       throw new ToastRequestError(400, 'The request body is not valid JSON')
     }
+    refuseUndocumented(Object.keys(body ?? {}), LOGIN_FIELDS, 'The login request')
     if (!body.clientId || !body.clientSecret || body.userAccessType !== 'TOAST_MACHINE_CLIENT') {
       throw new ToastRequestError(400, 'clientId, clientSecret and userAccessType TOAST_MACHINE_CLIENT are required')
     }
@@ -237,7 +213,8 @@ export function createToastSimulator(options: SimulatorOptions): SimulatorHandle
     const payload = Buffer.from(JSON.stringify({ clientId: body.clientId, jti: randomBytes(12).toString('hex') })).toString('base64url')
     const accessToken = `eyJhbGciOiJSUzI1NiJ9.${payload}.${randomBytes(32).toString('base64url')}`
     tokens.set(accessToken, Date.now() + TOKEN_LIFETIME_SECONDS * 1000)
-    return { token: { tokenType: 'Bearer', scope: null, expiresIn: TOKEN_LIFETIME_SECONDS, accessToken }, status: 'SUCCESS' }
+    // Toast documents `scope` as null in this answer but types it a string: the simulator leaves it out.
+    return { token: { tokenType: 'Bearer', expiresIn: TOKEN_LIFETIME_SECONDS, accessToken }, status: 'SUCCESS' }
   }
 
   /** The restaurant GUID of an authorised data request. */
@@ -252,24 +229,50 @@ export function createToastSimulator(options: SimulatorOptions): SimulatorHandle
     return restaurant
   }
 
+  /** Orders modified in [startDate, endDate), or opened on `businessDate`, oldest change first. */
   function ordersBulk(query: URLSearchParams): ToastOrder[] {
     const pageSize = positiveInteger(query.get('pageSize'), TOAST_ORDERS_PAGE_SIZE, 'pageSize')
     if (pageSize > TOAST_ORDERS_PAGE_SIZE) throw new ToastRequestError(400, `pageSize must be at most ${TOAST_ORDERS_PAGE_SIZE}`)
     const page = positiveInteger(query.get('page'), 1, 'page')
-    const start = dateParam(query.get('startDate'), 'startDate')
-    const end = dateParam(query.get('endDate'), 'endDate')
+    const asOf = now()
+    const matching = query.has('businessDate') ? ordersOfBusinessDate(query, asOf) : ordersModifiedBetween(query, asOf)
+    return matching.slice((page - 1) * pageSize, page * pageSize).map((check) => orders.render(check, asOf))
+  }
+
+  function ordersModifiedBetween(query: URLSearchParams, asOf: Date) {
+    const startText = query.get('startDate')
+    const endText = query.get('endDate')
+    if (startText === null || endText === null) throw new ToastRequestError(400, 'Give both startDate and endDate, or businessDate')
+    const start = dateParam(startText, 'startDate')
+    const end = dateParam(endText, 'endDate')
     if (end <= start) throw new ToastRequestError(400, 'endDate must be later than startDate')
-    // The simulated bar never touches a check after closing it, so modifiedDate is closedDate.
-    const checks = checksClosedBetween(options.seed, start, end, { now: now(), historyDays, volume: options.volume })
-    return checks.slice((page - 1) * pageSize, page * pageSize).map((check) => renderOrder(ids, check))
+    const closedFrom = new Date(start.getTime() - LONGEST_MODIFICATION_AFTER_CLOSE_MS)
+    return checksClosedBetween(options.seed, closedFrom, end, { now: asOf, historyDays, volume: options.volume })
+      .map((check) => ({ check, modifiedAt: orderModifiedAt(check, asOf) }))
+      .filter(({ modifiedAt }) => modifiedAt >= start && modifiedAt < end)
+      .sort((a, b) => a.modifiedAt.getTime() - b.modifiedAt.getTime())
+      .map(({ check }) => check)
+  }
+
+  function ordersOfBusinessDate(query: URLSearchParams, asOf: Date) {
+    if (query.has('startDate') || query.has('endDate')) throw new ToastRequestError(400, 'Give startDate and endDate, or businessDate, not both')
+    const text = query.get('businessDate') ?? ''
+    const day = /^(\d{4})(\d\d)(\d\d)$/.exec(text)
+    if (!day) throw new ToastRequestError(400, 'businessDate must be yyyymmdd')
+    const dayStart = Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3]))
+    // A check closes up to a day after it opened; its business date is the day it opened.
+    return checksClosedBetween(options.seed, new Date(dayStart), new Date(dayStart + 2 * DAY_MS), { now: asOf, historyDays, volume: options.volume }).filter(
+      (check) => check.openedAt.getTime() >= dayStart && check.openedAt.getTime() < dayStart + DAY_MS,
+    )
   }
 
   async function route(req: IncomingMessage, url: URL): Promise<unknown> {
     const method = req.method ?? 'GET'
     if (method === 'POST' && url.pathname === TOAST_LOGIN_PATH) return login(req)
-    const known = ['/menus/v2/menus', '/menus/v2/metadata', '/orders/v2/ordersBulk', '/labor/v1/employees', '/labor/v1/jobs']
-    if (method !== 'GET' || !known.includes(url.pathname)) throw new ToastRequestError(404, `No resource at ${method} ${url.pathname}`)
+    const documented = DOCUMENTED_QUERY[url.pathname]
+    if (method !== 'GET' || !documented) throw new ToastRequestError(404, `No resource at ${method} ${url.pathname}`)
     const restaurantGuid = authorise(req)
+    refuseUndocumented(url.searchParams.keys(), documented, `GET ${url.pathname}`)
     switch (url.pathname) {
       case '/menus/v2/menus':
         return renderMenus(ids, restaurantGuid, menusPublishedAt)
@@ -278,9 +281,9 @@ export function createToastSimulator(options: SimulatorOptions): SimulatorHandle
       case '/orders/v2/ordersBulk':
         return ordersBulk(url.searchParams)
       case '/labor/v1/employees':
-        return renderEmployees(ids)
+        return renderEmployees(ids, guidList(url.searchParams.get('employeeIds')))
       default:
-        return renderJobs(ids)
+        return renderJobs(ids, guidList(url.searchParams.get('jobIds')))
     }
   }
 
