@@ -165,11 +165,14 @@ describe('POST /v1/pos/push/:connection_id', () => {
     assert.equal((await runsOf(connection.id)).length, 1)
   })
 
-  test('a Toast push signed HMAC-SHA256 over the body queues a run', async () => {
+  test('a Toast push signed HMAC-SHA256 over the body and its timestamp queues a run', async () => {
     const caller = await sandboxCaller()
     const connection = await connect(caller, 'toast')
-    const body = JSON.stringify({ eventType: 'menus_updated', guid: 'evt-1' })
-    const signature = createHmac('sha256', connection.push_secret!).update(body).digest('base64')
+    const timestamp = '2026-11-20T21:04:11.000+0000'
+    const body = JSON.stringify({ timestamp, eventType: 'menus_updated', guid: 'evt-1' })
+    const bodyOnly = createHmac('sha256', connection.push_secret!).update(body).digest('base64')
+    assert.equal((await push(connection.id, body, { 'toast-signature': bodyOnly })).statusCode, 401, 'the body alone is not what Toast signs')
+    const signature = createHmac('sha256', connection.push_secret!).update(body + timestamp).digest('base64')
     const response = await push(connection.id, body, { 'toast-signature': signature })
     assert.equal(response.statusCode, 202, response.body)
     assert.equal(json(response).data.kind, 'catalog_changed')
