@@ -179,12 +179,17 @@ describe('simphony adapter', () => {
   for (const kind of ['return', 'void after close'] as const) {
     test(`reports a ${kind} made in a later window as a correction of the line sold in the earlier one`, async () => {
       const takenBackAt = (line: SimLine) => (kind === 'return' ? line.refundedAt : line.voidedAfterCloseAt)
+      // Taken back well after the first window, which ends past the close by more than the core's overlap.
       const { check, line } = findCheck(
-        (candidate) => postedAtOnce(candidate) && candidate.reclosedAt === null && candidate.lines.filter((sold) => takenBackAt(sold)).length === 1 && candidate.lines.find((sold) => takenBackAt(sold)),
+        (candidate) =>
+          postedAtOnce(candidate) &&
+          candidate.reclosedAt === null &&
+          candidate.lines.filter((sold) => takenBackAt(sold)).length === 1 &&
+          candidate.lines.find((sold) => (takenBackAt(sold)?.getTime() ?? 0) > at(candidate.closedAt, 30).getTime()),
       )
       const correctedAt = takenBackAt(line)!
       const simulator = await recordedSimulator()
-      const first = windowUntil(at(check.closedAt, -60), at(check.closedAt, 1))
+      const first = windowUntil(at(check.closedAt, -60), at(check.closedAt, 15))
       const sold = await syncWindow(simulator, first, check)
       const original = sold.find((candidate) => candidate.name === menuEntry(line.itemKey).name && !candidate.parentLineId)
       assert.ok(original, 'the first window shows the sale')
@@ -203,7 +208,13 @@ describe('simphony adapter', () => {
   }
 
   test('counts a line added on a reopened check once the check is closed again, and nothing of the check twice', async () => {
-    const { check } = findCheck((candidate) => postedAtOnce(candidate) && candidate.reclosedAt !== null && !candidate.lines.some((line) => line.refundedAt || line.voidedAfterCloseAt))
+    const { check } = findCheck(
+      (candidate) =>
+        postedAtOnce(candidate) &&
+        candidate.reclosedAt !== null &&
+        candidate.reclosedAt > at(candidate.closedAt, 30) &&
+        !candidate.lines.some((line) => line.refundedAt || line.voidedAfterCloseAt),
+    )
     const added = check.lines.find((line) => line.addedOnReopen)!
     const simulator = await recordedSimulator()
     const first = windowUntil(at(check.closedAt, -60), at(check.reclosedAt!, -1))

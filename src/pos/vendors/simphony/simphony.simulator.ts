@@ -6,7 +6,7 @@ import type { SimulatorHandler, SimulatorOptions } from '../../adapter.js'
 import { decimal, sum } from '../../../platform/decimal.js'
 import { checksForDay, MENU, MODIFIERS, seededRandom, STAFF, type SimCheck, type SimLine } from '../../simulation/bar-data.js'
 import { FailureSwitch, readBody, sendJson } from '../../simulation/simulator-server.js'
-import { OIDC_PATH, pkceChallenge, type SimphonyError, type SimphonySignInAnswer, type SimphonyTokens } from './simphony.client.js'
+import { OIDC_PATH, pkceChallenge, simphonyUtc, type SimphonyError, type SimphonySignInAnswer, type SimphonyTokens } from './simphony.client.js'
 
 /**
  * Simphony's auth server and BI API on one host, serving the simulated bar. Sign-in is the PKCE flow
@@ -437,9 +437,4 @@ const NO_FLAGS = { vdFlag: false, errCorFlag: false, returnFlag: false }
 
 function parseUtc(value: string): Date {
   return new Date(`${value}Z`)
-}
-
-/** UTC without a zone or milliseconds, as Simphony writes it. */
-function simphonyUtc(date: Date): string {
-  return date.toISOString().slice(0, 19)
 }
