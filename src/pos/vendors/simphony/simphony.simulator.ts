@@ -162,44 +162,36 @@ class SimphonyServer {
     if (!token || token.org !== org || token.expiresAt <= this.now().getTime()) {
       return sendError(res, 401, 'The id token is missing, expired or not for this organization')
     }
-    const request = BI_REQUESTS[operation]
-    if (!request) return sendError(res, 404, `No operation ${operation}`)
+    const served = this.operations[operation]
+    if (!served) return sendError(res, 404, `No operation ${operation}`)
     let body: unknown
     try {
       body = JSON.parse(text)
     } catch {
       return sendError(res, 400, 'The body is not JSON', {}, 40001)
     }
-    const problem = requestProblem(request, body)
+    const problem = requestProblem(served.request, body)
     if (problem) return sendError(res, 400, `${operation}: ${problem}`, {}, 40002)
-    const answer = this.operation(operation, body as BiRequest)
+    const answer = served.answer(body as GuestChecksRequest)
     if (typeof answer === 'string') return sendError(res, 400, `${operation}: ${answer}`, {}, 40003)
-    sendJson(res, 200, answer)
+    sendJson(res, 200, { curUTC: simphonyUtc(this.now()), locRef: (body as BiRequest).locRef, ...answer })
   }
 
-  /** The operation's answer, or a message for a request its documentation refuses. */
-  private operation(operation: string, request: BiRequest): object | string {
-    const { locRef } = request
-    switch (operation) {
-      case 'getLatestBusDt':
-        return { curUTC: simphonyUtc(this.now()), latestBusDt: businessDateOf(this.now()), locRef, softwareVersion: SOFTWARE_VERSION }
-      case 'getMenuItemDimensions':
-        return { curUTC: simphonyUtc(this.now()), locRef, menuItems: CATALOG.map(menuItemDimension) }
-      case 'getMenuItemPrices':
-        return {
-          curUTC: simphonyUtc(this.now()),
-          locRef,
-          menuItemPrices: CATALOG.map((entry) => ({ num: menuItemNum(entry.key), rvcNum: RVC_NUM, prcLvlNum: 1, prcLvlName: 'Default', price: Number(entry.price) })),
-        }
-      case 'getEmployeeDimensions':
-        return {
-          curUTC: simphonyUtc(this.now()),
-          locRef,
-          employees: STAFF.map((staff, index) => ({ num: FIRST_EMPLOYEE_NUM + index, fName: staff.firstName, lName: staff.lastName })),
-        }
-      default:
-        return this.guestChecks(request as GuestChecksRequest)
-    }
+  /** The BI operations served: each one's request body schema, and its answer or a message refusing the request. */
+  private readonly operations: Record<string, { request: TSchema; answer: (request: GuestChecksRequest) => object | string }> = {
+    getLatestBusDt: { request: LocationRequest, answer: () => ({ latestBusDt: businessDateOf(this.now()), softwareVersion: SOFTWARE_VERSION }) },
+    getMenuItemDimensions: { request: LocationRequest, answer: () => ({ menuItems: CATALOG.map(menuItemDimension) }) },
+    getMenuItemPrices: {
+      request: LocationRequest,
+      answer: () => ({
+        menuItemPrices: CATALOG.map((entry) => ({ num: menuItemNum(entry.key), rvcNum: RVC_NUM, prcLvlNum: 1, prcLvlName: 'Default', price: Number(entry.price) })),
+      }),
+    },
+    getEmployeeDimensions: {
+      request: LocationRequest,
+      answer: () => ({ employees: STAFF.map((staff, index) => ({ num: FIRST_EMPLOYEE_NUM + index, fName: staff.firstName, lName: staff.lastName })) }),
+    },
+    getGuestChecks: { request: GuestChecksRequest, answer: (request) => this.guestChecks(request) },
   }
 
   private guestChecks(request: GuestChecksRequest): object | string {
@@ -213,7 +205,7 @@ class SimphonyServer {
     const guestChecks = this.checksAround(date, now)
       .filter((check) => onDate(check) && (request.rvcNum === undefined || request.rvcNum === RVC_NUM))
       .filter((check) => changedSince === undefined || parseUtc(check.lastUpdatedUTC) >= changedSince)
-    return { curUTC: simphonyUtc(now), locRef: request.locRef, guestChecks }
+    return { guestChecks }
   }
 
   /** The checks of a business date and of the dates before it whose checks can be re-closed on it, as seen at `now`. */
@@ -266,15 +258,6 @@ interface GuestChecksRequest extends BiRequest {
   changedSinceUTC?: string
   clsdGuestChecksOnly?: boolean
   rvcNum?: number
-}
-
-/** The operations served, each with its request body schema. */
-const BI_REQUESTS: Record<string, TSchema> = {
-  getLatestBusDt: LocationRequest,
-  getMenuItemDimensions: LocationRequest,
-  getMenuItemPrices: LocationRequest,
-  getEmployeeDimensions: LocationRequest,
-  getGuestChecks: GuestChecksRequest,
 }
 
 /** What is wrong with a request body, naming the field; undefined when it is what the operation takes. */
