@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Readable } from 'node:stream'
 import { after, describe, test } from 'node:test'
 import Big from 'big.js'
@@ -56,7 +56,7 @@ async function recordedSimulator(rewrite?: (operation: string, answer: Record<st
   return { url: server.url, clock, paths, calls, adapter }
 }
 
-function rewriteAnswer(res: Parameters<Parameters<typeof startSimulatorServer>[0]>[1], change: (answer: Record<string, unknown>) => void): void {
+function rewriteAnswer(res: ServerResponse, change: (answer: Record<string, unknown>) => void): void {
   const end = res.end.bind(res) as (chunk: string) => typeof res
   res.end = ((chunk: string) => {
     const answer = JSON.parse(chunk) as Record<string, unknown>
@@ -238,8 +238,8 @@ describe('simphony adapter', () => {
     assert.deepEqual(await syncWindow(simulator, first, check), [], 'not in the BI API yet')
 
     const late = await syncWindow(simulator, nextWindow(first, at(postedAt, 1)), check)
-    const sold = check.lines.filter((line) => !line.voided)
-    assert.equal(new Big(late.reduce((units, line) => units.plus(line.quantity), new Big(0))).toString(), String(sold.reduce((units, line) => units + line.quantity + line.modifiers.reduce((sum, modifier) => sum + modifier.quantity, 0), 0)))
+    const sold = check.lines.filter((line) => !line.voided).flatMap((line) => [line, ...line.modifiers])
+    assert.equal(late.reduce((units, line) => units.plus(line.quantity), new Big(0)).toString(), String(sold.reduce((units, line) => units + line.quantity, 0)))
     assert.ok(late.every((line) => line.soldAt.getTime() === check.closedAt.getTime()), 'sold when the check closed')
   })
 
