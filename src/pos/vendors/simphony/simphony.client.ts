@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
+import { type Static, type TSchema, Type } from 'typebox'
+import Value from 'typebox/value'
 import { PosAdapterError } from '../../adapter.js'
 import { rejectStatus, VendorHttp, type VendorResponse } from '../vendor-http.js'
 
@@ -28,57 +30,54 @@ export interface SimphonySignInAnswer {
   redirectUrl?: string
 }
 
-export interface SimphonyMenuItemDimension {
-  num: number
-  name: string
-  majGrpNum: number | null
-  majGrpName: string | null
-}
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
-export interface SimphonyMenuItemPrice {
-  num: number
-  prcLvlNum: number
-  price: number
-}
+/*
+ * The BI answers as far as barstock reads them (Oracle's reference and its condiment examples; see
+ * docs/pos-vendors.md for what is confirmed and what is assumed). Other fields are allowed and ignored.
+ */
 
-export interface SimphonyEmployeeDimension {
-  num: number
-  fName: string
-  lName: string
-}
+export const LatestBusinessDateAnswer = Type.Object({ curUTC: Type.String(), latestBusDt: Type.String(), locRef: Type.String() })
 
-export interface SimphonyDetailLine {
-  dtlId: number
-  lineNum: number
-  detailUTC: string
-  aggQty: number
-  aggTtl: number
-  vdFlag: boolean
-  errCorFlag: boolean
-  rtnFlag: boolean
-  menuItem: { miNum: number } | null
-}
+export const MenuItemDimensionsAnswer = Type.Object({
+  menuItems: Type.Array(Type.Object({ num: Type.Integer(), name: Type.String(), majGrpName: Type.Optional(Nullable(Type.String())) })),
+})
+export type SimphonyMenuItemDimension = Static<typeof MenuItemDimensionsAnswer>['menuItems'][number]
 
-export interface SimphonyGuestCheck {
-  guestCheckId: number
-  chkNum: number
-  opnBusDt: string
-  opnUTC: string
-  clsdBusDt: string | null
-  clsdUTC: string | null
-  clsdFlag: boolean
-  empNum: number
-  subTtl: number
-  tipTtl: number
-  chkTtl: number
-  detailLines: SimphonyDetailLine[]
-}
+export const MenuItemPricesAnswer = Type.Object({
+  menuItemPrices: Type.Array(Type.Object({ num: Type.Integer(), prcLvlNum: Type.Integer(), price: Type.Number() })),
+})
+export type SimphonyMenuItemPrice = Static<typeof MenuItemPricesAnswer>['menuItemPrices'][number]
 
-export interface SimphonyBusinessDate {
-  locRef: string
-  curUTC: string
-  busDt: string
-}
+export const EmployeeDimensionsAnswer = Type.Object({
+  employees: Type.Array(Type.Object({ num: Type.Integer(), fName: Nullable(Type.String()), lName: Nullable(Type.String()) })),
+})
+export type SimphonyEmployeeDimension = Static<typeof EmployeeDimensionsAnswer>['employees'][number]
+
+/** A detail line: a menu item (condiments too, linked to their parent by parDtlId), a tender, a discount… */
+const DetailLine = Type.Object({
+  dtlId: Type.Integer(),
+  parDtlId: Type.Optional(Nullable(Type.Integer())),
+  detailUTC: Type.String(),
+  aggQty: Type.Number(),
+  // Oracle's condiment examples show a default condiment with a null total: no charge.
+  aggTtl: Nullable(Type.Number()),
+  menuItem: Type.Optional(Nullable(Type.Object({ miNum: Type.Integer() }))),
+})
+export type SimphonyDetailLine = Static<typeof DetailLine>
+
+const GuestCheck = Type.Object({
+  guestCheckId: Type.Integer(),
+  clsdFlag: Type.Boolean(),
+  clsdUTC: Nullable(Type.String()),
+  reopnClsdChkClsdUTC: Type.Optional(Nullable(Type.String())),
+  empNum: Type.Optional(Nullable(Type.Integer())),
+  tipTotal: Type.Optional(Nullable(Type.Number())),
+  detailLines: Type.Array(DetailLine),
+})
+export type SimphonyGuestCheck = Static<typeof GuestCheck>
+
+export const GuestChecksAnswer = Type.Object({ guestChecks: Type.Array(GuestCheck) })
 
 /** Simphony's error body: a numeric code and a message. */
 export interface SimphonyError {
@@ -101,6 +100,11 @@ export interface SimphonyClientOptions {
 /** PKCE S256: the challenge is the base64url SHA-256 of the verifier. */
 export function pkceChallenge(verifier: string): string {
   return createHash('sha256').update(verifier).digest('base64url')
+}
+
+/** UTC without a zone or milliseconds, as Simphony writes it ("2026-11-18T23:15:00"). */
+export function simphonyUtc(date: Date): string {
+  return date.toISOString().slice(0, 19)
 }
 
 /** "2026-11-18T23:15:00" (UTC without a zone, as Simphony writes it) or a full ISO time, as a Date. */
@@ -169,19 +173,22 @@ export class SimphonyClient {
     }
   }
 
-  /** One BI operation for the connection's location; a 401 (token expired or revoked) is invalid_credentials. */
-  async call<T>(operation: string, body: Record<string, string>, idToken: string): Promise<T> {
-    const response = await this.app.send<T | SimphonyError>({
+  /**
+   * One BI operation for the connection's location, its answer checked against `answer`; a 401 (token
+   * expired or revoked) is invalid_credentials, an answer of another shape invalid_response naming the field.
+   */
+  async call<T extends TSchema>(operation: string, body: Record<string, string>, answer: T, idToken: string): Promise<Static<T>> {
+    const response = await this.app.send<unknown>({
       method: 'POST',
       path: `/bi/v1/${encodeURIComponent(this.options.orgShortName)}/${operation}`,
       headers: { authorization: `Bearer ${idToken}` },
       json: { locRef: this.options.locRef, ...body },
     })
     if (response.status !== 200) rejectStatus(SIMPHONY_VENDOR, response.status, messageOf(response.body))
-    if (typeof response.body !== 'object' || response.body === null) {
-      throw new PosAdapterError('invalid_response', `${SIMPHONY_VENDOR} ${operation} answered no object`)
+    if (!Value.Check(answer, response.body)) {
+      throw new PosAdapterError('invalid_response', `${SIMPHONY_VENDOR} ${operation} answered ${shapeProblem(answer, response.body)}`)
     }
-    return response.body as T
+    return response.body
   }
 
   private async requestTokens(form: Record<string, string>): Promise<SimphonyTokens> {
@@ -195,6 +202,12 @@ export class SimphonyClient {
     }
     return tokens
   }
+}
+
+/** Where an answer leaves its documented shape: "guestChecks/0/detailLines/2 must have required properties aggQty". */
+function shapeProblem(schema: TSchema, body: unknown): string {
+  const [error] = Value.Errors(schema, body)
+  return error ? `${error.instancePath.slice(1) || 'its body'} ${error.message}` : 'an unreadable body'
 }
 
 /** The cookies the authorize step set, as a Cookie header for the sign-in step. */

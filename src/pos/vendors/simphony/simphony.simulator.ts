@@ -1,38 +1,48 @@
 import { randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { type TSchema, Type } from 'typebox'
+import Value from 'typebox/value'
 import type { SimulatorHandler, SimulatorOptions } from '../../adapter.js'
 import { decimal, sum } from '../../../platform/decimal.js'
-import { checksForDay, MENU, STAFF, type SimCheck } from '../../simulation/bar-data.js'
+import { checksForDay, MENU, MODIFIERS, seededRandom, STAFF, type SimCheck, type SimLine } from '../../simulation/bar-data.js'
 import { FailureSwitch, readBody, sendJson } from '../../simulation/simulator-server.js'
-import {
-  OIDC_PATH,
-  pkceChallenge,
-  type SimphonyBusinessDate,
-  type SimphonyEmployeeDimension,
-  type SimphonyError,
-  type SimphonyGuestCheck,
-  type SimphonyMenuItemDimension,
-  type SimphonyMenuItemPrice,
-  type SimphonySignInAnswer,
-  type SimphonyTokens,
-} from './simphony.client.js'
+import { OIDC_PATH, pkceChallenge, simphonyUtc, type SimphonyError, type SimphonySignInAnswer, type SimphonyTokens } from './simphony.client.js'
 
 /**
  * Simphony's auth server and BI API on one host, serving the simulated bar. Sign-in is the PKCE flow
  * (authorize sets a session cookie, sign-in needs it and refuses a password starting with `invalid`,
  * the token endpoint checks the code verifier); id tokens expire and refresh tokens are single-use.
- * BI calls are POSTs with a JSON body and a bearer id_token; BI errors are HTTP 400 with a numeric code.
+ * BI calls are POSTs with a JSON body and a bearer id_token, checked against the operation's documented
+ * request fields; BI errors are HTTP 400 with a numeric code.
+ *
+ * Guest checks are rendered as the BI API shows them at the simulator's `now()`: condiments are detail
+ * lines linked to their parent by `parDtlId`; every take-back (a void before close, a return, a void
+ * after close) is a detail line of its own with a negative count and total beside the line it takes
+ * back; returns, voids after close and lines added on reopening are made on the reopened check, which
+ * then carries `reopnClsdChkClsdUTC`; and a few checks reach the BI API late.
  */
 
 /** The simulator's own token lifetime: the adapter trusts `expires_in`, whatever it is. */
 const TOKEN_LIFETIME_S = 3600
 const DAY_MS = 86_400_000
 const MAX_PENDING_SIGN_INS = 1000
-const DATE = /^\d{4}-\d{2}-\d{2}$/
+const HOUR_MS = 3_600_000
 const FIRST_MENU_ITEM_NUM = 10_001
 const FIRST_EMPLOYEE_NUM = 101
 /** Guest check ids are day × CHECK_ID_DAY + check number of the day. */
 const CHECK_ID_DAY = 10_000
+/** The simulated location's business day starts at 06:00 UTC (its bar trades 16:00 to 02:00 UTC). */
+const BUSINESS_DAY_START_HOUR_UTC = 6
+/** A return comes at most 48 hours after the close, so a re-close is at most this many business dates later. */
+const REOPEN_REACH_DAYS = 3
+/** The simulator's own choice: this share of checks reaches the BI API late (a workstation offline, an upload queued). */
+const LATE_POSTING_RATE = 0.03
+const LATE_POSTING_MAX_MINUTES = 180
+/** Menu items then modifiers (condiments are menu items in Simphony), numbered from FIRST_MENU_ITEM_NUM. */
+const CATALOG = [...MENU, ...MODIFIERS]
+const MENU_ITEM_NUMS = new Map(CATALOG.map((entry, index) => [entry.key, FIRST_MENU_ITEM_NUM + index]))
+/** The one revenue center of the simulated location. */
+const RVC_NUM = 1
 
 interface PendingSignIn {
   clientId: string
@@ -152,97 +162,262 @@ class SimphonyServer {
     if (!token || token.org !== org || token.expiresAt <= this.now().getTime()) {
       return sendError(res, 401, 'The id token is missing, expired or not for this organization')
     }
-    let body: { locRef?: unknown; busDt?: unknown; clsdBusDt?: unknown }
+    const served = this.operations[operation]
+    if (!served) return sendError(res, 404, `No operation ${operation}`)
+    let body: unknown
     try {
-      body = JSON.parse(text) as typeof body
+      body = JSON.parse(text)
     } catch {
       return sendError(res, 400, 'The body is not JSON', {}, 40001)
     }
-    if (typeof body.locRef !== 'string' || body.locRef === '') return sendError(res, 400, 'locRef is required', {}, 40002)
-    const answer = this.operation(operation, body.locRef, body)
-    if (answer === undefined) return sendError(res, 404, `No operation ${operation}`)
-    if (typeof answer === 'string') return sendError(res, 400, answer, {}, 40003)
-    sendJson(res, 200, answer)
+    const problem = requestProblem(served.request, body)
+    if (problem) return sendError(res, 400, `${operation}: ${problem}`, {}, 40002)
+    const answer = served.answer(body as GuestChecksRequest)
+    if (typeof answer === 'string') return sendError(res, 400, `${operation}: ${answer}`, {}, 40003)
+    sendJson(res, 200, { curUTC: simphonyUtc(this.now()), locRef: (body as BiRequest).locRef, ...answer })
   }
 
-  /** The operation's answer, a validation message, or undefined for an unknown operation. */
-  private operation(operation: string, locRef: string, body: { busDt?: unknown; clsdBusDt?: unknown }): object | string | undefined {
-    switch (operation) {
-      case 'getLatestBusinessDate': {
-        const answer: SimphonyBusinessDate = { locRef, curUTC: simphonyUtc(this.now()), busDt: this.now().toISOString().slice(0, 10) }
-        return answer
+  /** The BI operations served: each one's request body schema, and its answer or a message refusing the request. */
+  private readonly operations: Record<string, { request: TSchema; answer: (request: GuestChecksRequest) => object | string }> = {
+    getLatestBusDt: { request: LocationRequest, answer: () => ({ latestBusDt: businessDateOf(this.now()), softwareVersion: SOFTWARE_VERSION }) },
+    getMenuItemDimensions: { request: LocationRequest, answer: () => ({ menuItems: CATALOG.map(menuItemDimension) }) },
+    getMenuItemPrices: {
+      request: LocationRequest,
+      answer: () => ({
+        menuItemPrices: CATALOG.map((entry) => ({ num: menuItemNum(entry.key), rvcNum: RVC_NUM, prcLvlNum: 1, prcLvlName: 'Default', price: Number(entry.price) })),
+      }),
+    },
+    getEmployeeDimensions: {
+      request: LocationRequest,
+      answer: () => ({ employees: STAFF.map((staff, index) => ({ num: FIRST_EMPLOYEE_NUM + index, fName: staff.firstName, lName: staff.lastName })) }),
+    },
+    getGuestChecks: { request: GuestChecksRequest, answer: (request) => this.guestChecks(request) },
+  }
+
+  private guestChecks(request: GuestChecksRequest): object | string {
+    const dates = [request.busDt, request.clsdBusDt, request.opnBusDt].filter((date) => date !== undefined)
+    if (dates.length !== 1) return 'exactly one of busDt, clsdBusDt and opnBusDt is required'
+    const date = dates[0]!
+    const now = this.now()
+    const changedSince = request.changedSinceUTC === undefined ? undefined : parseUtc(request.changedSinceUTC)
+    const onDate = (check: RenderedCheck) =>
+      request.opnBusDt !== undefined ? check.opnBusDt === date : check.clsdBusDt === date || check.reopnClsdChkClsdBusDt === date
+    const guestChecks = this.checksAround(date, now)
+      .filter((check) => onDate(check) && (request.rvcNum === undefined || request.rvcNum === RVC_NUM))
+      .filter((check) => changedSince === undefined || parseUtc(check.lastUpdatedUTC) >= changedSince)
+    return { guestChecks }
+  }
+
+  /** The checks of a business date and of the dates before it whose checks can be re-closed on it, as seen at `now`. */
+  private checksAround(date: string, now: Date): RenderedCheck[] {
+    const earliest = now.getTime() - this.historyDays * DAY_MS
+    const rendered: RenderedCheck[] = []
+    for (let back = REOPEN_REACH_DAYS; back >= 0; back--) {
+      const dayStart = Date.parse(`${date}T00:00:00Z`) - back * DAY_MS
+      for (const check of checksForDay(this.options.seed, dayStart, this.options.volume)) {
+        if (check.closedAt.getTime() < earliest) continue
+        const guestCheck = renderGuestCheck(this.options.seed, check, now)
+        if (guestCheck) rendered.push(guestCheck)
       }
-      case 'getMenuItemDimensions':
-        return { locRef, menuItems: MENU.map((_, index) => this.menuItem(index)) }
-      case 'getMenuItemPrices':
-        return {
-          locRef,
-          menuItemPrices: MENU.map((entry, index): SimphonyMenuItemPrice => ({ num: FIRST_MENU_ITEM_NUM + index, prcLvlNum: 1, price: Number(entry.price) })),
-        }
-      case 'getEmployeeDimensions':
-        return {
-          locRef,
-          employees: STAFF.map((staff, index): SimphonyEmployeeDimension => ({ num: FIRST_EMPLOYEE_NUM + index, fName: staff.firstName, lName: staff.lastName })),
-        }
-      case 'getGuestChecks':
-        return this.guestChecks(locRef, body)
-      default:
-        return undefined
     }
-  }
-
-  private menuItem(index: number): SimphonyMenuItemDimension {
-    const entry = MENU[index]!
-    const majorGroups = [...new Set(MENU.map((candidate) => candidate.category))]
-    return { num: FIRST_MENU_ITEM_NUM + index, name: entry.name, majGrpNum: majorGroups.indexOf(entry.category) + 1, majGrpName: entry.category }
-  }
-
-  private guestChecks(locRef: string, body: { busDt?: unknown; clsdBusDt?: unknown }): object | string {
-    const date = body.clsdBusDt ?? body.busDt
-    if ((body.clsdBusDt === undefined) === (body.busDt === undefined) || typeof date !== 'string' || !DATE.test(date)) {
-      return 'Exactly one of busDt and clsdBusDt is required, as YYYY-MM-DD'
-    }
-    const now = this.now().getTime()
-    const earliest = now - this.historyDays * DAY_MS
-    // The simulated bar's checks open and close on the business date they belong to.
-    const checks = checksForDay(this.options.seed, Date.parse(`${date}T00:00:00Z`), this.options.volume).filter(
-      (check) => check.closedAt.getTime() < now && check.closedAt.getTime() >= earliest,
-    )
-    return { curUTC: simphonyUtc(this.now()), locRef, guestChecks: checks.map((check) => this.guestCheck(check, date)) }
-  }
-
-  private guestCheck(check: SimCheck, businessDate: string): SimphonyGuestCheck {
-    const [day, index] = check.checkId.split('-').map(Number) as [number, number]
-    const sold = check.lines.filter((line) => !line.voided && !line.refunded)
-    const subTotal = Number(sum(sold.map((line) => decimal(line.unitPrice).times(line.quantity))).toFixed(2))
-    return {
-      guestCheckId: day * CHECK_ID_DAY + index,
-      chkNum: index + 1,
-      opnBusDt: businessDate,
-      opnUTC: simphonyUtc(check.openedAt),
-      clsdBusDt: businessDate,
-      clsdUTC: simphonyUtc(check.closedAt),
-      clsdFlag: true,
-      empNum: FIRST_EMPLOYEE_NUM + STAFF.findIndex((staff) => staff.key === check.staffKey),
-      subTtl: subTotal,
-      tipTtl: Number(check.tip),
-      chkTtl: subTotal,
-      detailLines: check.lines.map((line, lineIndex) => ({
-        dtlId: lineIndex + 1,
-        lineNum: lineIndex + 1,
-        detailUTC: simphonyUtc(check.openedAt),
-        aggQty: line.quantity,
-        aggTtl: Number(decimal(line.unitPrice).times(line.quantity).toFixed(2)),
-        vdFlag: line.voided,
-        errCorFlag: false,
-        rtnFlag: line.refunded,
-        menuItem: { miNum: FIRST_MENU_ITEM_NUM + MENU.findIndex((entry) => entry.key === line.itemKey) },
-      })),
-    }
+    return rendered
   }
 }
 
-/** UTC without a zone or milliseconds, as Simphony writes it. */
-function simphonyUtc(date: Date): string {
-  return date.toISOString().slice(0, 19)
+const SOFTWARE_VERSION = '19.7.0.0'
+const SIMPHONY_UTC = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$'
+const BusinessDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })
+
+/** The request body every BI operation takes (Oracle's locRequestPayload); `include` and `searchCriteria` are not simulated. */
+const locationRequestFields = {
+  locRef: Type.String({ minLength: 1, maxLength: 99 }),
+  applicationName: Type.Optional(Type.String({ maxLength: 128 })),
+}
+const LocationRequest = Type.Object(locationRequestFields, { additionalProperties: false })
+/** getGuestChecks' request (Oracle's gstChkRequestPayload). */
+const GuestChecksRequest = Type.Object(
+  {
+    ...locationRequestFields,
+    busDt: Type.Optional(BusinessDate),
+    clsdBusDt: Type.Optional(BusinessDate),
+    opnBusDt: Type.Optional(BusinessDate),
+    changedSinceUTC: Type.Optional(Type.String({ pattern: SIMPHONY_UTC })),
+    clsdGuestChecksOnly: Type.Optional(Type.Boolean()),
+    rvcNum: Type.Optional(Type.Integer()),
+  },
+  { additionalProperties: false },
+)
+interface BiRequest {
+  locRef: string
+  applicationName?: string
+}
+interface GuestChecksRequest extends BiRequest {
+  busDt?: string
+  clsdBusDt?: string
+  opnBusDt?: string
+  changedSinceUTC?: string
+  clsdGuestChecksOnly?: boolean
+  rvcNum?: number
+}
+
+/** What is wrong with a request body, naming the field; undefined when it is what the operation takes. */
+function requestProblem(schema: TSchema, body: unknown): string | undefined {
+  const errors = [...Value.Errors(schema, body)]
+  const unknown = errors.find((error) => error.keyword === 'additionalProperties')
+  if (unknown) return `unknown field ${(unknown.params as { additionalProperties: string[] }).additionalProperties.join(', ')}`
+  const [first] = errors
+  return first ? `${first.instancePath.slice(1) || 'the body'} ${first.message}` : undefined
+}
+
+function menuItemNum(key: string): number {
+  return MENU_ITEM_NUMS.get(key)!
+}
+
+function menuItemDimension(entry: (typeof CATALOG)[number]) {
+  const majorGroups = [...new Set(CATALOG.map((candidate) => candidate.category))]
+  return { num: menuItemNum(entry.key), name: entry.name, majGrpNum: majorGroups.indexOf(entry.category) + 1, majGrpName: entry.category }
+}
+
+/** The business date a moment belongs to at the simulated location. */
+export function businessDateOf(time: Date): string {
+  return new Date(time.getTime() - BUSINESS_DAY_START_HOUR_UTC * HOUR_MS).toISOString().slice(0, 10)
+}
+
+/** The guest check id the simulator gives a check of the bar. */
+export function guestCheckIdOf(check: SimCheck): number {
+  const [day, index] = check.checkId.split('-').map(Number) as [number, number]
+  return day * CHECK_ID_DAY + index
+}
+
+/** When the check's first close reached the BI API: at once for most checks, up to three hours late for a few. */
+export function postedToBiAt(seed: number, check: SimCheck): Date {
+  const random = seededRandom(seed * 1_000_003 + guestCheckIdOf(check))
+  const late = random() < LATE_POSTING_RATE
+  return late ? new Date(check.closedAt.getTime() + (1 + Math.floor(random() * LATE_POSTING_MAX_MINUTES)) * 60_000) : check.closedAt
+}
+
+interface RenderedDetailLine {
+  lineNum: number
+  dtlId: number
+  parDtlId: number | null
+  detailUTC: string
+  busDt: string
+  aggQty: number
+  aggTtl: number
+  vdFlag: boolean
+  errCorFlag: boolean
+  returnFlag: boolean
+  menuItem: { miNum: number; modFlag: boolean; modPrfx: null }
+}
+
+interface RenderedCheck {
+  guestCheckId: number
+  chkNum: number
+  rvcNum: number
+  opnBusDt: string
+  opnUTC: string
+  clsdBusDt: string
+  clsdUTC: string
+  reopnClsdChkClsdBusDt: string | null
+  reopnClsdChkClsdUTC: string | null
+  lastUpdatedUTC: string
+  clsdFlag: boolean
+  empNum: number
+  subTtl: number
+  chkTtl: number
+  tipTotal: number
+  detailLines: RenderedDetailLine[]
+}
+
+/** What happened to a check after its first close, each on the reopened check, closed again at `at`. */
+interface AfterCloseEvent {
+  at: Date
+  line: SimLine
+  kind: 'added' | 'returned' | 'voided'
+}
+
+function afterCloseEvents(check: SimCheck): AfterCloseEvent[] {
+  const events: AfterCloseEvent[] = []
+  for (const line of check.lines) {
+    if (line.addedOnReopen && check.reclosedAt) events.push({ at: check.reclosedAt, line, kind: 'added' })
+    if (line.refundedAt) events.push({ at: line.refundedAt, line, kind: 'returned' })
+    if (line.voidedAfterCloseAt) events.push({ at: line.voidedAfterCloseAt, line, kind: 'voided' })
+  }
+  return events.sort((a, b) => a.at.getTime() - b.at.getTime())
+}
+
+/** A check as the BI API shows it at `now`; undefined until its close reached the API. */
+function renderGuestCheck(seed: number, check: SimCheck, now: Date): RenderedCheck | undefined {
+  const postedAt = postedToBiAt(seed, check)
+  if (postedAt > now) return undefined
+  const details = new DetailLines()
+  const firstRound = check.lines.filter((line) => !line.addedOnReopen)
+  for (const line of firstRound) details.ring(line, check.openedAt)
+  for (const line of firstRound.filter((candidate) => candidate.voided)) details.takeBack(line, check.openedAt, 'voided')
+  // Events are appended in time order, so the detail ids already shown never change.
+  const events = afterCloseEvents(check).filter((event) => event.at <= now)
+  for (const event of events) event.kind === 'added' ? details.ring(event.line, event.at) : details.takeBack(event.line, event.at, event.kind)
+  const reclosedAt = events.at(-1)?.at ?? null
+  const total = Number(sum(details.lines.map((line) => decimal(line.aggTtl))).toFixed(2))
+  const lastUpdatedAt = reclosedAt && reclosedAt > postedAt ? reclosedAt : postedAt
+  return {
+    guestCheckId: guestCheckIdOf(check),
+    chkNum: Number(check.checkId.split('-')[1]) + 1,
+    rvcNum: RVC_NUM,
+    opnBusDt: businessDateOf(check.openedAt),
+    opnUTC: simphonyUtc(check.openedAt),
+    clsdBusDt: businessDateOf(check.closedAt),
+    clsdUTC: simphonyUtc(check.closedAt),
+    reopnClsdChkClsdBusDt: reclosedAt && businessDateOf(reclosedAt),
+    reopnClsdChkClsdUTC: reclosedAt && simphonyUtc(reclosedAt),
+    lastUpdatedUTC: simphonyUtc(lastUpdatedAt),
+    clsdFlag: true,
+    empNum: FIRST_EMPLOYEE_NUM + STAFF.findIndex((staff) => staff.key === check.staffKey),
+    subTtl: total,
+    chkTtl: total,
+    tipTotal: Number(check.tip),
+    detailLines: details.lines,
+  }
+}
+
+/** A check's menu item detail lines, numbered as they are added; condiments follow their parent. */
+class DetailLines {
+  readonly lines: RenderedDetailLine[] = []
+  /** The detail id each rung line or modifier (by the bar's line id) got. */
+  private readonly rung = new Map<string, number>()
+
+  ring(line: SimLine, at: Date): void {
+    const parent = this.add(line.itemKey, line.quantity, line.unitPrice, at, null, NO_FLAGS)
+    this.rung.set(line.lineId, parent)
+    for (const modifier of line.modifiers) this.rung.set(modifier.lineId, this.add(modifier.itemKey, modifier.quantity, modifier.unitPrice, at, parent, NO_FLAGS))
+  }
+
+  /** The line and its modifiers taken back, each as a negative line of its own; condiments link to the parent's take-back. */
+  takeBack(line: SimLine, at: Date, kind: 'voided' | 'returned'): void {
+    const flags = { vdFlag: kind === 'voided', errCorFlag: false, returnFlag: kind === 'returned' }
+    const parent = this.add(line.itemKey, -line.quantity, line.unitPrice, at, null, flags)
+    for (const modifier of line.modifiers) this.add(modifier.itemKey, -modifier.quantity, modifier.unitPrice, at, parent, flags)
+  }
+
+  private add(itemKey: string, quantity: number, unitPrice: string, at: Date, parDtlId: number | null, flags: typeof NO_FLAGS): number {
+    const dtlId = this.lines.length + 1
+    this.lines.push({
+      lineNum: dtlId,
+      dtlId,
+      parDtlId,
+      detailUTC: simphonyUtc(at),
+      busDt: businessDateOf(at),
+      aggQty: quantity,
+      aggTtl: Number(decimal(unitPrice).times(quantity).toFixed(2)),
+      ...flags,
+      menuItem: { miNum: menuItemNum(itemKey), modFlag: parDtlId !== null, modPrfx: null },
+    })
+    return dtlId
+  }
+}
+
+const NO_FLAGS = { vdFlag: false, errCorFlag: false, returnFlag: false }
+
+function parseUtc(value: string): Date {
+  return new Date(`${value}Z`)
 }
