@@ -14,7 +14,7 @@ export const SQUARE_VENDOR = 'Square'
 /** The API version barstock was written against (the version in Square's published OpenAPI document). */
 export const SQUARE_API_VERSION = '2025-08-20'
 
-/** Money is an integer in the currency's smallest unit (cents for USD). */
+/** Money is an integer in the currency's smallest unit (cents for USD, yen for JPY, fils for KWD). */
 export interface SquareMoney {
   amount: number
   currency: string
@@ -34,12 +34,16 @@ export interface SquareCatalogObject {
   updated_at?: string
   version?: number
   is_deleted?: boolean
+  /** Present at every location but `absent_at_location_ids` when true (the default), else only at `present_at_location_ids`. */
   present_at_all_locations?: boolean
+  present_at_location_ids?: string[]
+  absent_at_location_ids?: string[]
   item_data?: {
     name: string
     categories?: { id: string; ordinal?: number }[]
     reporting_category?: { id: string }
     variations?: SquareCatalogObject[]
+    modifier_list_info?: { modifier_list_id: string; enabled?: boolean }[]
     is_archived?: boolean
   }
   item_variation_data?: {
@@ -50,6 +54,21 @@ export interface SquareCatalogObject {
     price_money?: SquareMoney
   }
   category_data?: { name: string }
+  /** A MODIFIER_LIST, with its MODIFIER objects nested. */
+  modifier_list_data?: { name: string; modifiers?: SquareCatalogObject[] }
+  /** A MODIFIER (CatalogModifier): what order line item modifiers reference. */
+  modifier_data?: { name: string; price_money?: SquareMoney; modifier_list_id?: string }
+}
+
+/** A modifier applied to a line item; `quantity` is per unit of the line (extra cheese: 2 per burger). */
+export interface SquareOrderLineItemModifier {
+  uid: string
+  catalog_object_id?: string
+  name?: string
+  quantity?: string
+  base_price_money?: SquareMoney
+  /** base_price_money times the line item's quantity. */
+  total_price_money?: SquareMoney
 }
 
 export interface SquareOrderLineItem {
@@ -59,9 +78,22 @@ export interface SquareOrderLineItem {
   quantity: string
   catalog_object_id?: string
   variation_name?: string
+  modifiers?: SquareOrderLineItemModifier[]
   base_price_money?: SquareMoney
+  variation_total_price_money?: SquareMoney
   gross_sales_money?: SquareMoney
   total_money?: SquareMoney
+}
+
+export interface SquareReturnLineItemModifier {
+  uid: string
+  /** The modifier's uid on the line item of the original sale. */
+  source_modifier_uid?: string
+  catalog_object_id?: string
+  name?: string
+  quantity?: string
+  base_price_money?: SquareMoney
+  total_price_money?: SquareMoney
 }
 
 export interface SquareReturnLineItem {
@@ -70,6 +102,7 @@ export interface SquareReturnLineItem {
   name?: string
   quantity: string
   catalog_object_id?: string
+  return_modifiers?: SquareReturnLineItemModifier[]
   base_price_money?: SquareMoney
   total_money?: SquareMoney
 }
@@ -142,6 +175,26 @@ export interface SquareTeamMember {
   given_name?: string
   family_name?: string
   wage_setting?: { job_assignments?: { job_title?: string; pay_type?: string }[] }
+}
+
+/** ObtainToken with grant_type refresh_token: client_secret for the code flow, none for the PKCE flow. */
+export interface SquareRefreshTokenRequest {
+  client_id: string
+  client_secret?: string
+  grant_type: 'refresh_token'
+  refresh_token: string
+}
+
+export interface SquareObtainTokenResponse {
+  access_token: string
+  token_type: string
+  /** ISO 8601; OAuth access tokens last 30 days. */
+  expires_at: string
+  merchant_id?: string
+  /** The code flow answers the same refresh token; the PKCE flow a new single-use one. */
+  refresh_token?: string
+  short_lived?: boolean
+  refresh_token_expires_at?: string
 }
 
 /** Square's error body: every 4xx and 5xx carries one or more of these. */
