@@ -1,16 +1,15 @@
-import type Big from 'big.js'
 import type { PosAdapter, PosAdapterOptions, PosProduct, PosSaleLine, PosStaffMember, SalesWindow } from '../../adapter.js'
-import { ZERO } from '../../../platform/decimal.js'
 import { SquareClient, type SquareOrder, type SquarePayment } from './square.client.js'
-import { mapCatalog, mapOrderLines, mapTeamMember, returnedQuantities, withoutReturned, type OrderStaff } from './square.mapper.js'
+import { closedAtOf, mapCatalog, mapOrderLines, mapReturnLines, mapTeamMember, type OrderStaff } from './square.mapper.js'
 
 /**
  * Square with a personal (or OAuth) access token: there is no login to cache, the token is sent on
  * every call. Sales are completed orders by closing time; who sold them comes from the order's
- * payments, and refunded goods from return orders, which Square files as orders of their own.
+ * payments, and goods taken back from return orders, which Square files as orders of their own.
  */
 
-const CATALOG_TYPES = ['ITEM', 'ITEM_VARIATION', 'CATEGORY'] as const
+/** MODIFIER_LIST brings its modifiers nested, as ITEM brings its variations. */
+const CATALOG_TYPES = ['ITEM', 'ITEM_VARIATION', 'CATEGORY', 'MODIFIER_LIST'] as const
 
 /**
  * How long before an order closes its payment may have been created: a bar tab's card is authorised
@@ -31,7 +30,7 @@ export function createSquareAdapter(options: PosAdapterOptions): PosAdapter {
       await client.retrieveLocation(locationId)
     },
     async listProducts(): Promise<PosProduct[]> {
-      return mapCatalog(await collect(client.listCatalog(CATALOG_TYPES)))
+      return mapCatalog(await collect(client.listCatalog(CATALOG_TYPES)), locationId)
     },
     listSales: (window) => listSales(client, locationId, window),
     async listStaff(): Promise<PosStaffMember[]> {
@@ -47,36 +46,19 @@ async function collect<T>(pages: AsyncIterable<T[]>): Promise<T[]> {
 }
 
 /**
- * Completed orders of the window, page by page. An order that had refunds is held back until the
- * return order naming it has been read (it closes at or after the sale, so usually on the same page),
- * and is then reported without the returned goods. An order whose return never shows up in the window
- * was refunded by amount only, which gives no goods back: it is reported whole at the end.
+ * Completed orders closed in the window, page by page: sale orders become their lines (and modifiers),
+ * return orders corrections of the lines they name, whenever those were sold. Square's closed_at range
+ * includes its end, so an order closed exactly at the window's end is left to the next window.
  */
 async function* listSales(client: SquareClient, locationId: string, window: SalesWindow): AsyncIterable<PosSaleLine[]> {
   const staffNames = new Map((await collect(client.searchTeamMembers())).map((member) => [member.id, mapTeamMember(member).name]))
   const payments = new WindowPayments(client, locationId, window)
-  const returns = new ReturnLedger()
-  const awaitingReturn = new Map<string, PosSaleLine[]>()
-  for await (const orders of client.searchOrders({ locationId, closedFrom: window.start, closedTo: window.end })) {
+  for await (const page of client.searchOrders({ locationId, closedFrom: window.start, closedTo: window.end })) {
+    const orders = page.filter((order) => closedAtOf(order) < window.end)
     const staffOfOrder = await paymentStaff(payments, orders, staffNames)
-    const ready: PosSaleLine[] = []
-    for (const order of orders) {
-      returns.record(order)
-      if (!order.line_items?.length) continue
-      const lines = mapOrderLines(order, staffOfOrder.get(order.id) ?? NO_STAFF)
-      if (order.refunds?.length) awaitingReturn.set(order.id, lines)
-      else ready.push(...lines)
-    }
-    for (const [orderId, lines] of awaitingReturn) {
-      if (!returns.hasReturnFor(orderId)) continue
-      ready.push(...lines)
-      awaitingReturn.delete(orderId)
-    }
-    const kept = returns.apply(ready)
-    if (kept.length > 0) yield kept
+    const lines = orders.flatMap((order) => [...mapOrderLines(order, staffOfOrder.get(order.id) ?? NO_STAFF), ...mapReturnLines(order)])
+    if (lines.length > 0) yield lines
   }
-  const refundedByAmount = [...awaitingReturn.values()].flat()
-  if (refundedByAmount.length > 0) yield refundedByAmount
 }
 
 const NO_STAFF: OrderStaff = { staffId: null, staffName: null }
@@ -141,24 +123,5 @@ class WindowPayments {
     }
     this.held = this.held.filter((entry) => !(entry.createdAt < from))
     return this.held.filter((entry) => !(entry.createdAt >= to)).map((entry) => entry.payment)
-  }
-}
-
-/** Goods given back by return orders, per sold line id, and which sale orders have had a return read. */
-class ReturnLedger {
-  private readonly quantities = new Map<string, Big>()
-  private readonly returnedOrders = new Set<string>()
-
-  record(order: SquareOrder): void {
-    for (const orderReturn of order.returns ?? []) if (orderReturn.source_order_id) this.returnedOrders.add(orderReturn.source_order_id)
-    for (const [lineId, quantity] of returnedQuantities(order)) this.quantities.set(lineId, (this.quantities.get(lineId) ?? ZERO).plus(quantity))
-  }
-
-  hasReturnFor(orderId: string): boolean {
-    return this.returnedOrders.has(orderId)
-  }
-
-  apply(lines: readonly PosSaleLine[]): PosSaleLine[] {
-    return lines.flatMap((line) => withoutReturned(line, this.quantities.get(line.lineId)) ?? [])
   }
 }
