@@ -6,10 +6,11 @@ import { Readable } from 'node:stream'
 import { after, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import Big from 'big.js'
+import { Value } from 'typebox/value'
 import { PosAdapterError, type PosCredentials, type PosSaleLine, type SalesWindow, type SimulatorHandler, type SimulatorOptions } from '../../../src/pos/adapter.js'
 import { checksClosedBetween, MENU, menuEntry, MODIFIERS, STAFF, type SimCheck, type SimLine } from '../../../src/pos/simulation/bar-data.js'
 import { readBody, startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
-import { squareVendor } from '../../../src/pos/vendors/square/index.js'
+import { createSquareVendor, squareVendor } from '../../../src/pos/vendors/square/index.js'
 import { createSquareSimulator, DEFAULT_SQUARE_SIMULATOR_CONFIG, type SquareSimulatorConfig } from '../../../src/pos/vendors/square/square.simulator.js'
 import { BAR_LOCATION_ID, SISTER_LOCATION_ID, SquareIds } from '../../../src/pos/vendors/square/square.simulator-render.js'
 import { LIST_CATALOG_QUERY, LIST_PAYMENTS_QUERY, OBTAIN_TOKEN_BODY, SEARCH_ORDERS_BODY, SEARCH_TEAM_MEMBERS_BODY, type ObjectShape } from '../../../src/pos/vendors/square/square.request-shapes.js'
@@ -312,6 +313,10 @@ describe('square simulator requests', () => {
     assert.equal(((await query.json()) as any).errors[0].code, 'UNKNOWN_QUERY_PARAMETER')
     const teamMembers = await postJson(`${url}/v2/team-members/search`, { limit: 10, page_size: 10 })
     assert.equal(teamMembers.body.errors[0].field, 'page_size')
+    const refresh = await postJson(`${url}/oauth2/token`, { client_id: 'sq0idp-app', grant_type: 'refresh_token', refresh_token: 'EQAA', expires_in: 3600 })
+    assert.equal(refresh.body.errors[0].code, 'UNKNOWN_BODY_PARAMETER')
+    const grant = await postJson(`${url}/oauth2/token`, { client_id: 'sq0idp-app', grant_type: 'authorization_code', code: 'sq0cgp' })
+    assert.equal(grant.status, 400)
   })
 
   test('refuses a bad token with Square\'s 401 error body', async () => {
@@ -339,6 +344,86 @@ describe('square simulator requests', () => {
     assert.equal(typeof line.quantity, 'string')
     assert.equal(line.base_price_money.amount, new Big(MENU.find((entry) => entry.name === line.name)!.price).times(100).toNumber())
     assert.equal(line.base_price_money.currency, 'USD')
+  })
+})
+
+describe('square OAuth token renewal', () => {
+  const APPLICATION_ID = 'sq0idp-BarstockTestApplication'
+  const pkceVendor = createSquareVendor({ applicationId: APPLICATION_ID })
+  const codeFlowVendor = createSquareVendor({ applicationId: APPLICATION_ID, applicationSecret: 'sq0csp-BarstockTestSecret' })
+
+  /** A simulator on a clock the test moves, starting at the real time (the adapter reads expiry against it). */
+  async function startWithClock() {
+    const clock = { now: new Date() }
+    return { clock, ...(await startSquare({ now: () => clock.now })) }
+  }
+
+  const oauthCredentials = (expiresAt: Date): PosCredentials => ({ ...squareVendor.exampleCredentials, refresh_token: 'EQAAFirstRefreshToken', expires_at: expiresAt.toISOString() })
+
+  async function rejectsWith(action: Promise<unknown>, kind: string, message?: RegExp): Promise<void> {
+    await assert.rejects(action, (error) => {
+      assert.ok(error instanceof PosAdapterError)
+      assert.equal(error.kind, kind)
+      if (message) assert.match(error.message, message)
+      return true
+    })
+  }
+
+  test('renews a token close to expiry before using it, and hands over the rotated single-use refresh token (PKCE)', async () => {
+    const { clock, url, calls } = await startWithClock()
+    const rotations: PosCredentials[] = []
+    const credentials = oauthCredentials(new Date(clock.now.getTime() + 60_000))
+    const adapter = pkceVendor.createAdapter({ credentials, baseUrl: url, onCredentialsRotated: (rotated) => void rotations.push(rotated) })
+    await adapter.verify()
+    await adapter.listStaff()
+    assert.equal(calls.get('POST /oauth2/token'), 1)
+    assert.equal(rotations.length, 1)
+    const rotated = rotations[0]!
+    assert.notEqual(rotated.access_token, credentials.access_token)
+    assert.notEqual(rotated.refresh_token, credentials.refresh_token)
+    assert.equal(rotated.expires_at, new Date(clock.now.getTime() + 30 * DAY_MS).toISOString())
+    assert.equal(rotated.location_id, credentials.location_id)
+    assert.ok(Value.Check(pkceVendor.credentialsSchema, rotated), 'the rotated credentials fit the schema')
+    await rejectsWith(pkceVendor.createAdapter({ credentials, baseUrl: url }).verify(), 'invalid_credentials')
+  })
+
+  test('renews a token Square refuses as expired and retries the call', async () => {
+    const { clock, url, calls } = await startWithClock()
+    const issued = (await postJson(`${url}/oauth2/token`, { client_id: APPLICATION_ID, grant_type: 'refresh_token', refresh_token: 'EQAAFirstRefreshToken' })).body
+    clock.now = new Date(clock.now.getTime() + 31 * DAY_MS)
+    const rotations: PosCredentials[] = []
+    const credentials = { ...squareVendor.exampleCredentials, access_token: issued.access_token, refresh_token: issued.refresh_token, expires_at: issued.expires_at }
+    const adapter = pkceVendor.createAdapter({ credentials, baseUrl: url, onCredentialsRotated: (rotated) => void rotations.push(rotated) })
+    assert.ok((await adapter.listProducts()).length > 0)
+    assert.equal(calls.get('POST /oauth2/token'), 2)
+    assert.equal(calls.get('GET /v2/catalog/list'), 2, 'the refused call is made again once')
+    assert.equal(rotations.length, 1)
+    assert.equal(rotations[0]!.expires_at, new Date(clock.now.getTime() + 30 * DAY_MS).toISOString())
+  })
+
+  test('keeps the refresh token of the code flow, which Square answers unchanged', async () => {
+    const { clock, url } = await startWithClock()
+    const rotations: PosCredentials[] = []
+    const credentials = oauthCredentials(new Date(clock.now.getTime() - 60_000))
+    await codeFlowVendor.createAdapter({ credentials, baseUrl: url, onCredentialsRotated: (rotated) => void rotations.push(rotated) }).verify()
+    assert.equal(rotations[0]?.refresh_token, credentials.refresh_token)
+    await codeFlowVendor.createAdapter({ credentials, baseUrl: url }).verify()
+  })
+
+  test('an expired token that cannot be renewed is invalid_credentials', async () => {
+    const { clock, url } = await startWithClock()
+    const issued = (await postJson(`${url}/oauth2/token`, { client_id: APPLICATION_ID, grant_type: 'refresh_token', refresh_token: 'EQAAFirstRefreshToken' })).body
+    clock.now = new Date(clock.now.getTime() + 31 * DAY_MS)
+    const expired = { ...squareVendor.exampleCredentials, access_token: issued.access_token }
+    await rejectsWith(pkceVendor.createAdapter({ credentials: expired, baseUrl: url }).verify(), 'invalid_credentials', /ACCESS_TOKEN_EXPIRED/)
+    const withoutApplication = createSquareVendor({ applicationId: undefined }).createAdapter({ credentials: { ...expired, refresh_token: issued.refresh_token }, baseUrl: url })
+    await rejectsWith(withoutApplication.verify(), 'invalid_credentials', /SQUARE_APPLICATION_ID/)
+  })
+
+  test('the credentials schema takes a personal token alone or an OAuth token with its refresh token', () => {
+    assert.ok(Value.Check(squareVendor.credentialsSchema, squareVendor.exampleCredentials))
+    assert.ok(Value.Check(squareVendor.credentialsSchema, oauthCredentials(NOW)))
+    assert.ok(!Value.Check(squareVendor.credentialsSchema, { ...squareVendor.exampleCredentials, client_secret: 'x' }))
   })
 })
 

@@ -1,10 +1,10 @@
-import type { PosAdapter, PosAdapterOptions, PosProduct, PosSaleLine, PosStaffMember, SalesWindow } from '../../adapter.js'
-import { SquareClient, type SquareOrder, type SquarePayment } from './square.client.js'
+import { PosAdapterError, type PosAdapter, type PosAdapterOptions, type PosCredentials, type PosProduct, type PosSaleLine, type PosStaffMember, type SalesWindow } from '../../adapter.js'
+import { SQUARE_VENDOR, SquareClient, type SquareOrder, type SquarePayment, type SquareTokenSource } from './square.client.js'
 import { closedAtOf, mapCatalog, mapOrderLines, mapReturnLines, mapTeamMember, type OrderStaff } from './square.mapper.js'
 
 /**
- * Square with a personal (or OAuth) access token: there is no login to cache, the token is sent on
- * every call. Sales are completed orders by closing time; who sold them comes from the order's
+ * Square with a personal or OAuth access token: there is no login to cache, the token is sent on every
+ * call, and an OAuth one is renewed as it nears its 30 days. Sales are completed orders by closing time; who sold them comes from the order's
  * payments, and goods taken back from return orders, which Square files as orders of their own.
  */
 
@@ -17,14 +17,21 @@ const CATALOG_TYPES = ['ITEM', 'ITEM_VARIATION', 'CATEGORY', 'MODIFIER_LIST'] as
  */
 const PAYMENT_LOOKBACK_MS = 12 * 3_600_000
 
-export function createSquareAdapter(options: PosAdapterOptions): PosAdapter {
+/** What a deployment can tune about Square (index.ts reads it from the environment). */
+export interface SquareConfig {
+  /** The Square application's id (ObtainToken's client_id); without it an OAuth token cannot be renewed. */
+  applicationId: string | undefined
+  /** The application secret: the code flow sends it, the PKCE flow has none. */
+  applicationSecret: string | undefined
+  /** An OAuth access token with less than this left before its expires_at is renewed before use. */
+  renewBeforeExpiryMs: number
+}
+
+export function createSquareAdapter(options: PosAdapterOptions, config: SquareConfig): PosAdapter {
   const locationId = options.credentials.location_id ?? ''
-  const client = new SquareClient({
-    baseUrl: options.baseUrl,
-    accessToken: options.credentials.access_token ?? '',
-    timeoutMs: options.timeoutMs,
-    maxRetryWaitMs: options.maxRetryWaitMs,
-  })
+  const clientOptions = { baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, maxRetryWaitMs: options.maxRetryWaitMs }
+  const tokens = new SquareTokens(options, config, new SquareClient({ ...clientOptions, tokens: NO_TOKEN }))
+  const client = new SquareClient({ ...clientOptions, tokens })
   return {
     async verify() {
       await client.retrieveLocation(locationId)
@@ -36,6 +43,67 @@ export function createSquareAdapter(options: PosAdapterOptions): PosAdapter {
     async listStaff(): Promise<PosStaffMember[]> {
       return (await collect(client.searchTeamMembers())).map(mapTeamMember)
     },
+  }
+}
+
+/** ObtainToken is called without an access token. */
+const NO_TOKEN: SquareTokenSource = { accessToken: async () => '', renewAfterRejection: async () => false }
+
+/**
+ * The connection's access token, renewed with its refresh token when it is close to `expires_at` or
+ * Square refuses it (ACCESS_TOKEN_EXPIRED). Each renewal's credentials go to onCredentialsRotated: the
+ * access token is new, and in the PKCE flow so is the single-use refresh token.
+ */
+class SquareTokens implements SquareTokenSource {
+  private credentials: PosCredentials
+  private renewal: Promise<void> | undefined
+
+  constructor(
+    private readonly options: PosAdapterOptions,
+    private readonly config: SquareConfig,
+    private readonly oauth: SquareClient,
+  ) {
+    this.credentials = { ...options.credentials }
+  }
+
+  async accessToken(): Promise<string> {
+    const expiresAt = Date.parse(this.credentials.expires_at ?? '')
+    if (this.credentials.refresh_token && expiresAt - Date.now() < this.config.renewBeforeExpiryMs) await this.renew()
+    return this.credentials.access_token ?? ''
+  }
+
+  async renewAfterRejection(rejected: string): Promise<boolean> {
+    if (!this.credentials.refresh_token) return false
+    // Another call may have renewed the token while this one was in flight: use the new one.
+    if (this.credentials.access_token === rejected) await this.renew()
+    return true
+  }
+
+  /** One renewal at a time: a PKCE refresh token is single-use, so two concurrent renewals would lock us out. */
+  private renew(): Promise<void> {
+    this.renewal ??= this.refresh().finally(() => {
+      this.renewal = undefined
+    })
+    return this.renewal
+  }
+
+  private async refresh(): Promise<void> {
+    const clientId = this.config.applicationId
+    if (!clientId) throw new PosAdapterError('invalid_credentials', `${SQUARE_VENDOR} access token needs renewing and no Square application id (SQUARE_APPLICATION_ID) is configured`)
+    const secret = this.config.applicationSecret
+    const answer = await this.oauth.obtainToken({
+      client_id: clientId,
+      ...(secret ? { client_secret: secret } : {}),
+      grant_type: 'refresh_token',
+      refresh_token: this.credentials.refresh_token ?? '',
+    })
+    this.credentials = {
+      ...this.credentials,
+      access_token: answer.access_token,
+      refresh_token: answer.refresh_token ?? this.credentials.refresh_token ?? '',
+      expires_at: answer.expires_at,
+    }
+    await this.options.onCredentialsRotated?.({ ...this.credentials })
   }
 }
 
