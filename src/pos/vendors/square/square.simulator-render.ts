@@ -106,7 +106,7 @@ export class SquareRenderer {
     private readonly locationId: string,
   ) {}
 
-  money(amount: number): SquareMoney {
+  private money(amount: number): SquareMoney {
     return { amount, currency: this.currency }
   }
 
@@ -207,11 +207,18 @@ export class SquareRenderer {
       return { id: orderId, location_id: this.locationId, state: 'CANCELED', created_at: check.openedAt.toISOString(), updated_at: closedAt, closed_at: closedAt, line_items: voided, total_money: this.money(0) }
     }
     const order = this.paidOrder(check, orderId, this.ids.payment(check.checkId), sold, check.closedAt, dollarsToCents(check.tip))
-    const refunds = sold.flatMap((line) => {
+    const takenBack = sold.flatMap((line) => {
       const at = takenBackAt(line)
-      return at && at <= asOf ? [this.refund(check, line, at)] : []
+      return at && at <= asOf ? [{ line, at }] : []
     })
-    return { ...order, created_at: check.openedAt.toISOString(), refunds, updated_at: (refunds.at(-1)?.created_at ?? order.updated_at) }
+    // A refund updates its sale order: updated_at is the latest one's time.
+    const updatedAt = takenBack.reduce((latest, { at }) => (at > latest ? at : latest), check.closedAt)
+    return {
+      ...order,
+      created_at: check.openedAt.toISOString(),
+      updated_at: updatedAt.toISOString(),
+      refunds: takenBack.map(({ line, at }) => this.refund(check, line, at)),
+    }
   }
 
   /** A completed order of `lines`, paid by one card tender at `closedAt`. */
