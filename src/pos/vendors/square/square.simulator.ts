@@ -89,6 +89,10 @@ function writeSquareError(res: ServerResponse, status: number, detail: string, h
   sendJson(res, status, { errors: [error] }, headers)
 }
 
+function earlier(a: Date, b: Date): Date {
+  return a < b ? a : b
+}
+
 function encodeCursor(offset: number): string {
   return Buffer.from(`offset:${offset}`).toString('base64url')
 }
@@ -287,23 +291,25 @@ class SquareSimulator {
     // Square's default order is newest first.
     const newestFirst = sort?.sort_order !== 'ASC'
     const start = timeOf(closedAt?.start_at, new Date(this.now().getTime() - this.historyDays * DAY_MS), 'start_at')
-    const end = timeOf(closedAt?.end_at, this.now(), 'end_at')
-    const key = `${start.getTime()}:${end.getTime()}:${this.now().getTime()}:${JSON.stringify(states)}:${newestFirst}`
-    const orders = this.orderSearches.get(key, () => this.ordersClosedBetween(start, end, states, newestFirst))
+    const until = earlier(timeOf(closedAt?.end_at, this.now(), 'end_at'), this.now())
+    const key = `${start.getTime()}:${until.getTime()}:${JSON.stringify(states)}:${newestFirst}`
+    const orders = this.orderSearches.get(key, () => this.ordersClosedBetween(start, until, states, newestFirst))
     const { page, cursor } = pageOf(orders, body.cursor, limitOf(body.limit, ORDERS_DEFAULT_LIMIT, ORDERS_MAX_LIMIT))
     const asOf = this.now()
     const renderer = this.renderer(locationId)
     return { orders: page.map((order) => renderer.order(order, asOf)), cursor }
   }
 
-  /** Orders closed in [start, end], both ends inclusive as Square's SearchOrdersDateTimeFilter says, as they stand now. */
-  private ordersClosedBetween(start: Date, end: Date, states: readonly string[] | undefined, newestFirst: boolean): OrderRef[] {
-    const asOf = this.now()
+  /**
+   * Orders closed in [start, until], both ends inclusive as Square's SearchOrdersDateTimeFilter says.
+   * `until` is no later than now, so the list is the same whenever its pages are read.
+   */
+  private ordersClosedBetween(start: Date, until: Date, states: readonly string[] | undefined, newestFirst: boolean): OrderRef[] {
     // Returns and reopened rounds close after their check: look back far enough to find their checks.
-    const checks = this.checksClosedBetween(new Date(start.getTime() - LATEST_AFTER_CLOSE_MS), new Date(end.getTime() + 1))
+    const checks = this.checksClosedBetween(new Date(start.getTime() - LATEST_AFTER_CLOSE_MS), new Date(until.getTime() + 1))
     const orders = checks
-      .flatMap((check) => ordersOfCheck(check, asOf))
-      .filter((order) => order.closedAt >= start && order.closedAt <= end && (!states || states.includes(orderState(order))))
+      .flatMap((check) => ordersOfCheck(check, until))
+      .filter((order) => order.closedAt >= start && (!states || states.includes(orderState(order))))
       .sort((a, b) => a.closedAt.getTime() - b.closedAt.getTime())
     return newestFirst ? orders.reverse() : orders
   }
@@ -313,21 +319,21 @@ class SquareSimulator {
     const locationId = query.get('location_id') ?? 'MAIN'
     const newestFirst = query.get('sort_order') !== 'ASC'
     const start = timeOf(query.get('begin_time'), new Date(this.now().getTime() - 365 * DAY_MS), 'begin_time')
-    const end = timeOf(query.get('end_time'), this.now(), 'end_time')
-    const key = `${start.getTime()}:${end.getTime()}:${this.now().getTime()}:${newestFirst}`
+    const end = earlier(timeOf(query.get('end_time'), this.now(), 'end_time'), new Date(this.now().getTime() + 1))
+    const key = `${start.getTime()}:${end.getTime()}:${newestFirst}`
     const payments = this.paymentSearches.get(key, () => this.paymentsCreatedBetween(start, end, newestFirst))
     const { page, cursor } = pageOf(payments, query.get('cursor'), limitOf(query.get('limit'), PAYMENTS_MAX_LIMIT, PAYMENTS_MAX_LIMIT))
     const renderer = this.renderer(locationId)
     return { payments: page.map((payment) => renderer.payment(payment)), cursor }
   }
 
-  /** Payments created in [start, end) (begin_time is inclusive; ⚠ end_time taken as exclusive). */
+  /** Payments created in [start, end) (begin_time is inclusive; ⚠ end_time taken as exclusive); `end` is at most just after now. */
   private paymentsCreatedBetween(start: Date, end: Date, newestFirst: boolean): PaymentRef[] {
-    const asOf = this.now()
+    const asOf = new Date(end.getTime() - 1)
     const checks = this.checksClosedBetween(new Date(start.getTime() - LATEST_AFTER_CLOSE_MS), end)
     const payments = checks
       .flatMap((check) => paymentsOfCheck(check, asOf))
-      .filter((payment) => payment.createdAt >= start && payment.createdAt < end)
+      .filter((payment) => payment.createdAt >= start)
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
     return newestFirst ? payments.reverse() : payments
   }
