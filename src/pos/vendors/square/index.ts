@@ -1,17 +1,34 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { Type } from 'typebox'
 import type { PosPush, PosVendor } from '../../adapter.js'
-import { createSquareAdapter } from './square.adapter.js'
+import { createSquareAdapter, type SquareConfig } from './square.adapter.js'
 import { createSquareSimulator } from './square.simulator.js'
+import { BAR_LOCATION_ID } from './square.simulator-render.js'
 
-/** Square: a bearer access token and the location whose sales barstock reads. */
+/**
+ * Square: a bearer access token and the location whose sales barstock reads. An OAuth connection adds
+ * its refresh token and when its access token expires, so the adapter can renew it (a personal access
+ * token does not expire and has neither).
+ */
 const SquareCredentials = Type.Object(
   {
     access_token: Type.String({ minLength: 1, description: 'Personal access token or OAuth access token' }),
     location_id: Type.String({ minLength: 1, description: 'The Square location (bar) to read' }),
+    refresh_token: Type.Optional(Type.String({ minLength: 1, description: 'OAuth refresh token (single-use and rotated in the PKCE flow)' })),
+    expires_at: Type.Optional(Type.String({ minLength: 1, description: "When the OAuth access token expires, ISO 8601 (ObtainToken's expires_at)" })),
   },
   { additionalProperties: false },
 )
+
+const DAY_MS = 86_400_000
+
+export const DEFAULT_SQUARE_CONFIG: SquareConfig = {
+  // The application is the deployment's, not the bar's: it comes from the environment.
+  applicationId: process.env.SQUARE_APPLICATION_ID || undefined,
+  applicationSecret: process.env.SQUARE_APPLICATION_SECRET || undefined,
+  // Square asks for OAuth tokens to be renewed every 7 days or less: a 30-day token with under 23 days left.
+  renewBeforeExpiryMs: 23 * DAY_MS,
+}
 
 const SIGNATURE_HEADER = 'x-square-hmacsha256-signature'
 
@@ -41,13 +58,19 @@ function parseSquarePush(headers: Record<string, string | string[] | undefined>,
   return { kind: (typeof type === 'string' && PUSH_KINDS[type]) || 'other' }
 }
 
-export const squareVendor: PosVendor = {
-  posType: 'square',
-  credentialsSchema: SquareCredentials,
-  exampleCredentials: { access_token: 'EAAAlSimulatedBarAccessTokenForTheSandbox0000000000000000000000', location_id: 'L8SIMBAR0001' },
-  secretField: 'access_token',
-  productionBaseUrl: () => 'https://connect.squareup.com',
-  createAdapter: createSquareAdapter,
-  createSimulator: createSquareSimulator,
-  parsePush: parseSquarePush,
+/** A Square PosVendor with some settings overridden (tests, or a deployment's own Square application). */
+export function createSquareVendor(overrides: Partial<SquareConfig> = {}): PosVendor {
+  const config = { ...DEFAULT_SQUARE_CONFIG, ...overrides }
+  return {
+    posType: 'square',
+    credentialsSchema: SquareCredentials,
+    exampleCredentials: { access_token: 'EAAAlSimulatedBarAccessTokenForTheSandbox0000000000000000000000', location_id: BAR_LOCATION_ID },
+    secretField: 'access_token',
+    productionBaseUrl: () => 'https://connect.squareup.com',
+    createAdapter: (options) => createSquareAdapter(options, config),
+    createSimulator: (options) => createSquareSimulator(options),
+    parsePush: parseSquarePush,
+  }
 }
+
+export const squareVendor: PosVendor = createSquareVendor()

@@ -1,16 +1,15 @@
-import type Big from 'big.js'
-import type { PosAdapter, PosAdapterOptions, PosProduct, PosSaleLine, PosStaffMember, SalesWindow } from '../../adapter.js'
-import { ZERO } from '../../../platform/decimal.js'
-import { SquareClient, type SquareOrder, type SquarePayment } from './square.client.js'
-import { mapCatalog, mapOrderLines, mapTeamMember, returnedQuantities, withoutReturned, type OrderStaff } from './square.mapper.js'
+import { PosAdapterError, type PosAdapter, type PosAdapterOptions, type PosCredentials, type PosProduct, type PosSaleLine, type PosStaffMember, type SalesWindow } from '../../adapter.js'
+import { SQUARE_VENDOR, SquareClient, type SquareOrder, type SquarePayment, type SquareTokenSource } from './square.client.js'
+import { closedAtOf, mapCatalog, mapOrderLines, mapReturnLines, mapTeamMember, type OrderStaff } from './square.mapper.js'
 
 /**
- * Square with a personal (or OAuth) access token: there is no login to cache, the token is sent on
- * every call. Sales are completed orders by closing time; who sold them comes from the order's
- * payments, and refunded goods from return orders, which Square files as orders of their own.
+ * Square with a personal or OAuth access token: there is no login to cache, the token is sent on every
+ * call, and an OAuth one is renewed as it nears its 30 days. Sales are completed orders by closing time; who sold them comes from the order's
+ * payments, and goods taken back from return orders, which Square files as orders of their own.
  */
 
-const CATALOG_TYPES = ['ITEM', 'ITEM_VARIATION', 'CATEGORY'] as const
+/** MODIFIER_LIST brings its modifiers nested, as ITEM brings its variations. */
+const CATALOG_TYPES = ['ITEM', 'ITEM_VARIATION', 'CATEGORY', 'MODIFIER_LIST'] as const
 
 /**
  * How long before an order closes its payment may have been created: a bar tab's card is authorised
@@ -18,25 +17,93 @@ const CATALOG_TYPES = ['ITEM', 'ITEM_VARIATION', 'CATEGORY'] as const
  */
 const PAYMENT_LOOKBACK_MS = 12 * 3_600_000
 
-export function createSquareAdapter(options: PosAdapterOptions): PosAdapter {
+/** What a deployment can tune about Square (index.ts reads it from the environment). */
+export interface SquareConfig {
+  /** The Square application's id (ObtainToken's client_id); without it an OAuth token cannot be renewed. */
+  applicationId: string | undefined
+  /** The application secret: the code flow sends it, the PKCE flow has none. */
+  applicationSecret: string | undefined
+  /** An OAuth access token with less than this left before its expires_at is renewed before use. */
+  renewBeforeExpiryMs: number
+}
+
+export function createSquareAdapter(options: PosAdapterOptions, config: SquareConfig): PosAdapter {
   const locationId = options.credentials.location_id ?? ''
-  const client = new SquareClient({
-    baseUrl: options.baseUrl,
-    accessToken: options.credentials.access_token ?? '',
-    timeoutMs: options.timeoutMs,
-    maxRetryWaitMs: options.maxRetryWaitMs,
-  })
+  const clientOptions = { baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, maxRetryWaitMs: options.maxRetryWaitMs }
+  const tokens = new SquareTokens(options, config, new SquareClient({ ...clientOptions, tokens: NO_TOKEN }))
+  const client = new SquareClient({ ...clientOptions, tokens })
   return {
     async verify() {
       await client.retrieveLocation(locationId)
     },
     async listProducts(): Promise<PosProduct[]> {
-      return mapCatalog(await collect(client.listCatalog(CATALOG_TYPES)))
+      return mapCatalog(await collect(client.listCatalog(CATALOG_TYPES)), locationId)
     },
     listSales: (window) => listSales(client, locationId, window),
     async listStaff(): Promise<PosStaffMember[]> {
       return (await collect(client.searchTeamMembers())).map(mapTeamMember)
     },
+  }
+}
+
+/** ObtainToken is called without an access token. */
+const NO_TOKEN: SquareTokenSource = { accessToken: async () => '', renewAfterRejection: async () => false }
+
+/**
+ * The connection's access token, renewed with its refresh token when it is close to `expires_at` or
+ * Square refuses it (ACCESS_TOKEN_EXPIRED). Each renewal's credentials go to onCredentialsRotated: the
+ * access token is new, and in the PKCE flow so is the single-use refresh token.
+ */
+class SquareTokens implements SquareTokenSource {
+  private credentials: PosCredentials
+  private renewal: Promise<void> | undefined
+
+  constructor(
+    private readonly options: PosAdapterOptions,
+    private readonly config: SquareConfig,
+    private readonly oauth: SquareClient,
+  ) {
+    this.credentials = { ...options.credentials }
+  }
+
+  async accessToken(): Promise<string> {
+    const expiresAt = Date.parse(this.credentials.expires_at ?? '')
+    if (this.credentials.refresh_token && expiresAt - Date.now() < this.config.renewBeforeExpiryMs) await this.renew()
+    return this.credentials.access_token ?? ''
+  }
+
+  async renewAfterRejection(rejected: string): Promise<boolean> {
+    if (!this.credentials.refresh_token) return false
+    // Another call may have renewed the token while this one was in flight: use the new one.
+    if (this.credentials.access_token === rejected) await this.renew()
+    return true
+  }
+
+  /** One renewal at a time: a PKCE refresh token is single-use, so two concurrent renewals would lock us out. */
+  private renew(): Promise<void> {
+    this.renewal ??= this.refresh().finally(() => {
+      this.renewal = undefined
+    })
+    return this.renewal
+  }
+
+  private async refresh(): Promise<void> {
+    const clientId = this.config.applicationId
+    if (!clientId) throw new PosAdapterError('invalid_credentials', `${SQUARE_VENDOR} access token needs renewing and no Square application id (SQUARE_APPLICATION_ID) is configured`)
+    const secret = this.config.applicationSecret
+    const answer = await this.oauth.obtainToken({
+      client_id: clientId,
+      ...(secret ? { client_secret: secret } : {}),
+      grant_type: 'refresh_token',
+      refresh_token: this.credentials.refresh_token ?? '',
+    })
+    this.credentials = {
+      ...this.credentials,
+      access_token: answer.access_token,
+      refresh_token: answer.refresh_token ?? this.credentials.refresh_token ?? '',
+      expires_at: answer.expires_at,
+    }
+    await this.options.onCredentialsRotated?.({ ...this.credentials })
   }
 }
 
@@ -47,36 +114,19 @@ async function collect<T>(pages: AsyncIterable<T[]>): Promise<T[]> {
 }
 
 /**
- * Completed orders of the window, page by page. An order that had refunds is held back until the
- * return order naming it has been read (it closes at or after the sale, so usually on the same page),
- * and is then reported without the returned goods. An order whose return never shows up in the window
- * was refunded by amount only, which gives no goods back: it is reported whole at the end.
+ * Completed orders closed in the window, page by page: sale orders become their lines (and modifiers),
+ * return orders corrections of the lines they name, whenever those were sold. Square's closed_at range
+ * includes its end, so an order closed exactly at the window's end is left to the next window.
  */
 async function* listSales(client: SquareClient, locationId: string, window: SalesWindow): AsyncIterable<PosSaleLine[]> {
   const staffNames = new Map((await collect(client.searchTeamMembers())).map((member) => [member.id, mapTeamMember(member).name]))
   const payments = new WindowPayments(client, locationId, window)
-  const returns = new ReturnLedger()
-  const awaitingReturn = new Map<string, PosSaleLine[]>()
-  for await (const orders of client.searchOrders({ locationId, closedFrom: window.start, closedTo: window.end })) {
+  for await (const page of client.searchOrders({ locationId, closedFrom: window.start, closedTo: window.end })) {
+    const orders = page.filter((order) => closedAtOf(order) < window.end)
     const staffOfOrder = await paymentStaff(payments, orders, staffNames)
-    const ready: PosSaleLine[] = []
-    for (const order of orders) {
-      returns.record(order)
-      if (!order.line_items?.length) continue
-      const lines = mapOrderLines(order, staffOfOrder.get(order.id) ?? NO_STAFF)
-      if (order.refunds?.length) awaitingReturn.set(order.id, lines)
-      else ready.push(...lines)
-    }
-    for (const [orderId, lines] of awaitingReturn) {
-      if (!returns.hasReturnFor(orderId)) continue
-      ready.push(...lines)
-      awaitingReturn.delete(orderId)
-    }
-    const kept = returns.apply(ready)
-    if (kept.length > 0) yield kept
+    const lines = orders.flatMap((order) => [...mapOrderLines(order, staffOfOrder.get(order.id) ?? NO_STAFF), ...mapReturnLines(order)])
+    if (lines.length > 0) yield lines
   }
-  const refundedByAmount = [...awaitingReturn.values()].flat()
-  if (refundedByAmount.length > 0) yield refundedByAmount
 }
 
 const NO_STAFF: OrderStaff = { staffId: null, staffName: null }
@@ -141,24 +191,5 @@ class WindowPayments {
     }
     this.held = this.held.filter((entry) => !(entry.createdAt < from))
     return this.held.filter((entry) => !(entry.createdAt >= to)).map((entry) => entry.payment)
-  }
-}
-
-/** Goods given back by return orders, per sold line id, and which sale orders have had a return read. */
-class ReturnLedger {
-  private readonly quantities = new Map<string, Big>()
-  private readonly returnedOrders = new Set<string>()
-
-  record(order: SquareOrder): void {
-    for (const orderReturn of order.returns ?? []) if (orderReturn.source_order_id) this.returnedOrders.add(orderReturn.source_order_id)
-    for (const [lineId, quantity] of returnedQuantities(order)) this.quantities.set(lineId, (this.quantities.get(lineId) ?? ZERO).plus(quantity))
-  }
-
-  hasReturnFor(orderId: string): boolean {
-    return this.returnedOrders.has(orderId)
-  }
-
-  apply(lines: readonly PosSaleLine[]): PosSaleLine[] {
-    return lines.flatMap((line) => withoutReturned(line, this.quantities.get(line.lineId)) ?? [])
   }
 }

@@ -4,8 +4,9 @@ import { rejectStatus, VendorHttp, type VendorRequest } from '../vendor-http.js'
 /**
  * Square's Connect v2 API, the subset barstock reads: RetrieveLocation (to verify the token and the
  * location), ListCatalog, SearchOrders, ListPayments (which name the team member who took each order's
- * payment) and SearchTeamMembers. Auth is a bearer access token; every call names the API version in
- * `Square-Version`; lists page with an opaque `cursor`. The wire types below are Square's, shared with
+ * payment) and SearchTeamMembers, plus OAuth's ObtainToken to renew an expiring access token. Auth is a
+ * bearer access token; every call names the API version in `Square-Version`; lists page with an opaque
+ * `cursor`. The wire types below are Square's, shared with
  * the simulator so both sides speak the same shapes.
  */
 
@@ -14,7 +15,7 @@ export const SQUARE_VENDOR = 'Square'
 /** The API version barstock was written against (the version in Square's published OpenAPI document). */
 export const SQUARE_API_VERSION = '2025-08-20'
 
-/** Money is an integer in the currency's smallest unit (cents for USD). */
+/** Money is an integer in the currency's smallest unit (cents for USD, yen for JPY, fils for KWD). */
 export interface SquareMoney {
   amount: number
   currency: string
@@ -34,12 +35,16 @@ export interface SquareCatalogObject {
   updated_at?: string
   version?: number
   is_deleted?: boolean
+  /** Present at every location but `absent_at_location_ids` when true (the default), else only at `present_at_location_ids`. */
   present_at_all_locations?: boolean
+  present_at_location_ids?: string[]
+  absent_at_location_ids?: string[]
   item_data?: {
     name: string
     categories?: { id: string; ordinal?: number }[]
     reporting_category?: { id: string }
     variations?: SquareCatalogObject[]
+    modifier_list_info?: { modifier_list_id: string; enabled?: boolean }[]
     is_archived?: boolean
   }
   item_variation_data?: {
@@ -50,6 +55,21 @@ export interface SquareCatalogObject {
     price_money?: SquareMoney
   }
   category_data?: { name: string }
+  /** A MODIFIER_LIST, with its MODIFIER objects nested. */
+  modifier_list_data?: { name: string; modifiers?: SquareCatalogObject[] }
+  /** A MODIFIER (CatalogModifier): what order line item modifiers reference. */
+  modifier_data?: { name: string; price_money?: SquareMoney; modifier_list_id?: string }
+}
+
+/** A modifier applied to a line item; `quantity` is per unit of the line (extra cheese: 2 per burger). */
+export interface SquareOrderLineItemModifier {
+  uid: string
+  catalog_object_id?: string
+  name?: string
+  quantity?: string
+  base_price_money?: SquareMoney
+  /** base_price_money times the line item's quantity. */
+  total_price_money?: SquareMoney
 }
 
 export interface SquareOrderLineItem {
@@ -59,9 +79,22 @@ export interface SquareOrderLineItem {
   quantity: string
   catalog_object_id?: string
   variation_name?: string
+  modifiers?: SquareOrderLineItemModifier[]
   base_price_money?: SquareMoney
+  variation_total_price_money?: SquareMoney
   gross_sales_money?: SquareMoney
   total_money?: SquareMoney
+}
+
+export interface SquareReturnLineItemModifier {
+  uid: string
+  /** The modifier's uid on the line item of the original sale. */
+  source_modifier_uid?: string
+  catalog_object_id?: string
+  name?: string
+  quantity?: string
+  base_price_money?: SquareMoney
+  total_price_money?: SquareMoney
 }
 
 export interface SquareReturnLineItem {
@@ -70,6 +103,7 @@ export interface SquareReturnLineItem {
   name?: string
   quantity: string
   catalog_object_id?: string
+  return_modifiers?: SquareReturnLineItemModifier[]
   base_price_money?: SquareMoney
   total_money?: SquareMoney
 }
@@ -144,6 +178,27 @@ export interface SquareTeamMember {
   wage_setting?: { job_assignments?: { job_title?: string; pay_type?: string }[] }
 }
 
+/** ObtainToken with grant_type refresh_token: client_secret for the code flow, none for the PKCE flow. */
+export interface SquareRefreshTokenRequest {
+  client_id: string
+  client_secret?: string
+  grant_type: 'refresh_token'
+  refresh_token: string
+}
+
+export interface SquareObtainTokenResponse {
+  access_token: string
+  token_type: string
+  /** ISO 8601; OAuth access tokens last 30 days. */
+  expires_at: string
+  merchant_id?: string
+  /** The code flow answers the same refresh token; the PKCE flow a new single-use one. */
+  refresh_token?: string
+  short_lived?: boolean
+  refresh_token_expires_at?: string
+  errors?: SquareError[]
+}
+
 /** Square's error body: every 4xx and 5xx carries one or more of these. */
 export interface SquareError {
   category: string
@@ -164,9 +219,16 @@ export interface SquarePaymentsQuery {
   createdTo: Date
 }
 
+/** Where the client gets its bearer token, and how it asks for a new one after a 401. */
+export interface SquareTokenSource {
+  accessToken(): Promise<string>
+  /** Renews the token Square just refused; false when it cannot (a personal token, no refresh token). */
+  renewAfterRejection(rejected: string): Promise<boolean>
+}
+
 export interface SquareClientOptions {
   baseUrl: string
-  accessToken: string
+  tokens: SquareTokenSource
   timeoutMs?: number
   maxRetryWaitMs?: number
 }
@@ -196,9 +258,7 @@ export class SquareClient {
 
   /** The location the credentials name; a location this token cannot see is invalid_credentials. */
   async retrieveLocation(locationId: string): Promise<SquareLocation> {
-    const response = await this.http.send<{ location?: SquareLocation; errors?: SquareError[] }>(
-      this.request({ path: `/v2/locations/${encodeURIComponent(locationId)}` }),
-    )
+    const response = await this.send<{ location?: SquareLocation; errors?: SquareError[] }>({ path: `/v2/locations/${encodeURIComponent(locationId)}` })
     if (response.status === 404) {
       throw new PosAdapterError('invalid_credentials', `${SQUARE_VENDOR} has no location ${locationId} for this access token`)
     }
@@ -284,16 +344,41 @@ export class SquareClient {
     }
   }
 
+  /**
+   * ObtainToken with a refresh token. Square refusing it (revoked, spent, or past its 15 days' grace)
+   * means the bar must connect again: invalid_credentials.
+   */
+  async obtainToken(body: SquareRefreshTokenRequest): Promise<SquareObtainTokenResponse> {
+    const response = await this.http.send<Partial<SquareObtainTokenResponse>>({
+      method: 'POST',
+      path: '/oauth2/token',
+      headers: { 'square-version': SQUARE_API_VERSION },
+      json: body,
+    })
+    if (response.status >= 400 && response.status < 500) rejectStatus(SQUARE_VENDOR, 401, `refresh refused: ${errorText(response.body)}`)
+    const answer = this.accept(response.status, response.body)
+    if (typeof answer.access_token !== 'string' || !answer.access_token) throw unreadable('an access_token in the ObtainToken answer')
+    if (Number.isNaN(Date.parse(answer.expires_at ?? ''))) throw unreadable(`a readable expires_at in the ObtainToken answer (got ${JSON.stringify(answer.expires_at)})`)
+    if (answer.refresh_token !== undefined && typeof answer.refresh_token !== 'string') throw unreadable('a string refresh_token in the ObtainToken answer')
+    return answer as SquareObtainTokenResponse
+  }
+
   private async call<T>(req: VendorRequest): Promise<T> {
-    const response = await this.http.send<T & { errors?: SquareError[] }>(this.request(req))
+    const response = await this.send<T & { errors?: SquareError[] }>(req)
     return this.accept(response.status, response.body)
   }
 
-  private request(req: VendorRequest): VendorRequest {
-    return {
-      ...req,
-      headers: { authorization: `Bearer ${this.options.accessToken}`, 'square-version': SQUARE_API_VERSION, ...req.headers },
-    }
+  /** Sends with the current token; a 401 the token source can cure (an expired OAuth token) is sent once more. */
+  private async send<T>(req: VendorRequest) {
+    const tokens = this.options.tokens
+    const token = await tokens.accessToken()
+    const response = await this.http.send<T>(this.withToken(req, token))
+    if (response.status !== 401 || !(await tokens.renewAfterRejection(token))) return response
+    return this.http.send<T>(this.withToken(req, await tokens.accessToken()))
+  }
+
+  private withToken(req: VendorRequest, token: string): VendorRequest {
+    return { ...req, headers: { authorization: `Bearer ${token}`, 'square-version': SQUARE_API_VERSION, ...req.headers } }
   }
 
   /** A 2xx body, or the error Square's `errors[]` describes (401/403: the token was refused). */
@@ -302,9 +387,14 @@ export class SquareClient {
       if (typeof body !== 'object' || body === null) throw unreadable('a JSON object')
       return body
     }
-    const first = Array.isArray(body?.errors) ? body.errors[0] : undefined
-    rejectStatus(SQUARE_VENDOR, status, first ? `${first.code}: ${first.detail ?? first.category}` : 'no error body')
+    rejectStatus(SQUARE_VENDOR, status, errorText(body))
   }
+}
+
+/** Square's first error as `CODE: detail`. */
+function errorText(body: { errors?: SquareError[] } | undefined): string {
+  const first = Array.isArray(body?.errors) ? body.errors[0] : undefined
+  return first ? `${first.code}: ${first.detail ?? first.category}` : 'no error body'
 }
 
 function arrayOf<T>(value: T[] | undefined, what: string): T[] {

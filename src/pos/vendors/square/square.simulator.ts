@@ -1,259 +1,96 @@
+import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { SimulatorHandler, SimulatorOptions } from '../../adapter.js'
-import { checksClosedBetween, dollarsToCents, historyRange, MENU, menuEntry, STAFF, stableId, type SimCheck, type SimLine, type StaffEntry } from '../../simulation/bar-data.js'
+import { checksClosedBetween, STAFF } from '../../simulation/bar-data.js'
 import { BoundedCache } from '../../simulation/bounded-cache.js'
 import { FailureSwitch, readBody, sendJson } from '../../simulation/simulator-server.js'
-import type {
-  SquareCatalogObject,
-  SquareError,
-  SquareMoney,
-  SquareOrder,
-  SquareOrderLineItem,
-  SquareOrderState,
-  SquarePayment,
-  SquareRefund,
-  SquareTeamMember,
-} from './square.client.js'
+import type { SquareError, SquareObtainTokenResponse, SquareRefreshTokenRequest, SquareTeamMember } from './square.client.js'
+import {
+  bodyViolation,
+  LIST_CATALOG_QUERY,
+  LIST_PAYMENTS_QUERY,
+  OBTAIN_TOKEN_BODY,
+  queryViolation,
+  SEARCH_ORDERS_BODY,
+  SEARCH_TEAM_MEMBERS_BODY,
+  type ObjectShape,
+  type ShapeViolation,
+} from './square.request-shapes.js'
+import { orderState, ordersOfCheck, paymentsOfCheck, SquareIds, SquareRenderer, type OrderRef, type PaymentRef } from './square.simulator-render.js'
 
 /**
- * Square's Connect v2 API subset, serving the simulated bar: RetrieveLocation, ListCatalog (pages of
- * 100), SearchOrders (closed_at filter, state filter, cursor, limit ≤ 1000), ListPayments (limit ≤ 100)
- * and SearchTeamMembers. Any bearer token is accepted except one starting with `invalid`, refused with
- * Square's 401 body. Voided lines never appear on an order (Square's register removes them from the
- * ticket); a refunded line stays on its sale order, which lists the refund, and comes back on a return
- * order closed at the same moment (the simulated bar does not say when refunds happen).
+ * Square's Connect v2 API subset, serving the simulated bar (rendered by square.simulator-render.ts):
+ * RetrieveLocation, ListCatalog (pages of 100), SearchOrders (closed_at filter, both ends inclusive as
+ * Square documents; state filter; cursor; limit ≤ 1000), ListPayments (limit ≤ 100), SearchTeamMembers,
+ * and ObtainToken with a refresh token. Requests are checked against square.request-shapes.ts. Any bearer
+ * token is accepted except one starting with `invalid` (Square's 401) and one it issued that has
+ * expired (401 ACCESS_TOKEN_EXPIRED).
  */
 
 const DAY_MS = 86_400_000
+const HOUR_MS = 3_600_000
 const DEFAULT_HISTORY_DAYS = 120
-const CURRENCY = 'USD'
 const CATALOG_PAGE_SIZE = 100
 const ORDERS_DEFAULT_LIMIT = 500
 const ORDERS_MAX_LIMIT = 1000
 const PAYMENTS_MAX_LIMIT = 100
 const TEAM_MEMBERS_MAX_LIMIT = 200
+/** The bar takes a line back at most 48 hours after its check closed, and closes a reopened check within the hour. */
+const LATEST_AFTER_CLOSE_MS = 48 * HOUR_MS
+/** PKCE refresh tokens expire in 90 days (ObtainTokenResponse.refresh_token). */
+const PKCE_REFRESH_TOKEN_TTL_MS = 90 * DAY_MS
 
-const ERROR_KINDS: Record<number, { category: string; code: string }> = {
-  400: { category: 'INVALID_REQUEST_ERROR', code: 'BAD_REQUEST' },
-  401: { category: 'AUTHENTICATION_ERROR', code: 'UNAUTHORIZED' },
-  404: { category: 'INVALID_REQUEST_ERROR', code: 'NOT_FOUND' },
-  429: { category: 'RATE_LIMIT_ERROR', code: 'RATE_LIMITED' },
-  500: { category: 'API_ERROR', code: 'INTERNAL_SERVER_ERROR' },
-  503: { category: 'API_ERROR', code: 'SERVICE_UNAVAILABLE' },
+export interface SquareSimulatorConfig {
+  /** ISO 4217 code of the seller's currency; the bar's cents are its minor units. */
+  currency: string
+  /** How long an access token from ObtainToken lasts (Square: 30 days), on the simulator's clock. */
+  accessTokenTtlMs: number
+}
+
+export const DEFAULT_SQUARE_SIMULATOR_CONFIG: SquareSimulatorConfig = { currency: 'USD', accessTokenTtlMs: 30 * DAY_MS }
+
+const ERROR_CATEGORIES: Record<number, string> = {
+  400: 'INVALID_REQUEST_ERROR',
+  401: 'AUTHENTICATION_ERROR',
+  404: 'INVALID_REQUEST_ERROR',
+  429: 'RATE_LIMIT_ERROR',
+}
+const DEFAULT_CODES: Record<number, string> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  404: 'NOT_FOUND',
+  429: 'RATE_LIMITED',
+  503: 'SERVICE_UNAVAILABLE',
 }
 
 /** A request the simulator refuses, answered with Square's error body. */
 class SquareRequestError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string | undefined,
+    readonly code: string,
     detail: string,
+    readonly field?: string,
   ) {
     super(detail)
   }
+
+  static of(violation: ShapeViolation): SquareRequestError {
+    return new SquareRequestError(400, violation.code, violation.detail, violation.field)
+  }
 }
 
-function writeSquareError(res: ServerResponse, status: number, detail: string, headers: Record<string, string> = {}, code?: string): void {
-  const kind = ERROR_KINDS[status] ?? { category: 'API_ERROR', code: 'INTERNAL_SERVER_ERROR' }
-  const error: SquareError = { category: kind.category, code: code ?? kind.code, detail }
+function writeSquareError(res: ServerResponse, status: number, detail: string, headers: Record<string, string> = {}, code?: string, field?: string): void {
+  const error: SquareError = {
+    category: ERROR_CATEGORIES[status] ?? 'API_ERROR',
+    code: code ?? DEFAULT_CODES[status] ?? 'INTERNAL_SERVER_ERROR',
+    detail,
+    ...(field ? { field } : {}),
+  }
   sendJson(res, status, { errors: [error] }, headers)
 }
 
-function cents(amount: number): SquareMoney {
-  return { amount, currency: CURRENCY }
-}
-
-/** Square's ids for the simulated bar's things, stable per seed; the menu's and staff's are hashed once. */
-class SquareIds {
-  private readonly menuIds = new Map<string, string>()
-  constructor(private readonly seed: number) {}
-  private menuId(key: string, length: number): string {
-    let id = this.menuIds.get(key)
-    if (id === undefined) {
-      id = stableId(this.seed, key, length)
-      this.menuIds.set(key, id)
-    }
-    return id
-  }
-  category = (name: string) => this.menuId(`square:category:${name}`, 24)
-  item = (key: string) => this.menuId(`square:item:${key}`, 24)
-  variation = (key: string) => this.menuId(`square:variation:${key}`, 24)
-  order = (checkId: string) => stableId(this.seed, `square:order:${checkId}`, 27)
-  returnOrder = (checkId: string) => stableId(this.seed, `square:return:${checkId}`, 27)
-  lineUid = (lineId: string) => stableId(this.seed, `square:line:${lineId}`, 22)
-  payment = (checkId: string) => stableId(this.seed, `square:payment:${checkId}`, 28)
-  returnUid = (checkId: string) => stableId(this.seed, `square:return-uid:${checkId}`, 22)
-  refund = (checkId: string) => stableId(this.seed, `square:refund:${checkId}`, 28)
-  teamMember = (key: string) => `TM${this.menuId(`square:team:${key}`, 14)}`
-}
-
-function renderCatalog(ids: SquareIds): SquareCatalogObject[] {
-  const categories = [...new Set(MENU.map((entry) => entry.category))].map(
-    (name): SquareCatalogObject => ({ type: 'CATEGORY', id: ids.category(name), is_deleted: false, present_at_all_locations: true, category_data: { name } }),
-  )
-  const variations = MENU.map(
-    (entry): SquareCatalogObject => ({
-      type: 'ITEM_VARIATION',
-      id: ids.variation(entry.key),
-      is_deleted: false,
-      present_at_all_locations: true,
-      // Square names the only variation of an item "Regular".
-      item_variation_data: { item_id: ids.item(entry.key), name: 'Regular', sku: entry.sku, pricing_type: 'FIXED_PRICING', price_money: cents(dollarsToCents(entry.price)) },
-    }),
-  )
-  const items = MENU.map(
-    (entry, index): SquareCatalogObject => ({
-      type: 'ITEM',
-      id: ids.item(entry.key),
-      is_deleted: false,
-      present_at_all_locations: true,
-      item_data: { name: entry.name, categories: [{ id: ids.category(entry.category), ordinal: 0 }], variations: [variations[index] as SquareCatalogObject] },
-    }),
-  )
-  return [...categories, ...items, ...variations]
-}
-
-function renderTeamMember(ids: SquareIds, staff: StaffEntry): SquareTeamMember {
-  const title = staff.role.charAt(0).toUpperCase() + staff.role.slice(1)
-  return {
-    id: ids.teamMember(staff.key),
-    is_owner: false,
-    status: 'ACTIVE',
-    given_name: staff.firstName,
-    family_name: staff.lastName,
-    wage_setting: { job_assignments: [{ job_title: title, pay_type: 'NONE' }] },
-  }
-}
-
-function renderLine(ids: SquareIds, line: SimLine): SquareOrderLineItem {
-  const entry = menuEntry(line.itemKey)
-  const unitCents = dollarsToCents(line.unitPrice)
-  return {
-    uid: ids.lineUid(line.lineId),
-    name: entry.name,
-    quantity: String(line.quantity),
-    catalog_object_id: ids.variation(entry.key),
-    variation_name: 'Regular',
-    base_price_money: cents(unitCents),
-    gross_sales_money: cents(unitCents * line.quantity),
-    total_money: cents(unitCents * line.quantity),
-  }
-}
-
-/** The orders a check becomes, by state: its sale (cancelled when every line was voided), then its return if any. */
-function orderStatesOf(check: SimCheck): SquareOrderState[] {
-  const sold = check.lines.filter((line) => !line.voided)
-  // A check whose every line was voided was cancelled at the register.
-  const sale = sold.length ? 'COMPLETED' : 'CANCELED'
-  return sold.some((line) => line.refunded) ? [sale, 'COMPLETED'] : [sale]
-}
-
-/** The sale order of a check, then its return order when some of its lines were refunded. */
-function renderOrders(ids: SquareIds, check: SimCheck, locationId: string): SquareOrder[] {
-  const sold = check.lines.filter((line) => !line.voided)
-  const refunded = sold.filter((line) => line.refunded)
-  const lineItems = sold.map((line) => renderLine(ids, line))
-  const totalCents = lineItems.reduce((total, line) => total + (line.total_money?.amount ?? 0), 0)
-  const tipCents = dollarsToCents(check.tip)
-  const orderId = ids.order(check.checkId)
-  const paymentId = ids.payment(check.checkId)
-  const closedAt = check.closedAt.toISOString()
-  const refund: SquareRefund | undefined = refunded.length
-    ? {
-        id: ids.refund(check.checkId),
-        location_id: locationId,
-        transaction_id: orderId,
-        tender_id: paymentId,
-        created_at: closedAt,
-        reason: 'Returned goods',
-        amount_money: cents(refunded.reduce((total, line) => total + dollarsToCents(line.unitPrice) * line.quantity, 0)),
-        status: 'APPROVED',
-      }
-    : undefined
-  const sale: SquareOrder = {
-    id: orderId,
-    location_id: locationId,
-    state: orderStatesOf(check)[0] as SquareOrderState,
-    created_at: check.openedAt.toISOString(),
-    updated_at: closedAt,
-    closed_at: closedAt,
-    line_items: lineItems,
-    tenders: [
-      {
-        id: paymentId,
-        location_id: locationId,
-        transaction_id: orderId,
-        created_at: closedAt,
-        amount_money: cents(totalCents + tipCents),
-        tip_money: cents(tipCents),
-        type: 'CARD',
-        payment_id: paymentId,
-      },
-    ],
-    refunds: refund ? [refund] : [],
-    total_money: cents(totalCents),
-    total_tip_money: cents(tipCents),
-  }
-  if (!refund) return [sale]
-  const returnOrder: SquareOrder = {
-    id: ids.returnOrder(check.checkId),
-    location_id: locationId,
-    state: 'COMPLETED',
-    created_at: closedAt,
-    updated_at: closedAt,
-    closed_at: closedAt,
-    returns: [
-      {
-        uid: ids.returnUid(check.checkId),
-        source_order_id: orderId,
-        return_line_items: refunded.map((line) => {
-          const sale = renderLine(ids, line)
-          return { ...sale, uid: ids.lineUid(`return:${line.lineId}`), source_line_item_uid: sale.uid }
-        }),
-      },
-    ],
-    refunds: [refund],
-    total_money: cents(0),
-  }
-  return [sale, returnOrder]
-}
-
-/** The payment of a check's sale order: the order's total and tip, taken when it closed. */
-/** One order of a search's results: the `part`th of the orders its check becomes (see orderStatesOf). */
-interface OrderRef {
-  check: SimCheck
-  part: number
-}
-
-function indexOrders(checks: readonly SimCheck[], states: readonly string[] | undefined, newestFirst: boolean): OrderRef[] {
-  const orders: OrderRef[] = []
-  for (const check of checks) {
-    orderStatesOf(check).forEach((state, part) => {
-      if (!states || states.includes(state)) orders.push({ check, part })
-    })
-  }
-  return newestFirst ? orders.reverse() : orders
-}
-
-function renderPayment(ids: SquareIds, check: SimCheck, locationId: string): SquarePayment {
-  const amount = check.lines.reduce((total, line) => (line.voided ? total : total + dollarsToCents(line.unitPrice) * line.quantity), 0)
-  const tip = dollarsToCents(check.tip)
-  const staffId = ids.teamMember(check.staffKey)
-  const closedAt = check.closedAt.toISOString()
-  return {
-    id: ids.payment(check.checkId),
-    created_at: closedAt,
-    updated_at: closedAt,
-    amount_money: cents(amount),
-    tip_money: cents(tip),
-    total_money: cents(amount + tip),
-    status: 'COMPLETED',
-    source_type: 'CARD',
-    location_id: locationId,
-    order_id: ids.order(check.checkId),
-    team_member_id: staffId,
-    employee_id: staffId,
-  }
+function earlier(a: Date, b: Date): Date {
+  return a < b ? a : b
 }
 
 function encodeCursor(offset: number): string {
@@ -263,7 +100,7 @@ function encodeCursor(offset: number): string {
 function decodeCursor(cursor: unknown): number {
   if (cursor === undefined || cursor === null || cursor === '') return 0
   const match = /^offset:(\d+)$/.exec(Buffer.from(String(cursor), 'base64url').toString())
-  if (!match) throw new SquareRequestError(400, 'INVALID_CURSOR', 'The pagination cursor is invalid.')
+  if (!match) throw new SquareRequestError(400, 'INVALID_CURSOR', 'The pagination cursor is invalid.', 'cursor')
   return Number(match[1])
 }
 
@@ -277,14 +114,14 @@ function pageOf<T>(items: readonly T[], cursor: unknown, limit: number): { page:
 function limitOf(value: unknown, fallback: number, max: number): number {
   if (value === undefined || value === null || value === '') return fallback
   const limit = Number(value)
-  if (!Number.isInteger(limit) || limit < 1) throw new SquareRequestError(400, 'INVALID_VALUE', `limit must be a positive integer, got ${String(value)}`)
+  if (!Number.isInteger(limit) || limit < 1) throw new SquareRequestError(400, 'INVALID_VALUE', `limit must be a positive integer, got ${String(value)}`, 'limit')
   return Math.min(limit, max)
 }
 
 function timeOf(value: unknown, fallback: Date, field: string): Date {
   if (value === undefined || value === null || value === '') return fallback
   const time = Date.parse(String(value))
-  if (Number.isNaN(time)) throw new SquareRequestError(400, 'INVALID_TIME', `${field} is not an RFC 3339 timestamp`)
+  if (Number.isNaN(time)) throw new SquareRequestError(400, 'INVALID_TIME', `${field} is not an RFC 3339 timestamp`, field)
   return new Date(time)
 }
 
@@ -301,36 +138,150 @@ interface SearchOrdersBody {
   }
 }
 
-function parseJson<T>(text: string): T {
+/** A JSON body that fits `shape`, else Square's 400 naming the field. */
+function parseBody<T>(text: string, shape: ObjectShape): T {
+  let body: unknown
   try {
-    return (text ? JSON.parse(text) : {}) as T
+    body = text ? JSON.parse(text) : {}
   } catch {
-    throw new SquareRequestError(400, 'INVALID_REQUEST_ERROR', 'The request body is not valid JSON.')
+    throw new SquareRequestError(400, 'EXPECTED_JSON_BODY', 'The request body is not valid JSON.')
+  }
+  const violation = bodyViolation(body, shape)
+  if (violation) throw SquareRequestError.of(violation)
+  return body as T
+}
+
+function checkQuery(query: URLSearchParams, allowed: readonly string[]): void {
+  const violation = queryViolation(query, allowed)
+  if (violation) throw SquareRequestError.of(violation)
+}
+
+/** Tokens ObtainToken handed out: access tokens with their expiry, refresh tokens already spent. */
+class TokenDesk {
+  private readonly accessExpiry = new Map<string, number>()
+  private readonly spentRefreshTokens = new Set<string>()
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly now: () => Date,
+  ) {}
+
+  /**
+   * With `client_secret` (the code flow) the same refresh token comes back and stays valid; without it
+   * (the PKCE flow) the refresh token is single-use and a new one comes back.
+   */
+  refresh(body: Partial<SquareRefreshTokenRequest>): SquareObtainTokenResponse {
+    if (!body.client_id) throw new SquareRequestError(400, 'MISSING_REQUIRED_PARAMETER', 'client_id is required', 'client_id')
+    if (!body.grant_type) throw new SquareRequestError(400, 'MISSING_REQUIRED_PARAMETER', 'grant_type is required', 'grant_type')
+    const refreshToken = body.refresh_token
+    if (!refreshToken) throw new SquareRequestError(400, 'MISSING_REQUIRED_PARAMETER', 'refresh_token is required', 'refresh_token')
+    if (refreshToken.startsWith('invalid') || this.spentRefreshTokens.has(refreshToken)) {
+      throw new SquareRequestError(401, 'UNAUTHORIZED', 'The refresh token is not valid.')
+    }
+    const now = this.now().getTime()
+    const accessToken = `EAAA${randomUUID().replaceAll('-', '')}`
+    this.accessExpiry.set(accessToken, now + this.ttlMs)
+    const answer: SquareObtainTokenResponse = {
+      access_token: accessToken,
+      token_type: 'bearer',
+      expires_at: new Date(now + this.ttlMs).toISOString(),
+      merchant_id: 'MLSIMBAR000001',
+      short_lived: false,
+    }
+    if (body.client_secret) return { ...answer, refresh_token: refreshToken }
+    this.spentRefreshTokens.add(refreshToken)
+    return { ...answer, refresh_token: `EQAA${randomUUID().replaceAll('-', '')}`, refresh_token_expires_at: new Date(now + PKCE_REFRESH_TOKEN_TTL_MS).toISOString() }
+  }
+
+  /** Throws Square's 401 unless `token` may call the API now. */
+  authorise(token: string | undefined): void {
+    if (!token || token.startsWith('invalid')) throw new SquareRequestError(401, 'UNAUTHORIZED', 'This request could not be authorized.')
+    const expiresAt = this.accessExpiry.get(token)
+    if (expiresAt !== undefined && this.now().getTime() >= expiresAt) {
+      throw new SquareRequestError(401, 'ACCESS_TOKEN_EXPIRED', 'The access token has expired.')
+    }
   }
 }
 
-export function createSquareSimulator(options: SimulatorOptions): SimulatorHandler {
-  const failures = new FailureSwitch(options.failure)
-  const ids = new SquareIds(options.seed)
-  const now = options.now ?? (() => new Date())
-  const historyDays = options.historyDays ?? DEFAULT_HISTORY_DAYS
-  const catalog = renderCatalog(ids)
-  const teamMembers = STAFF.map((staff) => renderTeamMember(ids, staff))
-  const history = () => ({ now: now(), historyDays, volume: options.volume })
-  const earliest = () => new Date(now().getTime() - historyDays * DAY_MS)
+class SquareSimulator {
+  private readonly failures: FailureSwitch
+  private readonly ids: SquareIds
+  private readonly now: () => Date
+  private readonly historyDays: number
+  private readonly tokens: TokenDesk
+  private readonly teamMembers: SquareTeamMember[]
   // A search's results, kept while its pages are read: each page is then a slice, not the whole window again.
-  const orderSearches = new BoundedCache<string, readonly OrderRef[]>(4)
-  const paymentSearches = new BoundedCache<string, readonly SimCheck[]>(4)
+  private readonly orderSearches = new BoundedCache<string, readonly OrderRef[]>(4)
+  private readonly paymentSearches = new BoundedCache<string, readonly PaymentRef[]>(4)
 
-  /** The checks closed in [start, end), through `searches` under a key naming the history they cover. */
-  function searched<T>(searches: BoundedCache<string, readonly T[]>, start: Date, end: Date, variant: string, index: (checks: SimCheck[]) => T[]): readonly T[] {
-    const { from, to } = historyRange(start, end, history())
-    return searches.get(`${from}:${to}:${variant}`, () => index(checksClosedBetween(options.seed, start, end, history())))
+  constructor(
+    private readonly options: SimulatorOptions,
+    private readonly config: SquareSimulatorConfig,
+  ) {
+    this.failures = new FailureSwitch(options.failure)
+    this.ids = new SquareIds(options.seed)
+    this.now = options.now ?? (() => new Date())
+    this.historyDays = options.historyDays ?? DEFAULT_HISTORY_DAYS
+    this.tokens = new TokenDesk(config.accessTokenTtlMs, this.now)
+    this.teamMembers = STAFF.map((staff) => this.renderer('').teamMember(staff))
   }
 
-  function searchOrders(body: SearchOrdersBody): unknown {
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (await this.failures.intercept(res, (status, message, headers) => writeSquareError(res, status, message, headers))) return
+    const url = new URL(req.url ?? '/', 'http://simulator')
+    try {
+      sendJson(res, 200, await this.route(req, url))
+    } catch (error) {
+      if (!(error instanceof SquareRequestError)) throw error
+      writeSquareError(res, error.status, error.message, {}, error.code, error.field)
+    }
+  }
+
+  private async route(req: IncomingMessage, url: URL): Promise<unknown> {
+    const method = req.method ?? 'GET'
+    // ObtainToken is the one call made without an access token.
+    if (method === 'POST' && url.pathname === '/oauth2/token') return this.tokens.refresh(parseBody(await readBody(req), OBTAIN_TOKEN_BODY))
+    this.authorise(req)
+    const location = /^\/v2\/locations\/([^/]+)$/.exec(url.pathname)
+    if (method === 'GET' && location) {
+      checkQuery(url.searchParams, [])
+      const id = decodeURIComponent(location[1] as string)
+      return { location: { id, name: 'Simulated Bar', status: 'ACTIVE', currency: this.config.currency, timezone: 'Etc/UTC' } }
+    }
+    if (method === 'GET' && url.pathname === '/v2/catalog/list') return this.listCatalog(url.searchParams)
+    if (method === 'POST' && url.pathname === '/v2/orders/search') return this.searchOrders(parseBody(await readBody(req), SEARCH_ORDERS_BODY))
+    if (method === 'GET' && url.pathname === '/v2/payments') return this.listPayments(url.searchParams)
+    if (method === 'POST' && url.pathname === '/v2/team-members/search') {
+      const body = parseBody<{ limit?: number; cursor?: string }>(await readBody(req), SEARCH_TEAM_MEMBERS_BODY)
+      const { page, cursor } = pageOf(this.teamMembers, body.cursor, limitOf(body.limit, 100, TEAM_MEMBERS_MAX_LIMIT))
+      return { team_members: page, cursor }
+    }
+    throw new SquareRequestError(404, 'NOT_FOUND', `Resource not found: ${method} ${url.pathname}`)
+  }
+
+  private authorise(req: IncomingMessage): void {
+    this.tokens.authorise(/^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1])
+    const version = req.headers['square-version']
+    if (version !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(String(version))) {
+      throw new SquareRequestError(400, 'INVALID_SQUARE_VERSION_FORMAT', `Invalid Square-Version ${String(version)}`)
+    }
+  }
+
+  private renderer(locationId: string): SquareRenderer {
+    return new SquareRenderer(this.ids, this.config.currency, locationId)
+  }
+
+  private listCatalog(query: URLSearchParams): unknown {
+    checkQuery(query, LIST_CATALOG_QUERY)
+    const types = query.get('types')?.toUpperCase().split(',').map((type) => type.trim()) ?? ['ITEM', 'CATEGORY', 'MODIFIER_LIST']
+    const objects = this.renderer('').catalog()
+    const { page, cursor } = pageOf(objects.filter((object) => types.includes(object.type)), query.get('cursor'), CATALOG_PAGE_SIZE)
+    return { objects: page, cursor }
+  }
+
+  private searchOrders(body: SearchOrdersBody): unknown {
     const locationId = body.location_ids?.[0]
-    if (!locationId) throw new SquareRequestError(400, 'MISSING_REQUIRED_PARAMETER', 'location_ids must name at least one location')
+    if (!locationId) throw new SquareRequestError(400, 'MISSING_REQUIRED_PARAMETER', 'location_ids must name at least one location', 'location_ids')
     const closedAt = body.query?.filter?.date_time_filter?.closed_at
     const sort = body.query?.sort
     if (closedAt && sort?.sort_field !== 'CLOSED_AT') {
@@ -339,70 +290,63 @@ export function createSquareSimulator(options: SimulatorOptions): SimulatorHandl
     const states = body.query?.filter?.state_filter?.states
     // Square's default order is newest first.
     const newestFirst = sort?.sort_order !== 'ASC'
-    const start = timeOf(closedAt?.start_at, earliest(), 'start_at')
-    const end = timeOf(closedAt?.end_at, now(), 'end_at')
-    const orders = searched(orderSearches, start, end, `${JSON.stringify(states)}:${newestFirst}`, (checks) => indexOrders(checks, states, newestFirst))
+    const start = timeOf(closedAt?.start_at, new Date(this.now().getTime() - this.historyDays * DAY_MS), 'start_at')
+    const until = earlier(timeOf(closedAt?.end_at, this.now(), 'end_at'), this.now())
+    const key = `${start.getTime()}:${until.getTime()}:${JSON.stringify(states)}:${newestFirst}`
+    const orders = this.orderSearches.get(key, () => this.ordersClosedBetween(start, until, states, newestFirst))
     const { page, cursor } = pageOf(orders, body.cursor, limitOf(body.limit, ORDERS_DEFAULT_LIMIT, ORDERS_MAX_LIMIT))
-    return { orders: page.map((order) => renderOrders(ids, order.check, locationId)[order.part]), cursor }
+    const asOf = this.now()
+    const renderer = this.renderer(locationId)
+    return { orders: page.map((order) => renderer.order(order, asOf)), cursor }
   }
 
-  function listPayments(query: URLSearchParams): unknown {
+  /**
+   * Orders closed in [start, until], both ends inclusive as Square's SearchOrdersDateTimeFilter says.
+   * `until` is no later than now, so the list is the same whenever its pages are read.
+   */
+  private ordersClosedBetween(start: Date, until: Date, states: readonly string[] | undefined, newestFirst: boolean): OrderRef[] {
+    // Returns and reopened rounds close after their check: look back far enough to find their checks.
+    const checks = this.checksClosedBetween(new Date(start.getTime() - LATEST_AFTER_CLOSE_MS), new Date(until.getTime() + 1))
+    const orders = checks
+      .flatMap((check) => ordersOfCheck(check, until))
+      .filter((order) => order.closedAt >= start && (!states || states.includes(orderState(order))))
+      .sort((a, b) => a.closedAt.getTime() - b.closedAt.getTime())
+    return newestFirst ? orders.reverse() : orders
+  }
+
+  private listPayments(query: URLSearchParams): unknown {
+    checkQuery(query, LIST_PAYMENTS_QUERY)
     const locationId = query.get('location_id') ?? 'MAIN'
     const newestFirst = query.get('sort_order') !== 'ASC'
-    const start = timeOf(query.get('begin_time'), new Date(now().getTime() - 365 * DAY_MS), 'begin_time')
-    const end = timeOf(query.get('end_time'), now(), 'end_time')
-    const paid = searched(paymentSearches, start, end, String(newestFirst), (checks) => {
-      const withPayment = checks.filter((check) => check.lines.some((line) => !line.voided))
-      return newestFirst ? withPayment.reverse() : withPayment
-    })
-    const { page, cursor } = pageOf(paid, query.get('cursor'), limitOf(query.get('limit'), PAYMENTS_MAX_LIMIT, PAYMENTS_MAX_LIMIT))
-    return { payments: page.map((check) => renderPayment(ids, check, locationId)), cursor }
+    const start = timeOf(query.get('begin_time'), new Date(this.now().getTime() - 365 * DAY_MS), 'begin_time')
+    const end = earlier(timeOf(query.get('end_time'), this.now(), 'end_time'), new Date(this.now().getTime() + 1))
+    const key = `${start.getTime()}:${end.getTime()}:${newestFirst}`
+    const payments = this.paymentSearches.get(key, () => this.paymentsCreatedBetween(start, end, newestFirst))
+    const { page, cursor } = pageOf(payments, query.get('cursor'), limitOf(query.get('limit'), PAYMENTS_MAX_LIMIT, PAYMENTS_MAX_LIMIT))
+    const renderer = this.renderer(locationId)
+    return { payments: page.map((payment) => renderer.payment(payment)), cursor }
   }
 
-  async function route(req: IncomingMessage, url: URL): Promise<unknown> {
-    const method = req.method ?? 'GET'
-    const location = /^\/v2\/locations\/([^/]+)$/.exec(url.pathname)
-    if (method === 'GET' && location) {
-      const id = decodeURIComponent(location[1] as string)
-      return { location: { id, name: 'Simulated Bar', status: 'ACTIVE', currency: CURRENCY, timezone: 'Etc/UTC' } }
-    }
-    if (method === 'GET' && url.pathname === '/v2/catalog/list') {
-      const types = url.searchParams.get('types')?.toUpperCase().split(',').map((type) => type.trim()) ?? ['ITEM', 'CATEGORY']
-      const { page, cursor } = pageOf(catalog.filter((object) => types.includes(object.type)), url.searchParams.get('cursor'), CATALOG_PAGE_SIZE)
-      return { objects: page, cursor }
-    }
-    if (method === 'POST' && url.pathname === '/v2/orders/search') return searchOrders(parseJson<SearchOrdersBody>(await readBody(req)))
-    if (method === 'GET' && url.pathname === '/v2/payments') return listPayments(url.searchParams)
-    if (method === 'POST' && url.pathname === '/v2/team-members/search') {
-      const body = parseJson<{ limit?: number; cursor?: string }>(await readBody(req))
-      const { page, cursor } = pageOf(teamMembers, body.cursor, limitOf(body.limit, 100, TEAM_MEMBERS_MAX_LIMIT))
-      return { team_members: page, cursor }
-    }
-    throw new SquareRequestError(404, 'NOT_FOUND', `Resource not found: ${method} ${url.pathname}`)
+  /** Payments created in [start, end) (begin_time is inclusive; ⚠ end_time taken as exclusive); `end` is at most just after now. */
+  private paymentsCreatedBetween(start: Date, end: Date, newestFirst: boolean): PaymentRef[] {
+    const asOf = new Date(end.getTime() - 1)
+    const checks = this.checksClosedBetween(new Date(start.getTime() - LATEST_AFTER_CLOSE_MS), end)
+    const payments = checks
+      .flatMap((check) => paymentsOfCheck(check, asOf))
+      .filter((payment) => payment.createdAt >= start)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+    return newestFirst ? payments.reverse() : payments
   }
 
-  function authorise(req: IncomingMessage): void {
-    const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1]
-    if (!token || token.startsWith('invalid')) throw new SquareRequestError(401, 'UNAUTHORIZED', 'This request could not be authorized.')
-    const version = req.headers['square-version']
-    if (version !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(String(version))) {
-      throw new SquareRequestError(400, 'INVALID_SQUARE_VERSION_FORMAT', `Invalid Square-Version ${String(version)}`)
-    }
+  private checksClosedBetween(start: Date, end: Date) {
+    return checksClosedBetween(this.options.seed, start, end, { now: this.now(), historyDays: this.historyDays, volume: this.options.volume })
   }
+}
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (await failures.intercept(res, (status, message, headers) => writeSquareError(res, status, message, headers))) return
-    const url = new URL(req.url ?? '/', 'http://simulator')
-    try {
-      authorise(req)
-      sendJson(res, 200, await route(req, url))
-    } catch (error) {
-      if (!(error instanceof SquareRequestError)) throw error
-      writeSquareError(res, error.status, error.message, {}, error.code)
-    }
-  }
-
+/** A Square simulator for one seed; `config` sets the seller's currency and the access tokens' lifetime. */
+export function createSquareSimulator(options: SimulatorOptions, config: SquareSimulatorConfig = DEFAULT_SQUARE_SIMULATOR_CONFIG): SimulatorHandler {
+  const simulator = new SquareSimulator(options, config)
   return (req, res) => {
-    handle(req, res).catch((error: Error) => writeSquareError(res, 500, error.message))
+    simulator.handle(req, res).catch((error: Error) => writeSquareError(res, 500, error.message))
   }
 }
