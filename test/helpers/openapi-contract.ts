@@ -41,10 +41,16 @@ export class OpenApiContract {
   private readonly ajv: Ajv
   private readonly validators = new Map<string, ValidateFunction>()
 
-  /** `file` is a name in shared/spec/vendor-specs/, e.g. `square.json` or `toast-orders.yaml`. */
-  constructor(file: string) {
+  /**
+   * `file` is a name in shared/spec/vendor-specs/, e.g. `square.json` or `toast-orders.yaml`.
+   * `missingSchemas` defines component schemas the published document references but never defines
+   * (each with the vendor's reference as its source, in the caller's comment).
+   */
+  constructor(file: string, missingSchemas: Record<string, object> = {}) {
     const text = readFileSync(SPEC_DIR + file, 'utf8')
     this.document = withJsonSchemaNulls(file.endsWith('.json') ? JSON.parse(text) : load(text)) as Document
+    const components = ((this.document as { components?: { schemas?: Record<string, unknown> } }).components ??= {})
+    components.schemas = { ...missingSchemas, ...components.schemas }
     const options = { strict: false, allErrors: true, validateSchema: false }
     this.ajv = this.document.openapi?.startsWith('3.1') ? new Ajv2020(options) : new Ajv(options)
     addFormats.default(this.ajv)

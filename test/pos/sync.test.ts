@@ -7,6 +7,7 @@ import type { BackgroundLoop } from '../../src/platform/background.js'
 import { scheduleDueSyncs, failOrphanedRuns } from '../../src/pos/sync-worker.js'
 import { json, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
+import { MENU, MODIFIERS } from '../../src/pos/simulation/bar-data.js'
 import { createConnection, createPosTestContext, itemQuantity, ledgerOf, runSync, startWorker, waitForSync } from './pos-helpers.js'
 
 let ctx: TestContext
@@ -53,7 +54,7 @@ describe('sync runs', () => {
     assert.equal(run.status, 'completed', JSON.stringify(run.error))
     assert.equal(run.error, null)
     assert.ok(run.results.sales_synced > 1000)
-    assert.equal(run.results.products_synced, 31)
+    assert.equal(run.results.products_synced, MENU.length + MODIFIERS.length)
     assert.equal(Number.isInteger(run.duration_seconds), true)
     const [event] = await listEvents(ctx.database.db, caller.tenant, 'pos.sync_completed')
     assert.deepEqual(event?.data, {
@@ -63,7 +64,7 @@ describe('sync runs', () => {
       sync_type: 'full',
       duration_seconds: run.duration_seconds,
       sales_synced: run.results.sales_synced,
-      products_synced: 31,
+      products_synced: MENU.length + MODIFIERS.length,
       variance_detected: 0,
       status: 'success',
     })
