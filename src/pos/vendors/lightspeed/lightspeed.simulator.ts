@@ -13,9 +13,9 @@ import {
   type LightspeedOAuthError,
   type LightspeedSale,
   type LightspeedSalesLine,
-  type LightspeedStaffMember,
   type LightspeedToken,
 } from './lightspeed.client.js'
+import type { LightspeedStaffMember, LightspeedStaffPage } from './lightspeed.wire.js'
 
 /**
  * Lightspeed K-Series' API subset, served over the simulated bar: `POST /oauth/token` (refresh grant with
@@ -28,6 +28,8 @@ import {
 const DAY_MS = 86_400_000
 const LONGEST_RANGE_MS = 365 * DAY_MS
 const DEFAULT_PAGE_SIZE = 100
+/** The staff API's default `size`. */
+const DEFAULT_STAFF_PAGE_SIZE = 10
 /** How long the simulator's access tokens live (wall clock, as a real token's would); the simulator's choice. */
 const ACCESS_TOKEN_TTL_SECONDS = 3600
 const SCOPES = 'financial-api items staff-api'
@@ -66,7 +68,7 @@ class LightspeedSimulator {
     const salesRoute = /^\/f\/finance\/(\d+)\/financials\/([^/]+)\/([^/]+)$/.exec(url.pathname)
     if (url.pathname !== '/items/v1/items' && !staffRoute && !salesRoute) return writeError(404, 'Not found')
     if (!this.acceptsToken(req.headers.authorization)) return writeError(401, 'Unauthorized')
-    if (staffRoute) return sendJson(res, 200, this.staff())
+    if (staffRoute) return this.staff(url, res, writeError)
     if (salesRoute) return this.sales(url, decodeURIComponent(salesRoute[2]!), decodeURIComponent(salesRoute[3]!), res, writeError)
     return this.items(url, res, writeError)
   }
@@ -124,8 +126,31 @@ class LightspeedSimulator {
     sendJson(res, 200, items.slice(offset, offset + amount))
   }
 
-  private staff(): LightspeedStaffMember[] {
-    return STAFF.map((member) => ({ id: this.numericId(`staff:${member.key}`), firstName: member.firstName, lastName: member.lastName, active: true }))
+  /** POS users in pages numbered from 1 (`page`, `size`, default 10), with links and page info. */
+  private staff(url: URL, res: ServerResponse, writeError: ErrorWriter): void {
+    const page = Number(url.searchParams.get('page') ?? 1)
+    const size = Number(url.searchParams.get('size') ?? DEFAULT_STAFF_PAGE_SIZE)
+    if (!Number.isInteger(page) || page < 1 || !Number.isInteger(size) || size < 1) return writeError(400, 'page and size must be 1 or more')
+    const staff: LightspeedStaffMember[] = STAFF.map((member) => ({
+      staffId: this.numericId(`staff:${member.key}`),
+      username: `${member.firstName} ${member.lastName}`,
+      firstName: member.firstName,
+      lastName: member.lastName,
+      active: true,
+    }))
+    const totalPages = Math.max(1, Math.ceil(staff.length / size))
+    const linkTo = (target: number) => {
+      const link = new URL(url)
+      link.searchParams.set('page', String(target))
+      link.searchParams.set('size', String(size))
+      return { href: link.toString() }
+    }
+    const body: LightspeedStaffPage = {
+      data: { staff: staff.slice((page - 1) * size, page * size) },
+      links: { first: linkTo(1), self: linkTo(page), last: linkTo(totalPages), ...(page < totalPages ? { next: linkTo(page + 1) } : {}) },
+      page: { page, size, totalElements: staff.length, totalPages },
+    }
+    sendJson(res, 200, body)
   }
 
   private sales(url: URL, fromText: string, toText: string, res: ServerResponse, writeError: ErrorWriter): void {
