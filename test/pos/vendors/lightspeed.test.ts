@@ -4,7 +4,7 @@ import Big from 'big.js'
 import { request } from 'undici'
 import { Value } from 'typebox/value'
 import { PosAdapterError, type PosCredentials } from '../../../src/pos/adapter.js'
-import { checksClosedBetween, MENU } from '../../../src/pos/simulation/bar-data.js'
+import { checksClosedBetween, MENU, STAFF } from '../../../src/pos/simulation/bar-data.js'
 import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
 import { createLightspeedVendor, lightspeedVendor } from '../../../src/pos/vendors/lightspeed/index.js'
 import { describeAdapterContract, collectSales } from './adapter-contract.js'
@@ -119,6 +119,14 @@ describe('lightspeed pagination', () => {
       .reduce((total, line) => total + line.quantity, 0)
     assert.equal(lines.reduce((total, line) => total.plus(line.quantity), new Big(0)).toNumber(), expectedUnits)
     assert.ok(simulator.calls.get('/f/finance')! >= 4, `read ${simulator.calls.get('/f/finance')} pages`)
+  })
+
+  test('reads every page of POS users, as data.staff with page info', async () => {
+    const simulator = await countedSimulator()
+    const adapter = createLightspeedVendor({ staffPageSize: 4 }).createAdapter({ credentials: CREDENTIALS, baseUrl: simulator.url })
+    const staff = await adapter.listStaff()
+    assert.deepEqual(staff.map((member) => member.name).sort(), STAFF.map((member) => `${member.firstName} ${member.lastName}`).sort())
+    assert.equal(simulator.calls.get('/staff/v1'), Math.ceil(STAFF.length / 4))
   })
 
   test('pages through the items with offset and amount', async () => {

@@ -26,6 +26,8 @@ export const LIGHTSPEED_PRODUCTION_BASE_URL = 'https://api.lsk.lightspeed.app'
 export interface LightspeedConfig {
   /** Items per page and sales per page (Lightspeed allows up to 1000). */
   pageSize: number
+  /** POS users per page (the staff API documents no maximum; its default is 10). */
+  staffPageSize: number
 }
 
 /** Fetch a new access token this long before the current one expires, so no call races the expiry. */
@@ -90,7 +92,7 @@ export class LightspeedAdapter implements PosAdapter, LightspeedTokenSource {
   }
 
   async listStaff(): Promise<PosStaffMember[]> {
-    return (await this.client.listStaff(this)).map(toPosStaffMember)
+    return (await this.client.listStaff(this, this.config.staffPageSize)).map(toPosStaffMember)
   }
 
   private async fetchToken(): Promise<string> {

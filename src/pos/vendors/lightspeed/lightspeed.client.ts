@@ -1,5 +1,6 @@
 import { PosAdapterError } from '../../adapter.js'
 import { rejectStatus, VendorHttp } from '../vendor-http.js'
+import { LightspeedStaffPage, readWire, type LightspeedStaffMember } from './lightspeed.wire.js'
 
 /**
  * Lightspeed Restaurant (K-Series), the subset barstock reads: the OAuth2 token endpoint (refresh grant,
@@ -83,13 +84,6 @@ export interface LightspeedFinancials {
   _links?: { nextPage?: { href: string } }
 }
 
-export interface LightspeedStaffMember {
-  id: number
-  firstName: string
-  lastName: string
-  active?: boolean
-}
-
 /** Where the client gets its bearer token, and how it asks for a new one after a 401. */
 export interface LightspeedTokenSource {
   accessToken(): Promise<string>
@@ -143,9 +137,15 @@ export class LightspeedClient {
     return this.expectList<LightspeedItem>(await this.get(tokens, '/items/v1/items', query), 'items')
   }
 
-  async listStaff(tokens: LightspeedTokenSource): Promise<LightspeedStaffMember[]> {
+  /** Every POS user of the location, page by page (pages are numbered from 1). */
+  async listStaff(tokens: LightspeedTokenSource, pageSize: number): Promise<LightspeedStaffMember[]> {
     const path = `/staff/v1/businessLocations/${encodeURIComponent(this.options.businessLocationId)}/userTypes/POS`
-    return this.expectList<LightspeedStaffMember>(await this.get(tokens, path), 'staff')
+    const staff: LightspeedStaffMember[] = []
+    for (let page = 1; ; page++) {
+      const answer = readWire(LightspeedStaffPage, await this.get(tokens, path, { page, size: pageSize }), 'POS users')
+      staff.push(...answer.data.staff)
+      if (page >= answer.page.totalPages) return staff
+    }
   }
 
   /** Sales closed in [from, to), page by page, following `_links.nextPage.href`. */

@@ -2,7 +2,8 @@ import type Big from 'big.js'
 import { PosAdapterError, type PosProduct, type PosSaleLine, type PosStaffMember, type SalesWindow } from '../../adapter.js'
 import { MONEY_DECIMALS, sum, ZERO } from '../../../platform/decimal.js'
 import { readVendorDecimal, splitCheckTip, unitPriceOf } from '../sale-amounts.js'
-import { LIGHTSPEED_VENDOR, type LightspeedItem, type LightspeedSale, type LightspeedSalesLine, type LightspeedStaffMember } from './lightspeed.client.js'
+import { LIGHTSPEED_VENDOR, type LightspeedItem, type LightspeedSale, type LightspeedSalesLine } from './lightspeed.client.js'
+import type { LightspeedStaffMember } from './lightspeed.wire.js'
 
 /**
  * Lightspeed shapes to barstock's. Money and quantities are decimal strings; a line reports its total,
@@ -25,7 +26,8 @@ export function toPosProduct(item: LightspeedItem): PosProduct | undefined {
 }
 
 export function toPosStaffMember(member: LightspeedStaffMember): PosStaffMember {
-  return { staffId: String(member.id), name: `${member.firstName} ${member.lastName}`.trim(), role: null }
+  const name = [member.firstName, member.lastName].filter(Boolean).join(' ') || member.username || String(member.staffId)
+  return { staffId: String(member.staffId), name, role: null }
 }
 
 /** ⚠ pos-vendors.md spells it `timeofCloseAndPaid`; Lightspeed's own documents write `timeOfCloseAndPaid`. Either is read. */
