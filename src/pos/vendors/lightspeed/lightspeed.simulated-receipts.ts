@@ -1,6 +1,4 @@
-import type Big from 'big.js'
-import { decimal, MONEY_DECIMALS, sum } from '../../../platform/decimal.js'
-import { menuEntry, STAFF, type SimCheck, type SimLine, type StaffEntry } from '../../simulation/bar-data.js'
+import { dollarsToCents, menuEntry, STAFF, type SimCheck, type SimLine, type StaffEntry } from '../../simulation/bar-data.js'
 import type { LightspeedPayment, LightspeedSale, LightspeedSalesLine } from './lightspeed.wire.js'
 
 /**
@@ -25,11 +23,18 @@ const CARD = { code: 'CARD', description: 'Card' }
 const VOID_REASON = 'User Mistake'
 
 export interface ReceiptIds {
-  /** `A…`, `R…` and `S…` ids of the simulated device for a stable key. */
-  account(key: string): string
-  receipt(key: string): string
-  line(key: string): string
+  /** A receipt's fiscal number (its `A…`, `R…` and `S…` ids) for a stable key. */
+  number(key: string): number
+  /** A staff member's id. */
   staff(key: string): number
+}
+
+/** The simulated register: fiscal ids read `A75125.n`, `R75125.n`, `S75125.n` as Lightspeed's do. */
+const DEVICE_ID = 75125
+
+interface Fiscal {
+  number: number
+  nextLineId(): string
 }
 
 export interface ReceiptOptions {
@@ -41,8 +46,14 @@ export interface ReceiptOptions {
   itemsWithoutSku: ReadonlySet<string>
 }
 
-function money(value: Big): string {
-  return value.toFixed(MONEY_DECIMALS)
+/** Integer cents as Lightspeed's decimal string ("-7.50"); the simulator counts in cents, as exact integers. */
+function money(cents: number): string {
+  return (cents / 100).toFixed(2)
+}
+
+/** The cents of a line rendered by `salesLine`. */
+function centsOf(lines: readonly LightspeedSalesLine[]): number {
+  return lines.reduce((total, line) => total + Math.round(Number(line.totalNetAmountWithTax) * 100), 0)
 }
 
 /** A change to a closed check, as the bar records it. */
@@ -60,7 +71,8 @@ function eventsOf(check: SimCheck, asOf: Date): CheckEvent[] {
 
 /** Renders one check's receipts; a new one per check. */
 class CheckReceipts {
-  private readonly staff: StaffEntry
+  private readonly staffId: number
+  private readonly staffName: string
   private readonly voided = new Set<SimLine>()
   private readonly refunded = new Set<SimLine>()
   private reopened = false
@@ -71,7 +83,9 @@ class CheckReceipts {
     private readonly ids: ReceiptIds,
     private readonly options: ReceiptOptions,
   ) {
-    this.staff = STAFF.find((member) => member.key === check.staffKey)!
+    const staff = STAFF.find((member) => member.key === check.staffKey)!
+    this.staffId = ids.staff(staff.key)
+    this.staffName = `${staff.firstName} ${staff.lastName}`
     for (const line of check.lines) if (line.voided) this.voided.add(line)
   }
 
@@ -96,49 +110,56 @@ class CheckReceipts {
     return receipts
   }
 
-  /** The account as it stands: its lines not refunded yet (a line added on reopening once reopened). */
+  /** The lines on the account as it stands: not refunded yet, and a line added on reopening once reopened. */
+  private onAccount(line: SimLine): boolean {
+    return !this.refunded.has(line) && (!line.addedOnReopen || this.reopened)
+  }
+
   private sale(closedAt: Date, source: LightspeedSale['source']): LightspeedSale {
-    const shown = this.check.lines.filter((line) => !this.refunded.has(line) && (!line.addedOnReopen || this.reopened))
-    const salesLines = shown.flatMap((line) => this.linesOf(line, `v${this.version}`, 1, this.voided.has(line)))
-    const key = `${this.check.checkId}:v${this.version}`
-    const paid = sum(salesLines.filter((line) => !line.voidReason).map((line) => decimal(line.totalNetAmountWithTax)))
-    return this.receipt(key, 'SALE', closedAt, salesLines, { amount: paid, tip: decimal(this.check.tip) }, source)
+    const fiscal = this.fiscal(`${this.check.checkId}:v${this.version}`)
+    const salesLines = this.check.lines.filter((line) => this.onAccount(line)).flatMap((line) => this.linesOf(line, fiscal, 1, this.voided.has(line)))
+    const paid = centsOf(salesLines.filter((line) => !line.voidReason))
+    return this.receipt(fiscal, 'SALE', closedAt, salesLines, { cents: paid, tipCents: dollarsToCents(this.check.tip) }, source)
   }
 
   /** A receipt taking back a line of `account` (a refund). */
   private refund(line: SimLine, account: LightspeedSale, at: Date): LightspeedSale {
-    const key = `${this.check.checkId}:refund:${line.lineId}`
-    const salesLines = this.linesOf(line, 'refund', -1, false)
-    const amount = sum(salesLines.map((salesLine) => decimal(salesLine.totalNetAmountWithTax)))
-    return this.receipt(key, 'REFUND', at, salesLines, { amount, tip: decimal(0) }, this.sourceFor(account))
+    const fiscal = this.fiscal(`${this.check.checkId}:refund:${line.lineId}`)
+    const salesLines = this.linesOf(line, fiscal, -1, false)
+    return this.receipt(fiscal, 'REFUND', at, salesLines, { cents: centsOf(salesLines), tipCents: 0 }, this.sourceFor(account))
   }
 
   /** A receipt taking back every sold line of `account`, and its payment. */
   private recall(account: LightspeedSale, at: Date): LightspeedSale {
-    const suffix = `recall${this.version}`
-    const key = `${this.check.checkId}:${suffix}`
-    const sold = this.check.lines.filter((line) => !this.refunded.has(line) && !this.voided.has(line) && (!line.addedOnReopen || this.reopened))
-    const salesLines = sold.flatMap((line) => this.linesOf(line, suffix, -1, false))
-    const amount = sum(salesLines.map((line) => decimal(line.totalNetAmountWithTax)))
-    return this.receipt(key, 'RECALL', at, salesLines, { amount, tip: decimal(this.check.tip).neg() }, this.sourceFor(account))
+    const fiscal = this.fiscal(`${this.check.checkId}:recall${this.version}`)
+    const sold = this.check.lines.filter((line) => this.onAccount(line) && !this.voided.has(line))
+    const salesLines = sold.flatMap((line) => this.linesOf(line, fiscal, -1, false))
+    return this.receipt(fiscal, 'RECALL', at, salesLines, { cents: centsOf(salesLines), tipCents: -dollarsToCents(this.check.tip) }, this.sourceFor(account))
   }
 
   private sourceFor(account: LightspeedSale): LightspeedSale['source'] {
     return { initialAccountId: account.source?.initialAccountId ?? account.accountFiscId, previousAccountId: account.accountFiscId }
   }
 
+  /** A receipt's fiscal number (one hash per receipt) and its lines' ids, numbered in order as the register does. */
+  private fiscal(key: string): Fiscal {
+    const number = this.ids.number(key)
+    let lines = 0
+    return { number, nextLineId: () => `S${DEVICE_ID}.${number}${String(lines++).padStart(3, '0')}` }
+  }
+
   private receipt(
-    key: string,
+    fiscal: Fiscal,
     type: LightspeedSale['type'],
     at: Date,
     salesLines: LightspeedSalesLine[],
-    payment: { amount: Big; tip: Big },
+    payment: { cents: number; tipCents: number },
     source: LightspeedSale['source'],
   ): LightspeedSale {
-    const accountFiscId = this.ids.account(key)
+    const accountFiscId = `A${DEVICE_ID}.${fiscal.number}`
     const sale: LightspeedSale = {
       accountFiscId,
-      receiptId: this.ids.receipt(key),
+      receiptId: `R${DEVICE_ID}.${fiscal.number}`,
       // "This will match the accountFiscId of the sale if there is no associated account."
       source: source ?? { initialAccountId: accountFiscId },
       type,
@@ -147,33 +168,33 @@ class CheckReceipts {
       salesLines,
     }
     if (this.options.withPayments) {
-      const paymentLine: LightspeedPayment = { ...CARD, netAmountWithTax: money(payment.amount.plus(payment.tip)), tip: money(payment.tip) }
+      const paymentLine: LightspeedPayment = { ...CARD, netAmountWithTax: money(payment.cents + payment.tipCents), tip: money(payment.tipCents) }
       sale.payments = [paymentLine]
     }
     return sale
   }
 
-  /** A line and its modifiers, `sign` -1 for lines taken back; ids unique per rendering (`tag`). */
-  private linesOf(line: SimLine, tag: string, sign: 1 | -1, voided: boolean): LightspeedSalesLine[] {
-    const parent = this.salesLine(`${line.lineId}:${tag}`, line.itemKey, sign * line.quantity, line.unitPrice, voided)
+  /** A line and its modifiers, `sign` -1 for lines taken back. */
+  private linesOf(line: SimLine, fiscal: Fiscal, sign: 1 | -1, voided: boolean): LightspeedSalesLine[] {
+    const parent = this.salesLine(fiscal, line.itemKey, sign * line.quantity, line.unitPrice, voided)
     const modifiers = line.modifiers.map((modifier) => ({
-      ...this.salesLine(`${modifier.lineId}:${tag}`, modifier.itemKey, sign * modifier.quantity, modifier.unitPrice, voided),
+      ...this.salesLine(fiscal, modifier.itemKey, sign * modifier.quantity, modifier.unitPrice, voided),
       parentLineId: parent.id,
     }))
     return [parent, ...modifiers]
   }
 
-  private salesLine(key: string, itemKey: string, quantity: number, unitPrice: string, voided: boolean): LightspeedSalesLine {
+  private salesLine(fiscal: Fiscal, itemKey: string, quantity: number, unitPrice: string, voided: boolean): LightspeedSalesLine {
     const entry = menuEntry(itemKey)
     const salesLine: LightspeedSalesLine = {
-      id: this.ids.line(key),
+      id: fiscal.nextLineId(),
       name: entry.name,
       quantity: String(quantity),
-      totalNetAmountWithTax: money(decimal(unitPrice).times(quantity)),
-      staffId: this.ids.staff(this.staff.key),
+      totalNetAmountWithTax: money(dollarsToCents(unitPrice) * quantity),
+      staffId: this.staffId,
     }
     if (!this.options.itemsWithoutSku.has(itemKey)) salesLine.sku = entry.sku
-    if (this.options.withStaffNames) salesLine.staffName = `${this.staff.firstName} ${this.staff.lastName}`
+    if (this.options.withStaffNames) salesLine.staffName = this.staffName
     if (voided) salesLine.voidReason = VOID_REASON
     return salesLine
   }

@@ -1,15 +1,16 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { hash, randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { SimulatorHandler, SimulatorOptions } from '../../adapter.js'
-import { checksClosedBetween, MENU, MODIFIERS, STAFF } from '../../simulation/bar-data.js'
+import { checksClosedBetween, MENU, MODIFIERS, STAFF, type SimCheck } from '../../simulation/bar-data.js'
 import { FailureSwitch, readBody, sendJson } from '../../simulation/simulator-server.js'
 import { LIGHTSPEED_MAX_PAGE_SIZE } from './lightspeed.client.js'
-import { receiptsOfCheck, type ReceiptIds } from './lightspeed.simulated-receipts.js'
+import { receiptsOfCheck, type ReceiptIds, type ReceiptOptions } from './lightspeed.simulated-receipts.js'
 import type {
   LightspeedError,
   LightspeedFinancials,
   LightspeedItem,
   LightspeedOAuthError,
+  LightspeedSale,
   LightspeedStaffMember,
   LightspeedStaffPage,
   LightspeedToken,
@@ -35,8 +36,6 @@ const DEFAULT_STAFF_PAGE_SIZE = 10
 /** How long the simulator's access tokens live (wall clock, as a real token's would); the simulator's choice. */
 const ACCESS_TOKEN_TTL_SECONDS = 3600
 const SCOPES = 'financial-api items staff-api'
-/** The simulated register: fiscal ids read `A75125.n`, `R75125.n`, `S75125.n` as Lightspeed's do. */
-const DEVICE_ID = 75125
 
 /** The query parameters each route documents. */
 const ITEMS_PARAMETERS = ['businessLocationId', 'sku', 'name', 'accountingGroupId', 'itemIds', 'offset', 'amount']
@@ -66,10 +65,9 @@ class LightspeedSimulator {
   private readonly historyDays: number
   private readonly now: () => Date
   private readonly itemsWithoutSku: ReadonlySet<string>
+  private readonly rendered = new WeakMap<SimCheck, { key: string; receipts: LightspeedSale[] }>()
   private readonly ids: ReceiptIds = {
-    account: (key) => `A${DEVICE_ID}.${this.numericId(`account:${key}`)}`,
-    receipt: (key) => `R${DEVICE_ID}.${this.numericId(`receipt:${key}`)}`,
-    line: (key) => `S${DEVICE_ID}.${this.numericId(`line:${key}`)}`,
+    number: (key) => this.numericId(`receipt:${key}`),
     staff: (key) => this.numericId(`staff:${key}`),
   }
 
@@ -138,7 +136,7 @@ class LightspeedSimulator {
 
   private numericId(key: string): number {
     // 48 bits: a JSON number survives it exactly.
-    return parseInt(createHash('sha256').update(`${this.options.seed}:lightspeed:${key}`).digest('hex').slice(0, 12), 16)
+    return parseInt(hash('sha256', `${this.options.seed}:lightspeed:${key}`, 'hex').slice(0, 12), 16)
   }
 
   /** The menu and the modifiers (items of their own in K-Series), prices as JSON numbers. */
@@ -187,6 +185,16 @@ class LightspeedSimulator {
     sendJson(res, 200, body)
   }
 
+  /** A check's receipts, rendered once for a moment and a set of includes: the pages of a listing all ask again. */
+  private receiptsOf(check: SimCheck, now: Date, options: ReceiptOptions): LightspeedSale[] {
+    const key = `${now.getTime()}:${options.withStaffNames}:${options.withPayments}`
+    const cached = this.rendered.get(check)
+    if (cached?.key === key) return cached.receipts
+    const receipts = receiptsOfCheck(check, now, this.ids, options)
+    this.rendered.set(check, { key, receipts })
+    return receipts
+  }
+
   /** Receipts closed in [from, to) as of now, ordered by account id (v1 promises no order). */
   private sales(url: URL, fromText: string, toText: string, res: ServerResponse, writeError: ErrorWriter): void {
     const from = new Date(fromText)
@@ -202,7 +210,7 @@ class LightspeedSimulator {
     const options = { withStaffNames: include.includes('staff'), withPayments: include.includes('payments'), itemsWithoutSku: this.itemsWithoutSku }
     const history = { now, historyDays: this.historyDays, volume: this.options.volume }
     const receipts = checksClosedBetween(this.options.seed, new Date(from.getTime() - LATEST_CHANGE_AFTER_CLOSE_MS), to, history)
-      .flatMap((check) => receiptsOfCheck(check, now, this.ids, options))
+      .flatMap((check) => this.receiptsOf(check, now, options))
       .filter((receipt) => receipt.timeofCloseAndPaid >= from.toISOString() && receipt.timeofCloseAndPaid < to.toISOString())
       .sort((a, b) => a.accountFiscId.localeCompare(b.accountFiscId))
     // "The accountId where the results should begin."
