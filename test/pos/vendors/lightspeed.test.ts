@@ -3,7 +3,11 @@ import { after, describe, test } from 'node:test'
 import Big from 'big.js'
 import { request } from 'undici'
 import { Value } from 'typebox/value'
+import { readFileSync } from 'node:fs'
 import type { ServerResponse } from 'node:http'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import addFormats from 'ajv-formats'
+import { projectPath } from '../../../src/platform/paths.js'
 import { PosAdapterError, type PosCredentials, type PosSaleLine, type SalesWindow } from '../../../src/pos/adapter.js'
 import { checksClosedBetween, MENU, menuEntry, MODIFIERS, STAFF, type SimCheck, type SimLine } from '../../../src/pos/simulation/bar-data.js'
 import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
@@ -355,6 +359,57 @@ describe('lightspeed answers it never documented', () => {
   test('an item price sent as a string is invalid_response naming the field', async () => {
     const url = await rewritingSimulator((path, body) => (path === '/items/v1/items' ? body.map((item: any) => ({ ...item, prices: [{ amount: '7.50', name: 'Default' }] })) : body))
     await assert.rejects(adapterAt(url).listProducts(), (error: unknown) => error instanceof PosAdapterError && error.kind === 'invalid_response' && error.message.includes('/0/prices/0/amount'))
+  })
+})
+
+/**
+ * Lightspeed publishes no OpenAPI file in spec/; this checks answers against the excerpt of its
+ * published document saved in test/fixtures/lightspeed/ (OpenAPI 3.1, read as JSON Schema 2020-12),
+ * as OpenApiContract does for the vendors whose documents are in spec/.
+ */
+class LightspeedPublishedSchemas {
+  private readonly ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false })
+
+  constructor() {
+    addFormats.default(this.ajv)
+    this.ajv.addSchema(JSON.parse(readFileSync(projectPath('test', 'fixtures', 'lightspeed', 'k-series-openapi-excerpt.json'), 'utf8')), 'spec')
+  }
+
+  assertResponse(pathTemplate: string, body: unknown): void {
+    const pointer = ['paths', pathTemplate, 'get', 'responses', '200', 'content', 'application/json', 'schema'].map((segment) => encodeURIComponent(segment.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/')
+    const validate = this.ajv.compile({ $ref: `spec#/${pointer}` })
+    if (validate(body)) return
+    assert.fail(`GET ${pathTemplate}: ${(validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath} ${error.message}`).join('; ')}`)
+  }
+}
+
+describe('lightspeed simulator against the published OpenAPI document', () => {
+  const published = new LightspeedPublishedSchemas()
+
+  test('every answer of every route, page and include the simulator serves', async () => {
+    const simulator = await countedSimulator()
+    const token = (await requestToken(simulator.url, CREDENTIALS)).body.access_token as string
+    const range = `/f/finance/${LOCATION}/financials/${businessDay(6).start.toISOString()}/${businessDay(2).end.toISOString()}`
+    for (const query of ['', '?include=staff,payments', '?include=payments&pageSize=200']) {
+      for (let next: string | undefined = `${range}${query}`; next; ) {
+        const page = await rawGet(`${simulator.url}${next}`, token)
+        published.assertResponse('/f/finance/{businessLocationId}/financials/{from}/{to}', page.body)
+        const link = page.body._links.nextPage?.href
+        next = link && new URL(link).pathname + new URL(link).search
+      }
+    }
+    for (const offset of [0, 20]) {
+      published.assertResponse('/items/v1/items', (await rawGet(`${simulator.url}/items/v1/items?businessLocationId=${LOCATION}&offset=${offset}&amount=20`, token)).body)
+    }
+    for (const page of [1, 2]) {
+      published.assertResponse('/staff/v1/businessLocations/{businessLocationId}/userTypes/POS', (await rawGet(`${simulator.url}/staff/v1/businessLocations/${LOCATION}/userTypes/POS?page=${page}&size=4`, token)).body)
+    }
+  })
+
+  test('the published document refuses what the simulator used to send', () => {
+    assert.throws(() => published.assertResponse('/items/v1/items', [{ id: 1, name: 'Stella', sku: 'DR-STEL-16', prices: [{ amount: '7.50', name: 'Default' }] }]), /prices\/0\/amount must be number/)
+    assert.throws(() => published.assertResponse('/f/finance/{businessLocationId}/financials/{from}/{to}', { sales: [{ type: 'SALE', salesLines: [{ id: 'S1', voidReason: 'Entered by mistake' }] }] }), /voidReason/)
+    assert.throws(() => published.assertResponse('/staff/v1/businessLocations/{businessLocationId}/userTypes/POS', [{ id: 1, firstName: 'Maria', lastName: 'Lopez' }]), /must be object/)
   })
 })
 

@@ -17,8 +17,8 @@ import {
 /**
  * Lightspeed Restaurant (K-Series), the subset barstock reads: the OAuth2 token endpoint (refresh grant,
  * single-use refresh tokens), items of a business location (offset/amount pages), the financial API's
- * sales closed in a range (pages chained by `_links.nextPage.href`), and the location's POS users. The
- * wire types below are the vendor's, shared with the simulator so both sides speak the same shapes.
+ * receipts closed in a range (pages chained by `_links.nextPage.href`), and the location's POS users
+ * (numbered pages). Every answer is checked against its shape in lightspeed.wire.ts.
  */
 
 /** The largest `amount` of the items API and `pageSize` of the financial API. */
