@@ -32,7 +32,7 @@ export interface LightspeedConfig {
   staffPageSize: number
   /** ⚠ Which receipt types are sales and which take lines back (Lightspeed lists the types, not their effect). */
   receiptRoles: LightspeedReceiptRoles
-  /** ⚠ How far before a window a refund's or recall's sale is looked for (at most 365). */
+  /** ⚠ How far before a window a refund's or recall's sale is looked for. */
   correctionLookbackDays: number
 }
 

@@ -1,4 +1,4 @@
-import { dollarsToCents, menuEntry, STAFF, type SimCheck, type SimLine, type StaffEntry } from '../../simulation/bar-data.js'
+import { dollarsToCents, menuEntry, STAFF, type SimCheck, type SimLine } from '../../simulation/bar-data.js'
 import type { LightspeedPayment, LightspeedSale, LightspeedSalesLine } from './lightspeed.wire.js'
 
 /**
