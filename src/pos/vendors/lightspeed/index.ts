@@ -3,7 +3,12 @@ import { LIGHTSPEED_PRODUCTION_BASE_URL, LightspeedAdapter, LightspeedCredential
 import { LIGHTSPEED_MAX_PAGE_SIZE } from './lightspeed.client.js'
 import { createLightspeedSimulator } from './lightspeed.simulator.js'
 
-export const DEFAULT_LIGHTSPEED_CONFIG: LightspeedConfig = { pageSize: LIGHTSPEED_MAX_PAGE_SIZE }
+export const DEFAULT_LIGHTSPEED_CONFIG: LightspeedConfig = {
+  pageSize: LIGHTSPEED_MAX_PAGE_SIZE,
+  staffPageSize: 100,
+  receiptRoles: { sales: ['SALE', 'SPLIT'], corrections: ['REFUND', 'RECALL', 'CANCEL', 'VOID'] },
+  correctionLookbackDays: 30,
+}
 
 /** A Lightspeed PosVendor with some settings overridden (tests use small pages). */
 export function createLightspeedVendor(overrides: Partial<LightspeedConfig> = {}): PosVendor {

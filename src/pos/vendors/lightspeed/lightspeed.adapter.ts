@@ -1,7 +1,9 @@
 import { type Static, Type } from 'typebox'
 import type { PosAdapter, PosAdapterOptions, PosProduct, PosSaleLine, PosStaffMember, SalesWindow } from '../../adapter.js'
 import { LightspeedClient, type LightspeedTokenSource } from './lightspeed.client.js'
-import { toPosProduct, toPosSaleLines, toPosStaffMember } from './lightspeed.mapper.js'
+import { toPosProduct, toPosStaffMember } from './lightspeed.mapper.js'
+import { LightspeedSalesListing, type LightspeedReceiptRoles } from './lightspeed.sales-listing.js'
+import type { LightspeedSale, LightspeedSalesLine } from './lightspeed.wire.js'
 
 /**
  * Lightspeed K-Series grants access through OAuth2 refresh tokens that are single-use: every token
@@ -26,12 +28,20 @@ export const LIGHTSPEED_PRODUCTION_BASE_URL = 'https://api.lsk.lightspeed.app'
 export interface LightspeedConfig {
   /** Items per page and sales per page (Lightspeed allows up to 1000). */
   pageSize: number
+  /** POS users per page (the staff API documents no maximum; its default is 10). */
+  staffPageSize: number
+  /** ⚠ Which receipt types are sales and which take lines back (Lightspeed lists the types, not their effect). */
+  receiptRoles: LightspeedReceiptRoles
+  /** ⚠ How far before a window a refund's or recall's sale is looked for. */
+  correctionLookbackDays: number
 }
+
+const DAY_MS = 86_400_000
 
 /** Fetch a new access token this long before the current one expires, so no call races the expiry. */
 const RENEW_BEFORE_EXPIRY_MS = 60_000
 /** The financial API serves at most 365 days per call; longer windows are read in slices. */
-const LONGEST_FINANCIAL_RANGE_MS = 365 * 86_400_000
+const LONGEST_FINANCIAL_RANGE_MS = 365 * DAY_MS
 
 export class LightspeedAdapter implements PosAdapter, LightspeedTokenSource {
   private readonly client: LightspeedClient
@@ -75,22 +85,40 @@ export class LightspeedAdapter implements PosAdapter, LightspeedTokenSource {
     const products: PosProduct[] = []
     for (let offset = 0; ; offset += this.config.pageSize) {
       const items = await this.client.listItems(this, offset, this.config.pageSize)
-      products.push(...items.flatMap((item) => toPosProduct(item) ?? []))
+      products.push(...items.map(toPosProduct))
       if (items.length < this.config.pageSize) return products
     }
   }
 
+  /** Sales closed in the window and the corrections made in it; see LightspeedSalesListing. */
   async *listSales(window: SalesWindow): AsyncIterable<PosSaleLine[]> {
-    for (let from = window.start.getTime(); from < window.end.getTime(); from += LONGEST_FINANCIAL_RANGE_MS) {
-      const slice = { start: new Date(from), end: new Date(Math.min(from + LONGEST_FINANCIAL_RANGE_MS, window.end.getTime())) }
-      for await (const sales of this.client.listSales(this, slice.start, slice.end, this.config.pageSize)) {
-        yield sales.flatMap((sale) => toPosSaleLines(sale, slice))
-      }
+    const items = new ItemsWithoutSku(() => this.listProducts())
+    const listing = new LightspeedSalesListing(window, this.config.receiptRoles, items.idOf)
+    for await (const receipts of items.named(this.receiptsBetween(window.start.getTime(), window.end.getTime()))) {
+      yield listing.page(receipts)
     }
+    const late = await listing.finish(() => items.named(this.receiptsBefore(window.start.getTime())))
+    if (late.length > 0) yield late
   }
 
   async listStaff(): Promise<PosStaffMember[]> {
-    return (await this.client.listStaff(this)).map(toPosStaffMember)
+    return (await this.client.listStaff(this, this.config.staffPageSize)).map(toPosStaffMember)
+  }
+
+  /** Receipts closed in [from, to), in slices of the 365 days one call may span. */
+  private async *receiptsBetween(from: number, to: number): AsyncGenerator<LightspeedSale[]> {
+    for (let start = from; start < to; start += LONGEST_FINANCIAL_RANGE_MS) {
+      const end = Math.min(start + LONGEST_FINANCIAL_RANGE_MS, to)
+      yield* this.client.listSales(this, new Date(start), new Date(end), this.config.pageSize)
+    }
+  }
+
+  /** Receipts closed before `end`, a day first, then spans twice as long, back to the lookback limit. */
+  private async *receiptsBefore(end: number): AsyncGenerator<LightspeedSale[]> {
+    const earliest = end - this.config.correctionLookbackDays * DAY_MS
+    for (let span = DAY_MS, to = end; to > earliest; to -= span, span *= 2) {
+      yield* this.receiptsBetween(Math.max(earliest, to - span), to)
+    }
   }
 
   private async fetchToken(): Promise<string> {
@@ -100,4 +128,28 @@ export class LightspeedAdapter implements PosAdapter, LightspeedTokenSource {
     await this.options.onCredentialsRotated?.({ ...this.credentials })
     return token.access_token
   }
+}
+
+/**
+ * Sales lines of an item without a SKU carry none: they are matched to the item by name (⚠ the only
+ * link a line gives), the catalog read once per listing, and only when such a line comes. A line whose
+ * name matches no such item keeps its name as item id, to be mapped by hand.
+ */
+class ItemsWithoutSku {
+  private idsByName: Map<string, string> | undefined
+
+  constructor(private readonly catalog: () => Promise<PosProduct[]>) {}
+
+  /** The pages of `receipts`, each once the catalog is known if it has a line without a SKU. */
+  async *named(receipts: AsyncIterable<LightspeedSale[]>): AsyncGenerator<LightspeedSale[]> {
+    for await (const page of receipts) {
+      if (!this.idsByName && page.some((receipt) => receipt.salesLines.some((line) => !line.sku))) {
+        const products = await this.catalog()
+        this.idsByName = new Map(products.filter((product) => product.sku === null).map((product) => [product.name, product.posItemId]))
+      }
+      yield page
+    }
+  }
+
+  readonly idOf = (line: LightspeedSalesLine): string => line.sku || this.idsByName?.get(line.name) || line.name
 }
