@@ -4,6 +4,12 @@ import { CloverAdapter, CloverCredentials, cloverProductionBaseUrl, type CloverC
 import { CLOVER_MAX_PAGE_SIZE, DEFAULT_CLOVER_REFRESH_FIELDS, type CloverPush } from './clover.client.js'
 import { createCloverSimulator } from './clover.simulator.js'
 
+/** A Clover push as read: the merchants it is about and, for Clover's set-up request, the verification code. */
+export interface CloverPushReading extends PosPush {
+  merchantIds: string[]
+  verificationCode?: string
+}
+
 export const DEFAULT_CLOVER_CONFIG: CloverConfig = {
   // The app id is the deployment's, not the merchant's: it comes from the environment.
   appId: process.env.CLOVER_APP_ID || undefined,
