@@ -14,11 +14,12 @@ import {
   CloverClient,
   type CloverEmployee,
   type CloverItem,
+  type CloverModifierGroup,
   type CloverOrder,
   type CloverRefreshFields,
   type CloverTokenSource,
 } from './clover.client.js'
-import { toPosProduct, toPosSaleLines, toPosStaffMember } from './clover.mapper.js'
+import { toPosModifierProducts, toPosProduct, toPosSaleLines, toPosStaffMember, type CloverPaidTimeField } from './clover.mapper.js'
 
 export const CLOVER_REGIONS = ['na', 'eu', 'la'] as const
 
@@ -52,15 +53,16 @@ export interface CloverConfig {
   /** Orders per page (Clover allows up to 1000). */
   pageSize: number
   /**
-   * Clover filters orders by creation time, barstock wants them by closing time: orders created this
-   * long before the window are read too, so a tab opened before the window and closed in it counts.
+   * ⚠ Which payment time says when it was taken. Clover writes no close time on an order; a payment's
+   * `createdTime` is when it was recorded, for a pre-authorised tab when the card was held at opening,
+   * while its `modifiedTime` is its last change, the capture when the tab was closed.
    */
-  openTabLookbackMs: number
+  paidTimeField: CloverPaidTimeField
 }
 
 /** Renew an access token this long before Clover said it expires, so no call races the expiry. */
 const RENEW_BEFORE_EXPIRY_MS = 5 * 60_000
-const ORDER_EXPANSIONS = 'lineItems,employee,payments,refunds'
+const ORDER_EXPANSIONS = 'lineItems,lineItems.modifications,employee,payments,refunds'
 
 export class CloverAdapter implements PosAdapter, CloverTokenSource {
   private readonly client: CloverClient
@@ -104,14 +106,20 @@ export class CloverAdapter implements PosAdapter, CloverTokenSource {
     for await (const page of this.client.listAll<CloverItem>(this, 'items', { expand: 'categories' }, this.config.pageSize)) {
       products.push(...page.map(toPosProduct))
     }
+    for await (const page of this.client.listAll<CloverModifierGroup>(this, 'modifier_groups', { expand: 'modifiers' }, this.config.pageSize)) {
+      products.push(...page.flatMap(toPosModifierProducts))
+    }
     return products
   }
 
+  /**
+   * Orders changed since the window began and created before it ended: every order paid or refunded in
+   * the window was (a payment or a refund changes its order), and none created after it can have been.
+   */
   async *listSales(window: SalesWindow): AsyncIterable<PosSaleLine[]> {
-    const createdFrom = window.start.getTime() - this.config.openTabLookbackMs
-    const query = { filter: [`createdTime>=${createdFrom}`, `createdTime<${window.end.getTime()}`], expand: ORDER_EXPANSIONS }
+    const query = { filter: [`modifiedTime>=${window.start.getTime()}`, `createdTime<${window.end.getTime()}`], expand: ORDER_EXPANSIONS }
     for await (const orders of this.client.listAll<CloverOrder>(this, 'orders', query, this.config.pageSize)) {
-      yield orders.flatMap((order) => toPosSaleLines(order, window))
+      yield orders.flatMap((order) => toPosSaleLines(order, window, this.config.paidTimeField))
     }
   }
 

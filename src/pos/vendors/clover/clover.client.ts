@@ -2,9 +2,10 @@ import { PosAdapterError } from '../../adapter.js'
 import { rejectStatus, VendorHttp } from '../vendor-http.js'
 
 /**
- * Clover's REST API v3, the subset barstock reads: inventory items (with categories), orders by creation
- * time (with line items, employee, payments and refunds expanded), employees (with roles), and the OAuth
- * v2 refresh of an expiring token. Every data route is scoped to one merchant and authenticated by a
+ * Clover's REST API v3, the subset barstock reads: inventory items (with categories), modifier groups
+ * (with their modifiers), orders by modification and creation time (with line items and their
+ * modifications, employee, payments and refunds expanded), employees (with roles), and the OAuth v2
+ * refresh of an expiring token. Every data route is scoped to one merchant and authenticated by a
  * bearer token; lists page by `offset` and `limit`. The wire types below are the vendor's, shared with
  * the simulator so both sides speak the same shapes.
  */
@@ -44,30 +45,83 @@ export interface CloverItem {
   categories?: CloverList<CloverCategory>
 }
 
-/** One unit sold (Clover writes one line per unit); `unitQty` is thousandths for items sold by measure. */
+/** A modifier of the catalog; `price` in cents. Listed under its group: `GET …/modifier_groups?expand=modifiers`. */
+export interface CloverModifier {
+  id: string
+  name: string
+  price?: number
+  available?: boolean
+  modifierGroup?: CloverRef
+}
+
+export interface CloverModifierGroup {
+  id: string
+  name: string
+  showByDefault?: boolean
+  /** The group's modifier ids, comma-separated. */
+  modifierIds?: string
+  modifiers?: CloverList<CloverModifier>
+}
+
+/** A modifier applied to one line item (`expand=lineItems.modifications`); `amount` in cents. */
+export interface CloverModification {
+  id: string
+  name: string
+  amount?: number
+  modifier?: CloverRef
+  lineItemRef?: CloverRef
+}
+
+/**
+ * One unit sold (Clover writes one line per unit); `unitQty` is thousandths for items sold by measure.
+ * `createdTime` is when the line was rung, which may be after the order's first payment (a reopened order).
+ */
 export interface CloverLineItem {
   id: string
   item?: CloverRef
   name: string
   price: number
   unitQty?: number
+  createdTime?: number
   refunded?: boolean
   exchanged?: boolean
+  modifications?: CloverList<CloverModification>
 }
+
+/** Clover's documented payment results. */
+export type CloverPaymentResult =
+  | 'SUCCESS'
+  | 'FAIL'
+  | 'INITIATED'
+  | 'VOIDED'
+  | 'VOIDING'
+  | 'VOID_FAILED'
+  | 'AUTH'
+  | 'AUTH_COMPLETED'
+  | 'DISCOUNT'
+  | 'OFFLINE_RETRYING'
+  | 'PENDING'
 
 export interface CloverPayment {
   id: string
   amount: number
   tipAmount?: number
-  result?: string
+  result?: CloverPaymentResult
+  /** When the payment was recorded on the server: for a pre-authorised tab, when the card was held. */
   createdTime: number
+  clientCreatedTime?: number
+  /** Its last change: for a pre-authorised tab, its capture when the tab was closed. */
+  modifiedTime?: number
 }
 
+/** A refund; `lineItems` names the line items it took back (none: money only). */
 export interface CloverRefund {
   id: string
   amount: number
   createdTime: number
+  clientCreatedTime?: number
   payment?: CloverRef
+  lineItems?: CloverList<CloverRef>
 }
 
 export interface CloverRole {
@@ -90,7 +144,10 @@ export interface CloverOrder {
   state?: string
   paymentState?: string
   total?: number
+  /** When the order was opened (a tab: when it was started), on the server. */
   createdTime: number
+  clientCreatedTime?: number
+  /** Its last change: a payment, a line added, a refund. */
   modifiedTime?: number
   employee?: CloverRef & Partial<CloverEmployee>
   lineItems?: CloverList<CloverLineItem>
@@ -102,6 +159,11 @@ export interface CloverOrder {
 export interface CloverPush {
   appId: string
   merchants: Record<string, { objectId: string; type: 'CREATE' | 'UPDATE' | 'DELETE'; ts: number }[]>
+}
+
+/** What Clover posts, without `X-Clover-Auth`, when the app's webhook URL is set up; the code is typed into the dashboard. */
+export interface CloverWebhookVerification {
+  verificationCode: string
 }
 
 /** Clover's error body on 4xx. */

@@ -1,84 +1,193 @@
 import type Big from 'big.js'
 import { PosAdapterError, type PosProduct, type PosSaleLine, type PosStaffMember, type SalesWindow } from '../../adapter.js'
-import { decimal, MONEY_DECIMALS, sum } from '../../../platform/decimal.js'
+import { decimal, MONEY_DECIMALS } from '../../../platform/decimal.js'
 import { readVendorDecimal, splitCheckTip } from '../sale-amounts.js'
-import { CLOVER_VENDOR, type CloverEmployee, type CloverItem, type CloverLineItem, type CloverOrder, type CloverPayment } from './clover.client.js'
+import {
+  CLOVER_VENDOR,
+  type CloverEmployee,
+  type CloverItem,
+  type CloverLineItem,
+  type CloverList,
+  type CloverModifier,
+  type CloverModifierGroup,
+  type CloverOrder,
+  type CloverPayment,
+  type CloverRefund,
+} from './clover.client.js'
 
 /**
  * Clover shapes to barstock's. Money is integer cents; a line item is one unit sold, or `unitQty`
- * thousandths of a unit for items sold by measure; refunded and exchanged lines are not consumption.
+ * thousandths of a unit for items sold by measure. A line is sold when the payment that paid it was
+ * taken, with its modifications as lines of their own modifier items; a refund naming line items takes
+ * them back, as correction lines dated when it was made. Exchanged lines are not consumption.
  */
+
+/** Which time of a payment says when it was taken (see CloverConfig.paidTimeField). */
+export type CloverPaidTimeField = 'modifiedTime' | 'createdTime'
 
 const UNIT_QTY_SCALE = 1000
 
 const ONE_CENT = decimal('0.01')
 
+function invalid(message: string): PosAdapterError {
+  return new PosAdapterError('invalid_response', `${CLOVER_VENDOR} ${message}`)
+}
+
 function centsToMoney(cents: unknown, field: string): string {
   const value = readVendorDecimal(CLOVER_VENDOR, cents, field)
-  if (!value.round(0).eq(value)) throw new PosAdapterError('invalid_response', `${CLOVER_VENDOR} sent ${field} ${String(cents)}, not whole cents`)
+  if (!value.round(0).eq(value)) throw invalid(`sent ${field} ${String(cents)}, not whole cents`)
   // Times 0.01 rather than divided by 100: the same exact value for whole cents, at a third of the cost.
   return value.times(ONE_CENT).toFixed(MONEY_DECIMALS)
+}
+
+function readTime(value: unknown, field: string): Date {
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw invalid(`sent ${field} ${JSON.stringify(value)}, not epoch milliseconds`)
+  return new Date(value)
+}
+
+/** An expanded collection's elements; Clover always wraps them as `{elements: [...]}`. */
+function elementsOf<T>(list: CloverList<T> | undefined, field: string): T[] {
+  if (list === undefined) return []
+  if (!Array.isArray((list as Partial<CloverList<T>> | null)?.elements)) throw invalid(`${field} is not an {elements} list`)
+  return list.elements
 }
 
 export function toPosProduct(item: CloverItem): PosProduct {
   return {
     posItemId: item.id,
     name: item.name,
-    category: item.categories?.elements[0]?.name ?? null,
+    category: elementsOf(item.categories, `item ${item.id} categories`)[0]?.name ?? null,
     sku: item.sku || item.code || null,
     // A VARIABLE item is priced at the register; Clover's `price` is then not a price.
     price: item.priceType === 'VARIABLE' ? null : centsToMoney(item.price, 'item price'),
   }
 }
 
+/** The modifiers of a group as products: they are sold as modifications of line items, and use stock. */
+export function toPosModifierProducts(group: CloverModifierGroup): PosProduct[] {
+  return elementsOf(group.modifiers, `modifier group ${group.id} modifiers`).map((modifier: CloverModifier) => ({
+    posItemId: modifier.id,
+    name: modifier.name,
+    category: group.name,
+    sku: null,
+    price: modifier.price === undefined ? null : centsToMoney(modifier.price, 'modifier price'),
+  }))
+}
+
 export function toPosStaffMember(employee: CloverEmployee): PosStaffMember {
   // A merchant's own roles ("Bartender") say more than the system role behind them ("EMPLOYEE").
-  const role = employee.roles?.elements[0]?.name ?? employee.role?.toLowerCase() ?? null
+  const role = elementsOf(employee.roles, `employee ${employee.id} roles`)[0]?.name ?? employee.role?.toLowerCase() ?? null
   return { staffId: employee.id, name: employee.name, role }
 }
 
-function successfulPayments(order: CloverOrder): CloverPayment[] {
-  return (order.payments?.elements ?? []).filter((payment) => payment.result === undefined || payment.result === 'SUCCESS')
+/** One stock-using unit of a line item: the line itself, or one of its modifications. */
+interface SaleUnit {
+  lineId: string
+  posItemId: string
+  name: string
+  quantity: Big
+  unitPrice: string
+  parentLineId: string | null
 }
 
-/**
- * When an order was closed: its last successful payment, or, for a locked order nobody paid for (all
- * comped), its last change. Undefined for an order still open.
- */
-export function closedAtOf(order: CloverOrder): Date | undefined {
-  const paidTimes = successfulPayments(order).map((payment) => payment.createdTime)
-  if (paidTimes.length > 0) return new Date(Math.max(...paidTimes))
-  if (order.state === 'locked' && order.modifiedTime !== undefined) return new Date(order.modifiedTime)
-  return undefined
+/** A line item with the payment that paid it. */
+interface PaidLine {
+  line: CloverLineItem
+  payment: CloverPayment
+  paidAt: Date
+  units: SaleUnit[]
 }
 
 function quantityOf(line: CloverLineItem): Big {
   return line.unitQty === undefined ? decimal(1) : readVendorDecimal(CLOVER_VENDOR, line.unitQty, 'line unitQty').div(UNIT_QTY_SCALE)
 }
 
-function tipOf(order: CloverOrder): Big {
-  return sum(successfulPayments(order).map((payment) => readVendorDecimal(CLOVER_VENDOR, payment.tipAmount ?? 0, 'payment tipAmount'))).div(100)
+/** A line item and its modifications (each as many units as its line; one without an item or modifier names no product). */
+function unitsOf(line: CloverLineItem): SaleUnit[] {
+  const quantity = quantityOf(line)
+  const units: SaleUnit[] = []
+  if (line.item?.id) units.push({ lineId: line.id, posItemId: line.item.id, name: line.name, quantity, unitPrice: centsToMoney(line.price, 'line price'), parentLineId: null })
+  for (const modification of elementsOf(line.modifications, `line item ${line.id} modifications`)) {
+    if (!modification.modifier?.id) continue
+    const unitPrice = centsToMoney(modification.amount ?? 0, 'modification amount')
+    units.push({ lineId: modification.id, posItemId: modification.modifier.id, name: modification.name, quantity, unitPrice, parentLineId: line.id })
+  }
+  return units
 }
 
-/** The consumption lines of an order closed inside the window; none for an open order or one closed outside. */
-export function toPosSaleLines(order: CloverOrder, window: SalesWindow): PosSaleLine[] {
-  const soldAt = closedAtOf(order)
-  if (!soldAt || soldAt < window.start || soldAt >= window.end) return []
-  const sold = (order.lineItems?.elements ?? []).filter((line) => !line.refunded && !line.exchanged && line.item?.id)
-  const quantities = sold.map(quantityOf)
-  const unitPrices = sold.map((line) => centsToMoney(line.price, 'line price'))
-  const tipShares = sold.length > 0 ? splitCheckTip(tipOf(order), sold.map((_, index) => decimal(unitPrices[index]!).times(quantities[index]!))) : []
-  const tipReported = order.payments !== undefined
-  return sold.map((line, index) => ({
-    lineId: line.id,
-    posItemId: line.item!.id,
-    name: line.name,
-    quantity: quantities[index]!.toString(),
-    unitPrice: unitPrices[index]!,
+/**
+ * Each line item with the payment that paid it: the first successful payment taken (its `paidTimeField`)
+ * at or after the line was rung. A line rung after every payment (an order reopened, not paid again) is
+ * not sold yet; Clover writes no time on the order for its close, so the payments are what say it.
+ */
+function paidLines(order: CloverOrder, paidTimeField: CloverPaidTimeField): PaidLine[] {
+  const payments = elementsOf(order.payments, `order ${order.id} payments`)
+    .filter((payment) => payment.result === undefined || payment.result === 'SUCCESS')
+    .map((payment) => ({ payment, paidAt: readTime(payment[paidTimeField] ?? payment.createdTime, `payment ${payment.id} ${paidTimeField}`) }))
+    .sort((a, b) => a.paidAt.getTime() - b.paidAt.getTime())
+  return elementsOf(order.lineItems, `order ${order.id} lineItems`)
+    .filter((line) => !line.exchanged)
+    .flatMap((line) => {
+      const rungAt = line.createdTime === undefined ? undefined : readTime(line.createdTime, `line item ${line.id} createdTime`)
+      const paying = payments.find(({ paidAt }) => rungAt === undefined || paidAt >= rungAt)
+      return paying ? [{ line, ...paying, units: unitsOf(line) }] : []
+    })
+}
+
+function isIn(window: SalesWindow, time: Date): boolean {
+  return time >= window.start && time < window.end
+}
+
+function toPosSaleLine(order: CloverOrder, unit: SaleUnit, soldAt: Date, tip: string | null): PosSaleLine {
+  return {
+    lineId: unit.lineId,
+    posItemId: unit.posItemId,
+    name: unit.name,
+    quantity: unit.quantity.toString(),
+    unitPrice: unit.unitPrice,
     soldAt,
     checkId: order.id,
     staffId: order.employee?.id ?? null,
     staffName: order.employee?.name ?? null,
-    tip: tipReported ? tipShares[index]! : null,
-  }))
+    tip,
+    parentLineId: unit.parentLineId,
+  }
+}
+
+/** The lines paid in the window; each payment's tip is split over the lines (and modifications) it paid. */
+function saleLines(order: CloverOrder, paid: PaidLine[], window: SalesWindow): PosSaleLine[] {
+  const byPayment = new Map<CloverPayment, PaidLine[]>()
+  for (const entry of paid) byPayment.set(entry.payment, [...(byPayment.get(entry.payment) ?? []), entry])
+  return [...byPayment].flatMap(([payment, lines]) => {
+    const paidAt = lines[0]!.paidAt
+    if (!isIn(window, paidAt)) return []
+    const units = lines.flatMap((entry) => entry.units)
+    const tip = readVendorDecimal(CLOVER_VENDOR, payment.tipAmount ?? 0, 'payment tipAmount').div(100)
+    const tipShares = splitCheckTip(tip, units.map((unit) => decimal(unit.unitPrice).times(unit.quantity)))
+    return units.map((unit, index) => toPosSaleLine(order, unit, paidAt, tipShares[index]!))
+  })
+}
+
+/** A refund made in the window takes back each paid line item it names, and the line's modifications, at the price paid. */
+function correctionLines(order: CloverOrder, paid: PaidLine[], window: SalesWindow): PosSaleLine[] {
+  const paidById = new Map(paid.map((entry) => [entry.line.id, entry]))
+  return elementsOf(order.refunds, `order ${order.id} refunds`).flatMap((refund: CloverRefund) => {
+    const refundedAt = readTime(refund.createdTime, `refund ${refund.id} createdTime`)
+    if (!isIn(window, refundedAt)) return []
+    const taken = elementsOf(refund.lineItems, `refund ${refund.id} lineItems`).flatMap((ref) => paidById.get(ref.id)?.units ?? [])
+    return taken.map((unit) => ({
+      ...toPosSaleLine(order, { ...unit, quantity: unit.quantity.neg(), parentLineId: null }, refundedAt, null),
+      lineId: `${refund.id}:${unit.lineId}`,
+      correctsLineId: unit.lineId,
+    }))
+  })
+}
+
+/**
+ * An order's lines for the window: those paid in it (refunded since or not: the refund is a correction
+ * of its own) and the corrections of refunds made in it.
+ */
+export function toPosSaleLines(order: CloverOrder, window: SalesWindow, paidTimeField: CloverPaidTimeField): PosSaleLine[] {
+  const paid = paidLines(order, paidTimeField)
+  return [...saleLines(order, paid, window), ...correctionLines(order, paid, window)]
 }

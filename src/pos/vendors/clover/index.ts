@@ -1,37 +1,63 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { PosPush, PosVendor } from '../../adapter.js'
 import { CloverAdapter, CloverCredentials, cloverProductionBaseUrl, type CloverConfig } from './clover.adapter.js'
-import { CLOVER_MAX_PAGE_SIZE, DEFAULT_CLOVER_REFRESH_FIELDS, type CloverPush } from './clover.client.js'
+import { CLOVER_MAX_PAGE_SIZE, DEFAULT_CLOVER_REFRESH_FIELDS, type CloverPush, type CloverWebhookVerification } from './clover.client.js'
 import { createCloverSimulator } from './clover.simulator.js'
+
+/** A Clover push as read: the merchants it is about and, for Clover's set-up request, the verification code. */
+export interface CloverPushReading extends PosPush {
+  merchantIds: string[]
+  verificationCode?: string
+}
 
 export const DEFAULT_CLOVER_CONFIG: CloverConfig = {
   // The app id is the deployment's, not the merchant's: it comes from the environment.
   appId: process.env.CLOVER_APP_ID || undefined,
   refreshFields: DEFAULT_CLOVER_REFRESH_FIELDS,
   pageSize: CLOVER_MAX_PAGE_SIZE,
-  openTabLookbackMs: 24 * 3_600_000,
+  paidTimeField: 'modifiedTime',
 }
 
-/**
- * A Clover webhook: `X-Clover-Auth` carries the code Clover sent when the webhook URL was verified (it is
- * a shared secret, not a signature). Object ids say what changed: `O:` orders and `P:` payments mean
- * sales to read; `I…:` (items, categories, item groups) the catalog. A push naming both is about orders.
- */
-function parseCloverPush(headers: Record<string, string | string[] | undefined>, rawBody: Buffer, secret: string): PosPush {
+function readJson(rawBody: Buffer): unknown {
+  try {
+    return JSON.parse(rawBody.toString('utf8'))
+  } catch {
+    throw new Error('Clover push body is not JSON')
+  }
+}
+
+/** Clover's set-up request: a body of the verification code alone. */
+function isVerification(body: unknown): body is CloverWebhookVerification {
+  const fields = typeof body === 'object' && body !== null ? Object.keys(body) : []
+  return fields.length === 1 && typeof (body as Partial<CloverWebhookVerification>).verificationCode === 'string'
+}
+
+function assertCloverAuth(headers: Record<string, string | string[] | undefined>, secret: string): void {
   const header = headers['x-clover-auth']
   const code = Buffer.from((Array.isArray(header) ? header[0] : header) ?? '')
   const expected = Buffer.from(secret)
   if (code.length !== expected.length || !timingSafeEqual(code, expected)) throw new Error('Clover push X-Clover-Auth does not match')
-  let push: Partial<CloverPush>
-  try {
-    push = JSON.parse(rawBody.toString('utf8')) as Partial<CloverPush>
-  } catch {
-    throw new Error('Clover push body is not JSON')
-  }
-  const objectIds = Object.values(push.merchants ?? {}).flatMap((changes) => (Array.isArray(changes) ? changes.map((change) => String(change.objectId ?? '')) : []))
-  if (objectIds.some((id) => id.startsWith('O:') || id.startsWith('P:'))) return { kind: 'orders_changed' }
-  if (objectIds.some((id) => id.startsWith('I'))) return { kind: 'catalog_changed' }
-  return { kind: 'other' }
+}
+
+/**
+ * A Clover webhook. When the app's webhook URL is set up Clover posts `{verificationCode}` once, before
+ * any auth code exists (docs.clover.com/docs/webhooks): it carries no X-Clover-Auth, and its code is
+ * handed back for the operator to type into Clover's dashboard. Every other push carries `X-Clover-Auth`,
+ * the code Clover shows once the URL is verified (a shared secret, not a signature), and names the
+ * merchants it is about: Clover posts every merchant's changes to the app's one URL. Object ids say what
+ * changed: `O:` orders and `P:` payments mean sales to read; `I…:` (items, categories, item groups) the
+ * catalog. A push naming both is about orders.
+ */
+function parseCloverPush(headers: Record<string, string | string[] | undefined>, rawBody: Buffer, secret: string): CloverPushReading {
+  const body = readJson(rawBody)
+  if (isVerification(body)) return { kind: 'other', merchantIds: [], verificationCode: body.verificationCode }
+  assertCloverAuth(headers, secret)
+  const merchants = (body as Partial<CloverPush> | null)?.merchants ?? {}
+  const objectIds = Object.values(merchants).flatMap((changes) => (Array.isArray(changes) ? changes.map((change) => String(change.objectId ?? '')) : []))
+  const merchantIds = Object.keys(merchants)
+  if (objectIds.some((id) => id.startsWith('O:') || id.startsWith('P:'))) return { kind: 'orders_changed', merchantIds }
+  if (objectIds.some((id) => id.startsWith('I'))) return { kind: 'catalog_changed', merchantIds }
+  return { kind: 'other', merchantIds }
 }
 
 /** A Clover PosVendor with some settings overridden (tests, or a deployment that learned Clover's real field names). */
