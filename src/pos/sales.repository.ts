@@ -90,10 +90,10 @@ export async function stageCorrections(db: Executor, source: SaleSource, correct
 /**
  * Moves the connection's waiting corrections whose original line is stored now into the sales, under
  * `sourceId`: each takes its original's POS item, location, check, staff, depleted flag and sale time,
- * so it takes back from the day the line was sold. Others keep waiting.
+ * so it takes back from the day the line was sold. Others keep waiting. Answers how many joined.
  */
-export async function resolveCorrections(trx: Trx, connectionId: string, sourceId: string): Promise<void> {
-  await sql`
+export async function resolveCorrections(trx: Trx, connectionId: string, sourceId: string): Promise<number> {
+  const result = await sql`
     WITH resolved AS (
       DELETE FROM pos_pending_corrections p USING pos_sales o
       WHERE p.connection_id = ${connectionId} AND o.connection_id = p.connection_id AND o.line_id = p.corrects_line_id
@@ -106,6 +106,7 @@ export async function resolveCorrections(trx: Trx, connectionId: string, sourceI
       quantity, unit_price, sold_at, staff_id, staff_name, check_id, NULL, depleted, corrects_line_id, corrected_at
     FROM resolved
     ON CONFLICT (connection_id, line_id) DO NOTHING`.execute(trx)
+  return Number(result.numAffectedRows ?? 0)
 }
 
 /** Sets the depleted flag of a source's lines of these POS items. */

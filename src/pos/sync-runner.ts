@@ -150,9 +150,11 @@ class StagingPipeline {
     this.inFlight.push(inserting)
   }
 
+  /** Stores a batch; answers its new sale lines (its corrections count once they join the sales, at commit). */
   private async insert(batch: StagedBatch): Promise<number> {
     const sales = await stageSaleLines(this.db, this.source, batch.sales)
-    return sales + (await stageCorrections(this.db, this.source, batch.corrections))
+    await stageCorrections(this.db, this.source, batch.corrections)
+    return sales
   }
 
   /** Waits for every batch in flight and counts their lines; rethrows the first failure. */
@@ -249,7 +251,7 @@ export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): P
   if (staged.products) await upsertProducts(trx, key, staged.products, now)
   await addSoldItems(trx, key, staged.soldItems, now)
   await upsertStaff(trx, key, staged.staff, now)
-  await resolveCorrections(trx, connection.id, run.id)
+  const salesSynced = staged.salesSynced + (await resolveCorrections(trx, connection.id, run.id))
   // Mappings made or removed while the run fetched apply to its lines as they stand now.
   const mappedNow = new Set((await mappingsOf(trx, connection.id)).keys())
   await markSourceLines(trx, run.id, [...mappedNow].filter((id) => !staged.mappedAtStart.has(id)), true)
@@ -263,7 +265,7 @@ export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): P
     status: 'completed',
     completed_at: now,
     duration_ms: duration,
-    sales_synced: staged.salesSynced,
+    sales_synced: salesSynced,
     products_synced: productsSynced,
     variance_detected: depletion.itemsBelowZero,
   })
@@ -278,7 +280,7 @@ export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): P
     sync_id: run.id,
     sync_type: run.sync_type,
     duration_seconds: Math.round(duration / 1000),
-    sales_synced: staged.salesSynced,
+    sales_synced: salesSynced,
     products_synced: productsSynced,
     variance_detected: depletion.itemsBelowZero,
     status: 'success',

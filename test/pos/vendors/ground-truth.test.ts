@@ -18,6 +18,7 @@ import { createPosTestContext, runSync, startWorker } from '../pos-helpers.js'
  */
 
 const DAY_MS = 86_400_000
+const NOON_MS = 12 * 3_600_000
 const SEED = 23
 const HISTORY_DAYS = 7
 /** Where the simulated bar starts trading: after the items exist, so every sale takes stock. */
@@ -87,8 +88,10 @@ for (const posType of supportedPosTypes()) {
     test('two runs, the second bringing the first one\'s refunds, voids after close and reopened checks', async () => {
       const vendor = findVendor(posType) as PosVendor
       const caller = await ctx.newCaller({ environment: 'production' })
-      // The items are created within these ten minutes.
-      historyStart = Date.now() + 10 * 60_000
+      // The items are created within ten minutes; the history starts at the next noon UTC after that, so
+      // every run ends at noon, when the simulated bar (16:00 to 02:00 UTC) is closed and no vendor is
+      // still holding back the last minutes of trade (SpotOn exports nothing from its last 5 minutes).
+      historyStart = Math.ceil((Date.now() + 10 * 60_000 - NOON_MS) / DAY_MS) * DAY_MS + NOON_MS
       const items = await connectAndMapEverything(caller, vendor)
       const connectionId = (items as unknown as { connectionId: string }).connectionId
 
