@@ -114,6 +114,11 @@ export interface PosAdapter {
 /** A vendor push (webhook) after its signature was verified. */
 export interface PosPush {
   kind: 'orders_changed' | 'catalog_changed' | 'other'
+  /**
+   * A set-up handshake instead of a change: the one-time code the vendor posts (unsigned) when its
+   * webhook URL is registered, which the operator must enter in the vendor's dashboard (Clover).
+   */
+  verificationCode?: string
 }
 
 export interface SimulatorOptions {

@@ -19,6 +19,7 @@ export function rowToConnection(row: ConnectionRow): PosConnection {
     sync_frequency: row.sync_frequency,
     last_sync: row.last_sync?.toISOString() ?? null,
     push_url: pushUrlOf(row.pos_type, row.id),
+    push_verification_code: row.push_verification_code,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   }

@@ -102,6 +102,7 @@ export async function createConnection(
     sync_frequency: input.sync_frequency ?? 'hourly',
     credentials: gateway.seal(id, verified.credentials),
     push_secret: push ? sealPushSecret(gateway, id, push.secret) : null,
+    push_verification_code: null,
     sales_cursor: null,
     last_sync: null,
     next_sync_at: new Date(),

@@ -25,6 +25,12 @@ const connectionFields = {
       description: 'Where the vendor posts pushes (webhooks), relative to the service address; null for vendors without pushes',
     }),
   ),
+  push_verification_code: Nullable(
+    Type.String({
+      description:
+        'The one-time code the vendor posted to push_url when its webhook was set up (Clover), to enter in the vendor’s dashboard; null until one arrives',
+    }),
+  ),
   created_at: Timestamp,
   updated_at: Timestamp,
 }

@@ -18,6 +18,8 @@ export interface PosConnectionTable {
   credentials: string
   /** Sealed like the credentials (src/pos/push-setup.ts); null for vendors without pushes. */
   push_secret: string | null
+  /** The vendor's one-time webhook verification code, as it last arrived. */
+  push_verification_code: string | null
   sales_cursor: Date | null
   last_sync: Date | null
   next_sync_at: Date

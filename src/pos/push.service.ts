@@ -1,7 +1,7 @@
 import { AppError } from '../platform/errors.js'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import type { PosPush } from './adapter.js'
-import { findConnectionById } from './connections.repository.js'
+import { findConnectionById, updateConnectionRow } from './connections.repository.js'
 import { posErrors } from './pos.errors.js'
 import type { PosGateway } from './pos-gateway.js'
 import type { PushReceipt } from './pos.schemas.js'
@@ -22,6 +22,7 @@ export interface VerifiedPush {
   tenant: Tenant
   connectionId: string
   kind: PosPush['kind']
+  verificationCode?: string
 }
 
 /** Recorded as the run's `triggered_by`. */
@@ -49,6 +50,9 @@ export async function verifyPush(db: Executor, gateway: PosGateway, push: Incomi
   } catch (error) {
     throw posErrors.invalidPushSignature([row.id, (error as Error).message])
   }
+  const tenant = { accountId: row.account_id, environment: row.environment }
+  // The set-up handshake comes before the connection is made realtime: it is only recorded.
+  if (parsed.verificationCode !== undefined) return { tenant, connectionId: row.id, kind: 'other', verificationCode: parsed.verificationCode }
   if (row.sync_frequency !== 'realtime') {
     throw posErrors.pushNotEnabled([row.id, `its sync_frequency is ${row.sync_frequency}, not realtime`], {
       reason: 'not_realtime',
@@ -56,16 +60,21 @@ export async function verifyPush(db: Executor, gateway: PosGateway, push: Incomi
     })
   }
   if (row.status === 'inactive') throw posErrors.pushNotEnabled([row.id, 'it is paused (status inactive)'], { reason: 'inactive' })
-  return { tenant: { accountId: row.account_id, environment: row.environment }, connectionId: row.id, kind: parsed.kind }
+  return { tenant, connectionId: row.id, kind: parsed.kind }
 }
 
 /**
  * Queues an incremental run for a verified push that reports changed orders or catalog (an incremental
  * run re-reads the catalog too). A run already queued or running will read the change: then, as for a
  * push about anything else, nothing is queued and the push still succeeds, so the vendor does not retry.
+ * A vendor's set-up handshake records its verification code on the connection instead.
  * Throws connection_not_found (deleted since it was verified).
  */
 export async function queuePushSync(trx: Trx, push: VerifiedPush): Promise<PushReceipt> {
+  if (push.verificationCode !== undefined) {
+    await updateConnectionRow(trx, push.connectionId, { push_verification_code: push.verificationCode })
+    return { kind: push.kind, queued: false, sync_id: null }
+  }
   if (push.kind === 'other') return { kind: push.kind, queued: false, sync_id: null }
   try {
     const run = await triggerSync(trx, push.tenant, push.connectionId, 'incremental', PUSH_TRIGGER)

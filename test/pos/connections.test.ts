@@ -137,7 +137,7 @@ describe('GET, PUT, DELETE /v1/pos/connections/:id', () => {
     assert.equal(list.pagination.total, 1)
     assert.deepEqual(
       Object.keys(list.data[0]).sort(),
-      ['created_at', 'id', 'last_sync', 'location', 'name', 'pos_type', 'push_url', 'status', 'sync_frequency', 'updated_at'],
+      ['created_at', 'id', 'last_sync', 'location', 'name', 'pos_type', 'push_url', 'push_verification_code', 'status', 'sync_frequency', 'updated_at'],
     )
   })
 

@@ -138,6 +138,19 @@ describe('POST /v1/pos/push/:connection_id', () => {
     assert.equal((await runsOf(connection.id)).length, 0)
   })
 
+  test('Clover\'s unsigned set-up post records its verification code on the connection for the operator, and queues nothing', async () => {
+    const caller = await sandboxCaller()
+    const connection = await connect(caller, 'clover', { sync_frequency: 'daily' })
+    const before = json(await ctx.request('GET', `/v1/pos/connections/${connection.id}`, { key: caller.key })).data
+    assert.equal(before.push_verification_code, null)
+    const response = await push(connection.id, JSON.stringify({ verificationCode: '0b4e6d4c-3b0a-4f0b-9d8e-2b1f1a7c5e90' }), {})
+    assert.equal(response.statusCode, 202, response.body)
+    assert.deepEqual(json(response).data, { kind: 'other', queued: false, sync_id: null })
+    const after = json(await ctx.request('GET', `/v1/pos/connections/${connection.id}`, { key: caller.key })).data
+    assert.equal(after.push_verification_code, '0b4e6d4c-3b0a-4f0b-9d8e-2b1f1a7c5e90')
+    assert.equal((await runsOf(connection.id)).length, 0)
+  })
+
   test('a Clover push carrying the generated X-Clover-Auth code queues a run', async () => {
     const caller = await sandboxCaller()
     const connection = await connect(caller, 'clover')
