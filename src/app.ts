@@ -7,7 +7,8 @@ import type { DatabaseHandle } from './platform/db/connect.js'
 import { API_KEYS_CHANNEL } from './platform/auth/api-keys.js'
 import { ApiKeyCache, authPlugin } from './platform/auth/auth-plugin.js'
 import { authRoutes } from './platform/auth/auth.routes.js'
-import { BODY_LIMIT_BYTES, conventionsPlugin } from './platform/http/conventions.js'
+import { BODY_LIMIT_BYTES, conventionsPlugin, sendError } from './platform/http/conventions.js'
+import { answerClientError, frameworkErrorOf } from './platform/http/input-safety.js'
 import { healthRoutes } from './platform/http/health.routes.js'
 import type { App } from './platform/http/types.js'
 import { validatorCompiler } from './platform/http/validation.js'
@@ -84,6 +85,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: () => newId('req'),
     requestIdHeader: false,
     return503OnClosing: true,
+    // Ids are at most 63 characters; longer segments are refused in the API's shape (frameworkErrors).
+    routerOptions: { maxParamLength: 500 },
+    frameworkErrors: (error, request, reply) => sendError(frameworkErrorOf(error), request, reply),
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
   app.decorate('db', database.db)

@@ -67,10 +67,36 @@ export const platformErrors = {
     'A request with this X-Idempotency-Key is still being processed',
   ),
   payloadTooLarge: defineError('payload_too_large', 413, 'The request body exceeds %s bytes'),
+  headersTooLarge: defineError('headers_too_large', 431, 'The request headers exceed %s bytes together; an API key is at most 200 characters'),
   internalError: defineError('internal_error', 500, 'Internal server error'),
 }
 
 /** invalid_parameter with the details the spec requires. */
 export function invalidParameter(parameter: string, value: unknown, message: string): AppError {
-  return platformErrors.invalidParameter(message, { parameter, value: value === undefined ? null : value })
+  return platformErrors.invalidParameter(message, { parameter, value: echoValue(value) })
 }
+
+/** The longest echo of a refused value in `details.value`. */
+const ECHO_MAX_CHARS = 200
+
+/**
+ * A refused value as `details.value` shows it: numbers, booleans and short strings as they are; long
+ * strings cut; objects and arrays as a short JSON rendering, never walked deeper than a few levels (a
+ * value nested thousands of levels deep once broke the error reply itself).
+ */
+export function echoValue(value: unknown): unknown {
+  if (value === undefined || value === null) return null
+  if (typeof value === 'number' || typeof value === 'boolean') return value
+  if (typeof value === 'string') return value.length <= ECHO_MAX_CHARS ? value : `${value.slice(0, ECHO_MAX_CHARS)}… (${value.length} characters)`
+  const rendered = JSON.stringify(shallowCopy(value, 3))
+  if (rendered.length <= ECHO_MAX_CHARS && !rendered.includes('"…"')) return value
+  return rendered.length <= ECHO_MAX_CHARS ? rendered : `${rendered.slice(0, ECHO_MAX_CHARS)}…`
+}
+
+function shallowCopy(value: unknown, levels: number): unknown {
+  if (value === null || typeof value !== 'object') return value
+  if (levels === 0) return '…'
+  if (Array.isArray(value)) return value.slice(0, 20).map((item) => shallowCopy(item, levels - 1))
+  return Object.fromEntries(Object.entries(value).slice(0, 20).map(([key, item]) => [key, shallowCopy(item, levels - 1)]))
+}
+

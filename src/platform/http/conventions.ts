@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { AppError, type ErrorDefinition, invalidParameter, isAppError, platformErrors } from '../errors.js'
+import { rejectUnsafeInput } from './input-safety.js'
 import { ErrorBody } from './schemas.js'
 
 declare module 'fastify' {
@@ -117,7 +118,7 @@ function metaOf(request: FastifyRequest) {
   return { request_id: request.id, timestamp: new Date().toISOString() }
 }
 
-function sendError(error: AppError, request: FastifyRequest, reply: FastifyReply) {
+export function sendError(error: AppError, request: FastifyRequest, reply: FastifyReply) {
   // Error replies skip preSerialization hooks, so meta is added here.
   const body: { error: { code: string; message: string; details?: object }; meta: object } = {
     error: { code: error.code, message: error.message },
@@ -136,6 +137,7 @@ async function conventions(app: FastifyInstance) {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id)
   })
+  app.addHook('preValidation', rejectUnsafeInput)
   app.addHook('preSerialization', async (request, _reply, payload) => addMeta(request, payload))
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error, request)

@@ -1,0 +1,75 @@
+import type { Socket } from 'node:net'
+import type { FastifyError, FastifyRequest } from 'fastify'
+import { newId } from '../ids.js'
+import { type AppError, invalidParameter, platformErrors } from '../errors.js'
+
+/**
+ * What no route should ever see: NUL characters (PostgreSQL's text cannot hold them) and JSON nested
+ * deeper than any field of the API needs. Checked once, before validation, for the path parameters,
+ * the query and the body, naming the field as a client would (`items[2].name`).
+ */
+
+/** The deepest nesting the API's bodies use is 4 (`items[].…`); this leaves room without risking recursion. */
+export const MAX_JSON_DEPTH = 32
+
+function fieldName(path: (string | number)[], root: string): string {
+  const joined = path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('')
+  return root === 'body' ? joined.replace(/^\./, '') || 'body' : `${root}${joined}`.replace(/^(query|params)\./, '')
+}
+
+/** Walks a parsed value without recursion; throws invalid_parameter at the first NUL or at too deep a level. */
+export function checkInput(value: unknown, root: 'body' | 'query' | 'params'): void {
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }]
+  while (stack.length > 0) {
+    const { value: current, path } = stack.pop() as { value: unknown; path: (string | number)[] }
+    if (typeof current === 'string') {
+      if (current.includes('\u0000')) throw invalidParameter(fieldName(path, root), current.replace(/\u0000/g, '\\u0000'), `${fieldName(path, root)} contains a NUL character (\\u0000), which text cannot hold`)
+      continue
+    }
+    // A raw body (vendor pushes) is bytes, checked by its route.
+    if (current === null || typeof current !== 'object' || Buffer.isBuffer(current)) continue
+    if (path.length >= MAX_JSON_DEPTH) throw invalidParameter(fieldName(path, root), null, `${fieldName(path, root)} is nested deeper than ${MAX_JSON_DEPTH} levels`)
+    const entries = Array.isArray(current) ? current.map((item, index) => [index, item] as const) : Object.entries(current)
+    for (const [key, item] of entries) {
+      if (typeof key === 'string' && key.includes('\u0000')) throw invalidParameter(fieldName(path, root), null, `a field name in ${fieldName(path, root)} contains a NUL character`)
+      stack.push({ value: item, path: [...path, key] })
+    }
+  }
+}
+
+/** The preValidation hook: path parameters, query and body, in that order. */
+export async function rejectUnsafeInput(request: FastifyRequest): Promise<void> {
+  checkInput(request.params, 'params')
+  checkInput(request.query, 'query')
+  checkInput(request.body, 'body')
+}
+
+/** Fastify's own refusals before routing (a malformed percent-encoding, an over-long path segment), in the API's shape. */
+export function frameworkErrorOf(error: FastifyError): ReturnType<typeof invalidParameter> {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return invalidParameter('path', null, 'A path segment is longer than 500 characters; no id is that long')
+  return invalidParameter('path', null, 'The path is not valid percent-encoded UTF-8 (a lone % or an invalid %XX sequence)')
+}
+
+
+/** Node's limit on all request headers together (its default). */
+export const MAX_HEADER_BYTES = 16 * 1024
+
+/**
+ * Requests Node refuses before Fastify sees them (headers over MAX_HEADER_BYTES, a malformed request
+ * line), answered in the API's error shape instead of Node's bare status line, then closed.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) return
+  const appError: AppError =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? platformErrors.headersTooLarge(String(MAX_HEADER_BYTES))
+      : invalidParameter('request', null, 'The request is not valid HTTP/1.1')
+  const body = JSON.stringify({
+    error: { code: appError.code, message: appError.message, ...(appError.details && { details: appError.details }) },
+    meta: { request_id: newId('req'), timestamp: new Date().toISOString() },
+  })
+  socket.end(
+    `HTTP/1.1 ${appError.statusCode} ${appError.statusCode === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  )
+}

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict'
+import { connect } from 'node:net'
+import { after, before, test } from 'node:test'
+import { type Caller, createTestContext, json, type TestContext } from '../helpers/context.js'
+
+/**
+ * Input no route should see is refused in the API's error shape, never a 500 and never Fastify's or
+ * Node's own answer: NUL characters, deep nesting, huge echoes, broken percent-encoding, over-long path
+ * segments and over-large headers. Each refusal changes nothing.
+ */
+
+let ctx: TestContext
+let caller: Caller
+before(async () => {
+  ctx = await createTestContext()
+  caller = await ctx.newCaller()
+})
+after(() => ctx.close())
+
+async function locationCount(): Promise<number> {
+  return json(await ctx.request('GET', '/v1/locations', { key: caller.key })).pagination.total
+}
+
+function assertRefused(response: Awaited<ReturnType<TestContext['request']>>, parameter: string | RegExp) {
+  assert.equal(response.statusCode, 400, response.body)
+  const body = json(response)
+  assert.equal(body.error.code, 'invalid_parameter')
+  assert.match(body.meta.request_id, /^req_/)
+  if (typeof parameter === 'string') assert.equal(body.error.details.parameter, parameter)
+  else assert.match(body.error.details.parameter, parameter)
+}
+
+test('a NUL character in a body string is 400 invalid_parameter naming the field, and nothing is written', async () => {
+  const before = await locationCount()
+  const response = await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'nul1', name: 'a\u0000b' } })
+  assertRefused(response, 'name')
+  assert.match(json(response).error.message, /NUL/)
+  assert.equal(await locationCount(), before)
+})
+
+test('a NUL character in a path parameter or a query parameter is 400 invalid_parameter naming it', async () => {
+  assertRefused(await ctx.request('GET', '/v1/locations/%00', { key: caller.key }), 'id')
+  assertRefused(await ctx.request('GET', '/v1/inventory/items', { key: caller.key, query: { location: '\u0000' } }), 'location')
+})
+
+test('a body nested 5,000 levels deep is 400 invalid_parameter, and the answer stays small', async () => {
+  const before = await locationCount()
+  const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`
+  const response = await ctx.request('POST', '/v1/locations', {
+    key: caller.key,
+    body: `{"id":"deep1","name":${deep}}`,
+    headers: { 'content-type': 'application/json' },
+  })
+  assertRefused(response, /^name/)
+  assert.ok(response.body.length < 2000, `${response.body.length} bytes`)
+  assert.equal(await locationCount(), before)
+})
+
+test('a refused value is echoed cut to 200 characters, with its length', async () => {
+  const name = 'x'.repeat(1_000_000 - 100)
+  const response = await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'big1', name } })
+  assertRefused(response, 'name')
+  assert.equal(json(response).error.details.value, `${'x'.repeat(200)}… (${name.length} characters)`)
+})
+
+test('malformed percent-encoding in the path is 400 invalid_parameter in the API shape', async () => {
+  for (const path of ['/v1/orders/%zz', '/v1/orders/%C3%28', '/v1/orders/%']) {
+    assertRefused(await ctx.request('GET', path, { key: caller.key }), 'path')
+  }
+})
+
+test('a path segment over 500 characters is 400 invalid_parameter; one of 150 reaches the route', async () => {
+  assertRefused(await ctx.request('GET', `/v1/orders/${'a'.repeat(501)}`, { key: caller.key }), 'path')
+  const reached = await ctx.request('GET', `/v1/orders/${'a'.repeat(150)}`, { key: caller.key })
+  assert.equal(reached.statusCode, 404)
+  assert.equal(json(reached).error.code, 'order_not_found')
+})
+
+test('headers over 16 KiB are 431 headers_too_large in the API shape, not Node\'s bare status line', async () => {
+  await ctx.app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = ctx.app.server.address() as { port: number }
+  const answer = await new Promise<string>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(`GET /v1/locations HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${'k'.repeat(20_000)}\r\n\r\n`)
+    })
+    let received = ''
+    socket.on('data', (chunk) => (received += chunk.toString()))
+    socket.on('end', () => resolve(received))
+    socket.on('error', reject)
+  })
+  assert.match(answer, /^HTTP\/1\.1 431 /)
+  const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))
+  assert.equal(body.error.code, 'headers_too_large')
+  assert.match(body.meta.request_id, /^req_/)
+})
