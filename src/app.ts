@@ -8,7 +8,7 @@ import { API_KEYS_CHANNEL } from './platform/auth/api-keys.js'
 import { ApiKeyCache, authPlugin } from './platform/auth/auth-plugin.js'
 import { authRoutes } from './platform/auth/auth.routes.js'
 import { BODY_LIMIT_BYTES, conventionsPlugin, sendError } from './platform/http/conventions.js'
-import { answerClientError, frameworkErrorOf } from './platform/http/input-safety.js'
+import { answerClientError, frameworkErrorOf, withoutTrailingSlash } from './platform/http/input-safety.js'
 import { healthRoutes } from './platform/http/health.routes.js'
 import type { App } from './platform/http/types.js'
 import { validatorCompiler } from './platform/http/validation.js'
@@ -58,6 +58,8 @@ const REDACTED_PATHS = [
 
 async function openapi(app: App) {
   await app.register(swagger, {
+    // Paths are documented without a trailing slash, the one form every route answers to.
+    transform: ({ schema, url }) => ({ schema, url: url.length > 1 ? url.replace(/\/+$/, '') : url }),
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -89,6 +91,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 500 },
     frameworkErrors: (error, request, reply) => sendError(frameworkErrorOf(error), request, reply),
     clientErrorHandler: answerClientError,
+    // One rule for every route: a trailing slash is ignored (/v1/orders/ is /v1/orders).
+    rewriteUrl: withoutTrailingSlash,
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
   app.decorate('db', database.db)

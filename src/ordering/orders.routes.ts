@@ -43,13 +43,6 @@ export interface OrderRoutesOptions extends OrderingOptions {
 
 export async function orderRoutes(app: App, options: OrderRoutesOptions) {
   const ordering: OrderingOptions = { purchaseOrderMail: options.purchaseOrderMail }
-  // submit and DELETE take no body: a client sending Content-Type: application/json with an empty body
-  // is not wrong. Encapsulated: the parser changes for these routes only.
-  const parseJson = app.getDefaultJsonParser('error', 'error')
-  app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
-    body === '' ? done(null, undefined) : parseJson(request, body as string, done),
-  )
 
   app.get(
     '/',

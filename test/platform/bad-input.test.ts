@@ -93,3 +93,25 @@ test('headers over 16 KiB are 431 headers_too_large in the API shape, not Node\'
   assert.equal(body.error.code, 'headers_too_large')
   assert.match(body.meta.request_id, /^req_/)
 })
+
+test('a trailing slash is ignored on every route, and the document writes no path with one', async () => {
+  for (const path of ['/v1/inventory/items/', '/v1/orders/', '/v1/locations/']) {
+    const response = await ctx.request('GET', path, { key: caller.key })
+    assert.equal(response.statusCode, 200, `${path}: ${response.body}`)
+  }
+  const document = json(await ctx.request('GET', '/openapi.json', { key: null }))
+  assert.deepEqual(Object.keys(document.paths).filter((path) => path.length > 1 && path.endsWith('/')), [])
+  assert.deepEqual(Object.keys(document.paths['/v1/orders']).sort(), ['get', 'post'])
+})
+
+test('an empty body sent as application/json is an empty body on every route: accepted where none is needed, invalid_parameter where one is', async () => {
+  const headers = { 'content-type': 'application/json' }
+  const created = await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'empty_body_bar', name: 'Empty Body Bar' } })
+  assert.equal(created.statusCode, 201, created.body)
+  const deleted = await ctx.app.inject({ method: 'DELETE', url: '/v1/locations/empty_body_bar', headers: { ...headers, 'x-api-key': caller.key }, payload: '' })
+  assert.equal(deleted.statusCode, 200, deleted.body)
+  const before = await locationCount()
+  const missing = await ctx.app.inject({ method: 'POST', url: '/v1/locations', headers: { ...headers, 'x-api-key': caller.key }, payload: '' })
+  assertRefused(missing, 'body')
+  assert.equal(await locationCount(), before)
+})

@@ -60,8 +60,6 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
       return platformErrors.payloadTooLarge(String(BODY_LIMIT_BYTES))
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return invalidParameter('Content-Type', request.headers['content-type'], 'Content-Type must be application/json')
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return invalidParameter('body', null, 'The request body is empty; send a JSON object')
   }
   if (fastifyError.statusCode === 400 || error instanceof SyntaxError) {
     return invalidParameter('body', null, `The request body is not valid JSON: ${fastifyError.message}`)
@@ -137,6 +135,13 @@ async function conventions(app: FastifyInstance) {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id)
   })
+  // A POST or DELETE without a body but with Content-Type: application/json (most HTTP clients send it)
+  // is an empty body, on every route alike: the route's schema then says whether it needs one.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    body === '' ? done(null, undefined) : parseJson(request, body as string, done),
+  )
   app.addHook('preValidation', rejectUnsafeInput)
   app.addHook('preSerialization', async (request, _reply, payload) => addMeta(request, payload))
   app.setErrorHandler((error, request, reply) => {

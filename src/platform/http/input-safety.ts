@@ -73,3 +73,12 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   )
 }
+
+/** The request's URL with the trailing slashes of its path removed (the root stays `/`). */
+export function withoutTrailingSlash(request: { url?: string }): string {
+  const url = request.url ?? '/'
+  const queryAt = url.indexOf('?')
+  const path = queryAt === -1 ? url : url.slice(0, queryAt)
+  if (path.length <= 1 || !path.endsWith('/')) return url
+  return (path.replace(/\/+$/, '') || '/') + (queryAt === -1 ? '' : url.slice(queryAt))
+}
