@@ -52,7 +52,7 @@ export function isAppError(error: unknown): error is AppError {
 /** The platform's own codes: the general ones of the spec and the HTTP-level ones of DECISIONS.md. */
 export const platformErrors = {
   invalidParameter: defineError('invalid_parameter', 400, '%s'),
-  invalidApiKey: defineError('invalid_api_key', 401, 'The API key is missing, invalid, revoked or expired'),
+  invalidApiKey: defineError('invalid_api_key', 401, 'The API key is missing, invalid, revoked or expired%s'),
   insufficientPermissions: defineError('insufficient_permissions', 403, 'This API key lacks the permission %s'),
   notFound: defineError('not_found', 404, 'No route %s %s'),
   rateLimitExceeded: defineError('rate_limit_exceeded', 429, 'Rate limit of %s requests a minute exceeded; retry in %s seconds'),

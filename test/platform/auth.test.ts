@@ -52,6 +52,16 @@ describe('API keys', () => {
     }
   })
 
+  test('a key sent as Authorization: Bearer is 401 invalid_api_key whose message says to send X-API-Key', async () => {
+    const caller = await ctx.newCaller()
+    const response = await ctx.request('GET', '/v1/inventory/items', { key: null, headers: { authorization: `Bearer ${caller.key}` } })
+    assert.equal(response.statusCode, 401)
+    assert.equal(json(response).error.code, 'invalid_api_key')
+    assert.match(json(response).error.message, /X-API-Key header \(Authorization: Bearer is not read\)/)
+    const unknown = json(await ctx.request('GET', '/v1/inventory/items', { key: 'bs_live_nope' })).error.message
+    assert.equal(unknown, 'The API key is missing, invalid, revoked or expired')
+  })
+
   test('a key without the route’s permission is 403 with required and provided', async () => {
     const caller = await ctx.newCaller({ permissions: ['inventory:read'] })
     const response = await ctx.request('POST', '/v1/inventory/items', { key: caller.key, body: {} })

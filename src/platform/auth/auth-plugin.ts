@@ -68,9 +68,16 @@ function setRateLimitHeaders(reply: FastifyReply, result: RateLimitResult) {
   reply.header('X-RateLimit-Reset-After', result.resetAfter)
 }
 
+/** What to fix when no key was sent: a key in `Authorization: Bearer` is not read. */
+function keyHint(request: FastifyRequest): string {
+  if (request.headers['x-api-key'] !== undefined) return ''
+  const bearer = /^bearer\s/i.test(String(request.headers.authorization ?? ''))
+  return bearer ? ': send the key in the X-API-Key header (Authorization: Bearer is not read)' : ': send the key in the X-API-Key header'
+}
+
 /** The tenant of an authenticated request (routes behind the auth hook always have one). */
 export function tenantOf(request: FastifyRequest): Tenant {
-  if (!request.auth) throw platformErrors.invalidApiKey()
+  if (!request.auth) throw platformErrors.invalidApiKey('')
   return { accountId: request.auth.accountId, environment: request.auth.environment }
 }
 
@@ -99,7 +106,7 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     }
     // Unknown routes answer 404 whatever the key.
     if (request.is404 || isPublic) return
-    if (!context) throw platformErrors.invalidApiKey()
+    if (!context) throw platformErrors.invalidApiKey(keyHint(request))
     const required = request.routeOptions.config.permission
     if (required && !context.permissions.includes(required)) {
       throw platformErrors.insufficientPermissions(required, { required, provided: context.permissions })
