@@ -46,11 +46,12 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
     const { items, total } = await listItems(app.db, tenantOf(request), request.query, page)
     return { data: items, pagination: paginate(request, page, total) }
   }
-  app.get('/items', { schema: listSchema, config: { permission: 'inventory:read' } }, listHandler)
+  const listConfig = { permission: 'inventory:read' as const, errors: [locationNotFound] }
+  app.get('/items', { schema: listSchema, config: listConfig }, listHandler)
   // The spec's quick start reads GET /v1/inventory: the same list under its short name.
   app.get(
     '',
-    { schema: { ...listSchema, summary: 'List inventory items (alias of /v1/inventory/items)' }, config: { permission: 'inventory:read' } },
+    { schema: { ...listSchema, summary: 'List inventory items (alias of /v1/inventory/items)' }, config: listConfig },
     listHandler,
   )
 

@@ -86,7 +86,9 @@ export async function getItem(db: Executor, tenant: Tenant, id: string): Promise
   return rowToItem(row)
 }
 
+/** A page of items; a `location` filter naming no location is 404 location_not_found, not an empty list. */
 export async function listItems(db: Executor, tenant: Tenant, query: ListItemsQuery, page: PageRequest) {
+  if (query.location !== undefined) await getLocation(db, tenant, query.location)
   const { rows, total } = await listItemRows(db, tenant, query, page)
   return { items: rows.map(rowToItem), total }
 }

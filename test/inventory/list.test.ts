@@ -56,6 +56,14 @@ describe('GET /v1/inventory/items', () => {
     assert.equal((await list('?low_stock=true&category=liqueur&location=patio')).pagination.total, 1)
   })
 
+  test('a location filter naming no location is 404 location_not_found on both paths, not an empty list', async () => {
+    for (const path of ['/v1/inventory/items', '/v1/inventory']) {
+      const response = await ctx.request('GET', path, { key: caller.key, query: { location: 'rooftop' } })
+      assert.equal(response.statusCode, 404, response.body)
+      assert.equal(json(response).error.code, 'location_not_found')
+    }
+  })
+
   test('pages with next and prev URLs that keep the other parameters', async () => {
     const first = await list('?per_page=2&category=spirits&sort=name')
     assert.equal(first.pagination.total_pages, 1)
