@@ -17,7 +17,7 @@ export interface OpenDatabase {
  */
 export async function openDatabase(config: Config): Promise<OpenDatabase> {
   if (config.databaseUrl) {
-    const handle = await openPostgres(config.databaseUrl, config.databasePoolSize)
+    const handle = await openPostgres(config.databaseUrl, config.databasePoolSize, undefined, config.databaseTimeouts)
     await migrate(handle)
     return { handle, close: () => handle.close() }
   }

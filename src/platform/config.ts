@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './db/connect.js'
 
 /** Everything the service reads from its environment, validated once at start. */
 export interface Config {
@@ -7,6 +8,7 @@ export interface Config {
   dataDir: string
   databaseUrl: string | undefined
   databasePoolSize: number
+  databaseTimeouts: DatabaseTimeouts
   redisUrl: string | undefined
   rateLimits: { production: number; sandbox: number }
   webhookAllowPrivate: boolean
@@ -111,6 +113,11 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: resolve(env.BARSTOCK_DATA_DIR || './data'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolSize: positiveInteger(env, 'BARSTOCK_DB_POOL_SIZE', 10, 200),
+    databaseTimeouts: {
+      connectMs: positiveInteger(env, 'BARSTOCK_DB_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectMs),
+      statementMs: positiveInteger(env, 'BARSTOCK_DB_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.statementMs),
+      idleInTransactionMs: positiveInteger(env, 'BARSTOCK_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs),
+    },
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     rateLimits: {
       production: positiveInteger(env, 'BARSTOCK_RATE_LIMIT_PRODUCTION', 1000),

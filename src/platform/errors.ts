@@ -69,6 +69,7 @@ export const platformErrors = {
   payloadTooLarge: defineError('payload_too_large', 413, 'The request body exceeds %s bytes'),
   headersTooLarge: defineError('headers_too_large', 431, 'The request headers exceed %s bytes together; an API key is at most 200 characters'),
   internalError: defineError('internal_error', 500, 'Internal server error'),
+  databaseUnavailable: defineError('database_unavailable', 503, 'The database is unavailable or did not answer in time; retry shortly'),
 }
 
 /** invalid_parameter with the details the spec requires. */

@@ -109,14 +109,57 @@ async function resilientListen(
   }
 }
 
+/** How long the service waits on PostgreSQL before it gives up (so a lost server fails fast, not never). */
+export interface DatabaseTimeouts {
+  /** Getting a connection, new or from the pool. */
+  connectMs: number
+  /** One statement, enforced by the server; the client also gives up a few seconds later (a partition). */
+  statementMs: number
+  /** A transaction left idle, e.g. by a stalled client. */
+  idleInTransactionMs: number
+}
+
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, statementMs: 30_000, idleInTransactionMs: 60_000 }
+
+/** How much later than the server's statement timeout the client stops waiting for an answer. */
+const CLIENT_TIMEOUT_SLACK_MS = 5_000
+
+/** SQLSTATEs of a server that is going away or not there: connection exceptions and operator intervention. */
+const UNAVAILABLE_SQLSTATE = /^(08|57P0[1-3])/
+
+/**
+ * Whether an error means the database could not be reached or dropped the connection (rather than a
+ * fault of the query): a lost connection, a refused or timed-out connect, a server shut down or a
+ * connection terminated by an administrator, a statement stopped by the timeouts above.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const failure = error as { code?: unknown; message?: unknown } | null
+  if (!failure || typeof failure !== 'object') return false
+  const code = typeof failure.code === 'string' ? failure.code : ''
+  if (UNAVAILABLE_SQLSTATE.test(code) || code === '57014' || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code)) return true
+  const message = typeof failure.message === 'string' ? failure.message : ''
+  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error/.test(message)
+}
+
 export async function openPostgres(
   connectionString: string,
   poolSize: number,
   reportError: ErrorReporter = reportToStderr,
+  timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
 ): Promise<DatabaseHandle> {
-  const pool = new pg.Pool({ connectionString, max: poolSize })
-  // An idle pooled connection can be dropped by the server; without a listener that would crash the process.
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolSize,
+    connectionTimeoutMillis: timeouts.connectMs,
+    statement_timeout: timeouts.statementMs,
+    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+    query_timeout: timeouts.statementMs + CLIENT_TIMEOUT_SLACK_MS,
+  })
+  // A connection can be dropped by the server (a restart, a failover, pg_terminate_backend) while idle in
+  // the pool or while a request holds it; an 'error' event without a listener would end the process. The
+  // request's own query fails too and answers 503 (isDatabaseUnavailable); the pool replaces the client.
   pool.on('error', (error) => reportError(error, 'idle database connection failed'))
+  pool.on('connect', (client) => client.on('error', (error) => reportError(error, 'database connection failed')))
   const db: Db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   const listeners = new Set<() => Promise<void>>()
   return {

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { AppError, type ErrorDefinition, invalidParameter, isAppError, platformErrors } from '../errors.js'
+import { isDatabaseUnavailable } from '../db/connect.js'
 import { rejectUnsafeInput } from './input-safety.js'
 import { ErrorBody } from './schemas.js'
 
@@ -12,6 +13,8 @@ declare module 'fastify' {
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
+/** What a 503 database_unavailable tells clients to wait. */
+const DATABASE_RETRY_AFTER_SECONDS = 5
 
 type ValidationError = NonNullable<FastifyError['validation']>[number]
 
@@ -61,6 +64,7 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return invalidParameter('Content-Type', request.headers['content-type'], 'Content-Type must be application/json')
   }
+  if (isDatabaseUnavailable(error)) return platformErrors.databaseUnavailable()
   if (fastifyError.statusCode === 400 || error instanceof SyntaxError) {
     return invalidParameter('body', null, `The request body is not valid JSON: ${fastifyError.message}`)
   }
@@ -84,7 +88,7 @@ function errorResponseSchemas(errors: ErrorDefinition[]) {
 /** Every /v1 route can answer these, beside the errors it declares (public routes read no key, so no key errors). */
 function standardErrors(route: RouteOptions): ErrorDefinition[] {
   const keyed = !route.config?.public
-  const errors = [platformErrors.rateLimitExceeded, platformErrors.internalError]
+  const errors = [platformErrors.rateLimitExceeded, platformErrors.internalError, platformErrors.databaseUnavailable]
   if (keyed) errors.push(platformErrors.invalidApiKey)
   if (route.config?.permission) errors.push(platformErrors.insufficientPermissions)
   const schema = route.schema ?? {}
@@ -147,6 +151,7 @@ async function conventions(app: FastifyInstance) {
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error, request)
     if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed')
+    if (appError.code === platformErrors.databaseUnavailable.code) reply.header('Retry-After', DATABASE_RETRY_AFTER_SECONDS)
     return sendError(appError, request, reply)
   })
   app.setNotFoundHandler((request, reply) =>

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import { sql } from 'kysely'
+import pg from 'pg'
+import { createTestContext, json, type TestContext } from '../helpers/context.js'
+
+/**
+ * A PostgreSQL connection lost while a request holds it (a failover, a restart, pg_terminate_backend)
+ * answers that request 503 database_unavailable and the service goes on; it once ended the process.
+ * Needs a server: skipped on the embedded database.
+ */
+
+const url = process.env.DATABASE_URL
+let ctx: TestContext
+
+before(async () => {
+  if (!url) return
+  ctx = await createTestContext({
+    configure(app) {
+      // A request that holds its connection until the test cuts it.
+      app.get('/test/held-connection', async () => {
+        await sql`SELECT pg_sleep(30), 'held-by-test' AS marker`.execute(app.db)
+        return { data: 'never' }
+      })
+    },
+  })
+})
+after(async () => {
+  if (ctx) await ctx.close()
+})
+
+async function terminateHeldBackend(): Promise<number> {
+  const admin = new pg.Client({ connectionString: url })
+  await admin.connect()
+  try {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const result = await admin.query(
+        "SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%held-by-test%' AND pid <> pg_backend_pid()) t",
+      )
+      if (result.rows[0].n > 0) return result.rows[0].n
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    return 0
+  } finally {
+    await admin.end()
+  }
+}
+
+test('a connection terminated under a request answers it 503 database_unavailable, and the next request is served', { skip: !url && 'needs DATABASE_URL (PostgreSQL)' }, async () => {
+  const caller = await ctx.newCaller()
+  const held = ctx.app.inject({ method: 'GET', url: '/test/held-connection' })
+  assert.equal(await terminateHeldBackend(), 1)
+  const response = await held
+  assert.equal(response.statusCode, 503, response.body)
+  assert.equal(json(response).error.code, 'database_unavailable')
+  assert.equal(response.headers['retry-after'], '5')
+  const next = await ctx.request('GET', '/v1/locations', { key: caller.key })
+  assert.equal(next.statusCode, 200, next.body)
+  assert.equal((await ctx.request('GET', '/readyz', { key: null })).statusCode, 200)
+})
