@@ -229,12 +229,13 @@ export type CountObserver = (trx: Trx, tenant: Tenant, count: RecordedCount) => 
  */
 export async function recordCount(trx: Trx, tenant: Tenant, input: CountBody, observer?: CountObserver): Promise<CountResult> {
   await getLocation(trx, tenant, input.location)
-  const countedAt = countedAtOf(input)
   const ids = input.items.map((line) => line.item_id)
   const duplicate = ids.find((id, index) => ids.indexOf(id) !== index)
   if (duplicate) throw invalidParameter('items', duplicate, `item ${duplicate} is counted twice`)
   const actuals = input.items.map((line, index) => parseQuantity(line.quantity, `items[${index}].quantity`))
   const items = await lockItemRows(trx, tenant, ids)
+  // Taken under the lock: a change committed while this count waited is before it, not re-applied after it.
+  const countedAt = countedAtOf(input)
   for (const id of ids) {
     const item = items.get(id)
     if (!item) throw inventoryErrors.itemNotFound(id)
