@@ -77,6 +77,21 @@ async function openapi(app: App) {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 }
 
+/**
+ * Once shutdown starts, every answer carries `Connection: close`: a keep-alive connection whose request
+ * was in flight at that moment is closed after its answer instead of holding the shutdown open until its
+ * keep-alive timeout (idle ones Fastify closes itself).
+ */
+function closeConnectionsWhenClosing(app: FastifyInstance): void {
+  let closing = false
+  app.addHook('preClose', async () => {
+    closing = true
+  })
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('Connection', 'close')
+  })
+}
+
 /** The whole service as a Fastify instance that is not listening yet (serve.ts listens; tests inject). */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, database } = options
@@ -102,6 +117,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => unlisten())
 
   await app.register(conventionsPlugin)
+  closeConnectionsWhenClosing(app)
   await openapi(app)
   await app.register(authPlugin, { keys, limiter: options.rateLimiter, limits: config.rateLimits })
   await app.register(healthRoutes)
