@@ -54,6 +54,10 @@ const REDACTED_PATHS = [
   '*.push_secret',
   '*.password',
   '*.key',
+  // A failed query's bound values (PGlite puts them on the error): any of them may be a tenant's data.
+  'err.params',
+  'err.parameters',
+  '*.err.params',
 ]
 
 async function openapi(app: App) {

@@ -65,10 +65,10 @@ export async function verifyNewConnection(gateway: PosGateway, tenant: Tenant, i
   const vendor = vendorOf(input.pos_type)
   if (input.push_secret !== undefined) requirePushVendor(vendor, 'push_secret')
   let credentials = checkCredentialShape(vendor, input.credentials)
-  const adapter = await gateway.adapter(vendor, tenant.environment, credentials, async (rotated) => {
-    credentials = rotated
-  })
   try {
+    const adapter = await gateway.adapter(vendor, tenant.environment, credentials, async (rotated) => {
+      credentials = rotated
+    })
     await adapter.verify()
   } catch (error) {
     throw authenticationError(vendor, error)

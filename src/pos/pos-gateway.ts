@@ -1,7 +1,8 @@
 import type { Config } from '../platform/config.js'
 import type { Environment } from '../platform/db/database.js'
 import { resolveSecretKey } from '../platform/secret-key.js'
-import type { PosAdapter, PosCredentials, PosVendor } from './adapter.js'
+import { type PosAdapter, PosAdapterError, type PosCredentials, type PosVendor } from './adapter.js'
+import { publicHostRefusal } from '../platform/network-guard.js'
 import { decryptCredentials, encryptCredentials } from './credential-cipher.js'
 import { sandboxSimulatorUrl } from './sandbox-simulators.js'
 
@@ -13,7 +14,7 @@ import { sandboxSimulatorUrl } from './sandbox-simulators.js'
 export class PosGateway {
   private key: Buffer | undefined
 
-  constructor(private readonly config: Pick<Config, 'secretKey' | 'dataDir' | 'posBaseUrls' | 'posRetryWaitMs'>) {}
+  constructor(private readonly config: Pick<Config, 'secretKey' | 'dataDir' | 'posBaseUrls' | 'posRetryWaitMs' | 'webhookAllowPrivate'>) {}
 
   private secretKey(): Buffer {
     this.key ??= resolveSecretKey(this.config.secretKey, this.config.dataDir)
@@ -30,7 +31,25 @@ export class PosGateway {
 
   async baseUrl(vendor: PosVendor, environment: Environment, credentials: PosCredentials): Promise<string> {
     if (environment === 'sandbox') return sandboxSimulatorUrl(vendor)
-    return this.config.posBaseUrls[vendor.posType] ?? vendor.productionBaseUrl(credentials)
+    const override = this.config.posBaseUrls[vendor.posType]
+    if (override) return override
+    await this.refuseNonPublicHosts(vendor, credentials)
+    return vendor.productionBaseUrl(credentials)
+  }
+
+  /**
+   * The SSRF rule of webhooks, for the hosts a tenant's credentials name (Simphony's auth and app
+   * servers, a vendor's regional host): a loopback, private or reserved address is never connected to
+   * (BARSTOCK_WEBHOOK_ALLOW_PRIVATE lifts it, for tests). The answer is connection_failed without the
+   * low-level reason, so the API cannot be used to scan a network. Operator overrides
+   * (BARSTOCK_POS_BASE_URLS) are trusted.
+   */
+  private async refuseNonPublicHosts(vendor: PosVendor, credentials: PosCredentials): Promise<void> {
+    if (this.config.webhookAllowPrivate) return
+    const urls = [vendor.productionBaseUrl(credentials), ...Object.values(credentials).filter((value) => /^https?:\/\//i.test(value))]
+    for (const url of urls) {
+      if (await publicHostRefusal(url)) throw new PosAdapterError('connection_failed', `Could not reach the ${vendor.posType} POS`)
+    }
   }
 
   /** An adapter for a request's short calls (verifying credentials): a long rate limit fails fast. */

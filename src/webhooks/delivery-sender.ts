@@ -1,7 +1,7 @@
 import { isIP } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { Agent, request } from 'undici'
-import { guardedLookup, isRefusedAddress, RefusedAddressError, type Resolver, systemResolver } from './target-guard.js'
+import { guardedLookup, isRefusedAddress, RefusedAddressError, type Resolver, systemResolver } from '../platform/network-guard.js'
 import { signatureHeader } from './signature.js'
 
 /** The spec's acknowledgement limit: a receiver answers within 5 seconds. */

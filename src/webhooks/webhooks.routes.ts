@@ -3,7 +3,7 @@ import { runWrite } from '../platform/idempotency.js'
 import { pageRequest, paginate } from '../platform/http/pagination.js'
 import { Deleted, envelope, listEnvelope } from '../platform/http/schemas.js'
 import type { App } from '../platform/http/types.js'
-import { checkWebhookUrl, systemResolver, type UrlGuard } from './target-guard.js'
+import { checkWebhookUrl, systemResolver, type UrlGuard } from '../platform/network-guard.js'
 import { webhookErrors } from './webhooks.errors.js'
 import {
   CreatedWebhook,

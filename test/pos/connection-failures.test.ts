@@ -28,3 +28,31 @@ test('answers 502 connection_failed when the production POS cannot be reached, a
   const list = json(await ctx.request('GET', '/v1/pos/connections', { key: caller.key }))
   assert.equal(list.pagination.total, 0)
 })
+
+test('a Simphony host in the credentials on loopback or a private network is never connected to: 502 connection_failed without the low-level reason, nothing created', async () => {
+  const caller = await ctx.newCaller({ environment: 'production' })
+  // Something listens on loopback: a connection attempt would reach it.
+  const listener = createServer((socket) => {
+    reached++
+    socket.destroy()
+  })
+  let reached = 0
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
+  const port = (listener.address() as { port: number }).port
+  try {
+    const base = { client_id: 'QkFSU1RPQ0suZXhhbXBsZQ', username: 'barstock-api', password: 'example-password-0001', org_short_name: 'EXBAR', loc_ref: 'BAR01' }
+    for (const host of [`https://127.0.0.1:${port}`, 'https://10.1.2.3', `https://localhost:${port}`]) {
+      const response = await ctx.request('POST', '/v1/pos/connections', {
+        key: caller.key,
+        body: { pos_type: 'simphony', name: 'Scan', credentials: { ...base, auth_server_url: host, app_server_url: 'https://simphony-bi.example.com' } },
+      })
+      assert.equal(response.statusCode, 502, response.body)
+      assert.equal(json(response).error.code, 'connection_failed')
+      assert.doesNotMatch(response.body, /ECONNREFUSED|TLS|socket|127\.0\.0\.1|10\.1\.2\.3|localhost/)
+    }
+    assert.equal(reached, 0)
+    assert.equal(json(await ctx.request('GET', '/v1/pos/connections', { key: caller.key })).pagination.total, 0)
+  } finally {
+    await new Promise((resolve) => listener.close(resolve))
+  }
+})

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { DeliverySender } from '../../src/webhooks/delivery-sender.js'
-import { isRefusedAddress, type Resolver } from '../../src/webhooks/target-guard.js'
+import { isRefusedAddress, type Resolver } from '../../src/platform/network-guard.js'
 import { createTestContext, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { startReceiver } from './receiver.js'

@@ -1,12 +1,13 @@
 import { BlockList, isIP, type LookupFunction } from 'node:net'
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
-import { invalidParameter } from '../platform/errors.js'
+import { invalidParameter } from './errors.js'
 
 /**
- * The SSRF rule: a webhook may only reach public addresses. Loopback, private, link-local, shared
- * (CGNAT), unspecified, multicast, reserved and documentation ranges are refused, in IPv4 and IPv6,
- * including IPv4 addresses carried inside IPv6 (mapped, NAT64, 6to4). The rule is applied to the URL at
- * create and to the address actually connected to at every delivery.
+ * The SSRF rule for every URL a tenant can give (webhook URLs, POS hosts in credentials): only public
+ * addresses. Loopback, private, link-local, shared (CGNAT), unspecified, multicast, reserved and
+ * documentation ranges are refused, in IPv4 and IPv6, including IPv4 addresses carried inside IPv6
+ * (mapped, NAT64, 6to4). Webhooks apply it to the URL at create and to the address actually connected to
+ * at every delivery; POS connections to the hosts at every connect and run (publicHostRefusal).
  */
 const refused = new BlockList()
 for (const [network, prefix] of [
@@ -159,4 +160,16 @@ export async function checkWebhookUrl(raw: string, guard: UrlGuard): Promise<str
   if (bad) throw reject(`url host ${host} resolves to ${bad}, which is not a public address`)
   if (addresses.length === 0) throw reject(`url host ${host} does not resolve`)
   return raw
+}
+
+/**
+ * Why a URL's host is not a public address (it is one, or resolves to one), or undefined when it is
+ * public. A host that does not resolve is left to the caller's own connection error.
+ */
+export async function publicHostRefusal(raw: string, resolver: Resolver = systemResolver): Promise<string | undefined> {
+  const host = new URL(raw).hostname.replace(/^\[|\]$/g, '')
+  if (isIP(host)) return isRefusedAddress(host) ? `${host} is not a public address` : undefined
+  const addresses = await resolver(host).catch(() => [])
+  const bad = firstRefused(addresses)
+  return bad ? `${host} resolves to ${bad}, which is not a public address` : undefined
 }
