@@ -215,6 +215,7 @@ async function benchmark(database: string, lines: number): Promise<Row> {
     }
     const load = await measure([path])
     const forecastLoad = await measure(['/v1/analytics/forecast?days_ahead=7'])
+    progress(`${database} ${lines} lines: variance p50 ${load.p50} ms, p99 ${load.p99} ms; forecast p50 ${forecastLoad.p50} ms, p99 ${forecastLoad.p99} ms`)
     return { database, lines, seedSeconds, load, forecastItems, forecastLoad }
   } finally {
     await server.stop()
