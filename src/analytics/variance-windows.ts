@@ -155,31 +155,34 @@ async function measureAndStore(db: Executor, tenant: Tenant, windows: WindowOfIt
   return db.isTransaction ? measure(db as Trx) : db.transaction().execute(measure)
 }
 
-/** A window's figures from its counts and what moved between them; the lowest theoretical stock only when walked. */
-function measuredWindow(window: CountWindow, totals: WindowTotals, walk: boolean): MeasuredWindow {
-  const opening = decimal(window.opening.quantity)
-  const facts: WindowFacts = {
-    opening: Number(opening),
+/** A window's facts in numbers, as the cause rules read them; the lowest theoretical stock only when walked. */
+function factsOf(window: CountWindow, totals: WindowTotals, walk: boolean): WindowFacts {
+  const opening = Number(window.opening.quantity)
+  return {
+    opening,
     deliveries: Number(totals.deliveries),
     closing: Number(window.closing.quantity),
     expected: Number(totals.usage),
     saleLines: totals.saleLines,
     days: (window.closing.countedAt.getTime() - window.opening.countedAt.getTime()) / DAY_MS,
-    lowestTheoretical: Number(opening.plus(walk ? (totals.lowestNet ?? ZERO) : ZERO)),
+    lowestTheoretical: walk && totals.lowestNet ? Number(decimal(window.opening.quantity).plus(totals.lowestNet)) : opening,
   }
-  const actual = opening.plus(totals.deliveries).minus(window.closing.quantity)
-  return { ...window, deliveries: totals.deliveries, expected: totals.usage, actual, saleLines: totals.saleLines, measured: measureWindow(facts) }
+}
+
+/** A window's figures from its counts and what moved between them, exact. */
+function measuredWindow(window: CountWindow, totals: WindowTotals): MeasuredWindow {
+  const actual = decimal(window.opening.quantity).plus(totals.deliveries).minus(window.closing.quantity)
+  return { ...window, deliveries: totals.deliveries, expected: totals.usage, actual, saleLines: totals.saleLines, measured: measureWindow(factsOf(window, totals, false)) }
 }
 
 /**
- * Measures windows of items, in order. A window measured before is read from analytics' store of count
- * windows, O(1) per window whatever its length or sales; the others are measured from inventory's raw
- * history for the partial business days at their ends and analytics' daily rollup for the whole days
- * between, O(days), and stored. With `walk`, also the lowest theoretical stock (the cause rules need it;
- * reports skip it for items within the threshold): a stored window not walked yet is measured again.
+ * What moved in each window, by windowKey. A window measured before is read from analytics' store of
+ * count windows, O(1) per window whatever its length or sales; the others are measured from inventory's
+ * raw history for the partial business days at their ends and analytics' daily rollup for the whole days
+ * between, O(days), and stored. With `walk`, also the lowest net: a stored window not walked yet is
+ * measured again.
  */
-export async function measureWindows(db: Executor, tenant: Tenant, windows: WindowOfItem[], options: { walk?: boolean } = {}): Promise<MeasuredWindow[]> {
-  const walk = options.walk === true
+async function totalsOf(db: Executor, tenant: Tenant, windows: WindowOfItem[], walk: boolean): Promise<Map<string, WindowTotals>> {
   const totals = await storedWindowTotals(db, windows.map(keyOf))
   const missing = windows.filter((window) => {
     const stored = totals.get(windowKey(keyOf(window)))
@@ -189,7 +192,23 @@ export async function measureWindows(db: Executor, tenant: Tenant, windows: Wind
     const measured = await measureAndStore(db, tenant, missing, walk)
     missing.forEach((window, index) => totals.set(windowKey(keyOf(window)), measured[index] as WindowTotals))
   }
-  return windows.map((window) => measuredWindow(window.window, totals.get(windowKey(keyOf(window))) as WindowTotals, walk))
+  return totals
+}
+
+/** Measures windows of items, in order, exact (totalsOf). */
+export async function measureWindows(db: Executor, tenant: Tenant, windows: WindowOfItem[]): Promise<MeasuredWindow[]> {
+  const totals = await totalsOf(db, tenant, windows, false)
+  return windows.map((window) => measuredWindow(window.window, totals.get(windowKey(keyOf(window))) as WindowTotals))
+}
+
+/**
+ * The facts the cause rules read of windows of items, in order (totalsOf); with `walk`, the lowest
+ * theoretical stock too (reports skip it for items within the threshold).
+ */
+export async function windowFacts(db: Executor, tenant: Tenant, windows: WindowOfItem[], options: { walk?: boolean } = {}): Promise<WindowFacts[]> {
+  const walk = options.walk === true
+  const totals = await totalsOf(db, tenant, windows, walk)
+  return windows.map((window) => factsOf(window.window, totals.get(windowKey(keyOf(window))) as WindowTotals, walk))
 }
 
 const UTC_CLOCK = { timezone: 'UTC', cutoff: '04:00' }
