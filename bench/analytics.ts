@@ -31,7 +31,7 @@ interface Server {
 
 /** A scratch database on the server at `url`, dropped by the returned function. */
 async function scratchDatabase(url: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `barstock_bench_${process.pid}_${Date.now()}`
+  const name = `barstock_an_bench_${process.pid}_${Date.now()}`
   const admin = new pg.Client({ connectionString: url })
   await admin.connect()
   await admin.query(`CREATE DATABASE ${name}`)
@@ -98,8 +98,8 @@ function random(seed: number): () => number {
   }
 }
 
-/** 1,000 items mapped one POS item each, a year of sales spread over them, and weekly counts of all. */
-async function seedBar(server: Server, lines: number, now: number): Promise<void> {
+/** 1,000 items mapped one POS item each, a year of sales spread over them, and weekly counts of all; answers when the last sales were imported. */
+async function seedBar(server: Server, lines: number, now: number): Promise<Date> {
   const connection = await call(server, 'POST', '/v1/pos/connections', {
     pos_type: 'square',
     name: 'Bench Square',
@@ -141,12 +141,14 @@ async function seedBar(server: Server, lines: number, now: number): Promise<void
     await call(server, 'POST', '/v1/sales', { connection_id: connection.id, sales })
     if ((sent / LINES_PER_IMPORT) % 50 === 0) progress(`${sent + sales.length} lines imported`)
   }
+  const lastImport = new Date()
   for (let week = 0; week <= DAYS / 7; week++) {
     const countedAt = new Date(start + week * 7 * DAY_MS + 10 * 3_600_000).toISOString()
     const counted = items.map((item) => ({ item_id: item.id, quantity: Math.round(next() * 200) / 10 }))
     await call(server, 'POST', '/v1/inventory/count', { location: 'main_bar', counted_by: 'bench', counted_at: countedAt, items: counted })
     if (week % 10 === 0) progress(`${week + 1} weekly counts`)
   }
+  return lastImport
 }
 
 const began = performance.now()
@@ -164,15 +166,17 @@ function runLoad(spec: LoadSpec): Promise<LoadResult> {
 }
 
 /**
- * Waits until the server's background forecast refit has settled: the forecast answers and its
- * generated_at stayed the same for a while (every import of history triggers a refit of all items).
+ * Waits until the server's background forecast refit has settled: the forecast answers, comes from a
+ * refit that started after the last import of history (imports refit at most once per 10 minutes, so the
+ * last one may wait that long) and stayed the same for a while.
  */
-async function forecastsSettled(server: Server): Promise<number> {
+async function forecastsSettled(server: Server, lastImport: Date): Promise<number> {
   let last: string | undefined
   for (;;) {
     const response = await fetch(`${server.url}/v1/analytics/forecast`, { headers: { 'x-api-key': server.key } })
     const { data } = (await response.json()) as { data?: { generated_at: string; forecasts: unknown[] } }
-    if (response.status === 200 && data && data.generated_at === last) return data.forecasts.length
+    const fresh = data !== undefined && new Date(data.generated_at) > lastImport
+    if (response.status === 200 && data && fresh && data.generated_at === last) return data.forecasts.length
     last = data?.generated_at
     await new Promise((resolve) => setTimeout(resolve, 15_000))
   }
@@ -195,12 +199,12 @@ async function benchmark(database: string, lines: number): Promise<Row> {
   try {
     const now = Date.now()
     const seeding = performance.now()
-    await seedBar(server, lines, now)
+    const lastImport = await seedBar(server, lines, now)
     const seedSeconds = (performance.now() - seeding) / 1000
     const to = new Date(now - DAY_MS).toISOString().slice(0, 10)
     const from = new Date(now - 31 * DAY_MS).toISOString().slice(0, 10)
     const path = `/v1/analytics/variance?date_from=${from}&date_to=${to}`
-    const forecastItems = await forecastsSettled(server)
+    const forecastItems = await forecastsSettled(server, lastImport)
     progress(`forecasts settled: ${forecastItems} items`)
     const report = await call(server, 'GET', path)
     progress(`${database} ${lines} lines: ${report.summary.total_items_analyzed} items analyzed, seeded in ${seedSeconds.toFixed(0)} s`)
@@ -211,6 +215,7 @@ async function benchmark(database: string, lines: number): Promise<Row> {
     }
     const load = await measure([path])
     const forecastLoad = await measure(['/v1/analytics/forecast?days_ahead=7'])
+    progress(`${database} ${lines} lines: variance p50 ${load.p50} ms, p99 ${load.p99} ms; forecast p50 ${forecastLoad.p50} ms, p99 ${forecastLoad.p99} ms`)
     return { database, lines, seedSeconds, load, forecastItems, forecastLoad }
   } finally {
     await server.stop()

@@ -6,6 +6,7 @@ import { countsOf, itemsInScope } from '../inventory/stock-history.js'
 import { getSettings } from '../settings/settings.service.js'
 import './analytics.events.js'
 import { PERCENT_DECIMALS } from './report-period.js'
+import { forgetWindowsSpanning } from './count-windows.repository.js'
 import { causesOf, itemOut, type PlannedItem, scoreItems } from './variance.service.js'
 import { varianceRate } from './variance-windows.js'
 
@@ -13,9 +14,11 @@ import { varianceRate } from './variance-windows.js'
  * The variance of each counted item since its previous count, by the report's rules: variance.detected
  * for each item above the account's threshold (severity high above twice it), and
  * variance.threshold_exceeded when the count's overall variance rate is above it. Runs in the count's
- * transaction, so the events exist exactly when the count does.
+ * transaction, so the events exist exactly when the count does. The windows it measures are stored for
+ * reports; stored windows the count falls inside (a back-dated count) are forgotten: they are two now.
  */
 export const emitCountVariance: CountObserver = async (trx, tenant, count) => {
+  await forgetWindowsSpanning(trx, count.itemIds, count.countedAt)
   const threshold = (await getSettings(trx, tenant)).variance_threshold
   const items = await itemsInScope(trx, tenant, { location: count.location })
   const counts = await countsOf(trx, count.itemIds, count.countedAt)

@@ -40,6 +40,13 @@ export const REFIT_LEASE_MS = 10 * 60_000
 /** First retry after a failed refit (workers' clock); doubles per failure in a row, up to RETRY_MAX_MS. */
 export const RETRY_DELAY_MS = 15 * 60_000
 export const RETRY_MAX_MS = 6 * 3_600_000
+/**
+ * History that changed (late sales, a mapping applied to old lines) refits a tenant at once, then at most
+ * once per this interval (workers' clock): an import of a year of sales in thousands of requests
+ * coalesces into one refit per interval instead of one per request. A closing business day or a retry is
+ * not held back.
+ */
+export const HISTORY_REFIT_INTERVAL_MS = 10 * 60_000
 /** The worker looks for due refits this often, besides right after a refit. */
 const WORKER_INTERVAL_MS = 60_000
 const DAY_MS = 86_400_000
@@ -181,6 +188,7 @@ export async function refitForecasts(db: Db, tenant: Tenant, now: Date, options:
 /** Why a tenant's forecasts are due at `now`, or undefined when they are not. */
 async function dueReason(db: Db, refit: RefitRow, now: Date): Promise<'scheduled' | 'history_changed' | undefined> {
   if (refit.due_at <= now || refit.fitted_as_of === null) return 'scheduled'
+  if (refit.history_refit_at && now.getTime() - refit.history_refit_at.getTime() < HISTORY_REFIT_INTERVAL_MS) return undefined
   const tenant = { accountId: refit.account_id, environment: refit.environment }
   return (await usageRecordedLate(db, tenant, { afterSequence: refit.seen_sequence, asOf: refit.fitted_as_of })) ? 'history_changed' : undefined
 }
@@ -205,7 +213,8 @@ function retryAt(now: Date, failures: number, nextCloseAt?: Date): Date {
 
 /**
  * Runs the refit of one tenant whose forecasts are due at `now` (a business day closed since its last
- * refit, a retry is due, or usage was recorded late for a day already fitted), claimed so that it runs
+ * refit, a retry is due, or usage was recorded late for a day already fitted and no refit for that ran in
+ * the last HISTORY_REFIT_INTERVAL_MS), claimed so that it runs
  * once across instances. Returns what ran, or undefined when nothing was due (or every due tenant was
  * taken by another worker). A refit with failed items, or one that crashed, is retried RETRY_DELAY_MS
  * later (doubling per failure in a row); its items keep their previous forecasts.
@@ -219,6 +228,7 @@ export async function runDueRefit(db: Db, now: Date, options: DueRefitOptions = 
     if (!(await claimRefit(db, tenant, REFIT_LEASE_MS))) continue
     // Read before the history: usage recorded while the refit runs is newer and triggers the next one.
     const seenSequence = await latestUsageSequence(db, tenant)
+    const historyRefitAt = reason === 'history_changed' ? now : undefined
     try {
       const result = await refitForecasts(db, tenant, now, { ...options, onChunk: (trx) => renewRefitLease(trx, tenant, REFIT_LEASE_MS) })
       const failures = result.failed.length > 0 ? refit.failures + 1 : 0
@@ -228,6 +238,7 @@ export async function runDueRefit(db: Db, now: Date, options: DueRefitOptions = 
         dueAt: failures > 0 ? retryAt(now, failures, result.nextCloseAt) : result.nextCloseAt,
         fittedAsOf: now,
         seenSequence,
+        historyRefitAt,
         failures,
         lastError,
       })
@@ -235,7 +246,7 @@ export async function runDueRefit(db: Db, now: Date, options: DueRefitOptions = 
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
       options.logger?.error({ err: error, tenant }, 'forecast refit failed; retrying later')
-      await finishRefit(db, tenant, { dueAt: retryAt(now, refit.failures + 1), failures: refit.failures + 1, lastError: message })
+      await finishRefit(db, tenant, { dueAt: retryAt(now, refit.failures + 1), historyRefitAt, failures: refit.failures + 1, lastError: message })
       return { tenant, reason, error: message }
     }
   }

@@ -107,6 +107,7 @@ export type RefitRow = {
   environment: Tenant['environment']
   due_at: Date
   fitted_as_of: Date | null
+  history_refit_at: Date | null
   seen_sequence: string
   failures: number
 }
@@ -124,7 +125,7 @@ export async function seedRefits(db: Executor, now: Date): Promise<void> {
 /** Refit rows no worker holds, the most overdue first. */
 export async function unclaimedRefits(db: Executor): Promise<RefitRow[]> {
   const result = await sql<RefitRow>`
-    SELECT account_id, environment, due_at, fitted_as_of, seen_sequence::text AS seen_sequence, failures
+    SELECT account_id, environment, due_at, fitted_as_of, history_refit_at, seen_sequence::text AS seen_sequence, failures
     FROM forecast_refits
     WHERE claimed_until IS NULL OR claimed_until <= now()
     ORDER BY due_at, account_id, environment`.execute(db)
@@ -157,7 +158,7 @@ export async function renewRefitLease(trx: Trx, tenant: Tenant, leaseMs: number)
 export async function finishRefit(
   db: Executor,
   tenant: Tenant,
-  outcome: { dueAt: Date; fittedAsOf?: Date; seenSequence?: string; failures: number; lastError: string | null },
+  outcome: { dueAt: Date; fittedAsOf?: Date; seenSequence?: string; historyRefitAt?: Date; failures: number; lastError: string | null },
 ): Promise<void> {
   await db
     .updateTable('forecast_refits')
@@ -169,6 +170,7 @@ export async function finishRefit(
       updated_at: new Date(),
       ...(outcome.fittedAsOf ? { fitted_as_of: outcome.fittedAsOf } : {}),
       ...(outcome.seenSequence ? { seen_sequence: outcome.seenSequence } : {}),
+      ...(outcome.historyRefitAt ? { history_refit_at: outcome.historyRefitAt } : {}),
     })
     .where('account_id', '=', tenant.accountId)
     .where('environment', '=', tenant.environment)

@@ -27,6 +27,7 @@ export interface ForecastRefitTable {
   environment: Environment
   due_at: Date
   fitted_as_of: Date | null
+  history_refit_at: Date | null
   seen_sequence: ColumnType<string, string | undefined, string>
   claimed_until: Date | null
   failures: ColumnType<number, number | undefined, number>

@@ -27,9 +27,25 @@ export interface AnalyticsPosItemDayTable {
   mapped_revenue: Numeric
 }
 
+/** Count windows' measured facts (migrations/20261122130000_analytics_count_windows.sql), forgotten by triggers. */
+export interface AnalyticsCountWindowTable {
+  account_id: string
+  environment: Environment
+  item_id: string
+  opening_count_id: string
+  closing_count_id: string
+  opening_at: Date
+  closing_at: Date
+  deliveries: Numeric
+  usage_units: Numeric
+  sale_lines: Numeric
+  lowest_net: Numeric | null
+}
+
 declare module '../platform/db/database.js' {
   interface Database {
     analytics_item_days: AnalyticsItemDayTable
     analytics_pos_item_days: AnalyticsPosItemDayTable
+    analytics_count_windows: AnalyticsCountWindowTable
   }
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../platform/db/database.js'
+import type { Executor, Trx } from '../platform/db/database.js'
 import { type CountPoint, type HistorySpan, movementsInSpans, type SpanMovement } from '../inventory/stock-history.js'
 import { allLocations } from '../locations/locations.service.js'
 import type { Tenant } from '../platform/db/database.js'
@@ -6,6 +6,7 @@ import { type BusinessDaySplit, businessDaySplits, shiftDate } from './report-pe
 import { type DayNet, type DaysTotal, type ItemDays, rolledUpDays } from './rollups.repository.js'
 import { type Decimal, decimal, sum, ZERO } from '../platform/decimal.js'
 import { measureWindow, type WindowFacts, type WindowVariance } from './variance-causes.js'
+import { mayStoreWindows, storedWindowTotals, storeWindows, type WindowKey, windowKey, type WindowTotals } from './count-windows.repository.js'
 
 /**
  * Count windows: an item's usage between two of its counts. actual = opening + deliveries − closing;
@@ -103,13 +104,8 @@ function lowestNet(edges: SpanMovement[], days: DayNet[]): Decimal {
   return lowest
 }
 
-/**
- * Measures windows of items, in order: deliveries and usage from inventory's raw history for the partial
- * business days at the window's ends and from analytics' daily rollup for the whole days between, so a
- * window costs O(days), not O(sale lines). With `walk`, also the lowest theoretical stock (the cause rules
- * need it; reports skip it for items within the threshold).
- */
-export async function measureWindows(db: Executor, tenant: Tenant, windows: WindowOfItem[], options: { walk?: boolean } = {}): Promise<MeasuredWindow[]> {
+/** Deliveries, usage and (with `walk`) lowest net of windows from history: raw ends, rolled-up days between. */
+async function measureTotals(db: Executor, tenant: Tenant, windows: WindowOfItem[], walk: boolean): Promise<WindowTotals[]> {
   const clocks = new Map((await allLocations(db, tenant)).map((location) => [location.id, { timezone: location.timezone, cutoff: location.business_day_cutoff }]))
   const splits = await businessDaySplits(
     db,
@@ -117,32 +113,102 @@ export async function measureWindows(db: Executor, tenant: Tenant, windows: Wind
   )
   const parts = windows.map((window, index) => partsOf(window, splits[index] as BusinessDaySplit))
   const wholeDays = parts.flatMap((part) => (part.days ? [part.days] : []))
-  const [rawMovements, rolled] = await Promise.all([
-    movementsInSpans(db, parts.flatMap((part) => part.edges), { walk: options.walk === true }),
-    rolledUpDays(db, wholeDays, options.walk === true),
-  ])
+  const [rawMovements, rolled] = await Promise.all([movementsInSpans(db, parts.flatMap((part) => part.edges), { walk }), rolledUpDays(db, wholeDays, walk)])
   let rawIndex = 0
   let rolledIndex = 0
-  return windows.map(({ window }, index) => {
-    const part = parts[index] as WindowParts
+  return parts.map((part) => {
     const edges = part.edges.map(() => rawMovements[rawIndex++] as SpanMovement)
     const middle = part.days ? (rolled[rolledIndex++] as DaysTotal) : undefined
-    const deliveries = sum([...edges.map((edge) => decimal(edge.deliveries)), decimal(middle?.deliveries ?? 0)])
-    const usage = sum([...edges.map((edge) => decimal(edge.usage)), decimal(middle?.usage ?? 0)])
-    const saleLines = edges.reduce((total, edge) => total + edge.saleLines, middle?.saleLines ?? 0)
-    const opening = decimal(window.opening.quantity)
-    const facts: WindowFacts = {
-      opening: Number(opening),
-      deliveries: Number(deliveries),
-      closing: Number(window.closing.quantity),
-      expected: Number(usage),
-      saleLines,
-      days: (window.closing.countedAt.getTime() - window.opening.countedAt.getTime()) / DAY_MS,
-      lowestTheoretical: Number(opening.plus(options.walk ? lowestNet(edges, middle?.days ?? []) : ZERO)),
+    return {
+      deliveries: sum([...edges.map((edge) => decimal(edge.deliveries)), decimal(middle?.deliveries ?? 0)]),
+      usage: sum([...edges.map((edge) => decimal(edge.usage)), decimal(middle?.usage ?? 0)]),
+      saleLines: edges.reduce((total, edge) => total + edge.saleLines, middle?.saleLines ?? 0),
+      lowestNet: walk ? lowestNet(edges, middle?.days ?? []) : null,
     }
-    const actual = opening.plus(deliveries).minus(window.closing.quantity)
-    return { ...window, deliveries, expected: usage, actual, saleLines, measured: measureWindow(facts) }
   })
+}
+
+function keyOf({ item, window }: WindowOfItem): WindowKey {
+  return { itemId: item.id, openingCountId: window.opening.countId, closingCountId: window.closing.countId }
+}
+
+/**
+ * Measures windows the store lacks and stores them when no change to the tenant's history is in flight
+ * (mayStoreWindows: taken before measuring, held until the transaction commits). Inside a transaction
+ * (a count) in it; otherwise in one of its own.
+ */
+async function measureAndStore(db: Executor, tenant: Tenant, windows: WindowOfItem[], walk: boolean): Promise<WindowTotals[]> {
+  const measure = async (trx: Trx) => {
+    const mayStore = await mayStoreWindows(trx, tenant)
+    const totals = await measureTotals(trx, tenant, windows, walk)
+    if (mayStore) {
+      const stored = windows.map((window, index) => ({
+        ...keyOf(window),
+        openingAt: window.window.opening.countedAt,
+        closingAt: window.window.closing.countedAt,
+        totals: totals[index] as WindowTotals,
+      }))
+      await storeWindows(trx, tenant, stored)
+    }
+    return totals
+  }
+  return db.isTransaction ? measure(db as Trx) : db.transaction().execute(measure)
+}
+
+/** A window's facts in numbers, as the cause rules read them; the lowest theoretical stock only when walked. */
+function factsOf(window: CountWindow, totals: WindowTotals, walk: boolean): WindowFacts {
+  const opening = Number(window.opening.quantity)
+  return {
+    opening,
+    deliveries: Number(totals.deliveries),
+    closing: Number(window.closing.quantity),
+    expected: Number(totals.usage),
+    saleLines: totals.saleLines,
+    days: (window.closing.countedAt.getTime() - window.opening.countedAt.getTime()) / DAY_MS,
+    lowestTheoretical: walk && totals.lowestNet ? Number(decimal(window.opening.quantity).plus(totals.lowestNet)) : opening,
+  }
+}
+
+/** A window's figures from its counts and what moved between them, exact. */
+function measuredWindow(window: CountWindow, totals: WindowTotals): MeasuredWindow {
+  const actual = decimal(window.opening.quantity).plus(totals.deliveries).minus(window.closing.quantity)
+  return { ...window, deliveries: totals.deliveries, expected: totals.usage, actual, saleLines: totals.saleLines, measured: measureWindow(factsOf(window, totals, false)) }
+}
+
+/**
+ * What moved in each window, by windowKey. A window measured before is read from analytics' store of
+ * count windows, O(1) per window whatever its length or sales; the others are measured from inventory's
+ * raw history for the partial business days at their ends and analytics' daily rollup for the whole days
+ * between, O(days), and stored. With `walk`, also the lowest net: a stored window not walked yet is
+ * measured again.
+ */
+async function totalsOf(db: Executor, tenant: Tenant, windows: WindowOfItem[], walk: boolean): Promise<Map<string, WindowTotals>> {
+  const totals = await storedWindowTotals(db, windows.map(keyOf))
+  const missing = windows.filter((window) => {
+    const stored = totals.get(windowKey(keyOf(window)))
+    return stored === undefined || (walk && stored.lowestNet === null)
+  })
+  if (missing.length > 0) {
+    const measured = await measureAndStore(db, tenant, missing, walk)
+    missing.forEach((window, index) => totals.set(windowKey(keyOf(window)), measured[index] as WindowTotals))
+  }
+  return totals
+}
+
+/** Measures windows of items, in order, exact (totalsOf). */
+export async function measureWindows(db: Executor, tenant: Tenant, windows: WindowOfItem[]): Promise<MeasuredWindow[]> {
+  const totals = await totalsOf(db, tenant, windows, false)
+  return windows.map((window) => measuredWindow(window.window, totals.get(windowKey(keyOf(window))) as WindowTotals))
+}
+
+/**
+ * The facts the cause rules read of windows of items, in order (totalsOf); with `walk`, the lowest
+ * theoretical stock too (reports skip it for items within the threshold).
+ */
+export async function windowFacts(db: Executor, tenant: Tenant, windows: WindowOfItem[], options: { walk?: boolean } = {}): Promise<WindowFacts[]> {
+  const walk = options.walk === true
+  const totals = await totalsOf(db, tenant, windows, walk)
+  return windows.map((window) => factsOf(window.window, totals.get(windowKey(keyOf(window))) as WindowTotals, walk))
 }
 
 const UTC_CLOCK = { timezone: 'UTC', cutoff: '04:00' }

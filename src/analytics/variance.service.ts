@@ -13,7 +13,7 @@ import { type LocationBounds, locationBounds, PERCENT_DECIMALS, periodLabel, typ
 import { posRevenue } from './rollups.repository.js'
 import { rankCauses, type UnmappedSimilar, type WindowFacts } from './variance-causes.js'
 import type { VarianceItem, VarianceQuery, VarianceReport } from './variance.schemas.js'
-import { type CountWindow, type MeasuredWindow, measureWindows, PREVIOUS_WINDOWS, reportWindow, varianceRate, windowsBefore } from './variance-windows.js'
+import { type CountWindow, type MeasuredWindow, measureWindows, PREVIOUS_WINDOWS, reportWindow, varianceRate, windowFacts, windowsBefore } from './variance-windows.js'
 
 /** A count older than this before the period's end makes an item's figures stale. */
 const STALE_COUNT_DAYS = 14
@@ -157,18 +157,21 @@ export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[
   const walked = flagged.map((entry) => ({ item: entry.item, window: entry.window }))
   const earlier = flagged.flatMap((entry) => windowsBefore(entry.counts, entry.openingIndex).map((window) => ({ item: entry.item, window })))
   // Only the reported window's lowest theoretical stock matters to the rules: the earlier ones are not walked.
-  const measured = await measureWindows(db, tenant, walked, { walk: true })
-  const earlierMeasured = await measureWindows(db, tenant, earlier)
-  const resembling = unmappedByItem(await unmappedSalesByHour(db, tenant, coveringSpans(flagged)), items)
+  const [walkedFacts, earlierFacts, unmapped] = await Promise.all([
+    windowFacts(db, tenant, walked, { walk: true }),
+    windowFacts(db, tenant, earlier),
+    unmappedSalesByHour(db, tenant, coveringSpans(flagged)),
+  ])
+  const resembling = unmappedByItem(unmapped, items)
   const previousByItem = new Map<string, WindowFacts[]>()
-  earlierMeasured.forEach((window, index) => {
+  earlierFacts.forEach((facts, index) => {
     const itemId = (earlier[index] as (typeof earlier)[number]).item.id
-    previousByItem.set(itemId, [...(previousByItem.get(itemId) ?? []), window.measured.facts])
+    previousByItem.set(itemId, [...(previousByItem.get(itemId) ?? []), facts])
   })
   flagged.forEach((entry, index) => {
     const input = {
       threshold,
-      window: (measured[index] as MeasuredWindow).measured.facts,
+      window: walkedFacts[index] as WindowFacts,
       previous: previousByItem.get(entry.item.id) ?? [],
       unmappedSimilar: similarUnmapped(entry.item, entry.window, resembling.get(entry.item.id) ?? []),
     }
@@ -241,8 +244,9 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
       { items_in_scope: items.length },
     )
   }
-  const scored = await scoreItems(db, tenant, planned, threshold)
-  const causes = await causesOf(db, tenant, scored, threshold, items)
+  const scoring = scoreItems(db, tenant, planned, threshold).then(async (scored) => ({ scored, causes: await causesOf(db, tenant, scored, threshold, items) }))
+  // Data quality reads only the rollups and counts: it runs while the windows are scored.
+  const [{ scored, causes }, quality] = await Promise.all([scoring, dataQuality(db, tenant, { period, items, planned: planned.length, counts, bounds })])
   const entries = scored.map((entry) => itemOut(entry, causes.get(entry.item.id) ?? []))
   entries.sort((a, b) => b.loss.abs().cmp(a.loss.abs()) || a.name.localeCompare(b.name))
   const totalLoss = sum(entries.map((entry) => entry.loss))
@@ -259,6 +263,6 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
       items_above_threshold: scored.filter((entry) => entry.aboveThreshold).length,
       high_variance_items: scored.filter((entry) => entry.percentage.round(PERCENT_DECIMALS).abs().gt(2 * threshold)).length,
     },
-    data_quality: await dataQuality(db, tenant, { period, items, planned: planned.length, counts, bounds }),
+    data_quality: quality,
   }
 }

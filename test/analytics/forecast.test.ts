@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { json, type Caller, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { createConnection, createPosTestContext } from '../pos/pos-helpers.js'
-import { type DemandModel, REFIT_CHUNK_SIZE, refitForecasts, RETRY_DELAY_MS, runDueRefit } from '../../src/analytics/forecast-refit.js'
+import { type DemandModel, HISTORY_REFIT_INTERVAL_MS, REFIT_CHUNK_SIZE, refitForecasts, RETRY_DELAY_MS, runDueRefit } from '../../src/analytics/forecast-refit.js'
 import { forecastDemand } from '../../src/analytics/forecast/index.js'
 
 let ctx: TestContext
@@ -232,6 +232,36 @@ describe('forecast refits', () => {
     const [closed] = await refitDue(caller, nextDay)
     assert.equal(closed?.reason, 'scheduled')
     assert.equal((await forecastData(caller)).forecast_period, '2025-12-21/2025-12-27')
+  })
+
+  test('an import of history refits at once, then at most once per interval: imports inside it coalesce into the next refit', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const pos = await posFor(caller)
+    const item = await createItem(ctx, caller, { name: 'Mezcal' })
+    await pos.map(item)
+    await pos.sell(item, history(Array(29).fill(2)))
+    assert.equal((await refitDue(caller, NOW))[0]?.reason, 'scheduled')
+    await pos.sell(item, [{ day: dateOf(4), quantity: 10 }])
+    const first = new Date(NOW.getTime() + MINUTE_MS)
+    assert.deepEqual((await refitDue(caller, first)).map((run) => run.reason), ['history_changed'])
+    const before = await storedDaily(item.id)
+
+    // Three more imports of old sales: not refitted while the last refit for history is under the interval old.
+    const soon = new Date(first.getTime() + HISTORY_REFIT_INTERVAL_MS - 1)
+    for (const daysBefore of [3, 2, 1]) {
+      await pos.sell(item, [{ day: dateOf(daysBefore), quantity: 10 }])
+      assert.deepEqual(await refitDue(caller, soon), [])
+    }
+    // Then one refit sees all three.
+    const due = new Date(first.getTime() + HISTORY_REFIT_INTERVAL_MS)
+    const runs = await refitDue(caller, due)
+    assert.deepEqual(runs.map((run) => run.reason), ['history_changed'])
+    assert.equal((await forecastData(caller)).generated_at, due.toISOString())
+    const coalesced = await storedDaily(item.id)
+    assert.notDeepEqual(coalesced, before)
+    await refitForecasts(ctx.database.db, caller.tenant, due)
+    assert.deepEqual(await storedDaily(item.id), coalesced, 'the refit saw every import')
+    assert.deepEqual(await refitDue(caller, new Date(due.getTime() + HISTORY_REFIT_INTERVAL_MS)), [], 'nothing changed since')
   })
 
   test('a refit whose fit throws keeps the previous forecast and is retried later', async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { sql } from 'kysely'
 import { json, type Caller, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { createDistributor, createOrder, eventsOf, ok, shipOrder } from '../ordering/fixtures.js'
@@ -16,6 +17,30 @@ async function report(caller: Caller, query: Record<string, string> = {}) {
   const response = await ctx.request('GET', '/v1/analytics/variance', { key: caller.key, query })
   assert.equal(response.statusCode, 200, response.body)
   return json(response).data
+}
+
+/** The caller's stored count windows. */
+function storedWindows(caller: Caller) {
+  return {
+    update: (values: Record<string, unknown>) =>
+      ctx.database.db.updateTable('analytics_count_windows').set(values).where('account_id', '=', caller.tenant.accountId).where('environment', '=', caller.tenant.environment),
+    delete: () => ctx.database.db.deleteFrom('analytics_count_windows').where('account_id', '=', caller.tenant.accountId).where('environment', '=', caller.tenant.environment),
+  }
+}
+
+/**
+ * The report as read from the stored windows (which the counts and earlier reports stored, and changes
+ * since forgot), asserted equal to the same report measured afresh after emptying the store; the store
+ * holds every window again afterwards.
+ */
+async function storedEqualsFresh(caller: Caller, query: Record<string, string> = {}) {
+  const stored = await report(caller, query)
+  const kept = await ctx.database.db.selectFrom('analytics_count_windows').select((eb) => eb.fn.countAll<string>().as('windows'))
+    .where('account_id', '=', caller.tenant.accountId).where('environment', '=', caller.tenant.environment).executeTakeFirstOrThrow()
+  assert.ok(Number(kept.windows) > 0, 'windows are stored')
+  await storedWindows(caller).delete().execute()
+  assert.deepEqual(await report(caller, query), stored)
+  return stored
 }
 
 /**
@@ -164,6 +189,50 @@ describe('GET /v1/analytics/variance', () => {
     assert.equal(windowed.window.closing_count_id, late.count_id)
     assert.equal(windowed.actual_consumption, 3)
     await assertRollupsMatchRaw(ctx, caller)
+  })
+
+  test('reads measured windows from the store, and a stored window is the window as the data stands after each change', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const { titos, pos } = await historyWithUnmappedDoubles(caller)
+    const query = { date_from: dateOf(daysAgo(10)), date_to: dateOf(daysAgo(3)) }
+    const first = await storedEqualsFresh(caller, query)
+    // The report reads what is stored: a stored window altered by hand shows in it.
+    await storedWindows(caller).update({ usage_units: sql`usage_units + 1` }).execute()
+    const altered = (await report(caller, query)).items[0].expected_consumption
+    assert.equal(Number((altered - first.items[0].expected_consumption).toFixed(4)), 1)
+    await storedWindows(caller).delete().execute()
+    assert.deepEqual(await storedEqualsFresh(caller, query), first)
+
+    // A late sale into the stored (closed) window.
+    await pos.sell([{ pos_item_id: 'TITO-15', name: "Tito's Vodka 1.5oz", quantity: 10, unit_price: 8, sold_at: daysAgo(4, 20) }])
+    assert.equal((await storedEqualsFresh(caller, query)).items[0].expected_consumption, 2.9574)
+    // A new mapping applies stored lines; a changed one restates them.
+    await pos.map('TITO-DBL', { inventory_item_id: titos.id, conversion_factor: 3 })
+    assert.equal((await storedEqualsFresh(caller, query)).items[0].expected_consumption, 4.6135)
+    const changed = await ctx.request('PUT', `/v1/pos/connections/${pos.connectionId}/mappings/TITO-DBL`, { key: caller.key, body: { conversion_factor: 2 } })
+    assert.equal(changed.statusCode, 200, changed.body)
+    assert.equal((await storedEqualsFresh(caller, query)).items[0].expected_consumption, 4.0614)
+    // A count back-dated before the period's start becomes the opening count; the windows around it are new.
+    const backDated = await count(ctx, caller, [{ item_id: titos.id, quantity: 11 }], daysAgo(8, 2))
+    const split = await ctx.database.db.selectFrom('analytics_count_windows').select('closing_count_id')
+      .where('item_id', '=', titos.id).where('opening_at', '<', new Date(daysAgo(8, 2))).where('closing_at', '>', new Date(daysAgo(8, 2))).execute()
+    assert.deepEqual(split, [], 'the window the count splits is forgotten')
+    const reopened = await storedEqualsFresh(caller, { date_from: dateOf(daysAgo(7)), date_to: dateOf(daysAgo(3)) })
+    assert.equal(reopened.items[0].window.opening_count_id, backDated.count_id)
+    assert.equal(reopened.items[0].actual_consumption, 3)
+
+    // A delivery received inside a window whose closing count is already recorded (a few minutes ahead, as
+    // a clock skew allows).
+    const lager = await createItem(ctx, caller, { name: 'Lager 12oz Can', unit: 'can', size_ml: 355, category: 'beer', quantity: 24, cost_per_unit: 1.25, case_size: 24 })
+    await count(ctx, caller, [{ item_id: lager.id, quantity: 24 }], daysAgo(2))
+    await count(ctx, caller, [{ item_id: lager.id, quantity: 70 }], new Date(Date.now() + 2 * 60_000).toISOString())
+    const lagerOf = (data: { items: { inventory_item_id: string; window: { deliveries: number } }[] }) => data.items.find((item) => item.inventory_item_id === lager.id)
+    assert.equal(lagerOf(await storedEqualsFresh(caller))?.window.deliveries, 0)
+    const distributor = await createDistributor(ctx, caller)
+    const order = await createOrder(ctx, caller, distributor.id, [{ inventory_item_id: lager.id, quantity: 2, unit: 'case' }])
+    await shipOrder(ctx, caller, order.id)
+    await ok(ctx, caller, 'POST', `/v1/orders/${order.id}/receive`, { received_by: 'sam', items: [{ inventory_item_id: lager.id, quantity_received: 2 }] })
+    assert.equal(lagerOf(await storedEqualsFresh(caller))?.window.deliveries, 48)
   })
 
   test('a count emits variance.detected per item above the threshold and variance.threshold_exceeded, with the report’s figures', async () => {

@@ -1,0 +1,96 @@
+import { sql } from 'kysely'
+import './rollups.tables.js'
+import type { Executor, Tenant, Trx } from '../platform/db/database.js'
+import { type Decimal, decimal } from '../platform/decimal.js'
+
+/**
+ * Count windows' measured facts, stored by analytics (migrations/20261122130000_analytics_count_windows.sql):
+ * a window is stored by whoever measured it first and deleted by the triggers when a later change falls
+ * inside it, so a stored window is always the window as the data stands.
+ */
+
+/** One item's window between two of its counts. */
+export interface WindowKey {
+  itemId: string
+  openingCountId: string
+  closingCountId: string
+}
+
+/** What moved an item between its two counts (the counts themselves are inventory's). */
+export interface WindowTotals {
+  deliveries: Decimal
+  /** Usage of every sale line sold in the window (expected usage). */
+  usage: Decimal
+  saleLines: number
+  /** The lowest that deliveries less usage took stock below the opening count; null when not walked. */
+  lowestNet: Decimal | null
+}
+
+export interface StoredWindow extends WindowKey {
+  openingAt: Date
+  closingAt: Date
+  totals: WindowTotals
+}
+
+export function windowKey(key: WindowKey): string {
+  return `${key.itemId}/${key.openingCountId}/${key.closingCountId}`
+}
+
+/** The stored totals of those windows that are stored, by windowKey. */
+export async function storedWindowTotals(db: Executor, keys: WindowKey[]): Promise<Map<string, WindowTotals>> {
+  const stored = new Map<string, WindowTotals>()
+  if (keys.length === 0) return stored
+  const result = await sql<{ item_id: string; opening_count_id: string; closing_count_id: string; deliveries: string; usage: string; sale_lines: string; lowest_net: string | null }>`
+    SELECT w.item_id, w.opening_count_id, w.closing_count_id, w.deliveries::text AS deliveries, w.usage_units::text AS usage,
+      w.sale_lines::text AS sale_lines, w.lowest_net::text AS lowest_net
+    FROM unnest(${keys.map((key) => key.itemId)}::text[], ${keys.map((key) => key.openingCountId)}::text[], ${keys.map((key) => key.closingCountId)}::text[])
+      AS k (item_id, opening_count_id, closing_count_id)
+    JOIN analytics_count_windows w USING (item_id, opening_count_id, closing_count_id)`.execute(db)
+  for (const row of result.rows) {
+    stored.set(windowKey({ itemId: row.item_id, openingCountId: row.opening_count_id, closingCountId: row.closing_count_id }), {
+      deliveries: decimal(row.deliveries),
+      usage: decimal(row.usage),
+      saleLines: Number(row.sale_lines),
+      lowestNet: row.lowest_net === null ? null : decimal(row.lowest_net),
+    })
+  }
+  return stored
+}
+
+/**
+ * Takes the right to store windows measured from now on in this transaction, without waiting: false
+ * while a transaction that changed sales usage or deliveries of the tenant is still open (what it
+ * changed may be inside a window this one measures and cannot see yet). See the migration.
+ */
+export async function mayStoreWindows(trx: Trx, tenant: Tenant): Promise<boolean> {
+  const result = await sql<{ locked: boolean }>`
+    SELECT pg_try_advisory_xact_lock(analytics_window_lock(${tenant.accountId}, ${tenant.environment})) AS locked`.execute(trx)
+  return result.rows[0]?.locked === true
+}
+
+/** Stores measured windows; a window stored before is replaced (a walk adds its lowest net). */
+export async function storeWindows(trx: Trx, tenant: Tenant, windows: StoredWindow[]): Promise<void> {
+  if (windows.length === 0) return
+  const text = (value: Decimal | null) => (value === null ? null : value.toFixed())
+  await sql`
+    INSERT INTO analytics_count_windows (account_id, environment, item_id, opening_count_id, closing_count_id, opening_at, closing_at,
+      deliveries, usage_units, sale_lines, lowest_net)
+    SELECT ${tenant.accountId}, ${tenant.environment}, w.*
+    FROM unnest(${windows.map((w) => w.itemId)}::text[], ${windows.map((w) => w.openingCountId)}::text[], ${windows.map((w) => w.closingCountId)}::text[],
+      ${windows.map((w) => w.openingAt.toISOString())}::timestamptz[], ${windows.map((w) => w.closingAt.toISOString())}::timestamptz[],
+      ${windows.map((w) => text(w.totals.deliveries))}::numeric[], ${windows.map((w) => text(w.totals.usage))}::numeric[],
+      ${windows.map((w) => w.totals.saleLines)}::bigint[], ${windows.map((w) => text(w.totals.lowestNet))}::numeric[])
+      AS w (item_id, opening_count_id, closing_count_id, opening_at, closing_at, deliveries, usage_units, sale_lines, lowest_net)
+    ORDER BY w.item_id, w.opening_count_id, w.closing_count_id
+    ON CONFLICT (item_id, opening_count_id, closing_count_id) DO UPDATE SET
+      deliveries = excluded.deliveries, usage_units = excluded.usage_units, sale_lines = excluded.sale_lines,
+      lowest_net = coalesce(excluded.lowest_net, analytics_count_windows.lowest_net)`.execute(trx)
+}
+
+/** Deletes the stored windows of these items that span `at`: a count recorded there splits them into two new ones. */
+export async function forgetWindowsSpanning(trx: Trx, itemIds: string[], at: Date): Promise<void> {
+  if (itemIds.length === 0) return
+  await sql`
+    DELETE FROM analytics_count_windows
+    WHERE item_id = ANY(${itemIds}::text[]) AND closing_at > ${at.toISOString()}::timestamptz AND opening_at < ${at.toISOString()}::timestamptz`.execute(trx)
+}
