@@ -152,6 +152,12 @@ export interface PosVendor {
   exampleCredentials: PosCredentials
   /** The secret-like credential field: the simulator rejects a value starting with `invalid`. */
   secretField: string
+  /**
+   * How far before the cursor an incremental run reads again (ms), for a vendor that dates corrections
+   * back to the original sale (Lightspeed's back-office cancellations): a window already read then
+   * brings them. Default: the core's overlap of 10 minutes. Lines seen before are skipped.
+   */
+  incrementalRereadMs?: number
   /** The vendor's production API root for these credentials (some hosts depend on region or tenant). */
   productionBaseUrl(credentials: PosCredentials): string
   createAdapter(options: PosAdapterOptions): PosAdapter

@@ -77,10 +77,15 @@ interface StagedRun {
   mappedAtStart: Set<string>
 }
 
-export function salesWindowOf(run: Pick<SyncRunRow, 'sync_type'>, connection: Pick<ConnectionRow, 'sales_cursor'>, now: Date): SalesWindow {
+export function salesWindowOf(
+  run: Pick<SyncRunRow, 'sync_type'>,
+  connection: Pick<ConnectionRow, 'sales_cursor'>,
+  now: Date,
+  rereadMs = CURSOR_OVERLAP_MS,
+): SalesWindow {
   const fullStart = new Date(now.getTime() - FULL_SYNC_DAYS * DAY_MS)
   if (run.sync_type === 'full' || !connection.sales_cursor) return { start: fullStart, end: now }
-  return { start: new Date(connection.sales_cursor.getTime() - CURSOR_OVERLAP_MS), end: now }
+  return { start: new Date(connection.sales_cursor.getTime() - Math.max(rereadMs, CURSOR_OVERLAP_MS)), end: now }
 }
 
 async function openAdapter(db: Db, gateway: PosGateway, connection: ConnectionRow): Promise<PosAdapter> {
@@ -193,7 +198,7 @@ export async function fetchAndStage(db: Db, gateway: PosGateway, run: SyncRunRow
   const products = withCatalog ? await adapter.listProducts() : undefined
   const staff = withCatalog ? await adapter.listStaff() : []
   const mappedAtStart = new Set((await mappingsOf(db, connection.id)).keys())
-  const salesWindow = window ?? salesWindowOf(run, connection, now)
+  const salesWindow = window ?? salesWindowOf(run, connection, now, findVendor(connection.pos_type)?.incrementalRereadMs)
   const source = { tenant: tenantOfRun(run), connectionId: connection.id, sourceId: run.id }
   const soldItems = new Map<string, string>()
   const pipeline = new StagingPipeline(db, source)

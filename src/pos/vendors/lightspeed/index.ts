@@ -10,6 +10,13 @@ export const DEFAULT_LIGHTSPEED_CONFIG: LightspeedConfig = {
   correctionLookbackDays: 30,
 }
 
+/**
+ * ⚠ How far back Lightspeed dates a back-office cancellation is not published ("to the original
+ * transaction date"); incremental runs read the last two days again, which covers a correction made the
+ * next day (the usual case in a bar's back office).
+ */
+const BACK_DATED_CORRECTIONS_MS = 2 * 86_400_000
+
 /** A Lightspeed PosVendor with some settings overridden (tests use small pages). */
 export function createLightspeedVendor(overrides: Partial<LightspeedConfig> = {}): PosVendor {
   const config = { ...DEFAULT_LIGHTSPEED_CONFIG, ...overrides }
@@ -24,6 +31,7 @@ export function createLightspeedVendor(overrides: Partial<LightspeedConfig> = {}
     },
     secretField: 'client_secret',
     productionBaseUrl: () => LIGHTSPEED_PRODUCTION_BASE_URL,
+    incrementalRereadMs: BACK_DATED_CORRECTIONS_MS,
     createAdapter: (options) => new LightspeedAdapter(options, config),
     createSimulator: createLightspeedSimulator,
   }
