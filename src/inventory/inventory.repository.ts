@@ -68,11 +68,21 @@ export async function lockItemRows(trx: Trx, tenant: Tenant, ids: string[]): Pro
   return new Map(rows.map((row) => [row.id, row]))
 }
 
+/** The words of a search, each matched anywhere in the name or the SKU (apostrophes ignored: titos finds Tito's). */
+function searchWords(q: string | undefined): string[] {
+  return (q ?? '').replace(/['’]/g, '').split(/\s+/).filter(Boolean)
+}
+
 export async function listItemRows(db: Executor, tenant: Tenant, query: ListItemsQuery, page: PageRequest) {
   let select = liveItems(db, tenant)
   if (query.location) select = select.where('location_id', '=', query.location)
   if (query.category) select = select.where('category', '=', query.category)
   if (query.low_stock) select = select.whereRef('quantity', '<', 'reorder_point')
+  if (query.sku) select = select.where('sku', '=', query.sku)
+  for (const word of searchWords(query.q)) {
+    const pattern = `%${word.replace(/[\\%_]/g, (character) => `\\${character}`)}%`
+    select = select.where((eb) => eb.or([eb(sql<string>`translate(name, ${"'’"}, '')`, 'ilike', pattern), eb('sku', 'ilike', pattern)]))
+  }
   const sort = query.sort ?? 'name'
   const direction = query.order ?? 'asc'
   const rows = await select

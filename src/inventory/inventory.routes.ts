@@ -37,7 +37,7 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
   const listSchema = {
     tags,
     summary: 'List inventory items',
-    description: 'Filter by location, category and low_stock; sort by name, quantity, last_updated, created_at, sku or category.',
+    description: 'Filter by location, category and low_stock; search with q (every word in the name or SKU) or sku (exact); sort by name, quantity, last_updated, created_at, sku or category.',
     querystring: ListItemsQuery,
     response: { 200: listEnvelope(InventoryItem) },
   }

@@ -81,6 +81,15 @@ export const ListItemsQuery = Type.Object(
     location: Type.Optional(Type.String({ description: 'Only items at this location' })),
     category: Type.Optional(Category),
     low_stock: Type.Optional(Type.Boolean({ description: 'true: only items whose quantity is below their reorder point' })),
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'Search: items whose name or SKU contains every word of q, ignoring case (e.g. "titos 750")',
+        examples: ['titos 750'],
+      }),
+    ),
+    sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only the item with exactly this SKU', examples: ['TITO-750'] })),
     sort: Type.Optional(StringEnum(SORT_FIELDS, { default: 'name' })),
     order: Type.Optional(StringEnum(['asc', 'desc'], { default: 'asc' })),
   },

@@ -64,6 +64,23 @@ describe('GET /v1/inventory/items', () => {
     }
   })
 
+  test('searches name and SKU by every word of q, ignoring case and apostrophes, and finds one SKU exactly', async () => {
+    const namesOf = async (query: string) => (await list(query)).data.map((item: { name: string }) => item.name)
+    const caller2 = await ctx.newCaller()
+    for (const [name, sku] of [["Tito's Handmade Vodka 750ml", 'TITO-750'], ["Tito's Handmade Vodka 1L", 'TITO-1L'], ['Grey Goose Vodka 750ml', 'GG-750']]) {
+      await createItem(ctx, caller2, { name, sku })
+    }
+    const search = async (query: Record<string, string>) =>
+      json(await ctx.request('GET', '/v1/inventory/items', { key: caller2.key, query })).data.map((item: { name: string }) => item.name)
+    assert.deepEqual(await search({ q: 'titos 750' }), ["Tito's Handmade Vodka 750ml"])
+    assert.deepEqual(await search({ q: 'VODKA' }), ['Grey Goose Vodka 750ml', "Tito's Handmade Vodka 1L", "Tito's Handmade Vodka 750ml"])
+    assert.deepEqual(await search({ q: 'gg-7' }), ['Grey Goose Vodka 750ml'])
+    assert.deepEqual(await search({ q: '100%' }), [])
+    assert.deepEqual(await search({ sku: 'TITO-1L' }), ["Tito's Handmade Vodka 1L"])
+    assert.deepEqual(await search({ sku: 'tito-1l' }), [])
+    assert.equal((await namesOf('?q=nothing-like-this')).length, 0)
+  })
+
   test('pages with next and prev URLs that keep the other parameters', async () => {
     const first = await list('?per_page=2&category=spirits&sort=name')
     assert.equal(first.pagination.total_pages, 1)
