@@ -28,6 +28,7 @@ import {
   CreateMappingBody,
   ListConnectionsQuery,
   ListMappingsQuery,
+  ListSyncRunsQuery,
   MappingParams,
   PosConnection,
   PosConnectionWithStats,
@@ -39,7 +40,7 @@ import {
   UpdatedMapping,
   UpdateMappingBody,
 } from './pos.schemas.js'
-import { getSyncRun, triggerSync } from './sync.service.js'
+import { getSyncRun, listSyncRuns, triggerSync } from './sync.service.js'
 
 const tags = ['POS']
 const {
@@ -160,6 +161,25 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
       runWrite(app.db, request, reply, 201, (trx) =>
         triggerSync(trx, tenantOf(request), request.params.id, request.body.sync_type ?? 'incremental', actorOf(request)),
       ),
+  )
+
+  app.get(
+    '/syncs',
+    {
+      schema: {
+        tags,
+        summary: 'List a connection’s sync runs',
+        description: 'Newest first, with each run’s status, results or error.',
+        querystring: ListSyncRunsQuery,
+        response: { 200: listEnvelope(SyncRun) },
+      },
+      config: { permission: 'pos:read', errors: [connectionNotFound] },
+    },
+    async (request) => {
+      const page = pageRequest(request.query)
+      const { runs, total } = await listSyncRuns(app.db, tenantOf(request), request.query.connection_id, page)
+      return { data: runs, pagination: paginate(request, page, total) }
+    },
   )
 
   app.get(

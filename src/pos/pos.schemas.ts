@@ -119,6 +119,15 @@ export type SyncRun = Static<typeof SyncRun>
 
 export const SyncParams = Type.Object({ sync_id: Type.String() })
 
+export const ListSyncRunsQuery = Type.Object(
+  {
+    ...PageQuery,
+    connection_id: Type.String({ minLength: 1, description: 'The connection whose runs to list (connection_not_found otherwise)', examples: ['pos_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+  },
+  { additionalProperties: false },
+)
+export type ListSyncRunsQuery = Static<typeof ListSyncRunsQuery>
+
 export const ProductMapping = Type.Object({
   pos_item_id: Type.String(),
   pos_name: Type.String(),

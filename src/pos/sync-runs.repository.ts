@@ -62,6 +62,14 @@ export async function findRunningRun(db: Executor, connectionId: string): Promis
   return db.selectFrom('pos_sync_runs').selectAll().where('connection_id', '=', connectionId).where('status', '=', 'processing').executeTakeFirst()
 }
 
+/** A page of a connection's runs, newest first, and how many there are. */
+export async function listRuns(db: Executor, connectionId: string, page: { perPage: number; offset: number }): Promise<{ rows: SyncRunRow[]; total: number }> {
+  const runs = db.selectFrom('pos_sync_runs').where('connection_id', '=', connectionId)
+  const rows = await runs.selectAll().orderBy('started_at', 'desc').orderBy('id', 'desc').limit(page.perPage).offset(page.offset).execute()
+  const { total } = await runs.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()
+  return { rows, total: Number(total) }
+}
+
 export async function findRun(db: Executor, id: string): Promise<SyncRunRow | undefined> {
   return db.selectFrom('pos_sync_runs').selectAll().where('id', '=', id).executeTakeFirst()
 }

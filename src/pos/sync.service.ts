@@ -4,7 +4,9 @@ import { lockConnection } from './connections.service.js'
 import { posErrors } from './pos.errors.js'
 import type { SyncRun } from './pos.schemas.js'
 import type { SyncType } from './pos.tables.js'
-import { findRun, findRunningRun, insertRunUnlessRunning, lastDurationMs, rowToSyncRun } from './sync-runs.repository.js'
+import { findRun, findRunningRun, insertRunUnlessRunning, lastDurationMs, listRuns, rowToSyncRun } from './sync-runs.repository.js'
+import { findConnectionRow } from './connections.repository.js'
+import type { PageRequest } from '../platform/http/pagination.js'
 
 /** A first run has nothing to go by: this is a placeholder estimate, replaced by the last run's duration. */
 const FIRST_RUN_ESTIMATE_MS = 60_000
@@ -30,6 +32,14 @@ export async function triggerSync(trx: Trx, tenant: Tenant, connectionId: string
     throw posErrors.syncInProgress([running?.id ?? 'unknown', connectionId], { sync_id: running?.id ?? null })
   }
   return rowToSyncRun(row)
+}
+
+/** A page of a connection's runs, newest first. Throws connection_not_found. */
+export async function listSyncRuns(db: Executor, tenant: Tenant, connectionId: string, page: PageRequest): Promise<{ runs: SyncRun[]; total: number }> {
+  const connection = await findConnectionRow(db, tenant, connectionId)
+  if (!connection) throw posErrors.connectionNotFound(connectionId)
+  const { rows, total } = await listRuns(db, connectionId, page)
+  return { runs: rows.map(rowToSyncRun), total }
 }
 
 /** A sync run of the tenant. Throws sync_not_found. */

@@ -241,3 +241,20 @@ describe('scheduler', () => {
     }
   })
 })
+
+test('GET /v1/pos/syncs?connection_id= lists a connection\'s runs newest first; an unknown connection is 404, none named is 400', async () => {
+  const caller = await ctx.newCaller({ environment: 'sandbox' })
+  const connection = await createConnection(ctx, caller)
+  const first = await runSync(ctx, caller, connection.id, 'full')
+  const second = await runSync(ctx, caller, connection.id, 'sales_only')
+  const listed = json(await ctx.request('GET', '/v1/pos/syncs', { key: caller.key, query: { connection_id: connection.id } }))
+  assert.deepEqual(listed.data.map((run: { sync_id: string }) => run.sync_id), [second.sync_id, first.sync_id])
+  assert.equal(listed.pagination.total, 2)
+  assert.deepEqual(listed.data[1], first)
+  const unknown = await ctx.request('GET', '/v1/pos/syncs', { key: caller.key, query: { connection_id: 'pos_nope' } })
+  assert.equal(unknown.statusCode, 404)
+  assert.equal(json(unknown).error.code, 'connection_not_found')
+  const unnamed = await ctx.request('GET', '/v1/pos/syncs', { key: caller.key })
+  assert.equal(unnamed.statusCode, 400)
+  assert.equal(json(unnamed).error.details.parameter, 'connection_id')
+})
