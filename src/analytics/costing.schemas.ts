@@ -1,8 +1,7 @@
-import { type Static, Type, type TSchema } from 'typebox'
-import { PageQuery } from '../platform/http/schemas.js'
+import { type Static, Type } from 'typebox'
+import { Nullable, PageQuery } from '../platform/http/schemas.js'
 import { RecipeCategory } from '../recipes/recipes.schemas.js'
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
 export const CostingQuery = Type.Object(
   {

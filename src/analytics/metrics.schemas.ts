@@ -1,12 +1,11 @@
-import { type Static, Type, type TSchema } from 'typebox'
+import { type Static, Type } from 'typebox'
 import { CATEGORIES } from '../inventory/units.js'
-import { PageQuery } from '../platform/http/schemas.js'
+import { Nullable, PageQuery } from '../platform/http/schemas.js'
 import { StringEnum } from '../platform/http/types.js'
 import { ReportDate } from './variance.schemas.js'
 
 /** Schemas of the performance, staff and category reports; formulas with worked examples in docs/metrics.md. */
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
 const periodQuery = {
   date_from: Type.Optional(ReportDate('30 days before date_to')),

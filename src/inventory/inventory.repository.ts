@@ -1,6 +1,6 @@
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
-import { quantityOut, unitCostOut } from '../platform/decimal.js'
-import type { InventoryItem, ListItemsQuery } from './inventory.schemas.js'
+import { decimal, quantityOut, unitCostOut } from '../platform/decimal.js'
+import type { InventoryItem, ListItemsQuery, StockMovement } from './inventory.schemas.js'
 import type { InventoryItemTable } from './inventory.tables.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { type RawBuilder, type Selectable, sql } from 'kysely'
@@ -99,6 +99,34 @@ export async function listItemRows(db: Executor, tenant: Tenant, query: ListItem
       ? Number(rows[0].total)
       : Number((await select.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
   return { rows, total }
+}
+
+/** A page of an item's ledger, newest first (by when it happened, then as recorded), and its length. */
+export async function listMovementRows(db: Executor, tenant: Tenant, itemId: string, page: { perPage: number; offset: number }) {
+  const movements = db
+    .selectFrom('stock_movements')
+    .where('account_id', '=', tenant.accountId)
+    .where('environment', '=', tenant.environment)
+    .where('item_id', '=', itemId)
+  const rows = await movements.selectAll().orderBy('occurred_at', 'desc').orderBy('sequence', 'desc').limit(page.perPage).offset(page.offset).execute()
+  const { total } = await movements.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()
+  return {
+    movements: rows.map(
+      (row): StockMovement => ({
+        kind: row.kind,
+        change: quantityOut(decimal(row.quantity_after).minus(row.quantity_before)),
+        quantity_before: quantityOut(row.quantity_before),
+        quantity_after: quantityOut(row.quantity_after),
+        occurred_at: row.occurred_at.toISOString(),
+        recorded_at: row.recorded_at.toISOString(),
+        location: row.location_id,
+        unit_cost: unitCostOut(row.unit_cost),
+        actor: row.actor,
+        reference_id: row.reference_id,
+      }),
+    ),
+    total: Number(total),
+  }
 }
 
 export async function countItemsAtLocation(db: Executor, tenant: Tenant, locationId: string): Promise<number> {

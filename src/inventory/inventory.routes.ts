@@ -15,9 +15,11 @@ import {
   InventoryItem,
   ItemParams,
   ListItemsQuery,
+  ListMovementsQuery,
+  StockMovement,
   UpdateItemBody,
 } from './inventory.schemas.js'
-import { applyBatch, type CountObserver, createItem, deleteItem, getItem, listItems, recordCount, updateItem } from './inventory.service.js'
+import { applyBatch, type CountObserver, createItem, deleteItem, getItem, listItems, listMovements, recordCount, updateItem } from './inventory.service.js'
 
 const tags = ['Inventory']
 const { itemNotFound, invalidQuantity, invalidUnit, duplicateSku } = inventoryErrors
@@ -72,6 +74,27 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
       config: { permission: 'inventory:read', errors: [itemNotFound] },
     },
     async (request) => ({ data: await getItem(app.db, tenantOf(request), request.params.id) }),
+  )
+
+  app.get(
+    '/items/:id/movements',
+    {
+      schema: {
+        tags,
+        summary: 'List an item’s stock movements',
+        description:
+          'The stock ledger of the item, newest first: every count, adjustment, batch change, delivery and day of sales, with what it changed, who made it and what it came from.',
+        params: ItemParams,
+        querystring: ListMovementsQuery,
+        response: { 200: listEnvelope(StockMovement) },
+      },
+      config: { permission: 'inventory:read', errors: [itemNotFound] },
+    },
+    async (request) => {
+      const page = pageRequest(request.query)
+      const { movements, total } = await listMovements(app.db, tenantOf(request), request.params.id, page)
+      return { data: movements, pagination: paginate(request, page, total) }
+    },
   )
 
   app.put(

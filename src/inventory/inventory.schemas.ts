@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { domainMinimum, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
+import { domainMinimum, Nullable, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
 import { StringEnum } from '../platform/http/types.js'
 import { CATEGORIES, UNITS } from './units.js'
 
@@ -98,6 +98,26 @@ export const ListItemsQuery = Type.Object(
 export type ListItemsQuery = Static<typeof ListItemsQuery>
 
 export const ItemParams = Type.Object({ id: Type.String() })
+
+export const ListMovementsQuery = Type.Object({ ...PageQuery }, { additionalProperties: false })
+export type ListMovementsQuery = Static<typeof ListMovementsQuery>
+
+export const StockMovement = Type.Object({
+  kind: StringEnum(['count', 'adjustment', 'batch', 'delivery', 'sale', 'transfer'], {
+    description:
+      'count (a count set it), adjustment (a PUT quantity, or the starting stock), batch, delivery (an order received), sale (POS or imported sales of a business day; positive when a refund gave units back)',
+  }),
+  change: Type.Number({ description: 'quantity_after − quantity_before, in the item’s unit' }),
+  quantity_before: Type.Number(),
+  quantity_after: Type.Number(),
+  occurred_at: Timestamp,
+  recorded_at: Timestamp,
+  location: Type.String(),
+  unit_cost: Type.Number({ description: 'The item’s cost per unit at the time' }),
+  actor: Type.String({ description: 'Who made it: the API key id, a POS connection id, or who received an order', examples: ['key_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+  reference_id: Nullable(Type.String({ description: 'The count, order, sync run or import it came from', examples: ['cnt_01jd2x3v4w5y6z7a8b9c0d1e2f'] })),
+})
+export type StockMovement = Static<typeof StockMovement>
 
 export const CountBody = Type.Object(
   {

@@ -17,6 +17,7 @@ import {
   lastDeliveryUnitCosts,
   listItemsForMatching,
   listItemRows,
+  listMovementRows,
   lockItemRows,
   theoreticalStocksAt,
   rowToItem,
@@ -84,6 +85,12 @@ export async function getItem(db: Executor, tenant: Tenant, id: string): Promise
   const row = await findItemRow(db, tenant, id)
   if (!row) throw inventoryErrors.itemNotFound(id)
   return rowToItem(row)
+}
+
+/** A page of an item's stock ledger, newest first. Throws item_not_found. */
+export async function listMovements(db: Executor, tenant: Tenant, itemId: string, page: PageRequest) {
+  await getItem(db, tenant, itemId)
+  return listMovementRows(db, tenant, itemId, page)
 }
 
 /** A page of items; a `location` filter naming no location is 404 location_not_found, not an empty list. */

@@ -1,10 +1,9 @@
-import { type Static, type TSchema, Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import { CATEGORIES, UNITS } from '../inventory/units.js'
-import { domainMinimum, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
+import { domainMinimum, Nullable, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
 import { StringEnum } from '../platform/http/types.js'
 import { DISPATCH_STATUSES, ORDER_STATUSES } from './ordering.tables.js'
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
 const Category = StringEnum(CATEGORIES)
 // Plain strings: an unknown unit is the domain error invalid_unit, not a schema violation.

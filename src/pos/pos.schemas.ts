@@ -1,8 +1,7 @@
-import { type Static, Type, type TSchema } from 'typebox'
-import { domainMinimum, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
+import { type Static, Type } from 'typebox'
+import { domainMinimum, Nullable, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
 import { StringEnum } from '../platform/http/types.js'
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
 export const SYNC_FREQUENCIES = ['realtime', 'hourly', 'daily'] as const
 export const SYNC_TYPES = ['full', 'incremental', 'sales_only'] as const

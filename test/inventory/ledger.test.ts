@@ -74,3 +74,31 @@ test('a request that fails midway leaves no ledger row, no event and no stock ch
   assert.equal(json(await ctx.request('GET', `/v1/inventory/items/${item.id}`, { key: caller.key })).data.quantity, 5)
   assert.deepEqual(await listEvents(ctx.database.db, caller.tenant), before)
 })
+
+test('GET /v1/inventory/items/:id/movements shows the ledger newest first, with what changed, who and from what; an unknown item is 404', async () => {
+  const caller = await ctx.newCaller()
+  const item = await createItem(ctx, caller, { quantity: 10, cost_per_unit: 18.5 })
+  await ctx.request('PUT', `/v1/inventory/items/${item.id}`, { key: caller.key, body: { quantity: 12 } })
+  const count = await ctx.request('POST', '/v1/inventory/count', {
+    key: caller.key,
+    body: { location: 'main_bar', counted_by: 'user_maria', items: [{ item_id: item.id, quantity: 11.5 }] },
+  })
+  const countId = json(count).data.count_id
+  const response = await ctx.request('GET', `/v1/inventory/items/${item.id}/movements`, { key: caller.key, query: { per_page: '2' } })
+  assert.equal(response.statusCode, 200, response.body)
+  const page = json(response)
+  assert.equal(page.pagination.total, 3)
+  assert.deepEqual(
+    page.data.map((movement: Record<string, unknown>) => [movement.kind, movement.change, movement.quantity_before, movement.quantity_after, movement.reference_id]),
+    [
+      ['count', -0.5, 12, 11.5, countId],
+      ['adjustment', 2, 10, 12, null],
+    ],
+  )
+  assert.equal(page.data[0].unit_cost, 18.5)
+  assert.equal(page.data[0].location, 'main_bar')
+  assert.equal(typeof page.data[0].actor, 'string')
+  const missing = await ctx.request('GET', '/v1/inventory/items/item_nope/movements', { key: caller.key })
+  assert.equal(missing.statusCode, 404)
+  assert.equal(json(missing).error.code, 'item_not_found')
+})

@@ -5,7 +5,7 @@ import type { BackgroundLoop } from '../../src/platform/background.js'
 import type { Environment } from '../../src/platform/db/database.js'
 import { PosGateway } from '../../src/pos/pos-gateway.js'
 import { startPosSyncWorker } from '../../src/pos/sync-worker.js'
-import { type Caller, json, type TestContext } from '../helpers/context.js'
+import type { Caller, TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { createConnection, createPosTestContext, itemQuantity, ledgerOf, runSync, startSwitchableSquare } from './pos-helpers.js'
 

@@ -68,3 +68,6 @@ export const Deleted = (idField: string) =>
   Type.Object({ [idField]: Type.String(), deleted: Type.Literal(true) })
 
 export const Timestamp = Type.String({ format: 'date-time' })
+
+/** A value or null. */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
