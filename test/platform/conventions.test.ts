@@ -40,6 +40,19 @@ describe('the API grammar', () => {
     assert.equal(json(response).error.details.parameter, 'body')
   })
 
+  test('an enum error lists the allowed values and a date error shows an example', async () => {
+    const caller = await ctx.newCaller()
+    const sorted = await ctx.request('GET', '/v1/inventory/items', { key: caller.key, query: { sort: 'price' } })
+    assert.equal(sorted.statusCode, 400)
+    assert.equal(json(sorted).error.message, 'sort must be one of name, quantity, last_updated, created_at, sku, category')
+    const counted = await ctx.request('POST', '/v1/inventory/count', {
+      key: caller.key,
+      body: { location: 'main_bar', counted_by: 'user_maria', counted_at: 'yesterday', items: [{ item_id: 'item_x', quantity: 1 }] },
+    })
+    assert.equal(counted.statusCode, 400)
+    assert.equal(json(counted).error.message, 'counted_at must be a date-time like 2026-11-22T21:30:00Z')
+  })
+
   test('a body over 1 MiB is 413', async () => {
     const response = await ctx.request('POST', '/v1/inventory/items', {
       headers: { 'content-type': 'application/json' },

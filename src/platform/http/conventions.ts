@@ -36,6 +36,14 @@ function valueAt(root: unknown, path: string): unknown {
   return value
 }
 
+/** What a value of each string format looks like, for the error that refuses one. */
+const FORMAT_EXAMPLES: Record<string, string> = {
+  date: 'a date like 2026-11-22 that exists',
+  'date-time': 'a date-time like 2026-11-22T21:30:00Z',
+  email: 'an e-mail address like orders@wholesaler.example',
+  uri: 'an absolute URL like https://bar.example/hooks/barstock',
+}
+
 /** Turns the first schema violation into invalid_parameter with details.parameter and details.value. */
 function fromValidation(request: FastifyRequest, context: string | undefined, failure: ValidationError): AppError {
   const source = context === 'querystring' ? request.query : context === 'params' ? request.params : context === 'headers' ? request.headers : request.body
@@ -49,7 +57,11 @@ function fromValidation(request: FastifyRequest, context: string | undefined, fa
       ? 'is not a known field'
       : failure.keyword === 'required'
         ? 'is required'
-        : failure.message ?? 'is invalid'
+        : failure.keyword === 'enum'
+          ? `must be one of ${(params.allowedValues as unknown[]).join(', ')}`
+          : failure.keyword === 'format'
+            ? `must be ${FORMAT_EXAMPLES[String(params.format)] ?? `in ${String(params.format)} format`}`
+            : failure.message ?? 'is invalid'
   return invalidParameter(parameter, valueAt(source, path), `${parameter} ${problem}`)
 }
 
