@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { domainMinimum, Nullable, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
+import { domainMinimum, NOT_BLANK, Nullable, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
 import { StringEnum } from '../platform/http/types.js'
 import { CATEGORIES, UNITS } from './units.js'
 
@@ -27,8 +27,8 @@ export const InventoryItem = Type.Object({
 export type InventoryItem = Static<typeof InventoryItem>
 
 const itemFields = {
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  sku: Type.String({ minLength: 1, maxLength: 100 }),
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: NOT_BLANK }),
+  sku: Type.String({ minLength: 1, maxLength: 100, pattern: NOT_BLANK }),
   category: Category,
   quantity: QuantityField,
   unit: UnitField,

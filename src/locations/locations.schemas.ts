@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { PageQuery, Timestamp } from '../platform/http/schemas.js'
+import { NOT_BLANK, PageQuery, Timestamp } from '../platform/http/schemas.js'
 
 export const LocationId = Type.String({
   pattern: '^[a-z0-9][a-z0-9_-]{0,62}$',
@@ -31,7 +31,7 @@ export type Location = Static<typeof Location>
 export const CreateLocationBody = Type.Object(
   {
     id: LocationId,
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: NOT_BLANK }),
     timezone: Type.Optional(TimeZone),
     business_day_cutoff: Type.Optional(Cutoff),
     country: Type.Optional(Type.Union([Country, Type.Null()])),

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { CATEGORIES, UNITS } from '../inventory/units.js'
-import { domainMinimum, Nullable, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
+import { domainMinimum, NOT_BLANK, Nullable, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
 import { StringEnum } from '../platform/http/types.js'
 import { DISPATCH_STATUSES, ORDER_STATUSES } from './ordering.tables.js'
 
@@ -44,7 +44,7 @@ export const DistributorSummary = Type.Object({
 export type DistributorSummary = Static<typeof DistributorSummary>
 
 const distributorFields = {
-  name: Type.String({ minLength: 1, maxLength: 200 }),
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: NOT_BLANK }),
   distributor_code: Type.String({ minLength: 1, maxLength: 100 }),
   region: Type.String({ minLength: 1, maxLength: 100 }),
   contact_email: Type.String({ format: 'email', maxLength: 254 }),

@@ -53,6 +53,22 @@ describe('the API grammar', () => {
     assert.equal(json(counted).error.message, 'counted_at must be a date-time like 2026-11-22T21:30:00Z')
   })
 
+  test('a pattern error says the rule in words, and a name or SKU of only spaces is refused; nothing is written', async () => {
+    const caller = await ctx.newCaller()
+    const badId = await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'Patio Bar', name: 'Patio' } })
+    assert.equal(json(badId).error.message, 'id must be 1 to 63 lowercase letters, digits, _ or -, starting with a letter or digit (e.g. main_bar)')
+    const blankName = await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'patio', name: '   ' } })
+    assert.equal(blankName.statusCode, 400)
+    assert.equal(json(blankName).error.message, 'name must not be blank (only spaces)')
+    const blankSku = await ctx.request('POST', '/v1/inventory/items', {
+      key: caller.key,
+      body: { name: 'Aperol 1L', sku: '  ', category: 'liqueur', quantity: 1, unit: 'bottle', location: 'main_bar', reorder_point: 1, cost_per_unit: 20 },
+    })
+    assert.equal(json(blankSku).error.message, 'sku must not be blank (only spaces)')
+    assert.equal(json(await ctx.request('GET', '/v1/locations', { key: caller.key })).pagination.total, 1)
+    assert.equal(json(await ctx.request('GET', '/v1/inventory/items', { key: caller.key })).pagination.total, 0)
+  })
+
   test('a body over 1 MiB is 413', async () => {
     const response = await ctx.request('POST', '/v1/inventory/items', {
       headers: { 'content-type': 'application/json' },

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin'
 import { AppError, type ErrorDefinition, invalidParameter, isAppError, platformErrors } from '../errors.js'
 import { isDatabaseUnavailable } from '../db/connect.js'
 import { rejectUnsafeInput } from './input-safety.js'
-import { ErrorBody } from './schemas.js'
+import { ErrorBody, NOT_BLANK } from './schemas.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -44,6 +44,17 @@ const FORMAT_EXAMPLES: Record<string, string> = {
   uri: 'an absolute URL like https://bar.example/hooks/barstock',
 }
 
+/** Each pattern of the API's schemas, as a rule in words. */
+const PATTERN_RULES: Record<string, string> = {
+  [NOT_BLANK]: 'must not be blank (only spaces)',
+  '^[a-z0-9][a-z0-9_-]{0,62}$': 'must be 1 to 63 lowercase letters, digits, _ or -, starting with a letter or digit (e.g. main_bar)',
+  '^[a-z][a-z0-9_]{0,31}$': 'must be 1 to 32 lowercase letters, digits or _, starting with a letter',
+  '^([01][0-9]|2[0-3]):[0-5][0-9]$': 'must be a time of day HH:MM, 00:00 to 23:59 (e.g. 04:00)',
+  '^[A-Z]{2}$': 'must be a two-letter ISO 3166 country code in capitals (e.g. US)',
+  '^[A-Z]{3}$': 'must be a three-letter ISO 4217 currency code in capitals (e.g. USD)',
+  '^[\\x21-\\x7e]+$': 'must be printable ASCII without spaces',
+}
+
 /** Turns the first schema violation into invalid_parameter with details.parameter and details.value. */
 function fromValidation(request: FastifyRequest, context: string | undefined, failure: ValidationError): AppError {
   const source = context === 'querystring' ? request.query : context === 'params' ? request.params : context === 'headers' ? request.headers : request.body
@@ -61,7 +72,9 @@ function fromValidation(request: FastifyRequest, context: string | undefined, fa
           ? `must be one of ${(params.allowedValues as unknown[]).join(', ')}`
           : failure.keyword === 'format'
             ? `must be ${FORMAT_EXAMPLES[String(params.format)] ?? `in ${String(params.format)} format`}`
-            : failure.message ?? 'is invalid'
+            : failure.keyword === 'pattern'
+              ? (PATTERN_RULES[String(params.pattern)] ?? `must match the pattern ${String(params.pattern)}`)
+              : failure.message ?? 'is invalid'
   return invalidParameter(parameter, valueAt(source, path), `${parameter} ${problem}`)
 }
 

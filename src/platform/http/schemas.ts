@@ -69,5 +69,8 @@ export const Deleted = (idField: string) =>
 
 export const Timestamp = Type.String({ format: 'date-time' })
 
+/** A text a person types (a name, a SKU): not empty and not only spaces. */
+export const NOT_BLANK = '\\S'
+
 /** A value or null. */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
