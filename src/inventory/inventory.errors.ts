@@ -5,4 +5,5 @@ export const inventoryErrors = {
   invalidQuantity: defineError('invalid_quantity', 400, '%s'),
   invalidUnit: defineError('invalid_unit', 400, 'Unit %s is not one of: %s'),
   duplicateSku: defineError('duplicate_sku', 409, 'SKU %s already exists'),
+  countNotFound: defineError('count_not_found', 404, 'Inventory count %s does not exist'),
 }

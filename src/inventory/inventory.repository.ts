@@ -1,7 +1,7 @@
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { decimal, quantityOut, unitCostOut } from '../platform/decimal.js'
-import type { InventoryItem, ListItemsQuery, StockMovement } from './inventory.schemas.js'
-import type { InventoryItemTable } from './inventory.tables.js'
+import type { CountDetail, CountSummary, InventoryItem, ListItemsQuery, StockMovement } from './inventory.schemas.js'
+import type { InventoryCountTable, InventoryItemTable } from './inventory.tables.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { type RawBuilder, type Selectable, sql } from 'kysely'
 
@@ -126,6 +126,46 @@ export async function listMovementRows(db: Executor, tenant: Tenant, itemId: str
       }),
     ),
     total: Number(total),
+  }
+}
+
+function rowToCountSummary(row: Selectable<InventoryCountTable>): CountSummary {
+  return {
+    count_id: row.id,
+    location: row.location_id,
+    counted_by: row.counted_by,
+    counted_at: row.counted_at.toISOString(),
+    items_updated: row.items_updated,
+    created_at: row.created_at.toISOString(),
+  }
+}
+
+function tenantCounts(db: Executor, tenant: Tenant) {
+  return db.selectFrom('inventory_counts').where('account_id', '=', tenant.accountId).where('environment', '=', tenant.environment)
+}
+
+/** A page of the tenant's counts (of one location, or all), newest first, and how many there are. */
+export async function listCountRows(db: Executor, tenant: Tenant, location: string | undefined, page: { perPage: number; offset: number }) {
+  const counts = location === undefined ? tenantCounts(db, tenant) : tenantCounts(db, tenant).where('location_id', '=', location)
+  const rows = await counts.selectAll().orderBy('counted_at', 'desc').orderBy('id', 'desc').limit(page.perPage).offset(page.offset).execute()
+  const { total } = await counts.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()
+  return { counts: rows.map(rowToCountSummary), total: Number(total) }
+}
+
+/** One count of the tenant with every counted line, or undefined. */
+export async function findCountDetail(db: Executor, tenant: Tenant, countId: string): Promise<CountDetail | undefined> {
+  const row = await tenantCounts(db, tenant).selectAll().where('id', '=', countId).executeTakeFirst()
+  if (!row) return undefined
+  const lines = await db.selectFrom('inventory_count_lines').selectAll().where('count_id', '=', countId).orderBy('item_id').execute()
+  return {
+    ...rowToCountSummary(row),
+    items: lines.map((line) => ({
+      item_id: line.item_id,
+      expected: quantityOut(line.expected),
+      actual: quantityOut(line.actual),
+      variance: quantityOut(decimal(line.actual).minus(line.expected)),
+      notes: line.notes,
+    })),
   }
 }
 

@@ -16,10 +16,26 @@ import {
   ItemParams,
   ListItemsQuery,
   ListMovementsQuery,
+  ListCountsQuery,
+  CountSummary,
+  CountParams,
+  CountDetail,
   StockMovement,
   UpdateItemBody,
 } from './inventory.schemas.js'
-import { applyBatch, type CountObserver, createItem, deleteItem, getItem, listItems, listMovements, recordCount, updateItem } from './inventory.service.js'
+import {
+  applyBatch,
+  type CountObserver,
+  createItem,
+  deleteItem,
+  getCount,
+  getItem,
+  listCounts,
+  listItems,
+  listMovements,
+  recordCount,
+  updateItem,
+} from './inventory.service.js'
 
 const tags = ['Inventory']
 const { itemNotFound, invalidQuantity, invalidUnit, duplicateSku } = inventoryErrors
@@ -74,6 +90,40 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
       config: { permission: 'inventory:read', errors: [itemNotFound] },
     },
     async (request) => ({ data: await getItem(app.db, tenantOf(request), request.params.id) }),
+  )
+
+  app.get(
+    '/counts',
+    {
+      schema: {
+        tags,
+        summary: 'List inventory counts',
+        description: 'Newest first (by counted_at), of one location or all.',
+        querystring: ListCountsQuery,
+        response: { 200: listEnvelope(CountSummary) },
+      },
+      config: { permission: 'inventory:read', errors: [locationNotFound] },
+    },
+    async (request) => {
+      const page = pageRequest(request.query)
+      const { counts, total } = await listCounts(app.db, tenantOf(request), request.query, page)
+      return { data: counts, pagination: paginate(request, page, total) }
+    },
+  )
+
+  app.get(
+    '/counts/:count_id',
+    {
+      schema: {
+        tags,
+        summary: 'Get an inventory count',
+        description: 'The count with every counted item: theoretical stock at counted_at, the counted quantity and the difference.',
+        params: CountParams,
+        response: { 200: envelope(CountDetail) },
+      },
+      config: { permission: 'inventory:read', errors: [inventoryErrors.countNotFound] },
+    },
+    async (request) => ({ data: await getCount(app.db, tenantOf(request), request.params.count_id) }),
   )
 
   app.get(

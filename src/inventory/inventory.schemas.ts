@@ -160,6 +160,33 @@ export const CountResult = Type.Object({
 })
 export type CountResult = Static<typeof CountResult>
 
+export const ListCountsQuery = Type.Object(
+  { ...PageQuery, location: Type.Optional(Type.String({ description: 'Only counts of this location (location_not_found otherwise)' })) },
+  { additionalProperties: false },
+)
+export type ListCountsQuery = Static<typeof ListCountsQuery>
+
+export const CountSummary = Type.Object({
+  count_id: Type.String(),
+  location: Type.String(),
+  counted_by: Type.String(),
+  counted_at: Timestamp,
+  items_updated: Type.Integer(),
+  created_at: Timestamp,
+})
+export type CountSummary = Static<typeof CountSummary>
+
+export const CountParams = Type.Object({ count_id: Type.String() })
+
+export const CountDetail = Type.Object({
+  ...CountSummary.properties,
+  items: Type.Array(
+    Type.Object({ ...VarianceEntry.properties, notes: Nullable(Type.String()) }),
+    { description: 'Every counted item: theoretical stock at counted_at, what was counted, the difference' },
+  ),
+})
+export type CountDetail = Static<typeof CountDetail>
+
 export const BatchBody = Type.Object(
   {
     updates: Type.Array(

@@ -18,6 +18,8 @@ import {
   listItemsForMatching,
   listItemRows,
   listMovementRows,
+  listCountRows,
+  findCountDetail,
   lockItemRows,
   theoreticalStocksAt,
   rowToItem,
@@ -26,9 +28,11 @@ import type {
   BatchBody,
   BatchResult,
   CountBody,
+  CountDetail,
   CountResult,
   CreateItemBody,
   InventoryItem,
+  ListCountsQuery,
   ListItemsQuery,
   UpdateItemBody,
 } from './inventory.schemas.js'
@@ -85,6 +89,19 @@ export async function getItem(db: Executor, tenant: Tenant, id: string): Promise
   const row = await findItemRow(db, tenant, id)
   if (!row) throw inventoryErrors.itemNotFound(id)
   return rowToItem(row)
+}
+
+/** A page of the tenant's counts, newest first. Throws location_not_found for a location filter naming none. */
+export async function listCounts(db: Executor, tenant: Tenant, query: ListCountsQuery, page: PageRequest) {
+  if (query.location !== undefined) await getLocation(db, tenant, query.location)
+  return listCountRows(db, tenant, query.location, page)
+}
+
+/** A count with every counted line. Throws count_not_found. */
+export async function getCount(db: Executor, tenant: Tenant, countId: string): Promise<CountDetail> {
+  const count = await findCountDetail(db, tenant, countId)
+  if (!count) throw inventoryErrors.countNotFound(countId)
+  return count
 }
 
 /** A page of an item's stock ledger, newest first. Throws item_not_found. */

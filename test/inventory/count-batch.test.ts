@@ -171,3 +171,43 @@ describe('POST /v1/inventory/batch', () => {
     }
   })
 })
+
+describe('reading counts', () => {
+  test('GET /v1/inventory/counts lists counts newest first; /counts/:count_id shows every counted line; unknown ones are 404', async () => {
+    const caller = await ctx.newCaller()
+    const vodka = await createItem(ctx, caller, { quantity: 10 })
+    const gin = await createItem(ctx, caller, { quantity: 4 })
+    const count = async (countedAt: string, quantities: [string, number][]) =>
+      json(
+        await ctx.request('POST', '/v1/inventory/count', {
+          key: caller.key,
+          body: { location: 'main_bar', counted_by: 'user_maria', counted_at: countedAt, items: quantities.map(([item_id, quantity]) => ({ item_id, quantity, notes: null })) },
+        }),
+      ).data
+    const older = await count('2026-11-01T23:00:00.000Z', [[vodka.id, 9]])
+    const newer = await count('2026-11-08T23:00:00.000Z', [[vodka.id, 8.5], [gin.id, 4]])
+    const listed = json(await ctx.request('GET', '/v1/inventory/counts', { key: caller.key }))
+    assert.deepEqual(listed.data.map((entry: { count_id: string }) => entry.count_id), [newer.count_id, older.count_id])
+    assert.equal(listed.pagination.total, 2)
+    assert.deepEqual(listed.data[0], {
+      count_id: newer.count_id,
+      location: 'main_bar',
+      counted_by: 'user_maria',
+      counted_at: '2026-11-08T23:00:00.000Z',
+      items_updated: 2,
+      created_at: newer.created_at,
+    })
+    const detail = json(await ctx.request('GET', `/v1/inventory/counts/${newer.count_id}`, { key: caller.key })).data
+    const lines = new Map(detail.items.map((line: { item_id: string }) => [line.item_id, line]))
+    assert.deepEqual(lines.get(gin.id), { item_id: gin.id, expected: 4, actual: 4, variance: 0, notes: null })
+    assert.equal((lines.get(vodka.id) as { actual: number }).actual, 8.5)
+    const missing = await ctx.request('GET', '/v1/inventory/counts/cnt_nope', { key: caller.key })
+    assert.equal(missing.statusCode, 404)
+    assert.equal(json(missing).error.code, 'count_not_found')
+    const elsewhere = await ctx.request('GET', '/v1/inventory/counts', { key: caller.key, query: { location: 'rooftop' } })
+    assert.equal(elsewhere.statusCode, 404)
+    assert.equal(json(elsewhere).error.code, 'location_not_found')
+    const other = await ctx.newCaller()
+    assert.equal((await ctx.request('GET', `/v1/inventory/counts/${newer.count_id}`, { key: other.key })).statusCode, 404)
+  })
+})
