@@ -169,6 +169,23 @@ export async function findCountDetail(db: Executor, tenant: Tenant, countId: str
   }
 }
 
+/** Stock value and live items per location and category (a location filter, or all), in cost_per_unit's money. */
+export async function stockValueRows(db: Executor, tenant: Tenant, location: string | undefined) {
+  let items = liveItems(db, tenant)
+  if (location !== undefined) items = items.where('location_id', '=', location)
+  return items
+    .select((eb) => [
+      'location_id',
+      'category',
+      sql<string>`sum(greatest(quantity, 0) * cost_per_unit)`.as('value'),
+      eb.fn.countAll<number>().as('items'),
+    ])
+    .groupBy(['location_id', 'category'])
+    .orderBy('location_id')
+    .orderBy('category')
+    .execute()
+}
+
 export async function countItemsAtLocation(db: Executor, tenant: Tenant, locationId: string): Promise<number> {
   const row = await liveItems(db, tenant)
     .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -17,6 +17,8 @@ import {
   ListItemsQuery,
   ListMovementsQuery,
   ListCountsQuery,
+  StockValue,
+  StockValueQuery,
   CountSummary,
   CountParams,
   CountDetail,
@@ -36,6 +38,7 @@ import {
   recordCount,
   updateItem,
 } from './inventory.service.js'
+import { stockValue } from './stock-value.js'
 
 const tags = ['Inventory']
 const { itemNotFound, invalidQuantity, invalidUnit, duplicateSku } = inventoryErrors
@@ -90,6 +93,21 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
       config: { permission: 'inventory:read', errors: [itemNotFound] },
     },
     async (request) => ({ data: await getItem(app.db, tenantOf(request), request.params.id) }),
+  )
+
+  app.get(
+    '/value',
+    {
+      schema: {
+        tags,
+        summary: 'Stock value per location and category',
+        description: 'quantity × cost_per_unit of the live items, in the account’s currency; stock below zero counts as none.',
+        querystring: StockValueQuery,
+        response: { 200: envelope(StockValue) },
+      },
+      config: { permission: 'inventory:read', errors: [locationNotFound] },
+    },
+    async (request) => ({ data: await stockValue(app.db, tenantOf(request), request.query) }),
   )
 
   app.get(

@@ -160,6 +160,30 @@ export const CountResult = Type.Object({
 })
 export type CountResult = Static<typeof CountResult>
 
+export const StockValueQuery = Type.Object(
+  { location: Type.Optional(Type.String({ description: 'Only this location (location_not_found otherwise)' })) },
+  { additionalProperties: false },
+)
+export type StockValueQuery = Static<typeof StockValueQuery>
+
+const ValueFields = {
+  value: Type.Number({ description: 'Σ quantity × cost_per_unit of the live items, stock below zero counting as none; 2 decimals' }),
+  items: Type.Integer({ description: 'Live items' }),
+}
+
+export const StockValue = Type.Object({
+  currency: Type.String({ description: 'The account’s currency (settings)', examples: ['USD'] }),
+  ...ValueFields,
+  locations: Type.Array(
+    Type.Object({
+      location: Type.String(),
+      ...ValueFields,
+      categories: Type.Array(Type.Object({ category: Type.String(), ...ValueFields })),
+    }),
+  ),
+})
+export type StockValue = Static<typeof StockValue>
+
 export const ListCountsQuery = Type.Object(
   { ...PageQuery, location: Type.Optional(Type.String({ description: 'Only counts of this location (location_not_found otherwise)' })) },
   { additionalProperties: false },

@@ -124,3 +124,28 @@ test('GET /v1/inventory, the quick start’s short path, answers the same list',
   assert.equal(short.pagination.total, 5)
   assert.equal(short.pagination.next_page_url, '/v1/inventory?sort=name&per_page=2&page=2')
 })
+
+test('GET /v1/inventory/value sums quantity × cost per location and category, stock below zero counting as none', async () => {
+  const owner = await ctx.newCaller()
+  await ctx.request('POST', '/v1/locations', { key: owner.key, body: { id: 'patio', name: 'Patio bar' } })
+  await createItem(ctx, owner, { name: 'Aperol 1L', category: 'liqueur', quantity: 3, cost_per_unit: 21.5 })
+  await createItem(ctx, owner, { name: 'Campari 1L', category: 'liqueur', quantity: 2.5, cost_per_unit: 28 })
+  await createItem(ctx, owner, { name: 'Tito’s 1L', category: 'spirits', quantity: 4, cost_per_unit: 19.99, location: 'patio' })
+  const short = await createItem(ctx, owner, { name: 'Well Gin 1L', category: 'spirits', quantity: 1, cost_per_unit: 9 })
+  await ctx.request('POST', '/v1/inventory/batch', { key: owner.key, body: { updates: [{ item_id: short.id, change: -1 }] } })
+  const value = json(await ctx.request('GET', '/v1/inventory/value', { key: owner.key })).data
+  assert.deepEqual(value, {
+    currency: 'USD',
+    value: 214.46,
+    items: 4,
+    locations: [
+      { location: 'main_bar', value: 134.5, items: 3, categories: [{ category: 'liqueur', value: 134.5, items: 2 }, { category: 'spirits', value: 0, items: 1 }] },
+      { location: 'patio', value: 79.96, items: 1, categories: [{ category: 'spirits', value: 79.96, items: 1 }] },
+    ],
+  })
+  const patio = json(await ctx.request('GET', '/v1/inventory/value', { key: owner.key, query: { location: 'patio' } })).data
+  assert.equal(patio.value, 79.96)
+  const unknown = await ctx.request('GET', '/v1/inventory/value', { key: owner.key, query: { location: 'rooftop' } })
+  assert.equal(unknown.statusCode, 404)
+  assert.equal(json(unknown).error.code, 'location_not_found')
+})
