@@ -33,21 +33,21 @@ export class PosGateway {
     if (environment === 'sandbox') return sandboxSimulatorUrl(vendor)
     const override = this.config.posBaseUrls[vendor.posType]
     if (override) return override
-    await this.refuseNonPublicHosts(vendor, credentials)
-    return vendor.productionBaseUrl(credentials)
+    const production = vendor.productionBaseUrl(credentials)
+    await this.refuseNonPublicHosts(vendor, [production, ...Object.values(credentials)])
+    return production
   }
 
   /**
-   * The SSRF rule of webhooks, for the hosts a tenant's credentials name (Simphony's auth and app
-   * servers, a vendor's regional host): a loopback, private or reserved address is never connected to
+   * The SSRF rule of webhooks, for the production root and every URL among a tenant's credentials
+   * (Simphony's auth and app servers, a vendor's regional host): a loopback, private or reserved address is never connected to
    * (BARSTOCK_WEBHOOK_ALLOW_PRIVATE lifts it, for tests). The answer is connection_failed without the
    * low-level reason, so the API cannot be used to scan a network. Operator overrides
    * (BARSTOCK_POS_BASE_URLS) are trusted.
    */
-  private async refuseNonPublicHosts(vendor: PosVendor, credentials: PosCredentials): Promise<void> {
+  private async refuseNonPublicHosts(vendor: PosVendor, values: string[]): Promise<void> {
     if (this.config.webhookAllowPrivate) return
-    const urls = [vendor.productionBaseUrl(credentials), ...Object.values(credentials).filter((value) => /^https?:\/\//i.test(value))]
-    for (const url of urls) {
+    for (const url of values.filter((value) => /^https?:\/\//i.test(value))) {
       if (await publicHostRefusal(url)) throw new PosAdapterError('connection_failed', `Could not reach the ${vendor.posType} POS`)
     }
   }

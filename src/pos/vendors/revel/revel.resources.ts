@@ -1,4 +1,5 @@
-import { type Static, type TSchema, Type } from 'typebox'
+import { type Static, Type } from 'typebox'
+import { Nullable } from '../../../platform/http/schemas.js'
 
 /**
  * The shapes of the Revel resources barstock reads, as the client checks them and the simulator
@@ -10,7 +11,6 @@ import { type Static, type TSchema, Type } from 'typebox'
 
 /** An id or a resource URI ("/resources/Product/12/"), as Revel renders foreign keys. */
 export const RevelReference = Type.Union([Type.Integer(), Type.String()])
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
 export const RevelMeta = Type.Object({
   limit: Type.Integer(),

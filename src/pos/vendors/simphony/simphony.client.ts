@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { type Static, type TSchema, Type } from 'typebox'
+import { Nullable } from '../../../platform/http/schemas.js'
 import Value from 'typebox/value'
 import { PosAdapterError } from '../../adapter.js'
 import { rejectStatus, VendorHttp, type VendorResponse } from '../vendor-http.js'
@@ -30,7 +31,6 @@ export interface SimphonySignInAnswer {
   redirectUrl?: string
 }
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
 /*
  * The BI answers as far as barstock reads them (Oracle's reference and its condiment examples; see
