@@ -7,12 +7,13 @@ import { load } from 'js-yaml'
 
 /**
  * Checks a simulator's answers against its vendor's published OpenAPI document
- * (`../shared/spec/vendor-specs/`), so a simulator cannot drift into the adapter's assumptions.
+ * (copies of ../shared/spec/vendor-specs/ in test/fixtures/vendor-specs/, so the tests run from any
+ * checkout), so a simulator cannot drift into the adapter's assumptions.
  * Swagger 2.0 and OpenAPI 3.0 documents are read as JSON Schema draft 7 (their `nullable` rewritten
  * as JSON Schema); OpenAPI 3.1 as JSON Schema 2020-12. Unknown keywords (`example`, `xml`…) are ignored.
  */
 
-const SPEC_DIR = fileURLToPath(new URL('../../../../shared/spec/vendor-specs/', import.meta.url))
+const SPEC_DIR = fileURLToPath(new URL('../../../test/fixtures/vendor-specs/', import.meta.url))
 
 type Document = { swagger?: string; openapi?: string; paths: Record<string, Record<string, Operation>> }
 type Operation = { responses?: Record<string, { schema?: unknown; content?: Record<string, { schema?: unknown }> }> }
@@ -42,7 +43,7 @@ export class OpenApiContract {
   private readonly validators = new Map<string, ValidateFunction>()
 
   /**
-   * `file` is a name in shared/spec/vendor-specs/, e.g. `square.json` or `toast-orders.yaml`.
+   * `file` is a name in test/fixtures/vendor-specs/, e.g. `square.json` or `toast-orders.yaml`.
    * `missingSchemas` defines component schemas the published document references but never defines
    * (each with the vendor's reference as its source, in the caller's comment).
    */

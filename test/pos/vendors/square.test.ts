@@ -485,7 +485,7 @@ describe('square simulator against square.json', () => {
   })
 
   test('the simulator accepts only request fields square.json defines', () => {
-    const document = JSON.parse(readFileSync(fileURLToPath(new URL('../../../../../shared/spec/vendor-specs/square.json', import.meta.url)), 'utf8'))
+    const document = JSON.parse(readFileSync(fileURLToPath(new URL('../../../../test/fixtures/vendor-specs/square.json', import.meta.url)), 'utf8'))
     const resolve = (schema: any): any => (schema?.$ref ? resolve(document.components.schemas[schema.$ref.split('/').at(-1)]) : schema)
     const requestSchema = (method: string, path: string) => resolve(document.paths[path][method].requestBody.content['application/json'].schema)
     function assertDefined(shape: ObjectShape, schema: any, at: string): void {
