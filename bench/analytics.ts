@@ -13,7 +13,8 @@ import type { LoadResult, LoadSpec } from './load-worker.js'
  * then, once the background forecast refit has settled, the 30-day variance report of all items and the
  * 7-day forecast of all items measured by a load generator in a third process.
  * Run: `npm run bench:analytics` (PGlite), and with DATABASE_URL for PostgreSQL. BENCH_LINES picks the
- * sizes (default 50000,5000000 on PostgreSQL, 50000 on PGlite).
+ * sizes (default 50000,5000000 on PostgreSQL, 50000 on PGlite). BENCH_KEEP=1 keeps the PostgreSQL database
+ * (its URL is printed) for profiling a report in-process.
  */
 
 const ITEMS = 1000
@@ -201,6 +202,7 @@ async function benchmark(database: string, lines: number): Promise<Row> {
     const seeding = performance.now()
     const lastImport = await seedBar(server, lines, now)
     const seedSeconds = (performance.now() - seeding) / 1000
+    progress(`seeded ${scratch?.url ?? dataDir}`)
     const to = new Date(now - DAY_MS).toISOString().slice(0, 10)
     const from = new Date(now - 31 * DAY_MS).toISOString().slice(0, 10)
     const path = `/v1/analytics/variance?date_from=${from}&date_to=${to}`
@@ -219,7 +221,8 @@ async function benchmark(database: string, lines: number): Promise<Row> {
     return { database, lines, seedSeconds, load, forecastItems, forecastLoad }
   } finally {
     await server.stop()
-    await scratch?.drop()
+    if (process.env.BENCH_KEEP === '1') progress(`kept ${scratch?.url ?? dataDir}`)
+    else await scratch?.drop()
     rmSync(dataDir, { recursive: true, force: true })
   }
 }

@@ -8,7 +8,7 @@ import './analytics.events.js'
 import { PERCENT_DECIMALS } from './report-period.js'
 import { forgetWindowsSpanning } from './count-windows.repository.js'
 import { causesOf, itemOut, type PlannedItem, scoreItems } from './variance.service.js'
-import { varianceRate } from './variance-windows.js'
+import { PREVIOUS_WINDOWS, varianceRate } from './variance-windows.js'
 
 /**
  * The variance of each counted item since its previous count, by the report's rules: variance.detected
@@ -21,7 +21,8 @@ export const emitCountVariance: CountObserver = async (trx, tenant, count) => {
   await forgetWindowsSpanning(trx, count.itemIds, count.countedAt)
   const threshold = (await getSettings(trx, tenant)).variance_threshold
   const items = await itemsInScope(trx, tenant, { location: count.location })
-  const counts = await countsOf(trx, count.itemIds, count.countedAt)
+  // The count itself, the opening count before it and the cause rules' earlier windows.
+  const counts = await countsOf(trx, count.itemIds, count.countedAt, { at: count.countedAt, count: PREVIOUS_WINDOWS + 2 })
   const planned = items.flatMap((item): PlannedItem[] => {
     const itemCounts = counts.get(item.id) ?? []
     const index = itemCounts.findIndex((point) => point.countId === count.countId)
@@ -41,7 +42,7 @@ export const emitCountVariance: CountObserver = async (trx, tenant, count) => {
       variance: out.variance,
       variance_percentage: out.variance_percentage,
       estimated_loss: out.estimated_loss,
-      severity: entry.percentage.abs().gt(2 * threshold) ? 'high' : 'medium',
+      severity: entry.percentage.round(PERCENT_DECIMALS).abs().gt(2 * threshold) ? 'high' : 'medium',
       potential_causes: out.potential_causes,
     })
   }

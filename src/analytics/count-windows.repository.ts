@@ -1,7 +1,6 @@
 import { sql } from 'kysely'
 import './rollups.tables.js'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
-import { type Decimal, decimal } from '../platform/decimal.js'
 
 /**
  * Count windows' measured facts, stored by analytics (migrations/20261122130000_analytics_count_windows.sql):
@@ -16,14 +15,17 @@ export interface WindowKey {
   closingCountId: string
 }
 
-/** What moved an item between its two counts (the counts themselves are inventory's). */
+/**
+ * What moved an item between its two counts (the counts themselves are inventory's), as exact decimal
+ * strings: a report parses decimals only for the windows it reports, the cause rules read numbers.
+ */
 export interface WindowTotals {
-  deliveries: Decimal
+  deliveries: string
   /** Usage of every sale line sold in the window (expected usage). */
-  usage: Decimal
+  usage: string
   saleLines: number
   /** The lowest that deliveries less usage took stock below the opening count; null when not walked. */
-  lowestNet: Decimal | null
+  lowestNet: string | null
 }
 
 export interface StoredWindow extends WindowKey {
@@ -47,12 +49,8 @@ export async function storedWindowTotals(db: Executor, keys: WindowKey[]): Promi
       AS k (item_id, opening_count_id, closing_count_id)
     JOIN analytics_count_windows w USING (item_id, opening_count_id, closing_count_id)`.execute(db)
   for (const row of result.rows) {
-    stored.set(windowKey({ itemId: row.item_id, openingCountId: row.opening_count_id, closingCountId: row.closing_count_id }), {
-      deliveries: decimal(row.deliveries),
-      usage: decimal(row.usage),
-      saleLines: Number(row.sale_lines),
-      lowestNet: row.lowest_net === null ? null : decimal(row.lowest_net),
-    })
+    const totals = { deliveries: row.deliveries, usage: row.usage, saleLines: Number(row.sale_lines), lowestNet: row.lowest_net }
+    stored.set(windowKey({ itemId: row.item_id, openingCountId: row.opening_count_id, closingCountId: row.closing_count_id }), totals)
   }
   return stored
 }
@@ -71,15 +69,14 @@ export async function mayStoreWindows(trx: Trx, tenant: Tenant): Promise<boolean
 /** Stores measured windows; a window stored before is replaced (a walk adds its lowest net). */
 export async function storeWindows(trx: Trx, tenant: Tenant, windows: StoredWindow[]): Promise<void> {
   if (windows.length === 0) return
-  const text = (value: Decimal | null) => (value === null ? null : value.toFixed())
   await sql`
     INSERT INTO analytics_count_windows (account_id, environment, item_id, opening_count_id, closing_count_id, opening_at, closing_at,
       deliveries, usage_units, sale_lines, lowest_net)
     SELECT ${tenant.accountId}, ${tenant.environment}, w.*
     FROM unnest(${windows.map((w) => w.itemId)}::text[], ${windows.map((w) => w.openingCountId)}::text[], ${windows.map((w) => w.closingCountId)}::text[],
       ${windows.map((w) => w.openingAt.toISOString())}::timestamptz[], ${windows.map((w) => w.closingAt.toISOString())}::timestamptz[],
-      ${windows.map((w) => text(w.totals.deliveries))}::numeric[], ${windows.map((w) => text(w.totals.usage))}::numeric[],
-      ${windows.map((w) => w.totals.saleLines)}::bigint[], ${windows.map((w) => text(w.totals.lowestNet))}::numeric[])
+      ${windows.map((w) => w.totals.deliveries)}::numeric[], ${windows.map((w) => w.totals.usage)}::numeric[],
+      ${windows.map((w) => w.totals.saleLines)}::bigint[], ${windows.map((w) => w.totals.lowestNet)}::numeric[])
       AS w (item_id, opening_count_id, closing_count_id, opening_at, closing_at, deliveries, usage_units, sale_lines, lowest_net)
     ORDER BY w.item_id, w.opening_count_id, w.closing_count_id
     ON CONFLICT (item_id, opening_count_id, closing_count_id) DO UPDATE SET

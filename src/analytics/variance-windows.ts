@@ -2,9 +2,9 @@ import type { Executor, Trx } from '../platform/db/database.js'
 import { type CountPoint, type HistorySpan, movementsInSpans, type SpanMovement } from '../inventory/stock-history.js'
 import { allLocations } from '../locations/locations.service.js'
 import type { Tenant } from '../platform/db/database.js'
-import { type BusinessDaySplit, businessDaySplits, shiftDate } from './report-period.js'
+import { type BusinessDaySplit, businessDaySplits, PERCENT_DECIMALS, shiftDate } from './report-period.js'
 import { type DayNet, type DaysTotal, type ItemDays, rolledUpDays } from './rollups.repository.js'
-import { type Decimal, decimal, sum, ZERO } from '../platform/decimal.js'
+import { type Decimal, decimal, quotientShownAt, sum, ZERO } from '../platform/decimal.js'
 import { measureWindow, type WindowFacts, type WindowVariance } from './variance-causes.js'
 import { mayStoreWindows, storedWindowTotals, storeWindows, type WindowKey, windowKey, type WindowTotals } from './count-windows.repository.js'
 
@@ -31,6 +31,8 @@ export interface MeasuredWindow extends CountWindow {
   saleLines: number
   /** The same in numbers, for the cause rules. */
   measured: WindowVariance
+  /** As read or measured: the cause rules' walked facts reuse them when they hold the lowest net. */
+  totals: WindowTotals
 }
 
 /**
@@ -120,10 +122,10 @@ async function measureTotals(db: Executor, tenant: Tenant, windows: WindowOfItem
     const edges = part.edges.map(() => rawMovements[rawIndex++] as SpanMovement)
     const middle = part.days ? (rolled[rolledIndex++] as DaysTotal) : undefined
     return {
-      deliveries: sum([...edges.map((edge) => decimal(edge.deliveries)), decimal(middle?.deliveries ?? 0)]),
-      usage: sum([...edges.map((edge) => decimal(edge.usage)), decimal(middle?.usage ?? 0)]),
+      deliveries: sum([...edges.map((edge) => decimal(edge.deliveries)), decimal(middle?.deliveries ?? 0)]).toFixed(),
+      usage: sum([...edges.map((edge) => decimal(edge.usage)), decimal(middle?.usage ?? 0)]).toFixed(),
       saleLines: edges.reduce((total, edge) => total + edge.saleLines, middle?.saleLines ?? 0),
-      lowestNet: walk ? lowestNet(edges, middle?.days ?? []) : null,
+      lowestNet: walk ? lowestNet(edges, middle?.days ?? []).toFixed() : null,
     }
   })
 }
@@ -165,14 +167,15 @@ function factsOf(window: CountWindow, totals: WindowTotals, walk: boolean): Wind
     expected: Number(totals.usage),
     saleLines: totals.saleLines,
     days: (window.closing.countedAt.getTime() - window.opening.countedAt.getTime()) / DAY_MS,
-    lowestTheoretical: walk && totals.lowestNet ? Number(decimal(window.opening.quantity).plus(totals.lowestNet)) : opening,
+    lowestTheoretical: walk && totals.lowestNet !== null ? Number(decimal(window.opening.quantity).plus(totals.lowestNet)) : opening,
   }
 }
 
 /** A window's figures from its counts and what moved between them, exact. */
 function measuredWindow(window: CountWindow, totals: WindowTotals): MeasuredWindow {
-  const actual = decimal(window.opening.quantity).plus(totals.deliveries).minus(window.closing.quantity)
-  return { ...window, deliveries: totals.deliveries, expected: totals.usage, actual, saleLines: totals.saleLines, measured: measureWindow(factsOf(window, totals, false)) }
+  const deliveries = decimal(totals.deliveries)
+  const actual = decimal(window.opening.quantity).plus(deliveries).minus(window.closing.quantity)
+  return { ...window, deliveries, expected: decimal(totals.usage), actual, saleLines: totals.saleLines, measured: measureWindow(factsOf(window, totals, false)), totals }
 }
 
 /**
@@ -201,23 +204,33 @@ export async function measureWindows(db: Executor, tenant: Tenant, windows: Wind
   return windows.map((window) => measuredWindow(window.window, totals.get(windowKey(keyOf(window))) as WindowTotals))
 }
 
+/** The facts the cause rules read of windows of items, in order (totalsOf), without their lowest theoretical stock. */
+export async function windowFacts(db: Executor, tenant: Tenant, windows: WindowOfItem[]): Promise<WindowFacts[]> {
+  const totals = await totalsOf(db, tenant, windows, false)
+  return windows.map((window) => factsOf(window.window, totals.get(windowKey(keyOf(window))) as WindowTotals, false))
+}
+
 /**
- * The facts the cause rules read of windows of items, in order (totalsOf); with `walk`, the lowest
- * theoretical stock too (reports skip it for items within the threshold).
+ * The cause rules' facts of measured windows, with their lowest theoretical stock: from the totals they
+ * were measured with where those were walked, the others walked now.
  */
-export async function windowFacts(db: Executor, tenant: Tenant, windows: WindowOfItem[], options: { walk?: boolean } = {}): Promise<WindowFacts[]> {
-  const walk = options.walk === true
-  const totals = await totalsOf(db, tenant, windows, walk)
-  return windows.map((window) => factsOf(window.window, totals.get(windowKey(keyOf(window))) as WindowTotals, walk))
+export async function walkedFacts(db: Executor, tenant: Tenant, windows: (WindowOfItem & { measured: MeasuredWindow })[]): Promise<WindowFacts[]> {
+  const unwalked = windows.filter((window) => window.measured.totals.lowestNet === null)
+  const walked = await totalsOf(db, tenant, unwalked, true)
+  return windows.map((window) => {
+    const totals = window.measured.totals.lowestNet === null ? walked.get(windowKey(keyOf(window))) : window.measured.totals
+    return factsOf(window.window, totals as WindowTotals, true)
+  })
 }
 
 const UTC_CLOCK = { timezone: 'UTC', cutoff: '04:00' }
 
 /**
  * variance / expected × 100 (DECISIONS): 100 when nothing was expected but something was used, 0 when
- * neither. The same rule for one item's units and for a report's costs.
+ * neither. The same rule for one item's units and for a report's costs. Exact as shown (rounded to
+ * PERCENT_DECIMALS), and compared with thresholds only so rounded.
  */
 export function varianceRate(variance: Decimal, expected: Decimal): Decimal {
   if (expected.eq(0)) return variance.eq(0) ? ZERO : decimal(100)
-  return variance.div(expected).times(100)
+  return quotientShownAt(PERCENT_DECIMALS, variance.times(100), expected)
 }

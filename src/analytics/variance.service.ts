@@ -1,24 +1,19 @@
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { type Decimal, decimal, moneyOut, quantityOut, sum, toApiNumber } from '../platform/decimal.js'
 import { type CountPoint, countsOf, itemsInScope } from '../inventory/stock-history.js'
-import { stockUsed } from '../inventory/conversion.js'
 import type { ItemRow } from '../inventory/inventory.service.js'
 import { getLocation } from '../locations/locations.service.js'
-import { NameMatcher } from '../pos/auto-map/name-matcher.js'
-import { defaultConversionFor } from '../pos/auto-map/default-conversion.js'
-import { type LocationSpan, type UnmappedSales, unmappedSalesByHour } from '../pos/sales-history.js'
 import { getSettings } from '../settings/settings.service.js'
 import { analyticsErrors } from './analytics.errors.js'
 import { type LocationBounds, locationBounds, PERCENT_DECIMALS, periodLabel, type ReportPeriod, reportPeriod } from './report-period.js'
 import { posRevenue } from './rollups.repository.js'
-import { rankCauses, type UnmappedSimilar, type WindowFacts } from './variance-causes.js'
+import { rankCauses, type WindowFacts } from './variance-causes.js'
+import { unmappedSimilarTo } from './unmapped-similar.js'
 import type { VarianceItem, VarianceQuery, VarianceReport } from './variance.schemas.js'
-import { type CountWindow, type MeasuredWindow, measureWindows, PREVIOUS_WINDOWS, reportWindow, varianceRate, windowFacts, windowsBefore } from './variance-windows.js'
+import { type CountWindow, type MeasuredWindow, measureWindows, PREVIOUS_WINDOWS, reportWindow, varianceRate, walkedFacts, windowFacts, windowsBefore } from './variance-windows.js'
 
 /** A count older than this before the period's end makes an item's figures stale. */
 const STALE_COUNT_DAYS = 14
-/** An unmapped POS item resembles an inventory item from this name similarity (the auto-map matcher's). */
-const SIMILAR_NAME = 0.5
 const UNMAPPED_LISTED = 10
 const DAY_MS = 86_400_000
 
@@ -65,62 +60,6 @@ export async function planReportWindows(db: Executor, items: ItemRow[], bounds: 
   return { planned: planWindows(items, counts, bounds), counts }
 }
 
-interface ResemblingSales {
-  sales: UnmappedSales
-  similarity: number
-}
-
-/**
- * Unmapped sales by the inventory item their POS name resembles: each POS name is matched once (the
- * auto-map matcher's best item, from SIMILAR_NAME up), whatever the number of items and hours.
- */
-function unmappedByItem(unmapped: UnmappedSales[], items: ItemRow[]): Map<string, ResemblingSales[]> {
-  const matcher = new NameMatcher(items)
-  const matches = new Map<string, ReturnType<NameMatcher['bestMatch']>>()
-  const byItem = new Map<string, ResemblingSales[]>()
-  for (const sales of unmapped) {
-    if (!matches.has(sales.name)) matches.set(sales.name, matcher.bestMatch(sales.name))
-    const match = matches.get(sales.name)
-    if (!match || match.confidence < SIMILAR_NAME) continue
-    byItem.set(match.item.id, [...(byItem.get(match.item.id) ?? []), { sales, similarity: match.confidence }])
-  }
-  return byItem
-}
-
-/** The resembling unmapped POS items sold at the item's location inside its window, with the item units they would have taken. */
-function similarUnmapped(item: ItemRow, window: CountWindow, resembling: ResemblingSales[]): UnmappedSimilar[] {
-  const byPosItem = new Map<string, UnmappedSimilar>()
-  for (const { sales, similarity } of resembling) {
-    if (sales.location !== item.location_id || sales.hour < window.opening.countedAt || sales.hour > window.closing.countedAt) continue
-    const key = `${sales.connectionId}:${sales.posItemId}`
-    const entry = byPosItem.get(key) ?? { name: sales.name, similarity, quantity: 0, estimatedUnits: null }
-    const conversion = defaultConversionFor(sales.name, item)
-    entry.quantity += Number(sales.quantity)
-    // A pour that cannot be converted into the item's unit gives no estimate (the rule then reads quantities only).
-    if ('conversion' in conversion) {
-      const units = stockUsed(decimal(sales.quantity), String(conversion.conversion.factor), conversion.conversion.unit, item)
-      entry.estimatedUnits = (entry.estimatedUnits ?? 0) + Number(units)
-    }
-    byPosItem.set(key, entry)
-  }
-  return [...byPosItem.values()]
-}
-
-/** One span per location covering every flagged window there, so no sale is read twice. */
-function coveringSpans(flagged: ScoredItem[]): LocationSpan[] {
-  const spans = new Map<string, LocationSpan>()
-  for (const { item, window } of flagged) {
-    const end = new Date(window.closing.countedAt.getTime() + 1)
-    const span = spans.get(item.location_id)
-    spans.set(item.location_id, {
-      location: item.location_id,
-      start: span && span.start < window.opening.countedAt ? span.start : window.opening.countedAt,
-      end: span && span.end > end ? span.end : end,
-    })
-  }
-  return [...spans.values()]
-}
-
 function windowOut(measured: MeasuredWindow): VarianceItem['window'] {
   return {
     opening_count_id: measured.opening.countId,
@@ -153,27 +92,27 @@ export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[
   const flagged = scored.filter((entry) => entry.aboveThreshold)
   const causes = new Map<string, ReturnType<typeof rankCauses>>()
   if (flagged.length === 0) return causes
-  // The flagged windows again, walked for their lowest theoretical stock, and the windows before them.
-  const walked = flagged.map((entry) => ({ item: entry.item, window: entry.window }))
+  // The flagged windows walked for their lowest theoretical stock, and the windows before them.
   const earlier = flagged.flatMap((entry) => windowsBefore(entry.counts, entry.openingIndex).map((window) => ({ item: entry.item, window })))
   // Only the reported window's lowest theoretical stock matters to the rules: the earlier ones are not walked.
-  const [walkedFacts, earlierFacts, unmapped] = await Promise.all([
-    windowFacts(db, tenant, walked, { walk: true }),
+  const [flaggedFacts, earlierFacts, unmappedSimilar] = await Promise.all([
+    walkedFacts(db, tenant, flagged),
     windowFacts(db, tenant, earlier),
-    unmappedSalesByHour(db, tenant, coveringSpans(flagged)),
+    unmappedSimilarTo(db, tenant, flagged, items),
   ])
-  const resembling = unmappedByItem(unmapped, items)
   const previousByItem = new Map<string, WindowFacts[]>()
   earlierFacts.forEach((facts, index) => {
     const itemId = (earlier[index] as (typeof earlier)[number]).item.id
-    previousByItem.set(itemId, [...(previousByItem.get(itemId) ?? []), facts])
+    const previous = previousByItem.get(itemId) ?? []
+    previous.push(facts)
+    previousByItem.set(itemId, previous)
   })
   flagged.forEach((entry, index) => {
     const input = {
       threshold,
-      window: walkedFacts[index] as WindowFacts,
+      window: flaggedFacts[index] as WindowFacts,
       previous: previousByItem.get(entry.item.id) ?? [],
-      unmappedSimilar: similarUnmapped(entry.item, entry.window, resembling.get(entry.item.id) ?? []),
+      unmappedSimilar: unmappedSimilar.get(entry.item.id) ?? [],
     }
     causes.set(entry.item.id, rankCauses(input))
   })
@@ -201,6 +140,14 @@ export function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>
     loss,
     expectedCost: measured.expected.times(item.cost_per_unit),
   }
+}
+
+/** Largest absolute loss first, then by name (one collator and one absolute value per entry: a report sorts a thousand). */
+function largestLossFirst<Entry extends { loss: Decimal; name: string }>(entries: Entry[]): Entry[] {
+  const byName = new Intl.Collator()
+  const keyed = entries.map((entry) => ({ entry, absoluteLoss: entry.loss.abs() }))
+  keyed.sort((a, b) => b.absoluteLoss.cmp(a.absoluteLoss) || byName.compare(a.entry.name, b.entry.name))
+  return keyed.map(({ entry }) => entry)
 }
 
 async function dataQuality(
@@ -247,8 +194,7 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
   const scoring = scoreItems(db, tenant, planned, threshold).then(async (scored) => ({ scored, causes: await causesOf(db, tenant, scored, threshold, items) }))
   // Data quality reads only the rollups and counts: it runs while the windows are scored.
   const [{ scored, causes }, quality] = await Promise.all([scoring, dataQuality(db, tenant, { period, items, planned: planned.length, counts, bounds })])
-  const entries = scored.map((entry) => itemOut(entry, causes.get(entry.item.id) ?? []))
-  entries.sort((a, b) => b.loss.abs().cmp(a.loss.abs()) || a.name.localeCompare(b.name))
+  const entries = largestLossFirst(scored.map((entry) => itemOut(entry, causes.get(entry.item.id) ?? [])))
   const totalLoss = sum(entries.map((entry) => entry.loss))
   const expectedCost = sum(entries.map((entry) => entry.expectedCost))
   return {

@@ -294,6 +294,8 @@ export async function recordCount(trx: Trx, tenant: Tenant, input: CountBody, ob
         expected: toDbNumeric(expected.get(item.id) as Decimal),
         actual: toDbNumeric(actual),
         notes: line.notes ?? null,
+        counted_at: countedAt,
+        recorded_at: createdAt,
       })),
     )
     .execute()

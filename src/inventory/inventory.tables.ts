@@ -77,6 +77,9 @@ export interface InventoryCountLineTable {
   expected: Numeric
   actual: Numeric
   notes: string | null
+  /** The count's counted_at and created_at, copied so an item's counts read in time order from one index. */
+  counted_at: Timestamp
+  recorded_at: Timestamp
 }
 
 declare module '../platform/db/database.js' {

@@ -30,15 +30,18 @@ export async function countsOf(
   const counts = new Map<string, CountPoint[]>()
   if (itemIds.length === 0) return counts
   const keepAt = keepBefore?.at ?? until
-  const keep = keepBefore?.count ?? Number.MAX_SAFE_INTEGER
+  // Per item through inventory_count_lines_item_time: the latest `keep` at or before keepAt, then those after it.
   const result = await sql<{ item_id: string; count_id: string; counted_at: Date; actual: string }>`
-    SELECT item_id, count_id, counted_at, actual::text AS actual FROM (
-      SELECT l.item_id, l.count_id, c.counted_at, c.created_at, l.actual,
-        row_number() OVER (PARTITION BY l.item_id, c.counted_at <= ${keepAt} ORDER BY c.counted_at DESC, c.created_at DESC) AS back
-      FROM inventory_count_lines l JOIN inventory_counts c ON c.id = l.count_id
-      WHERE l.item_id = ANY(${itemIds}::text[]) AND c.counted_at <= ${until}) ranked
-    WHERE counted_at > ${keepAt} OR back <= ${keep}
-    ORDER BY counted_at, created_at`.execute(db)
+    SELECT i.item_id, l.count_id, l.counted_at, l.actual::text AS actual
+    FROM unnest(${itemIds}::text[]) AS i (item_id)
+    CROSS JOIN LATERAL (
+      (SELECT count_id, counted_at, recorded_at, actual FROM inventory_count_lines
+        WHERE item_id = i.item_id AND counted_at <= ${keepAt}
+        ORDER BY counted_at DESC, recorded_at DESC LIMIT ${keepBefore?.count ?? null}::bigint)
+      UNION ALL
+      SELECT count_id, counted_at, recorded_at, actual FROM inventory_count_lines
+        WHERE item_id = i.item_id AND counted_at > ${keepAt} AND counted_at <= ${until}) l
+    ORDER BY l.counted_at, l.recorded_at`.execute(db)
   for (const row of result.rows) {
     const list = counts.get(row.item_id) ?? []
     list.push({ countId: row.count_id, countedAt: row.counted_at, quantity: row.actual })

@@ -26,6 +26,20 @@ export function decimalPlaces(value: number): number {
   return Math.max(0, digits.c.length - digits.e - 1)
 }
 
+/** Divides truncating toward zero (its DP is set per division). */
+const Truncating = Big()
+Truncating.RM = Big.roundDown
+
+/**
+ * dividend / divisor for a figure shown rounded to `places`: divided to one digit past them, truncated
+ * toward zero, so rounding it half-up to `places` gives exactly the true quotient's rounding (a value at or
+ * past a rounding boundary stays at or past it), at a fraction of a 20-digit division's cost.
+ */
+export function quotientShownAt(places: number, dividend: Big, divisor: Big): Big {
+  Truncating.DP = places + 1
+  return new Big(new Truncating(dividend).div(divisor))
+}
+
 export function sum(values: Iterable<Big>): Big {
   let total = ZERO
   for (const value of values) total = total.plus(value)

@@ -14,31 +14,31 @@ export interface LocationSpan {
 }
 
 function spansTable(spans: LocationSpan[]) {
-  return sql`unnest(${spans.map((span) => span.location)}::text[], ${spans.map((span) => span.start.toISOString())}::timestamptz[],
-    ${spans.map((span) => span.end.toISOString())}::timestamptz[]) AS b (location_id, start_at, end_at)`
+  return sql`unnest(${spans.map((_, index) => index)}::int[], ${spans.map((span) => span.location)}::text[],
+    ${spans.map((span) => span.start.toISOString())}::timestamptz[], ${spans.map((span) => span.end.toISOString())}::timestamptz[])
+    AS b (ord, location_id, start_at, end_at)`
 }
 
 export interface UnmappedSales {
-  location: string
+  /** The index of the span in the spans asked for. */
+  span: number
   connectionId: string
   posItemId: string
   name: string
-  /** The hour the lines were sold in. */
-  hour: Date
   quantity: string
   revenue: string
 }
 
-/** Unmapped lines sold at these locations in their spans, summed per POS item and hour. */
-export async function unmappedSalesByHour(db: Executor, tenant: Tenant, spans: LocationSpan[]): Promise<UnmappedSales[]> {
+/** Unmapped lines sold at each span's location after its start and up to its end, summed per span and POS item. */
+export async function unmappedSalesInSpans(db: Executor, tenant: Tenant, spans: LocationSpan[]): Promise<UnmappedSales[]> {
   if (spans.length === 0) return []
   const result = await sql<UnmappedSales>`
-    SELECT s.location_id AS location, s.connection_id AS "connectionId", s.pos_item_id AS "posItemId", min(s.name) AS name,
-      date_trunc('hour', s.sold_at) AS hour, sum(s.quantity)::text AS quantity, sum(s.quantity * s.unit_price)::text AS revenue
+    SELECT b.ord AS span, s.connection_id AS "connectionId", s.pos_item_id AS "posItemId", min(s.name) AS name,
+      sum(s.quantity)::text AS quantity, sum(s.quantity * s.unit_price)::text AS revenue
     FROM ${spansTable(spans)}
     JOIN pos_sales s ON s.account_id = ${tenant.accountId} AND s.environment = ${tenant.environment}
-      AND s.location_id = b.location_id AND s.sold_at >= b.start_at AND s.sold_at < b.end_at AND NOT s.depleted
-    GROUP BY s.location_id, s.connection_id, s.pos_item_id, date_trunc('hour', s.sold_at)`.execute(db)
+      AND s.location_id = b.location_id AND s.sold_at > b.start_at AND s.sold_at <= b.end_at AND NOT s.depleted
+    GROUP BY b.ord, s.connection_id, s.pos_item_id`.execute(db)
   return result.rows
 }
 

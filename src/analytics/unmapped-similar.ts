@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto'
+import type { Executor, Tenant } from '../platform/db/database.js'
+import { decimal } from '../platform/decimal.js'
+import { stockUsed } from '../inventory/conversion.js'
+import type { ItemRow } from '../inventory/inventory.service.js'
+import { type Match, NameMatcher } from '../pos/auto-map/name-matcher.js'
+import { defaultConversionFor } from '../pos/auto-map/default-conversion.js'
+import { type LocationSpan, type UnmappedSales, unmappedSalesInSpans } from '../pos/sales-history.js'
+import type { UnmappedSimilar } from './variance-causes.js'
+import type { CountWindow } from './variance-windows.js'
+
+/**
+ * The unmapped POS items sold inside an item's count window whose names resemble the item (the
+ * unmapped_sales cause rule's input): each POS name is matched once against all items in scope with the
+ * auto-map matcher, and the sales are read per distinct window (items counted together share one).
+ */
+
+/** An unmapped POS item resembles an inventory item from this name similarity (the auto-map matcher's). */
+const SIMILAR_NAME = 0.5
+/** Item sets whose POS-name matches are remembered (a bar's catalogue rarely changes between reports). */
+const REMEMBERED_CATALOGUES = 16
+
+interface WindowOfItem {
+  item: ItemRow
+  window: CountWindow
+}
+
+interface Resembling {
+  sales: UnmappedSales
+  similarity: number
+}
+
+/** Best matches by POS name, per catalogue (the items' ids, names, units and sizes: all the matcher reads). */
+const rememberedMatches = new Map<string, { matcher: NameMatcher; byName: Map<string, Match | undefined> }>()
+
+function catalogueKey(items: ItemRow[]): string {
+  const hash = createHash('sha1')
+  for (const item of items) hash.update(`${item.id}\u0000${item.name}\u0000${item.unit}\u0000${item.size_ml ?? ''}\u0001`)
+  return hash.digest('base64')
+}
+
+/** The matcher's best item for each name, remembered per catalogue: the matcher is deterministic and costly. */
+function bestMatches(items: ItemRow[], names: Iterable<string>): Map<string, Match | undefined> {
+  const key = catalogueKey(items)
+  let remembered = rememberedMatches.get(key)
+  if (remembered) rememberedMatches.delete(key)
+  else remembered = { matcher: new NameMatcher(items), byName: new Map() }
+  rememberedMatches.set(key, remembered)
+  if (rememberedMatches.size > REMEMBERED_CATALOGUES) rememberedMatches.delete(rememberedMatches.keys().next().value as string)
+  for (const name of names) if (!remembered.byName.has(name)) remembered.byName.set(name, remembered.matcher.bestMatch(name))
+  return remembered.byName
+}
+
+function spanKey(location: string, window: CountWindow): string {
+  return `${location}|${window.opening.countedAt.getTime()}|${window.closing.countedAt.getTime()}`
+}
+
+/** The distinct windows (location, opening, closing) among these, and each one's index. */
+function distinctSpans(windows: WindowOfItem[]): { spans: LocationSpan[]; indexOf: Map<string, number> } {
+  const spans: LocationSpan[] = []
+  const indexOf = new Map<string, number>()
+  for (const { item, window } of windows) {
+    const key = spanKey(item.location_id, window)
+    if (indexOf.has(key)) continue
+    indexOf.set(key, spans.length)
+    spans.push({ location: item.location_id, start: window.opening.countedAt, end: window.closing.countedAt })
+  }
+  return { spans, indexOf }
+}
+
+/** What each unmapped POS item would have taken of the item, when its pour converts into the item's unit. */
+function similarOf(item: ItemRow, resembling: Resembling[]): UnmappedSimilar[] {
+  return resembling.map(({ sales, similarity }) => {
+    const conversion = defaultConversionFor(sales.name, item)
+    // A pour that cannot be converted gives no estimate (the rule then reads quantities only).
+    const estimatedUnits = 'conversion' in conversion ? Number(stockUsed(decimal(sales.quantity), String(conversion.conversion.factor), conversion.conversion.unit, item)) : null
+    return { name: sales.name, similarity, quantity: Number(sales.quantity), estimatedUnits }
+  })
+}
+
+/**
+ * For each window's item, the unmapped POS items sold at its location after its opening count and up to
+ * its closing count whose names resemble it (from SIMILAR_NAME up; `items` are the items names are
+ * matched among), by item id.
+ */
+export async function unmappedSimilarTo(db: Executor, tenant: Tenant, windows: WindowOfItem[], items: ItemRow[]): Promise<Map<string, UnmappedSimilar[]>> {
+  const similar = new Map<string, UnmappedSimilar[]>()
+  const { spans, indexOf } = distinctSpans(windows)
+  const unmapped = await unmappedSalesInSpans(db, tenant, spans)
+  if (unmapped.length === 0) return similar
+  const matches = bestMatches(items, new Set(unmapped.map((sales) => sales.name)))
+  // Per span, per resembling item.
+  const bySpanAndItem = new Map<string, Resembling[]>()
+  for (const sales of unmapped) {
+    const match = matches.get(sales.name)
+    if (!match || match.confidence < SIMILAR_NAME) continue
+    const key = `${sales.span}|${match.item.id}`
+    const resembling = bySpanAndItem.get(key) ?? []
+    resembling.push({ sales, similarity: match.confidence })
+    bySpanAndItem.set(key, resembling)
+  }
+  for (const { item, window } of windows) {
+    const resembling = bySpanAndItem.get(`${indexOf.get(spanKey(item.location_id, window))}|${item.id}`)
+    if (resembling) similar.set(item.id, similarOf(item, resembling))
+  }
+  return similar
+}
