@@ -73,7 +73,7 @@ export function wantsCsv(request: { query: { format?: 'json' | 'csv' }; headers:
  */
 export function jsonOrCsv<T extends TSchema>(json: T, columns: readonly string[]) {
   return {
-    description: 'The JSON list, or with `format=csv` or `Accept: text/csv` every matching row as CSV',
+    description: 'JSON; with `format=csv` or `Accept: text/csv`, CSV of every row matching the filters (no pages)',
     content: {
       'application/json': { schema: json },
       'text/csv': {
