@@ -1,7 +1,8 @@
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { decimal, quantityOut, unitCostOut } from '../platform/decimal.js'
-import type { CountDetail, CountSummary, InventoryItem, ListItemsQuery, StockMovement } from './inventory.schemas.js'
-import type { InventoryCountTable, InventoryItemTable } from './inventory.tables.js'
+import { keysetBatches } from '../platform/db/keyset-batches.js'
+import type { CountDetail, CountLine, CountSummary, InventoryItem, ListItemsQuery, StockMovement } from './inventory.schemas.js'
+import type { InventoryCountLineTable, InventoryCountTable, InventoryItemTable, StockMovementTable } from './inventory.tables.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { type RawBuilder, type Selectable, sql } from 'kysely'
 
@@ -73,7 +74,8 @@ function searchWords(q: string | undefined): string[] {
   return (q ?? '').replace(/['’]/g, '').split(/\s+/).filter(Boolean)
 }
 
-export async function listItemRows(db: Executor, tenant: Tenant, query: ListItemsQuery, page: PageRequest) {
+/** The live items a list query selects (filters and search, no order or page). */
+function filteredItems(db: Executor, tenant: Tenant, query: ListItemsQuery) {
   let select = liveItems(db, tenant)
   if (query.location) select = select.where('location_id', '=', query.location)
   if (query.category) select = select.where('category', '=', query.category)
@@ -83,6 +85,11 @@ export async function listItemRows(db: Executor, tenant: Tenant, query: ListItem
     const pattern = `%${word.replace(/[\\%_]/g, (character) => `\\${character}`)}%`
     select = select.where((eb) => eb.or([eb(sql<string>`translate(name, ${"'’"}, '')`, 'ilike', pattern), eb('sku', 'ilike', pattern)]))
   }
+  return select
+}
+
+export async function listItemRows(db: Executor, tenant: Tenant, query: ListItemsQuery, page: PageRequest) {
+  const select = filteredItems(db, tenant, query)
   const sort = query.sort ?? 'name'
   const direction = query.order ?? 'asc'
   const rows = await select
@@ -101,32 +108,61 @@ export async function listItemRows(db: Executor, tenant: Tenant, query: ListItem
   return { rows, total }
 }
 
-/** A page of an item's ledger, newest first (by when it happened, then as recorded), and its length. */
-export async function listMovementRows(db: Executor, tenant: Tenant, itemId: string, page: { perPage: number; offset: number }) {
-  const movements = db
+/**
+ * Every item a list query selects, in its order, batch after batch. The keyset carries the sort value as
+ * the database's text (a timestamp keeps its microseconds), which the comparison reads back in the
+ * column's type.
+ */
+export async function* itemBatches(db: Executor, tenant: Tenant, query: ListItemsQuery): AsyncGenerator<InventoryItem[]> {
+  const sort = query.sort ?? 'name'
+  const direction = query.order ?? 'asc'
+  const batches = keysetBatches(async (last: { id: string; sort_key: string } | undefined, size) => {
+    let select = filteredItems(db, tenant, query).selectAll().select(sql<string>`${sql.ref(sort)}::text`.as('sort_key'))
+    if (last) select = select.where(sql<boolean>`(${sql.ref(sort)}, id) ${sql.raw(direction === 'asc' ? '>' : '<')} (${last.sort_key}, ${last.id})`)
+    return select.orderBy(sort, direction).orderBy('id', direction).limit(size).execute()
+  })
+  for await (const rows of batches) yield rows.map(rowToItem)
+}
+
+function itemMovements(db: Executor, tenant: Tenant, itemId: string) {
+  return db
     .selectFrom('stock_movements')
     .where('account_id', '=', tenant.accountId)
     .where('environment', '=', tenant.environment)
     .where('item_id', '=', itemId)
+}
+
+function rowToMovement(row: Selectable<StockMovementTable>): StockMovement {
+  return {
+    kind: row.kind,
+    change: quantityOut(decimal(row.quantity_after).minus(row.quantity_before)),
+    quantity_before: quantityOut(row.quantity_before),
+    quantity_after: quantityOut(row.quantity_after),
+    occurred_at: row.occurred_at.toISOString(),
+    recorded_at: row.recorded_at.toISOString(),
+    location: row.location_id,
+    unit_cost: unitCostOut(row.unit_cost),
+    actor: row.actor,
+    reference_id: row.reference_id,
+  }
+}
+
+/** A page of an item's ledger, newest first (by when it happened, then as recorded), and its length. */
+export async function listMovementRows(db: Executor, tenant: Tenant, itemId: string, page: { perPage: number; offset: number }) {
+  const movements = itemMovements(db, tenant, itemId)
   const rows = await movements.selectAll().orderBy('occurred_at', 'desc').orderBy('sequence', 'desc').limit(page.perPage).offset(page.offset).execute()
   const { total } = await movements.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()
-  return {
-    movements: rows.map(
-      (row): StockMovement => ({
-        kind: row.kind,
-        change: quantityOut(decimal(row.quantity_after).minus(row.quantity_before)),
-        quantity_before: quantityOut(row.quantity_before),
-        quantity_after: quantityOut(row.quantity_after),
-        occurred_at: row.occurred_at.toISOString(),
-        recorded_at: row.recorded_at.toISOString(),
-        location: row.location_id,
-        unit_cost: unitCostOut(row.unit_cost),
-        actor: row.actor,
-        reference_id: row.reference_id,
-      }),
-    ),
-    total: Number(total),
-  }
+  return { movements: rows.map(rowToMovement), total: Number(total) }
+}
+
+/** An item's whole ledger, newest first, batch after batch (the keyset keeps occurred_at's microseconds as text). */
+export async function* movementBatches(db: Executor, tenant: Tenant, itemId: string): AsyncGenerator<StockMovement[]> {
+  const batches = keysetBatches(async (last: { sequence: string; occurred_key: string } | undefined, size) => {
+    let select = itemMovements(db, tenant, itemId).selectAll().select(sql<string>`occurred_at::text`.as('occurred_key'))
+    if (last) select = select.where(sql<boolean>`(occurred_at, sequence) < (${last.occurred_key}, ${last.sequence})`)
+    return select.orderBy('occurred_at', 'desc').orderBy('sequence', 'desc').limit(size).execute()
+  })
+  for await (const rows of batches) yield rows.map(rowToMovement)
 }
 
 function rowToCountSummary(row: Selectable<InventoryCountTable>): CountSummary {
@@ -144,29 +180,60 @@ function tenantCounts(db: Executor, tenant: Tenant) {
   return db.selectFrom('inventory_counts').where('account_id', '=', tenant.accountId).where('environment', '=', tenant.environment)
 }
 
+function countsAt(db: Executor, tenant: Tenant, location: string | undefined) {
+  return location === undefined ? tenantCounts(db, tenant) : tenantCounts(db, tenant).where('location_id', '=', location)
+}
+
 /** A page of the tenant's counts (of one location, or all), newest first, and how many there are. */
 export async function listCountRows(db: Executor, tenant: Tenant, location: string | undefined, page: { perPage: number; offset: number }) {
-  const counts = location === undefined ? tenantCounts(db, tenant) : tenantCounts(db, tenant).where('location_id', '=', location)
+  const counts = countsAt(db, tenant, location)
   const rows = await counts.selectAll().orderBy('counted_at', 'desc').orderBy('id', 'desc').limit(page.perPage).offset(page.offset).execute()
   const { total } = await counts.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()
   return { counts: rows.map(rowToCountSummary), total: Number(total) }
 }
 
+/** Every count (of one location, or all), newest first, batch after batch. */
+export async function* countBatches(db: Executor, tenant: Tenant, location: string | undefined): AsyncGenerator<CountSummary[]> {
+  const batches = keysetBatches(async (last: { id: string; counted_key: string } | undefined, size) => {
+    let select = countsAt(db, tenant, location).selectAll().select(sql<string>`counted_at::text`.as('counted_key'))
+    if (last) select = select.where(sql<boolean>`(counted_at, id) < (${last.counted_key}, ${last.id})`)
+    return select.orderBy('counted_at', 'desc').orderBy('id', 'desc').limit(size).execute()
+  })
+  for await (const rows of batches) yield rows.map(rowToCountSummary)
+}
+
+function rowToCountLine(line: Selectable<InventoryCountLineTable>): CountLine {
+  return {
+    item_id: line.item_id,
+    expected: quantityOut(line.expected),
+    actual: quantityOut(line.actual),
+    variance: quantityOut(decimal(line.actual).minus(line.expected)),
+    notes: line.notes,
+  }
+}
+
 /** One count of the tenant with every counted line, or undefined. */
 export async function findCountDetail(db: Executor, tenant: Tenant, countId: string): Promise<CountDetail | undefined> {
-  const row = await tenantCounts(db, tenant).selectAll().where('id', '=', countId).executeTakeFirst()
-  if (!row) return undefined
+  const count = await findCountSummary(db, tenant, countId)
+  if (!count) return undefined
   const lines = await db.selectFrom('inventory_count_lines').selectAll().where('count_id', '=', countId).orderBy('item_id').execute()
-  return {
-    ...rowToCountSummary(row),
-    items: lines.map((line) => ({
-      item_id: line.item_id,
-      expected: quantityOut(line.expected),
-      actual: quantityOut(line.actual),
-      variance: quantityOut(decimal(line.actual).minus(line.expected)),
-      notes: line.notes,
-    })),
-  }
+  return { ...count, items: lines.map(rowToCountLine) }
+}
+
+/** One count of the tenant without its lines, or undefined. */
+export async function findCountSummary(db: Executor, tenant: Tenant, countId: string): Promise<CountSummary | undefined> {
+  const row = await tenantCounts(db, tenant).selectAll().where('id', '=', countId).executeTakeFirst()
+  return row && rowToCountSummary(row)
+}
+
+/** The lines of a count, by item id, batch after batch. */
+export async function* countLineBatches(db: Executor, countId: string): AsyncGenerator<CountLine[]> {
+  const batches = keysetBatches(async (last: { item_id: string } | undefined, size) => {
+    let select = db.selectFrom('inventory_count_lines').selectAll().where('count_id', '=', countId)
+    if (last) select = select.where('item_id', '>', last.item_id)
+    return select.orderBy('item_id').limit(size).execute()
+  })
+  for await (const rows of batches) yield rows.map(rowToCountLine)
 }
 
 /** Stock value and live items per location and category (a location filter, or all), in cost_per_unit's money. */

@@ -1,9 +1,10 @@
 import { tenantOf } from '../platform/auth/auth-plugin.js'
 import { runWrite } from '../platform/idempotency.js'
+import { columnsOf, jsonOrCsv, sendCsv, wantsCsv } from '../platform/http/csv.js'
 import { pageRequest, paginate } from '../platform/http/pagination.js'
 import { Deleted, envelope, listEnvelope } from '../platform/http/schemas.js'
 import type { App } from '../platform/http/types.js'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { locationErrors } from '../locations/locations.errors.js'
 import { inventoryErrors } from './inventory.errors.js'
 import {
@@ -21,7 +22,9 @@ import {
   StockValueQuery,
   CountSummary,
   CountParams,
+  CountQuery,
   CountDetail,
+  COUNT_LINE_COLUMNS,
   StockMovement,
   UpdateItemBody,
 } from './inventory.schemas.js'
@@ -30,6 +33,10 @@ import {
   type CountObserver,
   createItem,
   deleteItem,
+  exportCountLines,
+  exportCounts,
+  exportItems,
+  exportMovements,
   getCount,
   getItem,
   listCounts,
@@ -60,11 +67,13 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
     summary: 'List inventory items',
     description: 'Filter by location, category and low_stock; search with q (every word in the name or SKU) or sku (exact); sort by name, quantity, last_updated, created_at, sku or category.',
     querystring: ListItemsQuery,
-    response: { 200: listEnvelope(InventoryItem) },
+    response: { 200: jsonOrCsv(listEnvelope(InventoryItem), columnsOf(InventoryItem)) },
   }
-  const listHandler = async (request: FastifyRequest<{ Querystring: ListItemsQuery }>) => {
+  const listHandler = async (request: FastifyRequest<{ Querystring: ListItemsQuery }>, reply: FastifyReply) => {
+    const tenant = tenantOf(request)
+    if (wantsCsv(request)) return sendCsv(reply, 'inventory-items.csv', columnsOf(InventoryItem), await exportItems(app.db, tenant, request.query))
     const page = pageRequest(request.query)
-    const { items, total } = await listItems(app.db, tenantOf(request), request.query, page)
+    const { items, total } = await listItems(app.db, tenant, request.query, page)
     return { data: items, pagination: paginate(request, page, total) }
   }
   const listConfig = { permission: 'inventory:read' as const, errors: [locationNotFound] }
@@ -118,13 +127,15 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
         summary: 'List inventory counts',
         description: 'Newest first (by counted_at), of one location or all.',
         querystring: ListCountsQuery,
-        response: { 200: listEnvelope(CountSummary) },
+        response: { 200: jsonOrCsv(listEnvelope(CountSummary), columnsOf(CountSummary)) },
       },
       config: { permission: 'inventory:read', errors: [locationNotFound] },
     },
-    async (request) => {
+    async (request, reply) => {
+      const tenant = tenantOf(request)
+      if (wantsCsv(request)) return sendCsv(reply, 'inventory-counts.csv', columnsOf(CountSummary), await exportCounts(app.db, tenant, request.query))
       const page = pageRequest(request.query)
-      const { counts, total } = await listCounts(app.db, tenantOf(request), request.query, page)
+      const { counts, total } = await listCounts(app.db, tenant, request.query, page)
       return { data: counts, pagination: paginate(request, page, total) }
     },
   )
@@ -137,11 +148,17 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
         summary: 'Get an inventory count',
         description: 'The count with every counted item: theoretical stock at counted_at, the counted quantity and the difference.',
         params: CountParams,
-        response: { 200: envelope(CountDetail) },
+        querystring: CountQuery,
+        response: { 200: jsonOrCsv(envelope(CountDetail), COUNT_LINE_COLUMNS) },
       },
       config: { permission: 'inventory:read', errors: [inventoryErrors.countNotFound] },
     },
-    async (request) => ({ data: await getCount(app.db, tenantOf(request), request.params.count_id) }),
+    async (request, reply) => {
+      const tenant = tenantOf(request)
+      const countId = request.params.count_id
+      if (wantsCsv(request)) return sendCsv(reply, `${countId}.csv`, COUNT_LINE_COLUMNS, await exportCountLines(app.db, tenant, countId))
+      return { data: await getCount(app.db, tenant, countId) }
+    },
   )
 
   app.get(
@@ -154,13 +171,16 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
           'The stock ledger of the item, newest first: every count, adjustment, batch change, delivery and day of sales, with what it changed, who made it and what it came from.',
         params: ItemParams,
         querystring: ListMovementsQuery,
-        response: { 200: listEnvelope(StockMovement) },
+        response: { 200: jsonOrCsv(listEnvelope(StockMovement), columnsOf(StockMovement)) },
       },
       config: { permission: 'inventory:read', errors: [itemNotFound] },
     },
-    async (request) => {
+    async (request, reply) => {
+      const tenant = tenantOf(request)
+      const itemId = request.params.id
+      if (wantsCsv(request)) return sendCsv(reply, `${itemId}-movements.csv`, columnsOf(StockMovement), await exportMovements(app.db, tenant, itemId))
       const page = pageRequest(request.query)
-      const { movements, total } = await listMovements(app.db, tenantOf(request), request.params.id, page)
+      const { movements, total } = await listMovements(app.db, tenant, itemId, page)
       return { data: movements, pagination: paginate(request, page, total) }
     },
   )

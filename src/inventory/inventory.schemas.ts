@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { columnsOf, FormatQuery } from '../platform/http/csv.js'
 import { domainMinimum, NOT_BLANK, Nullable, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
 import { StringEnum } from '../platform/http/types.js'
 import { CATEGORIES, UNITS } from './units.js'
@@ -78,6 +79,7 @@ export const SORT_FIELDS = ['name', 'quantity', 'last_updated', 'created_at', 's
 export const ListItemsQuery = Type.Object(
   {
     ...PageQuery,
+    ...FormatQuery,
     location: Type.Optional(Type.String({ description: 'Only items at this location' })),
     category: Type.Optional(Category),
     low_stock: Type.Optional(Type.Boolean({ description: 'true: only items whose quantity is below their reorder point' })),
@@ -99,7 +101,7 @@ export type ListItemsQuery = Static<typeof ListItemsQuery>
 
 export const ItemParams = Type.Object({ id: Type.String() })
 
-export const ListMovementsQuery = Type.Object({ ...PageQuery }, { additionalProperties: false })
+export const ListMovementsQuery = Type.Object({ ...PageQuery, ...FormatQuery }, { additionalProperties: false })
 export type ListMovementsQuery = Static<typeof ListMovementsQuery>
 
 export const StockMovement = Type.Object({
@@ -185,7 +187,7 @@ export const StockValue = Type.Object({
 export type StockValue = Static<typeof StockValue>
 
 export const ListCountsQuery = Type.Object(
-  { ...PageQuery, location: Type.Optional(Type.String({ description: 'Only counts of this location (location_not_found otherwise)' })) },
+  { ...PageQuery, ...FormatQuery, location: Type.Optional(Type.String({ description: 'Only counts of this location (location_not_found otherwise)' })) },
   { additionalProperties: false },
 )
 export type ListCountsQuery = Static<typeof ListCountsQuery>
@@ -201,15 +203,20 @@ export const CountSummary = Type.Object({
 export type CountSummary = Static<typeof CountSummary>
 
 export const CountParams = Type.Object({ count_id: Type.String() })
+export const CountQuery = Type.Object({ ...FormatQuery }, { additionalProperties: false })
+
+const CountLine = Type.Object({ ...VarianceEntry.properties, notes: Nullable(Type.String()) })
+export type CountLine = Static<typeof CountLine>
 
 export const CountDetail = Type.Object({
   ...CountSummary.properties,
-  items: Type.Array(
-    Type.Object({ ...VarianceEntry.properties, notes: Nullable(Type.String()) }),
-    { description: 'Every counted item: theoretical stock at counted_at, what was counted, the difference' },
-  ),
+  items: Type.Array(CountLine, { description: 'Every counted item: theoretical stock at counted_at, what was counted, the difference' }),
 })
 export type CountDetail = Static<typeof CountDetail>
+
+/** The CSV export of a count: one row per counted item, the count's own fields repeated on each. */
+export type CountLineRow = CountSummary & CountLine
+export const COUNT_LINE_COLUMNS: (keyof CountLineRow & string)[] = [...columnsOf(CountSummary), ...columnsOf(CountLine)]
 
 export const BatchBody = Type.Object(
   {

@@ -20,6 +20,11 @@ import {
   listMovementRows,
   listCountRows,
   findCountDetail,
+  findCountSummary,
+  countBatches,
+  countLineBatches,
+  itemBatches,
+  movementBatches,
   lockItemRows,
   theoreticalStocksAt,
   rowToItem,
@@ -29,7 +34,9 @@ import type {
   BatchResult,
   CountBody,
   CountDetail,
+  CountLineRow,
   CountResult,
+  CountSummary,
   CreateItemBody,
   InventoryItem,
   ListCountsQuery,
@@ -91,10 +98,21 @@ export async function getItem(db: Executor, tenant: Tenant, id: string): Promise
   return rowToItem(row)
 }
 
+/** Throws location_not_found when a list's location filter names no location (an empty list would mislead). */
+async function checkLocationFilter(db: Executor, tenant: Tenant, location: string | undefined): Promise<void> {
+  if (location !== undefined) await getLocation(db, tenant, location)
+}
+
 /** A page of the tenant's counts, newest first. Throws location_not_found for a location filter naming none. */
 export async function listCounts(db: Executor, tenant: Tenant, query: ListCountsQuery, page: PageRequest) {
-  if (query.location !== undefined) await getLocation(db, tenant, query.location)
+  await checkLocationFilter(db, tenant, query.location)
   return listCountRows(db, tenant, query.location, page)
+}
+
+/** Every count of the filter, newest first, in batches. Throws location_not_found before any is read. */
+export async function exportCounts(db: Executor, tenant: Tenant, query: ListCountsQuery): Promise<AsyncIterable<CountSummary[]>> {
+  await checkLocationFilter(db, tenant, query.location)
+  return countBatches(db, tenant, query.location)
 }
 
 /** A count with every counted line. Throws count_not_found. */
@@ -104,17 +122,38 @@ export async function getCount(db: Executor, tenant: Tenant, countId: string): P
   return count
 }
 
+/** A count's lines, each with the count's own fields, in batches. Throws count_not_found before any is read. */
+export async function exportCountLines(db: Executor, tenant: Tenant, countId: string): Promise<AsyncIterable<CountLineRow[]>> {
+  const count = await findCountSummary(db, tenant, countId)
+  if (!count) throw inventoryErrors.countNotFound(countId)
+  return (async function* () {
+    for await (const lines of countLineBatches(db, countId)) yield lines.map((line) => ({ ...count, ...line }))
+  })()
+}
+
 /** A page of an item's stock ledger, newest first. Throws item_not_found. */
 export async function listMovements(db: Executor, tenant: Tenant, itemId: string, page: PageRequest) {
   await getItem(db, tenant, itemId)
   return listMovementRows(db, tenant, itemId, page)
 }
 
+/** An item's whole ledger, newest first, in batches. Throws item_not_found before any row is read. */
+export async function exportMovements(db: Executor, tenant: Tenant, itemId: string) {
+  await getItem(db, tenant, itemId)
+  return movementBatches(db, tenant, itemId)
+}
+
 /** A page of items; a `location` filter naming no location is 404 location_not_found, not an empty list. */
 export async function listItems(db: Executor, tenant: Tenant, query: ListItemsQuery, page: PageRequest) {
-  if (query.location !== undefined) await getLocation(db, tenant, query.location)
+  await checkLocationFilter(db, tenant, query.location)
   const { rows, total } = await listItemRows(db, tenant, query, page)
   return { items: rows.map(rowToItem), total }
+}
+
+/** Every item of a list query (its filters and order, no page), in batches. Throws location_not_found before any is read. */
+export async function exportItems(db: Executor, tenant: Tenant, query: ListItemsQuery): Promise<AsyncIterable<InventoryItem[]>> {
+  await checkLocationFilter(db, tenant, query.location)
+  return itemBatches(db, tenant, query)
 }
 
 /**

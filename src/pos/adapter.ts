@@ -146,7 +146,10 @@ export type SimulatorHandler = (req: IncomingMessage, res: ServerResponse) => vo
 
 export interface PosVendor {
   posType: PosType
-  /** TypeBox schema of the credentials object (additionalProperties false). */
+  /**
+   * TypeBox schema of the credentials object (additionalProperties false). A field with a `pattern`
+   * carries its rule in words as `x-pattern-rule` ("must be digits only (e.g. 1)") for the error.
+   */
   credentialsSchema: TObject
   /** Credentials of the right shape, accepted by the simulator (docs and tests). */
   exampleCredentials: PosCredentials

@@ -1,4 +1,5 @@
 import Value from 'typebox/value'
+import type { TLocalizedValidationError } from 'typebox/error'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { newId } from '../platform/ids.js'
@@ -30,14 +31,59 @@ export function vendorOf(posType: string): PosVendor {
   return vendor
 }
 
-/** Credentials of the vendor's shape, or 400 invalid_credentials naming the first problem (never the values). */
+/** "a", "a and b", "a, b and c". */
+function listInWords(words: string[]): string {
+  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`
+}
+
+/** What a credential field's value must be, in words, for the problem TypeBox found with it. */
+function credentialRule(field: Record<string, unknown>, problem: TLocalizedValidationError): string {
+  const params = problem.params as Record<string, unknown>
+  switch (problem.keyword) {
+    case 'type':
+      return `must be a ${String(params.type)}`
+    case 'minLength':
+      return params.limit === 1 ? 'must not be empty' : `must be at least ${String(params.limit)} characters`
+    case 'pattern':
+      return typeof field['x-pattern-rule'] === 'string' ? field['x-pattern-rule'] : `must match the pattern ${String(params.pattern)}`
+    case 'enum':
+      return `must be one of ${(field.enum as unknown[]).join(', ')}`
+    default:
+      return problem.message
+  }
+}
+
+/**
+ * Credentials of the vendor's shape, or 400 invalid_credentials: every missing and unknown field named
+ * at once with the fields the vendor takes, else the first bad value's rule in words. Each field is named
+ * once, as `credentials.<field>`; values are never echoed (they are secrets).
+ */
 function checkCredentialShape(vendor: PosVendor, credentials: Record<string, unknown>): PosCredentials {
-  const [problem] = Value.Errors(vendor.credentialsSchema, credentials)
+  const schema = vendor.credentialsSchema
+  const required = new Set(schema.required ?? [])
+  const fields = Object.keys(schema.properties)
+  const expected = fields.map((field) => (required.has(field) ? field : `${field} (optional)`))
+  const missing = [...required].filter((field) => !(field in credentials))
+  const unknown = Object.keys(credentials).filter((field) => !fields.includes(field))
+  if (missing.length > 0 || unknown.length > 0) {
+    const named = (list: string[]) => listInWords(list.map((field) => `credentials.${field}`))
+    const problems = [
+      ...(missing.length > 0 ? [`${named(missing)} ${missing.length > 1 ? 'are' : 'is'} required`] : []),
+      ...(unknown.length > 0 ? [`${named(unknown)} ${unknown.length > 1 ? 'are not' : 'is not a'} ${vendor.posType} credential${unknown.length > 1 ? 's' : ''}`] : []),
+    ]
+    throw posErrors.invalidCredentials(`${problems.join('; ')}. ${vendor.posType} takes ${expected.join(', ')}`, {
+      parameter: `credentials.${missing[0] ?? unknown[0]}`,
+      missing,
+      unknown,
+      expected,
+    })
+  }
+  const [problem] = Value.Errors(schema, credentials)
   if (!problem) return credentials as PosCredentials
-  const field = problem.instancePath.replace(/^\//, '') || String(Object.values(problem.params)[0] ?? '')
-  throw posErrors.invalidCredentials(`${vendor.posType} credentials: ${field ? `${field} ` : ''}${problem.message}`, {
-    parameter: field ? `credentials.${field}` : 'credentials',
-    expected: Object.keys(vendor.credentialsSchema.properties),
+  const field = problem.instancePath.split('/')[1] ?? ''
+  throw posErrors.invalidCredentials(`${vendor.posType} credentials.${field} ${credentialRule({ ...schema.properties[field] }, problem)}`, {
+    parameter: `credentials.${field}`,
+    expected,
   })
 }
 

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { json, type TestContext } from '../helpers/context.js'
 import { createPosTestContext, createConnection, SQUARE_CREDENTIALS } from './pos-helpers.js'
 import { PosGateway } from '../../src/pos/pos-gateway.js'
+import { findVendor } from '../../src/pos/vendor-registry.js'
 
 let ctx: TestContext
 before(async () => {
@@ -72,6 +73,56 @@ describe('POST /v1/pos/connections', () => {
     assert.equal(json(response).error.code, 'invalid_credentials')
     assert.match(json(response).error.message, /location_id/)
     assert.ok(!response.body.includes('secret-value-123'))
+    assert.equal(await connectionCount(caller), 0)
+  })
+
+  test('names every missing and unknown credential field once, with the fields the vendor takes, and creates nothing', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const response = await ctx.request('POST', '/v1/pos/connections', {
+      key: caller.key,
+      body: { pos_type: 'toast', name: 'Toast', credentials: { client_id: 'c', restaurantId: 'secret-guid-value', clientSecret: 's3cr3t-value' } },
+    })
+    assert.equal(response.statusCode, 400)
+    const { error } = json(response)
+    assert.equal(error.code, 'invalid_credentials')
+    assert.equal(
+      error.message,
+      'credentials.client_secret and credentials.restaurant_id are required; credentials.restaurantId and credentials.clientSecret are not toast credentials. toast takes client_id, client_secret, restaurant_id',
+    )
+    assert.deepEqual(error.details, {
+      parameter: 'credentials.client_secret',
+      missing: ['client_secret', 'restaurant_id'],
+      unknown: ['restaurantId', 'clientSecret'],
+      expected: ['client_id', 'client_secret', 'restaurant_id'],
+    })
+    assert.ok(!response.body.includes('secret-guid-value') && !response.body.includes('s3cr3t-value'))
+    const optional = await ctx.request('POST', '/v1/pos/connections', {
+      key: caller.key,
+      body: { pos_type: 'clover', name: 'Clover', credentials: { merchant_id: 'M1', access_token: 't', refresh: 'r' } },
+    })
+    assert.equal(json(optional).error.message, 'credentials.refresh is not a clover credential. clover takes merchant_id, access_token, refresh_token (optional), region (optional)')
+    assert.equal(await connectionCount(caller), 0)
+  })
+
+  test('says the rule of a bad credential value in words, naming the field once and never the value', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const toast = findVendor('toast')!.exampleCredentials
+    const cases: [string, Record<string, unknown>, string, string][] = [
+      ['toast', { ...toast, restaurant_id: 'rest-1234' }, 'credentials.restaurant_id', 'toast credentials.restaurant_id must be a GUID, 32 hexadecimal digits grouped 8-4-4-4-12 (e.g. 4a1b2c3d-5e6f-4a7b-8c9d-0e1f2a3b4c5d)'],
+      ['toast', { ...toast, client_id: 'client-1234', client_secret: '' }, 'credentials.client_secret', 'toast credentials.client_secret must not be empty'],
+      ['toast', { ...toast, client_id: 1234 }, 'credentials.client_id', 'toast credentials.client_id must be a string'],
+      ['lightspeed', { ...findVendor('lightspeed')!.exampleCredentials, business_location_id: 'bl-1234' }, 'credentials.business_location_id', 'lightspeed credentials.business_location_id must be digits only (e.g. 45454565682155)'],
+      ['clover', { ...findVendor('clover')!.exampleCredentials, region: 'us-1234' }, 'credentials.region', 'clover credentials.region must be one of na, eu, la'],
+      ['spoton', { ...findVendor('spoton')!.exampleCredentials, api_key: 'k-1234' }, 'credentials.api_key', 'spoton credentials.api_key must be at least 8 characters'],
+    ]
+    for (const [posType, credentials, parameter, message] of cases) {
+      const response = await ctx.request('POST', '/v1/pos/connections', { key: caller.key, body: { pos_type: posType, name: posType, credentials } })
+      assert.equal(response.statusCode, 400, response.body)
+      assert.equal(json(response).error.code, 'invalid_credentials')
+      assert.equal(json(response).error.message, message)
+      assert.equal(json(response).error.details.parameter, parameter)
+      assert.ok(!response.body.includes('1234'), response.body)
+    }
     assert.equal(await connectionCount(caller), 0)
   })
 

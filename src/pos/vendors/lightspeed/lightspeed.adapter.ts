@@ -17,7 +17,7 @@ export const LightspeedCredentials = Type.Object(
     client_id: Type.String({ minLength: 1, description: 'OAuth client id of the barstock app' }),
     client_secret: Type.String({ minLength: 1, description: 'OAuth client secret of the barstock app' }),
     refresh_token: Type.String({ minLength: 1, description: 'Single-use refresh token (scopes financial-api, items, staff-api)' }),
-    business_location_id: Type.String({ pattern: '^[0-9]+$', description: 'The K-Series business location id' }),
+    business_location_id: Type.String({ pattern: '^[0-9]+$', 'x-pattern-rule': 'must be digits only (e.g. 45454565682155)', description: 'The K-Series business location id' }),
   },
   { additionalProperties: false },
 )

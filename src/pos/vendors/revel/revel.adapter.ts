@@ -14,11 +14,15 @@ import type { RevelOrder, RevelOrderItem } from './revel.resources.js'
 export const RevelCredentials = Type.Object(
   {
     // The subdomain becomes part of the host name: letters, digits and inner hyphens only.
-    subdomain: Type.String({ pattern: '^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$', description: 'As in https://{subdomain}.revelup.com' }),
+    subdomain: Type.String({
+      pattern: '^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$',
+      'x-pattern-rule': 'must be the name before .revelup.com: 1 to 63 letters, digits or inner hyphens (e.g. examplebar)',
+      description: 'As in https://{subdomain}.revelup.com',
+    }),
     api_key: Type.String({ minLength: 1 }),
     api_secret: Type.String({ minLength: 1 }),
     establishment_id: Type.Optional(
-      Type.String({ pattern: '^[0-9]+$', description: 'The establishment to read; may be left out when the account has only one' }),
+      Type.String({ pattern: '^[0-9]+$', 'x-pattern-rule': 'must be digits only (e.g. 1)', description: 'The establishment to read; may be left out when the account has only one' }),
     ),
   },
   { additionalProperties: false },

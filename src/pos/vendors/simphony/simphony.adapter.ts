@@ -20,7 +20,10 @@ import { simphonyNames, toPosProducts, toPosSaleLines, toPosStaff } from './simp
  */
 
 // Both hosts come from the customer: https only, a host and an optional path, nothing else.
-const HttpsRoot = Type.String({ pattern: '^https://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~/-]*)?$' })
+const HttpsRoot = Type.String({
+  pattern: '^https://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~/-]*)?$',
+  'x-pattern-rule': 'must be an https:// address: a host, an optional port and path, no query (e.g. https://simphony-idm.example.com)',
+})
 
 export const SimphonyCredentials = Type.Object(
   {
@@ -29,7 +32,7 @@ export const SimphonyCredentials = Type.Object(
     client_id: Type.String({ minLength: 1 }),
     username: Type.String({ minLength: 1 }),
     password: Type.String({ minLength: 1 }),
-    org_short_name: Type.String({ pattern: '^[A-Za-z0-9_-]+$' }),
+    org_short_name: Type.String({ pattern: '^[A-Za-z0-9_-]+$', 'x-pattern-rule': 'must be letters, digits, _ or - only (e.g. EXBAR)' }),
     loc_ref: Type.String({ minLength: 1 }),
   },
   { additionalProperties: false },

@@ -11,6 +11,7 @@ const ToastCredentials = Type.Object(
     client_secret: Type.String({ minLength: 1, description: 'Toast API client secret' }),
     restaurant_id: Type.String({
       pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+      'x-pattern-rule': 'must be a GUID, 32 hexadecimal digits grouped 8-4-4-4-12 (e.g. 4a1b2c3d-5e6f-4a7b-8c9d-0e1f2a3b4c5d)',
       description: 'Restaurant GUID, sent as Toast-Restaurant-External-ID',
     }),
   },
