@@ -14,7 +14,8 @@ import type { LoadResult, LoadSpec } from './load-worker.js'
  * 7-day forecast of all items measured by a load generator in a third process.
  * Run: `npm run bench:analytics` (PGlite), and with DATABASE_URL for PostgreSQL. BENCH_LINES picks the
  * sizes (default 50000,5000000 on PostgreSQL, 50000 on PGlite). BENCH_KEEP=1 keeps the PostgreSQL database
- * (its URL is printed) for profiling a report in-process.
+ * (its URL is printed); BENCH_REUSE=<that URL> measures it again without seeding (BENCH_LINES then only
+ * labels the row), for profiling or for measuring a later commit on the same data.
  */
 
 const ITEMS = 1000
@@ -194,15 +195,16 @@ interface Row {
 
 async function benchmark(database: string, lines: number): Promise<Row> {
   const dataDir = mkdtempSync(join(tmpdir(), 'barstock-bench-'))
-  const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL) : undefined
+  const reused = process.env.BENCH_REUSE
+  const scratch = reused ? { url: reused, drop: async () => {} } : process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL) : undefined
   const env = { BARSTOCK_DATA_DIR: dataDir, ...(scratch ? { DATABASE_URL: scratch.url } : {}) }
   const server = await startServer(env)
   try {
     const now = Date.now()
     const seeding = performance.now()
-    const lastImport = await seedBar(server, lines, now)
+    const lastImport = reused ? new Date(0) : await seedBar(server, lines, now)
     const seedSeconds = (performance.now() - seeding) / 1000
-    progress(`seeded ${scratch?.url ?? dataDir}`)
+    if (!reused) progress(`seeded ${scratch?.url ?? dataDir}`)
     const to = new Date(now - DAY_MS).toISOString().slice(0, 10)
     const from = new Date(now - 31 * DAY_MS).toISOString().slice(0, 10)
     const path = `/v1/analytics/variance?date_from=${from}&date_to=${to}`
