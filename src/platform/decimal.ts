@@ -53,7 +53,10 @@ export function toDbNumeric(value: Big | number, places = QUANTITY_STORED_DECIMA
 
 /** A database numeric as the JSON number the API answers with, rounded to `places`. */
 export function toApiNumber(value: string | number | Big, places: number): number {
-  return Number(new Big(value).round(places).toFixed(places))
+  const exact = value instanceof Big ? value : new Big(value)
+  // Already within `places` (most database numerics are): rounding would change nothing.
+  if (exact.c.length - exact.e - 1 <= places) return Number(exact.toString())
+  return Number(exact.round(places).toFixed(places))
 }
 
 export const quantityOut = (value: string | number | Big) => toApiNumber(value, QUANTITY_STORED_DECIMALS)
