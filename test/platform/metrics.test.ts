@@ -128,7 +128,11 @@ describe('metrics', () => {
     const before = await scrape(ctx, TOKEN)
     const run = await runSync(ctx, caller, connection.id)
     assert.equal(run.status, 'completed')
-    const after = await scrape(ctx, TOKEN)
+    // The count follows the run's commit by a moment: wait for it rather than race it.
+    const after = await eventually(async () => {
+      const exposition = await scrape(ctx, TOKEN)
+      return exposition.value(runs, labels) > before.value(runs, labels) && exposition
+    }, 10_000, 'the sync run to be counted')
     assert.equal(after.value(runs, labels) - before.value(runs, labels), 1)
     assert.equal(after.family('barstock_pos_sync_run_duration_seconds')?.type, 'HISTOGRAM')
   })
