@@ -67,7 +67,8 @@ export class MetricsRegistry implements MetricsReporter {
   private readonly syncRuns: Counter<'vendor' | 'outcome'>
   private readonly syncRunDurations: Histogram<'vendor' | 'outcome'>
   private readonly purchaseOrderDispatches: Counter<'outcome'>
-  private readonly forecastRefits: Histogram<'outcome'>
+  private readonly forecastRefits: Counter<'outcome'>
+  private readonly forecastRefitDurations: Histogram<'outcome'>
   private readonly collectFailures: CollectFailure[] = []
 
   constructor(sources: MetricsSources) {
@@ -118,9 +119,15 @@ export class MetricsRegistry implements MetricsReporter {
       labelNames: ['outcome'],
       registers,
     })
-    this.forecastRefits = new Histogram({
+    this.forecastRefits = new Counter({
+      name: 'barstock_forecast_refits_total',
+      help: "Demand forecast refits of one tenant's items, by outcome: succeeded, partial (some items failed), failed",
+      labelNames: ['outcome'],
+      registers,
+    })
+    this.forecastRefitDurations = new Histogram({
       name: 'barstock_forecast_refit_duration_seconds',
-      help: "Demand forecast refits of one tenant by outcome, and how long they took",
+      help: 'How long forecast refits took, by outcome',
       labelNames: ['outcome'],
       buckets: REFIT_BUCKETS,
       registers,
@@ -155,7 +162,8 @@ export class MetricsRegistry implements MetricsReporter {
   }
 
   forecastRefit(outcome: ForecastRefitOutcome, durationMs: number): void {
-    this.forecastRefits.observe({ outcome }, durationMs * SECONDS_PER_MS)
+    this.forecastRefits.inc({ outcome })
+    this.forecastRefitDurations.observe({ outcome }, durationMs * SECONDS_PER_MS)
   }
 
   /** The exposition in Prometheus text format, and what it left out. */
