@@ -4,6 +4,7 @@ import { cpus } from 'node:os'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import { buildApp } from '../src/app.js'
+import { createServiceMetrics } from '../src/service-metrics.js'
 import { loadConfig } from '../src/platform/config.js'
 import type { DatabaseHandle } from '../src/platform/db/connect.js'
 import { createApiKey } from '../src/platform/auth/api-keys.js'
@@ -139,7 +140,7 @@ async function benchmark(kind: string, database: DatabaseHandle) {
   const ids = await seed(database)
   const key = (await createApiKey(database.db, { accountId: ACCOUNT, environment: 'production', name: 'bench', permissions: [...PERMISSIONS] })).key
   const config = loadConfig({ BARSTOCK_LOG_LEVEL: 'silent', BARSTOCK_RATE_LIMIT_PRODUCTION: '100000000' })
-  const barstock = await buildApp({ config, database, rateLimiter: new RateLimiter(new MemoryRateLimitStore()), logger: false })
+  const barstock = await buildApp({ config, database, rateLimiter: new RateLimiter(new MemoryRateLimitStore()), metrics: createServiceMetrics(database), logger: false })
   await barstock.listen({ port: 0, host: '127.0.0.1' })
   const baseline = await baselineServer(database)
   const sample = ids.filter((_, index) => index % 7 === 0)

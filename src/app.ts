@@ -14,6 +14,8 @@ import type { App } from './platform/http/types.js'
 import { validatorCompiler } from './platform/http/validation.js'
 import { newId } from './platform/ids.js'
 import type { RateLimiter } from './platform/rate-limit.js'
+import { metricsPlugin } from './platform/metrics/metrics-plugin.js'
+import type { MetricsRegistry } from './platform/metrics/metrics-registry.js'
 import { costingRoutes } from './analytics/costing.routes.js'
 import { inventoryRoutes } from './inventory/inventory.routes.js'
 import { locationRoutes } from './locations/locations.routes.js'
@@ -38,6 +40,8 @@ export interface AppOptions {
   config: Config
   database: DatabaseHandle
   rateLimiter: RateLimiter
+  /** The process's metrics, shared with its workers (src/service-metrics.ts). */
+  metrics: MetricsRegistry
   /** false silences request logs (tests). */
   logger?: boolean
 }
@@ -73,7 +77,10 @@ async function openapi(app: App) {
           'Stock and purchasing for bars. Every /v1 request carries `X-API-Key` (except POS vendor pushes to /v1/pos/push/…, which the vendor signs); responses wrap their payload in `data` with `meta`. Error codes and their statuses: docs/errors.md.',
       },
       components: {
-        securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+        securitySchemes: {
+          ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          MetricsToken: { type: 'http', scheme: 'bearer', description: 'BARSTOCK_METRICS_TOKEN, for GET /metrics only' },
+        },
       },
     },
   })
@@ -123,6 +130,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(conventionsPlugin)
   closeConnectionsWhenClosing(app)
   await openapi(app)
+  await app.register(metricsPlugin, { registry: options.metrics, token: config.metricsToken })
   await app.register(authPlugin, { keys, limiter: options.rateLimiter, limits: config.rateLimits })
   await app.register(healthRoutes)
   await app.register(authRoutes, { prefix: '/v1/auth' })

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from './platform/config.js'
 import type { DatabaseHandle } from './platform/db/connect.js'
 import type { BackgroundLoop } from './platform/background.js'
+import type { MetricsReporter } from './platform/metrics/metrics-registry.js'
 import { startWebhookWorker } from './webhooks/dispatcher.js'
 import { startPurchaseOrderWorker } from './ordering/purchase-order-worker.js'
 import { startPosScheduler, startPosSyncWorker } from './pos/sync-worker.js'
@@ -13,6 +14,8 @@ export interface WorkerDependencies {
   logger: FastifyBaseLogger
   /** The workers' clock where time decides what they do (tests move it); the system clock otherwise. */
   clock?: () => Date
+  /** Where the workers report their outcomes; none in `barstock worker`, which serves no /metrics. */
+  metrics?: MetricsReporter
 }
 
 export type WorkerStarter = (deps: WorkerDependencies) => Promise<BackgroundLoop>

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { dailyUsage, firstUsageDays, latestUsageSequence, usageRecordedLate } from '../inventory/usage-history.js'
 import { type BackgroundLoop, startBackgroundLoop } from '../platform/background.js'
 import type { Db, Tenant, Trx } from '../platform/db/database.js'
+import type { MetricsReporter } from '../platform/metrics/metrics-registry.js'
 import type { WorkerDependencies } from '../workers.js'
 import { allLocations } from './catalog-reads.js'
 import {
@@ -203,6 +204,8 @@ export interface RefitRun {
 
 export interface DueRefitOptions extends Omit<RefitOptions, 'onChunk'> {
   logger?: Pick<FastifyBaseLogger, 'warn' | 'error'>
+  /** Where each refit's outcome and duration are reported. */
+  metrics?: MetricsReporter
 }
 
 function retryAt(now: Date, failures: number, nextCloseAt?: Date): Date {
@@ -227,6 +230,7 @@ export async function runDueRefit(db: Db, now: Date, options: DueRefitOptions = 
     const tenant: Tenant = { accountId: refit.account_id, environment: refit.environment }
     if (!(await claimRefit(db, tenant, REFIT_LEASE_MS))) continue
     // Read before the history: usage recorded while the refit runs is newer and triggers the next one.
+    const started = performance.now()
     const seenSequence = await latestUsageSequence(db, tenant)
     const historyRefitAt = reason === 'history_changed' ? now : undefined
     try {
@@ -242,11 +246,13 @@ export async function runDueRefit(db: Db, now: Date, options: DueRefitOptions = 
         failures,
         lastError,
       })
+      options.metrics?.forecastRefit(lastError ? 'partial' : 'succeeded', performance.now() - started)
       return { tenant, reason, result }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
       options.logger?.error({ err: error, tenant }, 'forecast refit failed; retrying later')
       await finishRefit(db, tenant, { dueAt: retryAt(now, refit.failures + 1), historyRefitAt, failures: refit.failures + 1, lastError: message })
+      options.metrics?.forecastRefit('failed', performance.now() - started)
       return { tenant, reason, error: message }
     }
   }
@@ -268,7 +274,7 @@ export async function startForecastWorker(deps: WorkerDependencies): Promise<Bac
     logger: deps.logger,
     intervalMs: WORKER_INTERVAL_MS,
     async tick() {
-      return (await runDueRefit(db, clock(), { logger: deps.logger })) !== undefined
+      return (await runDueRefit(db, clock(), { logger: deps.logger, metrics: deps.metrics })) !== undefined
     },
   })
 }

@@ -8,6 +8,7 @@ import { resolveSecretKey } from '../platform/secret-key.js'
 import { adminCommands } from './commands.js'
 import { openDatabase } from './runtime.js'
 import { startWorkers } from '../workers.js'
+import { createServiceMetrics } from '../service-metrics.js'
 
 const HOUR_MS = 3_600_000
 
@@ -25,7 +26,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   let app: FastifyInstance | undefined
   const reportRedisError = (error: Error) => app?.log.warn({ err: error }, 'Redis unavailable: counting rate limits in memory')
   const limiter = new RateLimiter(config.redisUrl ? new RedisRateLimitStore(config.redisUrl, reportRedisError) : new MemoryRateLimitStore())
-  app = await buildApp({ config, database: database.handle, rateLimiter: limiter })
+  const metrics = createServiceMetrics(database.handle)
+  app = await buildApp({ config, database: database.handle, rateLimiter: limiter, metrics })
   try {
     if (database.handle.kind === 'pglite') {
       channel = await startAdminChannel(adminSocketPath(config.dataDir), adminCommands(database.handle.db))
@@ -38,7 +40,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     await database.close()
     throw error
   }
-  const workers = await startWorkers({ config, database: database.handle, logger: app.log })
+  const workers = await startWorkers({ config, database: database.handle, logger: app.log, metrics })
   const purge = setInterval(() => {
     purgeExpiredIdempotencyRecords(database.handle.db).catch((error) => app.log.warn({ err: error }, 'idempotency purge failed'))
   }, HOUR_MS)

@@ -70,6 +70,7 @@ export async function startPurchaseOrderWorker(
     try {
       await transport.sendMail({ from: config.smtpFrom, to: po.contact_email, ...mail })
       await finishDispatch(db, dispatch.id, { status: 'sent' })
+      deps.metrics?.purchaseOrderDispatch('sent')
       logger.info({ order_id: po.id, dispatch_id: dispatch.id }, 'purchase order sent')
     } catch (error) {
       const finalAttempt = dispatch.attempts >= options.maxAttempts
@@ -79,6 +80,7 @@ export async function startPurchaseOrderWorker(
         error: message,
         nextAttemptAt: new Date(Date.now() + retryDelayMs(dispatch.attempts, options)),
       })
+      deps.metrics?.purchaseOrderDispatch(finalAttempt ? 'failed' : 'retrying')
       logger.warn({ order_id: po.id, dispatch_id: dispatch.id, attempt: dispatch.attempts, error: message }, 'purchase order not sent')
     }
     return true

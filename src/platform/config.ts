@@ -25,6 +25,8 @@ export interface Config {
   posBaseUrls: Record<string, string>
   /** The longest a sync run waits out a vendor's 429 Retry-After in one call before it fails with rate_limited. */
   posRetryWaitMs: number
+  /** The bearer token GET /metrics requires; undefined: /metrics is off (404). */
+  metricsToken: string | undefined
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -95,6 +97,17 @@ function emailAddress(env: Env, name: string, fallback: string): string {
   return raw.trim()
 }
 
+const MIN_TOKEN_LENGTH = 16
+
+/** A shared secret of at least 16 printable characters without spaces, or undefined when unset. */
+function token(env: Env, name: string): string | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  if (!/^[\x21-\x7e]+$/.test(raw)) throw new ConfigError(name, 'must be printable ASCII without spaces')
+  if (raw.length < MIN_TOKEN_LENGTH) throw new ConfigError(name, `must be at least ${MIN_TOKEN_LENGTH} characters, got ${raw.length}`)
+  return raw
+}
+
 /** Accepts 32 bytes written as 64 hex digits or as base64. */
 export function parseSecretKey(raw: string, name = 'BARSTOCK_SECRET_KEY'): Buffer {
   const text = raw.trim()
@@ -132,5 +145,6 @@ export function loadConfig(env: Env = process.env): Config {
     smtpFrom: emailAddress(env, 'BARSTOCK_SMTP_FROM', 'barstock@localhost'),
     posBaseUrls: urlMap(env, 'BARSTOCK_POS_BASE_URLS'),
     posRetryWaitMs: positiveInteger(env, 'BARSTOCK_POS_RETRY_WAIT_SECONDS', 300, 3600) * 1000,
+    metricsToken: token(env, 'BARSTOCK_METRICS_TOKEN'),
   }
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { Db, Tenant, Trx } from '../platform/db/database.js'
 import { decimal, toDbNumeric } from '../platform/decimal.js'
+import type { FinishedSyncRun, MetricsReporter } from '../platform/metrics/metrics-registry.js'
 import { enqueue } from '../platform/outbox.js'
 import { type PosAdapter, PosAdapterError, type PosProduct, type PosSaleLine, type PosStaffMember, type SalesWindow } from './adapter.js'
 import { type ConnectionRow, FREQUENCY_SECONDS, findConnectionById, saveCredentials, updateConnectionRow } from './connections.repository.js'
@@ -245,7 +246,7 @@ async function depleteRun(trx: Trx, tenant: Tenant, connectionId: string, runId:
 }
 
 /** Applies a staged run in the caller's transaction; a run already failed elsewhere is not applied. */
-export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): Promise<void> {
+export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): Promise<FinishedSyncRun> {
   const tenant = tenantOfRun(run)
   const connection = await trx.selectFrom('pos_connections').selectAll().where('id', '=', run.connection_id).forUpdate().executeTakeFirstOrThrow()
   if (connection.deleted_at) throw new SyncFailure('connection_deleted', 'The connection was deleted during the run')
@@ -290,15 +291,20 @@ export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): P
     variance_detected: depletion.itemsBelowZero,
     status: 'success',
   })
+  return { vendor: connection.pos_type, outcome: 'completed', durationMs: duration }
 }
 
-/** Fails a running run: its staged lines go, the connection notes an authentication failure, pos.sync_failed is queued. */
-export async function failRun(trx: Trx, runId: string, error: unknown): Promise<void> {
+/**
+ * Fails a running run: its staged lines go, the connection notes an authentication failure, pos.sync_failed
+ * is queued. Returns the finished run, or undefined when it was no longer running.
+ */
+export async function failRun(trx: Trx, runId: string, error: unknown): Promise<FinishedSyncRun | undefined> {
   const run = await lockRun(trx, runId)
-  if (run?.status !== 'processing') return
+  if (run?.status !== 'processing') return undefined
   const failure = asSyncFailure(error)
   const connection = await trx.selectFrom('pos_connections').selectAll().where('id', '=', run.connection_id).forUpdate().executeTakeFirstOrThrow()
   const now = new Date()
+  const duration = durationMs(run, now)
   // The vendor's Retry-After for a rate limit, else the time until the scheduler tries again.
   const retryAfter =
     failure.code === 'rate_limited' && failure.retryAfterSeconds !== undefined
@@ -308,7 +314,7 @@ export async function failRun(trx: Trx, runId: string, error: unknown): Promise<
   await finishRun(trx, run.id, {
     status: 'failed',
     completed_at: now,
-    duration_ms: durationMs(run, now),
+    duration_ms: duration,
     error_code: failure.code,
     error_message: failure.message,
     retry_after: retryAfter,
@@ -324,6 +330,7 @@ export async function failRun(trx: Trx, runId: string, error: unknown): Promise<
     error_message: failure.message,
     retry_after: retryAfter,
   })
+  return { vendor: connection.pos_type, outcome: failure.code, durationMs: duration }
 }
 
 export interface RunOptions {
@@ -331,6 +338,8 @@ export interface RunOptions {
   window?: SalesWindow
   /** The run's clock: where the sales window ends (tests move it). */
   now?: () => Date
+  /** Where the finished run is counted. */
+  metrics?: MetricsReporter
 }
 
 /**
@@ -341,10 +350,12 @@ export async function executeSyncRun(db: Db, gateway: PosGateway, run: SyncRunRo
   const heartbeat = setInterval(() => void touchRun(db, run.id).catch(() => undefined), HEARTBEAT_MS)
   try {
     const staged = await fetchAndStage(db, gateway, run, options.now?.() ?? new Date(), options.window)
-    await db.transaction().execute((trx) => commitRun(trx, run, staged))
+    const finished = await db.transaction().execute((trx) => commitRun(trx, run, staged))
+    options.metrics?.syncRunFinished(finished)
     return undefined
   } catch (error) {
-    await db.transaction().execute((trx) => failRun(trx, run.id, error))
+    const finished = await db.transaction().execute((trx) => failRun(trx, run.id, error))
+    if (finished) options.metrics?.syncRunFinished(finished)
     return error
   } finally {
     clearInterval(heartbeat)

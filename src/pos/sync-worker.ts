@@ -1,6 +1,7 @@
 import type { BackgroundLoop } from '../platform/background.js'
 import { startBackgroundLoop } from '../platform/background.js'
 import type { Db } from '../platform/db/database.js'
+import type { MetricsReporter } from '../platform/metrics/metrics-registry.js'
 import type { WorkerDependencies } from '../workers.js'
 import { FREQUENCY_SECONDS } from './connections.repository.js'
 import { PosGateway } from './pos-gateway.js'
@@ -16,10 +17,12 @@ const SCHEDULER_INTERVAL_MS = 15_000
 const SCHEDULE_BATCH = 100
 
 /** Fails runs whose worker died: all claimed runs on the embedded database at start-up, stale ones otherwise. */
-export async function failOrphanedRuns(db: Db, staleBefore: Date | undefined): Promise<number> {
+export async function failOrphanedRuns(db: Db, staleBefore: Date | undefined, metrics?: MetricsReporter): Promise<number> {
   const ids = await findOrphanedRunIds(db, staleBefore)
   for (const id of ids) {
-    await db.transaction().execute((trx) => failRun(trx, id, new SyncFailure('interrupted', 'The run was interrupted (the service stopped or crashed); sync again')))
+    const interrupted = new SyncFailure('interrupted', 'The run was interrupted (the service stopped or crashed); sync again')
+    const finished = await db.transaction().execute((trx) => failRun(trx, id, interrupted))
+    if (finished) metrics?.syncRunFinished(finished)
   }
   return ids.length
 }
@@ -33,7 +36,7 @@ export async function startPosSyncWorker(deps: WorkerDependencies, gateway = new
   const { db } = deps.database
   // PGlite is held by one process: a claimed run at start-up cannot have a live worker anywhere.
   const staleBefore = deps.database.kind === 'pglite' ? undefined : new Date(Date.now() - ORPHAN_AFTER_MS)
-  const orphans = await failOrphanedRuns(db, staleBefore)
+  const orphans = await failOrphanedRuns(db, staleBefore, deps.metrics)
   if (orphans > 0) deps.logger.warn({ orphans }, 'failed POS sync runs interrupted by a previous stop')
   const loop = await startBackgroundLoop({
     name: 'pos-sync',
@@ -44,7 +47,7 @@ export async function startPosSyncWorker(deps: WorkerDependencies, gateway = new
     async tick() {
       const run = await claimNextRun(db)
       if (!run) return false
-      const failure = await executeSyncRun(db, gateway, run, { now: deps.clock })
+      const failure = await executeSyncRun(db, gateway, run, { now: deps.clock, metrics: deps.metrics })
       if (failure) deps.logger.warn({ err: failure, sync_id: run.id }, 'POS sync run failed')
       return true
     },
@@ -103,7 +106,7 @@ export async function startPosScheduler(deps: WorkerDependencies): Promise<Backg
     logger: deps.logger,
     intervalMs: SCHEDULER_INTERVAL_MS,
     async tick() {
-      await failOrphanedRuns(db, new Date(Date.now() - ORPHAN_AFTER_MS))
+      await failOrphanedRuns(db, new Date(Date.now() - ORPHAN_AFTER_MS), deps.metrics)
       return (await scheduleDueSyncs(db)) === SCHEDULE_BATCH
     },
   })

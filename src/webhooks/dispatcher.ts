@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { type BackgroundLoop, startBackgroundLoop } from '../platform/background.js'
 import type { DatabaseHandle } from '../platform/db/connect.js'
 import type { Db } from '../platform/db/database.js'
+import type { MetricsReporter, WebhookAttemptOutcome } from '../platform/metrics/metrics-registry.js'
 import { OUTBOX_CHANNEL } from '../platform/outbox.js'
 import type { WorkerDependencies } from '../workers.js'
 import { type AttemptOutcome, DELIVERY_TIMEOUT_MS, DeliverySender } from './delivery-sender.js'
@@ -26,7 +27,11 @@ export interface DispatcherOptions {
   settings?: WebhookSettings
   /** DNS resolution (tests replace it to play DNS rebinding). */
   resolver?: Resolver
+  /** Where each recorded attempt's outcome is counted. */
+  metrics?: MetricsReporter
 }
+
+const ATTEMPT_OUTCOMES: Record<AttemptResult['status'], WebhookAttemptOutcome> = { delivered: 'delivered', pending: 'retrying', failed: 'failed' }
 
 /** The envelope of the spec, `{id, event, timestamp, data}`, as the exact text signed and sent. */
 export function deliveryBody(delivery: ClaimedDelivery): string {
@@ -63,6 +68,7 @@ class AttemptRecorder {
     private readonly db: Db,
     private readonly disableAfterMs: number,
     private readonly logger: FastifyBaseLogger,
+    private readonly metrics: MetricsReporter | undefined,
   ) {}
 
   add(result: AttemptResult): void {
@@ -91,6 +97,8 @@ class AttemptRecorder {
         await cancelPendingDeliveries(trx, ids)
         return ids
       })
+      // Counted once written: a batch that fails to be written is attempted again, and counted then.
+      for (const result of batch) this.metrics?.webhookAttempt(ATTEMPT_OUTCOMES[result.status])
       if (disabled.length > 0) this.logger.warn({ webhooks: disabled }, 'webhooks disabled: every delivery attempt failed for too long')
     } catch (error) {
       this.logger.error({ err: error, attempts: batch.length }, 'recording webhook attempts failed; they are retried when their leases expire')
@@ -107,7 +115,7 @@ export async function startWebhookDispatcher(options: DispatcherOptions): Promis
   const settings = options.settings ?? DEFAULT_WEBHOOK_SETTINGS
   const { db } = options.database
   const sender = new DeliverySender({ allowPrivate: options.allowPrivate, resolver: options.resolver })
-  const recorder = new AttemptRecorder(db, settings.disableAfterMs, options.logger)
+  const recorder = new AttemptRecorder(db, settings.disableAfterMs, options.logger, options.metrics)
   const inFlight = new Set<Promise<void>>()
 
   const deliver = async (delivery: ClaimedDelivery) => {
@@ -156,6 +164,6 @@ export async function startWebhookDispatcher(options: DispatcherOptions): Promis
 }
 
 /** The dispatcher as a worker of the server and of `barstock worker`, configured from the environment. */
-export function startWebhookWorker({ config, database, logger }: WorkerDependencies): Promise<BackgroundLoop> {
-  return startWebhookDispatcher({ database, logger, allowPrivate: config.webhookAllowPrivate, settings: loadWebhookSettings() })
+export function startWebhookWorker({ config, database, logger, metrics }: WorkerDependencies): Promise<BackgroundLoop> {
+  return startWebhookDispatcher({ database, logger, allowPrivate: config.webhookAllowPrivate, settings: loadWebhookSettings(), metrics })
 }

@@ -5,10 +5,12 @@ import { createItem } from '../helpers/inventory.js'
 import { createConnection, createPosTestContext } from '../pos/pos-helpers.js'
 import { type DemandModel, HISTORY_REFIT_INTERVAL_MS, REFIT_CHUNK_SIZE, refitForecasts, RETRY_DELAY_MS, runDueRefit } from '../../src/analytics/forecast-refit.js'
 import { forecastDemand } from '../../src/analytics/forecast/index.js'
+import { scrape } from '../helpers/prometheus.js'
 
+const METRICS_TOKEN = 'forecast-refit-metrics-token'
 let ctx: TestContext
 before(async () => {
-  ctx = await createPosTestContext()
+  ctx = await createPosTestContext({ env: { BARSTOCK_METRICS_TOKEN: METRICS_TOKEN } })
 })
 after(() => ctx.close())
 
@@ -97,7 +99,7 @@ async function refitDue(caller: Caller, now: Date, model?: DemandModel) {
   const runs = []
   // Every tenant of this file's database is refitted once at most per clock: a bound, not a loop forever.
   for (let attempt = 0; attempt < 100; attempt++) {
-    const run = await runDueRefit(ctx.database.db, now, { model })
+    const run = await runDueRefit(ctx.database.db, now, { model, metrics: ctx.metrics })
     if (!run) return runs
     if (run.tenant.accountId === caller.tenant.accountId && run.tenant.environment === caller.tenant.environment) runs.push(run)
   }
@@ -286,7 +288,11 @@ describe('forecast refits', () => {
     }
     for (const item of items) await pos.sell(item, [{ day: dateOf(1), quantity: 9 }])
     const soon = new Date(NOW.getTime() + MINUTE_MS)
+    const refits = 'barstock_forecast_refits_total'
+    const metricsBefore = await scrape(ctx, METRICS_TOKEN)
     const [failed] = await refitDue(caller, soon, flaky)
+    const metricsAfter = await scrape(ctx, METRICS_TOKEN)
+    assert.equal(metricsAfter.value(refits, { outcome: 'partial' }) - metricsBefore.value(refits, { outcome: 'partial' }), 1, 'counted as a partial refit')
     assert.deepEqual(failed?.result?.failed.map((failure) => failure.itemId), [failing])
     assert.equal(failed?.result?.fitted, items.length - 1)
     const partial = await forecastData(caller)

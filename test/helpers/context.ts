@@ -10,6 +10,8 @@ import { createApiKey } from '../../src/platform/auth/api-keys.js'
 import { PERMISSIONS, type Permission } from '../../src/platform/auth/permissions.js'
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from '../../src/platform/rate-limit.js'
 import { adminCommands } from '../../src/cli/commands.js'
+import type { MetricsRegistry } from '../../src/platform/metrics/metrics-registry.js'
+import { createServiceMetrics } from '../../src/service-metrics.js'
 
 /**
  * A migrated database of its own on the PostgreSQL server at `url`: created here, dropped on close, so
@@ -63,6 +65,8 @@ export interface TestContext {
   app: FastifyInstance
   database: DatabaseHandle
   config: Config
+  /** The app's metrics registry: give it to the workers a test starts so their reports reach /metrics. */
+  metrics: MetricsRegistry
   /** A fresh account with a key: each test gets data no other test sees (tenancy isolates it). */
   newCaller(options?: { permissions?: Permission[]; environment?: Environment }): Promise<Caller>
   /** Another key on an existing caller's account, in its environment unless another is named. */
@@ -82,7 +86,8 @@ export async function createTestContext(options: ContextOptions = {}): Promise<T
   const config = loadConfig({ BARSTOCK_LOG_LEVEL: 'silent', BARSTOCK_DATA_DIR: '/nonexistent', ...options.env })
   const database = await openTestDatabase()
   const rateLimiter = new RateLimiter(options.rateLimitStore ?? new MemoryRateLimitStore())
-  const app = await buildApp({ config, database, rateLimiter, logger: false })
+  const metrics = createServiceMetrics(database)
+  const app = await buildApp({ config, database, rateLimiter, metrics, logger: false })
   options.configure?.(app)
   await app.ready()
   const commands = adminCommands(database.db)
@@ -92,6 +97,7 @@ export async function createTestContext(options: ContextOptions = {}): Promise<T
     app,
     database,
     config,
+    metrics,
     async newCaller({ permissions = [...PERMISSIONS], environment = 'production' } = {}) {
       const account = (await commands['accounts.create']!({ name: `test ${randomBytes(3).toString('hex')}` })) as { id: string }
       const created = await createApiKey(database.db, { accountId: account.id, environment, name: 'test', permissions })

@@ -5,6 +5,7 @@ import { SMTPServer } from 'smtp-server'
 import type { BackgroundLoop } from '../../src/platform/background.js'
 import { describeSendError, startPurchaseOrderWorker } from '../../src/ordering/purchase-order-worker.js'
 import { createTestContext, type Caller, type TestContext } from '../helpers/context.js'
+import { scrape } from '../helpers/prometheus.js'
 import { createItem } from '../helpers/inventory.js'
 import { createDistributor, createOrder, ok, waitFor } from './fixtures.js'
 
@@ -76,13 +77,18 @@ async function dispatchOf(ctx: TestContext, orderId: string) {
   return ctx.database.db.selectFrom('purchase_order_dispatches').selectAll().where('order_id', '=', orderId).executeTakeFirstOrThrow()
 }
 
+const METRICS_TOKEN = 'purchase-order-metrics-token'
+const DISPATCHES = 'barstock_purchase_order_dispatches_total'
+
 describe('purchase-order e-mail', () => {
   let port: number
   let ctx: TestContext
   let worker: BackgroundLoop
   before(async () => {
     port = await freePort()
-    ctx = await createTestContext({ env: { BARSTOCK_SMTP_URL: `smtp://127.0.0.1:${port}`, BARSTOCK_SMTP_FROM: 'Barstock <orders@bar.example>' } })
+    ctx = await createTestContext({
+      env: { BARSTOCK_SMTP_URL: `smtp://127.0.0.1:${port}`, BARSTOCK_SMTP_FROM: 'Barstock <orders@bar.example>', BARSTOCK_METRICS_TOKEN: METRICS_TOKEN },
+    })
     worker = await startPurchaseOrderWorker({ config: ctx.config, database: ctx.database, logger: ctx.app.log }, FAST_RETRIES)
   })
   after(async () => {
@@ -143,10 +149,12 @@ describe('purchase-order e-mail', () => {
     assert.equal(dispatch.attempts, 0)
   })
 
-  test('gives a dispatch up as failed after the last attempt', async () => {
+  test('gives a dispatch up as failed after the last attempt, and counts each attempt by outcome', async () => {
     const caller = await ctx.newCaller()
     await worker.stop()
-    worker = await startPurchaseOrderWorker({ config: ctx.config, database: ctx.database, logger: ctx.app.log }, { ...FAST_RETRIES, maxAttempts: 2 })
+    const deps = { config: ctx.config, database: ctx.database, logger: ctx.app.log, metrics: ctx.metrics }
+    worker = await startPurchaseOrderWorker(deps, { ...FAST_RETRIES, maxAttempts: 2 })
+    const before = await scrape(ctx, METRICS_TOKEN)
     const submitted = await submittedOrder(ctx, caller)
     const failed = await waitFor(async () => {
       const dispatch = await dispatchOf(ctx, submitted.id)
@@ -154,6 +162,13 @@ describe('purchase-order e-mail', () => {
     })
     assert.equal(failed.attempts, 2)
     assert.equal((await ok(ctx, caller, 'GET', `/v1/orders/${submitted.id}`)).status, 'submitted')
+    // The count follows the dispatch's commit by a moment: wait for it rather than race it.
+    const after = await waitFor(async () => {
+      const exposition = await scrape(ctx, METRICS_TOKEN)
+      return exposition.value(DISPATCHES, { outcome: 'failed' }) > before.value(DISPATCHES, { outcome: 'failed' }) && exposition
+    })
+    const added = (outcome: string) => after.value(DISPATCHES, { outcome }) - before.value(DISPATCHES, { outcome })
+    assert.deepEqual({ retrying: added('retrying'), failed: added('failed'), sent: added('sent') }, { retrying: 1, failed: 1, sent: 0 })
   })
 })
 

@@ -9,6 +9,7 @@ test('defaults follow the run contract', () => {
   assert.deepEqual(config.rateLimits, { production: 1000, sandbox: 100 })
   assert.equal(config.webhookAllowPrivate, false)
   assert.equal(config.databaseUrl, undefined)
+  assert.equal(config.metricsToken, undefined)
 })
 
 test('each bad value is refused with a message naming its variable', () => {
@@ -21,6 +22,8 @@ test('each bad value is refused with a message naming its variable', () => {
     [{ BARSTOCK_WEBHOOK_ALLOW_PRIVATE: 'yes' }, 'BARSTOCK_WEBHOOK_ALLOW_PRIVATE'],
     [{ BARSTOCK_SECRET_KEY: 'short' }, 'BARSTOCK_SECRET_KEY'],
     [{ BARSTOCK_LOG_LEVEL: 'loud' }, 'BARSTOCK_LOG_LEVEL'],
+    [{ BARSTOCK_METRICS_TOKEN: 'too-short-token' }, 'BARSTOCK_METRICS_TOKEN'],
+    [{ BARSTOCK_METRICS_TOKEN: 'a token with spaces in it' }, 'BARSTOCK_METRICS_TOKEN'],
   ]
   for (const [env, variable] of cases) {
     assert.throws(

@@ -26,7 +26,7 @@ export async function createConnection(ctx: TestContext, caller: Caller, body: R
 
 /** Starts the real sync worker on the test database, on `clock` when given. */
 export async function startWorker(ctx: TestContext, clock?: () => Date): Promise<BackgroundLoop> {
-  return startPosSyncWorker({ config: ctx.config, database: ctx.database, logger: ctx.app.log, clock })
+  return startPosSyncWorker({ config: ctx.config, database: ctx.database, logger: ctx.app.log, clock, metrics: ctx.metrics })
 }
 
 /** Polls a sync run until it leaves processing. */

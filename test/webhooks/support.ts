@@ -23,6 +23,7 @@ export function startTestDispatcher(
     database: ctx.database,
     logger: ctx.app.log,
     allowPrivate: true,
+    metrics: ctx.metrics,
     ...rest,
     settings: { ...FAST_SETTINGS, ...settings },
   })

@@ -8,6 +8,17 @@ import type { Database, Db, Trx } from './database.js'
 
 export type Listener = (payload: string) => void
 
+/** The connections of a database pool at one moment. */
+export interface PoolUsage {
+  /** The most it may open (BARSTOCK_DB_POOL_SIZE). */
+  max: number
+  /** Open now, busy or idle. */
+  total: number
+  idle: number
+  /** Queries waiting for a connection. */
+  waiting: number
+}
+
 /** An open database: Kysely for queries, plus LISTEN/NOTIFY, which Kysely does not cover. */
 export interface DatabaseHandle {
   readonly kind: 'pglite' | 'postgres'
@@ -16,6 +27,8 @@ export interface DatabaseHandle {
   listen(channel: string, listener: Listener): Promise<() => Promise<void>>
   /** Runs a multi-statement SQL script (a migration) inside the open transaction `trx`. */
   executeScript(trx: Trx, script: string): Promise<void>
+  /** The pool's connections now; undefined for PGlite, a single embedded session with no pool. */
+  poolUsage(): PoolUsage | undefined
   close(): Promise<void>
 }
 
@@ -47,6 +60,7 @@ export async function openPglite(dataDir: string | undefined): Promise<DatabaseH
     async executeScript(_trx, script) {
       await pglite.exec(script)
     },
+    poolUsage: () => undefined,
     // Destroying Kysely closes PGlite too (the dialect owns the instance).
     close: () => db.destroy(),
   }
@@ -177,6 +191,7 @@ export async function openPostgres(
     async executeScript(trx, script) {
       await sql.raw(script).execute(trx)
     },
+    poolUsage: () => ({ max: poolSize, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
       await Promise.all([...listeners].map((stop) => stop()))
       await db.destroy()
