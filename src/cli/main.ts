@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command } from 'commander'
 import { loadConfig } from '../platform/config.js'
-import { openDatabase, openDatabaseForCommand, runAdminCommand } from './runtime.js'
+import { openAdminSession, openDatabase, openDatabaseForCommand, runAdminCommand } from './runtime.js'
 import { serve } from './serve.js'
 import { registerPosCommands } from '../pos/pos-cli.js'
 import { startWorkers } from '../workers.js'
@@ -130,7 +130,7 @@ accounts
     printResult(list, Boolean(options.json), () => list.map((account) => `${account.id}  ${account.name}`).join('\n'))
   })
 
-registerPosCommands(program)
+registerPosCommands(program, openAdminSession)
 
 /** Every failure is one message, never a stack trace (BARSTOCK_LOG_LEVEL=debug or trace adds it), and exit code 1. */
 function reportFailure(error: unknown): never {
