@@ -107,11 +107,11 @@ async function* batchesOf(csv: SalesCsv, context: SaleLineContext): AsyncGenerat
 }
 
 function describeReport(report: ImportReport): string {
-  const lines = report.complete ? `${report.lines} lines` : `${report.imported + report.duplicates} of ${report.lines} lines (incomplete)`
+  const state = report.complete ? '' : ` (incomplete: ${report.imported + report.duplicates} of ${report.lines} lines saved)`
   const batches = report.batches.map((batch) => `\n  lines ${batch.first_line}-${batch.last_line}: ${batch.import_id}`)
   return (
-    `${report.file} into ${report.connection_id}: ${lines}: ${report.imported} imported, ` +
-    `${report.duplicates} duplicates, ${report.unmapped} unmapped${batches.join('')}`
+    `${report.file} into ${report.connection_id}${state}: lines ${report.lines}, imported ${report.imported}, ` +
+    `duplicates ${report.duplicates}, unmapped ${report.unmapped}${batches.join('')}`
   )
 }
 
