@@ -50,12 +50,17 @@ export function wallTimeAsUtc(wall: WallTime): number | undefined {
   return exists ? date.getTime() : undefined
 }
 
+const DAY_MS = 86_400_000
+
 /**
  * The moment when clocks in `timeZone` (IANA) show `utcWall` (a wall time written as a UTC timestamp).
- * The offset is read twice because the first guess can sit on the other side of a DST change; a wall
- * time in a spring-forward gap lands after the change.
+ * As Temporal's "compatible" choice: a wall time shown twice (clocks set back) is the earlier moment; one
+ * never shown (clocks set forward) is read with the offset before the change, so it lands after it.
  */
 export function zonedWallTimeToDate(utcWall: number, timeZone: string): Date {
-  const guess = utcWall - offsetAt(timeZone, utcWall)
-  return new Date(utcWall - offsetAt(timeZone, guess))
+  // Zones change offset at most once in a day around the wall time.
+  const before = utcWall - offsetAt(timeZone, utcWall - DAY_MS)
+  const after = utcWall - offsetAt(timeZone, utcWall + DAY_MS)
+  const shown = [before, after].filter((moment) => moment + offsetAt(timeZone, moment) === utcWall)
+  return new Date(shown.length > 0 ? Math.min(...shown) : before)
 }

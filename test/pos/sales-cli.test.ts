@@ -138,15 +138,23 @@ test('the whole file is validated first: every invalid line is named by its line
 test('lines without line_id get ids from their content: a re-run, or a later export repeating them, counts each sale once', async () => {
   const header = 'pos_item_id,name,quantity,unit_price,sold_at,location'
   // Two identical lines are two sales; patio is in New York (UTC-5 on 1 March 2026).
-  const first = [header, 'D1,Lager,1,5,2026-03-01T20:00:00Z,', 'D1,Lager,1,5,2026-03-01T20:00:00Z,', 'D2,Stout,1,6,2026-03-01 18:30,patio']
+  // 01:30 on 1 November happens twice there (the earlier is meant); 02:30 on 8 March never (read as 03:30 EDT).
+  const first = [
+    header,
+    'D1,Lager,1,5,2026-03-01T20:00:00Z,',
+    'D1,Lager,1,5,2026-03-01T20:00:00Z,',
+    'D2,Stout,1,6,2026-03-01 18:30,patio',
+    'D4,Porter,1,7,2026-11-01 01:30,patio',
+    'D5,Porter,1,7,2026-03-08 02:30,patio',
+  ]
   const counts = async (content: string) => {
     const result = await importFile(content, '--location', 'main_bar', '--json')
     assert.equal(result.code, 0, result.stderr)
     const report = JSON.parse(result.stdout)
     return [report.imported, report.duplicates]
   }
-  assert.deepEqual(await counts(first.join('\n')), [3, 0])
-  assert.deepEqual(await counts(first.join('\n')), [0, 3], 'a re-run imports nothing')
+  assert.deepEqual(await counts(first.join('\n')), [5, 0])
+  assert.deepEqual(await counts(first.join('\n')), [0, 5], 'a re-run imports nothing')
   // The same sales from another export: semicolons, a BOM, CRLF, the patio time written with its zone,
   // main_bar named in the column; plus a third Lager and a new line.
   const later = [
@@ -156,8 +164,10 @@ test('lines without line_id get ids from their content: a re-run, or a later exp
     'D2,Stout,1,6,2026-03-01T23:30:00Z,patio',
     'D1,Lager,1,5,2026-03-01T15:00:00-05:00,',
     'D3,Cider,2,4,2026-03-01T18:45,patio',
+    'D4,Porter,1,7,2026-11-01T05:30:00Z,patio',
+    'D5,Porter,1,7,2026-03-08T07:30:00Z,patio',
   ]
-  assert.deepEqual(await counts(`\uFEFF${later.join('\r\n').replaceAll(',', ';')}`), [2, 3])
+  assert.deepEqual(await counts(`\uFEFF${later.join('\r\n').replaceAll(',', ';')}`), [2, 5])
 })
 
 test('the location column is honoured; --location fills only empty cells', async () => {
