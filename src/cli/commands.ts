@@ -4,7 +4,7 @@ import { parsePermissionList } from '../platform/auth/permissions.js'
 import { newId } from '../platform/ids.js'
 import { createDefaultLocations } from '../locations/locations.service.js'
 import type { AdminCommand } from '../platform/admin-channel.js'
-import { runSalesImportCommand } from '../pos/pos-cli.js'
+import { runSalesImportCommand, runSalesLocationsCommand } from '../pos/pos-cli.js'
 
 export const DEFAULT_ACCOUNT_ID = 'acct_default'
 
@@ -25,6 +25,7 @@ async function ensureAccount(db: Db, id: string): Promise<void> {
  */
 export function adminCommands(db: Db): Record<string, AdminCommand> {
   return {
+    'sales.locations': (args) => runSalesLocationsCommand(db, args),
     'sales.import': (args) => runSalesImportCommand(db, args),
     'keys.create': async (args) => {
       const accountId = typeof args.account === 'string' ? args.account : DEFAULT_ACCOUNT_ID

@@ -1,17 +1,18 @@
 #!/usr/bin/env node
 import { Command } from 'commander'
-import { ConfigError, loadConfig } from '../platform/config.js'
-import { DataDirLockedError } from '../platform/db/data-dir-lock.js'
-import { openDatabase, runAdminCommand } from './runtime.js'
+import { loadConfig } from '../platform/config.js'
+import { openAdminSession, openDatabase, openDatabaseForCommand, runAdminCommand } from './runtime.js'
 import { serve } from './serve.js'
 import { registerPosCommands } from '../pos/pos-cli.js'
 import { startWorkers } from '../workers.js'
 import type { Config } from '../platform/config.js'
 import Fastify from 'fastify'
 import type { ApiKeyInfo } from '../platform/auth/api-keys.js'
+import { serviceVersion } from '../platform/version.js'
 
 function printResult(result: unknown, json: boolean, describe: (result: never) => string): void {
-  // One line of JSON: `npm run` prints its own banner above it on stdout.
+  // Only the result goes to stdout (notices go to stderr), so --json output parses as it is; through npm,
+  // `npm run -s` keeps npm's banner off stdout.
   process.stdout.write(json ? `${JSON.stringify(result)}\n` : `${describe(result as never)}\n`)
 }
 
@@ -47,6 +48,7 @@ async function runWorkers(config: Config): Promise<void> {
 
 const program = new Command('barstock')
   .description('Stock and purchasing for bars: the barstock service and its administration')
+  .version(serviceVersion())
   .showHelpAfterError()
 
 program
@@ -63,7 +65,7 @@ program
   .command('migrate')
   .description('Apply pending database migrations and exit')
   .action(async () => {
-    const database = await openDatabase(loadConfig())
+    const database = await openDatabaseForCommand(loadConfig())
     await database.close()
     process.stdout.write('migrations are up to date\n')
   })
@@ -128,10 +130,14 @@ accounts
     printResult(list, Boolean(options.json), () => list.map((account) => `${account.id}  ${account.name}`).join('\n'))
   })
 
-registerPosCommands(program)
+registerPosCommands(program, openAdminSession)
 
-program.parseAsync().catch((error: unknown) => {
-  const known = error instanceof ConfigError || error instanceof DataDirLockedError
-  process.stderr.write(`barstock: ${known ? (error as Error).message : (error as Error).stack ?? String(error)}\n`)
+/** Every failure is one message, never a stack trace (BARSTOCK_LOG_LEVEL=debug or trace adds it), and exit code 1. */
+function reportFailure(error: unknown): never {
+  const debug = ['debug', 'trace'].includes(process.env.BARSTOCK_LOG_LEVEL ?? '')
+  const message = error instanceof Error ? (debug ? error.stack : error.message) : String(error)
+  process.stderr.write(`barstock: ${message}\n`)
   process.exit(1)
-})
+}
+
+program.parseAsync().catch(reportFailure)

@@ -2,8 +2,11 @@ import type { Config } from '../platform/config.js'
 import { type DatabaseHandle, openPglite, openPostgres } from '../platform/db/connect.js'
 import { lockDataDir, lockHolder } from '../platform/db/data-dir-lock.js'
 import { migrate } from '../platform/db/migrate.js'
-import { adminSocketPath, callAdminChannel } from '../platform/admin-channel.js'
+import { type AdminSession, adminSocketPath, callAdminChannel } from '../platform/admin-channel.js'
 import { adminCommands } from './commands.js'
+
+/** How long the CLI waits for a server on the port to answer /healthz. */
+const HEALTH_PROBE_MS = 1_000
 
 export interface OpenDatabase {
   handle: DatabaseHandle
@@ -38,20 +41,86 @@ export async function openDatabase(config: Config): Promise<OpenDatabase> {
   }
 }
 
+/** The URL without its password, to name the database in messages. */
+function withoutPassword(databaseUrl: string): string {
+  const url = new URL(databaseUrl)
+  url.password = ''
+  return url.toString()
+}
+
+/** Whether a barstock server answers on the configured port of this machine (the wrong-data-dir hint). */
+async function serverAnswersOnPort(config: Config): Promise<string | undefined> {
+  const host = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`
+  try {
+    const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(HEALTH_PROBE_MS) })
+    const body = (await response.json()) as { status?: unknown }
+    return body.status === 'ok' ? url : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
- * Runs an admin command wherever the database is: through the running server's channel when a server
- * holds the embedded data dir, else on a database this process opens for the command.
+ * Says on stderr (stdout stays the command's output) which database a command uses, and warns when the
+ * data dir is free while a server answers on the port: that server uses other data, the usual cause
+ * being a relative ./data read from another directory.
  */
-export async function runAdminCommand(config: Config, name: string, args: Record<string, unknown>): Promise<unknown> {
-  if (!config.databaseUrl && lockHolder(config.dataDir) !== undefined) {
-    return callAdminChannel(adminSocketPath(config.dataDir), name, args)
+async function announceDatabase(config: Config, serverPid: number | undefined): Promise<void> {
+  if (config.databaseUrl) {
+    process.stderr.write(`barstock: database ${withoutPassword(config.databaseUrl)}\n`)
+    return
+  }
+  if (serverPid !== undefined) {
+    process.stderr.write(`barstock: data dir ${config.dataDir} (through the server running as pid ${serverPid})\n`)
+    return
+  }
+  process.stderr.write(`barstock: data dir ${config.dataDir}\n`)
+  const server = await serverAnswersOnPort(config)
+  if (server) {
+    process.stderr.write(
+      `barstock: warning: a barstock server answers on ${server} but does not hold ${config.dataDir}: ` +
+        'this command does not change that server\'s data. Set BARSTOCK_DATA_DIR to its data dir (a relative ./data depends on the directory you run from).\n',
+    )
+  }
+}
+
+/** Opens the configured database for a migration and says which one it is. */
+export async function openDatabaseForCommand(config: Config): Promise<OpenDatabase> {
+  await announceDatabase(config, undefined)
+  return openDatabase(config)
+}
+
+/**
+ * Opens a session of admin commands wherever the database is: through the running server's channel
+ * when a server holds the embedded data dir, else on a database this process opens until `close`.
+ * Names the database on stderr first.
+ */
+export async function openAdminSession(config: Config): Promise<AdminSession> {
+  const serverPid = config.databaseUrl ? undefined : lockHolder(config.dataDir)
+  await announceDatabase(config, serverPid)
+  if (serverPid !== undefined) {
+    const socket = adminSocketPath(config.dataDir)
+    return { run: (name, args) => callAdminChannel(socket, name, args), close: async () => {} }
   }
   const database = await openDatabase(config)
+  const commands = adminCommands(database.handle.db)
+  return {
+    async run(name, args) {
+      const command = commands[name]
+      if (!command) throw new Error(`unknown command ${name}`)
+      return command(args)
+    },
+    close: () => database.close(),
+  }
+}
+
+/** Runs one admin command in a session of its own. */
+export async function runAdminCommand(config: Config, name: string, args: Record<string, unknown>): Promise<unknown> {
+  const session = await openAdminSession(config)
   try {
-    const command = adminCommands(database.handle.db)[name]
-    if (!command) throw new Error(`unknown command ${name}`)
-    return await command(args)
+    return await session.run(name, args)
   } finally {
-    await database.close()
+    await session.close()
   }
 }

@@ -11,6 +11,12 @@ import { join } from 'node:path'
  */
 export type AdminCommand = (args: Record<string, unknown>) => Promise<unknown>
 
+/** Admin commands run one after another on one database: the running server's, or one opened for them. */
+export interface AdminSession {
+  run(name: string, args: Record<string, unknown>): Promise<unknown>
+  close(): Promise<void>
+}
+
 // Unix socket paths are limited to about 107 bytes.
 const MAX_SOCKET_PATH = 100
 

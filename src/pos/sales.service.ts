@@ -13,16 +13,24 @@ import { insertSaleLines, markSourceLines, type SaleLineRow } from './sales.repo
 
 const CLOCK_SKEW_MS = 5 * 60_000
 
-function checkLine(line: ImportedSale, index: number): void {
+/** What a sale line breaks beyond its schema (quantity decimals, a sale time in the future), if anything. */
+export function saleLineProblem(line: ImportedSale): { field: 'quantity' | 'sold_at'; message: string } | undefined {
   if (!(line.quantity > 0) || decimalPlaces(line.quantity) > QUANTITY_INPUT_DECIMALS) {
-    throw inventoryErrors.invalidQuantity(`sales[${index}].quantity must be greater than 0 with at most ${QUANTITY_INPUT_DECIMALS} decimals`, {
+    return { field: 'quantity', message: `must be greater than 0 with at most ${QUANTITY_INPUT_DECIMALS} decimals` }
+  }
+  if (new Date(line.sold_at).getTime() > Date.now() + CLOCK_SKEW_MS) return { field: 'sold_at', message: 'is in the future' }
+  return undefined
+}
+
+function checkLine(line: ImportedSale, index: number): void {
+  const problem = saleLineProblem(line)
+  if (problem?.field === 'quantity') {
+    throw inventoryErrors.invalidQuantity(`sales[${index}].quantity ${problem.message}`, {
       parameter: `sales[${index}].quantity`,
       value: line.quantity,
     })
   }
-  if (new Date(line.sold_at).getTime() > Date.now() + CLOCK_SKEW_MS) {
-    throw invalidParameter(`sales[${index}].sold_at`, line.sold_at, 'sold_at is in the future')
-  }
+  if (problem) throw invalidParameter(`sales[${index}].sold_at`, line.sold_at, `sold_at ${problem.message}`)
 }
 
 function toSaleRow(line: ImportedSale, importId: string, index: number, mapped: Set<string>): SaleLineRow {

@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
-import { runCli, startServerProcess, tempDataDir } from '../helpers/server-process.js'
+import { runCli, startServerProcess, tempDataDirs } from '../helpers/server-process.js'
 
-const cleanups: (() => void)[] = []
-after(() => cleanups.forEach((cleanup) => cleanup()))
-
-function dataDir(): string {
-  const { dir, cleanup } = tempDataDir()
-  cleanups.push(cleanup)
-  return dir
-}
+const dataDirs = tempDataDirs()
+after(dataDirs.cleanup)
+const dataDir = dataDirs.create
 
 async function authTest(url: string, key: string) {
   const response = await fetch(`${url}/v1/auth/test`, { headers: { 'x-api-key': key } })

@@ -14,6 +14,19 @@ export function tempDataDir(): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
 }
 
+/** Fresh data dirs for a test file; `cleanup` (for its `after`) removes them all. */
+export function tempDataDirs(): { create: () => string; cleanup: () => void } {
+  const cleanups: (() => void)[] = []
+  return {
+    create() {
+      const { dir, cleanup } = tempDataDir()
+      cleanups.push(cleanup)
+      return dir
+    },
+    cleanup: () => cleanups.forEach((cleanup) => cleanup()),
+  }
+}
+
 /** The environment of a child process: this one's, minus DATABASE_URL/REDIS_URL, plus `env`. */
 export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const { DATABASE_URL: _d, REDIS_URL: _r, ...rest } = process.env

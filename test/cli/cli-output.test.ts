@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { after, test } from 'node:test'
+import { promisify } from 'node:util'
+import { projectPath } from '../../src/platform/paths.js'
+import { childEnv, runCli, startServerProcess, tempDataDirs } from '../helpers/server-process.js'
+
+const run = promisify(execFile)
+const dataDirs = tempDataDirs()
+after(dataDirs.cleanup)
+const dataDir = dataDirs.create
+
+test('barstock --version prints the version in package.json', async () => {
+  const { version } = JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string }
+  const result = await runCli(['--version'], {})
+  assert.equal(result.code, 0)
+  assert.equal(result.stdout, `${version}\n`)
+})
+
+test('--json output through `npm run -s` is JSON alone; the data dir is named on stderr', async () => {
+  const dir = dataDir()
+  const { stdout, stderr } = await run('npm', ['run', '-s', 'barstock', '--', 'keys', 'create', '--name', 'ci', '--permissions', '*', '--json'], {
+    cwd: projectPath(),
+    env: childEnv({ BARSTOCK_DATA_DIR: dir }),
+  })
+  assert.deepEqual(Object.keys(JSON.parse(stdout)), ['id', 'key', 'name', 'permissions', 'environment'])
+  assert.ok(stderr.includes(`barstock: data dir ${dir}\n`), stderr)
+})
+
+test('a command on a data dir no server holds warns when a server answers on the port; through the server it does not', async () => {
+  const serverDir = dataDir()
+  const server = await startServerProcess({ BARSTOCK_DATA_DIR: serverDir })
+  try {
+    const port = new URL(server.url).port
+    const otherDir = dataDir()
+    const elsewhere = await runCli(['keys', 'list', '--json'], { BARSTOCK_DATA_DIR: otherDir, PORT: port })
+    assert.equal(elsewhere.code, 0, elsewhere.stderr)
+    assert.deepEqual(JSON.parse(elsewhere.stdout), [])
+    assert.ok(
+      elsewhere.stderr.includes(`warning: a barstock server answers on http://127.0.0.1:${port} but does not hold ${otherDir}`),
+      elsewhere.stderr,
+    )
+    assert.match(elsewhere.stderr, /Set BARSTOCK_DATA_DIR to its data dir/)
+
+    const through = await runCli(['keys', 'list', '--json'], { BARSTOCK_DATA_DIR: serverDir, PORT: port })
+    assert.equal(through.code, 0, through.stderr)
+    assert.equal(through.stderr, `barstock: data dir ${serverDir} (through the server running as pid ${server.child.pid})\n`)
+  } finally {
+    server.child.kill('SIGTERM')
+    assert.equal(await server.exited, 0)
+  }
+})
+
+test('CLI errors are one message and exit code 1, never a stack trace', async () => {
+  const dir = dataDir()
+  const missing = await runCli(['keys', 'revoke', 'key_nope'], { BARSTOCK_DATA_DIR: dir })
+  assert.equal(missing.code, 1)
+  assert.equal(missing.stderr, `barstock: data dir ${dir}\nbarstock: no key key_nope\n`)
+
+  // Nothing listens on port 1: the driver's error, with the database named without its password.
+  const unreachable = await runCli(['accounts', 'list'], { DATABASE_URL: 'postgres://barstock:hunter2@127.0.0.1:1/barstock' })
+  assert.equal(unreachable.code, 1)
+  assert.equal(unreachable.stderr, 'barstock: database postgres://barstock@127.0.0.1:1/barstock\nbarstock: connect ECONNREFUSED 127.0.0.1:1\n')
+  assert.equal(unreachable.stdout, '')
+})
