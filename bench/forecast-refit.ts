@@ -1,6 +1,6 @@
 import { cpus } from 'node:os'
 import { forecastDemand } from '../src/analytics/forecast/demand-forecast.js'
-import { initForecasting } from '../src/analytics/forecast/mstl.model.js'
+import { initForecasting } from '../src/analytics/forecast/augurs.js'
 import { syntheticSeries } from './forecast-series.js'
 
 /**
