@@ -35,14 +35,22 @@ export function forecastProfileEts(series: readonly number[], horizon: number): 
 
 /**
  * Each weekday's mean demand ÷ the mean of the seven weekday means (so the factors average 1), indexed
- * by day % 7 of `series`; null when nothing sold.
+ * by day % 7 of `series`, shrunk towards 1 by how much of their spread sampling noise alone would give
+ * (empirical Bayes: weight = 1 − noise variance ÷ observed variance of the factors, at least 0), so a
+ * flat or sparse item is not given a week its noise drew; null when nothing sold.
  */
 export function weekdayProfile(series: readonly number[]): number[] | null {
-  const weekdayMeans = Array.from({ length: WEEK_DAYS }, (_, weekday) =>
-    mean(series.filter((_, day) => day % WEEK_DAYS === weekday)),
-  )
+  const weekdays = Array.from({ length: WEEK_DAYS }, (_, weekday) => series.filter((_, day) => day % WEEK_DAYS === weekday))
+  const weekdayMeans = weekdays.map((values) => mean(values))
   const overall = mean(weekdayMeans)
-  return overall > 0 ? weekdayMeans.map((value) => value / overall) : null
+  if (overall <= 0) return null
+  const factors = weekdayMeans.map((value) => value / overall)
+  const squaredDeviations = weekdays.flatMap((values, weekday) => values.map((value) => (value - (weekdayMeans[weekday] ?? 0)) ** 2))
+  const withinVariance = squaredDeviations.reduce((sum, value) => sum + value, 0) / Math.max(1, series.length - WEEK_DAYS)
+  const noiseVariance = mean(weekdays.map((values) => withinVariance / Math.max(1, values.length))) / overall ** 2
+  const observedVariance = mean(factors.map((factor) => (factor - 1) ** 2))
+  const weight = observedVariance > 0 ? Math.max(0, 1 - noiseVariance / observedVariance) : 0
+  return factors.map((factor) => 1 + weight * (factor - 1))
 }
 
 /**
