@@ -75,9 +75,9 @@ export function clipSpikes(series: readonly number[], profile: readonly number[]
 }
 
 /**
- * Demand ÷ its weekday factor. A weekday that sold nothing in the window has factor 0 and says nothing
- * about the level: its days repeat the previous deseasonalised value (the first known one at the start),
- * which leaves exponential smoothing's level where it was.
+ * Demand ÷ its weekday factor. A factor of 0 (a weekday that sold nothing, in a week without noise to
+ * shrink it) says nothing about the level: its days repeat the previous deseasonalised value (the first
+ * known one at the start), which leaves exponential smoothing's level where it was.
  */
 function deseasonalise(series: readonly number[], profile: readonly number[]): number[] {
   const known = series.map((value, day) => {
