@@ -43,7 +43,7 @@ export const TREND_SIGNIFICANCE = 2
 export const TREND_WEEKS = 8
 /**
  * The weekday profile × AutoETS model alone: choosing per item among it, MSTL, seasonal naive and the
- * 28-day mean by the back-test measured worse (0.76 vs 0.75 × seasonal naive, docs/forecast-accuracy.md),
+ * 28-day mean by the back-test measured worse (mean WAPE 32.4 % vs 31.7 %, docs/forecast-accuracy.md),
  * since 4 origins of 14 days pick by noise as often as by fit.
  */
 export const DEFAULT_MODELS: readonly ModelName[] = ['profile_ets']

@@ -5,24 +5,24 @@ import { median } from './demand-signals.js'
 import { WEEK_DAYS } from './mstl.model.js'
 
 /** Days either side of a day whose median deseasonalised demand is that day's local level (spike clipping). */
-export const LOCAL_LEVEL_RADIUS_DAYS = 10
+const LOCAL_LEVEL_RADIUS_DAYS = 10
 /** A day above its expected demand by more than this many robust standard deviations is clipped to that bound. */
-export const SPIKE_DEVIATIONS = 3
+const SPIKE_DEVIATIONS = 3
 /** Scale of the median absolute deviation that estimates a normal standard deviation. */
 const MAD_TO_STANDARD_DEVIATION = 1.4826
 /**
  * AutoETS's model search: additive errors (sales have zeros, which multiplicative errors cannot take),
- * trend none, additive or damped, no season (the weekday profile has taken it out).
+ * the trend component left to the search, no season (the weekday profile has taken it out).
  */
 const ETS_SPEC = 'AZN'
 
 /**
  * Forecasts `horizon` days after `series` as a weekday profile × a level: one-off spikes in the history
  * are clipped (clipSpikes), the multiplicative weekday profile of the clipped days divides them out, and
- * augurs' AutoETS forecasts the remaining level (with a damped or straight trend where the data supports
- * one); each forecast day is that level × its weekday's factor, never negative. A multiplicative week
- * follows demand that grows or shrinks (a busy Saturday stays twice a Monday), which MSTL's additive
- * season does not.
+ * augurs' AutoETS forecasts the remaining level (with a trend where its model search finds one); each
+ * forecast day is that level × its weekday's factor, never negative. A multiplicative week follows
+ * demand that grows or shrinks (a busy Saturday stays twice a Monday), which MSTL's additive season
+ * does not.
  */
 export function forecastProfileEts(series: readonly number[], horizon: number): number[] {
   const rawProfile = weekdayProfile(series)
