@@ -5,6 +5,7 @@ import { DataDirLockedError } from '../platform/db/data-dir-lock.js'
 import { openDatabase, runAdminCommand } from './runtime.js'
 import { serve } from './serve.js'
 import { registerPosCommands } from '../pos/pos-cli.js'
+import { loggerOptions } from '../platform/logging.js'
 import { startWorkers } from '../workers.js'
 import type { Config } from '../platform/config.js'
 import Fastify from 'fastify'
@@ -27,7 +28,7 @@ function keyLine(key: ApiKeyInfo): string {
 async function runWorkers(config: Config): Promise<void> {
   const database = await openDatabase(config)
   // Fastify's logger alone: the same pino setup as the server's, with no server around it.
-  const logger = Fastify({ logger: { level: config.logLevel } }).log
+  const logger = Fastify({ logger: loggerOptions(config) }).log
   const workers = await startWorkers({ config, database: database.handle, logger })
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'stopping workers')

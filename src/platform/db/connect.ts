@@ -26,6 +26,14 @@ export function pgliteDirectory(dataDir: string): string {
   return join(dataDir, 'pgdata')
 }
 
+/** Where the data lives, for logs and messages: the PGlite directory, or PostgreSQL's user@host:port/db (never the password). */
+export function describeDatabase(config: { databaseUrl: string | undefined; dataDir: string }): string {
+  if (!config.databaseUrl) return `PGlite in ${pgliteDirectory(config.dataDir)}`
+  const url = new URL(config.databaseUrl)
+  const user = url.username ? `${decodeURIComponent(url.username)}@` : ''
+  return `PostgreSQL ${user}${url.hostname}:${url.port || '5432'}${url.pathname}`
+}
+
 /** Opens the embedded PGlite in `<dataDir>/pgdata`, or an in-memory one when dataDir is undefined. */
 export async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
   let location = 'memory://'
