@@ -59,8 +59,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
     app,
     async stop() {
       clearInterval(purge)
-      await app.close()
-      await workers.stop()
+      // Workers first, at once: a sync run in progress goes back in the queue before the sandbox
+      // simulators (closed with the app) go away under it.
+      await Promise.all([workers.stop(), app.close()])
       await channel?.close()
       await limiter.close()
       await database.close()
