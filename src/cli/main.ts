@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { join, resolve } from 'node:path'
 import { Command } from 'commander'
 import { ConfigError, loadConfig } from '../platform/config.js'
 import { DataDirLockedError } from '../platform/db/data-dir-lock.js'
@@ -67,6 +68,18 @@ program
     const database = await openDatabase(loadConfig())
     await database.close()
     process.stdout.write('migrations are up to date\n')
+  })
+
+program
+  .command('backup')
+  .description('Write a consistent copy of the embedded database to a .tar.gz, also while the server runs (restore: docs/operations.md)')
+  .requiredOption('--out <file>', 'the file to write; with a running server, the server writes it')
+  .option('--json', 'print {path, bytes} as JSON')
+  .action(async (options) => {
+    const config = loadConfig()
+    const written = (await runAdminCommand(config, 'backup', { out: resolve(options.out) })) as { path: string; bytes: number }
+    const key = config.secretKey ? 'BARSTOCK_SECRET_KEY' : join(config.dataDir, 'secret.key')
+    printResult(written, Boolean(options.json), () => `wrote ${written.path} (${written.bytes} bytes). Keep ${key} with it: the POS credentials inside need it.`)
   })
 
 const keys = program.command('keys').description('Create, list and revoke API keys')

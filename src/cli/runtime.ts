@@ -48,7 +48,7 @@ export async function runAdminCommand(config: Config, name: string, args: Record
   }
   const database = await openDatabase(config)
   try {
-    const command = adminCommands(database.handle.db)[name]
+    const command = adminCommands(database.handle)[name]
     if (!command) throw new Error(`unknown command ${name}`)
     return await command(args)
   } finally {

@@ -39,7 +39,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   app = await buildApp({ config, database: database.handle, rateLimiter: limiter })
   try {
     if (database.handle.kind === 'pglite') {
-      channel = await startAdminChannel(adminSocketPath(config.dataDir), adminCommands(database.handle.db))
+      channel = await startAdminChannel(adminSocketPath(config.dataDir), adminCommands(database.handle))
     }
     address = await app.listen({ port: config.port, host: config.host })
   } catch (error) {

@@ -16,6 +16,8 @@ export interface DatabaseHandle {
   listen(channel: string, listener: Listener): Promise<() => Promise<void>>
   /** Runs a multi-statement SQL script (a migration) inside the open transaction `trx`. */
   executeScript(trx: Trx, script: string): Promise<void>
+  /** The embedded database only: its data files as a gzipped tar, consistent, taken while it serves. */
+  snapshot?(): Promise<Buffer>
   close(): Promise<void>
 }
 
@@ -55,6 +57,13 @@ export async function openPglite(dataDir: string | undefined): Promise<DatabaseH
     async executeScript(_trx, script) {
       await pglite.exec(script)
     },
+    // Inside a transaction Kysely holds, so no other query runs meanwhile (PGlite has one session); the
+    // checkpoint first writes every committed change into the data files the tar is made of.
+    snapshot: () =>
+      db.transaction().execute(async (trx) => {
+        await sql`CHECKPOINT`.execute(trx)
+        return Buffer.from(await (await pglite.dumpDataDir('gzip')).arrayBuffer())
+      }),
     // Destroying Kysely closes PGlite too (the dialect owns the instance).
     close: () => db.destroy(),
   }
