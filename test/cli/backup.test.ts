@@ -2,20 +2,11 @@ import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { after, test } from 'node:test'
-import { runCli, type ServerProcess, startServerProcess, tempDataDir } from '../helpers/server-process.js'
-
-const cleanups: (() => void)[] = []
-after(() => cleanups.forEach((cleanup) => cleanup()))
-
-function dataDir(): string {
-  const { dir, cleanup } = tempDataDir()
-  cleanups.push(cleanup)
-  return dir
-}
+import { test } from 'node:test'
+import { runCli, type ServerProcess, scratchDataDir, startServerProcess } from '../helpers/server-process.js'
 
 test('barstock backup copies the embedded database while the server runs; the copy restores as docs/operations.md says', async (t) => {
-  const dir = dataDir()
+  const dir = scratchDataDir()
   const key = JSON.parse((await runCli(['keys', 'create', '--name', 'k', '--permissions', '*', '--json'], { BARSTOCK_DATA_DIR: dir })).stdout).key as string
   const started: ServerProcess[] = []
   t.after(() => started.forEach((server) => server.child.kill('SIGKILL')))
@@ -33,7 +24,7 @@ test('barstock backup copies the embedded database while the server runs; the co
   const running = await startServerProcess({ BARSTOCK_DATA_DIR: dir })
   started.push(running)
   assert.equal((await createItem(running, 'BEFORE')).status, 201)
-  const archive = join(dataDir(), 'barstock.tar.gz')
+  const archive = join(scratchDataDir(), 'barstock.tar.gz')
   const backup = await runCli(['backup', '--out', archive, '--json'], { BARSTOCK_DATA_DIR: dir })
   assert.equal(backup.code, 0, backup.stderr)
   assert.deepEqual(JSON.parse(backup.stdout), { path: archive, bytes: statSync(archive).size })
@@ -43,7 +34,7 @@ test('barstock backup copies the embedded database while the server runs; the co
   assert.equal(await running.exited, 0)
 
   // The restore of docs/operations.md: the archive unpacked into <data dir>/pgdata, secret.key beside it.
-  const restored = dataDir()
+  const restored = scratchDataDir()
   mkdirSync(join(restored, 'pgdata'))
   execFileSync('tar', ['xzf', archive, '-C', join(restored, 'pgdata')])
   copyFileSync(join(dir, 'secret.key'), join(restored, 'secret.key'))

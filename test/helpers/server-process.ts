@@ -14,6 +14,16 @@ export function tempDataDir(): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
 }
 
+const scratchCleanups: (() => void)[] = []
+process.on('exit', () => scratchCleanups.forEach((cleanup) => cleanup()))
+
+/** A fresh data dir, removed when the test process exits. */
+export function scratchDataDir(): string {
+  const { dir, cleanup } = tempDataDir()
+  scratchCleanups.push(cleanup)
+  return dir
+}
+
 /** The environment of a child process: this one's, minus DATABASE_URL/REDIS_URL, plus `env`. */
 export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const { DATABASE_URL: _d, REDIS_URL: _r, ...rest } = process.env

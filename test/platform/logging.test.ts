@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { after, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { describeDatabase } from '../../src/platform/db/connect.js'
 import { projectPath } from '../../src/platform/paths.js'
-import { logLines, runCli, type ServerProcess, startServerProcess, tempDataDir, waitForOutput } from '../helpers/server-process.js'
-
-const cleanups: (() => void)[] = []
-after(() => cleanups.forEach((cleanup) => cleanup()))
-
-function dataDir(): string {
-  const { dir, cleanup } = tempDataDir()
-  cleanups.push(cleanup)
-  return dir
-}
+import { logLines, runCli, type ServerProcess, scratchDataDir, startServerProcess, waitForOutput } from '../helpers/server-process.js'
 
 /** Starts a server whose process is killed after the test, whatever happens in it. */
 async function serverFor(t: { after: (fn: () => void) => void }, env: Record<string, string>): Promise<ServerProcess> {
@@ -26,7 +17,7 @@ const VERSION = (JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) a
 
 describe('logs', () => {
   test('one line per request with method, route, status, ms, key id and request id; the start-up line names version, docs and database', async (t) => {
-    const dir = dataDir()
+    const dir = scratchDataDir()
     const created = await runCli(['keys', 'create', '--name', 'logs', '--permissions', '*', '--json'], { BARSTOCK_DATA_DIR: dir })
     const key = JSON.parse(created.stdout) as { id: string; key: string }
     const server = await serverFor(t, { BARSTOCK_DATA_DIR: dir })
@@ -65,7 +56,7 @@ describe('logs', () => {
   })
 
   test('BARSTOCK_LOG_FORMAT=pretty writes lines for a human', async (t) => {
-    const server = await serverFor(t, { BARSTOCK_DATA_DIR: dataDir(), BARSTOCK_LOG_FORMAT: 'pretty' })
+    const server = await serverFor(t, { BARSTOCK_DATA_DIR: scratchDataDir(), BARSTOCK_LOG_FORMAT: 'pretty' })
     assert.equal((await fetch(`${server.url}/healthz`)).status, 200)
     const output = await waitForOutput(server, (text) => /INFO.*request/.test(text) && text.includes('route: "/healthz"'))
     assert.deepEqual(logLines(output), [], 'no JSON lines')
@@ -73,7 +64,7 @@ describe('logs', () => {
   })
 
   test('a bad BARSTOCK_LOG_FORMAT stops the server with a message naming the variable', async () => {
-    const result = await runCli(['serve'], { BARSTOCK_DATA_DIR: dataDir(), BARSTOCK_LOG_FORMAT: 'xml', PORT: '0' })
+    const result = await runCli(['serve'], { BARSTOCK_DATA_DIR: scratchDataDir(), BARSTOCK_LOG_FORMAT: 'xml', PORT: '0' })
     assert.equal(result.code, 1)
     assert.match(result.stderr, /BARSTOCK_LOG_FORMAT must be one of json, pretty, got "xml"/)
   })

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import { startSimulatorServer } from '../../src/pos/simulation/simulator-server.js'
 import { squareVendor } from '../../src/pos/vendors/square/index.js'
-import { logLines, runCli, type ServerProcess, startServerProcess, tempDataDir, waitForOutput } from '../helpers/server-process.js'
+import { logLines, runCli, type ServerProcess, scratchDataDir, startServerProcess, waitForOutput } from '../helpers/server-process.js'
 import { SQUARE_CREDENTIALS } from './pos-helpers.js'
 
-const { dir, cleanup } = tempDataDir()
-after(cleanup)
+const dir = scratchDataDir()
 
 /**
  * A Square simulator that holds every sales search while `holding` is on (never answering it) and
