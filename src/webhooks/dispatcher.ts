@@ -55,6 +55,21 @@ function resultOf(delivery: ClaimedDelivery, outcome: AttemptOutcome, schedule: 
   }
 }
 
+/** A failed attempt, with its reason and what happens next; the URL stays out (it may carry a token). */
+function logFailedAttempt(logger: FastifyBaseLogger, delivery: ClaimedDelivery, result: AttemptResult): void {
+  const fields = {
+    webhook_id: delivery.webhook_id,
+    delivery_id: delivery.id,
+    event: delivery.event_kind,
+    attempt: delivery.attempt_count,
+    status_code: result.statusCode,
+    reason: result.error,
+    next_attempt_at: result.nextAttemptAt?.toISOString() ?? null,
+  }
+  if (result.status === 'failed') logger.warn(fields, 'webhook delivery failed for good: its retry window is over')
+  else logger.info(fields, 'webhook delivery attempt failed; retried later')
+}
+
 /**
  * Collects attempt results and writes them in batches, one transaction each, 10 ms after the first of a
  * batch arrives (one transaction per result cut PGlite's throughput fivefold). A batch that cannot be
@@ -126,7 +141,9 @@ export async function startWebhookDispatcher(options: DispatcherOptions): Promis
       eventKind: delivery.event_kind,
       body: deliveryBody(delivery),
     })
-    recorder.add(resultOf(delivery, outcome, settings.retry))
+    const result = resultOf(delivery, outcome, settings.retry)
+    if (!outcome.delivered) logFailedAttempt(options.logger, delivery, result)
+    recorder.add(result)
   }
 
   // Claims go in batches: refilling a slot at a time would cost a claim query per delivery.
