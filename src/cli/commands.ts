@@ -6,7 +6,7 @@ import { parsePermissionList } from '../platform/auth/permissions.js'
 import { newId } from '../platform/ids.js'
 import { createDefaultLocations } from '../locations/locations.service.js'
 import type { AdminCommand } from '../platform/admin-channel.js'
-import { runSalesImportCommand, runSalesLocationsCommand } from '../pos/pos-cli.js'
+import { runSalesImportCommand, runSalesLocationsCommand } from './pos-commands.js'
 
 export const DEFAULT_ACCOUNT_ID = 'acct_default'
 
