@@ -60,11 +60,6 @@ function actorOf(request: FastifyRequest): string {
   return request.auth?.keyId ?? 'unknown'
 }
 
-/** Sync and auto-map have only optional fields: a POST without a body means all defaults. */
-async function emptyBodyAsDefaults(request: FastifyRequest): Promise<void> {
-  request.body ??= {}
-}
-
 export interface PosRouteOptions {
   gateway: PosGateway
 }
@@ -155,7 +150,6 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
         response: { 201: envelope(SyncRun) },
       },
       config: { permission: 'pos:write', errors: [connectionNotFound, syncInProgress] },
-      preValidation: emptyBodyAsDefaults,
     },
     (request, reply) =>
       runWrite(app.db, request, reply, 201, (trx) =>
@@ -271,7 +265,6 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
         response: { 200: envelope(AutoMapResult) },
       },
       config: { permission: 'pos:write', errors: [connectionNotFound, autoMapFailed] },
-      preValidation: emptyBodyAsDefaults,
     },
     (request, reply) =>
       runWrite(app.db, request, reply, 200, (trx) =>

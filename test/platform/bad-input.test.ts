@@ -104,7 +104,7 @@ test('a trailing slash is ignored on every route, and the document writes no pat
   assert.deepEqual(Object.keys(document.paths['/v1/orders']).sort(), ['get', 'post'])
 })
 
-test('an empty body sent as application/json is an empty body on every route: accepted where none is needed, invalid_parameter where one is', async () => {
+test('an empty body sent as application/json is an empty body on every route: accepted where none is needed, invalid_parameter naming the first required field where one is', async () => {
   const headers = { 'content-type': 'application/json' }
   const created = await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'empty_body_bar', name: 'Empty Body Bar' } })
   assert.equal(created.statusCode, 201, created.body)
@@ -112,6 +112,6 @@ test('an empty body sent as application/json is an empty body on every route: ac
   assert.equal(deleted.statusCode, 200, deleted.body)
   const before = await locationCount()
   const missing = await ctx.app.inject({ method: 'POST', url: '/v1/locations', headers: { ...headers, 'x-api-key': caller.key }, payload: '' })
-  assertRefused(missing, 'body')
+  assertRefused(missing, 'id')
   assert.equal(await locationCount(), before)
 })

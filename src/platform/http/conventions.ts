@@ -156,11 +156,25 @@ export function sendError(error: AppError, request: FastifyRequest, reply: Fasti
 }
 
 /**
+ * A request without a body, on a route that takes one, is validated as the empty object: a route whose
+ * fields are all optional (POST …/sync, …/auto-map) takes it as all defaults, and one with required
+ * fields names the first missing field. One rule for every route (with the empty-body parser below).
+ */
+function absentBodyIsEmpty(route: RouteOptions): void {
+  if (!route.schema?.body) return
+  const emptyWhenAbsent = async (request: FastifyRequest) => {
+    request.body ??= {}
+  }
+  route.preValidation = [...(route.preValidation === undefined ? [] : [route.preValidation].flat()), emptyWhenAbsent]
+}
+
+/**
  * The API grammar, once for every route: request ids, the `data`/`meta` envelope, the error shape and
  * status of every code, 404 for unknown routes, and 500s without internals.
  */
 async function conventions(app: FastifyInstance) {
   app.addHook('onRoute', documentRoute)
+  app.addHook('onRoute', absentBodyIsEmpty)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id)
   })
