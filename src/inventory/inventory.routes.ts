@@ -1,4 +1,4 @@
-import { tenantOf } from '../platform/auth/auth-plugin.js'
+import { actorOf, tenantOf } from '../platform/auth/auth-plugin.js'
 import { runWrite } from '../platform/idempotency.js'
 import { columnsOf, jsonOrCsv, sendCsv, wantsCsv } from '../platform/http/csv.js'
 import { pageRequest, paginate } from '../platform/http/pagination.js'
@@ -52,10 +52,6 @@ const { itemNotFound, invalidQuantity, invalidUnit, duplicateSku } = inventoryEr
 const { locationNotFound } = locationErrors
 
 /** Who a change is attributed to in the ledger and events: the API key that made it. */
-function actorOf(request: FastifyRequest): string {
-  return request.auth?.keyId ?? 'unknown'
-}
-
 export interface InventoryRouteOptions {
   /** Told of every count inside its transaction (analytics' variance events, injected at wiring). */
   countObserver?: CountObserver

@@ -1,5 +1,6 @@
+import { checkDecimalPlaces, isInTheFuture } from '../platform/number-input.js'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
-import { type Decimal, decimal, decimalPlaces, QUANTITY_INPUT_DECIMALS, QUANTITY_STORED_DECIMALS, quantityOut, toDbNumeric } from '../platform/decimal.js'
+import { type Decimal, decimal, decimalPlaces, QUANTITY_INPUT_DECIMALS, QUANTITY_STORED_DECIMALS, quantityOut, toDbNumeric, UNIT_COST_DECIMALS } from '../platform/decimal.js'
 import { AppError, invalidParameter } from '../platform/errors.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { newId } from '../platform/ids.js'
@@ -65,9 +66,7 @@ function checkUnit(unit: string): void {
 }
 
 function checkCost(value: number | undefined): void {
-  if (value !== undefined && decimalPlaces(value) > 4) {
-    throw invalidParameter('cost_per_unit', value, 'cost_per_unit takes at most 4 decimals')
-  }
+  if (value !== undefined) checkDecimalPlaces('cost_per_unit', value, UNIT_COST_DECIMALS)
 }
 
 const UNIQUE_VIOLATION = '23505'
@@ -243,12 +242,10 @@ export async function deleteItem(trx: Trx, tenant: Tenant, id: string) {
   return { id, deleted: true as const }
 }
 
-const CLOCK_SKEW_MS = 5 * 60_000
-
 function countedAtOf(input: CountBody): Date {
   if (input.counted_at === undefined) return new Date()
   const countedAt = new Date(input.counted_at)
-  if (countedAt.getTime() > Date.now() + CLOCK_SKEW_MS) {
+  if (isInTheFuture(countedAt)) {
     throw invalidParameter('counted_at', input.counted_at, 'counted_at is in the future')
   }
   return countedAt

@@ -1,7 +1,8 @@
+import { checkDecimalPlaces } from '../platform/number-input.js'
 import { getItem, parseQuantity } from '../inventory/inventory.service.js'
 import { CATEGORIES } from '../inventory/units.js'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
-import { decimalPlaces, MONEY_DECIMALS, toDbNumeric, UNIT_COST_DECIMALS } from '../platform/decimal.js'
+import { MONEY_DECIMALS, toDbNumeric, UNIT_COST_DECIMALS } from '../platform/decimal.js'
 import { invalidParameter } from '../platform/errors.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { newId } from '../platform/ids.js'
@@ -24,9 +25,7 @@ import type { CatalogBody, CatalogEntry, CreateDistributorBody, Distributor, Upd
 
 /** A money amount from the API with at most `places` decimals (invalid_parameter otherwise). */
 export function checkMoney(value: number | undefined, field: string, places = MONEY_DECIMALS): void {
-  if (value !== undefined && decimalPlaces(value) > places) {
-    throw invalidParameter(field, value, `${field} takes at most ${places} decimals`)
-  }
+  if (value !== undefined) checkDecimalPlaces(field, value, places)
 }
 
 /** The live distributor row, or 404 distributor_not_found. */

@@ -1,6 +1,7 @@
+import { checkDecimalPlaces } from '../platform/number-input.js'
 import { sql } from 'kysely'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
-import { decimalPlaces, quantityOut, toDbNumeric } from '../platform/decimal.js'
+import { quantityOut, toDbNumeric } from '../platform/decimal.js'
 import { invalidParameter, platformErrors } from '../platform/errors.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { inventoryErrors } from '../inventory/inventory.errors.js'
@@ -26,9 +27,7 @@ import { claimUndepletedLines } from './sales.repository.js'
 const FACTOR_DECIMALS = 4
 
 function checkFactor(value: number): string {
-  if (decimalPlaces(value) > FACTOR_DECIMALS) {
-    throw invalidParameter('conversion_factor', value, `conversion_factor takes at most ${FACTOR_DECIMALS} decimals`)
-  }
+  checkDecimalPlaces('conversion_factor', value, FACTOR_DECIMALS)
   return toDbNumeric(value)
 }
 

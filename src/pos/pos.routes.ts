@@ -1,5 +1,4 @@
-import type { FastifyRequest } from 'fastify'
-import { tenantOf } from '../platform/auth/auth-plugin.js'
+import { actorOf, tenantOf } from '../platform/auth/auth-plugin.js'
 import { runWrite } from '../platform/idempotency.js'
 import { pageRequest, paginate } from '../platform/http/pagination.js'
 import { Deleted, envelope, listEnvelope } from '../platform/http/schemas.js'
@@ -56,10 +55,6 @@ const {
 } = posErrors
 
 /** Who a change is attributed to in the ledger and events: the API key that made it. */
-function actorOf(request: FastifyRequest): string {
-  return request.auth?.keyId ?? 'unknown'
-}
-
 export interface PosRouteOptions {
   gateway: PosGateway
 }

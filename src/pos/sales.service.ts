@@ -1,3 +1,4 @@
+import { isInTheFuture } from '../platform/number-input.js'
 import { sql } from 'kysely'
 import type { Tenant, Trx } from '../platform/db/database.js'
 import { decimal, decimalPlaces, QUANTITY_INPUT_DECIMALS, toDbNumeric } from '../platform/decimal.js'
@@ -11,14 +12,12 @@ import { addSoldItems, mappingsOf } from './mappings.repository.js'
 import type { ImportedSale, ImportSalesBody, ImportSalesResult } from './pos.schemas.js'
 import { insertSaleLines, markSourceLines, type SaleLineRow } from './sales.repository.js'
 
-const CLOCK_SKEW_MS = 5 * 60_000
-
 /** What a sale line breaks beyond its schema (quantity decimals, a sale time in the future), if anything. */
 export function saleLineProblem(line: ImportedSale): { field: 'quantity' | 'sold_at'; message: string } | undefined {
   if (!(line.quantity > 0) || decimalPlaces(line.quantity) > QUANTITY_INPUT_DECIMALS) {
     return { field: 'quantity', message: `must be greater than 0 with at most ${QUANTITY_INPUT_DECIMALS} decimals` }
   }
-  if (new Date(line.sold_at).getTime() > Date.now() + CLOCK_SKEW_MS) return { field: 'sold_at', message: 'is in the future' }
+  if (isInTheFuture(new Date(line.sold_at))) return { field: 'sold_at', message: 'is in the future' }
   return undefined
 }
 

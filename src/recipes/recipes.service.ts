@@ -1,3 +1,4 @@
+import { checkDecimalPlaces } from '../platform/number-input.js'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal, decimalPlaces, MONEY_DECIMALS, moneyOut, quantityOut, QUANTITY_STORED_DECIMALS, toDbNumeric } from '../platform/decimal.js'
 import { invalidParameter } from '../platform/errors.js'
@@ -62,9 +63,7 @@ async function withIngredients(db: Executor, tenant: Tenant, rows: RecipeRow[]):
 
 /** A selling price as stored: at most 2 decimals (the schema has checked it is zero or more). */
 function parseSellingPrice(value: number): string {
-  if (decimalPlaces(value) > MONEY_DECIMALS) {
-    throw invalidParameter('selling_price', value, `selling_price takes at most ${MONEY_DECIMALS} decimals, got ${value}`)
-  }
+  checkDecimalPlaces('selling_price', value, MONEY_DECIMALS)
   return toDbNumeric(value, MONEY_DECIMALS)
 }
 

@@ -1,5 +1,6 @@
+import { checkDecimalPlaces } from '../platform/number-input.js'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
-import { decimalPlaces, toApiNumber, toDbNumeric } from '../platform/decimal.js'
+import { toApiNumber, toDbNumeric } from '../platform/decimal.js'
 import { invalidParameter } from '../platform/errors.js'
 import type { Settings, UpdateSettingsBody } from './settings.schemas.js'
 
@@ -43,9 +44,7 @@ export async function getSettings(db: Executor, tenant: Tenant): Promise<Setting
 /** A setting's number as stored: at most 2 decimals (the schema has checked the range). */
 function settingNumber(parameter: string, value: number | undefined): string | undefined {
   if (value === undefined) return undefined
-  if (decimalPlaces(value) > SETTING_DECIMALS) {
-    throw invalidParameter(parameter, value, `${parameter} takes at most ${SETTING_DECIMALS} decimals, got ${value}`)
-  }
+  checkDecimalPlaces(parameter, value, SETTING_DECIMALS)
   return toDbNumeric(value, SETTING_DECIMALS)
 }
 

@@ -81,6 +81,11 @@ export function tenantOf(request: FastifyRequest): Tenant {
   return { accountId: request.auth.accountId, environment: request.auth.environment }
 }
 
+/** Who made an authenticated request, as the ledger and events name them: the API key's id. */
+export function actorOf(request: FastifyRequest): string {
+  return request.auth?.keyId ?? 'unknown'
+}
+
 /**
  * Authentication, rate limiting and permissions for every /v1 request, in that order: the rate limit
  * counts per key (or per client address without a valid key, and always on public routes), then a
