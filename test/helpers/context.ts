@@ -8,6 +8,7 @@ import type { Environment, Tenant } from '../../src/platform/db/database.js'
 import { migrate } from '../../src/platform/db/migrate.js'
 import { createApiKey } from '../../src/platform/auth/api-keys.js'
 import { PERMISSIONS, type Permission } from '../../src/platform/auth/permissions.js'
+import type { Resolver } from '../../src/platform/network-guard.js'
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from '../../src/platform/rate-limit.js'
 import { adminCommands } from '../../src/cli/commands.js'
 
@@ -74,6 +75,8 @@ export interface TestContext {
 export interface ContextOptions {
   env?: Record<string, string>
   rateLimitStore?: RateLimitStore
+  /** Resolves webhook hosts instead of the system's DNS. */
+  resolver?: Resolver
   /** Adds test-only routes before the app is ready. */
   configure?: (app: FastifyInstance) => void
 }
@@ -82,7 +85,7 @@ export async function createTestContext(options: ContextOptions = {}): Promise<T
   const config = loadConfig({ BARSTOCK_LOG_LEVEL: 'silent', BARSTOCK_DATA_DIR: '/nonexistent', ...options.env })
   const database = await openTestDatabase()
   const rateLimiter = new RateLimiter(options.rateLimitStore ?? new MemoryRateLimitStore())
-  const app = await buildApp({ config, database, rateLimiter, logger: false })
+  const app = await buildApp({ config, database, rateLimiter, logger: false, resolver: options.resolver })
   options.configure?.(app)
   await app.ready()
   const commands = adminCommands(database.db)
