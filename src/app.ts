@@ -14,6 +14,7 @@ import type { App } from './platform/http/types.js'
 import { validatorCompiler } from './platform/http/validation.js'
 import { newId } from './platform/ids.js'
 import { loggerOptions, requestLogController } from './platform/logging.js'
+import type { Resolver } from './platform/network-guard.js'
 import type { RateLimiter } from './platform/rate-limit.js'
 import { metricsPlugin } from './platform/metrics/metrics-plugin.js'
 import type { MetricsRegistry } from './platform/metrics/metrics-registry.js'
@@ -45,6 +46,8 @@ export interface AppOptions {
   metrics: MetricsRegistry
   /** false silences request logs (tests). */
   logger?: boolean
+  /** Looks up the hosts of webhook URLs at create; the system's DNS unless a test gives its own. */
+  resolver?: Resolver
 }
 
 export const API_VERSION = '1.0.0'
@@ -129,7 +132,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(posPushRoutes, { prefix: PUSH_PATH_PREFIX, gateway: posGateway })
   await app.register(salesRoutes, { prefix: '/v1/sales' })
   app.addHook('onClose', closeSandboxSimulators)
-  await app.register(webhookRoutes, { prefix: '/v1/webhooks', allowPrivate: config.webhookAllowPrivate })
+  await app.register(webhookRoutes, { prefix: '/v1/webhooks', allowPrivate: config.webhookAllowPrivate, resolver: options.resolver })
   await app.register(distributorRoutes, { prefix: '/v1/distributors' })
   await app.register(orderRoutes, {
     prefix: '/v1/orders',

@@ -24,7 +24,17 @@ const DAY_MS = 86_400_000
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/
 
-/** The date a query value names: `YYYY-MM-DD` as is, an ISO timestamp by its own date; a date that does not exist is refused. */
+/**
+ * The range of report dates. A report reaches a period back (trends) and a day plus a time zone forward
+ * (business days): kept well inside the years 0001 to 9999 that timestamps can hold.
+ */
+const EARLIEST_REPORT_DATE = '1900-01-01'
+const LATEST_REPORT_DATE = '9998-12-31'
+
+/**
+ * The date a query value names: `YYYY-MM-DD` as is, an ISO timestamp by its own date; a date that does
+ * not exist or lies outside 1900-01-01 to 9998-12-31 is refused.
+ */
 export function parseReportDate(value: string, parameter: string): string {
   const date = TIMESTAMP.exec(value)?.[1] ?? value
   const parts = DATE.exec(date)
@@ -32,6 +42,9 @@ export function parseReportDate(value: string, parameter: string): string {
   const time = Date.parse(`${date}T00:00:00Z`)
   const valid = parts && !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === date && !Number.isNaN(Date.parse(value))
   if (!valid) throw invalidParameter(parameter, value, `${parameter} must be a date such as 2026-11-01 (or an ISO 8601 timestamp)`)
+  if (date < EARLIEST_REPORT_DATE || date > LATEST_REPORT_DATE) {
+    throw invalidParameter(parameter, value, `${parameter} must be a date from ${EARLIEST_REPORT_DATE} to ${LATEST_REPORT_DATE}`)
+  }
   return date
 }
 

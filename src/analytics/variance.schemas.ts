@@ -3,7 +3,7 @@ import { CATEGORIES } from '../inventory/units.js'
 import { StringEnum } from '../platform/http/types.js'
 import { CAUSES } from './variance-causes.js'
 
-const REPORT_DATE = 'A business date, YYYY-MM-DD (an ISO 8601 timestamp is read as the date it names); both ends inclusive, in each location’s own business days'
+const REPORT_DATE = 'A business date, YYYY-MM-DD, 1900-01-01 to 9998-12-31 (an ISO 8601 timestamp is read as the date it names); both ends inclusive, in each location’s own business days'
 export const ReportDate = (defaultText: string) => Type.String({ description: `${REPORT_DATE}. Default: ${defaultText}`, examples: ['2026-11-01'] })
 
 export const VarianceQuery = Type.Object(

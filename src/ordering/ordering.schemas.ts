@@ -12,7 +12,7 @@ const OrderedQuantity = Type.Number({ ...domainMinimum(0, true), maximum: NUMBER
 const ReceivedQuantity = Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'Zero or more, up to 3 decimals, in the unit ordered (invalid_quantity otherwise), at most 1,000,000,000' })
 const Money = Type.Number({ minimum: 0, maximum: NUMBER_LIMITS.money, description: 'At most 2 decimals; 0 to 1,000,000,000' })
 const UnitPrice = Type.Number({ minimum: 0, maximum: NUMBER_LIMITS.money, description: 'At most 4 decimals; 0 to 1,000,000,000' })
-const DateQuery = Type.String({ description: 'ISO 8601 date or date-time; a bare date_to includes that whole day (UTC)' })
+const DateQuery = Type.String({ description: 'ISO 8601 date or date-time in the years 0001 to 9999; a bare date_to includes that whole day (UTC)' })
 
 export const IdParams = Type.Object({ id: Type.String() })
 

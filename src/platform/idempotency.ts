@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { sql } from 'kysely'
-import type { Db, Trx } from './db/database.js'
+import type { Db, Executor, Trx } from './db/database.js'
 import { AppError, invalidParameter, platformErrors } from './errors.js'
 
 export const IDEMPOTENCY_HEADER = 'x-idempotency-key'
@@ -59,8 +59,8 @@ async function lockKey(trx: Trx, scope: IdempotencyScope): Promise<void> {
 }
 
 /** The stored response for this key, if one is younger than 24 hours; 400 when the request differs. */
-async function findStored(trx: Trx, scope: IdempotencyScope): Promise<StoredResponse | undefined> {
-  const row = await trx
+async function findStored(db: Executor, scope: IdempotencyScope): Promise<StoredResponse | undefined> {
+  const row = await db
     .selectFrom('idempotency_records')
     .select(['fingerprint', 'status_code', 'response_body'])
     .where('api_key_id', '=', scope.apiKeyId)
@@ -134,6 +134,32 @@ export async function runWrite<T extends object>(
     await storeRejection(db, scope, error).catch(() => undefined)
     throw error
   }
+  return answer(reply, response, replayed)
+}
+
+/**
+ * runWrite for a write that must first wait on the network outside any transaction (a vendor login, a
+ * DNS check): a repeat is answered from the stored response before `prepare` runs, so a vendor or DNS
+ * failing since cannot turn a stored 201 into a 502 or a 400. Like a schema rejection, a failed
+ * `prepare` changed nothing and is not stored: the key stays free for a retry. Two first requests racing
+ * may both prepare; the key's lock still lets only one of them write.
+ */
+export async function runWriteAfter<P, T extends object>(
+  db: Db,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  statusCode: number,
+  prepare: () => Promise<P>,
+  work: (trx: Trx, prepared: P) => Promise<T>,
+): Promise<{ data: T }> {
+  const scope = scopeOf(request)
+  const stored = scope && (await findStored(db, scope))
+  if (stored) return answer(reply, stored, true)
+  const prepared = await prepare()
+  return runWrite(db, request, reply, statusCode, (trx) => work(trx, prepared))
+}
+
+function answer<T>(reply: FastifyReply, response: StoredResponse, replayed: boolean): { data: T } {
   if (replayed) reply.header('Idempotent-Replayed', 'true')
   reply.code(response.statusCode)
   // A replay may be a stored error; the serializer picks the schema by status code, so either fits.

@@ -1,5 +1,5 @@
 import { actorOf, tenantOf } from '../platform/auth/auth-plugin.js'
-import { runWrite } from '../platform/idempotency.js'
+import { runWrite, runWriteAfter } from '../platform/idempotency.js'
 import { pageRequest, paginate } from '../platform/http/pagination.js'
 import { Deleted, envelope, listEnvelope } from '../platform/http/schemas.js'
 import type { App } from '../platform/http/types.js'
@@ -89,11 +89,17 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
         errors: [posNotSupported, invalidCredentials, pushNotSupported, connectionFailed, locationErrors.locationNotFound],
       },
     },
-    async (request, reply) => {
+    (request, reply) => {
       const tenant = tenantOf(request)
       // The vendor login happens before the transaction opens: no database session waits on the network.
-      const verified = await verifyNewConnection(gateway, tenant, request.body)
-      return runWrite(app.db, request, reply, 201, (trx) => createConnection(trx, gateway, tenant, request.body, verified))
+      return runWriteAfter(
+        app.db,
+        request,
+        reply,
+        201,
+        () => verifyNewConnection(gateway, tenant, request.body),
+        (trx, verified) => createConnection(trx, gateway, tenant, request.body, verified),
+      )
     },
   )
 

@@ -1,9 +1,9 @@
 import { tenantOf } from '../platform/auth/auth-plugin.js'
-import { runWrite } from '../platform/idempotency.js'
+import { runWrite, runWriteAfter } from '../platform/idempotency.js'
 import { pageRequest, paginate } from '../platform/http/pagination.js'
 import { Deleted, envelope, listEnvelope } from '../platform/http/schemas.js'
 import type { App } from '../platform/http/types.js'
-import { checkWebhookUrl, systemResolver, type UrlGuard } from '../platform/network-guard.js'
+import { checkWebhookUrl, type Resolver, systemResolver, type UrlGuard } from '../platform/network-guard.js'
 import { webhookErrors } from './webhooks.errors.js'
 import {
   CreatedWebhook,
@@ -32,6 +32,7 @@ import {
 export interface WebhookRoutesOptions {
   /** BARSTOCK_WEBHOOK_ALLOW_PRIVATE: accept URLs on loopback and private addresses. */
   allowPrivate: boolean
+  resolver?: Resolver
 }
 
 const tags = ['Webhooks']
@@ -39,7 +40,7 @@ const permission = 'webhooks:manage' as const
 const { webhookNotFound, deliveryNotFound } = webhookErrors
 
 export async function webhookRoutes(app: App, options: WebhookRoutesOptions) {
-  const urlGuard: UrlGuard = { allowPrivate: options.allowPrivate, resolver: systemResolver }
+  const urlGuard: UrlGuard = { allowPrivate: options.allowPrivate, resolver: options.resolver ?? systemResolver }
 
   app.get(
     '/',
@@ -67,11 +68,16 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions) {
       },
       config: { permission },
     },
-    async (request, reply) => {
+    async (request, reply) =>
       // Outside the transaction: the check may wait on DNS.
-      const url = await checkWebhookUrl(request.body.url, urlGuard)
-      return runWrite(app.db, request, reply, 201, (trx) => createWebhook(trx, tenantOf(request), { ...request.body, url }))
-    },
+      runWriteAfter(
+        app.db,
+        request,
+        reply,
+        201,
+        () => checkWebhookUrl(request.body.url, urlGuard),
+        (trx, url) => createWebhook(trx, tenantOf(request), { ...request.body, url }),
+      ),
   )
 
   app.get(

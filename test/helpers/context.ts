@@ -8,6 +8,7 @@ import type { Environment, Tenant } from '../../src/platform/db/database.js'
 import { migrate } from '../../src/platform/db/migrate.js'
 import { createApiKey } from '../../src/platform/auth/api-keys.js'
 import { PERMISSIONS, type Permission } from '../../src/platform/auth/permissions.js'
+import type { Resolver } from '../../src/platform/network-guard.js'
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from '../../src/platform/rate-limit.js'
 import { adminCommands } from '../../src/cli/commands.js'
 import type { MetricsRegistry } from '../../src/platform/metrics/metrics-registry.js'
@@ -78,6 +79,8 @@ export interface TestContext {
 export interface ContextOptions {
   env?: Record<string, string>
   rateLimitStore?: RateLimitStore
+  /** Resolves webhook hosts instead of the system's DNS. */
+  resolver?: Resolver
   /** Adds test-only routes before the app is ready. */
   configure?: (app: FastifyInstance) => void
 }
@@ -87,7 +90,7 @@ export async function createTestContext(options: ContextOptions = {}): Promise<T
   const database = await openTestDatabase()
   const rateLimiter = new RateLimiter(options.rateLimitStore ?? new MemoryRateLimitStore())
   const metrics = createServiceMetrics(database)
-  const app = await buildApp({ config, database, rateLimiter, metrics, logger: false })
+  const app = await buildApp({ config, database, rateLimiter, metrics, logger: false, resolver: options.resolver })
   options.configure?.(app)
   await app.ready()
   const commands = adminCommands(database)

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import { after, before, test } from 'node:test'
 import { type Caller, createTestContext, json, type TestContext } from '../helpers/context.js'
+import { createItem } from '../helpers/inventory.js'
 
 /**
  * Input no route should see is refused in the API's error shape, never a 500 and never Fastify's or
@@ -114,4 +115,47 @@ test('an empty body sent as application/json is an empty body on every route: ac
   const missing = await ctx.app.inject({ method: 'POST', url: '/v1/locations', headers: { ...headers, 'x-api-key': caller.key }, payload: '' })
   assertRefused(missing, 'id')
   assert.equal(await locationCount(), before)
+})
+
+test('a date-time outside the years 0001 to 9999, or a leap second, is 400 invalid_parameter, and the count is not recorded', async () => {
+  const item = await createItem(ctx, caller)
+  const counts = async () => json(await ctx.request('GET', '/v1/inventory/counts', { key: caller.key })).pagination.total
+  const before = await counts()
+  for (const countedAt of ['0000-01-01T00:00:00Z', '0001-01-01T00:00:00+01:00', '2016-12-31T23:59:60Z', '9999-12-31T23:59:59-12:00']) {
+    const response = await ctx.request('POST', '/v1/inventory/count', {
+      key: caller.key,
+      body: { location: 'main_bar', counted_by: 'dates', counted_at: countedAt, items: [{ item_id: item.id, quantity: 3 }] },
+    })
+    assertRefused(response, 'counted_at')
+  }
+  assert.equal(await counts(), before)
+  assert.equal(json(await ctx.request('GET', `/v1/inventory/items/${item.id}`, { key: caller.key })).data.quantity, item.quantity)
+})
+
+test('an order date filter outside the years 0001 to 9999 is 400 invalid_parameter; a date_to of 9999-12-31 bounds nothing', async () => {
+  assertRefused(await ctx.request('GET', '/v1/orders', { key: caller.key, query: { date_from: '0000-01-01' } }), 'date_from')
+  assertRefused(await ctx.request('GET', '/v1/orders', { key: caller.key, query: { date_to: '0000-06-01T00:00:00Z' } }), 'date_to')
+  for (const query of [{ date_to: '9999-12-31' }, { date_from: '0001-01-01', date_to: '9999-12-31T23:59:59.999Z' }] as Record<string, string>[]) {
+    const response = await ctx.request('GET', '/v1/orders', { key: caller.key, query })
+    assert.equal(response.statusCode, 200, response.body)
+  }
+})
+
+test('a report date outside 1900-01-01 to 9998-12-31 is 400 invalid_parameter; periods at both ends answer, in any time zone', async () => {
+  const reports = ['variance', 'performance', 'staff', 'categories']
+  for (const report of reports) {
+    assertRefused(await ctx.request('GET', `/v1/analytics/${report}`, { key: caller.key, query: { date_from: '0000-01-01', date_to: '0000-12-31' } }), 'date_to')
+    assertRefused(await ctx.request('GET', `/v1/analytics/${report}`, { key: caller.key, query: { date_from: '9999-12-01', date_to: '9999-12-31' } }), 'date_to')
+  }
+  const reportCaller = await ctx.newCaller()
+  for (const [id, timezone, cutoff] of [['east_end', 'Pacific/Kiritimati', '23:59'], ['west_end', 'Etc/GMT+12', '00:00']]) {
+    const created = await ctx.request('POST', '/v1/locations', { key: reportCaller.key, body: { id, name: id, timezone, business_day_cutoff: cutoff } })
+    assert.equal(created.statusCode, 201, created.body)
+  }
+  for (const report of reports) {
+    for (const query of [{ date_from: '1900-01-01', date_to: '1900-12-31' }, { date_from: '9998-01-01', date_to: '9998-12-31' }]) {
+      const response = await ctx.request('GET', `/v1/analytics/${report}`, { key: reportCaller.key, query })
+      assert.ok(response.statusCode < 500, `${report} ${JSON.stringify(query)}: ${response.statusCode} ${response.body}`)
+    }
+  }
 })

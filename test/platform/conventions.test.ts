@@ -50,7 +50,7 @@ describe('the API grammar', () => {
       body: { location: 'main_bar', counted_by: 'user_maria', counted_at: 'yesterday', items: [{ item_id: 'item_x', quantity: 1 }] },
     })
     assert.equal(counted.statusCode, 400)
-    assert.equal(json(counted).error.message, 'counted_at must be a date-time like 2026-11-22T21:30:00Z')
+    assert.equal(json(counted).error.message, 'counted_at must be a date-time like 2026-11-22T21:30:00Z, in the years 0001 to 9999')
   })
 
   test('a pattern error says the rule in words, and a name or SKU of only spaces is refused; nothing is written', async () => {

@@ -1,12 +1,28 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { createTestContext, json, type TestContext } from '../helpers/context.js'
+import type { LookupAddress } from 'node:dns'
+import { json, type RequestOptions, type TestContext } from '../helpers/context.js'
+import { createPosTestContext, SQUARE_CREDENTIALS, startSwitchableSquare } from '../pos/pos-helpers.js'
 
 let ctx: TestContext
+/** Production Square calls go to a simulator a test can break. */
+let square: Awaited<ReturnType<typeof startSwitchableSquare>>
+/** What webhook hosts resolve to: a public address, until a test makes DNS fail. */
+const dns = { failing: false }
 before(async () => {
-  ctx = await createTestContext()
+  square = await startSwitchableSquare()
+  ctx = await createPosTestContext({
+    env: { BARSTOCK_POS_BASE_URLS: `square=${square.url}` },
+    resolver: async (): Promise<LookupAddress[]> => {
+      if (dns.failing) throw Object.assign(new Error('queryA ENOTFOUND'), { code: 'ENOTFOUND' })
+      return [{ address: '93.184.216.34', family: 4 }]
+    },
+  })
 })
-after(() => ctx.close())
+after(async () => {
+  await ctx.close()
+  await square.close()
+})
 
 function itemBody(sku: string) {
   return { name: 'Idempotent Gin', sku, category: 'spirits', quantity: 3, unit: 'bottle', location: 'main_bar' }
@@ -91,5 +107,69 @@ describe('X-Idempotency-Key', () => {
     })
     assert.equal(response.statusCode, 400)
     assert.equal(json(response).error.details.parameter, 'X-Idempotency-Key')
+  })
+
+  /** Creates with a key, breaks the network step the create waits on, repeats: the stored 201, and one resource. */
+  async function assertReplayedDespite(breakNetwork: () => void, path: string, request: RequestOptions & { key: string }) {
+    const first = await ctx.request('POST', path, request)
+    assert.equal(first.statusCode, 201, first.body)
+    breakNetwork()
+    const replay = await ctx.request('POST', path, request)
+    assert.equal(replay.statusCode, 201, replay.body)
+    assert.equal(replay.headers['idempotent-replayed'], 'true')
+    assert.deepEqual(json(replay).data, json(first).data)
+    const listed = json(await ctx.request('GET', path, { key: request.key }))
+    assert.deepEqual(listed.data.map((created: { id: string }) => created.id), [json(first).data.id])
+  }
+
+  test('a repeated POS connection create is the stored 201 even when the vendor now refuses the login, and no second connection exists', async (t) => {
+    t.after(() => (square.state.mode = 'ok'))
+    const caller = await ctx.newCaller({ environment: 'production' })
+    await assertReplayedDespite(() => (square.state.mode = 'unauthorized'), '/v1/pos/connections', {
+      key: caller.key,
+      headers: { 'x-idempotency-key': 'connect-square' },
+      body: { pos_type: 'square', name: 'Front bar', credentials: SQUARE_CREDENTIALS },
+    })
+  })
+
+  test('a failed vendor login is not stored: the same key succeeds once the vendor answers', async (t) => {
+    t.after(() => (square.state.mode = 'ok'))
+    const caller = await ctx.newCaller({ environment: 'production' })
+    const request = {
+      key: caller.key,
+      headers: { 'x-idempotency-key': 'connect-after-outage' },
+      body: { pos_type: 'square', name: 'Front bar', credentials: SQUARE_CREDENTIALS },
+    }
+    square.state.mode = 'unauthorized'
+    const refused = await ctx.request('POST', '/v1/pos/connections', request)
+    assert.equal(refused.statusCode, 400, refused.body)
+    assert.equal(json(refused).error.code, 'invalid_credentials')
+    square.state.mode = 'ok'
+    const retried = await ctx.request('POST', '/v1/pos/connections', request)
+    assert.equal(retried.statusCode, 201, retried.body)
+    assert.equal(retried.headers['idempotent-replayed'], undefined)
+  })
+
+  test('a repeated webhook create is the stored 201 even when its host no longer resolves, and no second webhook exists', async (t) => {
+    t.after(() => (dns.failing = false))
+    const caller = await ctx.newCaller()
+    await assertReplayedDespite(() => (dns.failing = true), '/v1/webhooks', {
+      key: caller.key,
+      headers: { 'x-idempotency-key': 'hook-once' },
+      body: { url: 'https://hooks.example.com/barstock', events: ['*'] },
+    })
+  })
+
+  test('the same key with another webhook body is still 400 idempotency_key_reused before any DNS lookup', async (t) => {
+    t.after(() => (dns.failing = false))
+    const caller = await ctx.newCaller()
+    const headers = { 'x-idempotency-key': 'hook-reused' }
+    const first = await ctx.request('POST', '/v1/webhooks', { key: caller.key, headers, body: { url: 'https://hooks.example.com/a', events: ['*'] } })
+    assert.equal(first.statusCode, 201, first.body)
+    dns.failing = true
+    const reused = await ctx.request('POST', '/v1/webhooks', { key: caller.key, headers, body: { url: 'https://hooks.example.com/b', events: ['*'] } })
+    assert.equal(reused.statusCode, 400, reused.body)
+    assert.equal(json(reused).error.code, 'idempotency_key_reused')
+    assert.equal(json(await ctx.request('GET', '/v1/webhooks', { key: caller.key })).pagination.total, 1)
   })
 })

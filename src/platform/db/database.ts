@@ -11,6 +11,17 @@ export interface Tenant {
 
 /** A timestamp column: the database fills it, we read a Date and may write a Date or ISO string. */
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
+/**
+ * Whether a time (milliseconds since the epoch) can be written to a timestamp column: from year 1 to the
+ * end of year 9999. The pg driver writes year 0 (1 BC) as `0000`, which PostgreSQL refuses, and a year past
+ * 9999 has no ISO 8601 form; NaN (an invalid Date) is neither.
+ */
+export function isStorableTime(time: number): boolean {
+  return time >= EARLIEST_STORABLE_TIME && time <= LATEST_STORABLE_TIME
+}
+const EARLIEST_STORABLE_TIME = Date.parse('0001-01-01T00:00:00.000Z')
+const LATEST_STORABLE_TIME = Date.parse('9999-12-31T23:59:59.999Z')
+
 /** A numeric column: read as a decimal string, written as a string or number. */
 export type Numeric = ColumnType<string, string | number, string | number>
 

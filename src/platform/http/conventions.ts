@@ -39,7 +39,7 @@ function valueAt(root: unknown, path: string): unknown {
 /** What a value of each string format looks like, for the error that refuses one. */
 const FORMAT_EXAMPLES: Record<string, string> = {
   date: 'a date like 2026-11-22 that exists',
-  'date-time': 'a date-time like 2026-11-22T21:30:00Z',
+  'date-time': 'a date-time like 2026-11-22T21:30:00Z, in the years 0001 to 9999',
   email: 'an e-mail address like orders@wholesaler.example',
   uri: 'an absolute URL like https://bar.example/hooks/barstock',
 }
