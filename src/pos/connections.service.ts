@@ -20,6 +20,7 @@ import { posErrors } from './pos.errors.js'
 import type { PosGateway } from './pos-gateway.js'
 import type { CreateConnectionBody, CreatedPosConnection, PosConnection, PosConnectionWithStats, UpdateConnectionBody } from './pos.schemas.js'
 import { pushSecretForNewConnection, requirePushVendor, sealPushSecret } from './push-setup.js'
+import { queueSyncRun } from './sync-queue.js'
 import { findVendor, supportedPosTypes } from './vendor-registry.js'
 
 const DEFAULT_LOCATION = 'main_bar'
@@ -123,8 +124,9 @@ export async function verifyNewConnection(gateway: PosGateway, tenant: Tenant, i
 }
 
 /**
- * Stores a verified connection, credentials and push secret sealed; its first scheduled sync is due at
- * once. A push secret generated here is in this answer only. Throws location_not_found.
+ * Stores a verified connection, credentials and push secret sealed, and queues its first sync run,
+ * triggered by `triggeredBy`, so the answer names it (first_sync_id); the scheduler's next run is one
+ * period later. A push secret generated here is in this answer only. Throws location_not_found.
  */
 export async function createConnection(
   trx: Trx,
@@ -132,11 +134,13 @@ export async function createConnection(
   tenant: Tenant,
   input: CreateConnectionBody,
   verified: VerifiedConnection,
+  triggeredBy: string,
 ): Promise<CreatedPosConnection> {
   const location = input.location ?? DEFAULT_LOCATION
   await getLocation(trx, tenant, location)
   const id = newId('pos')
   const push = pushSecretForNewConnection(verified.vendor, input.push_secret)
+  const syncFrequency = input.sync_frequency ?? 'hourly'
   const row = await insertConnection(trx, {
     id,
     account_id: tenant.accountId,
@@ -145,15 +149,17 @@ export async function createConnection(
     name: input.name,
     location_id: location,
     status: 'active',
-    sync_frequency: input.sync_frequency ?? 'hourly',
+    sync_frequency: syncFrequency,
     credentials: gateway.seal(id, verified.credentials),
     push_secret: push ? sealPushSecret(gateway, id, push.secret) : null,
     push_verification_code: null,
     sales_cursor: null,
     last_sync: null,
-    next_sync_at: new Date(),
+    next_sync_at: new Date(Date.now() + FREQUENCY_SECONDS[syncFrequency] * 1000),
   })
-  return { ...rowToConnection(row), ...(push?.generated && { push_secret: push.secret }) }
+  // Incremental, as the scheduler would have queued it: with no cursor yet, it reads the history window.
+  const firstSync = await queueSyncRun(trx, tenant, id, 'incremental', triggeredBy)
+  return { ...rowToConnection(row), first_sync_id: firstSync.sync_id, ...(push?.generated && { push_secret: push.secret }) }
 }
 
 /** The live connection row, or 404 connection_not_found. */

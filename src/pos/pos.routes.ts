@@ -80,7 +80,7 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
         tags,
         summary: 'Connect a POS',
         description:
-          'Checks the credentials\' shape for the pos_type, then logs in with the vendor (sandbox keys: the built-in simulator). Credentials are stored encrypted and never returned. For a vendor with pushes, a push_secret is generated when none is supplied and shown in this response only.',
+          'Checks the credentials\' shape for the pos_type, then logs in with the vendor (sandbox keys: the built-in simulator). Credentials are stored encrypted and never returned. For a vendor with pushes, a push_secret is generated when none is supplied and shown in this response only. The first sync run (incremental, reading the last 30 days) is queued with the connection: first_sync_id names it, and the scheduler\'s next run is one sync_frequency later.',
         body: CreateConnectionBody,
         response: { 201: envelope(CreatedPosConnection) },
       },
@@ -98,7 +98,7 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
         reply,
         201,
         () => verifyNewConnection(gateway, tenant, request.body),
-        (trx, verified) => createConnection(trx, gateway, tenant, request.body, verified),
+        (trx, verified) => createConnection(trx, gateway, tenant, request.body, verified, actorOf(request)),
       )
     },
   )

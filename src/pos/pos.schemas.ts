@@ -39,6 +39,11 @@ export type PosConnection = Static<typeof PosConnection>
 
 export const CreatedPosConnection = Type.Object({
   ...connectionFields,
+  first_sync_id: Type.String({
+    examples: ['sync_01jd2x3v4w5y6z7a8b9c0d1e2f'],
+    description:
+      'The first sync run, queued with the connection (incremental: with no cursor yet it reads the last 30 days of sales) and triggered by this key; poll GET /v1/pos/syncs/:sync_id. Until it finishes, POST …/sync is 409 sync_in_progress',
+  }),
   push_secret: Type.Optional(
     Type.String({ description: 'The generated push secret, shown in this response only (absent when push_secret was supplied)' }),
   ),

@@ -1,37 +1,20 @@
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
-import { newId } from '../platform/ids.js'
 import { lockConnection } from './connections.service.js'
 import { posErrors } from './pos.errors.js'
 import type { SyncRun } from './pos.schemas.js'
 import type { SyncType } from './pos.tables.js'
-import { findRun, findRunningRun, insertRunUnlessRunning, lastDurationMs, listRuns, rowToSyncRun } from './sync-runs.repository.js'
+import { findRun, listRuns, rowToSyncRun } from './sync-runs.repository.js'
+import { queueSyncRun } from './sync-queue.js'
 import { findConnectionRow } from './connections.repository.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 
-/** A first run has nothing to go by: this is a placeholder estimate, replaced by the last run's duration. */
-const FIRST_RUN_ESTIMATE_MS = 60_000
-
 /**
  * Queues a sync run on a connection; a worker runs it in the background. One run per connection at a
- * time, enforced by a unique index. Throws connection_not_found, sync_in_progress.
+ * time. Throws connection_not_found, sync_in_progress.
  */
 export async function triggerSync(trx: Trx, tenant: Tenant, connectionId: string, syncType: SyncType, triggeredBy: string): Promise<SyncRun> {
   await lockConnection(trx, tenant, connectionId)
-  const estimateMs = (await lastDurationMs(trx, connectionId, syncType)) ?? FIRST_RUN_ESTIMATE_MS
-  const row = await insertRunUnlessRunning(trx, {
-    id: newId('sync'),
-    accountId: tenant.accountId,
-    environment: tenant.environment,
-    connectionId,
-    syncType,
-    triggeredBy,
-    estimatedCompletion: new Date(Date.now() + Math.max(estimateMs, 1000)),
-  })
-  if (!row) {
-    const running = await findRunningRun(trx, connectionId)
-    throw posErrors.syncInProgress([running?.id ?? 'unknown', connectionId], { sync_id: running?.id ?? null })
-  }
-  return rowToSyncRun(row)
+  return queueSyncRun(trx, tenant, connectionId, syncType, triggeredBy)
 }
 
 /** A page of a connection's runs, newest first. Throws connection_not_found. */

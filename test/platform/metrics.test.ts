@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createTestContext, json, type TestContext } from '../helpers/context.js'
 import { scrape } from '../helpers/prometheus.js'
-import { createConnection, createPosTestContext, runSync, startWorker } from '../pos/pos-helpers.js'
+import { createConnection, createPosTestContext, startWorker, waitForSync } from '../pos/pos-helpers.js'
 import { startReceiver } from '../webhooks/receiver.js'
 import { createWebhook, deliveriesOf, eventually, startTestDispatcher } from '../webhooks/support.js'
 
@@ -122,11 +122,12 @@ describe('metrics', () => {
     const worker = await startWorker(ctx)
     t.after(() => worker.stop())
     const caller = await ctx.newCaller({ environment: 'sandbox' })
-    const connection = await createConnection(ctx, caller)
     const runs = 'barstock_pos_sync_runs_total'
     const labels = { vendor: 'square', outcome: 'completed' }
     const before = await scrape(ctx, TOKEN)
-    const run = await runSync(ctx, caller, connection.id)
+    // Creating the connection queues its first run.
+    const connection = await createConnection(ctx, caller)
+    const run = await waitForSync(ctx, caller, connection.first_sync_id)
     assert.equal(run.status, 'completed')
     // The count follows the run's commit by a moment: wait for it rather than race it.
     const after = await eventually(async () => {

@@ -5,7 +5,7 @@ import { DEFAULT_CONFIDENCE_THRESHOLD } from '../../src/pos/pos.schemas.js'
 import { json, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { loadLabelledSet, measure } from './auto-map-quality.js'
-import { createConnection, createPosTestContext, runSync, startWorker } from './pos-helpers.js'
+import { createConnection, createPosTestContext, startWorker, waitForSync } from './pos-helpers.js'
 
 let ctx: TestContext
 let worker: BackgroundLoop
@@ -52,7 +52,7 @@ describe('POST /v1/pos/connections/:id/auto-map', () => {
   test('maps synced POS items by name with conversions read from the name, and keeps near matches for review', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const connection = await createConnection(ctx, caller)
-    await runSync(ctx, caller, connection.id, 'full')
+    await waitForSync(ctx, caller, connection.first_sync_id)
     const titos = await createItem(ctx, caller, { name: "Tito's Handmade Vodka 1L", size_ml: 1000, quantity: 50 })
     const bud = await createItem(ctx, caller, { name: 'Bud Light 12oz Bottle', unit: 'bottle', size_ml: 355, category: 'beer' })
     const guinness = await createItem(ctx, caller, { name: 'Guinness Draught 1/2 Keg', unit: 'keg', size_ml: 58674, category: 'beer' })
@@ -92,7 +92,7 @@ describe('POST /v1/pos/connections/:id/auto-map', () => {
   test('never maps a pour it cannot convert (a keg without size_ml): the match waits for review with the reason, and stock stays', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const connection = await createConnection(ctx, caller)
-    await runSync(ctx, caller, connection.id, 'full')
+    await waitForSync(ctx, caller, connection.first_sync_id)
     const keg = await createItem(ctx, caller, { name: 'Guinness Draught Keg', unit: 'keg', size_ml: undefined, quantity: 2, category: 'beer' })
     const response = await ctx.request('POST', `/v1/pos/connections/${connection.id}/auto-map`, { key: caller.key, body: { confidence_threshold: 0.6 } })
     assert.equal(response.statusCode, 200)

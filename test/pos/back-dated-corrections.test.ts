@@ -4,7 +4,7 @@ import type { BackgroundLoop } from '../../src/platform/background.js'
 import { startSimulatorServer, type RunningSimulator } from '../../src/pos/simulation/simulator-server.js'
 import { lightspeedVendor } from '../../src/pos/vendors/lightspeed/index.js'
 import { json, type TestContext } from '../helpers/context.js'
-import { createPosTestContext, runSync, startWorker } from './pos-helpers.js'
+import { createPosTestContext, runSync, startWorker, waitForSync } from './pos-helpers.js'
 
 /**
  * Lightspeed dates back-office cancellations to the original transaction: an incremental run reads the
@@ -39,8 +39,8 @@ test('an incremental Lightspeed run reads from two days before its cursor', asyn
     body: { pos_type: 'lightspeed', name: 'K-Series bar', credentials: lightspeedVendor.exampleCredentials },
   })
   assert.equal(created.statusCode, 201, created.body)
-  const connectionId = json(created).data.id
-  assert.equal((await runSync(ctx, caller, connectionId, 'full')).status, 'completed')
+  const { id: connectionId, first_sync_id: firstSyncId } = json(created).data
+  assert.equal((await waitForSync(ctx, caller, firstSyncId)).status, 'completed')
   const cursor = await ctx.database.db.selectFrom('pos_connections').select('sales_cursor').where('id', '=', connectionId).executeTakeFirstOrThrow()
   financialsPaths.length = 0
   assert.equal((await runSync(ctx, caller, connectionId, 'incremental')).status, 'completed')

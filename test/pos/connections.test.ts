@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { json, type TestContext } from '../helpers/context.js'
+import { type Caller, json, type TestContext } from '../helpers/context.js'
 import { createPosTestContext, createConnection, SQUARE_CREDENTIALS } from './pos-helpers.js'
 import { PosGateway } from '../../src/pos/pos-gateway.js'
 import { findVendor } from '../../src/pos/vendor-registry.js'
@@ -13,6 +13,11 @@ after(() => ctx.close())
 
 async function connectionCount(caller: { key: string }) {
   return json(await ctx.request('GET', '/v1/pos/connections', { key: caller.key })).pagination.total
+}
+
+/** The tenant's sync runs, whatever their connection (none is left by a refused create). */
+async function runsOf(caller: Caller) {
+  return ctx.database.db.selectFrom('pos_sync_runs').selectAll().where('account_id', '=', caller.tenant.accountId).execute()
 }
 
 describe('POST /v1/pos/connections', () => {
@@ -32,6 +37,39 @@ describe('POST /v1/pos/connections', () => {
     assert.ok(!Number.isNaN(Date.parse(connection.created_at)))
     assert.equal(connection.credentials, undefined)
     assert.ok(!response.body.includes(SQUARE_CREDENTIALS.access_token))
+    assert.match(connection.first_sync_id, /^sync_/)
+  })
+
+  test('queues the first sync with the connection: first_sync_id names an incremental run by this key, the next one is a period later, and a replay names the same run', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const body = { pos_type: 'square', name: 'Front bar', credentials: SQUARE_CREDENTIALS, sync_frequency: 'daily' }
+    const headers = { 'x-idempotency-key': 'first-sync-replay' }
+    const response = await ctx.request('POST', '/v1/pos/connections', { key: caller.key, body, headers })
+    assert.equal(response.statusCode, 201, response.body)
+    const connection = json(response).data
+    const run = json(await ctx.request('GET', `/v1/pos/syncs/${connection.first_sync_id}`, { key: caller.key })).data
+    assert.deepEqual([run.connection_id, run.status, run.sync_type], [connection.id, 'processing', 'incremental'])
+    const [row] = await runsOf(caller)
+    assert.equal(row?.triggered_by, caller.keyId)
+    const { next_sync_at } = await ctx.database.db.selectFrom('pos_connections').select('next_sync_at').where('id', '=', connection.id).executeTakeFirstOrThrow()
+    const createdMs = Date.parse(connection.created_at)
+    assert.ok(Math.abs(next_sync_at.getTime() - (createdMs + 86_400_000)) < 60_000, `next sync ${next_sync_at.toISOString()} is a day after ${connection.created_at}`)
+
+    const replay = await ctx.request('POST', '/v1/pos/connections', { key: caller.key, body, headers })
+    assert.equal(replay.statusCode, 201)
+    assert.equal(replay.headers['idempotent-replayed'], 'true')
+    assert.deepEqual(json(replay).data, connection)
+    assert.equal(await connectionCount(caller), 1)
+    assert.deepEqual((await runsOf(caller)).map((queued) => queued.id), [connection.first_sync_id])
+  })
+
+  test('documents first_sync_id in the create answer of /openapi.json, and only there', async () => {
+    const document = json(await ctx.request('GET', '/openapi.json', { key: null }))
+    const dataOf = (method: string, status: string) => document.paths['/v1/pos/connections'][method].responses[status].content['application/json'].schema.properties.data
+    const created = dataOf('post', '201')
+    assert.ok(created.required.includes('first_sync_id'))
+    assert.match(created.properties.first_sync_id.description, /sync_in_progress/)
+    assert.equal(dataOf('get', '200').items.properties.first_sync_id, undefined)
   })
 
   test('stores credentials encrypted, bound to the connection, and readable with the secret key', async () => {
@@ -146,6 +184,7 @@ describe('POST /v1/pos/connections', () => {
     assert.equal(response.statusCode, 404)
     assert.equal(json(response).error.code, 'location_not_found')
     assert.equal(await connectionCount(caller), 0)
+    assert.deepEqual(await runsOf(caller), [])
   })
 
   test('needs pos:write', async () => {

@@ -21,7 +21,7 @@ export async function createConnection(ctx: TestContext, caller: Caller, body: R
     body: { pos_type: 'square', name: 'Front bar Square', credentials: SQUARE_CREDENTIALS, sync_frequency: 'hourly', ...body },
   })
   if (response.statusCode !== 201) throw new Error(`connection create failed: ${response.statusCode} ${response.body}`)
-  return json(response).data as { id: string; [key: string]: unknown }
+  return json(response).data as { id: string; first_sync_id: string; [key: string]: unknown }
 }
 
 /** Starts the real sync worker on the test database, on `clock` when given. */
@@ -29,14 +29,24 @@ export async function startWorker(ctx: TestContext, clock?: () => Date): Promise
   return startPosSyncWorker({ config: ctx.config, database: ctx.database, logger: ctx.app.log, clock, metrics: ctx.metrics })
 }
 
-/** Polls a sync run until it leaves processing. */
-export async function waitForSync(ctx: TestContext, caller: Caller, syncId: string, timeoutMs = 60_000) {
+/** Polls a sync run until it leaves processing (through any app that answers `ctx.request`). */
+export async function waitForSync(ctx: Pick<TestContext, 'request'>, caller: Pick<Caller, 'key'>, syncId: string, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const run = json(await ctx.request('GET', `/v1/pos/syncs/${syncId}`, { key: caller.key })).data
     if (run.status !== 'processing') return run
     if (Date.now() > deadline) throw new Error(`sync ${syncId} still processing after ${timeoutMs} ms`)
     await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** Runs the first sync a connection's creation queued, on a worker of its own (on `clock` when given): for tests that keep no worker running. */
+export async function runFirstSync(ctx: TestContext, caller: Caller, connection: { first_sync_id: string }, clock?: () => Date) {
+  const worker = await startWorker(ctx, clock)
+  try {
+    return await waitForSync(ctx, caller, connection.first_sync_id)
+  } finally {
+    await worker.stop()
   }
 }
 

@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { type Caller, json, type TestContext } from '../helpers/context.js'
 import { findVendor } from '../../src/pos/vendor-registry.js'
-import { createPosTestContext, startWorker, waitForSync } from './pos-helpers.js'
+import { createPosTestContext, runFirstSync, startWorker, waitForSync } from './pos-helpers.js'
 
 let ctx: TestContext
 before(async () => {
@@ -21,7 +21,17 @@ async function connect(caller: Caller, posType: string, extra: Record<string, un
     body: { pos_type: posType, name: `${posType} bar`, credentials: findVendor(posType)!.exampleCredentials, sync_frequency: 'realtime', ...extra },
   })
   assert.equal(response.statusCode, 201, response.body)
-  return json(response).data as { id: string; push_url: string | null; push_secret?: string }
+  return json(response).data as { id: string; first_sync_id: string; push_url: string | null; push_secret?: string }
+}
+
+/** A year before the sandbox bar's history: a first run there reads the menu and no sales, so it is quick. */
+const beforeTheBar = () => new Date(Date.now() - 365 * 86_400_000)
+
+/** A connection whose first run (queued at create) is over, so a push may queue the next one. */
+async function connectAndSync(caller: Caller, posType: string, extra: Record<string, unknown> = {}) {
+  const connection = await connect(caller, posType, extra)
+  assert.equal((await runFirstSync(ctx, caller, connection, beforeTheBar)).status, 'completed')
+  return connection
 }
 
 /** The vendor's call: no API key, the raw bytes it signed. */
@@ -42,8 +52,14 @@ function pushSquare(connectionId: string, type = 'order.updated', key = SQUARE_K
   return push(connectionId, body, { 'x-square-hmacsha256-signature': squareSignature(connectionId, body, key) })
 }
 
-async function runsOf(connectionId: string) {
-  return ctx.database.db.selectFrom('pos_sync_runs').selectAll().where('connection_id', '=', connectionId).execute()
+/** The runs queued on the connection besides the first one, which its creation queued. */
+async function pushedRunsOf(connection: { id: string; first_sync_id: string }) {
+  return ctx.database.db
+    .selectFrom('pos_sync_runs')
+    .selectAll()
+    .where('connection_id', '=', connection.id)
+    .where('id', '<>', connection.first_sync_id)
+    .execute()
 }
 
 async function sandboxCaller() {
@@ -103,7 +119,7 @@ describe('push secret and push_url on connections', () => {
 describe('POST /v1/pos/push/:connection_id', () => {
   test('a signed Square push queues exactly one incremental run, without an API key', async () => {
     const caller = await sandboxCaller()
-    const connection = await connect(caller, 'square', { push_secret: SQUARE_KEY })
+    const connection = await connectAndSync(caller, 'square', { push_secret: SQUARE_KEY })
     const response = await pushSquare(connection.id)
     assert.equal(response.statusCode, 202, response.body)
     assert.ok(response.headers['x-ratelimit-limit'], 'public calls are rate limited by client address')
@@ -114,19 +130,18 @@ describe('POST /v1/pos/push/:connection_id', () => {
     assert.equal(run.connection_id, connection.id)
     assert.equal(run.status, 'processing')
     assert.equal(run.sync_type, 'incremental')
-    const runs = await runsOf(connection.id)
+    const runs = await pushedRunsOf(connection)
     assert.equal(runs.length, 1)
     assert.equal(runs[0]!.triggered_by, 'vendor_push')
   })
 
-  test('a repeated push while a run is queued answers 202 and queues no second run', async () => {
+  test('a push while a run is queued (the first, right after create) answers 202 with that run and queues no second run', async () => {
     const caller = await sandboxCaller()
     const connection = await connect(caller, 'square', { push_secret: SQUARE_KEY })
-    const first = json(await pushSquare(connection.id)).data
     const again = await pushSquare(connection.id, 'catalog.version.updated')
     assert.equal(again.statusCode, 202)
-    assert.deepEqual(json(again).data, { kind: 'catalog_changed', queued: false, sync_id: first.sync_id })
-    assert.equal((await runsOf(connection.id)).length, 1)
+    assert.deepEqual(json(again).data, { kind: 'catalog_changed', queued: false, sync_id: connection.first_sync_id })
+    assert.deepEqual(await pushedRunsOf(connection), [])
   })
 
   test('a push about something else answers 202 and queues nothing', async () => {
@@ -135,7 +150,7 @@ describe('POST /v1/pos/push/:connection_id', () => {
     const response = await pushSquare(connection.id, 'payment.created')
     assert.equal(response.statusCode, 202)
     assert.deepEqual(json(response).data, { kind: 'other', queued: false, sync_id: null })
-    assert.equal((await runsOf(connection.id)).length, 0)
+    assert.deepEqual(await pushedRunsOf(connection), [])
   })
 
   test('Clover\'s unsigned set-up post records its verification code on the connection for the operator, and queues nothing', async () => {
@@ -148,23 +163,23 @@ describe('POST /v1/pos/push/:connection_id', () => {
     assert.deepEqual(json(response).data, { kind: 'other', queued: false, sync_id: null })
     const after = json(await ctx.request('GET', `/v1/pos/connections/${connection.id}`, { key: caller.key })).data
     assert.equal(after.push_verification_code, '0b4e6d4c-3b0a-4f0b-9d8e-2b1f1a7c5e90')
-    assert.equal((await runsOf(connection.id)).length, 0)
+    assert.deepEqual(await pushedRunsOf(connection), [])
   })
 
   test('a Clover push carrying the generated X-Clover-Auth code queues a run', async () => {
     const caller = await sandboxCaller()
-    const connection = await connect(caller, 'clover')
+    const connection = await connectAndSync(caller, 'clover')
     const body = JSON.stringify({ appId: 'APP1', merchants: { Q8J5H3K2M1N0P: [{ objectId: 'O:ABC123', type: 'UPDATE', ts: Date.now() }] } })
     const response = await push(connection.id, body, { 'x-clover-auth': connection.push_secret! })
     assert.equal(response.statusCode, 202, response.body)
     assert.equal(json(response).data.kind, 'orders_changed')
     assert.equal(json(response).data.queued, true)
-    assert.equal((await runsOf(connection.id)).length, 1)
+    assert.equal((await pushedRunsOf(connection)).length, 1)
   })
 
   test('a Revel push signed HMAC-SHA1 with a push_secret set by PUT queues a run', async () => {
     const caller = await sandboxCaller()
-    const connection = await connect(caller, 'revel')
+    const connection = await connectAndSync(caller, 'revel')
     const secret = 'revel-webhook-secret-0001'
     const updated = await ctx.request('PUT', `/v1/pos/connections/${connection.id}`, { key: caller.key, body: { push_secret: secret } })
     assert.equal(updated.statusCode, 200)
@@ -175,12 +190,12 @@ describe('POST /v1/pos/push/:connection_id', () => {
     const response = await push(connection.id, body, { 'x-revel-signature': createHmac('sha1', secret).update(body).digest('hex') })
     assert.equal(response.statusCode, 202, response.body)
     assert.equal(json(response).data.queued, true)
-    assert.equal((await runsOf(connection.id)).length, 1)
+    assert.equal((await pushedRunsOf(connection)).length, 1)
   })
 
   test('a Toast push signed HMAC-SHA256 over the body and its timestamp queues a run', async () => {
     const caller = await sandboxCaller()
-    const connection = await connect(caller, 'toast')
+    const connection = await connectAndSync(caller, 'toast')
     const timestamp = '2026-11-20T21:04:11.000+0000'
     const body = JSON.stringify({ timestamp, eventType: 'menus_updated', guid: 'evt-1' })
     const bodyOnly = createHmac('sha256', connection.push_secret!).update(body).digest('base64')
@@ -189,7 +204,8 @@ describe('POST /v1/pos/push/:connection_id', () => {
     const response = await push(connection.id, body, { 'toast-signature': signature })
     assert.equal(response.statusCode, 202, response.body)
     assert.equal(json(response).data.kind, 'catalog_changed')
-    assert.equal((await runsOf(connection.id)).length, 1)
+    assert.equal(json(response).data.queued, true)
+    assert.equal((await pushedRunsOf(connection)).length, 1)
   })
 
   test('refuses a wrong or missing signature with 401 invalid_push_signature and queues nothing', async () => {
@@ -213,7 +229,7 @@ describe('POST /v1/pos/push/:connection_id', () => {
     const clover = await connect(caller, 'clover')
     const forged = await push(clover.id, JSON.stringify({ merchants: { M: [{ objectId: 'O:1' }] } }), { 'x-clover-auth': 'guessed' })
     assert.equal(json(forged).error.code, 'invalid_push_signature')
-    assert.equal((await runsOf(connection.id)).length + (await runsOf(clover.id)).length, 0)
+    assert.equal((await pushedRunsOf(connection)).length + (await pushedRunsOf(clover)).length, 0)
   })
 
   test('refuses a signed push to a connection that is not realtime, or paused, with 409 push_not_enabled and queues nothing', async () => {
@@ -229,7 +245,7 @@ describe('POST /v1/pos/push/:connection_id', () => {
     const refusedPaused = await pushSquare(paused.id)
     assert.equal(refusedPaused.statusCode, 409)
     assert.equal(json(refusedPaused).error.details.reason, 'inactive')
-    assert.equal((await runsOf(hourly.id)).length + (await runsOf(paused.id)).length, 0)
+    assert.equal((await pushedRunsOf(hourly)).length + (await pushedRunsOf(paused)).length, 0)
   })
 
   test('refuses a connection of a vendor without pushes with 400 push_not_supported and queues nothing', async () => {
@@ -238,7 +254,7 @@ describe('POST /v1/pos/push/:connection_id', () => {
     const response = await push(connection.id, '{"event":"order.closed"}', {})
     assert.equal(response.statusCode, 400)
     assert.equal(json(response).error.code, 'push_not_supported')
-    assert.equal((await runsOf(connection.id)).length, 0)
+    assert.deepEqual(await pushedRunsOf(connection), [])
   })
 
   test('answers 404 connection_not_found for an unknown or deleted connection', async () => {
@@ -251,7 +267,7 @@ describe('POST /v1/pos/push/:connection_id', () => {
     const deleted = await pushSquare(connection.id)
     assert.equal(deleted.statusCode, 404)
     assert.equal(json(deleted).error.code, 'connection_not_found')
-    assert.equal((await runsOf(connection.id)).length, 0)
+    assert.deepEqual(await pushedRunsOf(connection), [])
   })
 
   test('refuses a body over 1 MiB with 413 payload_too_large', async () => {
@@ -261,14 +277,15 @@ describe('POST /v1/pos/push/:connection_id', () => {
     const response = await push(connection.id, body, { 'x-square-hmacsha256-signature': squareSignature(connection.id, body) })
     assert.equal(response.statusCode, 413)
     assert.equal(json(response).error.code, 'payload_too_large')
-    assert.equal((await runsOf(connection.id)).length, 0)
+    assert.deepEqual(await pushedRunsOf(connection), [])
   })
 
   test('the queued run completes in the background worker, and the next push queues a new one', async () => {
     const caller = await sandboxCaller()
     const connection = await connect(caller, 'square', { push_secret: SQUARE_KEY })
-    const worker = await startWorker(ctx)
+    const worker = await startWorker(ctx, beforeTheBar)
     try {
+      await waitForSync(ctx, caller, connection.first_sync_id)
       const first = json(await pushSquare(connection.id)).data
       assert.equal((await waitForSync(ctx, caller, first.sync_id)).status, 'completed')
       const second = json(await pushSquare(connection.id)).data
@@ -278,6 +295,6 @@ describe('POST /v1/pos/push/:connection_id', () => {
     } finally {
       await worker.stop()
     }
-    assert.equal((await runsOf(connection.id)).length, 2)
+    assert.equal((await pushedRunsOf(connection)).length, 2)
   })
 })

@@ -10,7 +10,7 @@ import { parsePermissionList } from '../../src/platform/auth/permissions.js'
 import { loadConfig } from '../../src/platform/config.js'
 import { lockDataDir } from '../../src/platform/db/data-dir-lock.js'
 import { runCli, tempDataDir } from '../helpers/server-process.js'
-import { SQUARE_CREDENTIALS } from './pos-helpers.js'
+import { SQUARE_CREDENTIALS, waitForSync } from './pos-helpers.js'
 
 const HEADER = 'line_id,pos_item_id,name,quantity,unit_price,sold_at'
 const data = tempDataDir()
@@ -26,6 +26,10 @@ before(async () => {
   key = (await createApiKey(server.app.db, { accountId: 'acct_default', environment: 'sandbox', name: 'cli test', permissions: parsePermissionList('*') })).key
   const created = await post('/v1/pos/connections', { pos_type: 'square', name: 'CSV bar', credentials: SQUARE_CREDENTIALS })
   connectionId = created.data.id
+  // The server's worker takes the connection's first run at once: the imports come after it, not during it.
+  const api = { request: (method: 'GET', url: string) => server.app.inject({ method, url, headers: { 'x-api-key': key } }) }
+  const firstRun = await waitForSync(api, { key }, created.data.first_sync_id)
+  assert.equal(firstRun.status, 'completed', JSON.stringify(firstRun.error))
   await post('/v1/locations', { id: 'patio', name: 'Patio', timezone: 'America/New_York' })
 })
 after(async () => {

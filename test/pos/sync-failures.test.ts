@@ -7,7 +7,7 @@ import { decimal } from '../../src/platform/decimal.js'
 import { json, type TestContext } from '../helpers/context.js'
 import { assertRollupsMatchRaw } from '../analytics/analytics-helpers.js'
 import { createItem } from '../helpers/inventory.js'
-import { createConnection, createPosTestContext, itemQuantity, ledgerOf, runSync, startSwitchableSquare, startWorker } from './pos-helpers.js'
+import { createConnection, createPosTestContext, itemQuantity, ledgerOf, runSync, startSwitchableSquare, startWorker, waitForSync } from './pos-helpers.js'
 
 let ctx: TestContext
 let worker: BackgroundLoop
@@ -38,8 +38,8 @@ test('a run cut off mid-sales fails, leaves no lines or depletion, keeps the cur
   square.state.mode = 'ok'
   const caller = await ctx.newCaller({ environment: 'production' })
   const connection = await createConnection(ctx, caller, { sync_frequency: 'daily' })
-  // A product sync first, so a Well Vodka mapping exists before the failing run.
-  const products = await runSync(ctx, caller, connection.id, 'full')
+  // The first run reads the products, so a Well Vodka mapping exists before the failing run.
+  const products = await waitForSync(ctx, caller, connection.first_sync_id)
   await ctx.database.db.deleteFrom('pos_sales').where('source_id', '=', products.sync_id).execute()
   await ctx.database.db.updateTable('pos_connections').set({ sales_cursor: null }).where('id', '=', connection.id).execute()
   const list = json(await ctx.request('GET', `/v1/pos/connections/${connection.id}/mappings`, { key: caller.key, query: { per_page: '100' } }))
@@ -96,6 +96,7 @@ test('a run the vendor refuses fails with authentication_failed and marks the co
   square.state.mode = 'ok'
   const caller = await ctx.newCaller({ environment: 'production' })
   const connection = await createConnection(ctx, caller)
+  assert.equal((await waitForSync(ctx, caller, connection.first_sync_id)).status, 'completed')
   square.state.mode = 'unauthorized'
   const failed = await runSync(ctx, caller, connection.id, 'full')
   assert.equal(failed.status, 'failed')
@@ -115,9 +116,10 @@ test('a run the vendor refuses fails with authentication_failed and marks the co
 test('a run waits out a rate limit longer than a request would (2 s three times) and asks for the same page again', async () => {
   square.state.mode = 'ok'
   const caller = await ctx.newCaller({ environment: 'production' })
-  const connection = await createConnection(ctx, caller)
+  // The first run, queued at create, meets the limits (logging in is no sales search).
   Object.assign(square.state, { mode: 'rate_limit_sales', rateLimitsLeft: 3, retryAfterSeconds: 2 })
-  const run = await runSync(ctx, caller, connection.id, 'full')
+  const connection = await createConnection(ctx, caller)
+  const run = await waitForSync(ctx, caller, connection.first_sync_id)
   assert.equal(run.status, 'completed', JSON.stringify(run.error))
   square.state.mode = 'ok'
   assert.equal(square.state.rateLimitsLeft, 0)
@@ -129,9 +131,9 @@ test('a run waits out a rate limit longer than a request would (2 s three times)
 test('a rate limit past BARSTOCK_POS_RETRY_WAIT_SECONDS fails the run with rate_limited and the vendor\'s Retry-After', async () => {
   square.state.mode = 'ok'
   const caller = await ctx.newCaller({ environment: 'production' })
-  const connection = await createConnection(ctx, caller)
   Object.assign(square.state, { mode: 'rate_limit_sales', rateLimitsLeft: 1, retryAfterSeconds: 3_601 })
-  const run = await runSync(ctx, caller, connection.id, 'full')
+  const connection = await createConnection(ctx, caller)
+  const run = await waitForSync(ctx, caller, connection.first_sync_id)
   square.state.mode = 'ok'
   assert.equal(run.status, 'failed')
   assert.equal(run.error.code, 'rate_limited')

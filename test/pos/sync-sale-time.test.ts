@@ -4,7 +4,7 @@ import type { BackgroundLoop } from '../../src/platform/background.js'
 import { decimal } from '../../src/platform/decimal.js'
 import { json, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
-import { createConnection, createPosTestContext, itemQuantity, ledgerOf, runSync, startSwitchableSquare, startWorker } from './pos-helpers.js'
+import { createConnection, createPosTestContext, itemQuantity, ledgerOf, runSync, startSwitchableSquare, startWorker, waitForSync } from './pos-helpers.js'
 
 // The vendor and the worker live two days ahead: an item created now has two days of sales after its
 // starting stock, and thirty days before it.
@@ -29,7 +29,7 @@ after(async () => {
 test('a run takes stock by sale time: one ledger row per business day after the starting stock, dated at its last sale; earlier sales are history', async () => {
   const caller = await ctx.newCaller({ environment: 'production' })
   const connection = await createConnection(ctx, caller)
-  const catalog = await runSync(ctx, caller, connection.id, 'full')
+  const catalog = await waitForSync(ctx, caller, connection.first_sync_id)
   // Wipe the first run's lines so the next run brings them anew under the mapping.
   await ctx.database.db.deleteFrom('pos_sales').where('source_id', '=', catalog.sync_id).execute()
   const bud = await createItem(ctx, caller, { name: 'Bud Light 12oz Bottle', unit: 'bottle', size_ml: 355, quantity: 1, category: 'beer' })

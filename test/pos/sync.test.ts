@@ -40,17 +40,11 @@ async function storedUnits(connectionId: string, posItemId: string): Promise<str
 }
 
 describe('sync runs', () => {
-  test('a full sync answers 201 processing, then completes with results, duration and pos.sync_completed', async () => {
+  test('the first run, queued at create, reads 30 days and the menu, then completes with results, duration and pos.sync_completed', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const connection = await createConnection(ctx, caller)
-    const response = await ctx.request('POST', `/v1/pos/connections/${connection.id}/sync`, { key: caller.key, body: { sync_type: 'full' } })
-    assert.equal(response.statusCode, 201)
-    const queued = json(response).data
-    assert.equal(queued.status, 'processing')
-    assert.equal(queued.sync_type, 'full')
-    assert.match(queued.sync_id, /^sync_/)
-    assert.ok(Date.parse(queued.estimated_completion) > Date.parse(queued.started_at))
-    const run = await waitForSync(ctx, caller, queued.sync_id)
+    const run = await waitForSync(ctx, caller, connection.first_sync_id)
+    assert.equal(run.sync_type, 'incremental')
     assert.equal(run.status, 'completed', JSON.stringify(run.error))
     assert.equal(run.error, null)
     assert.ok(run.results.sales_synced > 1000)
@@ -61,7 +55,7 @@ describe('sync runs', () => {
       connection_id: connection.id,
       pos_type: 'square',
       sync_id: run.sync_id,
-      sync_type: 'full',
+      sync_type: 'incremental',
       duration_seconds: run.duration_seconds,
       sales_synced: run.results.sales_synced,
       products_synced: MENU.length + MODIFIERS.length,
@@ -80,7 +74,7 @@ describe('sync runs', () => {
   test('mapping after a first sync keeps 30 days of earlier sales as history: stock unchanged, usage stored per line; re-syncing never double counts', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const connection = await createConnection(ctx, caller)
-    await runSync(ctx, caller, connection.id, 'full')
+    await waitForSync(ctx, caller, connection.first_sync_id)
     const titos = await createItem(ctx, caller, { name: "Tito's Handmade Vodka 750ml", quantity: 12, size_ml: 750 })
     const posItemId = await posItemNamed(caller, connection.id, "Tito's Vodka 1.5oz")
     const mapped = await ctx.request('POST', `/v1/pos/connections/${connection.id}/mappings`, {
@@ -108,20 +102,27 @@ describe('sync runs', () => {
   test('sales_only reads no products', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const connection = await createConnection(ctx, caller)
+    assert.equal((await waitForSync(ctx, caller, connection.first_sync_id)).results.products_synced, MENU.length + MODIFIERS.length)
     const run = await runSync(ctx, caller, connection.id, 'sales_only')
     assert.equal(run.status, 'completed')
+    assert.equal(run.sync_type, 'sales_only')
     assert.equal(run.results.products_synced, 0)
-    assert.ok(run.results.sales_synced > 0)
   })
 
   test('an incremental run starts from the cursor of the last good run', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const connection = await createConnection(ctx, caller)
-    await runSync(ctx, caller, connection.id, 'full')
+    await waitForSync(ctx, caller, connection.first_sync_id)
     const cursor = await ctx.database.db.selectFrom('pos_connections').select('sales_cursor').where('id', '=', connection.id).executeTakeFirstOrThrow()
     assert.ok(cursor.sales_cursor)
+    // A POST without a body: the defaults. The answer comes at once, the run in the background.
     const response = await ctx.request('POST', `/v1/pos/connections/${connection.id}/sync`, { key: caller.key })
-    const run = await waitForSync(ctx, caller, json(response).data.sync_id)
+    assert.equal(response.statusCode, 201)
+    const queued = json(response).data
+    assert.equal(queued.status, 'processing')
+    assert.match(queued.sync_id, /^sync_/)
+    assert.ok(Date.parse(queued.estimated_completion) > Date.parse(queued.started_at))
+    const run = await waitForSync(ctx, caller, queued.sync_id)
     assert.equal(run.sync_type, 'incremental')
     assert.equal(run.status, 'completed')
     // Nothing new was sold in the simulated bar since: only the overlap was read again, all duplicates.
@@ -130,19 +131,17 @@ describe('sync runs', () => {
 })
 
 describe('one sync at a time', () => {
-  test('answers 409 sync_in_progress while a run is queued, and the database refuses a second running run', async () => {
+  test('answers 409 sync_in_progress right after create, while the first run is queued, and the database refuses a second running run', async () => {
     await worker.stop()
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     let queued: string | undefined
     try {
       const connection = await createConnection(ctx, caller)
-      const first = await ctx.request('POST', `/v1/pos/connections/${connection.id}/sync`, { key: caller.key, body: {} })
-      assert.equal(first.statusCode, 201)
-      queued = json(first).data.sync_id
+      queued = connection.first_sync_id
       const second = await ctx.request('POST', `/v1/pos/connections/${connection.id}/sync`, { key: caller.key, body: { sync_type: 'full' } })
       assert.equal(second.statusCode, 409)
       assert.equal(json(second).error.code, 'sync_in_progress')
-      assert.equal(json(second).error.details.sync_id, json(first).data.sync_id)
+      assert.equal(json(second).error.details.sync_id, connection.first_sync_id)
       await assert.rejects(
         ctx.database.db
           .insertInto('pos_sync_runs')
@@ -159,8 +158,8 @@ describe('one sync at a time', () => {
           .execute(),
         /pos_sync_runs_one_running|unique/,
       )
-      const runs = await ctx.database.db.selectFrom('pos_sync_runs').select('id').where('connection_id', '=', connection.id).execute()
-      assert.equal(runs.length, 1)
+      const runs = await ctx.database.db.selectFrom('pos_sync_runs').select(['id', 'status']).where('connection_id', '=', connection.id).execute()
+      assert.deepEqual(runs, [{ id: connection.first_sync_id, status: 'processing' }])
     } finally {
       worker = await startWorker(ctx)
       // The queued run ends here, so the next test's worker restart does not interrupt it.
@@ -171,6 +170,7 @@ describe('one sync at a time', () => {
   test('a run a crash left claimed is failed at start-up with pos.sync_failed', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const connection = await createConnection(ctx, caller)
+    await waitForSync(ctx, caller, connection.first_sync_id)
     const stale = new Date(Date.now() - 10 * 60_000)
     await ctx.database.db
       .insertInto('pos_sync_runs')
@@ -203,7 +203,7 @@ describe('one sync at a time', () => {
     const owner = await ctx.newCaller({ environment: 'sandbox' })
     const stranger = await ctx.newCaller({ environment: 'sandbox' })
     const connection = await createConnection(ctx, owner)
-    const run = await runSync(ctx, owner, connection.id, 'sales_only')
+    const run = await waitForSync(ctx, owner, connection.first_sync_id)
     for (const [key, id] of [[stranger.key, run.sync_id], [owner.key, 'sync_nope']] as const) {
       const response = await ctx.request('GET', `/v1/pos/syncs/${id}`, { key })
       assert.equal(response.statusCode, 404)
@@ -228,18 +228,22 @@ describe('one sync at a time', () => {
 describe('scheduler', () => {
   test('queues one incremental run for each due connection, skips inactive ones, and moves next_sync_at on', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
+    // Create queued the first run and put the next one a period later: a realtime connection is due a minute on.
+    const due = await createConnection(ctx, caller, { sync_frequency: 'realtime' })
+    await waitForSync(ctx, caller, due.first_sync_id)
     await worker.stop()
     try {
-      const due = await createConnection(ctx, caller, { sync_frequency: 'realtime' })
-      const paused = await createConnection(ctx, caller)
+      const paused = await createConnection(ctx, caller, { sync_frequency: 'realtime' })
       await ctx.request('PUT', `/v1/pos/connections/${paused.id}`, { key: caller.key, body: { status: 'inactive' } })
-      const now = new Date(Date.now() + 1000)
+      const now = new Date(Date.now() + 61_000)
       await scheduleDueSyncs(ctx.database.db, now)
       await scheduleDueSyncs(ctx.database.db, now)
-      const runs = await ctx.database.db.selectFrom('pos_sync_runs').selectAll().where('account_id', '=', caller.tenant.accountId).execute()
+      const runs = await ctx.database.db.selectFrom('pos_sync_runs').selectAll().where('account_id', '=', caller.tenant.accountId).where('triggered_by', '=', 'scheduler').execute()
       assert.deepEqual(runs.map((run) => [run.connection_id, run.sync_type, run.triggered_by]), [[due.id, 'incremental', 'scheduler']])
-      const row = await ctx.database.db.selectFrom('pos_connections').select('next_sync_at').where('id', '=', due.id).executeTakeFirstOrThrow()
-      assert.equal(row.next_sync_at.getTime(), now.getTime() + 60_000)
+      const nextSyncAt = async (id: string) =>
+        (await ctx.database.db.selectFrom('pos_connections').select('next_sync_at').where('id', '=', id).executeTakeFirstOrThrow()).next_sync_at.getTime()
+      assert.equal(await nextSyncAt(due.id), now.getTime() + 60_000)
+      assert.ok((await nextSyncAt(paused.id)) < now.getTime(), 'the paused connection was not taken')
     } finally {
       worker = await startWorker(ctx)
     }
@@ -249,7 +253,7 @@ describe('scheduler', () => {
 test('GET /v1/pos/syncs?connection_id= lists a connection\'s runs newest first; an unknown connection is 404, none named is 400', async () => {
   const caller = await ctx.newCaller({ environment: 'sandbox' })
   const connection = await createConnection(ctx, caller)
-  const first = await runSync(ctx, caller, connection.id, 'full')
+  const first = await waitForSync(ctx, caller, connection.first_sync_id)
   const second = await runSync(ctx, caller, connection.id, 'sales_only')
   const listed = json(await ctx.request('GET', '/v1/pos/syncs', { key: caller.key, query: { connection_id: connection.id } }))
   assert.deepEqual(listed.data.map((run: { sync_id: string }) => run.sync_id), [second.sync_id, first.sync_id])

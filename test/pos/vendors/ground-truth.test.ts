@@ -8,7 +8,7 @@ import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/si
 import { supportedPosTypes, findVendor } from '../../../src/pos/vendor-registry.js'
 import { type Caller, json, type TestContext } from '../../helpers/context.js'
 import { createItem } from '../../helpers/inventory.js'
-import { createPosTestContext, runSync, startWorker } from '../pos-helpers.js'
+import { createPosTestContext, runSync, startWorker, waitForSync } from '../pos-helpers.js'
 
 /**
  * Every vendor, end to end: a simulated week and a half synced through the API in two runs (the second
@@ -67,8 +67,8 @@ async function connectAndMapEverything(caller: Caller, vendor: PosVendor): Promi
     body: { pos_type: vendor.posType, name: `${vendor.posType} bar`, credentials: vendor.exampleCredentials, sync_frequency: 'daily' },
   })
   assert.equal(created.statusCode, 201, created.body)
-  const connectionId = json(created).data.id as string
-  assert.equal((await runSync(ctx, caller, connectionId, 'full')).status, 'completed')
+  const { id: connectionId, first_sync_id: firstSyncId } = json(created).data as { id: string; first_sync_id: string }
+  assert.equal((await waitForSync(ctx, caller, firstSyncId)).status, 'completed')
   const posItems = json(await ctx.request('GET', `/v1/pos/connections/${connectionId}/mappings`, { key: caller.key, query: { per_page: '100' } })).data
   const itemByPosName = new Map<string, string>()
   for (const posItem of posItems as { pos_item_id: string; pos_name: string }[]) {
