@@ -30,7 +30,7 @@ export async function startWorker(ctx: TestContext, clock?: () => Date): Promise
 }
 
 /** Polls a sync run until it leaves processing (through any app that answers `ctx.request`). */
-export async function waitForSync(ctx: Pick<TestContext, 'request'>, caller: Pick<Caller, 'key'>, syncId: string, timeoutMs = 60_000) {
+export async function waitForSync(ctx: Pick<TestContext, 'request'>, caller: Pick<Caller, 'key'>, syncId: string, timeoutMs = 240_000) {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const run = json(await ctx.request('GET', `/v1/pos/syncs/${syncId}`, { key: caller.key })).data
