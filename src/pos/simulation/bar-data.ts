@@ -243,8 +243,11 @@ function generateDay(seed: number, dayStart: number, volume: number): SimCheck[]
       const voided = roll < VOID_RATE
       const refunded = !voided && roll < VOID_RATE + REFUND_RATE
       const lineId = `${dayIndex}-${index}-${lineIndex}`
-      const line = { lineId, itemKey: entry.key, quantity, unitPrice: entry.price, voided, refunded, ...laterFacts(later, lineId, entry, quantity, closedAt, !voided && !refunded) }
-      lines.push({ ...line, refundedAt: refunded ? new Date(closedAt.getTime() + (1 + Math.floor(later() * 47)) * HOUR_MS) : null })
+      const { voidedAfterCloseAt, modifiers } = laterFacts(later, lineId, entry, quantity, closedAt, !voided && !refunded)
+      const refundedAt = refunded ? new Date(closedAt.getTime() + (1 + Math.floor(later() * 47)) * HOUR_MS) : null
+      // One literal, its fields in SimLine's order as in lineAddedOnReopen: lines spread together from
+      // other objects each got a hidden class of their own in V8, and every read of them went slow.
+      lines.push({ lineId, itemKey: entry.key, quantity, unitPrice: entry.price, voided, refunded, refundedAt, voidedAfterCloseAt, addedOnReopen: false, modifiers })
       if (!voided) totalCents += Math.round(Number(entry.price) * 100) * quantity
     }
     const tipCents = Math.round(totalCents * (0.12 + random() * 0.1))
@@ -264,7 +267,7 @@ function laterFacts(later: () => number, lineId: string, entry: MenuEntry, quant
     withModifier && modifier ? [{ lineId: `${lineId}:m0`, itemKey: modifier.key, quantity, unitPrice: modifier.price }] : []
   const voidedAfterClose = mayVoidAfterClose && later() < VOID_AFTER_CLOSE_RATE
   const voidedAfterCloseAt = voidedAfterClose ? new Date(closedAt.getTime() + (5 + Math.floor(later() * 85)) * 60_000) : null
-  return { voidedAfterCloseAt, addedOnReopen: false, modifiers }
+  return { voidedAfterCloseAt, modifiers }
 }
 
 /** The round rung when a check was reopened: one bottled beer. */

@@ -460,6 +460,30 @@ describe('clover simulator against the vendor documents', () => {
     }
   })
 
+  test('reads money that is not integer cents, or a unitQty that is not integer thousandths, as invalid_response naming the field', async () => {
+    const paidAt = NOW.getTime() - 3_600_000
+    const line = { id: 'LINE1', item: { id: 'ITEM1' }, name: 'Bud Light Btl', price: 500 }
+    const payment = { id: 'PAY1', result: 'SUCCESS', amount: 500, tipAmount: 100, createdTime: paidAt, modifiedTime: paidAt }
+    const cases = [
+      [{ ...line, price: 5.5 }, payment, 'Clover sent line item LINE1 price 5.5, not an integer'],
+      [{ ...line, price: '500' }, payment, 'Clover sent line item LINE1 price "500", not an integer'],
+      [{ ...line, unitQty: 1500.5 }, payment, 'Clover sent line item LINE1 unitQty 1500.5, not an integer'],
+      [line, { ...payment, tipAmount: 1.5 }, 'Clover sent payment PAY1 tipAmount 1.5, not an integer'],
+    ] as const
+    for (const [lineItem, paid, message] of cases) {
+      const order = { id: 'ORDER1', state: 'locked', createdTime: paidAt - 600_000, modifiedTime: paidAt, lineItems: { elements: [lineItem] }, payments: { elements: [paid] }, refunds: { elements: [] } }
+      const server = await startSimulatorServer((_req, res) => sendJson(res, 200, { elements: [order] }))
+      running.push(server)
+      const adapter = cloverVendor.createAdapter({ credentials: cloverVendor.exampleCredentials, baseUrl: server.url })
+      await assert.rejects(collectSales(adapter.listSales({ start: new Date(NOW.getTime() - DAY_MS), end: NOW })), (error: unknown) => {
+        assert.ok(error instanceof PosAdapterError)
+        assert.equal(error.kind, 'invalid_response')
+        assert.equal(error.message, message)
+        return true
+      })
+    }
+  })
+
   test('reads an order whose line items are not an {elements} list as invalid_response naming the field', async () => {
     const order = { id: 'ORDER1', state: 'locked', createdTime: NOW.getTime() - 7_200_000, modifiedTime: NOW.getTime() - 3_600_000, lineItems: [{ id: 'LINE1', item: { id: 'ITEM1' }, name: 'Bud Light Btl', price: 500 }], payments: { elements: [] }, refunds: { elements: [] } }
     const server = await startSimulatorServer((_req, res) => sendJson(res, 200, { elements: [order] }))

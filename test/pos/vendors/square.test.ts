@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import Big from 'big.js'
 import { Value } from 'typebox/value'
 import { PosAdapterError, type PosCredentials, type PosSaleLine, type SalesWindow, type SimulatorHandler, type SimulatorOptions } from '../../../src/pos/adapter.js'
-import { checksClosedBetween, MENU, menuEntry, MODIFIERS, STAFF, type SimCheck, type SimLine } from '../../../src/pos/simulation/bar-data.js'
+import { checksClosedBetween, dollarsToCents, MENU, menuEntry, MODIFIERS, STAFF, type SimCheck, type SimLine } from '../../../src/pos/simulation/bar-data.js'
 import { readBody, startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
 import { createSquareVendor, squareVendor } from '../../../src/pos/vendors/square/index.js'
 import { createSquareSimulator, DEFAULT_SQUARE_SIMULATOR_CONFIG, type SquareSimulatorConfig } from '../../../src/pos/vendors/square/square.simulator.js'
@@ -262,6 +262,18 @@ describe('square money and catalog', () => {
       const sold = (await collectSales(adapterAt(url).listSales(instant(check.closedAt)))).find((candidate) => candidate.name === menuEntry(line.itemKey).name)
       assert.equal(sold?.unitPrice, stella, `${currency} sale`)
     }
+  })
+
+  test('splits a tip in whole minor units of its currency, the shares adding up to it exactly', async () => {
+    const { url } = await startSquare({}, { currency: 'JPY' })
+    const soldAtClose = (check: SimCheck) => check.lines.filter((line) => !line.voided && !line.addedOnReopen)
+    const check = historyChecks().find((candidate) => Number(candidate.tip) > 0 && soldAtClose(candidate).length >= 3)!
+    const orderId = new SquareIds(SEED).order(check.checkId)
+    const tips = (await collectSales(adapterAt(url).listSales(instant(check.closedAt)))).flatMap((line) => (line.checkId === orderId && line.tip !== null ? [line.tip] : []))
+    assert.equal(tips.length, soldAtClose(check).length)
+    for (const tip of tips) assert.match(tip, /^\d+$/, 'whole yen')
+    // The bar's tip in cents is the JPY check's tip in yen.
+    assert.equal(tips.reduce((total, tip) => total + Number(tip), 0), dollarsToCents(check.tip))
   })
 
   test('lists only the catalog present at the connection location', async () => {

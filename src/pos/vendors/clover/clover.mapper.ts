@@ -1,7 +1,7 @@
 import type Big from 'big.js'
 import { PosAdapterError, type PosProduct, type PosSaleLine, type PosStaffMember, type SalesWindow } from '../../adapter.js'
 import { decimal, MONEY_DECIMALS } from '../../../platform/decimal.js'
-import { readVendorDecimal, splitCheckTip } from '../sale-amounts.js'
+import { minorUnitsToString, readVendorInteger, splitTipInMinorUnits } from '../sale-amounts.js'
 import {
   CLOVER_VENDOR,
   type CloverEmployee,
@@ -25,30 +25,33 @@ import {
 /** Which time of a payment says when it was taken (see CloverConfig.paidTimeField). */
 export type CloverPaidTimeField = 'modifiedTime' | 'createdTime'
 
+/** A line item's `unitQty` is in thousandths of a unit; one without it is one unit. */
 const UNIT_QTY_SCALE = 1000
-
-const ONE_CENT = decimal('0.01')
+/** Times a thousandth rather than divided by 1000: the same exact value, cheaper. */
+const ONE_THOUSANDTH = decimal('0.001')
 
 function invalid(message: string): PosAdapterError {
   return new PosAdapterError('invalid_response', `${CLOVER_VENDOR} ${message}`)
 }
 
-function centsToMoney(cents: unknown, field: string): string {
-  const value = readVendorDecimal(CLOVER_VENDOR, cents, field)
-  if (!value.round(0).eq(value)) throw invalid(`sent ${field} ${String(cents)}, not whole cents`)
-  // Times 0.01 rather than divided by 100: the same exact value for whole cents, at a third of the cost.
-  return value.times(ONE_CENT).toFixed(MONEY_DECIMALS)
+/** Clover's integer cents; `field` names the value only when it is not one. */
+function readCents(cents: unknown, field: () => string): number {
+  return readVendorInteger(CLOVER_VENDOR, cents, field)
 }
 
-function readTime(value: unknown, field: string): Date {
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw invalid(`sent ${field} ${JSON.stringify(value)}, not epoch milliseconds`)
+function centsToMoney(cents: unknown, field: () => string): string {
+  return minorUnitsToString(readCents(cents, field), MONEY_DECIMALS)
+}
+
+function readTime(value: unknown, field: () => string): Date {
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw invalid(`sent ${field()} ${JSON.stringify(value)}, not epoch milliseconds`)
   return new Date(value)
 }
 
 /** An expanded collection's elements; Clover always wraps them as `{elements: [...]}`. */
-function elementsOf<T>(list: CloverList<T> | undefined, field: string): T[] {
+function elementsOf<T>(list: CloverList<T> | undefined, field: () => string): T[] {
   if (list === undefined) return []
-  if (!Array.isArray((list as Partial<CloverList<T>> | null)?.elements)) throw invalid(`${field} is not an {elements} list`)
+  if (!Array.isArray((list as Partial<CloverList<T>> | null)?.elements)) throw invalid(`${field()} is not an {elements} list`)
   return list.elements
 }
 
@@ -56,27 +59,27 @@ export function toPosProduct(item: CloverItem): PosProduct {
   return {
     posItemId: item.id,
     name: item.name,
-    category: elementsOf(item.categories, `item ${item.id} categories`)[0]?.name ?? null,
+    category: elementsOf(item.categories, () => `item ${item.id} categories`)[0]?.name ?? null,
     sku: item.sku || item.code || null,
     // A VARIABLE item is priced at the register; Clover's `price` is then not a price.
-    price: item.priceType === 'VARIABLE' ? null : centsToMoney(item.price, 'item price'),
+    price: item.priceType === 'VARIABLE' ? null : centsToMoney(item.price, () => `item ${item.id} price`),
   }
 }
 
 /** The modifiers of a group as products: they are sold as modifications of line items, and use stock. */
 export function toPosModifierProducts(group: CloverModifierGroup): PosProduct[] {
-  return elementsOf(group.modifiers, `modifier group ${group.id} modifiers`).map((modifier: CloverModifier) => ({
+  return elementsOf(group.modifiers, () => `modifier group ${group.id} modifiers`).map((modifier: CloverModifier) => ({
     posItemId: modifier.id,
     name: modifier.name,
     category: group.name,
     sku: null,
-    price: modifier.price === undefined ? null : centsToMoney(modifier.price, 'modifier price'),
+    price: modifier.price === undefined ? null : centsToMoney(modifier.price, () => `modifier ${modifier.id} price`),
   }))
 }
 
 export function toPosStaffMember(employee: CloverEmployee): PosStaffMember {
   // A merchant's own roles ("Bartender") say more than the system role behind them ("EMPLOYEE").
-  const role = elementsOf(employee.roles, `employee ${employee.id} roles`)[0]?.name ?? employee.role?.toLowerCase() ?? null
+  const role = elementsOf(employee.roles, () => `employee ${employee.id} roles`)[0]?.name ?? employee.role?.toLowerCase() ?? null
   return { staffId: employee.id, name: employee.name, role }
 }
 
@@ -86,7 +89,9 @@ interface SaleUnit {
   posItemId: string
   name: string
   quantity: Big
-  unitPrice: string
+  /** The quantity in thousandths of a unit, and the price in cents: integers for the tip's split. */
+  thousandths: number
+  unitCents: number
   parentLineId: string | null
 }
 
@@ -98,19 +103,19 @@ interface PaidLine {
   units: SaleUnit[]
 }
 
-function quantityOf(line: CloverLineItem): Big {
-  return line.unitQty === undefined ? decimal(1) : readVendorDecimal(CLOVER_VENDOR, line.unitQty, 'line unitQty').div(UNIT_QTY_SCALE)
-}
-
 /** A line item and its modifications (each as many units as its line; one without an item or modifier names no product). */
 function unitsOf(line: CloverLineItem): SaleUnit[] {
-  const quantity = quantityOf(line)
+  const thousandths = line.unitQty === undefined ? UNIT_QTY_SCALE : readVendorInteger(CLOVER_VENDOR, line.unitQty, () => `line item ${line.id} unitQty`)
+  const quantity = decimal(thousandths).times(ONE_THOUSANDTH)
   const units: SaleUnit[] = []
-  if (line.item?.id) units.push({ lineId: line.id, posItemId: line.item.id, name: line.name, quantity, unitPrice: centsToMoney(line.price, 'line price'), parentLineId: null })
-  for (const modification of elementsOf(line.modifications, `line item ${line.id} modifications`)) {
+  if (line.item?.id) {
+    const unitCents = readCents(line.price, () => `line item ${line.id} price`)
+    units.push({ lineId: line.id, posItemId: line.item.id, name: line.name, quantity, thousandths, unitCents, parentLineId: null })
+  }
+  for (const modification of elementsOf(line.modifications, () => `line item ${line.id} modifications`)) {
     if (!modification.modifier?.id) continue
-    const unitPrice = centsToMoney(modification.amount ?? 0, 'modification amount')
-    units.push({ lineId: modification.id, posItemId: modification.modifier.id, name: modification.name, quantity, unitPrice, parentLineId: line.id })
+    const unitCents = readCents(modification.amount ?? 0, () => `modification ${modification.id} amount`)
+    units.push({ lineId: modification.id, posItemId: modification.modifier.id, name: modification.name, quantity, thousandths, unitCents, parentLineId: line.id })
   }
   return units
 }
@@ -121,14 +126,14 @@ function unitsOf(line: CloverLineItem): SaleUnit[] {
  * not sold yet; Clover writes no time on the order for its close, so the payments are what say it.
  */
 function paidLines(order: CloverOrder, paidTimeField: CloverPaidTimeField): PaidLine[] {
-  const payments = elementsOf(order.payments, `order ${order.id} payments`)
+  const payments = elementsOf(order.payments, () => `order ${order.id} payments`)
     .filter((payment) => payment.result === undefined || payment.result === 'SUCCESS')
-    .map((payment) => ({ payment, paidAt: readTime(payment[paidTimeField] ?? payment.createdTime, `payment ${payment.id} ${paidTimeField}`) }))
+    .map((payment) => ({ payment, paidAt: readTime(payment[paidTimeField] ?? payment.createdTime, () => `payment ${payment.id} ${paidTimeField}`) }))
     .sort((a, b) => a.paidAt.getTime() - b.paidAt.getTime())
-  return elementsOf(order.lineItems, `order ${order.id} lineItems`)
+  return elementsOf(order.lineItems, () => `order ${order.id} lineItems`)
     .filter((line) => !line.exchanged)
     .flatMap((line) => {
-      const rungAt = line.createdTime === undefined ? undefined : readTime(line.createdTime, `line item ${line.id} createdTime`)
+      const rungAt = line.createdTime === undefined ? undefined : readTime(line.createdTime, () => `line item ${line.id} createdTime`)
       const paying = payments.find(({ paidAt }) => rungAt === undefined || paidAt >= rungAt)
       return paying ? [{ line, ...paying, units: unitsOf(line) }] : []
     })
@@ -144,7 +149,7 @@ function toPosSaleLine(order: CloverOrder, unit: SaleUnit, soldAt: Date, tip: st
     posItemId: unit.posItemId,
     name: unit.name,
     quantity: unit.quantity.toString(),
-    unitPrice: unit.unitPrice,
+    unitPrice: minorUnitsToString(unit.unitCents, MONEY_DECIMALS),
     soldAt,
     checkId: order.id,
     staffId: order.employee?.id ?? null,
@@ -157,24 +162,28 @@ function toPosSaleLine(order: CloverOrder, unit: SaleUnit, soldAt: Date, tip: st
 /** The lines paid in the window; each payment's tip is split over the lines (and modifications) it paid. */
 function saleLines(order: CloverOrder, paid: PaidLine[], window: SalesWindow): PosSaleLine[] {
   const byPayment = new Map<CloverPayment, PaidLine[]>()
-  for (const entry of paid) byPayment.set(entry.payment, [...(byPayment.get(entry.payment) ?? []), entry])
+  for (const entry of paid) {
+    const lines = byPayment.get(entry.payment)
+    if (lines) lines.push(entry)
+    else byPayment.set(entry.payment, [entry])
+  }
   return [...byPayment].flatMap(([payment, lines]) => {
     const paidAt = lines[0]!.paidAt
     if (!isIn(window, paidAt)) return []
     const units = lines.flatMap((entry) => entry.units)
-    const tip = readVendorDecimal(CLOVER_VENDOR, payment.tipAmount ?? 0, 'payment tipAmount').div(100)
-    const tipShares = splitCheckTip(tip, units.map((unit) => decimal(unit.unitPrice).times(unit.quantity)))
-    return units.map((unit, index) => toPosSaleLine(order, unit, paidAt, tipShares[index]!))
+    const tip = readCents(payment.tipAmount ?? 0, () => `payment ${payment.id} tipAmount`)
+    const tipShares = splitTipInMinorUnits(tip, units.map((unit) => BigInt(unit.unitCents) * BigInt(unit.thousandths)))
+    return units.map((unit, index) => toPosSaleLine(order, unit, paidAt, minorUnitsToString(tipShares[index]!, MONEY_DECIMALS)))
   })
 }
 
 /** A refund made in the window takes back each paid line item it names, and the line's modifications, at the price paid. */
 function correctionLines(order: CloverOrder, paid: PaidLine[], window: SalesWindow): PosSaleLine[] {
   const paidById = new Map(paid.map((entry) => [entry.line.id, entry]))
-  return elementsOf(order.refunds, `order ${order.id} refunds`).flatMap((refund: CloverRefund) => {
-    const refundedAt = readTime(refund.createdTime, `refund ${refund.id} createdTime`)
+  return elementsOf(order.refunds, () => `order ${order.id} refunds`).flatMap((refund: CloverRefund) => {
+    const refundedAt = readTime(refund.createdTime, () => `refund ${refund.id} createdTime`)
     if (!isIn(window, refundedAt)) return []
-    const taken = elementsOf(refund.lineItems, `refund ${refund.id} lineItems`).flatMap((ref) => paidById.get(ref.id)?.units ?? [])
+    const taken = elementsOf(refund.lineItems, () => `refund ${refund.id} lineItems`).flatMap((ref) => paidById.get(ref.id)?.units ?? [])
     return taken.map((unit) => ({
       ...toPosSaleLine(order, { ...unit, quantity: unit.quantity.neg(), parentLineId: null }, refundedAt, null),
       lineId: `${refund.id}:${unit.lineId}`,

@@ -1,7 +1,7 @@
 import type Big from 'big.js'
 import { PosAdapterError, type PosProduct, type PosSaleLine, type PosStaffMember } from '../../adapter.js'
 import { decimal, ZERO } from '../../../platform/decimal.js'
-import { splitCheckTip } from '../sale-amounts.js'
+import { minorUnitsToString, readVendorInteger, splitTipInMinorUnits } from '../sale-amounts.js'
 import {
   SQUARE_VENDOR,
   type SquareCatalogObject,
@@ -33,35 +33,39 @@ const MINOR_UNIT_EXPONENTS: Readonly<Record<string, number>> = {
   UYW: 4,
 }
 const DEFAULT_EXPONENT = 2
-/** One minor unit in the major unit per exponent (0.01 for 2): multiplying is exact and cheaper than dividing. */
-const MINOR_UNIT = [0, 1, 2, 3, 4].map((exponent) => decimal(1).div(10 ** exponent))
+const ONE = decimal(1)
 
 function invalid(detail: string): PosAdapterError {
   return new PosAdapterError('invalid_response', `${SQUARE_VENDOR} sent ${detail}`)
 }
 
+/**
+ * Where a value sits in Square's answer, for an error message: built only when a check fails, so the
+ * lines that pass (all but a broken one) build no field names.
+ */
+type FieldName = () => string
+
 /** Digits after the decimal point of the currency's major unit; an unreadable code is invalid_response. */
-export function currencyExponent(currency: unknown, field: string): number {
-  if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) throw invalid(`${field}.currency ${JSON.stringify(currency)}, not an ISO 4217 code`)
+function currencyExponent(currency: unknown, field: FieldName): number {
+  if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) throw invalid(`${field()}.currency ${JSON.stringify(currency)}, not an ISO 4217 code`)
   return MINOR_UNIT_EXPONENTS[currency] ?? DEFAULT_EXPONENT
 }
 
-/** Money in minor units as a decimal in the major unit; absent money is zero. */
-export function moneyToDecimal(money: SquareMoney | undefined, field: string): Big {
-  if (money === undefined) return ZERO
-  const exponent = currencyExponent(money.currency, field)
-  if (!Number.isInteger(money.amount)) throw invalid(`${field}.amount ${JSON.stringify(money.amount)}, not an integer in minor units`)
-  return decimal(money.amount).times(MINOR_UNIT[exponent] as Big)
+/** Money's amount in minor units, its currency checked; absent money is zero. */
+function minorUnitsOf(money: SquareMoney | undefined, field: FieldName): number {
+  if (money === undefined) return 0
+  currencyExponent(money.currency, field)
+  return readVendorInteger(SQUARE_VENDOR, money.amount, () => `${field()}.amount`)
 }
 
 /** Money as barstock's decimal string, with the currency's own number of decimals ("7.50", "750", "0.750"). */
-export function moneyToString(money: SquareMoney, field: string): string {
-  return moneyToDecimal(money, field).toFixed(currencyExponent(money.currency, field))
+function moneyToString(money: SquareMoney, field: FieldName): string {
+  return minorUnitsToString(minorUnitsOf(money, field), currencyExponent(money.currency, field))
 }
 
 /** Square sends quantities as decimal strings; anything else is a shape it never documented. */
-function quantityOf(value: unknown, field: string): Big {
-  if (typeof value !== 'string' || !/^\d+(\.\d+)?$/.test(value)) throw invalid(`${field} ${JSON.stringify(value)}, not a decimal string`)
+function quantityOf(value: unknown, field: FieldName): Big {
+  if (typeof value !== 'string' || !/^\d+(\.\d+)?$/.test(value)) throw invalid(`${field()} ${JSON.stringify(value)}, not a decimal string`)
   return decimal(value)
 }
 
@@ -108,13 +112,13 @@ export function mapCatalog(objects: readonly SquareCatalogObject[], locationId: 
       category: (categoryId && categories.get(categoryId)) || null,
       sku: data.sku || null,
       // Variable-priced variations are priced at the register; there is no menu price to report.
-      price: data.price_money ? moneyToString(data.price_money, `variation ${variation.id} price_money`) : null,
+      price: data.price_money ? moneyToString(data.price_money, () => `variation ${variation.id} price_money`) : null,
     })
   }
   for (const { modifier, listName } of modifiers.values()) {
     const data = modifier.modifier_data
     if (!data || !sold(modifier)) continue
-    const price = data.price_money ? moneyToString(data.price_money, `modifier ${modifier.id} price_money`) : null
+    const price = data.price_money ? moneyToString(data.price_money, () => `modifier ${modifier.id} price_money`) : null
     products.push({ posItemId: modifier.id, name: data.name, category: listName, sku: null, price })
   }
   return products
@@ -159,30 +163,36 @@ type CatalogLine = SquareOrderLineItem & { catalog_object_id: string }
 /**
  * The sold lines of a completed order, with the order's tip shared over them, each followed by its
  * stock-using modifiers as lines of their own. Lines without a catalog variation (custom amounts typed at
- * the register) name no product, so they cannot deplete stock.
+ * the register) name no product, so they cannot deplete stock. Each line is built as one object literal:
+ * an object spread followed by more fields takes V8's slow path, many times the cost of the literal.
  */
 export function mapOrderLines(order: SquareOrder, staff: OrderStaff): PosSaleLine[] {
   const soldAt = closedAtOf(order)
   const lines = (order.line_items ?? []).filter((line): line is CatalogLine => Boolean(line.catalog_object_id))
-  const tips = splitCheckTip(
-    moneyToDecimal(order.total_tip_money, `order ${order.id} total_tip_money`),
-    lines.map((line) => moneyToDecimal(line.total_money, `line ${line.uid} total_money`)),
-  )
-  const common = { soldAt, checkId: order.id, staffId: staff.staffId, staffName: staff.staffName }
-  return lines.flatMap((line, index) => {
-    const field = `order ${order.id} line_items[${line.uid}]`
-    const quantity = quantityOf(line.quantity, `${field}.quantity`)
-    const sold: PosSaleLine = {
-      ...common,
-      lineId: lineIdOf(order.id, line.uid),
-      posItemId: line.catalog_object_id,
-      name: line.name ?? line.catalog_object_id,
-      quantity: quantity.toString(),
-      unitPrice: unitPriceOf(line.base_price_money, `${field}.base_price_money`),
-      tip: tips[index] ?? null,
+  const tips = tipShares(order, lines)
+  const { staffId, staffName } = staff
+  const mapped: PosSaleLine[] = []
+  lines.forEach((line, index) => {
+    const field = () => `order ${order.id} line_items[${line.uid}]`
+    const lineQuantity = quantityOf(line.quantity, () => `${field()}.quantity`)
+    const lineId = lineIdOf(order.id, line.uid)
+    const unitPrice = unitPriceOf(line.base_price_money, () => `${field()}.base_price_money`)
+    const name = line.name ?? line.catalog_object_id
+    mapped.push({ lineId, posItemId: line.catalog_object_id, name, quantity: lineQuantity.toString(), unitPrice, soldAt, checkId: order.id, staffId, staffName, tip: tips[index] ?? null })
+    for (const { uid, posItemId, name, quantity, unitPrice } of stockModifiers(line.modifiers ?? [], lineQuantity, field)) {
+      mapped.push({ lineId: lineIdOf(order.id, line.uid, uid), posItemId, name, quantity, unitPrice, soldAt, checkId: order.id, staffId, staffName, tip: null, parentLineId: lineId })
     }
-    return [sold, ...modifierLines(line.modifiers ?? [], quantity, field, (modifier) => ({ ...common, lineId: lineIdOf(order.id, line.uid, modifier), parentLineId: sold.lineId }))]
   })
+  return mapped
+}
+
+/** The order's tip shared over its lines in proportion to their totals, in the tip's currency. */
+function tipShares(order: SquareOrder, lines: readonly CatalogLine[]): string[] {
+  const tip = order.total_tip_money
+  const tipField = () => `order ${order.id} total_tip_money`
+  const amounts = lines.map((line) => minorUnitsOf(line.total_money, () => `order ${order.id} line_items[${line.uid}].total_money`))
+  const exponent = tip ? currencyExponent(tip.currency, tipField) : DEFAULT_EXPONENT
+  return splitTipInMinorUnits(minorUnitsOf(tip, tipField), amounts).map((share) => minorUnitsToString(share, exponent))
 }
 
 /** What a modifier or return modifier carries that barstock reads. */
@@ -194,39 +204,42 @@ interface ModifierLike {
   base_price_money?: SquareMoney
 }
 
-/**
- * A line's catalog modifiers as lines of their own: a modifier's quantity is per unit of its line
- * (extra cheese, 2 per burger), so the units are the line's quantity times it. The parent's tip share
- * covers its modifiers. `linkOf` gives each its ids and sale or correction fields, by the modifier's uid.
- */
-function modifierLines(
-  modifiers: readonly ModifierLike[],
-  lineQuantity: Big,
-  field: string,
-  linkOf: (modifierUid: string) => Omit<PosSaleLine, 'posItemId' | 'name' | 'quantity' | 'unitPrice' | 'tip'>,
-): PosSaleLine[] {
-  return modifiers.flatMap((modifier) => {
-    if (!modifier.catalog_object_id) return []
-    const modifierField = `${field}.modifiers[${modifier.uid}]`
-    if (typeof modifier.uid !== 'string') throw invalid(`${modifierField}.uid ${JSON.stringify(modifier.uid)}, not a uid`)
-    // ⚠ An unset quantity is taken as 1, the modifier applied once per unit.
-    const perUnit = modifier.quantity === undefined ? decimal(1) : quantityOf(modifier.quantity, `${modifierField}.quantity`)
-    if (perUnit.eq(ZERO)) return []
-    return [
-      {
-        ...linkOf(modifier.uid),
-        posItemId: modifier.catalog_object_id,
-        name: modifier.name ?? modifier.catalog_object_id,
-        quantity: lineQuantity.times(perUnit).toString(),
-        unitPrice: unitPriceOf(modifier.base_price_money, `${modifierField}.base_price_money`),
-        tip: null,
-      },
-    ]
-  })
+/** A stock-using modifier of a line, read: its uid and what its own line will say. */
+interface StockModifier {
+  uid: string
+  posItemId: string
+  name: string
+  quantity: string
+  unitPrice: string
 }
 
-function unitPriceOf(money: SquareMoney | undefined, field: string): string {
-  if (!money) throw invalid(`${field} missing`)
+/**
+ * A line's catalog modifiers, each to become a line of its own: a modifier's quantity is per unit of its
+ * line (extra cheese, 2 per burger), so the units are the line's quantity times it. The parent's tip
+ * share covers its modifiers.
+ */
+function stockModifiers(modifiers: readonly ModifierLike[], lineQuantity: Big, lineField: FieldName): StockModifier[] {
+  const read: StockModifier[] = []
+  for (const modifier of modifiers) {
+    if (!modifier.catalog_object_id) continue
+    const field = () => `${lineField()}.modifiers[${modifier.uid}]`
+    if (typeof modifier.uid !== 'string') throw invalid(`${field()}.uid ${JSON.stringify(modifier.uid)}, not a uid`)
+    // ⚠ An unset quantity is taken as 1, the modifier applied once per unit.
+    const perUnit = modifier.quantity === undefined ? ONE : quantityOf(modifier.quantity, () => `${field()}.quantity`)
+    if (perUnit.eq(ZERO)) continue
+    read.push({
+      uid: modifier.uid,
+      posItemId: modifier.catalog_object_id,
+      name: modifier.name ?? modifier.catalog_object_id,
+      quantity: lineQuantity.times(perUnit).toString(),
+      unitPrice: unitPriceOf(modifier.base_price_money, () => `${field()}.base_price_money`),
+    })
+  }
+  return read
+}
+
+function unitPriceOf(money: SquareMoney | undefined, field: FieldName): string {
+  if (!money) throw invalid(`${field()} missing`)
   return moneyToString(money, field)
 }
 
@@ -245,25 +258,30 @@ function returnLineCorrections(order: SquareOrder, orderReturn: SquareOrderRetur
   const sourceOrderId = orderReturn.source_order_id
   const sourceLineUid = line.source_line_item_uid
   if (!sourceOrderId || !sourceLineUid || !line.catalog_object_id) return []
-  const field = `order ${order.id} return_line_items[${line.uid}]`
-  const quantity = quantityOf(line.quantity, `${field}.quantity`)
-  const common = { soldAt: returnedAt, checkId: order.id, staffId: null, staffName: null }
-  const correction: PosSaleLine = {
-    ...common,
-    lineId: lineIdOf(order.id, line.uid),
-    correctsLineId: lineIdOf(sourceOrderId, sourceLineUid),
-    posItemId: line.catalog_object_id,
-    name: line.name ?? line.catalog_object_id,
-    quantity: quantity.neg().toString(),
-    unitPrice: unitPriceOf(line.base_price_money, `${field}.base_price_money`),
-    tip: null,
-  }
+  const field = () => `order ${order.id} return_line_items[${line.uid}]`
+  const returnedQuantity = quantityOf(line.quantity, () => `${field()}.quantity`).neg()
+  const unitPrice = unitPriceOf(line.base_price_money, () => `${field()}.base_price_money`)
+  const corrections: PosSaleLine[] = [
+    {
+      lineId: lineIdOf(order.id, line.uid),
+      correctsLineId: lineIdOf(sourceOrderId, sourceLineUid),
+      posItemId: line.catalog_object_id,
+      name: line.name ?? line.catalog_object_id,
+      quantity: returnedQuantity.toString(),
+      unitPrice,
+      soldAt: returnedAt,
+      checkId: order.id,
+      staffId: null,
+      staffName: null,
+      tip: null,
+    },
+  ]
   const sourceModifierUids = new Map((line.return_modifiers ?? []).map((modifier) => [modifier.uid, modifier.source_modifier_uid]))
   const modifiers = (line.return_modifiers ?? []).filter((modifier) => modifier.source_modifier_uid)
-  const modifierCorrections = modifierLines(modifiers, quantity.neg(), field, (modifierUid) => ({
-    ...common,
-    lineId: lineIdOf(order.id, line.uid, modifierUid),
-    correctsLineId: lineIdOf(sourceOrderId, sourceLineUid, sourceModifierUids.get(modifierUid) as string),
-  }))
-  return [correction, ...modifierCorrections]
+  for (const { uid, posItemId, name, quantity, unitPrice } of stockModifiers(modifiers, returnedQuantity, field)) {
+    const lineId = lineIdOf(order.id, line.uid, uid)
+    const correctsLineId = lineIdOf(sourceOrderId, sourceLineUid, sourceModifierUids.get(uid) as string)
+    corrections.push({ lineId, correctsLineId, posItemId, name, quantity, unitPrice, soldAt: returnedAt, checkId: order.id, staffId: null, staffName: null, tip: null })
+  }
+  return corrections
 }
