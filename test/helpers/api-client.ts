@@ -1,0 +1,35 @@
+import type { Middleware } from 'openapi-fetch'
+import { type BarstockClient, createBarstockClient } from '../../clients/typescript/src/index.js'
+import type { TestContext } from './context.js'
+import { OpenApiContract } from './openapi-contract.js'
+
+export interface ClientServer {
+  baseUrl: string
+  /** A generated client for `key` whose every JSON answer is checked against the app's own document. */
+  clientFor(key: string): BarstockClient
+}
+
+/**
+ * Makes the test context's app listen on a free local port (ctx.close() stops it) and hands out
+ * clients of clients/typescript/. Their types hold the test's requests and reads to the document at
+ * compile time; at run time every JSON answer is validated against the schema the document gives for
+ * its path, method and status, so an answer the document does not describe fails the test.
+ */
+export async function listenForClients(ctx: TestContext): Promise<ClientServer> {
+  const baseUrl = await ctx.app.listen({ port: 0, host: '127.0.0.1' })
+  const contract = new OpenApiContract(ctx.app.swagger())
+  const conformance: Middleware = {
+    async onResponse({ request, response, schemaPath }) {
+      if (!response.headers.get('content-type')?.startsWith('application/json')) return
+      contract.assertResponse(request.method, schemaPath, response.status, await response.clone().json())
+    },
+  }
+  return {
+    baseUrl,
+    clientFor(key) {
+      const client = createBarstockClient({ baseUrl, apiKey: key })
+      client.use(conformance)
+      return client
+    },
+  }
+}
