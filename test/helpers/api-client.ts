@@ -33,3 +33,9 @@ export async function listenForClients(ctx: TestContext): Promise<ClientServer> 
     },
   }
 }
+
+/** The body of an answer that must be a success; otherwise throws with the status and error body. */
+export function succeeded<T>(result: { data?: T; error?: unknown; response: Response }): T {
+  if (result.data === undefined) throw new Error(`expected a success, got ${result.response.status} ${JSON.stringify(result.error)}`)
+  return result.data
+}

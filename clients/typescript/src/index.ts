@@ -17,10 +17,14 @@ export interface BarstockClientOptions extends Omit<ClientOptions, 'baseUrl'> {
   apiKey: string
 }
 
-/** A barstock API client whose paths, parameters, bodies and answers are typed from the OpenAPI document. */
-export type BarstockClient = Client<paths>
+/**
+ * A barstock API client whose paths, parameters, bodies and answers are typed from the OpenAPI document.
+ * Answers are typed as JSON, which every /v1 answer is except a list asked for with `format: 'csv'`
+ * (read that one with `parseAs: 'text'`).
+ */
+export type BarstockClient = Client<paths, 'application/json'>
 
 /** A client for one API key; every call answers `{ data, error, response }` (openapi-fetch). */
 export function createBarstockClient({ apiKey, headers, ...options }: BarstockClientOptions): BarstockClient {
-  return createClient<paths>({ ...options, headers: { ...headers, 'X-API-Key': apiKey } })
+  return createClient<paths, 'application/json'>({ ...options, headers: { ...headers, 'X-API-Key': apiKey } })
 }
