@@ -2,9 +2,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { verifyWebhookSignature, WebhookSignatureError, type WebhookSignatureFailure } from '../../clients/typescript/src/index.js'
 import { signatureHeader } from '../../src/webhooks/signature.js'
-import { listenForClients } from '../helpers/api-client.js'
+import { listenForClients, succeeded } from '../helpers/api-client.js'
 import { createTestContext, type TestContext } from '../helpers/context.js'
-import { withReceiverAndDispatcher } from '../webhooks/support.js'
+import { eventually, withReceiverAndDispatcher } from '../webhooks/support.js'
 
 const SECRET = 'whsec_client-test'
 const BODY = '{"id":"evt_1","event":"ping","timestamp":"2026-11-21T22:13:20.123Z","data":{"webhook_id":"wh_1"}}'
@@ -53,7 +53,7 @@ describe('verifyWebhookSignature on a real delivery', () => {
   })
   after(() => ctx.close())
 
-  test('verifies the ping a webhook created through the client receives', async (t) => {
+  test('verifies the ping a webhook created through the client receives, and reads its delivery', async (t) => {
     const { receiver } = await withReceiverAndDispatcher(t, ctx)
     const api = (await listenForClients(ctx)).clientFor((await ctx.newCaller()).key)
     const created = await api.POST('/v1/webhooks', { body: { url: receiver.url, events: ['inventory.updated'] } })
@@ -66,5 +66,16 @@ describe('verifyWebhookSignature on a real delivery', () => {
     await verifyWebhookSignature({ payload: delivery!.body, header, secret: webhook.secret })
     const reason = await failureOf(verifyWebhookSignature({ payload: delivery!.body, header, secret: `${webhook.secret}x` }))
     assert.equal(reason, 'signature_mismatch')
+
+    // The webhook's side of it, read through the client: listed, its ping delivered, then deleted.
+    const path = { params: { path: { id: webhook.id } } }
+    assert.deepEqual(succeeded(await api.GET('/v1/webhooks')).data.map((listed) => listed.id), [webhook.id])
+    await eventually(async () => {
+      const deliveries = succeeded(await api.GET('/v1/webhooks/{id}/deliveries', path)).data
+      return deliveries.find((attempted) => attempted.event === 'ping' && attempted.status === 'delivered')
+    }, 10_000, 'the ping listed as delivered')
+    succeeded(await api.DELETE('/v1/webhooks/{id}', path))
+    const gone = await api.GET('/v1/webhooks/{id}', path)
+    assert.equal(gone.error?.error.code, 'webhook_not_found')
   })
 })
