@@ -1,23 +1,12 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import type { BarstockClient } from '../../clients/typescript/src/index.js'
-import { type ClientServer, listenForClients, succeeded } from '../helpers/api-client.js'
-import { createTestContext, type TestContext } from '../helpers/context.js'
+import { clientTestFile, succeeded } from '../helpers/api-client.js'
 
 // Locations and inventory driven through the generated client against a listening server: the
 // requests compile against the document, and every answer is checked against it at run time.
 
-let ctx: TestContext
-let server: ClientServer
-before(async () => {
-  ctx = await createTestContext()
-  server = await listenForClients(ctx)
-})
-after(() => ctx.close())
-
-async function newClient(): Promise<BarstockClient> {
-  return server.clientFor((await ctx.newCaller()).key)
-}
+const file = clientTestFile()
 
 async function createVodka(api: BarstockClient, location = 'main_bar') {
   const created = await api.POST('/v1/inventory/items', {
@@ -39,7 +28,7 @@ async function createVodka(api: BarstockClient, location = 'main_bar') {
 
 describe('locations through the client', () => {
   test('creates a location, lists it and answers duplicate_location for its id again', async () => {
-    const api = await newClient()
+    const api = await file.newClient()
     const created = succeeded(await api.POST('/v1/locations', { body: { id: 'back_bar', name: 'Back bar' } })).data
     assert.equal(created.id, 'back_bar')
     const listed = succeeded(await api.GET('/v1/locations')).data
@@ -52,7 +41,7 @@ describe('locations through the client', () => {
 
 describe('inventory through the client', () => {
   test('an item is created, found, filtered, paged, changed and valued', async () => {
-    const api = await newClient()
+    const api = await file.newClient()
     const vodka = await createVodka(api)
     await api.POST('/v1/inventory/items', { body: { name: 'Hendrick’s Gin 750ml', sku: 'HEND-750', category: 'spirits', quantity: 2, unit: 'bottle', location: 'main_bar', reorder_point: 3 } })
 
@@ -71,7 +60,7 @@ describe('inventory through the client', () => {
   })
 
   test('a count records its variance and is listed with its lines', async () => {
-    const api = await newClient()
+    const api = await file.newClient()
     const vodka = await createVodka(api)
     const count = await api.POST('/v1/inventory/count', {
       body: { location: 'main_bar', counted_by: 'Maria', items: [{ item_id: vodka.id, quantity: 8.5, notes: 'one open bottle' }] },
@@ -86,7 +75,7 @@ describe('inventory through the client', () => {
   })
 
   test('errors arrive typed, by their code, and change nothing', async () => {
-    const api = await newClient()
+    const api = await file.newClient()
     const missing = await api.GET('/v1/inventory/items/{id}', { params: { path: { id: 'item_nope' } } })
     assert.equal(missing.response.status, 404)
     assert.equal(missing.error?.error.code, 'item_not_found')

@@ -1,19 +1,12 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import type { BarstockClient } from '../../clients/typescript/src/index.js'
-import { type ClientServer, listenForClients, succeeded } from '../helpers/api-client.js'
-import { createTestContext, type TestContext } from '../helpers/context.js'
+import { clientTestFile, succeeded } from '../helpers/api-client.js'
 
 // Purchasing driven through the generated client against a listening server: a distributor and its
 // catalogue, recommendations, and an order's whole life from draft to received stock.
 
-let ctx: TestContext
-let server: ClientServer
-before(async () => {
-  ctx = await createTestContext()
-  server = await listenForClients(ctx)
-})
-after(() => ctx.close())
+const file = clientTestFile()
 
 /** A client for a fresh account with one distributor and a low vodka (2 bottles, 12 a case). */
 async function stockedAccount(api: BarstockClient) {
@@ -32,7 +25,7 @@ async function stockedAccount(api: BarstockClient) {
 
 describe('ordering through the client', () => {
   test('an order goes from draft through submit, processing and shipped to received stock', async () => {
-    const api = server.clientFor((await ctx.newCaller()).key)
+    const api = await file.newClient()
     const { distributor, vodka } = await stockedAccount(api)
     const catalog = await api.PUT('/v1/distributors/{id}/catalog', {
       params: { path: { id: distributor.id } },
@@ -59,7 +52,7 @@ describe('ordering through the client', () => {
   })
 
   test('recommends nothing without sales history, and refuses to receive a draft with invalid_status', async () => {
-    const api = server.clientFor((await ctx.newCaller()).key)
+    const api = await file.newClient()
     const { distributor, vodka } = await stockedAccount(api)
     const recommended = succeeded(await api.GET('/v1/orders/recommendations', { params: { query: { location: 'main_bar' } } })).data
     assert.deepEqual([recommended.recommendations, recommended.location], [[], 'main_bar'])

@@ -1,22 +1,15 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import { type ClientServer, listenForClients, succeeded } from '../helpers/api-client.js'
-import { createTestContext, type TestContext } from '../helpers/context.js'
+import { describe, test } from 'node:test'
+import { clientTestFile, succeeded } from '../helpers/api-client.js'
 
 // Settings, recipes and the analytics reports read through the generated client against a listening
-// server: each report's answer, even on a young account, is checked against the document.
+// server: each report's answer, and each refusal, is checked against the document.
 
-let ctx: TestContext
-let server: ClientServer
-before(async () => {
-  ctx = await createTestContext()
-  server = await listenForClients(ctx)
-})
-after(() => ctx.close())
+const file = clientTestFile()
 
 describe('settings and recipes through the client', () => {
   test('settings are changed and read back; a recipe is created, costed, updated, listed and deleted', async () => {
-    const api = server.clientFor((await ctx.newCaller()).key)
+    const api = await file.newClient()
     const settings = succeeded(await api.PUT('/v1/settings', { body: { currency: 'EUR', targets: { pour_cost: 22.5 } } })).data
     assert.equal(settings.currency, 'EUR')
     assert.equal(succeeded(await api.GET('/v1/settings')).data.targets.pour_cost, 22.5)
@@ -53,7 +46,7 @@ describe('settings and recipes through the client', () => {
 
 describe('analytics reports through the client', () => {
   test('variance, performance, staff and categories answer as documented once an item has two counts; forecast waits for sales', async () => {
-    const api = server.clientFor((await ctx.newCaller()).key)
+    const api = await file.newClient()
     const gin = succeeded(
       await api.POST('/v1/inventory/items', {
         body: { name: 'Hendrick’s Gin 750ml', sku: 'HEND-750', category: 'spirits', quantity: 6, unit: 'bottle', location: 'main_bar', cost_per_unit: 32 },

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { verifyWebhookSignature, WebhookSignatureError, type WebhookSignatureFailure } from '../../clients/typescript/src/index.js'
 import { signatureHeader } from '../../src/webhooks/signature.js'
-import { listenForClients, succeeded } from '../helpers/api-client.js'
-import { createTestContext, type TestContext } from '../helpers/context.js'
+import { clientTestFile, succeeded } from '../helpers/api-client.js'
 import { eventually, withReceiverAndDispatcher } from '../webhooks/support.js'
 
 const SECRET = 'whsec_client-test'
@@ -47,15 +46,11 @@ describe('verifyWebhookSignature against the server’s signing function', () =>
 })
 
 describe('verifyWebhookSignature on a real delivery', () => {
-  let ctx: TestContext
-  before(async () => {
-    ctx = await createTestContext({ env: { BARSTOCK_WEBHOOK_ALLOW_PRIVATE: '1' } })
-  })
-  after(() => ctx.close())
+  const file = clientTestFile({ env: { BARSTOCK_WEBHOOK_ALLOW_PRIVATE: '1' } })
 
   test('verifies the ping a webhook created through the client receives, and reads its delivery', async (t) => {
-    const { receiver } = await withReceiverAndDispatcher(t, ctx)
-    const api = (await listenForClients(ctx)).clientFor((await ctx.newCaller()).key)
+    const { receiver } = await withReceiverAndDispatcher(t, file.ctx)
+    const api = await file.newClient()
     const created = await api.POST('/v1/webhooks', { body: { url: receiver.url, events: ['inventory.updated'] } })
     assert.ok(created.data, JSON.stringify(created.error))
     const webhook = created.data.data

@@ -1,6 +1,7 @@
+import { after, before } from 'node:test'
 import type { Middleware } from 'openapi-fetch'
 import { type BarstockClient, createBarstockClient } from '../../clients/typescript/src/index.js'
-import type { TestContext } from './context.js'
+import { type ContextOptions, createTestContext, type TestContext } from './context.js'
 import { OpenApiContract } from './openapi-contract.js'
 
 export interface ClientServer {
@@ -38,4 +39,27 @@ export async function listenForClients(ctx: TestContext): Promise<ClientServer> 
 export function succeeded<T>(result: { data?: T; error?: unknown; response: Response }): T {
   if (result.data === undefined) throw new Error(`expected a success, got ${result.response.status} ${JSON.stringify(result.error)}`)
   return result.data
+}
+
+export interface ClientTestFile {
+  ctx: TestContext
+  server: ClientServer
+  /** A client for a fresh account, so each test sees only its own data. */
+  newClient(): Promise<BarstockClient>
+}
+
+/** A test context listening for clients for the whole file: opened in its `before`, closed in its `after`. */
+export function clientTestFile(options: ContextOptions = {}): ClientTestFile {
+  // ctx and server are set by `before`, which runs ahead of every test that reads them.
+  const file = {
+    async newClient() {
+      return file.server.clientFor((await file.ctx.newCaller()).key)
+    },
+  } as ClientTestFile
+  before(async () => {
+    file.ctx = await createTestContext(options)
+    file.server = await listenForClients(file.ctx)
+  })
+  after(() => file.ctx.close())
+  return file
 }
