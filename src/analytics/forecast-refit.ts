@@ -4,7 +4,7 @@ import { dailyUsage, firstUsageDays, latestUsageSequence, usageRecordedLate } fr
 import { type BackgroundLoop, startBackgroundLoop } from '../platform/background.js'
 import type { Db, Tenant, Trx } from '../platform/db/database.js'
 import type { MetricsReporter } from '../platform/metrics/metrics-registry.js'
-import type { WorkerDependencies } from '../workers.js'
+import type { WorkerDependencies } from '../platform/background.js'
 import { allLocations } from './catalog-reads.js'
 import {
   BACKTEST_PLAN,
