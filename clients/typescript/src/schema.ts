@@ -6395,6 +6395,8 @@ export interface paths {
                                     code: string;
                                     message: string;
                                 } | null;
+                                /** @description Times a shutdown of the service stopped this run before it ended; each time it went back in the queue and ran again, under the same sync_id, from the start of its window, when the service started again (or at once on another instance). 0 for most runs */
+                                interruptions: number;
                             };
                             meta?: components["schemas"]["def-0"];
                         };
@@ -6644,6 +6646,8 @@ export interface paths {
                                     code: string;
                                     message: string;
                                 } | null;
+                                /** @description Times a shutdown of the service stopped this run before it ended; each time it went back in the queue and ran again, under the same sync_id, from the start of its window, when the service started again (or at once on another instance). 0 for most runs */
+                                interruptions: number;
                             }[];
                             pagination: components["schemas"]["def-1"];
                             meta?: components["schemas"]["def-0"];
@@ -6848,6 +6852,8 @@ export interface paths {
                                     code: string;
                                     message: string;
                                 } | null;
+                                /** @description Times a shutdown of the service stopped this run before it ended; each time it went back in the queue and ran again, under the same sync_id, from the start of its window, when the service started again (or at once on another instance). 0 for most runs */
+                                interruptions: number;
                             };
                             meta?: components["schemas"]["def-0"];
                         };
