@@ -44,16 +44,16 @@ export function succeeded<T>(result: { data?: T; error?: unknown; response: Resp
 export interface ClientTestFile {
   ctx: TestContext
   server: ClientServer
-  /** A client for a fresh account, so each test sees only its own data. */
-  newClient(): Promise<BarstockClient>
+  /** A client for a fresh account, so each test sees only its own data (production unless told). */
+  newClient(options?: Parameters<TestContext['newCaller']>[0]): Promise<BarstockClient>
 }
 
 /** A test context listening for clients for the whole file: opened in its `before`, closed in its `after`. */
 export function clientTestFile(options: ContextOptions = {}): ClientTestFile {
   // ctx and server are set by `before`, which runs ahead of every test that reads them.
   const file = {
-    async newClient() {
-      return file.server.clientFor((await file.ctx.newCaller()).key)
+    async newClient(options) {
+      return file.server.clientFor((await file.ctx.newCaller(options)).key)
     },
   } as ClientTestFile
   before(async () => {
