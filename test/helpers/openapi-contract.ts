@@ -32,6 +32,11 @@ function withJsonSchemaNulls(node: unknown): unknown {
   return { anyOf: [schema, { type: 'null' }] }
 }
 
+function readSpec(file: string): unknown {
+  const text = readFileSync(SPEC_DIR + file, 'utf8')
+  return file.endsWith('.json') ? JSON.parse(text) : load(text)
+}
+
 /** JSON pointer segment, written for a URI fragment. */
 function pointerSegment(segment: string): string {
   return encodeURIComponent(segment.replace(/~/g, '~0').replace(/\//g, '~1'))
@@ -43,13 +48,13 @@ export class OpenApiContract {
   private readonly validators = new Map<string, ValidateFunction>()
 
   /**
-   * `file` is a name in test/fixtures/vendor-specs/, e.g. `square.json` or `toast-orders.yaml`.
-   * `missingSchemas` defines component schemas the published document references but never defines
-   * (each with the vendor's reference as its source, in the caller's comment).
+   * `source` is a name in test/fixtures/vendor-specs/, e.g. `square.json` or `toast-orders.yaml`, or a
+   * parsed document (barstock's own). `missingSchemas` defines component schemas the published
+   * document references but never defines (each with the vendor's reference as its source, in the
+   * caller's comment).
    */
-  constructor(file: string, missingSchemas: Record<string, object> = {}) {
-    const text = readFileSync(SPEC_DIR + file, 'utf8')
-    this.document = withJsonSchemaNulls(file.endsWith('.json') ? JSON.parse(text) : load(text)) as Document
+  constructor(source: string | object, missingSchemas: Record<string, object> = {}) {
+    this.document = withJsonSchemaNulls(typeof source === 'string' ? readSpec(source) : structuredClone(source)) as Document
     const components = ((this.document as { components?: { schemas?: Record<string, unknown> } }).components ??= {})
     components.schemas = { ...missingSchemas, ...components.schemas }
     const options = { strict: false, allErrors: true, validateSchema: false }
@@ -66,7 +71,7 @@ export class OpenApiContract {
     const validate = this.validator(method.toLowerCase(), pathTemplate, String(status))
     if (validate(body)) return
     const problems = (validate.errors ?? []).slice(0, 10).map((error) => `${error.instancePath || '/'} ${error.message} ${JSON.stringify(error.params)}`)
-    throw new Error(`${method} ${pathTemplate} ${status}: the answer does not match the vendor's document:\n  ${problems.join('\n  ')}`)
+    throw new Error(`${method} ${pathTemplate} ${status}: the answer does not match the document:\n  ${problems.join('\n  ')}`)
   }
 
   private validator(method: string, pathTemplate: string, status: string): ValidateFunction {
