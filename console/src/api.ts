@@ -194,6 +194,24 @@ export interface VarianceReport {
   data_quality: { mapped_revenue_share: number; items_counted_share: number; items_without_counts: number }
 }
 
+export interface ItemForecast {
+  inventory_item_id: string
+  name: string
+  current_stock: number
+  forecasted_demand: number
+  confidence: number
+  recommendation: string
+}
+
+export interface ForecastSeries {
+  inventory_item_id: string
+  name: string
+  unit: string
+  history: { date: string; quantity: number }[]
+  forecast: { date: string; quantity: number; low: number; high: number }[]
+  fitted_at: string
+}
+
 export interface Distributor {
   id: string
   name: string
@@ -273,6 +291,9 @@ export const api = {
     data<CountResult>('POST', '/v1/inventory/count', { body, idempotencyKey }),
   variance: (query: { date_from?: string; date_to?: string; location?: string }) =>
     data<VarianceReport>('GET', '/v1/analytics/variance', { query }),
+  forecasts: (query: { days_ahead?: number }) =>
+    data<{ forecast_period: string; forecasts: ItemForecast[] }>('GET', '/v1/analytics/forecast', { query }),
+  forecastSeries: (itemId: string) => data<ForecastSeries>('GET', `/v1/analytics/forecast/items/${encodeURIComponent(itemId)}`),
   distributors: () => data<Distributor[]>('GET', '/v1/distributors', { query: { per_page: 100 } }),
   recommendations: (query: { distributor_id: string; location?: string; days_ahead?: number }) =>
     data<Recommendations>('GET', '/v1/orders/recommendations', { query }),

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { session } from './api.js'
 import { CountScreen } from './screens/count.js'
+import { ForecastScreen } from './screens/forecast.js'
 import { OrdersScreen } from './screens/orders.js'
 import { PosScreen } from './screens/pos.js'
 import { SignIn } from './screens/sign-in.js'
@@ -11,6 +12,7 @@ const SCREENS = [
   { path: 'stock', label: 'Stock', render: () => <StockScreen /> },
   { path: 'count', label: 'Count', render: () => <CountScreen /> },
   { path: 'variance', label: 'Variance', render: () => <VarianceScreen /> },
+  { path: 'forecast', label: 'Forecast', render: () => <ForecastScreen /> },
   { path: 'orders', label: 'Orders', render: () => <OrdersScreen /> },
   { path: 'pos', label: 'POS', render: () => <PosScreen /> },
 ] as const

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { refitForecasts } from '../../src/analytics/forecast-refit.js'
-import { type Caller, json, type TestContext } from '../helpers/context.js'
+import { json, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { createPosTestContext } from '../pos/pos-helpers.js'
-import { DAY_MS, salesChannel } from './analytics-helpers.js'
+import { DAY_MS, sellDaily } from './analytics-helpers.js'
 
 let ctx: TestContext
 before(async () => {
@@ -12,30 +11,11 @@ before(async () => {
 })
 after(() => ctx.close())
 
-/** The refit's clock: yesterday noon UTC; main_bar (UTC, cut-off 04:00) last closed the day before. */
-const CLOCK = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS - DAY_MS / 2)
-
-/** Sells `perDay` units of the item on each of the `days` business days before CLOCK's, then refits as the worker does. */
-async function sellDaily(caller: Caller, itemId: string, days: number, perDay: number) {
-  const channel = await salesChannel(ctx, caller)
-  await channel.map(`PLU-${itemId}`, { inventory_item_id: itemId, conversion_factor: 1, conversion_unit: 'bottle' })
-  await channel.sell(
-    Array.from({ length: days }, (_, day) => ({
-      pos_item_id: `PLU-${itemId}`,
-      name: 'Bottle',
-      quantity: perDay,
-      unit_price: 20,
-      sold_at: new Date(CLOCK.getTime() - (day + 1) * DAY_MS - 3_600_000).toISOString(),
-    })),
-  )
-  await refitForecasts(ctx.database.db, caller.tenant, CLOCK)
-}
-
 describe('GET /v1/analytics/forecast/items/:id', () => {
   test('answers eight weeks of daily usage, then the 30 forecast days with a band around them', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const rum = await createItem(ctx, caller, { name: 'Bacardí Superior Rum 750ml', quantity: 0 })
-    await sellDaily(caller, rum.id, 28, 2)
+    await sellDaily(ctx, caller, rum.id, 28, 2)
     const response = await ctx.request('GET', `/v1/analytics/forecast/items/${rum.id}`, { key: caller.key })
     assert.equal(response.statusCode, 200, response.body)
     const series = json(response).data

@@ -3,11 +3,10 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { type Browser, type BrowserContextOptions, type Page, chromium } from 'playwright-core'
-import { refitForecasts } from '../../src/analytics/forecast-refit.js'
 import { revokeApiKey } from '../../src/platform/auth/api-keys.js'
 import { type Caller, json, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
-import { count, DAY_MS, daysAgo, salesChannel } from '../analytics/analytics-helpers.js'
+import { count, daysAgo, salesChannel, sellDaily } from '../analytics/analytics-helpers.js'
 import { createDistributor, ok } from '../ordering/fixtures.js'
 import { createPosTestContext } from '../pos/pos-helpers.js'
 
@@ -193,18 +192,11 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     await screenshot(page, 'variance')
   })
 
-  test('order recommendations become a draft order in one step, which can then be submitted', async (t) => {
+  test('order recommendations become a draft order in one step, which can then be submitted; the item’s forecast is charted', async (t) => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const distributor = await createDistributor(ctx, caller, { name: 'Southern Glazer’s', lead_time_days: 0 })
     const rum = await createItem(ctx, caller, { name: 'Bacardí Superior Rum 750ml', quantity: 0, cost_per_unit: 14 })
-    const channel = await salesChannel(ctx, caller)
-    await channel.map('PLU-RUM', { inventory_item_id: rum.id, conversion_factor: 1, conversion_unit: 'bottle' })
-    // A month of closed business days selling a bottle a day, before the item's starting stock: history.
-    const clock = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS - DAY_MS / 2)
-    await channel.sell(
-      Array.from({ length: 28 }, (_, day) => ({ pos_item_id: 'PLU-RUM', name: 'Rum bottle', quantity: 1, unit_price: 20, sold_at: new Date(clock.getTime() - (day + 1) * DAY_MS - 3_600_000).toISOString() })),
-    )
-    await refitForecasts(ctx.database.db, caller.tenant, clock)
+    await sellDaily(ctx, caller, rum.id, 28, 1)
     await ok(ctx, caller, 'PUT', `/v1/distributors/${distributor.id}/catalog`, [{ inventory_item_id: rum.id, unit: 'bottle', unit_price: 12.5 }])
 
     const page = await openPage(t)
@@ -222,6 +214,13 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     await page.getByRole('button', { name: `Submit order ${orders[0].id}` }).click()
     await page.locator('tbody tr', { hasText: orders[0].id }).getByText('submitted').waitFor()
     await screenshot(page, 'orders')
+
+    await page.getByRole('link', { name: 'Forecast' }).click()
+    await page.getByRole('heading', { name: 'Bacardí Superior Rum 750ml: daily use in bottles' }).waitFor()
+    assert.equal(await page.locator('.chart canvas').count(), 1)
+    await page.getByText('Forecast figures').click()
+    assert.equal(await page.locator('details tbody tr').count(), 30)
+    await screenshot(page, 'forecast')
   })
 
   test('POS lists connections with their sync runs, and accepting a suggestion maps the POS item', async (t) => {
