@@ -25,7 +25,8 @@ export function Chart({ label, options, data }: { label: string; options: Omit<u
 /** A bar chart of one value per label (x is the label's index). */
 export function barChart(labels: string[], seriesLabel: string, color: string): Omit<uPlot.Options, 'width' | 'height'> {
   return {
-    scales: { x: { time: false, range: [-0.5, labels.length - 0.5] } },
+    // Bars stand on zero, whatever the smallest value.
+    scales: { x: { time: false, range: [-0.5, labels.length - 0.5] }, y: { range: (_plot, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
     axes: [
       { values: (_plot, ticks) => ticks.map((tick) => (Number.isInteger(tick) ? shorten(labels[tick] ?? '') : '')), incrs: [1], size: 60 },
       { size: 60 },
