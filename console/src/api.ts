@@ -309,6 +309,12 @@ export const api = {
     data<SyncRun>('POST', `/v1/pos/connections/${encodeURIComponent(connectionId)}/sync`, { body: { sync_type: 'incremental' }, idempotencyKey: newIdempotencyKey() }),
   posItems: (connectionId: string) =>
     data<PosItem[]>('GET', `/v1/pos/connections/${encodeURIComponent(connectionId)}/mappings`, { query: { mapped: false, per_page: 100 } }),
+  /** Takes the suggestion out of the review queue for good: auto-map will not offer that pair again. */
+  rejectSuggestion: (connectionId: string, posItemId: string) =>
+    data<{ pos_item_id: string; rejected_item_id: string }>(
+      'DELETE',
+      `/v1/pos/connections/${encodeURIComponent(connectionId)}/mappings/${encodeURIComponent(posItemId)}/suggestion`,
+    ),
   /** Maps the POS item to its suggested inventory item: one POS unit takes `conversion_factor` `conversion_unit` of it. */
   acceptSuggestion: (
     connectionId: string,

@@ -223,11 +223,15 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     await screenshot(page, 'forecast')
   })
 
-  test('POS lists connections with their sync runs, and accepting a suggestion maps the POS item', async (t) => {
+  test('POS lists connections with their sync runs; accepting a suggestion maps the POS item, rejecting drops it', async (t) => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const titos = await createItem(ctx, caller, { name: 'Tito’s Handmade Vodka 1L', size_ml: 1000 })
     const channel = await salesChannel(ctx, caller)
-    await channel.sell([{ pos_item_id: 'TITO-DBL', name: 'Titos Vodka Dbl', quantity: 2, unit_price: 14, sold_at: daysAgo(1) }])
+    await createItem(ctx, caller, { name: 'Jameson Irish Whiskey 750ml' })
+    await channel.sell([
+      { pos_item_id: 'TITO-DBL', name: 'Titos Vodka Dbl', quantity: 2, unit_price: 14, sold_at: daysAgo(1) },
+      { pos_item_id: 'JAM-SHOT', name: 'Jameson Shot', quantity: 1, unit_price: 9, sold_at: daysAgo(1) },
+    ])
     await ok(ctx, caller, 'POST', `/v1/pos/connections/${channel.connectionId}/auto-map`, { confidence_threshold: 1 })
     const page = await openPage(t)
     await signIn(page, caller.key)
@@ -243,8 +247,12 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     await page.getByLabel('Amount of Tito’s Handmade Vodka 1L per Titos Vodka Dbl').fill('3')
     await screenshot(page, 'pos')
     await accept.click()
+    await accept.waitFor({ state: 'detached' })
+    await page.getByRole('button', { name: 'Reject Jameson Irish Whiskey 750ml for Jameson Shot' }).click()
     await page.getByText('No suggestion waits for review.').waitFor()
     const mapped = json(await ctx.request('GET', `/v1/pos/connections/${channel.connectionId}/mappings?mapped=true`, { key: caller.key })).data
     assert.deepEqual(mapped.map((mapping: { inventory_item_id: string }) => mapping.inventory_item_id), [titos.id])
+    const waiting = json(await ctx.request('GET', `/v1/pos/connections/${channel.connectionId}/mappings?mapped=false`, { key: caller.key })).data
+    assert.deepEqual(waiting.map((item: { pos_item_id: string; suggestion: unknown }) => [item.pos_item_id, item.suggestion]), [['JAM-SHOT', null]])
   })
 })

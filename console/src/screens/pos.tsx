@@ -110,7 +110,7 @@ function SyncRuns({ connection }: { connection: PosConnection }) {
   )
 }
 
-/** Auto-map matches left for a person to confirm: accepting one maps the POS item to the suggested inventory item. */
+/** Auto-map matches left for a person to decide: accepting maps the POS item to the suggested inventory item, rejecting drops the suggestion for good. */
 function ReviewQueue({ connection }: { connection: PosConnection }) {
   const items = useLoad(() => api.posItems(connection.id), [connection.id])
   const suggested = (items.data ?? []).filter((item): item is Suggested => item.suggestion !== null)
@@ -136,7 +136,7 @@ function ReviewQueue({ connection }: { connection: PosConnection }) {
             </thead>
             <tbody>
               {suggested.map((item) => (
-                <ReviewRow key={item.pos_item_id} connection={connection} item={item} onAccepted={items.reload} />
+                <ReviewRow key={item.pos_item_id} connection={connection} item={item} onDecided={items.reload} />
               ))}
             </tbody>
           </table>
@@ -148,20 +148,23 @@ function ReviewQueue({ connection }: { connection: PosConnection }) {
 }
 
 /** A POS sale takes an amount of the item: a pour in oz or ml (1.5 oz for a shot), 1 bottle for a bottle sold. */
-function ReviewRow({ connection, item, onAccepted }: { connection: PosConnection; item: Suggested; onAccepted: () => void }) {
+function ReviewRow({ connection, item, onDecided }: { connection: PosConnection; item: Suggested; onDecided: () => void }) {
   const [amount, setAmount] = useState('')
   const [unit, setUnit] = useState('oz')
   const [error, setError] = useState<unknown>(undefined)
   const id = `amount-${item.pos_item_id}`
-  async function accept() {
+  async function decide(answer: () => Promise<unknown>) {
     setError(undefined)
     try {
-      await api.acceptSuggestion(connection.id, item, { conversion_factor: Number(amount.replace(',', '.')), conversion_unit: unit })
-      onAccepted()
+      await answer()
+      onDecided()
     } catch (failure) {
       setError(failure)
     }
   }
+  const accept = () =>
+    decide(() => api.acceptSuggestion(connection.id, item, { conversion_factor: Number(amount.replace(',', '.')), conversion_unit: unit }))
+  const reject = () => decide(() => api.rejectSuggestion(connection.id, item.pos_item_id))
   return (
     <tr>
       <th scope="row">{item.pos_name}</th>
@@ -186,6 +189,9 @@ function ReviewRow({ connection, item, onAccepted }: { connection: PosConnection
       <td>
         <button type="button" disabled={amount.trim() === ''} onClick={() => void accept()} aria-label={`Accept ${item.suggestion.inventory_name} for ${item.pos_name}`}>
           Accept
+        </button>{' '}
+        <button type="button" class="danger" onClick={() => void reject()} aria-label={`Reject ${item.suggestion.inventory_name} for ${item.pos_name}`}>
+          Reject
         </button>
       </td>
     </tr>
