@@ -101,3 +101,30 @@ export function Pager({ page, totalPages, onPage }: { page: number; totalPages: 
     </nav>
   )
 }
+
+/** A table column: its heading, right-aligned figures, or a heading for screen readers only (an actions column). */
+export type Column = string | { label: string; number?: boolean; hidden?: boolean }
+
+/** A table that scrolls sideways on a narrow screen, with its column headings; the rows are the children. */
+export function DataTable({ columns, caption, children }: { columns: Column[]; caption?: string; children: ComponentChildren }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        {caption && <caption class="visually-hidden">{caption}</caption>}
+        <thead>
+          <tr>
+            {columns.map((column) => {
+              const { label, number, hidden } = typeof column === 'string' ? { label: column } : column
+              return (
+                <th scope="col" key={label} class={number ? 'number' : undefined}>
+                  {hidden ? <span class="visually-hidden">{label}</span> : label}
+                </th>
+              )
+            })}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  )
+}

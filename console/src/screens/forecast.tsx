@@ -2,7 +2,7 @@ import { useMemo, useState } from 'preact/hooks'
 import type uPlot from 'uplot'
 import { type ForecastSeries, api } from '../api.js'
 import { Chart } from '../chart.js'
-import { ErrorNote, Screen, formatDate, formatQuantity, useLoad } from '../ui.js'
+import { DataTable, ErrorNote, Screen, formatDate, formatQuantity, useLoad } from '../ui.js'
 
 const HISTORY_COLOR = '#10243e'
 const FORECAST_COLOR = '#0a4f9e'
@@ -82,28 +82,17 @@ export function ForecastScreen() {
           <p class="help">Solid: used. Dashed: forecast. Shaded: the band the back-test’s errors give. Fitted {formatDate(series.data.fitted_at)}.</p>
           <details>
             <summary>Forecast figures</summary>
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Day</th>
-                    <th scope="col" class="number">Forecast</th>
-                    <th scope="col" class="number">Band</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {series.data.forecast.map((day) => (
-                    <tr key={day.date}>
-                      <th scope="row">{day.date}</th>
-                      <td class="number">{formatQuantity(day.quantity)}</td>
-                      <td class="number">
-                        {formatQuantity(day.low)} to {formatQuantity(day.high)}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable columns={['Day', { label: 'Forecast', number: true }, { label: 'Band', number: true }]}>
+              {series.data.forecast.map((day) => (
+                <tr key={day.date}>
+                  <th scope="row">{day.date}</th>
+                  <td class="number">{formatQuantity(day.quantity)}</td>
+                  <td class="number">
+                    {formatQuantity(day.low)} to {formatQuantity(day.high)}
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           </details>
         </>
       )}

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { type Order, type OrderStatus, api, newIdempotencyKey } from '../api.js'
-import { ErrorNote, LocationSelect, Pager, Screen, formatDate, formatMoney, formatQuantity, useLoad } from '../ui.js'
+import { DataTable, ErrorNote, LocationSelect, Pager, Screen, formatDate, formatMoney, formatQuantity, useLoad } from '../ui.js'
 
 const STATUSES: OrderStatus[] = ['draft', 'submitted', 'processing', 'shipped', 'delivered', 'cancelled']
 
@@ -76,32 +76,19 @@ function RecommendedOrder({ onCreated }: { onCreated: (order: Order) => void }) 
           {lines.length === 0 ? (
             <p>Nothing needs ordering from this distributor for {recommendations.data.forecast_period.replace('/', ' to ')}.</p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Item</th>
-                    <th scope="col" class="number">On hand</th>
-                    <th scope="col" class="number">Forecast use</th>
-                    <th scope="col" class="number">Order</th>
-                    <th scope="col">Why</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {lines.map((line) => (
-                    <tr key={line.inventory_item_id}>
-                      <th scope="row">{line.name}</th>
-                      <td class="number">{formatQuantity(line.current_stock)}</td>
-                      <td class="number">{formatQuantity(line.forecasted_demand)}</td>
-                      <td class="number">
-                        {formatQuantity(line.recommended_order)} {line.unit}
-                      </td>
-                      <td>{line.reason}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable columns={['Item', { label: 'On hand', number: true }, { label: 'Forecast use', number: true }, { label: 'Order', number: true }, 'Why']}>
+              {lines.map((line) => (
+                <tr key={line.inventory_item_id}>
+                  <th scope="row">{line.name}</th>
+                  <td class="number">{formatQuantity(line.current_stock)}</td>
+                  <td class="number">{formatQuantity(line.forecasted_demand)}</td>
+                  <td class="number">
+                    {formatQuantity(line.recommended_order)} {line.unit}
+                  </td>
+                  <td>{line.reason}</td>
+                </tr>
+              ))}
+            </DataTable>
           )}
           {lines.length > 0 && (
             <p>
@@ -156,44 +143,27 @@ function OrderList({ created }: { created: Order | null }) {
         </div>
       </div>
       <ErrorNote error={orders.error ?? submitError} />
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Order</th>
-              <th scope="col">Distributor</th>
-              <th scope="col">Status</th>
-              <th scope="col" class="number">Total</th>
-              <th scope="col">Created</th>
-              <th scope="col">Expected</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {orders.data?.data.map((order) => (
-              <tr key={order.id}>
-                <th scope="row">{order.id}</th>
-                <td>{order.distributor_name}</td>
-                <td>
-                  <span class={`badge status-${order.status}`}>{order.status}</span>
-                </td>
-                <td class="number">{formatMoney(order.total_amount)}</td>
-                <td>{formatDate(order.created_at)}</td>
-                <td>{formatDate(order.estimated_delivery)}</td>
-                <td>
-                  {order.status === 'draft' && (
-                    <button type="button" onClick={() => void submit(order.id)} aria-label={`Submit order ${order.id}`}>
-                      Submit
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable columns={['Order', 'Distributor', 'Status', { label: 'Total', number: true }, 'Created', 'Expected', { label: 'Actions', hidden: true }]}>
+        {orders.data?.data.map((order) => (
+          <tr key={order.id}>
+            <th scope="row">{order.id}</th>
+            <td>{order.distributor_name}</td>
+            <td>
+              <span class={`badge status-${order.status}`}>{order.status}</span>
+            </td>
+            <td class="number">{formatMoney(order.total_amount)}</td>
+            <td>{formatDate(order.created_at)}</td>
+            <td>{formatDate(order.estimated_delivery)}</td>
+            <td>
+              {order.status === 'draft' && (
+                <button type="button" onClick={() => void submit(order.id)} aria-label={`Submit order ${order.id}`}>
+                  Submit
+                </button>
+              )}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       {orders.data && <Pager page={page} totalPages={orders.data.pagination.total_pages} onPage={setPage} />}
     </section>
   )

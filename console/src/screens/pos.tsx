@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { type PosConnection, type PosItem, api } from '../api.js'
-import { ErrorNote, Screen, formatDate, useLoad } from '../ui.js'
+import { DataTable, ErrorNote, Screen, formatDate, useLoad } from '../ui.js'
 
 type Suggested = PosItem & { suggestion: NonNullable<PosItem['suggestion']> }
 
@@ -13,36 +13,23 @@ export function PosScreen() {
       <ErrorNote error={connections.error} />
       {connections.data?.length === 0 && <p>No POS is connected yet.</p>}
       {connections.data && connections.data.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Connection</th>
-                <th scope="col">POS</th>
-                <th scope="col">Location</th>
-                <th scope="col">Status</th>
-                <th scope="col">Last sync</th>
-              </tr>
-            </thead>
-            <tbody>
-              {connections.data.map((candidate) => (
-                <tr key={candidate.id} aria-selected={candidate === connection}>
-                  <th scope="row">
-                    <button type="button" class="link" aria-pressed={candidate === connection} onClick={() => setSelected(candidate.id)}>
-                      {candidate.name}
-                    </button>
-                  </th>
-                  <td>{candidate.pos_type}</td>
-                  <td>{candidate.location}</td>
-                  <td>
-                    <span class={`badge pos-${candidate.status}`}>{candidate.status}</span>
-                  </td>
-                  <td>{formatDate(candidate.last_sync)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={['Connection', 'POS', 'Location', 'Status', 'Last sync']}>
+          {connections.data.map((candidate) => (
+            <tr key={candidate.id} aria-selected={candidate === connection}>
+              <th scope="row">
+                <button type="button" class="link" aria-pressed={candidate === connection} onClick={() => setSelected(candidate.id)}>
+                  {candidate.name}
+                </button>
+              </th>
+              <td>{candidate.pos_type}</td>
+              <td>{candidate.location}</td>
+              <td>
+                <span class={`badge pos-${candidate.status}`}>{candidate.status}</span>
+              </td>
+              <td>{formatDate(candidate.last_sync)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {connection && <SyncRuns connection={connection} key={`runs-${connection.id}`} />}
       {connection && <ReviewQueue connection={connection} key={`review-${connection.id}`} />}
@@ -76,35 +63,22 @@ function SyncRuns({ connection }: { connection: PosConnection }) {
       <ErrorNote error={startError ?? runs.error} />
       {runs.data?.length === 0 && <p>No sync has run yet.</p>}
       {runs.data && runs.data.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Started</th>
-                <th scope="col">Type</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="number">Seconds</th>
-                <th scope="col">Results</th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.data.map((run) => (
-                <tr key={run.sync_id}>
-                  <th scope="row">{formatDate(run.started_at)}</th>
-                  <td>{run.sync_type}</td>
-                  <td>
-                    <span class={`badge sync-${run.status}`}>{run.status}</span>
-                  </td>
-                  <td class="number">{run.duration_seconds ?? '—'}</td>
-                  <td>
-                    {run.results && `${run.results.sales_synced} sales, ${run.results.products_synced} products`}
-                    {run.error && `${run.error.message} (${run.error.code})`}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={['Started', 'Type', 'Status', { label: 'Seconds', number: true }, 'Results']}>
+          {runs.data.map((run) => (
+            <tr key={run.sync_id}>
+              <th scope="row">{formatDate(run.started_at)}</th>
+              <td>{run.sync_type}</td>
+              <td>
+                <span class={`badge sync-${run.status}`}>{run.status}</span>
+              </td>
+              <td class="number">{run.duration_seconds ?? '—'}</td>
+              <td>
+                {run.results && `${run.results.sales_synced} sales, ${run.results.products_synced} products`}
+                {run.error && `${run.error.message} (${run.error.code})`}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   )
@@ -120,27 +94,11 @@ function ReviewQueue({ connection }: { connection: PosConnection }) {
       <ErrorNote error={items.error} />
       {items.data && suggested.length === 0 && <p>No suggestion waits for review.</p>}
       {suggested.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">POS item</th>
-                <th scope="col">Suggested inventory item</th>
-                <th scope="col" class="number">Confidence</th>
-                <th scope="col">Why it waits</th>
-                <th scope="col">Amount per POS unit</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {suggested.map((item) => (
-                <ReviewRow key={item.pos_item_id} connection={connection} item={item} onDecided={items.reload} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={['POS item', 'Suggested inventory item', { label: 'Confidence', number: true }, 'Why it waits', 'Amount per POS unit', { label: 'Actions', hidden: true }]}>
+          {suggested.map((item) => (
+            <ReviewRow key={item.pos_item_id} connection={connection} item={item} onDecided={items.reload} />
+          ))}
+        </DataTable>
       )}
       {items.data && <p class="help">{items.data.length - suggested.length} other POS items are not mapped and have no suggestion.</p>}
     </section>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api.js'
-import { ErrorNote, LocationSelect, Pager, Screen, formatQuantity, useLoad } from '../ui.js'
+import { DataTable, ErrorNote, LocationSelect, Pager, Screen, formatQuantity, useLoad } from '../ui.js'
 
 const PAGE_SIZE = 50
 const SEARCH_DELAY_MS = 250
@@ -45,38 +45,23 @@ export function StockScreen() {
       <p class="status" aria-live="polite">
         {items.loading ? 'Loading…' : pagination ? `${pagination.total} item${pagination.total === 1 ? '' : 's'}` : ''}
       </p>
-      <div class="table-wrap">
-        <table>
-          <caption class="visually-hidden">Stock by location</caption>
-          <thead>
-            <tr>
-              <th scope="col">Item</th>
-              <th scope="col">SKU</th>
-              <th scope="col">Location</th>
-              <th scope="col" class="number">On hand</th>
-              <th scope="col" class="number">Reorder point</th>
-              <th scope="col">Status</th>
+      <DataTable caption="Stock by location" columns={['Item', 'SKU', 'Location', { label: 'On hand', number: true }, { label: 'Reorder point', number: true }, 'Status']}>
+        {items.data?.data.map((item) => {
+          const low = item.quantity < item.reorder_point
+          return (
+            <tr key={item.id} class={low ? 'low' : undefined}>
+              <th scope="row">{item.name}</th>
+              <td>{item.sku}</td>
+              <td>{item.location}</td>
+              <td class="number">
+                {formatQuantity(item.quantity)} {item.unit}
+              </td>
+              <td class="number">{formatQuantity(item.reorder_point)}</td>
+              <td>{low ? <span class="badge low">Low stock</span> : <span class="badge ok">OK</span>}</td>
             </tr>
-          </thead>
-          <tbody>
-            {items.data?.data.map((item) => {
-              const low = item.quantity < item.reorder_point
-              return (
-                <tr key={item.id} class={low ? 'low' : undefined}>
-                  <th scope="row">{item.name}</th>
-                  <td>{item.sku}</td>
-                  <td>{item.location}</td>
-                  <td class="number">
-                    {formatQuantity(item.quantity)} {item.unit}
-                  </td>
-                  <td class="number">{formatQuantity(item.reorder_point)}</td>
-                  <td>{low ? <span class="badge low">Low stock</span> : <span class="badge ok">OK</span>}</td>
-                </tr>
-              )
-            })}
-          </tbody>
-        </table>
-      </div>
+          )
+        })}
+      </DataTable>
       {pagination && <Pager page={page} totalPages={pagination.total_pages} onPage={setPage} />}
     </Screen>
   )

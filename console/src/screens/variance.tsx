@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'preact/hooks'
 import { api, type VarianceItem } from '../api.js'
 import { Chart, barChart } from '../chart.js'
-import { ErrorNote, LocationSelect, Screen, formatMoney, formatQuantity, useLoad } from '../ui.js'
+import { DataTable, ErrorNote, LocationSelect, Screen, formatMoney, formatQuantity, useLoad } from '../ui.js'
 
 const CHART_ITEMS = 10
 const LOSS_COLOR = '#b42318'
@@ -75,56 +75,42 @@ export function VarianceScreen() {
 
 function VarianceTable({ items, currency }: { items: VarianceItem[]; currency: string }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Item</th>
-            <th scope="col" class="number">Expected</th>
-            <th scope="col" class="number">Used</th>
-            <th scope="col" class="number">Variance</th>
-            <th scope="col" class="number">Loss ({currency})</th>
-            <th scope="col">Causes and evidence</th>
-          </tr>
-        </thead>
-        <tbody>
-          {items.map((item) => (
-            <tr key={item.inventory_item_id}>
-              <th scope="row">
-                {item.name}
-                <span class="sub">{item.location}</span>
-              </th>
-              <td class="number">
-                {formatQuantity(item.expected_consumption)} {item.unit}
-              </td>
-              <td class="number">
-                {formatQuantity(item.actual_consumption)} {item.unit}
-              </td>
-              <td class="number">{formatQuantity(item.variance_percentage)} %</td>
-              <td class="number">{formatMoney(item.estimated_loss)}</td>
-              <td>
-                {item.cause_evidence.length === 0
-                  ? 'Within the threshold'
-                  : item.cause_evidence.map((cause) => (
-                      <details key={cause.cause}>
-                        <summary>
-                          {causeName(cause.cause)} ({Math.round(cause.confidence * 100)} % confidence)
-                        </summary>
-                        <dl class="evidence">
-                          {Object.entries(cause.evidence).map(([name, value]) => (
-                            <div key={name}>
-                              <dt>{name.replaceAll('_', ' ')}</dt>
-                              <dd>{typeof value === 'number' ? formatQuantity(value) : value}</dd>
-                            </div>
-                          ))}
-                        </dl>
-                      </details>
-                    ))}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable columns={['Item', { label: 'Expected', number: true }, { label: 'Used', number: true }, { label: 'Variance', number: true }, { label: `Loss (${currency})`, number: true }, 'Causes and evidence']}>
+      {items.map((item) => (
+        <tr key={item.inventory_item_id}>
+          <th scope="row">
+            {item.name}
+            <span class="sub">{item.location}</span>
+          </th>
+          <td class="number">
+            {formatQuantity(item.expected_consumption)} {item.unit}
+          </td>
+          <td class="number">
+            {formatQuantity(item.actual_consumption)} {item.unit}
+          </td>
+          <td class="number">{formatQuantity(item.variance_percentage)} %</td>
+          <td class="number">{formatMoney(item.estimated_loss)}</td>
+          <td>
+            {item.cause_evidence.length === 0
+              ? 'Within the threshold'
+              : item.cause_evidence.map((cause) => (
+                  <details key={cause.cause}>
+                    <summary>
+                      {causeName(cause.cause)} ({Math.round(cause.confidence * 100)} % confidence)
+                    </summary>
+                    <dl class="evidence">
+                      {Object.entries(cause.evidence).map(([name, value]) => (
+                        <div key={name}>
+                          <dt>{name.replaceAll('_', ' ')}</dt>
+                          <dd>{typeof value === 'number' ? formatQuantity(value) : value}</dd>
+                        </div>
+                      ))}
+                    </dl>
+                  </details>
+                ))}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   )
 }
