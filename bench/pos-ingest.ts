@@ -127,9 +127,9 @@ async function main() {
     const run = await claimNextRun(db)
     if (!run) throw new Error('no run to claim')
     const start = performance.now()
-    const failure = await executeSyncRun(db, gateway, run, { window })
+    const outcome = await executeSyncRun(db, gateway, run, { window })
     const seconds = (performance.now() - start) / 1000
-    if (failure) throw failure
+    if (outcome.status === 'failed') throw outcome.error
 
     const fetchSimulator = await simulatorOf(FETCH_SEED)
     const fetchStart = performance.now()

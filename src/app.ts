@@ -15,6 +15,7 @@ import { projectPath } from './platform/paths.js'
 import type { App } from './platform/http/types.js'
 import { validatorCompiler } from './platform/http/validation.js'
 import { newId } from './platform/ids.js'
+import { loggerOptions, requestLogController } from './platform/logging.js'
 import type { RateLimiter } from './platform/rate-limit.js'
 import { metricsPlugin } from './platform/metrics/metrics-plugin.js'
 import type { MetricsRegistry } from './platform/metrics/metrics-registry.js'
@@ -49,22 +50,6 @@ export interface AppOptions {
 }
 
 export const API_VERSION = '1.0.0'
-
-// Secrets and personal data never reach the logs, whatever a log line carries.
-const REDACTED_PATHS = [
-  'req.headers["x-api-key"]',
-  'req.headers.authorization',
-  '*.contact_email',
-  '*.credentials',
-  '*.secret',
-  '*.push_secret',
-  '*.password',
-  '*.key',
-  // A failed query's bound values (PGlite puts them on the error): any of them may be a tenant's data.
-  'err.params',
-  'err.parameters',
-  '*.err.params',
-]
 
 async function openapi(app: App) {
   await app.register(swagger, {
@@ -109,7 +94,8 @@ function closeConnectionsWhenClosing(app: FastifyInstance): void {
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, database } = options
   const app = Fastify({
-    logger: options.logger === false ? false : { level: config.logLevel, redact: REDACTED_PATHS },
+    logger: options.logger === false ? false : loggerOptions(config),
+    logController: requestLogController(),
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
     genReqId: () => newId('req'),

@@ -38,16 +38,26 @@ export function windowKey(key: WindowKey): string {
   return `${key.itemId}/${key.openingCountId}/${key.closingCountId}`
 }
 
-/** The stored totals of those windows that are stored, by windowKey. */
-export async function storedWindowTotals(db: Executor, keys: WindowKey[]): Promise<Map<string, WindowTotals>> {
+/** Stored windows to read: every window of these items from `from` to `to`. */
+export interface StoredWindowsWanted {
+  itemIds: string[]
+  from: Date
+  to: Date
+}
+
+/**
+ * The stored totals of the items' windows that open at or after `from` and close at or before `to`, by
+ * windowKey. Read by item and time through analytics_count_windows_span rather than by key: sending
+ * thousands of keys cost more than the few other windows this also reads.
+ */
+export async function storedWindowTotals(db: Executor, wanted: StoredWindowsWanted): Promise<Map<string, WindowTotals>> {
   const stored = new Map<string, WindowTotals>()
-  if (keys.length === 0) return stored
+  if (wanted.itemIds.length === 0) return stored
   const result = await sql<{ item_id: string; opening_count_id: string; closing_count_id: string; deliveries: string; usage: string; sale_lines: string; lowest_net: string | null }>`
-    SELECT w.item_id, w.opening_count_id, w.closing_count_id, w.deliveries::text AS deliveries, w.usage_units::text AS usage,
-      w.sale_lines::text AS sale_lines, w.lowest_net::text AS lowest_net
-    FROM unnest(${keys.map((key) => key.itemId)}::text[], ${keys.map((key) => key.openingCountId)}::text[], ${keys.map((key) => key.closingCountId)}::text[])
-      AS k (item_id, opening_count_id, closing_count_id)
-    JOIN analytics_count_windows w USING (item_id, opening_count_id, closing_count_id)`.execute(db)
+    SELECT item_id, opening_count_id, closing_count_id, deliveries::text AS deliveries, usage_units::text AS usage, sale_lines::text AS sale_lines, lowest_net::text AS lowest_net
+    FROM analytics_count_windows
+    WHERE item_id = ANY(${wanted.itemIds}::text[]) AND closing_at <= ${wanted.to.toISOString()}::timestamptz
+      AND opening_at >= ${wanted.from.toISOString()}::timestamptz`.execute(db)
   for (const row of result.rows) {
     const totals = { deliveries: row.deliveries, usage: row.usage, saleLines: Number(row.sale_lines), lowestNet: row.lowest_net }
     stored.set(windowKey({ itemId: row.item_id, openingCountId: row.opening_count_id, closingCountId: row.closing_count_id }), totals)

@@ -4,7 +4,7 @@ import { dailyUsage, firstUsageDays, latestUsageSequence, usageRecordedLate } fr
 import { type BackgroundLoop, startBackgroundLoop } from '../platform/background.js'
 import type { Db, Tenant, Trx } from '../platform/db/database.js'
 import type { MetricsReporter } from '../platform/metrics/metrics-registry.js'
-import type { WorkerDependencies } from '../workers.js'
+import type { WorkerDependencies } from '../platform/background.js'
 import { allLocations } from './catalog-reads.js'
 import {
   BACKTEST_PLAN,
@@ -173,7 +173,7 @@ export async function refitForecasts(db: Db, tenant: Tenant, now: Date, options:
       } catch (error) {
         result.failed.push({ itemId: item.itemId, error: error instanceof Error ? error.message : String(error) })
       }
-      // A fit takes ~27 ms: HTTP requests of the same process get their turn between items.
+      // A fit takes ~12 ms of CPU: HTTP requests of the same process get their turn between items.
       await yieldToEventLoop()
     }
     await db.transaction().execute(async (trx) => {

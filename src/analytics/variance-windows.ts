@@ -186,7 +186,11 @@ function measuredWindow(window: CountWindow, totals: WindowTotals): MeasuredWind
  * measured again.
  */
 async function totalsOf(db: Executor, tenant: Tenant, windows: WindowOfItem[], walk: boolean): Promise<Map<string, WindowTotals>> {
-  const totals = await storedWindowTotals(db, windows.map(keyOf))
+  const totals = await storedWindowTotals(db, {
+    itemIds: [...new Set(windows.map(({ item }) => item.id))],
+    from: new Date(windows.reduce((earliest, { window }) => Math.min(earliest, window.opening.countedAt.getTime()), Infinity)),
+    to: new Date(windows.reduce((latest, { window }) => Math.max(latest, window.closing.countedAt.getTime()), -Infinity)),
+  })
   const missing = windows.filter((window) => {
     const stored = totals.get(windowKey(keyOf(window)))
     return stored === undefined || (walk && stored.lowestNet === null)

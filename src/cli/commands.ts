@@ -1,10 +1,12 @@
+import { writeFileSync } from 'node:fs'
+import type { DatabaseHandle } from '../platform/db/connect.js'
 import type { Db, Environment } from '../platform/db/database.js'
 import { createApiKey, listApiKeys, revokeApiKey } from '../platform/auth/api-keys.js'
 import { parsePermissionList } from '../platform/auth/permissions.js'
 import { newId } from '../platform/ids.js'
 import { createDefaultLocations } from '../locations/locations.service.js'
 import type { AdminCommand } from '../platform/admin-channel.js'
-import { runSalesImportCommand, runSalesLocationsCommand } from '../pos/pos-cli.js'
+import { runSalesImportCommand, runSalesLocationsCommand } from './pos-commands.js'
 
 export const DEFAULT_ACCOUNT_ID = 'acct_default'
 
@@ -23,9 +25,18 @@ async function ensureAccount(db: Db, id: string): Promise<void> {
  * The administrative commands, as functions of the database. The CLI runs them directly when no server
  * holds the embedded database, and through the server's admin channel when one does.
  */
-export function adminCommands(db: Db): Record<string, AdminCommand> {
+export function adminCommands(database: DatabaseHandle): Record<string, AdminCommand> {
+  const { db } = database
   return {
     'sales.locations': (args) => runSalesLocationsCommand(db, args),
+    backup: async (args) => {
+      if (!database.snapshot) throw new Error('the database is PostgreSQL: back it up with pg_dump (docs/operations.md)')
+      const path = text(args, 'out')
+      const archive = await database.snapshot()
+      // Every tenant's data: readable by the owner only.
+      writeFileSync(path, archive, { mode: 0o600 })
+      return { path, bytes: archive.length }
+    },
     'sales.import': (args) => runSalesImportCommand(db, args),
     'keys.create': async (args) => {
       const accountId = typeof args.account === 'string' ? args.account : DEFAULT_ACCOUNT_ID

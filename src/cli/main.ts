@@ -1,9 +1,11 @@
 #!/usr/bin/env node
+import { join, resolve } from 'node:path'
 import { Command } from 'commander'
 import { loadConfig } from '../platform/config.js'
 import { openAdminSession, openDatabase, openDatabaseForCommand, runAdminCommand } from './runtime.js'
 import { serve } from './serve.js'
-import { registerPosCommands } from '../pos/pos-cli.js'
+import { registerPosCommands } from './pos-commands.js'
+import { loggerOptions } from '../platform/logging.js'
 import { startWorkers } from '../workers.js'
 import type { Config } from '../platform/config.js'
 import Fastify from 'fastify'
@@ -28,7 +30,7 @@ function keyLine(key: ApiKeyInfo): string {
 async function runWorkers(config: Config): Promise<void> {
   const database = await openDatabase(config)
   // Fastify's logger alone: the same pino setup as the server's, with no server around it.
-  const logger = Fastify({ logger: { level: config.logLevel } }).log
+  const logger = Fastify({ logger: loggerOptions(config) }).log
   const workers = await startWorkers({ config, database: database.handle, logger })
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'stopping workers')
@@ -68,6 +70,18 @@ program
     const database = await openDatabaseForCommand(loadConfig())
     await database.close()
     process.stdout.write('migrations are up to date\n')
+  })
+
+program
+  .command('backup')
+  .description('Write a consistent copy of the embedded database to a .tar.gz, also while the server runs (restore: docs/operations.md)')
+  .requiredOption('--out <file>', 'the file to write; with a running server, the server writes it')
+  .option('--json', 'print {path, bytes} as JSON')
+  .action(async (options) => {
+    const config = loadConfig()
+    const written = (await runAdminCommand(config, 'backup', { out: resolve(options.out) })) as { path: string; bytes: number }
+    const key = config.secretKey ? 'BARSTOCK_SECRET_KEY' : join(config.dataDir, 'secret.key')
+    printResult(written, Boolean(options.json), () => `wrote ${written.path} (${written.bytes} bytes). Keep ${key} with it: the POS credentials inside need it.`)
   })
 
 const keys = program.command('keys').description('Create, list and revoke API keys')

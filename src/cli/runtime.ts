@@ -104,7 +104,7 @@ export async function openAdminSession(config: Config): Promise<AdminSession> {
     return { run: (name, args) => callAdminChannel(socket, name, args), close: async () => {} }
   }
   const database = await openDatabase(config)
-  const commands = adminCommands(database.handle.db)
+  const commands = adminCommands(database.handle)
   return {
     async run(name, args) {
       const command = commands[name]

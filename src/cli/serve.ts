@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../app.js'
 import { type AdminChannel, adminSocketPath, startAdminChannel } from '../platform/admin-channel.js'
 import type { Config } from '../platform/config.js'
+import { describeDatabase } from '../platform/db/connect.js'
 import { purgeExpiredIdempotencyRecords } from '../platform/idempotency.js'
+import { serviceVersion } from '../platform/version.js'
 import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore } from '../platform/rate-limit.js'
 import { resolveSecretKey } from '../platform/secret-key.js'
 import { adminCommands } from './commands.js'
@@ -18,21 +20,30 @@ export interface RunningServer {
   stop(): Promise<void>
 }
 
+/** The one line that says what started: version, address, API docs, database and data dir. */
+function logStartup(app: FastifyInstance, config: Config, address: string): void {
+  const version = serviceVersion()
+  const database = describeDatabase(config)
+  const docs = `${address}/docs`
+  app.log.info({ version, url: address, docs, database, data_dir: config.dataDir }, `barstock ${version} serving ${address} (API docs ${docs}); database: ${database}; data dir ${config.dataDir}`)
+}
+
 /** Starts the service: database (migrated), admin channel, HTTP server, housekeeping. */
 export async function startServer(config: Config): Promise<RunningServer> {
   const database = await openDatabase(config)
   resolveSecretKey(config.secretKey, config.dataDir)
   let channel: AdminChannel | undefined
   let app: FastifyInstance | undefined
+  let address = ''
   const reportRedisError = (error: Error) => app?.log.warn({ err: error }, 'Redis unavailable: counting rate limits in memory')
   const limiter = new RateLimiter(config.redisUrl ? new RedisRateLimitStore(config.redisUrl, reportRedisError) : new MemoryRateLimitStore())
   const metrics = createServiceMetrics(database.handle)
   app = await buildApp({ config, database: database.handle, rateLimiter: limiter, metrics })
   try {
     if (database.handle.kind === 'pglite') {
-      channel = await startAdminChannel(adminSocketPath(config.dataDir), adminCommands(database.handle.db))
+      channel = await startAdminChannel(adminSocketPath(config.dataDir), adminCommands(database.handle))
     }
-    await app.listen({ port: config.port, host: config.host })
+    address = await app.listen({ port: config.port, host: config.host })
   } catch (error) {
     await app.close()
     await channel?.close()
@@ -41,6 +52,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     throw error
   }
   const workers = await startWorkers({ config, database: database.handle, logger: app.log, metrics })
+  logStartup(app, config, address)
   const purge = setInterval(() => {
     purgeExpiredIdempotencyRecords(database.handle.db).catch((error) => app.log.warn({ err: error }, 'idempotency purge failed'))
   }, HOUR_MS)
@@ -49,8 +61,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
     app,
     async stop() {
       clearInterval(purge)
-      await app.close()
-      await workers.stop()
+      // Workers first, at once: a sync run in progress goes back in the queue before the sandbox
+      // simulators (closed with the app) go away under it.
+      await Promise.all([workers.stop(), app.close()])
       await channel?.close()
       await limiter.close()
       await database.close()

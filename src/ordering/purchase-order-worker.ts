@@ -1,6 +1,6 @@
 import nodemailer from 'nodemailer'
 import { type BackgroundLoop, startBackgroundLoop } from '../platform/background.js'
-import type { WorkerDependencies } from '../workers.js'
+import type { WorkerDependencies } from '../platform/background.js'
 import { composePurchaseOrder } from './purchase-order-mail.js'
 import {
   claimDueDispatch,

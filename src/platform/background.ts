@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
+import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/connect.js'
+import type { MetricsReporter } from './metrics/metrics-registry.js'
 
 /**
  * A loop that does queued work in the background: it runs `tick` until tick reports nothing left, then
@@ -65,3 +67,16 @@ export async function startBackgroundLoop(options: BackgroundLoopOptions): Promi
     },
   }
 }
+
+/** What every domain's background worker is started with (src/workers.ts starts them all). */
+export interface WorkerDependencies {
+  config: Config
+  database: DatabaseHandle
+  logger: FastifyBaseLogger
+  /** The workers' clock where time decides what they do (tests move it); the system clock otherwise. */
+  clock?: () => Date
+  /** Where the workers report their outcomes; none in `barstock worker`, which serves no /metrics. */
+  metrics?: MetricsReporter
+}
+
+export type WorkerStarter = (deps: WorkerDependencies) => Promise<BackgroundLoop>

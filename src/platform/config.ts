@@ -15,6 +15,8 @@ export interface Config {
   /** 32-byte key for POS credentials; undefined means "generate one into the data dir". */
   secretKey: Buffer | undefined
   logLevel: string
+  /** json: one JSON object a line (for log collectors); pretty: pino-pretty's lines, for a human. */
+  logFormat: 'json' | 'pretty'
   trustProxy: boolean
   shutdownTimeoutMs: number
   /** smtp:// or smtps:// server that purchase orders are e-mailed through; undefined: not e-mailed. */
@@ -43,6 +45,7 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+const LOG_FORMATS = ['json', 'pretty'] as const
 
 function positiveInteger(env: Env, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name]
@@ -119,6 +122,8 @@ export function parseSecretKey(raw: string, name = 'BARSTOCK_SECRET_KEY'): Buffe
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = env.BARSTOCK_LOG_LEVEL || 'info'
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('BARSTOCK_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`)
+  const logFormat = env.BARSTOCK_LOG_FORMAT || 'json'
+  if (!LOG_FORMATS.includes(logFormat as never)) throw new ConfigError('BARSTOCK_LOG_FORMAT', `must be one of ${LOG_FORMATS.join(', ')}, got "${logFormat}"`)
   const secret = env.BARSTOCK_SECRET_KEY
   return {
     port: env.PORT === '0' ? 0 : positiveInteger(env, 'PORT', 3000, 65535),
@@ -139,6 +144,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivate: flag(env, 'BARSTOCK_WEBHOOK_ALLOW_PRIVATE'),
     secretKey: secret ? parseSecretKey(secret) : undefined,
     logLevel,
+    logFormat: logFormat as Config['logFormat'],
     trustProxy: flag(env, 'BARSTOCK_TRUST_PROXY'),
     shutdownTimeoutMs: positiveInteger(env, 'BARSTOCK_SHUTDOWN_TIMEOUT_MS', 10_000),
     smtpUrl: url(env, 'BARSTOCK_SMTP_URL', ['smtp:', 'smtps:']),

@@ -100,6 +100,8 @@ export interface PosAdapterOptions {
   timeoutMs?: number
   /** Longest a 429 Retry-After is waited out inside a run before giving up with rate_limited (default 5 s). */
   maxRetryWaitMs?: number
+  /** Aborts requests and Retry-After waits at once (a sync run stopped by a shutdown). */
+  signal?: AbortSignal
 }
 
 export interface PosAdapter {

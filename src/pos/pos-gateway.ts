@@ -73,8 +73,9 @@ export class PosGateway {
     environment: Environment,
     credentials: PosCredentials,
     onCredentialsRotated: (credentials: PosCredentials) => Promise<void>,
+    signal?: AbortSignal,
   ): Promise<PosAdapter> {
     const baseUrl = await this.baseUrl(vendor, environment, credentials)
-    return vendor.createAdapter({ credentials, baseUrl, onCredentialsRotated, maxRetryWaitMs: this.config.posRetryWaitMs })
+    return vendor.createAdapter({ credentials, baseUrl, onCredentialsRotated, maxRetryWaitMs: this.config.posRetryWaitMs, ...(signal && { signal }) })
   }
 }

@@ -113,6 +113,11 @@ export const SyncRun = Type.Object({
   duration_seconds: Nullable(Type.Integer()),
   results: Nullable(SyncResults),
   error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
+  interruptions: Type.Integer({
+    minimum: 0,
+    description:
+      'Times a shutdown of the service stopped this run before it ended; each time it went back in the queue and ran again, under the same sync_id, from the start of its window, when the service started again (or at once on another instance). 0 for most runs',
+  }),
 })
 export type SyncRun = Static<typeof SyncRun>
 

@@ -48,6 +48,8 @@ export interface PosSyncRunTable {
   error_code: string | null
   error_message: string | null
   retry_after: number | null
+  /** Times a shutdown stopped the run and put it back in the queue. */
+  interruptions: Generated<number>
 }
 
 export interface PosItemTable {

@@ -3,7 +3,7 @@ import type { Db, Tenant, Trx } from '../platform/db/database.js'
 import { decimal, toDbNumeric } from '../platform/decimal.js'
 import type { FinishedSyncRun, MetricsReporter } from '../platform/metrics/metrics-registry.js'
 import { enqueue } from '../platform/outbox.js'
-import { type PosAdapter, PosAdapterError, type PosProduct, type PosSaleLine, type PosStaffMember, type SalesWindow } from './adapter.js'
+import { type PosAdapter, PosAdapterError, type PosCredentials, type PosProduct, type PosSaleLine, type PosStaffMember, type SalesWindow } from './adapter.js'
 import { type ConnectionRow, FREQUENCY_SECONDS, findConnectionById, saveCredentials, updateConnectionRow } from './connections.repository.js'
 import { type DepletionResult, depleteLines } from './depletion.js'
 import { addSoldItems, mappingsOf, upsertProducts, upsertStaff } from './mappings.repository.js'
@@ -18,7 +18,7 @@ import {
   stageCorrections,
   stageSaleLines,
 } from './sales.repository.js'
-import { finishRun, lockRun, type SyncRunRow, touchRun } from './sync-runs.repository.js'
+import { finishRun, lockRun, releaseRun, type SyncRunRow, touchRun } from './sync-runs.repository.js'
 import { findVendor } from './vendor-registry.js'
 
 /**
@@ -89,13 +89,14 @@ export function salesWindowOf(
   return { start: new Date(connection.sales_cursor.getTime() - Math.max(rereadMs, CURSOR_OVERLAP_MS)), end: now }
 }
 
-async function openAdapter(db: Db, gateway: PosGateway, connection: ConnectionRow): Promise<PosAdapter> {
+async function openAdapter(db: Db, gateway: PosGateway, connection: ConnectionRow, signal: AbortSignal | undefined): Promise<PosAdapter> {
   const vendor = findVendor(connection.pos_type)
   if (!vendor) throw new SyncFailure('pos_not_supported', `POS type ${connection.pos_type} is not available in this build`)
   const credentials = gateway.open(connection.id, connection.credentials)
   // A rotated refresh token is single-use: the old one is already spent, so the new one is saved at
   // once, outside the run's transaction, even if the run fails later.
-  return gateway.adapterForRun(vendor, connection.environment, credentials, (rotated) => saveCredentials(db, connection.id, gateway.seal(connection.id, rotated)))
+  const saveRotated = (rotated: PosCredentials) => saveCredentials(db, connection.id, gateway.seal(connection.id, rotated))
+  return gateway.adapterForRun(vendor, connection.environment, credentials, saveRotated, signal)
 }
 
 function toSaleRow(line: PosSaleLine, locationId: string, mapped: Set<string>): SaleLineRow {
@@ -191,10 +192,11 @@ function byLineId(a: { lineId: string }, b: { lineId: string }): number {
 }
 
 /** Fetches products, staff and sales from the POS and stages the sale lines under the run's id. */
-export async function fetchAndStage(db: Db, gateway: PosGateway, run: SyncRunRow, now: Date, window?: SalesWindow): Promise<StagedRun> {
+export async function fetchAndStage(db: Db, gateway: PosGateway, run: SyncRunRow, now: Date, options: RunOptions = {}): Promise<StagedRun> {
+  const { window, signal } = options
   const connection = await findConnectionById(db, run.connection_id)
   if (!connection || connection.deleted_at) throw new SyncFailure('connection_deleted', 'The connection was deleted')
-  const adapter = await openAdapter(db, gateway, connection)
+  const adapter = await openAdapter(db, gateway, connection, signal)
   const withCatalog = run.sync_type !== 'sales_only'
   const products = withCatalog ? await adapter.listProducts() : undefined
   const staff = withCatalog ? await adapter.listStaff() : []
@@ -206,6 +208,7 @@ export async function fetchAndStage(db: Db, gateway: PosGateway, run: SyncRunRow
   let buffer: StagedBatch = { sales: [], corrections: [] }
   try {
     for await (const page of adapter.listSales(salesWindow)) {
+      signal?.throwIfAborted()
       for (const line of page) {
         if (isCorrection(line)) {
           buffer.corrections.push(toCorrectionRow(line))
@@ -245,8 +248,17 @@ async function depleteRun(trx: Trx, tenant: Tenant, connectionId: string, runId:
   }
 }
 
+/** What a completed run did, for the worker's log and metrics. */
+export interface RunResults {
+  vendor: string
+  salesSynced: number
+  productsSynced: number
+  varianceDetected: number
+  durationMs: number
+}
+
 /** Applies a staged run in the caller's transaction; a run already failed elsewhere is not applied. */
-export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): Promise<FinishedSyncRun> {
+export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): Promise<RunResults> {
   const tenant = tenantOfRun(run)
   const connection = await trx.selectFrom('pos_connections').selectAll().where('id', '=', run.connection_id).forUpdate().executeTakeFirstOrThrow()
   if (connection.deleted_at) throw new SyncFailure('connection_deleted', 'The connection was deleted during the run')
@@ -291,7 +303,7 @@ export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): P
     variance_detected: depletion.itemsBelowZero,
     status: 'success',
   })
-  return { vendor: connection.pos_type, outcome: 'completed', durationMs: duration }
+  return { vendor: connection.pos_type, salesSynced, productsSynced, varianceDetected: depletion.itemsBelowZero, durationMs: duration }
 }
 
 /**
@@ -333,6 +345,19 @@ export async function failRun(trx: Trx, runId: string, error: unknown): Promise<
   return { vendor: connection.pos_type, outcome: failure.code, durationMs: duration }
 }
 
+/**
+ * Puts a run stopped by a shutdown back in the queue: its staged lines go (it reads its window again),
+ * its claim is released and its interruptions counted, so the next worker to start (this instance
+ * restarted, or another one now) runs it under the same sync_id. Nothing is depleted and no event is
+ * sent: the run has not ended.
+ */
+async function requeueInterruptedRun(trx: Trx, runId: string): Promise<void> {
+  const run = await lockRun(trx, runId)
+  if (run?.status !== 'processing') return
+  await deleteSourceLines(trx, run.id)
+  await releaseRun(trx, run.id)
+}
+
 export interface RunOptions {
   /** Overrides the sales window (benchmarks). */
   window?: SalesWindow
@@ -340,23 +365,36 @@ export interface RunOptions {
   now?: () => Date
   /** Where the finished run is counted. */
   metrics?: MetricsReporter
+  /** Aborted when the worker stops: the run is put back in the queue instead of failed. */
+  signal?: AbortSignal
 }
 
+/** How a run ended: for the caller's log. */
+export type RunOutcome =
+  | ({ status: 'completed' } & RunResults)
+  | { status: 'failed'; error: unknown; code: string }
+  | { status: 'interrupted' }
+
 /**
- * Runs a claimed run to its end: completed, or failed with its error. Returns what made the run fail,
- * if anything, for the caller's log.
+ * Runs a claimed run to its end: completed, or failed with its error, or (stopped by a shutdown)
+ * back in the queue for the next start. Whatever fails once the signal is aborted (the request it
+ * cut, or the simulator that closed under it) counts as the interruption, not as the run's failure.
  */
-export async function executeSyncRun(db: Db, gateway: PosGateway, run: SyncRunRow, options: RunOptions = {}): Promise<unknown> {
+export async function executeSyncRun(db: Db, gateway: PosGateway, run: SyncRunRow, options: RunOptions = {}): Promise<RunOutcome> {
   const heartbeat = setInterval(() => void touchRun(db, run.id).catch(() => undefined), HEARTBEAT_MS)
   try {
-    const staged = await fetchAndStage(db, gateway, run, options.now?.() ?? new Date(), options.window)
-    const finished = await db.transaction().execute((trx) => commitRun(trx, run, staged))
-    options.metrics?.syncRunFinished(finished)
-    return undefined
+    const staged = await fetchAndStage(db, gateway, run, options.now?.() ?? new Date(), options)
+    const results = await db.transaction().execute((trx) => commitRun(trx, run, staged))
+    options.metrics?.syncRunFinished({ vendor: results.vendor, outcome: 'completed', durationMs: results.durationMs })
+    return { status: 'completed', ...results }
   } catch (error) {
+    if (options.signal?.aborted) {
+      await db.transaction().execute((trx) => requeueInterruptedRun(trx, run.id))
+      return { status: 'interrupted' }
+    }
     const finished = await db.transaction().execute((trx) => failRun(trx, run.id, error))
     if (finished) options.metrics?.syncRunFinished(finished)
-    return error
+    return { status: 'failed', error, code: asSyncFailure(error).code }
   } finally {
     clearInterval(heartbeat)
   }

@@ -24,6 +24,7 @@ export function rowToSyncRun(row: SyncRunRow): SyncRun {
         ? { sales_synced: row.sales_synced ?? 0, products_synced: row.products_synced ?? 0, variance_detected: row.variance_detected ?? 0 }
         : null,
     error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
+    interruptions: row.interruptions,
   }
 }
 
@@ -112,6 +113,16 @@ export async function findOrphanedRunIds(db: Executor, staleBefore: Date | undef
   let query = db.selectFrom('pos_sync_runs').select('id').where('status', '=', 'processing').where('claimed_at', 'is not', null)
   if (staleBefore) query = query.where('heartbeat_at', '<', staleBefore)
   return (await query.execute()).map((row) => row.id)
+}
+
+/** Returns a claimed run to the queue (a shutdown stopped it), counting the interruption, and wakes the workers. */
+export async function releaseRun(trx: Trx, id: string): Promise<void> {
+  await trx
+    .updateTable('pos_sync_runs')
+    .set((eb) => ({ claimed_at: null, heartbeat_at: null, interruptions: eb('interruptions', '+', 1) }))
+    .where('id', '=', id)
+    .execute()
+  await sql`SELECT pg_notify(${POS_SYNC_CHANNEL}, '')`.execute(trx)
 }
 
 export async function finishRun(trx: Trx, id: string, fields: Partial<Omit<SyncRunRow, 'id'>>): Promise<void> {

@@ -1,13 +1,14 @@
+import type { FastifyBaseLogger } from 'fastify'
 import type { BackgroundLoop } from '../platform/background.js'
 import { startBackgroundLoop } from '../platform/background.js'
 import type { Db } from '../platform/db/database.js'
 import type { MetricsReporter } from '../platform/metrics/metrics-registry.js'
-import type { WorkerDependencies } from '../workers.js'
+import type { WorkerDependencies } from '../platform/background.js'
 import { FREQUENCY_SECONDS } from './connections.repository.js'
 import { PosGateway } from './pos-gateway.js'
 import { closeSandboxSimulators } from './sandbox-simulators.js'
-import { executeSyncRun, failRun, SyncFailure } from './sync-runner.js'
-import { claimNextRun, findOrphanedRunIds, insertRunUnlessRunning, POS_SYNC_CHANNEL } from './sync-runs.repository.js'
+import { executeSyncRun, failRun, type RunOutcome, SyncFailure } from './sync-runner.js'
+import { claimNextRun, findOrphanedRunIds, insertRunUnlessRunning, POS_SYNC_CHANNEL, type SyncRunRow } from './sync-runs.repository.js'
 import { newId } from '../platform/ids.js'
 
 /** A worker that stopped touching its run for this long is gone (crashed or cut off). */
@@ -27,6 +28,19 @@ export async function failOrphanedRuns(db: Db, staleBefore: Date | undefined, me
   return ids.length
 }
 
+function logRunOutcome(logger: FastifyBaseLogger, run: SyncRunRow, outcome: RunOutcome): void {
+  const about = { sync_id: run.id, connection_id: run.connection_id, sync_type: run.sync_type }
+  if (outcome.status === 'completed') {
+    const { salesSynced, productsSynced, varianceDetected, durationMs } = outcome
+    const results = { sales_synced: salesSynced, products_synced: productsSynced, variance_detected: varianceDetected, duration_ms: durationMs }
+    logger.info({ ...about, ...results }, 'POS sync run completed')
+  } else if (outcome.status === 'failed') {
+    logger.warn({ ...about, error_code: outcome.code, err: outcome.error }, 'POS sync run failed')
+  } else {
+    logger.info(about, 'POS sync run interrupted by the shutdown; it runs again at the next start')
+  }
+}
+
 /**
  * The worker that runs queued sync runs, one at a time per instance; claims use SKIP LOCKED, so each
  * run happens once across instances. At start it fails the runs a crash left behind. Tests may pass a
@@ -37,7 +51,9 @@ export async function startPosSyncWorker(deps: WorkerDependencies, gateway = new
   // PGlite is held by one process: a claimed run at start-up cannot have a live worker anywhere.
   const staleBefore = deps.database.kind === 'pglite' ? undefined : new Date(Date.now() - ORPHAN_AFTER_MS)
   const orphans = await failOrphanedRuns(db, staleBefore, deps.metrics)
-  if (orphans > 0) deps.logger.warn({ orphans }, 'failed POS sync runs interrupted by a previous stop')
+  if (orphans > 0) deps.logger.warn({ orphans }, 'failed POS sync runs a crash left behind')
+  // Aborted by stop(): the run in progress is put back in the queue instead of running on or failing.
+  const shutdown = new AbortController()
   const loop = await startBackgroundLoop({
     name: 'pos-sync',
     database: deps.database,
@@ -47,14 +63,15 @@ export async function startPosSyncWorker(deps: WorkerDependencies, gateway = new
     async tick() {
       const run = await claimNextRun(db)
       if (!run) return false
-      const failure = await executeSyncRun(db, gateway, run, { now: deps.clock, metrics: deps.metrics })
-      if (failure) deps.logger.warn({ err: failure, sync_id: run.id }, 'POS sync run failed')
+      const outcome = await executeSyncRun(db, gateway, run, { now: deps.clock, metrics: deps.metrics, signal: shutdown.signal })
+      logRunOutcome(deps.logger, run, outcome)
       return true
     },
   })
   return {
     wake: loop.wake,
     async stop() {
+      shutdown.abort()
       await loop.stop()
       await closeSandboxSimulators()
     },

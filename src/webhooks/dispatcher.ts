@@ -4,7 +4,7 @@ import type { DatabaseHandle } from '../platform/db/connect.js'
 import type { Db } from '../platform/db/database.js'
 import type { MetricsReporter, WebhookAttemptOutcome } from '../platform/metrics/metrics-registry.js'
 import { OUTBOX_CHANNEL } from '../platform/outbox.js'
-import type { WorkerDependencies } from '../workers.js'
+import type { WorkerDependencies } from '../platform/background.js'
 import { type AttemptOutcome, DELIVERY_TIMEOUT_MS, DeliverySender } from './delivery-sender.js'
 import { type AttemptResult, type ClaimedDelivery, claimDueDeliveries, recordAttempts } from './dispatcher.repository.js'
 import type { Resolver } from '../platform/network-guard.js'
@@ -53,6 +53,21 @@ function resultOf(delivery: ClaimedDelivery, outcome: AttemptOutcome, schedule: 
     status: outcome.delivered ? 'delivered' : retryAt ? 'pending' : 'failed',
     nextAttemptAt: retryAt ?? null,
   }
+}
+
+/** A failed attempt, with its reason and what happens next; the URL stays out (it may carry a token). */
+function logFailedAttempt(logger: FastifyBaseLogger, delivery: ClaimedDelivery, result: AttemptResult): void {
+  const fields = {
+    webhook_id: delivery.webhook_id,
+    delivery_id: delivery.id,
+    event: delivery.event_kind,
+    attempt: delivery.attempt_count,
+    status_code: result.statusCode,
+    reason: result.error,
+    next_attempt_at: result.nextAttemptAt?.toISOString() ?? null,
+  }
+  if (result.status === 'failed') logger.warn(fields, 'webhook delivery failed for good: its retry window is over')
+  else logger.info(fields, 'webhook delivery attempt failed; retried later')
 }
 
 /**
@@ -126,7 +141,9 @@ export async function startWebhookDispatcher(options: DispatcherOptions): Promis
       eventKind: delivery.event_kind,
       body: deliveryBody(delivery),
     })
-    recorder.add(resultOf(delivery, outcome, settings.retry))
+    const result = resultOf(delivery, outcome, settings.retry)
+    if (!outcome.delivered) logFailedAttempt(options.logger, delivery, result)
+    recorder.add(result)
   }
 
   // Claims go in batches: refilling a slot at a time would cost a claim query per delivery.

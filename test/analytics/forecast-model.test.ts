@@ -54,10 +54,15 @@ describe('forecastDemand', () => {
     assert.equal(shortest.daily.length, FORECAST_HORIZON_DAYS)
   })
 
-  test('back-tests a perfectly periodic series with no error, and MSTL alone with a WAPE under 1e-6', () => {
+  test('back-tests a perfectly periodic series with no error, by every model that can repeat a week', () => {
     const periodic = series(112, (day) => BAR_WEEK[day % 7] ?? 0)
-    // Seasonal naive repeats the week exactly, so it wins the back-test with 0 error.
-    const chosen = forecastDemand(periodic)
+    // The weekday profile is exact and the level constant: measured 1.8e-16 WAPE (error spread 2.3e-15 units).
+    const profile = forecastDemand(periodic)
+    assert.equal(profile.model, 'profile_ets')
+    assert.ok(profile.backtestWape !== null && profile.backtestWape < 1e-9, `WAPE ${profile.backtestWape}`)
+    assert.ok(profile.dailyErrorStdDev < 1e-9, `error spread ${profile.dailyErrorStdDev}`)
+    // Seasonal naive repeats the week exactly, so it wins a back-test against the mean with 0 error.
+    const chosen = forecastDemand(periodic, { models: ['mean', 'seasonal_naive'] })
     assert.equal(chosen.model, 'seasonal_naive')
     assert.equal(chosen.backtestWape, 0)
     assert.equal(chosen.dailyErrorStdDev, 0)

@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import { promisify } from 'node:util'
 import { projectPath } from '../../src/platform/paths.js'
-import { childEnv, runCli, startServerProcess, tempDataDirs } from '../helpers/server-process.js'
+import { childEnv, runCli, startServerProcess, scratchDataDir } from '../helpers/server-process.js'
 
 const run = promisify(execFile)
-const dataDirs = tempDataDirs()
-after(dataDirs.cleanup)
-const dataDir = dataDirs.create
+const dataDir = scratchDataDir
 
 test('barstock --version prints the version in package.json', async () => {
   const { version } = JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string }

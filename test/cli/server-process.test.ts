@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict'
-import { after, describe, test } from 'node:test'
-import { runCli, startServerProcess, tempDataDirs } from '../helpers/server-process.js'
+import { describe, test } from 'node:test'
+import { runCli, startServerProcess, scratchDataDir } from '../helpers/server-process.js'
 
-const dataDirs = tempDataDirs()
-after(dataDirs.cleanup)
-const dataDir = dataDirs.create
+const dataDir = scratchDataDir
 
 async function authTest(url: string, key: string) {
   const response = await fetch(`${url}/v1/auth/test`, { headers: { 'x-api-key': key } })

@@ -90,7 +90,7 @@ export async function createTestContext(options: ContextOptions = {}): Promise<T
   const app = await buildApp({ config, database, rateLimiter, metrics, logger: false })
   options.configure?.(app)
   await app.ready()
-  const commands = adminCommands(database.db)
+  const commands = adminCommands(database)
   let defaultKey: string | undefined
 
   const context: TestContext = {

@@ -14,17 +14,14 @@ export function tempDataDir(): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
 }
 
-/** Fresh data dirs for a test file; `cleanup` (for its `after`) removes them all. */
-export function tempDataDirs(): { create: () => string; cleanup: () => void } {
-  const cleanups: (() => void)[] = []
-  return {
-    create() {
-      const { dir, cleanup } = tempDataDir()
-      cleanups.push(cleanup)
-      return dir
-    },
-    cleanup: () => cleanups.forEach((cleanup) => cleanup()),
-  }
+const scratchCleanups: (() => void)[] = []
+process.on('exit', () => scratchCleanups.forEach((cleanup) => cleanup()))
+
+/** A fresh data dir, removed when the test process exits. */
+export function scratchDataDir(): string {
+  const { dir, cleanup } = tempDataDir()
+  scratchCleanups.push(cleanup)
+  return dir
 }
 
 /** The environment of a child process: this one's, minus DATABASE_URL/REDIS_URL, plus `env`. */
@@ -69,4 +66,37 @@ export async function runCli(args: string[], env: Record<string, string>) {
     const failure = error as { stdout: string; stderr: string; code: number }
     return { stdout: failure.stdout, stderr: failure.stderr, code: failure.code }
   }
+}
+
+/** Resolves once the server's output so far satisfies `seen` (log lines arrive after the answer they describe). */
+export async function waitForOutput(server: ServerProcess, seen: (output: string) => boolean, timeoutMs = 30_000): Promise<string> {
+  if (seen(server.output())) return server.output()
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (!seen(server.output())) return
+      cleanup()
+      resolve(server.output())
+    }
+    const timer = setTimeout(() => {
+      cleanup()
+      reject(new Error(`expected output did not appear within ${timeoutMs} ms:\n${server.output()}`))
+    }, timeoutMs)
+    const cleanup = () => {
+      clearTimeout(timer)
+      server.child.stdout?.off('data', check)
+      server.child.stderr?.off('data', check)
+    }
+    // After the helper's own listeners, so output() already holds the new chunk.
+    server.child.stdout?.on('data', check)
+    server.child.stderr?.on('data', check)
+  })
+}
+
+/** The complete JSON log lines among a server's output (a line still being written is left out). */
+export function logLines(output: string): Record<string, unknown>[] {
+  return output
+    .split('\n')
+    .slice(0, -1)
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
 }

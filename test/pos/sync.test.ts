@@ -132,11 +132,13 @@ describe('sync runs', () => {
 describe('one sync at a time', () => {
   test('answers 409 sync_in_progress while a run is queued, and the database refuses a second running run', async () => {
     await worker.stop()
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    let queued: string | undefined
     try {
-      const caller = await ctx.newCaller({ environment: 'sandbox' })
       const connection = await createConnection(ctx, caller)
       const first = await ctx.request('POST', `/v1/pos/connections/${connection.id}/sync`, { key: caller.key, body: {} })
       assert.equal(first.statusCode, 201)
+      queued = json(first).data.sync_id
       const second = await ctx.request('POST', `/v1/pos/connections/${connection.id}/sync`, { key: caller.key, body: { sync_type: 'full' } })
       assert.equal(second.statusCode, 409)
       assert.equal(json(second).error.code, 'sync_in_progress')
@@ -161,6 +163,8 @@ describe('one sync at a time', () => {
       assert.equal(runs.length, 1)
     } finally {
       worker = await startWorker(ctx)
+      // The queued run ends here, so the next test's worker restart does not interrupt it.
+      if (queued) await waitForSync(ctx, caller, queued)
     }
   })
 

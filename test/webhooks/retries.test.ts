@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import Fastify from 'fastify'
 import Stripe from 'stripe'
 import { createTestContext, json, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
@@ -75,6 +76,36 @@ describe('retries', () => {
     const detail = await webhookDetail(caller, webhook.id)
     assert.equal(detail.delivery_stats.total_failed, tries)
     assert.equal(detail.status, 'active', 'not disabled before the disable period')
+  })
+
+  test('logs each failed attempt with its reason and next try, and the last one as failed for good, never the URL', async (t) => {
+    const lines: Record<string, unknown>[] = []
+    const logger = Fastify({ logger: { level: 'info', stream: { write: (line: string) => void lines.push(JSON.parse(line)) } } }).log
+    const settings = { retry: { firstDelayMs: 100, maxDelayMs: 100, giveUpAfterMs: 500 } }
+    const { receiver } = await withReceiverAndDispatcher(t, ctx, () => ({ status: 500 }), { settings, logger })
+    const caller = await ctx.newCaller()
+    const webhook = await createWebhook(ctx, caller, { url: `${receiver.url}/hook?token=receiver-secret`, events: ['inventory.updated'] })
+    await emitOneEvent(caller)
+    await eventually(async () => lines.some((line) => line.msg === 'webhook delivery failed for good: its retry window is over'), 5000, 'the final failure line')
+
+    const failures = lines.filter((line) => line.webhook_id === webhook.id)
+    assert.ok(failures.length >= 3, `one line per failed attempt: ${failures.length}`)
+    const { time: _time, pid: _pid, hostname: _hostname, delivery_id: deliveryId, next_attempt_at: nextAttemptAt, ...first } = failures[0]!
+    assert.deepEqual(first, {
+      level: 30,
+      webhook_id: webhook.id,
+      event: 'inventory.updated',
+      attempt: 1,
+      status_code: 500,
+      reason: 'receiver answered HTTP 500',
+      msg: 'webhook delivery attempt failed; retried later',
+    })
+    assert.match(String(deliveryId), /^whd_/)
+    assert.ok(!Number.isNaN(Date.parse(String(nextAttemptAt))), String(nextAttemptAt))
+    const last = failures.at(-1)!
+    assert.equal(last.level, 40)
+    assert.equal(last.next_attempt_at, null)
+    assert.ok(!JSON.stringify(lines).includes('receiver-secret'), 'the URL is not logged')
   })
 
   test('disables a webhook whose attempts have all failed for the disable period, and sends it nothing more', async (t) => {

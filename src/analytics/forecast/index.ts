@@ -1,4 +1,4 @@
-export { initForecasting } from './mstl.model.js'
+export { initForecasting } from './augurs.js'
 export {
   type DemandForecast,
   type ForecastOptions,

@@ -29,6 +29,8 @@ export interface DatabaseHandle {
   executeScript(trx: Trx, script: string): Promise<void>
   /** The pool's connections now; undefined for PGlite, a single embedded session with no pool. */
   poolUsage(): PoolUsage | undefined
+  /** The embedded database only: its data files as a gzipped tar, consistent, taken while it serves. */
+  snapshot?(): Promise<Buffer>
   close(): Promise<void>
 }
 
@@ -37,6 +39,14 @@ pg.types.setTypeParser(20, (value: string) => Number(value))
 
 export function pgliteDirectory(dataDir: string): string {
   return join(dataDir, 'pgdata')
+}
+
+/** Where the data lives, for logs and messages: the PGlite directory, or PostgreSQL's user@host:port/db (never the password). */
+export function describeDatabase(config: { databaseUrl: string | undefined; dataDir: string }): string {
+  if (!config.databaseUrl) return `PGlite in ${pgliteDirectory(config.dataDir)}`
+  const url = new URL(config.databaseUrl)
+  const user = url.username ? `${decodeURIComponent(url.username)}@` : ''
+  return `PostgreSQL ${user}${url.hostname}:${url.port || '5432'}${url.pathname}`
 }
 
 /** Opens the embedded PGlite in `<dataDir>/pgdata`, or an in-memory one when dataDir is undefined. */
@@ -61,6 +71,13 @@ export async function openPglite(dataDir: string | undefined): Promise<DatabaseH
       await pglite.exec(script)
     },
     poolUsage: () => undefined,
+    // Inside a transaction Kysely holds, so no other query runs meanwhile (PGlite has one session); the
+    // checkpoint first writes every committed change into the data files the tar is made of.
+    snapshot: () =>
+      db.transaction().execute(async (trx) => {
+        await sql`CHECKPOINT`.execute(trx)
+        return Buffer.from(await (await pglite.dumpDataDir('gzip')).arrayBuffer())
+      }),
     // Destroying Kysely closes PGlite too (the dialect owns the instance).
     close: () => db.destroy(),
   }

@@ -14,6 +14,8 @@ export interface VendorHttpOptions {
   timeoutMs?: number
   /** Longest total wait for Retry-After inside one call before giving up with rate_limited. */
   maxRetryWaitMs?: number
+  /** Aborts the request in flight and any wait (a sync run stopped by a shutdown). */
+  signal?: AbortSignal
 }
 
 export interface VendorRequest {
@@ -80,12 +82,12 @@ export class VendorHttp {
           throw new PosAdapterError('rate_limited', `${this.options.vendor} rate limit: retry after ${seconds} s`, seconds)
         }
         waitedMs += seconds * 1000
-        await sleep(seconds * 1000)
+        await sleep(seconds * 1000, undefined, { signal: this.options.signal })
         continue
       }
       if (response.status >= 500) {
         if (attempt < SERVER_ERROR_RETRIES) {
-          await sleep(250 * 2 ** attempt)
+          await sleep(250 * 2 ** attempt, undefined, { signal: this.options.signal })
           continue
         }
         throw new PosAdapterError('connection_failed', `${this.options.vendor} answered ${response.status}`)
@@ -120,7 +122,7 @@ export class VendorHttp {
         body,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: this.options.signal ? AbortSignal.any([AbortSignal.timeout(this.timeoutMs), this.options.signal]) : AbortSignal.timeout(this.timeoutMs),
       })
       return { status: response.statusCode, headers: response.headers, text: await response.body.text() }
     } catch (error) {

@@ -81,6 +81,7 @@ export class CloverAdapter implements PosAdapter, CloverTokenSource {
       refreshFields: config.refreshFields,
       timeoutMs: options.timeoutMs,
       maxRetryWaitMs: options.maxRetryWaitMs,
+      signal: options.signal,
     })
   }
 

@@ -213,6 +213,8 @@ export interface CloverClientOptions {
   refreshFields: CloverRefreshFields
   timeoutMs?: number
   maxRetryWaitMs?: number
+  /** Aborts requests and Retry-After waits (a sync run stopped by a shutdown). */
+  signal?: AbortSignal
 }
 
 export type CloverQuery = Record<string, string | number | string[] | undefined>

@@ -61,6 +61,7 @@ export class LightspeedAdapter implements PosAdapter, LightspeedTokenSource {
       businessLocationId: this.credentials.business_location_id,
       timeoutMs: options.timeoutMs,
       maxRetryWaitMs: options.maxRetryWaitMs,
+      signal: options.signal,
     })
   }
 

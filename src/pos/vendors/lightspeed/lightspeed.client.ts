@@ -38,6 +38,8 @@ export interface LightspeedClientOptions {
   businessLocationId: string
   timeoutMs?: number
   maxRetryWaitMs?: number
+  /** Aborts requests and Retry-After waits (a sync run stopped by a shutdown). */
+  signal?: AbortSignal
 }
 
 const FINANCE_PATH = '/f/finance/'

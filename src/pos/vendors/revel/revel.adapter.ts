@@ -41,6 +41,7 @@ export function createRevelAdapter(options: PosAdapterOptions): PosAdapter {
     apiSecret: credentials.api_secret,
     timeoutMs: options.timeoutMs,
     maxRetryWaitMs: options.maxRetryWaitMs,
+    signal: options.signal,
   })
   let chosen: Promise<string> | undefined
   const establishmentId = () => (credentials.establishment_id ? Promise.resolve(credentials.establishment_id) : (chosen ??= chooseEstablishment(client)))

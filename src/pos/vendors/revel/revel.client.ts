@@ -34,6 +34,8 @@ export interface RevelClientOptions {
   apiSecret: string
   timeoutMs?: number
   maxRetryWaitMs?: number
+  /** Aborts requests and Retry-After waits (a sync run stopped by a shutdown). */
+  signal?: AbortSignal
 }
 
 /** Objects asked for per page (Revel's default is 20). */

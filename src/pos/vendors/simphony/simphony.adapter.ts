@@ -66,6 +66,7 @@ export function createSimphonyAdapter(options: PosAdapterOptions): PosAdapter {
     locRef: credentials.loc_ref,
     timeoutMs: options.timeoutMs,
     maxRetryWaitMs: options.maxRetryWaitMs,
+    signal: options.signal,
   })
   const session = new SimphonySession(client)
   return {

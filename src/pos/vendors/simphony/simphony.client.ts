@@ -95,6 +95,8 @@ export interface SimphonyClientOptions {
   locRef: string
   timeoutMs?: number
   maxRetryWaitMs?: number
+  /** Aborts requests and Retry-After waits (a sync run stopped by a shutdown). */
+  signal?: AbortSignal
 }
 
 /** PKCE S256: the challenge is the base64url SHA-256 of the verifier. */
@@ -126,7 +128,7 @@ export class SimphonyClient {
   private readonly app: VendorHttp
 
   constructor(private readonly options: SimphonyClientOptions) {
-    const http = { vendor: SIMPHONY_VENDOR, timeoutMs: options.timeoutMs, maxRetryWaitMs: options.maxRetryWaitMs }
+    const http = { vendor: SIMPHONY_VENDOR, timeoutMs: options.timeoutMs, maxRetryWaitMs: options.maxRetryWaitMs, signal: options.signal }
     this.auth = new VendorHttp({ ...http, baseUrl: options.authBaseUrl })
     this.app = new VendorHttp({ ...http, baseUrl: options.appBaseUrl })
   }

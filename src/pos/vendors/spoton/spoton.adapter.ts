@@ -34,6 +34,7 @@ export function createSpotOnAdapter(options: PosAdapterOptions): PosAdapter {
     locationId: credentials.location_id,
     timeoutMs: options.timeoutMs,
     maxRetryWaitMs: options.maxRetryWaitMs,
+    signal: options.signal,
   })
   return {
     async verify() {

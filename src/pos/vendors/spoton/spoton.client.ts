@@ -133,6 +133,8 @@ export interface SpotOnClientOptions {
   locationId: string
   timeoutMs?: number
   maxRetryWaitMs?: number
+  /** Aborts requests and Retry-After waits (a sync run stopped by a shutdown). */
+  signal?: AbortSignal
 }
 
 /** RFC 3339 without milliseconds: the export API refuses fractional seconds in its ranges. */

@@ -29,7 +29,7 @@ export interface SquareConfig {
 
 export function createSquareAdapter(options: PosAdapterOptions, config: SquareConfig): PosAdapter {
   const locationId = options.credentials.location_id ?? ''
-  const clientOptions = { baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, maxRetryWaitMs: options.maxRetryWaitMs }
+  const clientOptions = { baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, maxRetryWaitMs: options.maxRetryWaitMs, signal: options.signal }
   const tokens = new SquareTokens(options, config, new SquareClient({ ...clientOptions, tokens: NO_TOKEN }))
   const client = new SquareClient({ ...clientOptions, tokens })
   return {

@@ -231,6 +231,8 @@ export interface SquareClientOptions {
   tokens: SquareTokenSource
   timeoutMs?: number
   maxRetryWaitMs?: number
+  /** Aborts requests and Retry-After waits (a sync run stopped by a shutdown). */
+  signal?: AbortSignal
 }
 
 /** SearchOrders allows up to 1000 orders a page; fewer round trips for a sync. */
@@ -253,6 +255,7 @@ export class SquareClient {
       baseUrl: options.baseUrl,
       timeoutMs: options.timeoutMs,
       maxRetryWaitMs: options.maxRetryWaitMs,
+      signal: options.signal,
     })
   }
 

@@ -97,6 +97,7 @@ export function createToastAdapter(options: PosAdapterOptions): PosAdapter {
     restaurantGuid: options.credentials.restaurant_id ?? '',
     timeoutMs: options.timeoutMs,
     maxRetryWaitMs: options.maxRetryWaitMs,
+    signal: options.signal,
   })
   const session = new ToastSession(client, options.credentials.client_id ?? '', options.credentials.client_secret ?? '', options.baseUrl)
 

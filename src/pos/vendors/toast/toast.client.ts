@@ -199,6 +199,8 @@ export interface ToastClientOptions {
   restaurantGuid: string
   timeoutMs?: number
   maxRetryWaitMs?: number
+  /** Aborts requests and Retry-After waits (a sync run stopped by a shutdown). */
+  signal?: AbortSignal
 }
 
 /** A refused token: the caller logs in again once and retries. */
@@ -213,6 +215,7 @@ export class ToastClient {
       baseUrl: options.baseUrl,
       timeoutMs: options.timeoutMs,
       maxRetryWaitMs: options.maxRetryWaitMs,
+      signal: options.signal,
     })
   }
 

@@ -1,0 +1,102 @@
+import { AutoETS } from '@bsull/augurs/ets'
+import { initForecasting } from './augurs.js'
+import { mean } from './baseline.model.js'
+import { median } from './demand-signals.js'
+import { WEEK_DAYS } from './mstl.model.js'
+
+/** Days either side of a day whose median deseasonalised demand is that day's local level (spike clipping). */
+const LOCAL_LEVEL_RADIUS_DAYS = 10
+/** A day above its expected demand by more than this many robust standard deviations is clipped to that bound. */
+const SPIKE_DEVIATIONS = 3
+/** Scale of the median absolute deviation that estimates a normal standard deviation. */
+const MAD_TO_STANDARD_DEVIATION = 1.4826
+/**
+ * AutoETS's model search: additive errors (sales have zeros, which multiplicative errors cannot take),
+ * the trend component left to the search, no season (the weekday profile has taken it out).
+ */
+const ETS_SPEC = 'AZN'
+
+/**
+ * Forecasts `horizon` days after `series` as a weekday profile × a level: one-off spikes in the history
+ * are clipped (clipSpikes), the multiplicative weekday profile of the clipped days divides them out, and
+ * augurs' AutoETS forecasts the remaining level (with a trend where its model search finds one); each
+ * forecast day is that level × its weekday's factor, never negative. A multiplicative week follows
+ * demand that grows or shrinks (a busy Saturday stays twice a Monday), which MSTL's additive season
+ * does not.
+ */
+export function forecastProfileEts(series: readonly number[], horizon: number): number[] {
+  const rawProfile = weekdayProfile(series)
+  if (rawProfile === null) return new Array<number>(horizon).fill(0)
+  const clipped = clipSpikes(series, rawProfile)
+  const profile = weekdayProfile(clipped) ?? rawProfile
+  const level = forecastLevel(deseasonalise(clipped, profile), horizon)
+  return level.map((value, day) => Math.max(0, value * (profile[(series.length + day) % WEEK_DAYS] ?? 1)))
+}
+
+/**
+ * Each weekday's mean demand ÷ the mean of the seven weekday means (so the factors average 1), indexed
+ * by day % 7 of `series`, shrunk towards 1 by how much of their spread sampling noise alone would give
+ * (empirical Bayes: weight = 1 − noise variance ÷ observed variance of the factors, at least 0), so a
+ * flat or sparse item is not given a week its noise drew; null when nothing sold.
+ */
+export function weekdayProfile(series: readonly number[]): number[] | null {
+  const weekdays = Array.from({ length: WEEK_DAYS }, (_, weekday) => series.filter((_, day) => day % WEEK_DAYS === weekday))
+  const weekdayMeans = weekdays.map((values) => mean(values))
+  const overall = mean(weekdayMeans)
+  if (overall <= 0) return null
+  const factors = weekdayMeans.map((value) => value / overall)
+  const squaredDeviations = weekdays.flatMap((values, weekday) => values.map((value) => (value - (weekdayMeans[weekday] ?? 0)) ** 2))
+  const withinVariance = squaredDeviations.reduce((sum, value) => sum + value, 0) / Math.max(1, series.length - WEEK_DAYS)
+  const noiseVariance = mean(weekdays.map((values) => withinVariance / Math.max(1, values.length))) / overall ** 2
+  const observedVariance = mean(factors.map((factor) => (factor - 1) ** 2))
+  const weight = observedVariance > 0 ? Math.max(0, 1 - noiseVariance / observedVariance) : 0
+  return factors.map((factor) => 1 + weight * (factor - 1))
+}
+
+/**
+ * The series with one-off spikes (an event, a party, a miscount) cut down: a day's expected demand is
+ * its local level (the median deseasonalised demand within LOCAL_LEVEL_RADIUS_DAYS) × its weekday
+ * factor, and a day above it by more than SPIKE_DEVIATIONS standard deviations is set to that bound. The
+ * standard deviation is the robust one of all days' deviations, at least Poisson's √expected, so a
+ * low-volume item whose usual deviation is 0 keeps its ordinary sales. Only the training data is
+ * clipped: the back-test still scores forecasts against what sold.
+ */
+export function clipSpikes(series: readonly number[], profile: readonly number[]): number[] {
+  const deseasonalised = deseasonalise(series, profile)
+  const expected = series.map((_, day) => {
+    const neighbours = deseasonalised.slice(Math.max(0, day - LOCAL_LEVEL_RADIUS_DAYS), day + LOCAL_LEVEL_RADIUS_DAYS + 1)
+    return median(neighbours) * (profile[day % WEEK_DAYS] ?? 1)
+  })
+  const spread = MAD_TO_STANDARD_DEVIATION * median(series.map((value, day) => Math.abs(value - (expected[day] ?? 0))))
+  return series.map((value, day) => {
+    const usual = expected[day] ?? 0
+    return Math.min(value, usual + SPIKE_DEVIATIONS * Math.max(spread, Math.sqrt(Math.max(usual, 1))))
+  })
+}
+
+/**
+ * Demand ÷ its weekday factor. A factor of 0 (a weekday that sold nothing, in a week without noise to
+ * shrink it) says nothing about the level: its days repeat the previous deseasonalised value (the first
+ * known one at the start), which leaves exponential smoothing's level where it was.
+ */
+function deseasonalise(series: readonly number[], profile: readonly number[]): number[] {
+  const known = series.map((value, day) => {
+    const factor = profile[day % WEEK_DAYS] ?? 0
+    return factor > 0 ? value / factor : null
+  })
+  let previous = known.find((value) => value !== null) ?? 0
+  return known.map((value) => (previous = value ?? previous))
+}
+
+/** AutoETS (ETS_SPEC) forecast of the deseasonalised level. */
+function forecastLevel(level: readonly number[], horizon: number): number[] {
+  initForecasting()
+  const model = new AutoETS(1, ETS_SPEC)
+  try {
+    model.fit(Float64Array.from(level))
+    return model.predict(horizon).point
+  } finally {
+    // The model lives in WebAssembly memory, which the garbage collector does not see.
+    model.free()
+  }
+}
