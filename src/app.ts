@@ -10,6 +10,8 @@ import { authRoutes } from './platform/auth/auth.routes.js'
 import { BODY_LIMIT_BYTES, conventionsPlugin, sendError } from './platform/http/conventions.js'
 import { answerClientError, frameworkErrorOf, withoutTrailingSlash } from './platform/http/input-safety.js'
 import { healthRoutes } from './platform/http/health.routes.js'
+import { consoleRoutes } from './platform/http/console.routes.js'
+import { projectPath } from './platform/paths.js'
 import type { App } from './platform/http/types.js'
 import { validatorCompiler } from './platform/http/validation.js'
 import { newId } from './platform/ids.js'
@@ -122,6 +124,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(metricsPlugin, { registry: options.metrics, token: config.metricsToken })
   await app.register(authPlugin, { keys, limiter: options.rateLimiter, limits: config.rateLimits })
   await app.register(healthRoutes)
+  await app.register(consoleRoutes, { root: projectPath('dist', 'console') })
   await app.register(authRoutes, { prefix: '/v1/auth' })
   await app.register(locationRoutes, { prefix: '/v1/locations' })
   await app.register(inventoryRoutes, { prefix: '/v1/inventory', countObserver: emitCountVariance })

@@ -1,10 +1,11 @@
 import { tenantOf } from '../platform/auth/auth-plugin.js'
 import { envelope } from '../platform/http/schemas.js'
 import type { App } from '../platform/http/types.js'
+import { inventoryErrors } from '../inventory/inventory.errors.js'
 import { locationErrors } from '../locations/locations.errors.js'
 import { analyticsErrors } from './analytics.errors.js'
-import { DemandForecastReport, ForecastQuery } from './forecast.schemas.js'
-import { getDemandForecast } from './forecast.service.js'
+import { DemandForecastReport, FORECAST_HISTORY_DAYS, ForecastQuery, ItemForecastParams, ItemForecastSeries } from './forecast.schemas.js'
+import { getDemandForecast, getItemForecastSeries } from './forecast.service.js'
 
 const tags = ['Analytics']
 
@@ -25,5 +26,22 @@ export async function forecastRoutes(app: App) {
       config: { permission: 'analytics:read', errors: [analyticsErrors.forecastUnavailable, locationErrors.locationNotFound] },
     },
     async (request) => ({ data: await getDemandForecast(app.db, tenantOf(request), request.query) }),
+  )
+
+  app.get(
+    '/forecast/items/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One item’s daily usage and forecast with its band',
+        description:
+          `The last ${FORECAST_HISTORY_DAYS} business days of the item’s usage, then its 30 stored forecast days, each with a band of ±1.96 × the back-test’s daily error spread (about 95 % of days if errors were normal). ` +
+          'For a chart: the console’s forecast screen draws it. forecast_unavailable when the item has no stored forecast. See docs/forecasts.md.',
+        params: ItemForecastParams,
+        response: { 200: envelope(ItemForecastSeries) },
+      },
+      config: { permission: 'analytics:read', errors: [inventoryErrors.itemNotFound, analyticsErrors.forecastUnavailable] },
+    },
+    async (request) => ({ data: await getItemForecastSeries(app.db, tenantOf(request), request.params.id) }),
   )
 }

@@ -80,3 +80,48 @@ export const DemandForecastReport = Type.Object(
   },
 )
 export type DemandForecastReport = Static<typeof DemandForecastReport>
+
+/** History shown before a forecast: eight weeks, enough to see the weekly pattern the model fits. */
+export const FORECAST_HISTORY_DAYS = 56
+
+export const ItemForecastParams = Type.Object({ id: Type.String({ description: 'The inventory item', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }) })
+
+const UnitsUsed = (description: string) => Type.Number({ minimum: 0, description })
+
+export const ItemForecastSeries = Type.Object(
+  {
+    inventory_item_id: Type.String({ description: 'The item' }),
+    name: Type.String({ description: 'The item’s name' }),
+    unit: Type.String({ description: 'The unit of every quantity below', examples: ['bottle'] }),
+    history: Type.Array(
+      Type.Object({
+        date: Type.String({ description: 'A business date of the item’s location, YYYY-MM-DD' }),
+        quantity: UnitsUsed('Units the day’s sales used (0 on a day without sales)'),
+      }),
+      { description: `The ${FORECAST_HISTORY_DAYS} business days up to the last day the forecast saw, oldest first` },
+    ),
+    forecast: Type.Array(
+      Type.Object({
+        date: Type.String({ description: 'A business date, YYYY-MM-DD' }),
+        quantity: UnitsUsed('Forecast demand of the day'),
+        low: UnitsUsed('Lower end of the band: quantity − 1.96 × the back-test’s daily error spread, not below 0'),
+        high: UnitsUsed('Upper end of the band: quantity + 1.96 × the back-test’s daily error spread'),
+      }),
+      { description: 'The 30 stored forecast days that follow the history' },
+    ),
+    fitted_at: { ...Timestamp, description: 'When the forecast was fitted' },
+  },
+  {
+    examples: [
+      {
+        inventory_item_id: 'item_01jd2x3v4w5y6z7a8b9c0d1e2f',
+        name: 'Tito’s Handmade Vodka 750ml',
+        unit: 'bottle',
+        history: [{ date: '2026-11-22', quantity: 1.6 }],
+        forecast: [{ date: '2026-11-23', quantity: 1.4211, low: 0.6371, high: 2.2051 }],
+        fitted_at: '2026-11-23T04:00:12.345Z',
+      },
+    ],
+  },
+)
+export type ItemForecastSeries = Static<typeof ItemForecastSeries>

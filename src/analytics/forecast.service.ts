@@ -1,4 +1,6 @@
 import type { InventoryItem } from '../inventory/inventory.schemas.js'
+import { getItem } from '../inventory/inventory.service.js'
+import { dailyUsage } from '../inventory/usage-history.js'
 import { getLocation } from '../locations/locations.service.js'
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { type Decimal, decimal, quantityOut, sum, ZERO } from '../platform/decimal.js'
@@ -6,7 +8,14 @@ import { analyticsErrors } from './analytics.errors.js'
 import { allItems, allLocations } from './catalog-reads.js'
 import { BACKTEST_PLAN, holidayNames } from './forecast/index.js'
 import { findForecasts, type StoredForecast } from './forecast.repository.js'
-import { DEFAULT_FORECAST_DAYS, type DemandForecastReport, type ForecastQuery, type ItemForecast } from './forecast.schemas.js'
+import {
+  DEFAULT_FORECAST_DAYS,
+  type DemandForecastReport,
+  FORECAST_HISTORY_DAYS,
+  type ForecastQuery,
+  type ItemForecast,
+  type ItemForecastSeries,
+} from './forecast.schemas.js'
 import { shiftDate } from './report-period.js'
 
 /** History the back-test needs (its first origin leaves 14 days of training and 14 held out). */
@@ -143,4 +152,42 @@ export async function storedDemandForecasts(db: Executor, tenant: Tenant, itemId
       },
     ]),
   )
+}
+
+/** Half-width of the forecast band in back-test error spreads: about 95 % of days if errors were normal. */
+const BAND_SPREADS = 1.96
+
+const fourDecimals = (value: number) => Number(value.toFixed(4))
+
+/**
+ * One item's recent daily usage and its stored forecast with a band, for a chart. Throws item_not_found,
+ * and forecast_unavailable when the item has no stored forecast (under 14 days of sales history).
+ */
+export async function getItemForecastSeries(db: Executor, tenant: Tenant, itemId: string): Promise<ItemForecastSeries> {
+  const item = await getItem(db, tenant, itemId)
+  const stored = (await findForecasts(db, tenant, [itemId])).get(itemId)
+  if (!stored) {
+    throw analyticsErrors.forecastUnavailable(
+      `${item.name} has no demand forecast yet: an item needs 14 days of sales history, and forecasts are refitted in the background when a business day closes`,
+      { inventory_item_id: itemId },
+    )
+  }
+  const from = shiftDate(stored.historyThrough, 1 - FORECAST_HISTORY_DAYS)
+  const used = new Map((await dailyUsage(db, tenant, { itemIds: [itemId], from, to: stored.historyThrough })).map((row) => [row.day, Number(row.units)]))
+  const spread = BAND_SPREADS * Number(stored.dailyErrorStdDev)
+  const firstDay = firstForecastDay(stored)
+  return {
+    inventory_item_id: item.id,
+    name: item.name,
+    unit: item.unit,
+    history: Array.from({ length: FORECAST_HISTORY_DAYS }, (_, index) => {
+      const date = shiftDate(from, index)
+      return { date, quantity: fourDecimals(used.get(date) ?? 0) }
+    }),
+    forecast: stored.daily.map((value, index) => {
+      const quantity = Number(value)
+      return { date: shiftDate(firstDay, index), quantity: fourDecimals(quantity), low: fourDecimals(Math.max(0, quantity - spread)), high: fourDecimals(quantity + spread) }
+    }),
+    fitted_at: stored.fittedAt.toISOString(),
+  }
 }

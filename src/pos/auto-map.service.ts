@@ -16,7 +16,7 @@ export const REVIEW_THRESHOLD = 0.6
  * Matches the connection's unmapped POS items to the tenant's inventory items by name (never to recipes): at or above the
  * threshold a mapping is made (conversion read from the POS name, e.g. 1.5oz) when its conversion can be
  * computed; from 0.6 up, a match under the threshold or without a computable conversion is kept as a
- * suggestion with its reason; below 0.6 nothing. Counts partition the unmapped items.
+ * suggestion with its reason; below 0.6, or the item a person rejected for it, nothing. Counts partition the unmapped items.
  * Throws connection_not_found, auto_map_failed (no POS products to map).
  */
 export async function autoMap(trx: Trx, tenant: Tenant, connectionId: string, threshold = DEFAULT_CONFIDENCE_THRESHOLD, actor: string): Promise<AutoMapResult> {
@@ -28,7 +28,9 @@ export async function autoMap(trx: Trx, tenant: Tenant, connectionId: string, th
   const matcher = new NameMatcher(items)
   const result: AutoMapResult = { mappings_created: 0, mappings_review: 0, unmapped_items: 0, mapped: [], review: [] }
   for (const posItem of await unmappedPosItems(trx, connectionId)) {
-    const match = matcher.bestMatch(posItem.name)
+    const best = matcher.bestMatch(posItem.name)
+    // A match a person rejected is no match.
+    const match = best?.item.id === posItem.rejectedItemId ? undefined : best
     const confidence = match?.confidence ?? 0
     if (!match || confidence < REVIEW_THRESHOLD) {
       await setSuggestion(trx, connectionId, posItem.posItemId, null)

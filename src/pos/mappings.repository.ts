@@ -91,16 +91,16 @@ export async function countPosItems(db: Executor, connectionId: string): Promise
   return Number(row.n)
 }
 
-export async function unmappedPosItems(db: Executor, connectionId: string): Promise<{ posItemId: string; name: string }[]> {
+export async function unmappedPosItems(db: Executor, connectionId: string): Promise<{ posItemId: string; name: string; rejectedItemId: string | null }[]> {
   const rows = await db
     .selectFrom('pos_items as p')
     .leftJoin('pos_mappings as m', (join) => join.onRef('m.connection_id', '=', 'p.connection_id').onRef('m.pos_item_id', '=', 'p.pos_item_id'))
-    .select(['p.pos_item_id', 'p.name'])
+    .select(['p.pos_item_id', 'p.name', 'p.rejected_item_id'])
     .where('p.connection_id', '=', connectionId)
     .where('m.pos_item_id', 'is', null)
     .orderBy('p.pos_item_id')
     .execute()
-  return rows.map((row) => ({ posItemId: row.pos_item_id, name: row.name }))
+  return rows.map((row) => ({ posItemId: row.pos_item_id, name: row.name, rejectedItemId: row.rejected_item_id }))
 }
 
 export async function setSuggestion(
@@ -119,6 +119,19 @@ export async function setSuggestion(
     .where('connection_id', '=', connectionId)
     .where('pos_item_id', '=', posItemId)
     .execute()
+}
+
+/** Drops the POS item's suggestion and remembers its item as rejected; the rejected item id, or undefined when there was no suggestion. */
+export async function rejectSuggestionRow(trx: Trx, connectionId: string, posItemId: string): Promise<string | undefined> {
+  const row = await trx
+    .updateTable('pos_items')
+    .set((eb) => ({ rejected_item_id: eb.ref('suggested_item_id'), suggested_item_id: null, suggested_confidence: null, suggested_reason: null }))
+    .where('connection_id', '=', connectionId)
+    .where('pos_item_id', '=', posItemId)
+    .where('suggested_item_id', 'is not', null)
+    .returning('rejected_item_id')
+    .executeTakeFirst()
+  return row?.rejected_item_id ?? undefined
 }
 
 /** The list's filters; posItemId narrows it to one entry. */

@@ -16,6 +16,7 @@ import {
   findMapping,
   insertMapping,
   listMappingRows,
+  rejectSuggestionRow,
   setSuggestion,
   updateMappingRow,
   type MappingRow,
@@ -184,6 +185,18 @@ export async function updateMapping(
 }
 
 /** Removes a mapping; the POS item stays listed as unmapped. Throws connection_not_found, mapping_not_found. */
+/**
+ * A person's "no" to an auto-map suggestion: it leaves the review queue, and auto-map never suggests or
+ * maps that inventory item for this POS item again. Throws connection_not_found, and mapping_not_found
+ * when the POS item has no suggestion (unknown, already mapped, or nothing suggested).
+ */
+export async function rejectSuggestion(trx: Trx, tenant: Tenant, connectionId: string, posItemId: string) {
+  await lockConnection(trx, tenant, connectionId)
+  const rejected = await rejectSuggestionRow(trx, connectionId, posItemId)
+  if (rejected === undefined) throw posErrors.mappingNotFound([posItemId, connectionId])
+  return { pos_item_id: posItemId, rejected_item_id: rejected }
+}
+
 export async function deleteMapping(trx: Trx, tenant: Tenant, connectionId: string, posItemId: string) {
   await lockConnection(trx, tenant, connectionId)
   if (!(await deleteMappingRow(trx, connectionId, posItemId))) throw posErrors.mappingNotFound([posItemId, connectionId])

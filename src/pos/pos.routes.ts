@@ -15,7 +15,7 @@ import {
   updateConnection,
   verifyNewConnection,
 } from './connections.service.js'
-import { createMapping, deleteMapping, listMappings, updateMapping } from './mappings.service.js'
+import { createMapping, deleteMapping, listMappings, rejectSuggestion, updateMapping } from './mappings.service.js'
 import { posErrors } from './pos.errors.js'
 import type { PosGateway } from './pos-gateway.js'
 import {
@@ -29,6 +29,7 @@ import {
   ListMappingsQuery,
   ListSyncRunsQuery,
   MappingParams,
+  RejectedSuggestion,
   PosConnection,
   PosConnectionWithStats,
   ProductMapping,
@@ -242,6 +243,23 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
       runWrite(app.db, request, reply, 200, (trx) =>
         updateMapping(trx, tenantOf(request), request.params.id, request.params.pos_item_id, request.body, actorOf(request)),
       ),
+  )
+
+  app.delete(
+    '/connections/:id/mappings/:pos_item_id/suggestion',
+    {
+      schema: {
+        tags,
+        summary: 'Reject an auto-map suggestion',
+        description:
+          'Removes the POS item’s suggestion from the review queue; auto-map will not suggest or map that inventory item for this POS item again (map it by hand if it was right after all). mapping_not_found when the POS item has no suggestion.',
+        params: MappingParams,
+        response: { 200: envelope(RejectedSuggestion) },
+      },
+      config: { permission: 'pos:write', errors: [connectionNotFound, mappingNotFound] },
+    },
+    (request, reply) =>
+      runWrite(app.db, request, reply, 200, (trx) => rejectSuggestion(trx, tenantOf(request), request.params.id, request.params.pos_item_id)),
   )
 
   app.delete(

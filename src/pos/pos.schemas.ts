@@ -170,6 +170,11 @@ export type ProductMapping = Static<typeof ProductMapping>
 
 export const MappingParams = Type.Object({ id: Type.String(), pos_item_id: Type.String() })
 
+export const RejectedSuggestion = Type.Object({
+  pos_item_id: Type.String({ description: 'The POS item whose suggestion was rejected', examples: ['TITO-DBL'] }),
+  rejected_item_id: Type.String({ description: 'The inventory item auto-map will not suggest or map for it again', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+})
+
 export const ListMappingsQuery = Type.Object(
   {
     ...PageQuery,

@@ -65,6 +65,7 @@ export interface PosItemTable {
   suggested_item_id: string | null
   suggested_confidence: Numeric | null
   suggested_reason: string | null
+  rejected_item_id: string | null
 }
 
 export interface PosMappingTable {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { CompiledQuery } from 'kysely'
 import { type Caller, json, type TestContext } from '../helpers/context.js'
+import { refitForecasts } from '../../src/analytics/forecast-refit.js'
 import { createConnection } from '../pos/pos-helpers.js'
 
 export const DAY_MS = 86_400_000
@@ -33,6 +34,30 @@ export async function salesChannel(ctx: TestContext, caller: Caller) {
       return json(response).data
     },
   }
+}
+
+/** A refit clock: yesterday noon UTC, so main_bar (UTC, cut-off 04:00) last closed the business day before. */
+export function refitClock(): Date {
+  return new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS - DAY_MS / 2)
+}
+
+/**
+ * Sells `perDay` bottles of the item on each of the `days` business days before the clock's (mapped one
+ * POS unit to one bottle), then refits the tenant's forecasts at the clock, as the worker does.
+ */
+export async function sellDaily(ctx: TestContext, caller: Caller, itemId: string, days: number, perDay: number, clock = refitClock()) {
+  const channel = await salesChannel(ctx, caller)
+  await channel.map(`PLU-${itemId}`, { inventory_item_id: itemId, conversion_factor: 1, conversion_unit: 'bottle' })
+  await channel.sell(
+    Array.from({ length: days }, (_, day) => ({
+      pos_item_id: `PLU-${itemId}`,
+      name: 'Bottle',
+      quantity: perDay,
+      unit_price: 20,
+      sold_at: new Date(clock.getTime() - (day + 1) * DAY_MS - 3_600_000).toISOString(),
+    })),
+  )
+  await refitForecasts(ctx.database.db, caller.tenant, clock)
 }
 
 export async function count(ctx: TestContext, caller: Caller, items: { item_id: string; quantity: number }[], countedAt?: string, location = 'main_bar') {

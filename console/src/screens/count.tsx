@@ -1,0 +1,346 @@
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { ApiError, type CountResult, type Item, NetworkError, api, newIdempotencyKey } from '../api.js'
+import { ErrorNote, LocationSelect, Screen, describeError, formatQuantity } from '../ui.js'
+
+/**
+ * The count in progress, saved on this device after every keystroke: a reload, a closed tab or a lost
+ * connection loses nothing typed. It holds the item list too, so counting goes on without a network.
+ */
+interface CountDraft {
+  location: string
+  countedBy: string
+  items: Pick<Item, 'id' | 'name' | 'sku' | 'unit'>[]
+  /** What was typed per item id, as typed ('' or absent: not counted). */
+  values: Record<string, string>
+  /** The item shown; items.length is the review. */
+  position: number
+  /** The idempotency key of a submission sent but not answered: a retry reuses it, so the count is recorded once. */
+  submission?: string
+}
+
+const DRAFT_STORAGE = 'barstock.count_draft'
+const COUNTED_BY_STORAGE = 'barstock.counted_by'
+const PAGE_SIZE = 100
+const FIRST_RETRY_MS = 2_000
+const LONGEST_RETRY_MS = 30_000
+
+function loadDraft(): CountDraft | null {
+  const saved = localStorage.getItem(DRAFT_STORAGE)
+  return saved ? (JSON.parse(saved) as CountDraft) : null
+}
+
+function saveDraft(draft: CountDraft | null) {
+  if (draft) localStorage.setItem(DRAFT_STORAGE, JSON.stringify(draft))
+  else localStorage.removeItem(DRAFT_STORAGE)
+}
+
+/** Every item stored at the location, by name. */
+async function itemsAt(location: string): Promise<Item[]> {
+  const items: Item[] = []
+  for (let page = 1; ; page++) {
+    const answer = await api.items({ location, page, per_page: PAGE_SIZE, sort: 'name' })
+    items.push(...answer.data)
+    if (page >= answer.pagination.total_pages) return items
+  }
+}
+
+/** A typed quantity as a number: a decimal comma is read as a point; undefined when it is not a number. */
+function quantityOf(text: string): number | undefined {
+  const value = Number(text.trim().replace(',', '.'))
+  return text.trim() === '' || !Number.isFinite(value) ? undefined : value
+}
+
+/** Unanswered, or answered "later": the same submission is sent again with its idempotency key. */
+function worthRetrying(error: unknown): boolean {
+  if (error instanceof NetworkError) return true
+  if (!(error instanceof ApiError)) return false
+  return error.status === 429 || error.status >= 502 || error.code === 'idempotency_in_progress'
+}
+
+/** The item a field error of the API is about: `items[3].quantity` names the 4th line sent; item_not_found names the id. */
+function lineOfError(error: ApiError, sentIds: string[]): string | undefined {
+  const index = /^items\[(\d+)\]/.exec(error.parameter ?? '')?.[1]
+  if (index !== undefined) return sentIds[Number(index)]
+  return sentIds.find((id) => error.message.includes(id))
+}
+
+type Sending = { state: 'idle' } | { state: 'sending' } | { state: 'waiting'; attempt: number; error: unknown } | { state: 'failed'; error: unknown }
+
+export function CountScreen() {
+  const [draft, setDraftState] = useState<CountDraft | null>(loadDraft)
+  const [result, setResult] = useState<CountResult | null>(null)
+  const [names, setNames] = useState<Record<string, string>>({})
+  const setDraft = (next: CountDraft | null) => {
+    saveDraft(next)
+    setDraftState(next)
+  }
+  if (result) return <CountDone result={result} names={names} onNew={() => setResult(null)} />
+  if (!draft) return <CountSetup onStart={setDraft} />
+  return (
+    <CountSheet
+      draft={draft}
+      setDraft={setDraft}
+      onRecorded={(recorded) => {
+        setNames(Object.fromEntries(draft.items.map((item) => [item.id, item.name])))
+        setDraft(null)
+        setResult(recorded)
+      }}
+    />
+  )
+}
+
+function CountSetup({ onStart }: { onStart: (draft: CountDraft) => void }) {
+  const [location, setLocation] = useState('')
+  const [countedBy, setCountedBy] = useState(localStorage.getItem(COUNTED_BY_STORAGE) ?? '')
+  const [error, setError] = useState<unknown>(undefined)
+  const [loading, setLoading] = useState(false)
+
+  async function start(event: Event) {
+    event.preventDefault()
+    setLoading(true)
+    setError(undefined)
+    try {
+      const items = await itemsAt(location)
+      if (items.length === 0) throw new Error('No items are stored at this location yet.')
+      localStorage.setItem(COUNTED_BY_STORAGE, countedBy.trim())
+      onStart({ location, countedBy: countedBy.trim(), items: items.map(({ id, name, sku, unit }) => ({ id, name, sku, unit })), values: {}, position: 0 })
+    } catch (failure) {
+      setError(failure)
+    } finally {
+      setLoading(false)
+    }
+  }
+
+  return (
+    <Screen title="Count">
+      <form class="count-setup" onSubmit={start}>
+        <LocationSelect value={location} onChange={setLocation} id="count-location" />
+        <div class="field">
+          <label for="counted-by">Your name</label>
+          <input id="counted-by" required autocomplete="name" value={countedBy} onInput={(event) => setCountedBy(event.currentTarget.value)} />
+        </div>
+        <ErrorNote error={error} />
+        <button type="submit" class="big" disabled={loading || location === '' || countedBy.trim() === ''}>
+          {loading ? 'Loading items…' : 'Start count'}
+        </button>
+      </form>
+    </Screen>
+  )
+}
+
+function CountSheet(props: { draft: CountDraft; setDraft: (draft: CountDraft | null) => void; onRecorded: (result: CountResult) => void }) {
+  const { draft, setDraft } = props
+  const [lineErrors, setLineErrors] = useState<Record<string, string>>({})
+  const [sending, setSending] = useState<Sending>({ state: 'idle' })
+  const update = (change: Partial<CountDraft>) => setDraft({ ...draft, ...change })
+  const goTo = (position: number) => update({ position: Math.max(0, Math.min(draft.items.length, position)) })
+
+  const counted = draft.items.filter((item) => (draft.values[item.id] ?? '').trim() !== '')
+
+  async function send(current: CountDraft) {
+    const lines = counted.map((item) => ({ item_id: item.id, quantity: quantityOf(current.values[item.id]!) }))
+    const unreadable = lines.find((line) => line.quantity === undefined)
+    if (unreadable) {
+      setLineErrors({ [unreadable.item_id]: 'Enter a number, such as 3 or 2.5' })
+      goTo(current.items.findIndex((item) => item.id === unreadable.item_id))
+      return
+    }
+    const submission = current.submission ?? newIdempotencyKey()
+    if (!current.submission) setDraft({ ...current, submission })
+    setSending({ state: 'sending' })
+    try {
+      const body = { location: current.location, counted_by: current.countedBy, items: lines.map((line) => ({ item_id: line.item_id, quantity: line.quantity! })) }
+      props.onRecorded(await api.recordCount(body, submission))
+    } catch (error) {
+      if (worthRetrying(error)) {
+        setSending((previous) => ({ state: 'waiting', attempt: previous.state === 'waiting' ? previous.attempt + 1 : 0, error }))
+        return
+      }
+      // Answered: the next submission is a new request (the lines will change), with a key of its own;
+      // an error about one line is shown on that line, which is brought up to correct.
+      const line = error instanceof ApiError ? lineOfError(error, lines.map((sent) => sent.item_id)) : undefined
+      setLineErrors(line ? { [line]: describeError(error) } : {})
+      setSending({ state: line ? 'idle' : 'failed', error })
+      const position = line ? current.items.findIndex((item) => item.id === line) : current.position
+      setDraft({ ...current, submission: undefined, position })
+    }
+  }
+
+  // Unanswered: retry after a growing pause, or at once when the browser says it is back online.
+  useEffect(() => {
+    if (sending.state !== 'waiting') return
+    const retry = () => void send(draft)
+    const timer = setTimeout(retry, Math.min(LONGEST_RETRY_MS, FIRST_RETRY_MS * 2 ** sending.attempt))
+    addEventListener('online', retry)
+    return () => {
+      clearTimeout(timer)
+      removeEventListener('online', retry)
+    }
+  }, [sending])
+
+  // A submission left unanswered by a reload goes out again with its key.
+  useEffect(() => {
+    if (draft.submission) void send(draft)
+  }, [])
+
+  const status = <SendingStatus sending={sending} onRetry={() => void send(draft)} />
+  if (draft.position >= draft.items.length) {
+    return (
+      <Screen title="Count: review">
+        <p>
+          {counted.length} of {draft.items.length} items counted at {draft.location} by {draft.countedBy}. Items left blank are not part of the count.
+        </p>
+        <ol class="review">
+          {draft.items.map((item, index) => (
+            <li key={item.id} class={lineErrors[item.id] ? 'has-error' : undefined}>
+              <span class="name">{item.name}</span>
+              <span class="value">{(draft.values[item.id] ?? '').trim() === '' ? 'not counted' : `${draft.values[item.id]} ${item.unit}`}</span>
+              <button type="button" class="link" onClick={() => goTo(index)} aria-label={`Change ${item.name}`}>
+                Change
+              </button>
+              {lineErrors[item.id] && (
+                <p class="error" role="alert">
+                  {lineErrors[item.id]}
+                </p>
+              )}
+            </li>
+          ))}
+        </ol>
+        {status}
+        <div class="actions">
+          <button type="button" onClick={() => goTo(draft.items.length - 1)}>
+            Back
+          </button>
+          <button type="button" class="primary big" disabled={counted.length === 0 || sending.state === 'sending' || sending.state === 'waiting'} onClick={() => void send(draft)}>
+            Submit count ({counted.length})
+          </button>
+        </div>
+        <button type="button" class="link danger" onClick={() => confirm('Discard this count and everything typed?') && setDraft(null)}>
+          Discard count
+        </button>
+      </Screen>
+    )
+  }
+  return (
+    <Screen title="Count">
+      <CountLine
+        key={draft.items[draft.position]!.id}
+        item={draft.items[draft.position]!}
+        position={draft.position}
+        total={draft.items.length}
+        value={draft.values[draft.items[draft.position]!.id] ?? ''}
+        error={lineErrors[draft.items[draft.position]!.id]}
+        onChange={(value) => update({ values: { ...draft.values, [draft.items[draft.position]!.id]: value } })}
+        onMove={(step) => goTo(draft.position + step)}
+      />
+      {status}
+    </Screen>
+  )
+}
+
+function CountLine(props: {
+  item: CountDraft['items'][number]
+  position: number
+  total: number
+  value: string
+  error: string | undefined
+  onChange: (value: string) => void
+  onMove: (step: number) => void
+}) {
+  const { item } = props
+  const input = useRef<HTMLInputElement>(null)
+  useEffect(() => input.current?.focus(), [])
+  // Whole units and tenths (a partly full bottle); never below zero.
+  const step = (delta: number) => {
+    const next = Math.max(0, Math.round(((quantityOf(props.value) ?? 0) + delta) * 10) / 10)
+    props.onChange(String(next))
+  }
+  return (
+    <form
+      class="count-line"
+      onSubmit={(event) => {
+        event.preventDefault()
+        props.onMove(1)
+      }}
+    >
+      <p class="progress" aria-live="polite">
+        Item {props.position + 1} of {props.total}
+      </p>
+      <h2 id="count-item-name">{item.name}</h2>
+      <p class="help">
+        SKU {item.sku}. Count in {item.unit}s; an open one in tenths (0.3 is a third full).
+      </p>
+      <label for="count-quantity">Quantity ({item.unit})</label>
+      <input
+        id="count-quantity"
+        ref={input}
+        class="big"
+        inputMode="decimal"
+        autocomplete="off"
+        value={props.value}
+        onInput={(event) => props.onChange(event.currentTarget.value)}
+        aria-invalid={props.error ? true : undefined}
+        aria-describedby="count-quantity-error"
+      />
+      <div class="steppers" role="group" aria-label="Adjust quantity">
+        <button type="button" onClick={() => step(-1)} aria-label="Minus one">−1</button>
+        <button type="button" onClick={() => step(-0.1)} aria-label="Minus one tenth">−0.1</button>
+        <button type="button" onClick={() => step(0.1)} aria-label="Plus one tenth">+0.1</button>
+        <button type="button" onClick={() => step(1)} aria-label="Plus one">+1</button>
+      </div>
+      <p id="count-quantity-error" class="error" role="alert">
+        {props.error ?? ''}
+      </p>
+      <div class="actions">
+        <button type="button" class="big" disabled={props.position === 0} onClick={() => props.onMove(-1)}>
+          Previous
+        </button>
+        <button type="submit" class="primary big">
+          {props.position + 1 === props.total ? 'Review' : 'Next'}
+        </button>
+      </div>
+    </form>
+  )
+}
+
+function SendingStatus({ sending, onRetry }: { sending: Sending; onRetry: () => void }) {
+  if (sending.state === 'idle') return <p class="status" aria-live="polite" />
+  if (sending.state === 'sending') return <p class="status" aria-live="polite">Sending the count…</p>
+  if (sending.state === 'failed')
+    return (
+      <p class="error" role="alert">
+        Not recorded: {describeError(sending.error)}
+      </p>
+    )
+  return (
+    <div class="notice" role="alert">
+      <p>Not sent yet: {describeError(sending.error)} Everything typed is kept on this device and will be sent again automatically.</p>
+      <button type="button" onClick={onRetry}>
+        Retry now
+      </button>
+    </div>
+  )
+}
+
+function CountDone({ result, names, onNew }: { result: CountResult; names: Record<string, string>; onNew: () => void }) {
+  return (
+    <Screen title="Count recorded">
+      <p role="status">
+        {result.items_updated} items updated at {result.location}; {result.variance_detected.length} differ from the expected stock.
+      </p>
+      {result.variance_detected.length > 0 && (
+        <ul>
+          {result.variance_detected.map((line) => (
+            <li key={line.item_id}>
+              {names[line.item_id] ?? line.item_id}: expected {formatQuantity(line.expected)}, counted {formatQuantity(line.actual)} ({line.variance > 0 ? '+' : ''}
+              {formatQuantity(line.variance)})
+            </li>
+          ))}
+        </ul>
+      )}
+      <button type="button" class="big" onClick={onNew}>
+        Start another count
+      </button>
+    </Screen>
+  )
+}

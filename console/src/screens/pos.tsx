@@ -1,0 +1,157 @@
+import { useState } from 'preact/hooks'
+import { type PosConnection, type PosItem, api } from '../api.js'
+import { DataTable, ErrorNote, Screen, formatDate, useLoad } from '../ui.js'
+
+type Suggested = PosItem & { suggestion: NonNullable<PosItem['suggestion']> }
+
+export function PosScreen() {
+  const connections = useLoad(() => api.posConnections(), [])
+  const [selected, setSelected] = useState('')
+  const connection = connections.data?.find((candidate) => candidate.id === selected) ?? connections.data?.[0]
+  return (
+    <Screen title="POS connections">
+      <ErrorNote error={connections.error} />
+      {connections.data?.length === 0 && <p>No POS is connected yet.</p>}
+      {connections.data && connections.data.length > 0 && (
+        <DataTable columns={['Connection', 'POS', 'Location', 'Status', 'Last sync']}>
+          {connections.data.map((candidate) => (
+            <tr key={candidate.id} aria-selected={candidate === connection}>
+              <th scope="row">
+                <button type="button" class="link" aria-pressed={candidate === connection} onClick={() => setSelected(candidate.id)}>
+                  {candidate.name}
+                </button>
+              </th>
+              <td>{candidate.pos_type}</td>
+              <td>{candidate.location}</td>
+              <td>
+                <span class={`badge pos-${candidate.status}`}>{candidate.status}</span>
+              </td>
+              <td>{formatDate(candidate.last_sync)}</td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+      {connection && <SyncRuns connection={connection} key={`runs-${connection.id}`} />}
+      {connection && <ReviewQueue connection={connection} key={`review-${connection.id}`} />}
+    </Screen>
+  )
+}
+
+function SyncRuns({ connection }: { connection: PosConnection }) {
+  const runs = useLoad(() => api.syncRuns(connection.id), [connection.id])
+  const [startError, setStartError] = useState<unknown>(undefined)
+  async function start() {
+    setStartError(undefined)
+    try {
+      await api.startSync(connection.id)
+      runs.reload()
+    } catch (error) {
+      setStartError(error)
+    }
+  }
+  return (
+    <section aria-labelledby="sync-title">
+      <h2 id="sync-title">Sync runs of {connection.name}</h2>
+      <p>
+        <button type="button" onClick={() => void start()}>
+          Sync now
+        </button>{' '}
+        <button type="button" class="link" onClick={runs.reload}>
+          Refresh
+        </button>
+      </p>
+      <ErrorNote error={startError ?? runs.error} />
+      {runs.data?.length === 0 && <p>No sync has run yet.</p>}
+      {runs.data && runs.data.length > 0 && (
+        <DataTable columns={['Started', 'Type', 'Status', { label: 'Seconds', number: true }, 'Results']}>
+          {runs.data.map((run) => (
+            <tr key={run.sync_id}>
+              <th scope="row">{formatDate(run.started_at)}</th>
+              <td>{run.sync_type}</td>
+              <td>
+                <span class={`badge sync-${run.status}`}>{run.status}</span>
+              </td>
+              <td class="number">{run.duration_seconds ?? '—'}</td>
+              <td>
+                {run.results && `${run.results.sales_synced} sales, ${run.results.products_synced} products`}
+                {run.error && `${run.error.message} (${run.error.code})`}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+    </section>
+  )
+}
+
+/** Auto-map matches left for a person to decide: accepting maps the POS item to the suggested inventory item, rejecting drops the suggestion for good. */
+function ReviewQueue({ connection }: { connection: PosConnection }) {
+  const items = useLoad(() => api.posItems(connection.id), [connection.id])
+  const suggested = (items.data ?? []).filter((item): item is Suggested => item.suggestion !== null)
+  return (
+    <section aria-labelledby="review-title">
+      <h2 id="review-title">Mappings to review</h2>
+      <ErrorNote error={items.error} />
+      {items.data && suggested.length === 0 && <p>No suggestion waits for review.</p>}
+      {suggested.length > 0 && (
+        <DataTable columns={['POS item', 'Suggested inventory item', { label: 'Confidence', number: true }, 'Why it waits', 'Amount per POS unit', { label: 'Actions', hidden: true }]}>
+          {suggested.map((item) => (
+            <ReviewRow key={item.pos_item_id} connection={connection} item={item} onDecided={items.reload} />
+          ))}
+        </DataTable>
+      )}
+      {items.data && <p class="help">{items.data.length - suggested.length} other POS items are not mapped and have no suggestion.</p>}
+    </section>
+  )
+}
+
+/** A POS sale takes an amount of the item: a pour in oz or ml (1.5 oz for a shot), 1 bottle for a bottle sold. */
+function ReviewRow({ connection, item, onDecided }: { connection: PosConnection; item: Suggested; onDecided: () => void }) {
+  const [amount, setAmount] = useState('')
+  const [unit, setUnit] = useState('oz')
+  const [error, setError] = useState<unknown>(undefined)
+  const id = `amount-${item.pos_item_id}`
+  async function decide(answer: () => Promise<unknown>) {
+    setError(undefined)
+    try {
+      await answer()
+      onDecided()
+    } catch (failure) {
+      setError(failure)
+    }
+  }
+  const accept = () =>
+    decide(() => api.acceptSuggestion(connection.id, item, { conversion_factor: Number(amount.replace(',', '.')), conversion_unit: unit }))
+  const reject = () => decide(() => api.rejectSuggestion(connection.id, item.pos_item_id))
+  return (
+    <tr>
+      <th scope="row">{item.pos_name}</th>
+      <td>{item.suggestion.inventory_name}</td>
+      <td class="number">{Math.round(item.suggestion.confidence * 100)} %</td>
+      <td>{item.suggestion.reason ?? '—'}</td>
+      <td>
+        <label class="visually-hidden" for={id}>
+          Amount of {item.suggestion.inventory_name} per {item.pos_name}
+        </label>
+        <input id={id} class="amount" inputMode="decimal" value={amount} onInput={(event) => setAmount(event.currentTarget.value)} aria-invalid={error ? true : undefined} />{' '}
+        <label class="visually-hidden" for={`${id}-unit`}>
+          Unit of the amount
+        </label>
+        <select id={`${id}-unit`} value={unit} onChange={(event) => setUnit(event.currentTarget.value)}>
+          <option value="oz">oz</option>
+          <option value="ml">ml</option>
+          <option value="bottle">bottle</option>
+        </select>
+        <ErrorNote error={error} />
+      </td>
+      <td>
+        <button type="button" disabled={amount.trim() === ''} onClick={() => void accept()} aria-label={`Accept ${item.suggestion.inventory_name} for ${item.pos_name}`}>
+          Accept
+        </button>{' '}
+        <button type="button" class="danger" onClick={() => void reject()} aria-label={`Reject ${item.suggestion.inventory_name} for ${item.pos_name}`}>
+          Reject
+        </button>
+      </td>
+    </tr>
+  )
+}

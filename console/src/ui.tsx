@@ -1,0 +1,130 @@
+import type { ComponentChildren } from 'preact'
+import { useCallback, useEffect, useState } from 'preact/hooks'
+import { ApiError, NetworkError, type Location, api } from './api.js'
+
+/** What a failed call says to a person: the API's own message, or that the connection is down. */
+export function describeError(error: unknown): string {
+  if (error instanceof ApiError) return error.message
+  if (error instanceof NetworkError) return 'No connection to the service. Check the network and try again.'
+  return error instanceof Error ? error.message : String(error)
+}
+
+export function ErrorNote({ error }: { error: unknown }) {
+  if (!error) return null
+  return (
+    <p class="error" role="alert">
+      {describeError(error)}
+      {error instanceof ApiError && <span class="code"> ({error.code})</span>}
+    </p>
+  )
+}
+
+export interface Loaded<T> {
+  data: T | undefined
+  error: unknown
+  loading: boolean
+  reload: () => void
+}
+
+/** Runs `load` when `inputs` change; the last answer wins, so a slow earlier one never overwrites it. */
+export function useLoad<T>(load: () => Promise<T>, inputs: unknown[]): Loaded<T> {
+  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true })
+  const [generation, setGeneration] = useState(0)
+  useEffect(() => {
+    let current = true
+    setState((previous) => ({ ...previous, loading: true }))
+    load().then(
+      (data) => current && setState({ data, loading: false }),
+      (error: unknown) => current && setState({ error, loading: false }),
+    )
+    return () => {
+      current = false
+    }
+  }, [...inputs, generation])
+  const reload = useCallback(() => setGeneration((value) => value + 1), [])
+  return { data: state.data, error: state.error, loading: state.loading, reload }
+}
+
+export function Screen({ title, children }: { title: string; children: ComponentChildren }) {
+  useEffect(() => {
+    document.title = `${title} · barstock`
+  }, [title])
+  return (
+    <section aria-labelledby="screen-title">
+      <h1 id="screen-title">{title}</h1>
+      {children}
+    </section>
+  )
+}
+
+export function LocationSelect(props: { value: string; onChange: (value: string) => void; allowAll?: boolean; id?: string }) {
+  const locations = useLoad<Location[]>(() => api.locations(), [])
+  const id = props.id ?? 'location'
+  return (
+    <div class="field">
+      <label for={id}>Location</label>
+      <select id={id} value={props.value} onChange={(event) => props.onChange(event.currentTarget.value)}>
+        {props.allowAll && <option value="">All locations</option>}
+        {!props.allowAll && <option value="">Choose a location</option>}
+        {locations.data?.map((location) => (
+          <option value={location.id} key={location.id}>
+            {location.name}
+          </option>
+        ))}
+      </select>
+      <ErrorNote error={locations.error} />
+    </div>
+  )
+}
+
+const money = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 })
+const quantity = new Intl.NumberFormat(undefined, { maximumFractionDigits: 3 })
+
+export const formatMoney = (amount: number, currency = '') => `${currency ? currency + ' ' : ''}${money.format(amount)}`
+export const formatQuantity = (value: number) => quantity.format(value)
+export const formatDate = (timestamp: string | null) => (timestamp ? new Date(timestamp).toLocaleString() : '—')
+
+/** Previous/next over a list's pages; nothing when it has one page. */
+export function Pager({ page, totalPages, onPage }: { page: number; totalPages: number; onPage: (page: number) => void }) {
+  if (totalPages <= 1) return null
+  return (
+    <nav class="pager" aria-label="Pages">
+      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+        Previous
+      </button>
+      <span>
+        Page {page} of {totalPages}
+      </span>
+      <button type="button" disabled={page >= totalPages} onClick={() => onPage(page + 1)}>
+        Next
+      </button>
+    </nav>
+  )
+}
+
+/** A table column: its heading, right-aligned figures, or a heading for screen readers only (an actions column). */
+export type Column = string | { label: string; number?: boolean; hidden?: boolean }
+
+/** A table that scrolls sideways on a narrow screen, with its column headings; the rows are the children. */
+export function DataTable({ columns, caption, children }: { columns: Column[]; caption?: string; children: ComponentChildren }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        {caption && <caption class="visually-hidden">{caption}</caption>}
+        <thead>
+          <tr>
+            {columns.map((column) => {
+              const { label, number, hidden } = typeof column === 'string' ? { label: column } : column
+              return (
+                <th scope="col" key={label} class={number ? 'number' : undefined}>
+                  {hidden ? <span class="visually-hidden">{label}</span> : label}
+                </th>
+              )
+            })}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  )
+}

@@ -1,0 +1,258 @@
+import assert from 'node:assert/strict'
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { type Browser, type BrowserContextOptions, type Page, chromium } from 'playwright-core'
+import { revokeApiKey } from '../../src/platform/auth/api-keys.js'
+import { type Caller, json, type TestContext } from '../helpers/context.js'
+import { createItem } from '../helpers/inventory.js'
+import { count, daysAgo, salesChannel, sellDaily } from '../analytics/analytics-helpers.js'
+import { createDistributor, ok } from '../ordering/fixtures.js'
+import { createPosTestContext } from '../pos/pos-helpers.js'
+
+/** Debian's chromium package (.ci/run installs it); CHROMIUM_PATH names another build. */
+const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium'].find((path) => path && existsSync(path))
+const SKIP = CHROMIUM ? false : 'no Chromium installed: `apt-get install -y chromium` (as .ci/run does) to run the console tests'
+/** CONSOLE_SCREENSHOTS=docs/console saves each screen there (docs/console.md shows them). */
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS
+const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 }
+const LAPTOP: BrowserContextOptions = { viewport: { width: 1280, height: 860 } }
+
+let ctx: TestContext
+let browser: Browser
+let base: string
+
+async function screenshot(page: Page, name: string) {
+  if (!SCREENSHOTS) return
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
+}
+
+/** A page of a fresh browser context (its own sessionStorage and localStorage), closed after the test. */
+async function openPage(t: { after: (fn: () => Promise<void>) => void }, options = LAPTOP): Promise<Page> {
+  const context = await browser.newContext(options)
+  context.setDefaultTimeout(10_000)
+  t.after(() => context.close())
+  return context.newPage()
+}
+
+async function signIn(page: Page, key: string) {
+  await page.goto(`${base}/app`)
+  await page.getByLabel('API key').fill(key)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('heading', { name: 'Stock', level: 1 }).waitFor()
+}
+
+async function quantityOf(caller: Caller, itemId: string): Promise<number> {
+  return json(await ctx.request('GET', `/v1/inventory/items/${itemId}`, { key: caller.key })).data.quantity
+}
+
+async function countsOf(caller: Caller): Promise<number> {
+  return json(await ctx.request('GET', '/v1/inventory/counts', { key: caller.key })).pagination.total
+}
+
+describe('the operator console at /app', { skip: SKIP }, () => {
+  before(async () => {
+    ctx = await createPosTestContext()
+    base = await ctx.app.listen({ port: 0, host: '127.0.0.1' })
+    // Root (CI, containers) cannot use Chromium's sandbox.
+    browser = await chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] })
+  })
+  after(async () => {
+    await browser?.close()
+    await ctx?.close()
+  })
+
+  test('is served from the bundle with a content security policy, its assets cached for good', async () => {
+    const page = await ctx.app.inject({ method: 'GET', url: '/app' })
+    assert.equal(page.statusCode, 200)
+    assert.match(String(page.headers['content-type']), /text\/html/)
+    assert.match(String(page.headers['content-security-policy']), /default-src 'self'/)
+    assert.equal(page.headers['cache-control'], 'no-cache')
+    const script = /src="(\/app\/assets\/[^"]+\.js)"/.exec(page.body)?.[1]
+    assert.ok(script, page.body)
+    const asset = await ctx.app.inject({ method: 'GET', url: script })
+    assert.equal(asset.statusCode, 200)
+    assert.match(String(asset.headers['cache-control']), /immutable/)
+  })
+
+  test('signs in with a key, refuses a wrong one with the API’s message, and keeps the key in the tab only', async (t) => {
+    const caller = await ctx.newCaller()
+    const page = await openPage(t)
+    await page.goto(`${base}/app`)
+    await screenshot(page, 'sign-in')
+    await page.getByLabel('API key').fill('bs_live_not_a_key')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByText('The API key is missing, invalid, revoked or expired').waitFor()
+    assert.equal(await page.getByLabel('API key').getAttribute('aria-invalid'), 'true')
+    await page.getByLabel('API key').fill(caller.key)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('heading', { name: 'Stock', level: 1 }).waitFor()
+    assert.equal(await page.evaluate('sessionStorage.getItem("barstock.api_key")'), caller.key)
+    assert.equal(await page.evaluate('JSON.stringify(localStorage).includes("bs_")'), false)
+  })
+
+  test('a key revoked during the session returns the user to sign-in with the reason', async (t) => {
+    const caller = await ctx.newCaller()
+    const page = await openPage(t)
+    await signIn(page, caller.key)
+    await revokeApiKey(ctx.database.db, caller.keyId)
+    await page.getByRole('link', { name: 'Variance' }).click()
+    await page.getByRole('heading', { name: 'Sign in to barstock' }).waitFor()
+    await page.getByText('Signed out: The API key is missing, invalid, revoked or expired').waitFor()
+    assert.equal(await page.evaluate('sessionStorage.getItem("barstock.api_key")'), null)
+  })
+
+  test('stock lists items by location, finds them by name or SKU, and shows only low stock on request', async (t) => {
+    const caller = await ctx.newCaller()
+    await createItem(ctx, caller, { name: 'Tito’s Handmade Vodka 750ml', quantity: 10, reorder_point: 4 })
+    await createItem(ctx, caller, { name: 'Jameson Irish Whiskey 750ml', sku: 'JAM-750', quantity: 2, reorder_point: 4 })
+    await createItem(ctx, caller, { name: 'Aperol 1L', quantity: 6, reorder_point: 2, size_ml: 1000, category: 'liqueur' })
+    const page = await openPage(t)
+    await signIn(page, caller.key)
+    const rows = page.locator('tbody tr')
+    await page.getByText('3 items').waitFor()
+    await screenshot(page, 'stock')
+    await page.getByLabel('Search name or SKU').fill('jam-750')
+    await page.getByText('1 item', { exact: true }).waitFor()
+    assert.deepEqual(await rows.locator('th').allTextContents(), ['Jameson Irish Whiskey 750ml'])
+    await page.getByLabel('Search name or SKU').fill('')
+    await page.getByLabel('Low stock only').check()
+    await page.getByText('1 item', { exact: true }).waitFor()
+    assert.deepEqual(await rows.locator('th').allTextContents(), ['Jameson Irish Whiskey 750ml'])
+    assert.match(await rows.first().textContent() ?? '', /Low stock/)
+    await page.getByLabel('Location').selectOption('main_bar')
+    await page.getByText('1 item', { exact: true }).waitFor()
+  })
+
+  test('on a phone, a count goes item by item in tenths, shows the API’s error on its line, and survives a lost connection', async (t) => {
+    const caller = await ctx.newCaller()
+    const jameson = await createItem(ctx, caller, { name: 'Jameson Irish Whiskey 750ml', quantity: 3 })
+    const titos = await createItem(ctx, caller, { name: 'Tito’s Handmade Vodka 750ml', quantity: 10 })
+    const page = await openPage(t, PHONE)
+    await signIn(page, caller.key)
+    await page.getByRole('link', { name: 'Count' }).click()
+    await page.getByLabel('Location').selectOption('main_bar')
+    await page.getByLabel('Your name').fill('Maria')
+    await page.getByRole('button', { name: 'Start count' }).click()
+
+    await page.getByRole('heading', { name: 'Jameson Irish Whiskey 750ml' }).waitFor()
+    await page.getByLabel('Quantity (bottle)').fill('2')
+    for (let tenth = 0; tenth < 3; tenth++) await page.getByRole('button', { name: 'Plus one tenth' }).click()
+    assert.equal(await page.getByLabel('Quantity (bottle)').inputValue(), '2.3')
+    await screenshot(page, 'count-phone')
+    await page.getByRole('button', { name: 'Next' }).click()
+    await page.getByRole('heading', { name: 'Tito’s Handmade Vodka 750ml' }).waitFor()
+    await page.getByLabel('Quantity (bottle)').fill('-1')
+    await page.getByLabel('Quantity (bottle)').press('Enter')
+    await page.getByRole('button', { name: 'Submit count (2)' }).click()
+
+    // The API refuses the line: the error shows on it, and nothing was recorded.
+    await page.getByText('items[1].quantity must be zero or a positive number, got -1').waitFor()
+    await page.getByRole('heading', { name: 'Tito’s Handmade Vodka 750ml' }).waitFor()
+    assert.equal(await page.getByLabel('Quantity (bottle)').getAttribute('aria-invalid'), 'true')
+    await screenshot(page, 'count-line-error')
+    assert.equal(await quantityOf(caller, titos.id), 10)
+    assert.equal(await countsOf(caller), 0)
+
+    await page.getByLabel('Quantity (bottle)').fill('7.5')
+    await page.getByRole('button', { name: 'Review' }).click()
+    await page.context().setOffline(true)
+    await page.getByRole('button', { name: 'Submit count (2)' }).click()
+    await page.getByText('Everything typed is kept on this device').waitFor()
+    await screenshot(page, 'count-offline')
+    // Leaving the screen and coming back loses nothing.
+    await page.getByRole('link', { name: 'Stock' }).click()
+    await page.getByRole('link', { name: 'Count' }).click()
+    await page.getByText('2.3 bottle').waitFor()
+    await page.getByText('7.5 bottle').waitFor()
+    assert.equal(await countsOf(caller), 0)
+
+    await page.context().setOffline(false)
+    await page.getByRole('heading', { name: 'Count recorded' }).waitFor()
+    assert.equal(await quantityOf(caller, jameson.id), 2.3)
+    assert.equal(await quantityOf(caller, titos.id), 7.5)
+    assert.equal(await countsOf(caller), 1, 'the retries recorded the count once')
+  })
+
+  test('variance charts the loss by item and opens each cause’s evidence', async (t) => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const titos = await createItem(ctx, caller, { name: 'Tito’s Handmade Vodka 750ml', quantity: 12 })
+    const jameson = await createItem(ctx, caller, { name: 'Jameson Irish Whiskey 750ml', quantity: 8, cost_per_unit: 24 })
+    await count(ctx, caller, [{ item_id: titos.id, quantity: 12 }, { item_id: jameson.id, quantity: 8 }], daysAgo(10))
+    await count(ctx, caller, [{ item_id: titos.id, quantity: 8 }, { item_id: jameson.id, quantity: 7 }], daysAgo(3))
+    const page = await openPage(t)
+    await signIn(page, caller.key)
+    await page.getByRole('link', { name: 'Variance' }).click()
+    await page.getByRole('heading', { name: 'Loss by item' }).waitFor()
+    assert.equal(await page.locator('.chart canvas').count(), 1)
+    const row = page.locator('tbody tr', { hasText: 'Tito’s Handmade Vodka 750ml' })
+    await row.locator('summary').first().click()
+    await row.locator('.evidence').first().waitFor()
+    await screenshot(page, 'variance')
+  })
+
+  test('order recommendations become a draft order in one step, which can then be submitted; the item’s forecast is charted', async (t) => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const distributor = await createDistributor(ctx, caller, { name: 'Southern Glazer’s', lead_time_days: 0 })
+    const rum = await createItem(ctx, caller, { name: 'Bacardí Superior Rum 750ml', quantity: 0, cost_per_unit: 14 })
+    await sellDaily(ctx, caller, rum.id, 28, 1)
+    await ok(ctx, caller, 'PUT', `/v1/distributors/${distributor.id}/catalog`, [{ inventory_item_id: rum.id, unit: 'bottle', unit_price: 12.5 }])
+
+    const page = await openPage(t)
+    await signIn(page, caller.key)
+    await page.getByRole('link', { name: 'Orders' }).click()
+    await page.getByLabel('Distributor').selectOption(distributor.id)
+    await page.getByLabel('Location').selectOption('main_bar')
+    await page.locator('tbody tr', { hasText: 'Bacardí Superior Rum 750ml' }).waitFor()
+    await screenshot(page, 'recommendations')
+    await page.getByRole('button', { name: 'Create draft order' }).click()
+    await page.getByText(/Draft order ord_\w+ created for Southern Glazer’s/).waitFor()
+    const orders = json(await ctx.request('GET', '/v1/orders', { key: caller.key })).data
+    assert.equal(orders.length, 1)
+    assert.equal(orders[0].status, 'draft')
+    await page.getByRole('button', { name: `Submit order ${orders[0].id}` }).click()
+    await page.locator('tbody tr', { hasText: orders[0].id }).getByText('submitted').waitFor()
+    await screenshot(page, 'orders')
+
+    await page.getByRole('link', { name: 'Forecast' }).click()
+    await page.getByRole('heading', { name: 'Bacardí Superior Rum 750ml: daily use in bottles' }).waitFor()
+    assert.equal(await page.locator('.chart canvas').count(), 1)
+    await page.getByText('Forecast figures').click()
+    assert.equal(await page.locator('details tbody tr').count(), 30)
+    await screenshot(page, 'forecast')
+  })
+
+  test('POS lists connections with their sync runs; accepting a suggestion maps the POS item, rejecting drops it', async (t) => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const titos = await createItem(ctx, caller, { name: 'Tito’s Handmade Vodka 1L', size_ml: 1000 })
+    const channel = await salesChannel(ctx, caller)
+    await createItem(ctx, caller, { name: 'Jameson Irish Whiskey 750ml' })
+    await channel.sell([
+      { pos_item_id: 'TITO-DBL', name: 'Titos Vodka Dbl', quantity: 2, unit_price: 14, sold_at: daysAgo(1) },
+      { pos_item_id: 'JAM-SHOT', name: 'Jameson Shot', quantity: 1, unit_price: 9, sold_at: daysAgo(1) },
+    ])
+    await ok(ctx, caller, 'POST', `/v1/pos/connections/${channel.connectionId}/auto-map`, { confidence_threshold: 1 })
+    const page = await openPage(t)
+    await signIn(page, caller.key)
+    await page.getByRole('link', { name: 'POS' }).click()
+    await page.getByRole('heading', { name: 'Mappings to review' }).waitFor()
+    const accept = page.getByRole('button', { name: 'Accept Tito’s Handmade Vodka 1L for Titos Vodka Dbl' })
+    await accept.waitFor()
+    // A double of a 1L bottle: 3 oz a sale. The API's refusal of a zero amount shows on the row.
+    await page.getByLabel('Amount of Tito’s Handmade Vodka 1L per Titos Vodka Dbl').fill('0')
+    await accept.click()
+    await page.getByRole('alert').filter({ hasText: 'conversion_factor' }).waitFor()
+    assert.equal(json(await ctx.request('GET', `/v1/pos/connections/${channel.connectionId}/mappings?mapped=true`, { key: caller.key })).data.length, 0)
+    await page.getByLabel('Amount of Tito’s Handmade Vodka 1L per Titos Vodka Dbl').fill('3')
+    await screenshot(page, 'pos')
+    await accept.click()
+    await accept.waitFor({ state: 'detached' })
+    await page.getByRole('button', { name: 'Reject Jameson Irish Whiskey 750ml for Jameson Shot' }).click()
+    await page.getByText('No suggestion waits for review.').waitFor()
+    const mapped = json(await ctx.request('GET', `/v1/pos/connections/${channel.connectionId}/mappings?mapped=true`, { key: caller.key })).data
+    assert.deepEqual(mapped.map((mapping: { inventory_item_id: string }) => mapping.inventory_item_id), [titos.id])
+    const waiting = json(await ctx.request('GET', `/v1/pos/connections/${channel.connectionId}/mappings?mapped=false`, { key: caller.key })).data
+    assert.deepEqual(waiting.map((item: { pos_item_id: string; suggestion: unknown }) => [item.pos_item_id, item.suggestion]), [['JAM-SHOT', null]])
+  })
+})
