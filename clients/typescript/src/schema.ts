@@ -5468,7 +5468,7 @@ export interface paths {
         put?: never;
         /**
          * Connect a POS
-         * @description Checks the credentials' shape for the pos_type, then logs in with the vendor (sandbox keys: the built-in simulator). Credentials are stored encrypted and never returned. For a vendor with pushes, a push_secret is generated when none is supplied and shown in this response only.
+         * @description Checks the credentials' shape for the pos_type, then logs in with the vendor (sandbox keys: the built-in simulator). Credentials are stored encrypted and never returned. For a vendor with pushes, a push_secret is generated when none is supplied and shown in this response only. The first sync run (incremental, reading the last 30 days) is queued with the connection: first_sync_id names it, and the scheduler's next run is one sync_frequency later.
          *
          *     Requires the `pos:write` permission.
          */
@@ -5531,6 +5531,11 @@ export interface paths {
                                 created_at: string;
                                 /** Format: date-time */
                                 updated_at: string;
+                                /**
+                                 * @description The first sync run, queued with the connection (incremental: with no cursor yet it reads the last 30 days of sales) and triggered by this key; poll GET /v1/pos/syncs/:sync_id. Until it finishes, POST …/sync is 409 sync_in_progress
+                                 * @example sync_01jd2x3v4w5y6z7a8b9c0d1e2f
+                                 */
+                                first_sync_id: string;
                                 /** @description The generated push secret, shown in this response only (absent when push_secret was supplied) */
                                 push_secret?: string;
                             };
@@ -7686,6 +7691,197 @@ export interface paths {
                                 pos_item_id: string;
                                 /** @enum {boolean} */
                                 deleted: true;
+                            };
+                            meta?: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description Error codes: `invalid_parameter` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description A stable machine-readable code; see docs/errors.md */
+                                code: string;
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description Error codes: `invalid_api_key` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description A stable machine-readable code; see docs/errors.md */
+                                code: string;
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description Error codes: `insufficient_permissions` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description A stable machine-readable code; see docs/errors.md */
+                                code: string;
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description Error codes: `connection_not_found`, `mapping_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description A stable machine-readable code; see docs/errors.md */
+                                code: string;
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description Error codes: `rate_limit_exceeded` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description A stable machine-readable code; see docs/errors.md */
+                                code: string;
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description A stable machine-readable code; see docs/errors.md */
+                                code: string;
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description Error codes: `database_unavailable` */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description A stable machine-readable code; see docs/errors.md */
+                                code: string;
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pos/connections/{id}/mappings/{pos_item_id}/suggestion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Reject an auto-map suggestion
+         * @description Removes the POS item’s suggestion from the review queue; auto-map will not suggest or map that inventory item for this POS item again (map it by hand if it was right after all). mapping_not_found when the POS item has no suggestion.
+         *
+         *     Requires the `pos:write` permission.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    pos_item_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /**
+                                 * @description The POS item whose suggestion was rejected
+                                 * @example TITO-DBL
+                                 */
+                                pos_item_id: string;
+                                /**
+                                 * @description The inventory item auto-map will not suggest or map for it again
+                                 * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                                 */
+                                rejected_item_id: string;
                             };
                             meta?: components["schemas"]["def-0"];
                         };
@@ -11564,9 +11760,9 @@ export interface paths {
                     per_page?: number;
                     status?: "draft" | "submitted" | "processing" | "shipped" | "delivered" | "cancelled";
                     distributor_id?: string;
-                    /** @description ISO 8601 date or date-time; a bare date_to includes that whole day (UTC) */
+                    /** @description ISO 8601 date or date-time in the years 0001 to 9999; a bare date_to includes that whole day (UTC) */
                     date_from?: string;
-                    /** @description ISO 8601 date or date-time; a bare date_to includes that whole day (UTC) */
+                    /** @description ISO 8601 date or date-time in the years 0001 to 9999; a bare date_to includes that whole day (UTC) */
                     date_to?: string;
                 };
                 header?: never;
@@ -13384,12 +13580,12 @@ export interface paths {
             parameters: {
                 query?: {
                     /**
-                     * @description A business date, YYYY-MM-DD (an ISO 8601 timestamp is read as the date it names); both ends inclusive, in each location’s own business days. Default: 30 days before date_to
+                     * @description A business date, YYYY-MM-DD, 1900-01-01 to 9998-12-31 (an ISO 8601 timestamp is read as the date it names); both ends inclusive, in each location’s own business days. Default: 30 days before date_to
                      * @example 2026-11-01
                      */
                     date_from?: string;
                     /**
-                     * @description A business date, YYYY-MM-DD (an ISO 8601 timestamp is read as the date it names); both ends inclusive, in each location’s own business days. Default: today (UTC)
+                     * @description A business date, YYYY-MM-DD, 1900-01-01 to 9998-12-31 (an ISO 8601 timestamp is read as the date it names); both ends inclusive, in each location’s own business days. Default: today (UTC)
                      * @example 2026-11-01
                      */
                     date_to?: string;
@@ -13975,6 +14171,246 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/analytics/forecast/items/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One item’s daily usage and forecast with its band
+         * @description The last 56 business days of the item’s usage, then its 30 stored forecast days, each with a band of ±1.96 × the back-test’s daily error spread (about 95 % of days if errors were normal). For a chart: the console’s forecast screen draws it. forecast_unavailable when the item has no stored forecast. See docs/forecasts.md.
+         *
+         *     Requires the `analytics:read` permission.
+         *
+         *     Requires the `analytics:read` permission.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description The inventory item
+                     * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                     */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * @example {
+                             *       "inventory_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                             *       "name": "Tito’s Handmade Vodka 750ml",
+                             *       "unit": "bottle",
+                             *       "history": [
+                             *         {
+                             *           "date": "2026-11-22",
+                             *           "quantity": 1.6
+                             *         }
+                             *       ],
+                             *       "forecast": [
+                             *         {
+                             *           "date": "2026-11-23",
+                             *           "quantity": 1.4211,
+                             *           "low": 0.6371,
+                             *           "high": 2.2051
+                             *         }
+                             *       ],
+                             *       "fitted_at": "2026-11-23T04:00:12.345Z"
+                             *     }
+                             */
+                            data: {
+                                /** @description The item */
+                                inventory_item_id: string;
+                                /** @description The item’s name */
+                                name: string;
+                                /**
+                                 * @description The unit of every quantity below
+                                 * @example bottle
+                                 */
+                                unit: string;
+                                /** @description The 56 business days up to the last day the forecast saw, oldest first */
+                                history: {
+                                    /** @description A business date of the item’s location, YYYY-MM-DD */
+                                    date: string;
+                                    /** @description Units the day’s sales used (0 on a day without sales) */
+                                    quantity: number;
+                                }[];
+                                /** @description The 30 stored forecast days that follow the history */
+                                forecast: {
+                                    /** @description A business date, YYYY-MM-DD */
+                                    date: string;
+                                    /** @description Forecast demand of the day */
+                                    quantity: number;
+                                    /** @description Lower end of the band: quantity − 1.96 × the back-test’s daily error spread, not below 0 */
+                                    low: number;
+                                    /** @description Upper end of the band: quantity + 1.96 × the back-test’s daily error spread */
+                                    high: number;
+                                }[];
+                                /**
+                                 * Format: date-time
+                                 * @description When the forecast was fitted
+                                 */
+                                fitted_at: string;
+                            };
+                            meta?: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description Error codes: `invalid_parameter`, `forecast_unavailable` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description A stable machine-readable code; see docs/errors.md */
+                                code: string;
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description Error codes: `invalid_api_key` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description A stable machine-readable code; see docs/errors.md */
+                                code: string;
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description Error codes: `insufficient_permissions` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description A stable machine-readable code; see docs/errors.md */
+                                code: string;
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description Error codes: `item_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description A stable machine-readable code; see docs/errors.md */
+                                code: string;
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description Error codes: `rate_limit_exceeded` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description A stable machine-readable code; see docs/errors.md */
+                                code: string;
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description A stable machine-readable code; see docs/errors.md */
+                                code: string;
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description Error codes: `database_unavailable` */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description A stable machine-readable code; see docs/errors.md */
+                                code: string;
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/analytics/costing": {
         parameters: {
             query?: never;
@@ -14211,12 +14647,12 @@ export interface paths {
             parameters: {
                 query?: {
                     /**
-                     * @description A business date, YYYY-MM-DD (an ISO 8601 timestamp is read as the date it names); both ends inclusive, in each location’s own business days. Default: 30 days before date_to
+                     * @description A business date, YYYY-MM-DD, 1900-01-01 to 9998-12-31 (an ISO 8601 timestamp is read as the date it names); both ends inclusive, in each location’s own business days. Default: 30 days before date_to
                      * @example 2026-11-01
                      */
                     date_from?: string;
                     /**
-                     * @description A business date, YYYY-MM-DD (an ISO 8601 timestamp is read as the date it names); both ends inclusive, in each location’s own business days. Default: today (UTC)
+                     * @description A business date, YYYY-MM-DD, 1900-01-01 to 9998-12-31 (an ISO 8601 timestamp is read as the date it names); both ends inclusive, in each location’s own business days. Default: today (UTC)
                      * @example 2026-11-01
                      */
                     date_to?: string;
@@ -14493,12 +14929,12 @@ export interface paths {
                     /** @description Page size, 1 to 100 */
                     per_page?: number;
                     /**
-                     * @description A business date, YYYY-MM-DD (an ISO 8601 timestamp is read as the date it names); both ends inclusive, in each location’s own business days. Default: 30 days before date_to
+                     * @description A business date, YYYY-MM-DD, 1900-01-01 to 9998-12-31 (an ISO 8601 timestamp is read as the date it names); both ends inclusive, in each location’s own business days. Default: 30 days before date_to
                      * @example 2026-11-01
                      */
                     date_from?: string;
                     /**
-                     * @description A business date, YYYY-MM-DD (an ISO 8601 timestamp is read as the date it names); both ends inclusive, in each location’s own business days. Default: today (UTC)
+                     * @description A business date, YYYY-MM-DD, 1900-01-01 to 9998-12-31 (an ISO 8601 timestamp is read as the date it names); both ends inclusive, in each location’s own business days. Default: today (UTC)
                      * @example 2026-11-01
                      */
                     date_to?: string;
@@ -14715,12 +15151,12 @@ export interface paths {
                     /** @description Page size, 1 to 100 */
                     per_page?: number;
                     /**
-                     * @description A business date, YYYY-MM-DD (an ISO 8601 timestamp is read as the date it names); both ends inclusive, in each location’s own business days. Default: 30 days before date_to
+                     * @description A business date, YYYY-MM-DD, 1900-01-01 to 9998-12-31 (an ISO 8601 timestamp is read as the date it names); both ends inclusive, in each location’s own business days. Default: 30 days before date_to
                      * @example 2026-11-01
                      */
                     date_from?: string;
                     /**
-                     * @description A business date, YYYY-MM-DD (an ISO 8601 timestamp is read as the date it names); both ends inclusive, in each location’s own business days. Default: today (UTC)
+                     * @description A business date, YYYY-MM-DD, 1900-01-01 to 9998-12-31 (an ISO 8601 timestamp is read as the date it names); both ends inclusive, in each location’s own business days. Default: today (UTC)
                      * @example 2026-11-01
                      */
                     date_to?: string;
