@@ -1,3 +1,4 @@
+import { isExistingDate } from '../platform/zoned-time.js'
 import { sql } from 'kysely'
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { invalidParameter } from '../platform/errors.js'
@@ -21,7 +22,6 @@ export const PERCENT_DECIMALS = 2
 export const DEFAULT_PERIOD_DAYS = 30
 export const MAX_PERIOD_DAYS = 366
 const DAY_MS = 86_400_000
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/
 
 /**
@@ -37,10 +37,7 @@ const LATEST_REPORT_DATE = '9998-12-31'
  */
 export function parseReportDate(value: string, parameter: string): string {
   const date = TIMESTAMP.exec(value)?.[1] ?? value
-  const parts = DATE.exec(date)
-  // A month or day out of range (2026-13-01) is an invalid Date, whose toISOString throws: check it first.
-  const time = Date.parse(`${date}T00:00:00Z`)
-  const valid = parts && !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === date && !Number.isNaN(Date.parse(value))
+  const valid = isExistingDate(date) && !Number.isNaN(Date.parse(value))
   if (!valid) throw invalidParameter(parameter, value, `${parameter} must be a date such as 2026-11-01 (or an ISO 8601 timestamp)`)
   if (date < EARLIEST_REPORT_DATE || date > LATEST_REPORT_DATE) {
     throw invalidParameter(parameter, value, `${parameter} must be a date from ${EARLIEST_REPORT_DATE} to ${LATEST_REPORT_DATE}`)

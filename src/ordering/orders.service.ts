@@ -1,3 +1,4 @@
+import { isExistingDate } from '../platform/zoned-time.js'
 import { randomBytes } from 'node:crypto'
 import { getLocation } from '../locations/locations.service.js'
 import { parseQuantity } from '../inventory/inventory.service.js'
@@ -89,7 +90,7 @@ export async function getOrder(db: Executor, tenant: Tenant, id: string): Promis
 function parseDateFilter(value: string | undefined, field: string, wholeDay: boolean): Date | undefined {
   if (value === undefined) return undefined
   const time = Date.parse(value)
-  if (!isStorableTime(time) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
+  if (!isStorableTime(time) || !isExistingDate(value.slice(0, 10))) {
     throw invalidParameter(field, value, `${field} must be an ISO 8601 date or date-time in the years 0001 to 9999`)
   }
   const bareDate = /^\d{4}-\d{2}-\d{2}$/.test(value)

@@ -37,6 +37,14 @@ function offsetAt(timeZone: string, instant: number): number {
   return wall - (instant - (((instant % 1000) + 1000) % 1000))
 }
 
+/** Whether `date`, written YYYY-MM-DD, is a day of the calendar (2026-02-30 and 2026-13-01 are not). */
+export function isExistingDate(date: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return false
+  const time = Date.parse(`${date}T00:00:00Z`)
+  // A month or day out of range is NaN or rolls over; toISOString of NaN would throw, so check it first.
+  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === date
+}
+
 /** The wall time's fields as a UTC timestamp, or undefined when the date does not exist (2026-02-30). */
 export function wallTimeAsUtc(wall: WallTime): number | undefined {
   const date = new Date(Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second, wall.millisecond))

@@ -158,9 +158,10 @@ describe('GET /v1/orders', () => {
     assert.deepEqual(sinceC.data.map((order: any) => order.id), [c.id])
   })
 
-  test('rejects a bad date, a reversed range and per_page over 100 with invalid_parameter', async () => {
+  test('rejects a bad date, a date that does not exist, a reversed range and per_page over 100 with invalid_parameter', async () => {
     const caller = await ctx.newCaller()
-    for (const query of ['date_from=yesterday', 'date_from=2026-02-01&date_to=2026-01-01', 'per_page=101', 'status=lost']) {
+    const queries = ['date_from=yesterday', 'date_from=2026-02-30', 'date_to=2026-04-31T10:00:00Z', 'date_from=2026-02-01&date_to=2026-01-01', 'per_page=101', 'status=lost']
+    for (const query of queries) {
       const response = await ctx.request('GET', `/v1/orders?${query}`, { key: caller.key })
       assert.equal(response.statusCode, 400, query)
       assert.equal(json(response).error.code, 'invalid_parameter')
