@@ -35,6 +35,7 @@ import { metricsRoutes } from './analytics/metrics.routes.js'
 import { emitCountVariance } from './analytics/count-variance.js'
 import { forecastRoutes } from './analytics/forecast.routes.js'
 import { storedDemandForecasts } from './analytics/forecast.service.js'
+import { EVENT_KINDS } from './event-registry.js'
 
 export interface AppOptions {
   config: Config
@@ -143,7 +144,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(posPushRoutes, { prefix: PUSH_PATH_PREFIX, gateway: posGateway })
   await app.register(salesRoutes, { prefix: '/v1/sales' })
   app.addHook('onClose', closeSandboxSimulators)
-  await app.register(webhookRoutes, { prefix: '/v1/webhooks', allowPrivate: config.webhookAllowPrivate })
+  await app.register(webhookRoutes, { prefix: '/v1/webhooks', allowPrivate: config.webhookAllowPrivate, eventKinds: EVENT_KINDS })
   await app.register(distributorRoutes, { prefix: '/v1/distributors' })
   await app.register(orderRoutes, {
     prefix: '/v1/orders',

@@ -7,13 +7,13 @@ import { checkWebhookUrl, systemResolver, type UrlGuard } from '../platform/netw
 import { webhookErrors } from './webhooks.errors.js'
 import {
   CreatedWebhook,
-  CreateWebhookBody,
+  createWebhookBody,
   Delivery,
   DeliveryParams,
   ListDeliveriesQuery,
   ListWebhooksQuery,
   UpdatedWebhook,
-  UpdateWebhookBody,
+  updateWebhookBody,
   WebhookDetail,
   WebhookParams,
   WebhookSummary,
@@ -32,6 +32,8 @@ import {
 export interface WebhookRoutesOptions {
   /** BARSTOCK_WEBHOOK_ALLOW_PRIVATE: accept URLs on loopback and private addresses. */
   allowPrivate: boolean
+  /** Every event kind a webhook may subscribe to: the event registry of the composition root. */
+  eventKinds: readonly string[]
 }
 
 const tags = ['Webhooks']
@@ -62,7 +64,7 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions) {
         summary: 'Create a webhook',
         description:
           'The secret is returned here only (generated when omitted). URLs on loopback, private and link-local addresses are refused with invalid_parameter.',
-        body: CreateWebhookBody,
+        body: createWebhookBody(options.eventKinds),
         response: { 201: envelope(CreatedWebhook) },
       },
       config: { permission },
@@ -91,7 +93,7 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions) {
         summary: 'Change a webhook’s events or status',
         description: 'Disabling cancels the deliveries still waiting; nothing is sent to a disabled webhook.',
         params: WebhookParams,
-        body: UpdateWebhookBody,
+        body: updateWebhookBody(options.eventKinds),
         response: { 200: envelope(UpdatedWebhook) },
       },
       config: { permission, errors: [webhookNotFound] },

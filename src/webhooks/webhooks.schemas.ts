@@ -1,30 +1,39 @@
 import { type Static, Type } from 'typebox'
 import { PageQuery, Timestamp } from '../platform/http/schemas.js'
 import { StringEnum } from '../platform/http/types.js'
-import { ALL_EVENTS, WEBHOOK_EVENT_KINDS } from './webhook-events.js'
+import { ALL_EVENTS } from './webhook-events.js'
 
 export const WEBHOOK_STATUSES = ['active', 'disabled'] as const
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'cancelled'] as const
 
-const Events = Type.Array(StringEnum([...WEBHOOK_EVENT_KINDS, ALL_EVENTS]), {
-  minItems: 1,
-  maxItems: WEBHOOK_EVENT_KINDS.length,
-  uniqueItems: true,
-  description: `Event kinds to receive (${WEBHOOK_EVENT_KINDS.join(', ')}), or ["*"] for all`,
-})
+/**
+ * The `events` a client may subscribe to: `kinds` (the event registry, given by the composition root,
+ * since webhooks know no other domain) or `"*"`.
+ */
+function subscribedEvents(kinds: readonly string[]) {
+  return Type.Array(StringEnum([...kinds, ALL_EVENTS]), {
+    minItems: 1,
+    maxItems: kinds.length,
+    uniqueItems: true,
+    description: `Event kinds to receive, each at most once (${kinds.join(', ')}), or ["*"] alone for every kind, including kinds added later`,
+    examples: [['inventory.low_stock', 'order.shipped']],
+  })
+}
 const EventsOut = Type.Array(Type.String(), { examples: [['inventory.low_stock', 'order.shipped']] })
 const Status = StringEnum(WEBHOOK_STATUSES, { description: 'active, or disabled (nothing is sent)' })
 const Id = Type.String({ examples: ['wh_01jd2x3v4w5y6z7a8b9c0d1e2f'] })
 const Url = Type.String({ description: 'Where deliveries are POSTed' })
 
-export const CreateWebhookBody = Type.Object(
+/** The create body, for the event kinds of the registry. */
+export const createWebhookBody = (kinds: readonly string[]) =>
+  Type.Object(
   {
     url: Type.String({
       minLength: 1,
       maxLength: 2048,
       description: 'An absolute http or https URL on a public address (see docs/webhooks.md)',
     }),
-    events: Events,
+    events: subscribedEvents(kinds),
     secret: Type.Optional(
       Type.String({
         minLength: 16,
@@ -36,13 +45,15 @@ export const CreateWebhookBody = Type.Object(
   },
   { additionalProperties: false },
 )
-export type CreateWebhookBody = Static<typeof CreateWebhookBody>
+export type CreateWebhookBody = Static<ReturnType<typeof createWebhookBody>>
 
-export const UpdateWebhookBody = Type.Object(
-  { events: Type.Optional(Events), status: Type.Optional(Status) },
+/** The update body, for the event kinds of the registry. */
+export const updateWebhookBody = (kinds: readonly string[]) =>
+  Type.Object(
+  { events: Type.Optional(subscribedEvents(kinds)), status: Type.Optional(Status) },
   { additionalProperties: false, minProperties: 1 },
 )
-export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>
+export type UpdateWebhookBody = Static<ReturnType<typeof updateWebhookBody>>
 
 export const WebhookSummary = Type.Object({ id: Id, url: Url, events: EventsOut, status: Status, created_at: Timestamp })
 export type WebhookSummary = Static<typeof WebhookSummary>
