@@ -1,6 +1,4 @@
 import Fastify, { type FastifyInstance } from 'fastify'
-import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './platform/config.js'
 import type { DatabaseHandle } from './platform/db/connect.js'
@@ -10,7 +8,7 @@ import { authRoutes } from './platform/auth/auth.routes.js'
 import { BODY_LIMIT_BYTES, conventionsPlugin, sendError } from './platform/http/conventions.js'
 import { answerClientError, frameworkErrorOf, withoutTrailingSlash } from './platform/http/input-safety.js'
 import { healthRoutes } from './platform/http/health.routes.js'
-import type { App } from './platform/http/types.js'
+import { openapiPlugin } from './platform/http/openapi.js'
 import { validatorCompiler } from './platform/http/validation.js'
 import { newId } from './platform/ids.js'
 import type { RateLimiter } from './platform/rate-limit.js'
@@ -35,7 +33,8 @@ import { metricsRoutes } from './analytics/metrics.routes.js'
 import { emitCountVariance } from './analytics/count-variance.js'
 import { forecastRoutes } from './analytics/forecast.routes.js'
 import { storedDemandForecasts } from './analytics/forecast.service.js'
-import { EVENT_KINDS } from './event-registry.js'
+import { EVENT_KINDS, EVENT_SCHEMAS } from './event-registry.js'
+import { API_GUIDE, API_TAGS } from './api-guides.js'
 
 export interface AppOptions {
   config: Config
@@ -64,30 +63,6 @@ const REDACTED_PATHS = [
   'err.parameters',
   '*.err.params',
 ]
-
-async function openapi(app: App) {
-  await app.register(swagger, {
-    // Paths are documented without a trailing slash, the one form every route answers to.
-    transform: ({ schema, url }) => ({ schema, url: url.length > 1 ? url.replace(/\/+$/, '') : url }),
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'barstock API',
-        version: API_VERSION,
-        description:
-          'Stock and purchasing for bars. Every /v1 request carries `X-API-Key` (except POS vendor pushes to /v1/pos/push/…, which the vendor signs); responses wrap their payload in `data` with `meta`. Error codes and their statuses: docs/errors.md.',
-      },
-      components: {
-        securitySchemes: {
-          ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-          MetricsToken: { type: 'http', scheme: 'bearer', description: 'BARSTOCK_METRICS_TOKEN, for GET /metrics only' },
-        },
-      },
-    },
-  })
-  await app.register(swaggerUi, { routePrefix: '/docs' })
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
-}
 
 /**
  * Once shutdown starts, every answer carries `Connection: close`: a keep-alive connection whose request
@@ -130,7 +105,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(conventionsPlugin)
   closeConnectionsWhenClosing(app)
-  await openapi(app)
+  await app.register(openapiPlugin, { version: API_VERSION, guide: API_GUIDE, tags: API_TAGS, events: EVENT_SCHEMAS })
   await app.register(metricsPlugin, { registry: options.metrics, token: config.metricsToken })
   await app.register(authPlugin, { keys, limiter: options.rateLimiter, limits: config.rateLimits })
   await app.register(healthRoutes)
