@@ -100,17 +100,14 @@ function honoursIdempotency(method: RouteOptions['method'], keyed: boolean): boo
 
 /**
  * Completes each /v1 route's schema for the document: its error responses, its security and its
- * permission. Fastify calls this once per method and path variant (HEAD, a trailing slash), all sharing
- * one schema object, so each schema is completed once.
+ * permission. Fastify calls this once per method and path variant (HEAD, a trailing slash), and an alias
+ * route shares its target's schema, so every step leaves a completed schema as it is.
  */
 function routeDocumenter() {
   const circumstances = errorCircumstances()
-  const documented = new WeakSet<object>()
   return (route: RouteOptions): void => {
     if (!route.url.startsWith('/v1/')) return
     const schema = (route.schema ??= {})
-    if (documented.has(schema)) return
-    documented.add(schema)
     const declared = [...standardErrors(route), ...(route.config?.errors ?? [])]
     schema.response = { ...errorResponseSchemas(declared, circumstances), ...(schema.response as object) }
     const documentation = schema as Record<string, unknown>
@@ -118,7 +115,7 @@ function routeDocumenter() {
     if (honoursIdempotency(route.method, !route.config?.public)) documentation['x-idempotent'] = true
     if (route.config?.permission) {
       const note = `Requires the \`${route.config.permission}\` permission.`
-      schema.description = schema.description ? `${schema.description}\n\n${note}` : note
+      if (!schema.description?.includes(note)) schema.description = schema.description ? `${schema.description}\n\n${note}` : note
     }
   }
 }
