@@ -46,7 +46,7 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions) {
   app.get(
     '/',
     {
-      schema: { tags, summary: 'List webhooks', querystring: ListWebhooksQuery, response: { 200: listEnvelope(WebhookSummary) } },
+      schema: { tags, summary: 'List webhooks', description: 'The account’s webhooks in the key’s environment, oldest first.', querystring: ListWebhooksQuery, response: { 200: listEnvelope(WebhookSummary) } },
       config: { permission },
     },
     async (request) => {
@@ -79,7 +79,11 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions) {
   app.get(
     '/:id',
     {
-      schema: { tags, summary: 'Get a webhook with its delivery statistics', params: WebhookParams, response: { 200: envelope(WebhookDetail) } },
+      schema: {
+        tags,
+        summary: 'Get a webhook with its delivery statistics',
+        description: 'The webhook and how its delivery attempts went; the secret is never shown again.',
+        params: WebhookParams, response: { 200: envelope(WebhookDetail) } },
       config: { permission, errors: [webhookNotFound] },
     },
     async (request) => ({ data: await getWebhook(app.db, tenantOf(request), request.params.id) }),
@@ -105,7 +109,11 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions) {
   app.delete(
     '/:id',
     {
-      schema: { tags, summary: 'Delete a webhook', params: WebhookParams, response: { 200: envelope(Deleted('id')) } },
+      schema: {
+        tags,
+        summary: 'Delete a webhook',
+        description: 'Nothing more is sent to it; its waiting deliveries are cancelled and its secret erased.',
+        params: WebhookParams, response: { 200: envelope(Deleted('id')) } },
       config: { permission, errors: [webhookNotFound] },
     },
     (request, reply) => runWrite(app.db, request, reply, 200, (trx) => deleteWebhook(trx, tenantOf(request), request.params.id)),
