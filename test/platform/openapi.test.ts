@@ -3,6 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { validate } from '@readme/openapi-parser'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import addFormats from 'ajv-formats'
 import { errorCatalogue } from '../../src/platform/errors.js'
 import { projectPath } from '../../src/platform/paths.js'
 import { createTestContext, json, type TestContext } from '../helpers/context.js'
@@ -68,4 +70,124 @@ test('every error code of the catalogue is provoked by some test', () => {
   for (const code of errorCatalogue().keys()) {
     assert.ok(tests.includes(`'${code}'`), `some test asserts the code ${code}`)
   }
+})
+
+type Node = Record<string, any>
+
+/** The schema with each `#/components/...` reference replaced by what it names. */
+function inlined(node: unknown): any {
+  if (Array.isArray(node)) return node.map(inlined)
+  if (node === null || typeof node !== 'object') return node
+  const { $ref, ...rest } = node as Node
+  if (typeof $ref === 'string') return inlined($ref.split('/').slice(1).reduce((at: Node, part) => at[part], document))
+  return Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, inlined(value)]))
+}
+
+/** Every property below `schema` that has no description, as `where.path.to.field`. */
+function undescribedFields(schema: Node, where: string): string[] {
+  const missing: string[] = []
+  const visit = (node: Node, path: string) => {
+    for (const alternative of node.anyOf ?? node.oneOf ?? []) visit(alternative, path)
+    if (node.items) visit(node.items, `${path}[]`)
+    for (const [name, property] of Object.entries<Node>(node.properties ?? {})) {
+      if (!property.description) missing.push(`${where} ${path}.${name}`)
+      visit(property, `${path}.${name}`)
+    }
+  }
+  visit(schema, '')
+  return missing
+}
+
+const ajv = new Ajv2020({ strict: false, allErrors: true })
+addFormats.default(ajv)
+
+/** Why `example` does not fit `schema`, or nothing when it does. */
+function exampleProblems(schema: Node, example: unknown, where: string): string[] {
+  if (example === undefined) return [`${where} has no example`]
+  const check = ajv.compile(schema)
+  if (check(example)) return []
+  return (check.errors ?? []).map((error) => `${where} example ${error.instancePath || '/'} ${error.message}`)
+}
+
+function operationGaps(label: string, operation: Node): string[] {
+  const gaps: string[] = []
+  if (!operation.summary) gaps.push(`${label} has no summary`)
+  // The permission line alone does not describe what an operation does.
+  if (!operation.description?.replace(/Requires the `[a-z:]+` permission\./, '').trim()) gaps.push(`${label} has no description`)
+  for (const parameter of (operation.parameters ?? []).map(inlined)) {
+    const name = `${label} parameter ${parameter.in} ${parameter.name}`
+    if (!parameter.description && !parameter.schema?.description) gaps.push(`${name} has no description`)
+    // An enum or a default is an example too: the reference offers them as the value to send.
+    const schema = parameter.schema ?? {}
+    if ([parameter.example, schema.examples, schema.example, schema.enum, schema.default].every((value) => value === undefined)) gaps.push(`${name} has no example`)
+  }
+  for (const [type, media] of Object.entries<Node>(operation.requestBody?.content ?? {})) {
+    const schema = inlined(media.schema)
+    gaps.push(...undescribedFields(schema, `${label} request`), ...exampleProblems(schema, media.example, `${label} request ${type}`))
+  }
+  for (const [status, response] of Object.entries<Node>(operation.responses ?? {})) {
+    if (!response.description) gaps.push(`${label} ${status} has no description`)
+    for (const [type, media] of Object.entries<Node>(response.content ?? {})) {
+      if (!type.includes('json')) continue
+      const schema = inlined(media.schema)
+      gaps.push(...undescribedFields(schema, `${label} ${status}`), ...exampleProblems(schema, media.example, `${label} ${status}`))
+    }
+  }
+  return gaps
+}
+
+test('every operation, field and parameter has a description, and every request and answer an example that fits its schema', () => {
+  const gaps = Object.entries<Node>(document.paths).flatMap(([path, operations]) =>
+    Object.entries<Node>(operations).flatMap(([method, operation]) => operationGaps(`${method.toUpperCase()} ${path}`, operation)),
+  )
+  for (const [kind, hook] of Object.entries<Node>(document.webhooks)) gaps.push(...operationGaps(`webhook ${kind}`, hook.post))
+  assert.deepEqual(gaps, [], `${gaps.length} gaps:\n${gaps.join('\n')}`)
+})
+
+test('the idempotency header is documented on every POST that takes a key, rate-limit headers on every /v1 answer', () => {
+  for (const [path, operations] of Object.entries<Node>(document.paths)) {
+    for (const [method, operation] of Object.entries<Node>(operations)) {
+      if (!path.startsWith('/v1/')) continue
+      const label = `${method.toUpperCase()} ${path}`
+      const names = (operation.parameters ?? []).map((parameter: Node) => inlined(parameter).name)
+      const keyed = operation.security.length > 0
+      assert.equal(names.includes('X-Idempotency-Key'), method === 'post' && keyed, label)
+      for (const [status, response] of Object.entries<Node>(operation.responses)) {
+        for (const header of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Reset-After']) {
+          assert.ok(response.headers?.[header], `${label} ${status} documents ${header}`)
+        }
+      }
+      // The permission line once, however many variants (HEAD, trailing slash) the route has.
+      assert.ok((operation.description.match(/Requires the `/g) ?? []).length <= 1, `${label}: ${operation.description}`)
+    }
+  }
+})
+
+/** The spec's Events table, in its order. */
+const SPEC_EVENT_KINDS = [
+  'inventory.updated',
+  'inventory.low_stock',
+  'inventory.count_completed',
+  'variance.detected',
+  'variance.threshold_exceeded',
+  'order.created',
+  'order.submitted',
+  'order.shipped',
+  'order.delivered',
+  'pos.sync_completed',
+  'pos.sync_failed',
+]
+
+test('the event registry is the spec’s Events table: the document’s webhooks and what a webhook may subscribe to', () => {
+  assert.deepEqual(Object.keys(document.webhooks), SPEC_EVENT_KINDS)
+  const events = inlined(document.paths['/v1/webhooks'].post.requestBody.content['application/json'].schema).properties.events
+  assert.deepEqual(events.items.enum, [...SPEC_EVENT_KINDS, '*'])
+  const lowStock = document.webhooks['inventory.low_stock'].post.requestBody.content['application/json']
+  assert.deepEqual(Object.keys(lowStock.schema.properties.data.properties), ['item_id', 'name', 'current_quantity', 'reorder_point', 'location', 'recommended_order'])
+})
+
+test('error responses say when each code happens', () => {
+  const create = document.paths['/v1/inventory/items'].post
+  assert.match(create.responses['409'].description, /`duplicate_sku`: Another live item has this SKU/)
+  assert.match(create.responses['400'].description, /`idempotency_key_reused`: /)
 })
