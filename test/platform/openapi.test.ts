@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict'
-import { readdirSync, readFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, before, test } from 'node:test'
+import { after, before, describe, test } from 'node:test'
+import { pathToFileURL } from 'node:url'
 import { validate } from '@readme/openapi-parser'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { errorCatalogue } from '../../src/platform/errors.js'
 import { projectPath } from '../../src/platform/paths.js'
+import { signatureHeader } from '../../src/webhooks/signature.js'
 import { createTestContext, json, type TestContext } from '../helpers/context.js'
 
 let ctx: TestContext
@@ -190,4 +194,52 @@ test('error responses say when each code happens', () => {
   const create = document.paths['/v1/inventory/items'].post
   assert.match(create.responses['409'].description, /`duplicate_sku`: Another live item has this SKU/)
   assert.match(create.responses['400'].description, /`idempotency_key_reused`: /)
+})
+
+/** The code block of `language` in the guide, under its "Verifying the signature" section. */
+function guideCode(language: string): string {
+  const section = document.info.description.split('### Verifying the signature')[1] ?? ''
+  const match = new RegExp('```' + language + '\\n([\\s\\S]*?)```').exec(section)
+  assert.ok(match, `the guide has ${language} code`)
+  return match[1]!
+}
+
+describe('the guide’s signature verification code accepts barstock’s signature and refuses a changed body', () => {
+  const secret = 'whsec_Zx8kq2VbN4mP7rT1yW3eH6jL9sD0fG5a'
+  const body = '{"id":"evt_01jd3k6m2q8v4r7t9w1y3z5b7c","event":"inventory.low_stock","timestamp":"2026-11-22T21:30:00.000Z","data":{"item_id":"item_01","name":"Tito\'s Handmade Vodka 750ml"}}'
+  const now = Math.floor(Date.now() / 1000)
+  const header = signatureHeader(secret, body, now)
+  let directory: string
+  before(() => {
+    directory = mkdtempSync(join(tmpdir(), 'barstock-guide-'))
+  })
+  after(() => rmSync(directory, { recursive: true, force: true }))
+
+  test('JavaScript', async () => {
+    const file = join(directory, 'verify.mjs')
+    writeFileSync(file, guideCode('js'))
+    const { verifyBarstockSignature } = await import(pathToFileURL(file).href)
+    assert.equal(verifyBarstockSignature(body, header, secret), true)
+    assert.equal(verifyBarstockSignature(body.replace('Tito', 'Titto'), header, secret), false)
+    assert.equal(verifyBarstockSignature(body, signatureHeader(secret, body, now - 301), secret), false)
+  })
+
+  test('Python', (t) => {
+    if (spawnSync('python3', ['--version']).status !== 0) return t.skip('python3 is not installed')
+    const script = `${guideCode('python')}\nimport os, sys\nprint(verify_barstock_signature(sys.stdin.buffer.read(), os.environ["HEADER"], os.environ["SECRET"]))`
+    const run = (text: string) =>
+      spawnSync('python3', ['-c', script], { input: text, env: { ...process.env, HEADER: header, SECRET: secret }, timeout: 20_000, encoding: 'utf8' })
+    assert.equal(run(body).stdout.trim(), 'True', run(body).stderr)
+    assert.equal(run(body.replace('Tito', 'Titto')).stdout.trim(), 'False')
+  })
+
+  test('curl and openssl', (t) => {
+    if (spawnSync('openssl', ['version']).status !== 0) return t.skip('openssl is not installed')
+    const code = guideCode('sh')
+    const timestamp = Number(/^T=(\d+)/m.exec(code)![1])
+    writeFileSync(join(directory, 'body.json'), body)
+    const run = spawnSync('sh', ['-c', code], { cwd: directory, env: { ...process.env, WEBHOOK_SECRET: secret }, timeout: 20_000, encoding: 'utf8' })
+    const expected = /v1=([0-9a-f]+)/.exec(signatureHeader(secret, body, timestamp))![1]
+    assert.equal(run.stdout.trim(), expected, run.stderr)
+  })
 })
