@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import type { EventDataOf } from '../platform/outbox.js'
 import { StringEnum } from '../platform/http/types.js'
 import { CAUSES } from './variance-causes.js'
 
@@ -47,8 +48,5 @@ export const analyticsEvents = {
 }
 
 declare module '../platform/outbox.js' {
-  interface EventCatalog {
-    'variance.detected': VarianceDetectedData
-    'variance.threshold_exceeded': VarianceThresholdExceededData
-  }
+  interface EventCatalog extends EventDataOf<typeof analyticsEvents> {}
 }

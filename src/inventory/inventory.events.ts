@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import type { EventDataOf } from '../platform/outbox.js'
 
 /** The inventory events of the spec's Events table: their exact `data` fields, as schemas (webhooks, OpenAPI). */
 export const InventoryUpdatedData = Type.Object(
@@ -54,9 +55,5 @@ export const inventoryEvents = {
 }
 
 declare module '../platform/outbox.js' {
-  interface EventCatalog {
-    'inventory.updated': InventoryUpdatedData
-    'inventory.low_stock': InventoryLowStockData
-    'inventory.count_completed': InventoryCountCompletedData
-  }
+  interface EventCatalog extends EventDataOf<typeof inventoryEvents> {}
 }

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import type { EventDataOf } from '../platform/outbox.js'
 
 /** The order events of the spec's Events table: their exact `data` fields, as schemas (webhooks, OpenAPI). */
 const OrderId = Type.String({ description: 'The order (GET /v1/orders/{id})', examples: ['ord_01jd3c4d5e6f7g8h9j0k1m2n3p'] })
@@ -62,10 +63,5 @@ export const orderingEvents = {
 }
 
 declare module '../platform/outbox.js' {
-  interface EventCatalog {
-    'order.created': OrderCreatedData
-    'order.submitted': OrderSubmittedData
-    'order.shipped': OrderShippedData
-    'order.delivered': OrderDeliveredData
-  }
+  interface EventCatalog extends EventDataOf<typeof orderingEvents> {}
 }

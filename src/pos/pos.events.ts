@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import type { EventDataOf } from '../platform/outbox.js'
 import { StringEnum } from '../platform/http/types.js'
 
 /** The POS events of the spec's Events table: their exact `data` fields, as schemas (webhooks, OpenAPI). */
@@ -50,8 +51,5 @@ export const posEvents = {
 }
 
 declare module '../platform/outbox.js' {
-  interface EventCatalog {
-    'pos.sync_completed': PosSyncCompletedData
-    'pos.sync_failed': PosSyncFailedData
-  }
+  interface EventCatalog extends EventDataOf<typeof posEvents> {}
 }
