@@ -1,6 +1,4 @@
 import Fastify, { type FastifyInstance } from 'fastify'
-import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './platform/config.js'
 import type { DatabaseHandle } from './platform/db/connect.js'
@@ -12,7 +10,7 @@ import { answerClientError, frameworkErrorOf, withoutTrailingSlash } from './pla
 import { healthRoutes } from './platform/http/health.routes.js'
 import { consoleRoutes } from './platform/http/console.routes.js'
 import { projectPath } from './platform/paths.js'
-import type { App } from './platform/http/types.js'
+import { openapiPlugin } from './platform/http/openapi.js'
 import { validatorCompiler } from './platform/http/validation.js'
 import { newId } from './platform/ids.js'
 import { loggerOptions, requestLogController } from './platform/logging.js'
@@ -39,6 +37,8 @@ import { metricsRoutes } from './analytics/metrics.routes.js'
 import { emitCountVariance } from './analytics/count-variance.js'
 import { forecastRoutes } from './analytics/forecast.routes.js'
 import { storedDemandForecasts } from './analytics/forecast.service.js'
+import { EVENT_KINDS, EVENT_SCHEMAS } from './event-registry.js'
+import { API_GUIDE, API_TAGS } from './api-guides.js'
 
 export interface AppOptions {
   config: Config
@@ -54,29 +54,6 @@ export interface AppOptions {
 
 export const API_VERSION = '1.0.0'
 
-async function openapi(app: App) {
-  await app.register(swagger, {
-    // Paths are documented without a trailing slash, the one form every route answers to.
-    transform: ({ schema, url }) => ({ schema, url: url.length > 1 ? url.replace(/\/+$/, '') : url }),
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'barstock API',
-        version: API_VERSION,
-        description:
-          'Stock and purchasing for bars. Every /v1 request carries `X-API-Key` (except POS vendor pushes to /v1/pos/push/…, which the vendor signs); responses wrap their payload in `data` with `meta`. Error codes and their statuses: docs/errors.md.',
-      },
-      components: {
-        securitySchemes: {
-          ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-          MetricsToken: { type: 'http', scheme: 'bearer', description: 'BARSTOCK_METRICS_TOKEN, for GET /metrics only' },
-        },
-      },
-    },
-  })
-  await app.register(swaggerUi, { routePrefix: '/docs' })
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
-}
 
 /**
  * Once shutdown starts, every answer carries `Connection: close`: a keep-alive connection whose request
@@ -120,7 +97,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(conventionsPlugin)
   closeConnectionsWhenClosing(app)
-  await openapi(app)
+  await app.register(openapiPlugin, { version: API_VERSION, guide: API_GUIDE, tags: API_TAGS, events: EVENT_SCHEMAS })
   await app.register(metricsPlugin, { registry: options.metrics, token: config.metricsToken })
   await app.register(authPlugin, { keys, limiter: options.rateLimiter, limits: config.rateLimits })
   await app.register(healthRoutes)
@@ -135,7 +112,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(posPushRoutes, { prefix: PUSH_PATH_PREFIX, gateway: posGateway })
   await app.register(salesRoutes, { prefix: '/v1/sales' })
   app.addHook('onClose', closeSandboxSimulators)
-  await app.register(webhookRoutes, { prefix: '/v1/webhooks', allowPrivate: config.webhookAllowPrivate, resolver: options.resolver })
+  await app.register(webhookRoutes, { prefix: '/v1/webhooks', allowPrivate: config.webhookAllowPrivate, resolver: options.resolver, eventKinds: EVENT_KINDS })
   await app.register(distributorRoutes, { prefix: '/v1/distributors' })
   await app.register(orderRoutes, {
     prefix: '/v1/orders',

@@ -16,7 +16,7 @@ export const ForecastQuery = Type.Object(
         description: 'Business days forecast, from the current one: 1 to 30, default 7',
       }),
     ),
-    location: Type.Optional(Type.String({ description: 'Only items stocked at this location (location_not_found otherwise)' })),
+    location: Type.Optional(Type.String({ description: 'Only items stocked at this location id (location_not_found otherwise)', examples: ['main_bar'] })),
     category: Type.Optional(StringEnum(CATEGORIES, { description: `Only items of this inventory category: one of ${CATEGORIES.join(', ')}` })),
   },
   { additionalProperties: false },
@@ -24,8 +24,8 @@ export const ForecastQuery = Type.Object(
 export type ForecastQuery = Static<typeof ForecastQuery>
 
 export const ItemForecast = Type.Object({
-  inventory_item_id: Type.String(),
-  name: Type.String(),
+  inventory_item_id: Type.String({ description: 'The inventory item', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+  name: Type.String({ description: 'Its name', examples: ['Tito’s Handmade Vodka 750ml'] }),
   current_stock: Type.Number({ description: "Theoretical stock now, in the item's unit (may be below zero)" }),
   forecasted_demand: Type.Number({
     description: "Sum of the stored daily forecast over the first days_ahead days, in the item's unit, 4 decimals",
@@ -41,8 +41,8 @@ export const ItemForecast = Type.Object({
     events: Type.Array(Type.String(), {
       description: "Public holidays in the horizon in the country of the item's location; [] when the location has no country",
     }),
-    trend: StringEnum(['increasing', 'decreasing', 'stable'] as const),
-  }),
+    trend: StringEnum(['increasing', 'decreasing', 'stable'] as const, { description: 'Where demand is heading over the history the model saw' }),
+  }, { description: 'What shapes the forecast' }),
   recommendation: Type.String({
     description:
       'How many days current stock covers at the forecast rate, and by when to order so as not to fall below the reorder point (docs/forecasts.md)',

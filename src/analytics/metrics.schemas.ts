@@ -24,7 +24,7 @@ export type PerformanceQuery = Static<typeof PerformanceQuery>
 export const METRIC_STATUSES = ['on_target', 'above_target', 'below_target', 'no_data'] as const
 export const TRENDS = ['increasing', 'decreasing', 'stable'] as const
 
-const Metric = (description: string, unit: string) =>
+const Metric = (description: string, unit: string, example: { value: number; target: number; status: (typeof METRIC_STATUSES)[number] }) =>
   Type.Object(
     {
       value: Nullable(Type.Number({ description: `${description}; ${unit}, 2 decimals; null when the period holds no data for it` })),
@@ -33,34 +33,36 @@ const Metric = (description: string, unit: string) =>
         description: 'on_target: within 5 % of the target (|value − target| ≤ 0.05 × target); above_target / below_target: the value is higher / lower; no_data: value is null',
       }),
     },
-    { description },
+    { description, examples: [example] },
   )
 
 const Trend = (metric: string) =>
   StringEnum(TRENDS, {
     description: `${metric} against the previous period of the same length: stable when it moved by less than 5 % of the previous value (or either period has no value), else increasing or decreasing`,
+    examples: ['stable'],
   })
 
 export const PerformanceReport = Type.Object({
   period: Type.String({ description: 'date_from/date_to', examples: ['2026-10-23/2026-11-22'] }),
   previous_period: Type.String({ description: 'The period the trends compare with: the same number of days just before', examples: ['2026-09-22/2026-10-22'] }),
-  location: Type.String({ description: 'The location filter, or `all`' }),
-  currency: Type.String({ description: 'Currency of the settings (the money the costs and revenue behind the percentages are in)' }),
+  location: Type.String({ description: 'The location filter, or `all`', examples: ['main_bar'] }),
+  currency: Type.String({ description: 'Currency of the settings (the money the costs and revenue behind the percentages are in)', examples: ['USD'] }),
   metrics: Type.Object({
-    pour_cost: Metric('Cost of expected usage of the mapped sale lines sold in the period (units × the unit cost stored with each line’s usage) / their revenue × 100', 'percent'),
-    variance_rate: Metric('Σ variance cost / Σ expected cost × 100 over the items’ count windows, as the variance report’s variance_percentage', 'percent'),
+    pour_cost: Metric('Cost of expected usage of the mapped sale lines sold in the period (units × the unit cost stored with each line’s usage) / their revenue × 100', 'percent', { value: 21.4, target: 20, status: 'above_target' }),
+    variance_rate: Metric('Σ variance cost / Σ expected cost × 100 over the items’ count windows, as the variance report’s variance_percentage', 'percent', { value: 2.9, target: 3, status: 'on_target' }),
     inventory_turnover: Metric(
       'Σ per item (actual usage × cost_per_unit × 30 / window days) / Σ per item ((opening + closing) / 2 × cost_per_unit), over the items’ count windows',
       'turns per 30 days',
+      { value: 3.6, target: 4, status: 'below_target' },
     ),
-    gross_margin: Metric('(revenue − cost of expected usage) / revenue × 100, over the mapped sale lines sold in the period', 'percent'),
-  }),
+    gross_margin: Metric('(revenue − cost of expected usage) / revenue × 100, over the mapped sale lines sold in the period', 'percent', { value: 78.6, target: 75, status: 'above_target' }),
+  }, { description: 'Each metric with its target and where it stands' }),
   trends: Type.Object({
     pour_cost: Trend('pour_cost'),
     variance_rate: Trend('variance_rate'),
     inventory_turnover: Trend('inventory_turnover'),
     gross_margin: Trend('gross_margin'),
-  }),
+  }, { description: 'How each metric moved against the previous period' }),
 })
 export type PerformanceReport = Static<typeof PerformanceReport>
 
@@ -68,7 +70,7 @@ export const StaffQuery = Type.Object(
   {
     ...PageQuery,
     ...periodQuery,
-    staff_id: Type.Optional(Type.String({ minLength: 1, description: 'One staff member, as the POS identifies them (404 staff_not_found when no POS employee or sale line has this id)' })),
+    staff_id: Type.Optional(Type.String({ minLength: 1, description: 'One staff member, as the POS identifies them (404 staff_not_found when no POS employee or sale line has this id)', examples: ['emp_042'] })),
   },
   { additionalProperties: false },
 )
@@ -90,7 +92,7 @@ export const StaffPerformance = Type.Object({
     customer_satisfaction: Nullable(
       Type.Number({ description: 'Percent, 2 decimals: Σ tips / revenue × 100 over the member’s lines whose POS reported a tip (0 included); null when none did' }),
     ),
-  }),
+  }, { description: 'The member’s figures for the period' }),
   comparison: Type.Object({
     variance_rate_vs_avg: Type.Number({ description: 'variance_rate − the mean variance_rate of every member in the period, percentage points, 2 decimals' }),
     drinks_served_vs_avg: Type.Number({ description: 'drinks_served − the mean drinks_served of every member in the period, drinks, 2 decimals' }),
@@ -98,14 +100,25 @@ export const StaffPerformance = Type.Object({
       description:
         'From |variance_rate| against the settings’ variance_rate target T and drinks_served against the mean: needs_attention above 2 × T; excellent at most T with drinks at or above the mean; good at most T with fewer drinks, or at most 2 × T with drinks at or above the mean; average otherwise',
     }),
-  }),
+  }, { description: 'The member against the team’s mean' }),
+}, {
+  examples: [
+    {
+      staff_id: 'emp_042',
+      name: 'Jordan Lee',
+      role: 'Bartender',
+      metrics: { variance_rate: 2.4, drinks_served: 612, average_ticket: 38.5, customer_satisfaction: 18.2 },
+      comparison: { variance_rate_vs_avg: -0.6, drinks_served_vs_avg: 84.5, performance_rating: 'excellent' },
+    },
+  ],
 })
 export type StaffPerformance = Static<typeof StaffPerformance>
 
 export const CategoriesQuery = Type.Object({ ...PageQuery, ...periodQuery }, { additionalProperties: false })
 export type CategoriesQuery = Static<typeof CategoriesQuery>
 
-export const CategoryAnalysis = Type.Object({
+export const CategoryAnalysis = Type.Object(
+  {
   category: StringEnum(CATEGORIES, { description: 'An inventory category with sales or a count window in the period' }),
   total_sales: Type.Number({ description: 'Revenue of the mapped lines sold in the period that used the category’s items, account currency, 2 decimals; a line using several items (a recipe) is split by their share of its usage cost' }),
   total_cost: Type.Number({ description: 'Cost of the expected usage of those lines (units × the unit cost stored with the usage), account currency, 2 decimals' }),
@@ -128,5 +141,20 @@ export const CategoryAnalysis = Type.Object({
     }),
     { description: 'Up to 5 items with a positive variance cost, largest first (then by name)' },
   ),
-})
+  },
+  {
+    examples: [
+      {
+        category: 'spirits',
+        total_sales: 18450.5,
+        total_cost: 3690.1,
+        pour_cost: 20,
+        variance: 412.35,
+        variance_percentage: 4.8,
+        top_performers: [{ name: "Tito's Handmade Vodka 750ml", sales: 3120, margin: 2496 }],
+        underperformers: [{ name: 'Espolòn Blanco Tequila 750ml', sales: 1480, variance: 96.2 }],
+      },
+    ],
+  },
+)
 export type CategoryAnalysis = Static<typeof CategoryAnalysis>

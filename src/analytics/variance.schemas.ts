@@ -13,7 +13,7 @@ export const VarianceQuery = Type.Object(
     location: Type.Optional(Type.String({ description: 'Only items stored at this location', examples: ['main_bar'] })),
     category: Type.Optional(StringEnum(CATEGORIES, { description: 'Only items of this inventory category' })),
     threshold: Type.Optional(
-      Type.Number({ minimum: 0, maximum: 1000, description: 'Variance percentage above which an item counts as above threshold; default: the settings’ variance_threshold (5)' }),
+      Type.Number({ minimum: 0, maximum: 1000, description: 'Variance percentage above which an item counts as above threshold, 0 to 1,000; default: the settings’ variance_threshold (5)', examples: [5] }),
     ),
   },
   { additionalProperties: false },
@@ -30,13 +30,13 @@ export const CauseEvidence = Type.Object({
 
 export const VarianceWindow = Type.Object(
   {
-    opening_count_id: Type.String(),
-    opening_counted_at: Type.String({ format: 'date-time' }),
+    opening_count_id: Type.String({ description: 'The count that opens the window: the item’s latest count at or before the start of date_from', examples: ['cnt_01jd3n0a1b2c3d4e5f6g7h8j9k'] }),
+    opening_counted_at: Type.String({ format: 'date-time', description: 'When that count was taken', examples: ['2026-11-12T12:00:00.000Z'] }),
     opening: Quantity('Counted at the opening count, item units'),
     deliveries: Quantity('Received inside the window, item units'),
     closing: Quantity('Counted at the closing count, item units'),
-    closing_count_id: Type.String(),
-    closing_counted_at: Type.String({ format: 'date-time' }),
+    closing_count_id: Type.String({ description: 'The count that closes the window: the item’s latest count up to the end of date_to', examples: ['cnt_01jd3n9z8y7x6w5v4t3s2r1q0p'] }),
+    closing_counted_at: Type.String({ format: 'date-time', description: 'When that count was taken', examples: ['2026-11-19T12:00:00.000Z'] }),
     sales_units: Quantity('Item units the window’s mapped sales used (the expected consumption)'),
     sale_lines: Type.Integer({ description: 'Mapped sale lines in the window' }),
   },
@@ -44,9 +44,9 @@ export const VarianceWindow = Type.Object(
 )
 
 export const VarianceItem = Type.Object({
-  inventory_item_id: Type.String(),
-  name: Type.String(),
-  location: Type.String(),
+  inventory_item_id: Type.String({ description: 'The inventory item', examples: ['item_01jd3mz0v8q5f7k2n9x4c6w1ab'] }),
+  name: Type.String({ description: 'Its name', examples: ["Tito's Handmade Vodka 750ml"] }),
+  location: Type.String({ description: 'Its location id', examples: ['main_bar'] }),
   unit: Type.String({ description: 'The item unit of every quantity of this entry' }),
   expected_consumption: Quantity('Σ mapped sales in the window, converted to item units'),
   actual_consumption: Quantity('opening + deliveries − closing'),
@@ -54,14 +54,14 @@ export const VarianceItem = Type.Object({
   variance_percentage: Type.Number({ description: 'variance / expected × 100 (100 when nothing was expected but some was used)' }),
   estimated_loss: Type.Number({ description: 'variance × cost_per_unit, in the account currency' }),
   potential_causes: Type.Array(StringEnum(CAUSES), { description: 'Most likely first; empty within the threshold' }),
-  cause_evidence: Type.Array(CauseEvidence),
+  cause_evidence: Type.Array(CauseEvidence, { description: 'Every cause the numbers support, with its confidence and evidence, most likely first' }),
   window: VarianceWindow,
 })
 
 export const UnmappedPosItem = Type.Object({
-  connection_id: Type.String(),
-  pos_item_id: Type.String(),
-  name: Type.String(),
+  connection_id: Type.String({ description: 'The POS connection', examples: ['pos_01jd3kq7w2e4r6t8y0u2i4o6p8'] }),
+  pos_item_id: Type.String({ description: 'The POS’s id of the unmapped item', examples: ['TITO-DBL'] }),
+  name: Type.String({ description: 'Its POS name', examples: ["Tito's Vodka Dbl"] }),
   revenue: Type.Number({ description: 'Revenue of its lines in the period, account currency' }),
 })
 
@@ -129,10 +129,10 @@ export const VarianceReport = Type.Object({
   variance_percentage: Type.Number({ description: 'Σ variance cost / Σ expected cost × 100' }),
   items: Type.Array(VarianceItem, { description: 'Items with two counts, largest absolute loss first' }),
   summary: Type.Object({
-    total_items_analyzed: Type.Integer(),
+    total_items_analyzed: Type.Integer({ description: 'Items with two counts in the period (the entries of items)' }),
     items_above_threshold: Type.Integer({ description: '|variance_percentage| > threshold' }),
     high_variance_items: Type.Integer({ description: '|variance_percentage| > 2 × threshold' }),
-  }),
+  }, { description: 'How many items were analysed and flagged' }),
   data_quality: DataQuality,
 }, { examples: [VARIANCE_EXAMPLE] })
 export type VarianceReport = Static<typeof VarianceReport>

@@ -1,35 +1,59 @@
-/** The inventory events of the spec's Events table, with their exact `data` fields. */
-export interface InventoryUpdatedData {
-  item_id: string
-  name: string
-  previous_quantity: number
-  new_quantity: number
-  change: number
-  location: string
-  updated_by: string
-}
+import { type Static, Type } from 'typebox'
+import type { EventDataOf } from '../platform/outbox.js'
 
-export interface InventoryLowStockData {
-  item_id: string
-  name: string
-  current_quantity: number
-  reorder_point: number
-  location: string
-  recommended_order: number
-}
+/** The inventory events of the spec's Events table: their exact `data` fields, as schemas (webhooks, OpenAPI). */
+export const InventoryUpdatedData = Type.Object(
+  {
+    item_id: Type.String({ description: 'The inventory item', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+    name: Type.String({ description: 'The item’s name at the time of the change', examples: ["Tito's Handmade Vodka 750ml"] }),
+    previous_quantity: Type.Number({ description: 'Stock before the change, in the item’s unit', examples: [12] }),
+    new_quantity: Type.Number({ description: 'Stock after the change, in the item’s unit (below zero when sales outran the last count)', examples: [11.4] }),
+    change: Type.Number({ description: 'new_quantity − previous_quantity, in the item’s unit', examples: [-0.6] }),
+    location: Type.String({ description: 'The item’s location id', examples: ['main_bar'] }),
+    updated_by: Type.String({
+      description: 'Who changed it: the API key id of the request, the counter’s name for a count, who received an order for a delivery, the POS connection id for POS sales',
+      examples: ['key_01jd2x0k7m3n5p7q9r1s3t5v7w'],
+    }),
+  },
+  { description: 'An item’s quantity changed (count, adjustment, batch, delivery or POS sales)' },
+)
+export type InventoryUpdatedData = Static<typeof InventoryUpdatedData>
 
-export interface InventoryCountCompletedData {
-  count_id: string
-  location: string
-  items_counted: number
-  variance_detected: number
-  counted_by: string
+export const InventoryLowStockData = Type.Object(
+  {
+    item_id: Type.String({ description: 'The inventory item', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+    name: Type.String({ description: 'The item’s name', examples: ["Tito's Handmade Vodka 750ml"] }),
+    current_quantity: Type.Number({ description: 'Stock now, in the item’s unit', examples: [2] }),
+    reorder_point: Type.Number({ description: 'The item’s reorder point, in the item’s unit', examples: [4] }),
+    location: Type.String({ description: 'The item’s location id', examples: ['main_bar'] }),
+    recommended_order: Type.Number({
+      description: 'Twice the reorder point minus current_quantity, in the item’s unit, rounded up to whole cases when the item has a case size',
+      examples: [6],
+    }),
+  },
+  { description: 'An item fell below its reorder point (sent once when it crosses, not again until it has been back above)' },
+)
+export type InventoryLowStockData = Static<typeof InventoryLowStockData>
+
+export const InventoryCountCompletedData = Type.Object(
+  {
+    count_id: Type.String({ description: 'The count (GET /v1/inventory/counts/{count_id})', examples: ['cnt_01jd3a9b8c7d6e5f4g3h2j1k0m'] }),
+    location: Type.String({ description: 'The counted location id', examples: ['main_bar'] }),
+    items_counted: Type.Integer({ description: 'Items in the count, 1 or more', minimum: 1, examples: [42] }),
+    variance_detected: Type.Integer({ description: 'Counted items whose quantity differed from theoretical stock', minimum: 0, examples: [3] }),
+    counted_by: Type.String({ description: 'Who counted, as given in the count', examples: ['Maria (closing shift)'] }),
+  },
+  { description: 'A physical count was recorded' },
+)
+export type InventoryCountCompletedData = Static<typeof InventoryCountCompletedData>
+
+/** The inventory events by kind, in the spec's order: the composition root assembles every domain's. */
+export const inventoryEvents = {
+  'inventory.updated': InventoryUpdatedData,
+  'inventory.low_stock': InventoryLowStockData,
+  'inventory.count_completed': InventoryCountCompletedData,
 }
 
 declare module '../platform/outbox.js' {
-  interface EventCatalog {
-    'inventory.updated': InventoryUpdatedData
-    'inventory.low_stock': InventoryLowStockData
-    'inventory.count_completed': InventoryCountCompletedData
-  }
+  interface EventCatalog extends EventDataOf<typeof inventoryEvents> {}
 }

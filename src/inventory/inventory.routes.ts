@@ -84,7 +84,11 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
   app.post(
     '/items',
     {
-      schema: { tags, summary: 'Create an inventory item', body: CreateItemBody, response: { 201: envelope(InventoryItem) } },
+      schema: {
+        tags,
+        summary: 'Create an inventory item',
+        description: 'Its starting quantity is the first row of its stock ledger. The SKU must be unique among live items; unit decides what quantity counts.',
+        body: CreateItemBody, response: { 201: envelope(InventoryItem) } },
       config: { permission: 'inventory:write', errors: [invalidQuantity, invalidUnit, duplicateSku, locationNotFound] },
     },
     (request, reply) =>
@@ -94,7 +98,7 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
   app.get(
     '/items/:id',
     {
-      schema: { tags, summary: 'Get an inventory item', params: ItemParams, response: { 200: envelope(InventoryItem) } },
+      schema: { tags, summary: 'Get an inventory item', description: 'One live item with its current theoretical stock.', params: ItemParams, response: { 200: envelope(InventoryItem) } },
       config: { permission: 'inventory:read', errors: [itemNotFound] },
     },
     async (request) => ({ data: await getItem(app.db, tenantOf(request), request.params.id) }),
@@ -203,7 +207,11 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
   app.delete(
     '/items/:id',
     {
-      schema: { tags, summary: 'Delete an inventory item', params: ItemParams, response: { 200: envelope(Deleted('id')) } },
+      schema: {
+        tags,
+        summary: 'Delete an inventory item',
+        description: 'The item leaves lists, counts to come and value; its ledger, past counts and orders keep it. Its SKU is free again.',
+        params: ItemParams, response: { 200: envelope(Deleted('id')) } },
       config: { permission: 'inventory:write', errors: [itemNotFound] },
     },
     (request, reply) => runWrite(app.db, request, reply, 200, (trx) => deleteItem(trx, tenantOf(request), request.params.id)),

@@ -4,39 +4,39 @@ import { domainMinimum, NOT_BLANK, Nullable, NUMBER_LIMITS, PageQuery, Timestamp
 import { StringEnum } from '../platform/http/types.js'
 import { CATEGORIES, UNITS } from './units.js'
 
-const Category = StringEnum(CATEGORIES, { description: `One of ${CATEGORIES.join(', ')}` })
+const Category = StringEnum(CATEGORIES, { description: `One of ${CATEGORIES.join(', ')}`, examples: ['spirits'] })
 // A plain string here: an unknown unit is the domain error invalid_unit, not a schema violation.
 const UnitField = Type.String({ description: `One of ${UNITS.join(', ')} (invalid_unit otherwise)`, examples: ['bottle'] })
-const QuantityField = Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'Zero or more, up to 3 decimals (invalid_quantity otherwise), at most 1,000,000,000' })
-const Money = Type.Number({ minimum: 0, maximum: NUMBER_LIMITS.money, description: 'Exact decimal, up to 4 decimals kept; 0 to 1,000,000,000' })
+const QuantityField = Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'In the item’s unit: zero or more, up to 3 decimals (invalid_quantity otherwise), at most 1,000,000,000', examples: [12] })
+const Money = Type.Number({ minimum: 0, maximum: NUMBER_LIMITS.money, description: 'Cost of one unit in the account currency: exact decimal, up to 4 decimals kept; 0 to 1,000,000,000', examples: [18.5] })
 
 export const InventoryItem = Type.Object({
-  id: Type.String({ examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
-  name: Type.String(),
-  sku: Type.String(),
-  category: Type.String(),
-  quantity: Type.Number({ description: 'Current theoretical stock; may be below zero when sales outran a recorded delivery' }),
-  unit: Type.String(),
-  size_ml: Type.Union([Type.Integer(), Type.Null()]),
-  case_size: Type.Union([Type.Integer(), Type.Null()], { description: 'Units per case, for ordering by the case' }),
-  location: Type.String(),
-  reorder_point: Type.Number(),
-  cost_per_unit: Type.Number(),
-  created_at: Timestamp,
-  last_updated: Timestamp,
+  id: Type.String({ description: 'The item’s id', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+  name: Type.String({ description: 'Its name', examples: ["Tito's Handmade Vodka 750ml"] }),
+  sku: Type.String({ description: 'Its stock-keeping unit, unique among the account’s live items', examples: ['TITO-750'] }),
+  category: Type.String({ description: `One of ${CATEGORIES.join(', ')}`, examples: ['spirits'] }),
+  quantity: Type.Number({ description: 'Current theoretical stock, in unit; may be below zero when sales outran a recorded delivery', examples: [11.4] }),
+  unit: Type.String({ description: `What quantity counts: one of ${UNITS.join(', ')}`, examples: ['bottle'] }),
+  size_ml: Type.Union([Type.Integer(), Type.Null()], { description: 'Millilitres in one unit (a 750 ml bottle: 750); null when not given', examples: [750] }),
+  case_size: Type.Union([Type.Integer(), Type.Null()], { description: 'Units per case, for ordering by the case; null when not sold by the case', examples: [12] }),
+  location: Type.String({ description: 'The location id it is kept at', examples: ['main_bar'] }),
+  reorder_point: Type.Number({ description: 'Below this quantity the item is low on stock (0: never)', examples: [6] }),
+  cost_per_unit: Type.Number({ description: 'Cost of one unit, in the account currency', examples: [18.5] }),
+  created_at: { ...Timestamp, description: 'When it was created' },
+  last_updated: { ...Timestamp, description: 'When its quantity or fields last changed' },
 })
 export type InventoryItem = Static<typeof InventoryItem>
 
 const itemFields = {
-  name: Type.String({ minLength: 1, maxLength: 200, pattern: NOT_BLANK }),
-  sku: Type.String({ minLength: 1, maxLength: 100, pattern: NOT_BLANK }),
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: NOT_BLANK, description: 'Its name, 1 to 200 characters', examples: ["Tito's Handmade Vodka 750ml"] }),
+  sku: Type.String({ minLength: 1, maxLength: 100, pattern: NOT_BLANK, description: 'Stock-keeping unit, 1 to 100 characters, unique among live items (duplicate_sku)', examples: ['TITO-750'] }),
   category: Category,
   quantity: QuantityField,
   unit: UnitField,
-  size_ml: Type.Integer({ minimum: 1, maximum: 100_000 }),
-  case_size: Type.Integer({ minimum: 1, maximum: 10_000 }),
-  location: Type.String({ minLength: 1, maxLength: 63 }),
-  reorder_point: Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'Zero or more, at most 1,000,000,000; the item is low on stock below it' }),
+  size_ml: Type.Integer({ minimum: 1, maximum: 100_000, description: 'Millilitres in one unit, 1 to 100,000 (recipes in ml or oz convert with it)', examples: [750] }),
+  case_size: Type.Integer({ minimum: 1, maximum: 10_000, description: 'Units per case, 1 to 10,000: orders and low-stock recommendations round up to whole cases', examples: [12] }),
+  location: Type.String({ minLength: 1, maxLength: 63, description: 'The location id it is kept at (location_not_found otherwise)', examples: ['main_bar'] }),
+  reorder_point: Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'In the item’s unit: zero or more, at most 1,000,000,000; the item is low on stock below it. Default 0', examples: [6] }),
   cost_per_unit: Money,
 }
 
@@ -65,8 +65,8 @@ export const UpdateItemBody = Type.Object(
     quantity: Type.Optional(itemFields.quantity),
     unit: Type.Optional(itemFields.unit),
     location: Type.Optional(itemFields.location),
-    size_ml: Type.Optional(Type.Union([itemFields.size_ml, Type.Null()])),
-    case_size: Type.Optional(Type.Union([itemFields.case_size, Type.Null()])),
+    size_ml: Type.Optional(Nullable(itemFields.size_ml, 'Millilitres in one unit, 1 to 100,000; null clears it')),
+    case_size: Type.Optional(Nullable(itemFields.case_size, 'Units per case, 1 to 10,000; null clears it')),
     reorder_point: Type.Optional(itemFields.reorder_point),
     cost_per_unit: Type.Optional(itemFields.cost_per_unit),
   },
@@ -80,9 +80,9 @@ export const ListItemsQuery = Type.Object(
   {
     ...PageQuery,
     ...FormatQuery,
-    location: Type.Optional(Type.String({ description: 'Only items at this location' })),
+    location: Type.Optional(Type.String({ description: 'Only items at this location id', examples: ['main_bar'] })),
     category: Type.Optional(Category),
-    low_stock: Type.Optional(Type.Boolean({ description: 'true: only items whose quantity is below their reorder point' })),
+    low_stock: Type.Optional(Type.Boolean({ description: 'true: only items whose quantity is below their reorder point', examples: [true] })),
     q: Type.Optional(
       Type.String({
         minLength: 1,
@@ -92,14 +92,14 @@ export const ListItemsQuery = Type.Object(
       }),
     ),
     sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only the item with exactly this SKU', examples: ['TITO-750'] })),
-    sort: Type.Optional(StringEnum(SORT_FIELDS, { default: 'name' })),
-    order: Type.Optional(StringEnum(['asc', 'desc'], { default: 'asc' })),
+    sort: Type.Optional(StringEnum(SORT_FIELDS, { default: 'name', description: 'The field to sort by, default name' })),
+    order: Type.Optional(StringEnum(['asc', 'desc'], { default: 'asc', description: 'asc (default) or desc' })),
   },
   { additionalProperties: false },
 )
 export type ListItemsQuery = Static<typeof ListItemsQuery>
 
-export const ItemParams = Type.Object({ id: Type.String() })
+export const ItemParams = Type.Object({ id: Type.String({ description: 'The item’s id', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }) })
 
 export const ListMovementsQuery = Type.Object({ ...PageQuery, ...FormatQuery }, { additionalProperties: false })
 export type ListMovementsQuery = Static<typeof ListMovementsQuery>
@@ -108,14 +108,15 @@ export const StockMovement = Type.Object({
   kind: StringEnum(['count', 'adjustment', 'batch', 'delivery', 'sale', 'transfer'], {
     description:
       'count (a count set it), adjustment (a PUT quantity, or the starting stock), batch, delivery (an order received), sale (POS or imported sales of a business day; positive when a refund gave units back)',
+    examples: ['sale'],
   }),
-  change: Type.Number({ description: 'quantity_after − quantity_before, in the item’s unit' }),
-  quantity_before: Type.Number(),
-  quantity_after: Type.Number(),
-  occurred_at: Timestamp,
-  recorded_at: Timestamp,
-  location: Type.String(),
-  unit_cost: Type.Number({ description: 'The item’s cost per unit at the time' }),
+  change: Type.Number({ description: 'quantity_after − quantity_before, in the item’s unit', examples: [-0.6] }),
+  quantity_before: Type.Number({ description: 'Stock before the movement, in the item’s unit', examples: [12] }),
+  quantity_after: Type.Number({ description: 'Stock after it, in the item’s unit', examples: [11.4] }),
+  occurred_at: { ...Timestamp, description: 'When it happened (a count’s counted_at, a business day’s end for sales)' },
+  recorded_at: { ...Timestamp, description: 'When barstock recorded it' },
+  location: Type.String({ description: 'The item’s location id', examples: ['main_bar'] }),
+  unit_cost: Type.Number({ description: 'The item’s cost per unit at the time, in the account currency', examples: [18.5] }),
   actor: Type.String({ description: 'Who made it: the API key id, a POS connection id, or who received an order', examples: ['key_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
   reference_id: Nullable(Type.String({ description: 'The count, order, sync run or import it came from', examples: ['cnt_01jd2x3v4w5y6z7a8b9c0d1e2f'] })),
 })
@@ -123,21 +124,25 @@ export type StockMovement = Static<typeof StockMovement>
 
 export const CountBody = Type.Object(
   {
-    location: Type.String({ minLength: 1 }),
-    counted_by: Type.String({ minLength: 1, maxLength: 200, description: 'Who counted (a user identifier)' }),
+    location: Type.String({ minLength: 1, description: 'The counted location id (location_not_found otherwise)', examples: ['main_bar'] }),
+    counted_by: Type.String({ minLength: 1, maxLength: 200, description: 'Who counted, 1 to 200 characters', examples: ['Maria (closing shift)'] }),
     counted_at: Type.Optional(
-      Type.String({ format: 'date-time', description: 'When the count was taken, for a count entered after the fact; default now' }),
+      Type.String({
+        format: 'date-time',
+        description: 'When the count was taken, for a count entered after the fact; default now. A count before the item’s latest count or delivery is history: it does not change current stock',
+        examples: ['2026-11-22T03:45:00Z'],
+      }),
     ),
     items: Type.Array(
       Type.Object(
         {
-          item_id: Type.String(),
-          quantity: QuantityField,
-          notes: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
+          item_id: Type.String({ description: 'A counted item at the location, each at most once', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+          quantity: { ...QuantityField, description: 'What was counted, in the item’s unit (partial bottles as decimals, e.g. 10.5): zero or more, up to 3 decimals', examples: [10.5] },
+          notes: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()], { description: 'Up to 1,000 characters', examples: ['one open bottle'] })),
         },
         { additionalProperties: false },
       ),
-      { minItems: 1, maxItems: 1000 },
+      { minItems: 1, maxItems: 1000, description: '1 to 1,000 counted items' },
     ),
   },
   { additionalProperties: false },
@@ -145,32 +150,32 @@ export const CountBody = Type.Object(
 export type CountBody = Static<typeof CountBody>
 
 export const VarianceEntry = Type.Object({
-  item_id: Type.String(),
-  expected: Type.Number({ description: 'Theoretical quantity at counted_at' }),
-  actual: Type.Number({ description: 'Counted quantity' }),
-  variance: Type.Number({ description: 'actual minus expected' }),
+  item_id: Type.String({ description: 'The counted item', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+  expected: Type.Number({ description: 'Theoretical quantity at counted_at, in the item’s unit', examples: [11.4] }),
+  actual: Type.Number({ description: 'Counted quantity, in the item’s unit', examples: [10.5] }),
+  variance: Type.Number({ description: 'actual minus expected, in the item’s unit', examples: [-0.9] }),
 })
 
 export const CountResult = Type.Object({
-  count_id: Type.String(),
-  location: Type.String(),
-  counted_by: Type.String(),
-  counted_at: Timestamp,
-  items_updated: Type.Integer(),
+  count_id: Type.String({ description: 'The count’s id', examples: ['cnt_01jd3a9b8c7d6e5f4g3h2j1k0m'] }),
+  location: Type.String({ description: 'The counted location id', examples: ['main_bar'] }),
+  counted_by: Type.String({ description: 'Who counted', examples: ['Maria (closing shift)'] }),
+  counted_at: { ...Timestamp, description: 'When the count was taken' },
+  items_updated: Type.Integer({ description: 'Items whose current stock the count set (a back-dated count sets none)', examples: [42] }),
   variance_detected: Type.Array(VarianceEntry, { description: 'Items whose count differs from theoretical stock' }),
-  created_at: Timestamp,
+  created_at: { ...Timestamp, description: 'When it was recorded' },
 })
 export type CountResult = Static<typeof CountResult>
 
 export const StockValueQuery = Type.Object(
-  { location: Type.Optional(Type.String({ description: 'Only this location (location_not_found otherwise)' })) },
+  { location: Type.Optional(Type.String({ description: 'Only this location id (location_not_found otherwise)', examples: ['main_bar'] })) },
   { additionalProperties: false },
 )
 export type StockValueQuery = Static<typeof StockValueQuery>
 
 const ValueFields = {
-  value: Type.Number({ description: 'Σ quantity × cost_per_unit of the live items, stock below zero counting as none; 2 decimals' }),
-  items: Type.Integer({ description: 'Live items' }),
+  value: Type.Number({ description: 'Σ quantity × cost_per_unit of the live items, in the account currency, stock below zero counting as none; 2 decimals', examples: [4872.35] }),
+  items: Type.Integer({ description: 'Live items', examples: [137] }),
 }
 
 export const StockValue = Type.Object({
@@ -178,34 +183,37 @@ export const StockValue = Type.Object({
   ...ValueFields,
   locations: Type.Array(
     Type.Object({
-      location: Type.String(),
+      location: Type.String({ description: 'The location id', examples: ['main_bar'] }),
       ...ValueFields,
-      categories: Type.Array(Type.Object({ category: Type.String(), ...ValueFields })),
+      categories: Type.Array(Type.Object({ category: Type.String({ description: 'The inventory category', examples: ['spirits'] }), ...ValueFields }), {
+        description: 'The location’s value per category',
+      }),
     }),
+    { description: 'The value per location' },
   ),
 })
 export type StockValue = Static<typeof StockValue>
 
 export const ListCountsQuery = Type.Object(
-  { ...PageQuery, ...FormatQuery, location: Type.Optional(Type.String({ description: 'Only counts of this location (location_not_found otherwise)' })) },
+  { ...PageQuery, ...FormatQuery, location: Type.Optional(Type.String({ description: 'Only counts of this location id (location_not_found otherwise)', examples: ['main_bar'] })) },
   { additionalProperties: false },
 )
 export type ListCountsQuery = Static<typeof ListCountsQuery>
 
 export const CountSummary = Type.Object({
-  count_id: Type.String(),
-  location: Type.String(),
-  counted_by: Type.String(),
-  counted_at: Timestamp,
-  items_updated: Type.Integer(),
-  created_at: Timestamp,
+  count_id: CountResult.properties.count_id,
+  location: CountResult.properties.location,
+  counted_by: CountResult.properties.counted_by,
+  counted_at: CountResult.properties.counted_at,
+  items_updated: CountResult.properties.items_updated,
+  created_at: CountResult.properties.created_at,
 })
 export type CountSummary = Static<typeof CountSummary>
 
-export const CountParams = Type.Object({ count_id: Type.String() })
+export const CountParams = Type.Object({ count_id: Type.String({ description: 'The count’s id', examples: ['cnt_01jd3a9b8c7d6e5f4g3h2j1k0m'] }) })
 export const CountQuery = Type.Object({ ...FormatQuery }, { additionalProperties: false })
 
-const CountLine = Type.Object({ ...VarianceEntry.properties, notes: Nullable(Type.String()) })
+const CountLine = Type.Object({ ...VarianceEntry.properties, notes: Nullable(Type.String({ description: 'The counter’s note', examples: ['one open bottle'] })) })
 export type CountLine = Static<typeof CountLine>
 
 export const CountDetail = Type.Object({
@@ -223,29 +231,36 @@ export const BatchBody = Type.Object(
     updates: Type.Array(
       Type.Object(
         {
-          item_id: Type.String(),
-          quantity: Type.Optional(Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'The new absolute quantity, 0 to 1,000,000,000' })),
+          item_id: Type.String({ description: 'The item to change', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+          quantity: Type.Optional(Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'The new absolute quantity, in the item’s unit, 0 to 1,000,000,000', examples: [24] })),
           change: Type.Optional(
-            Type.Number({ minimum: -NUMBER_LIMITS.quantity, maximum: NUMBER_LIMITS.quantity, description: 'A signed delta, instead of quantity: −1,000,000,000 to 1,000,000,000' }),
+            Type.Number({ minimum: -NUMBER_LIMITS.quantity, maximum: NUMBER_LIMITS.quantity, description: 'A signed delta in the item’s unit, instead of quantity: −1,000,000,000 to 1,000,000,000 (invalid_quantity if stock would go below zero)', examples: [-2] }),
           ),
         },
-        { additionalProperties: false },
+        { additionalProperties: false, description: 'Exactly one of quantity or change' },
       ),
-      { minItems: 1, maxItems: 1000 },
+      { minItems: 1, maxItems: 1000, description: '1 to 1,000 updates' },
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ updates: [{ item_id: 'item_01jd2x3v4w5y6z7a8b9c0d1e2f', quantity: 24 }, { item_id: 'item_01jd2x4a5b6c7d8e9f0g1h2j3k', change: -2 }] }] },
 )
 export type BatchBody = Static<typeof BatchBody>
 
 export const BatchResult = Type.Object({
-  batch_id: Type.String(),
-  items_updated: Type.Integer(),
+  batch_id: Type.String({ description: 'The batch’s id, the reference_id of its ledger rows', examples: ['bat_01jd3b2c3d4e5f6g7h8j9k0m1n'] }),
+  items_updated: Type.Integer({ description: 'Updates that landed', examples: [1] }),
   failed: Type.Array(
     Type.Object({
-      item_id: Type.String(),
-      error: Type.Object({ code: Type.String(), message: Type.String() }),
+      item_id: Type.String({ description: 'The item of the refused update', examples: ['item_01jd2x4a5b6c7d8e9f0g1h2j3k'] }),
+      error: Type.Object(
+        {
+          code: Type.String({ description: 'item_not_found, invalid_quantity or invalid_parameter', examples: ['invalid_quantity'] }),
+          message: Type.String({ description: 'Why, for a person', examples: ['Stock of item_01jd2x4a5b6c7d8e9f0g1h2j3k would go below zero (1 − 2)'] }),
+        },
+        { description: 'Why it was refused' },
+      ),
     }),
+    { description: 'Updates refused, each with its error; the others landed' },
   ),
 })
 export type BatchResult = Static<typeof BatchResult>

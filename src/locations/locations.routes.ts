@@ -14,7 +14,7 @@ export async function locationRoutes(app: App) {
   app.get(
     '/',
     {
-      schema: { tags, summary: 'List locations', querystring: ListLocationsQuery, response: { 200: listEnvelope(Location) } },
+      schema: { tags, summary: 'List locations', description: 'The account’s locations in the key’s environment, by id. Every account starts with `main_bar`.', querystring: ListLocationsQuery, response: { 200: listEnvelope(Location) } },
       config: { permission: 'inventory:read' },
     },
     async (request) => {
@@ -27,7 +27,11 @@ export async function locationRoutes(app: App) {
   app.post(
     '/',
     {
-      schema: { tags, summary: 'Create a location', body: CreateLocationBody, response: { 201: envelope(Location) } },
+      schema: {
+        tags,
+        summary: 'Create a location',
+        description: 'A place stock is kept. The id is yours to choose and cannot change; timezone and business_day_cutoff decide which business day a sale belongs to.',
+        body: CreateLocationBody, response: { 201: envelope(Location) } },
       config: { permission: 'inventory:write', errors: [locationErrors.duplicateLocation] },
     },
     (request, reply) => runWrite(app.db, request, reply, 201, (trx) => createLocation(trx, tenantOf(request), request.body)),
@@ -36,7 +40,7 @@ export async function locationRoutes(app: App) {
   app.get(
     '/:id',
     {
-      schema: { tags, summary: 'Get a location', params: LocationParams, response: { 200: envelope(Location) } },
+      schema: { tags, summary: 'Get a location', description: 'One location by its id.', params: LocationParams, response: { 200: envelope(Location) } },
       config: { permission: 'inventory:read', errors: [locationErrors.locationNotFound] },
     },
     async (request) => ({ data: await getLocation(app.db, tenantOf(request), request.params.id) }),
@@ -45,7 +49,11 @@ export async function locationRoutes(app: App) {
   app.put(
     '/:id',
     {
-      schema: { tags, summary: 'Update a location', params: LocationParams, body: UpdateLocationBody, response: { 200: envelope(Location) } },
+      schema: {
+        tags,
+        summary: 'Update a location',
+        description: 'Changes the fields given; the others keep their value. The id cannot change.',
+        params: LocationParams, body: UpdateLocationBody, response: { 200: envelope(Location) } },
       config: { permission: 'inventory:write', errors: [locationErrors.locationNotFound] },
     },
     (request, reply) =>
@@ -55,7 +63,11 @@ export async function locationRoutes(app: App) {
   app.delete(
     '/:id',
     {
-      schema: { tags, summary: 'Delete a location no item uses', params: LocationParams, response: { 200: envelope(Deleted('id')) } },
+      schema: {
+        tags,
+        summary: 'Delete a location no item uses',
+        description: 'Refused with location_in_use while live items are at the location: move or delete them first.',
+        params: LocationParams, response: { 200: envelope(Deleted('id')) } },
       config: { permission: 'inventory:write', errors: [locationErrors.locationNotFound, locationErrors.locationInUse] },
     },
     (request, reply) => {

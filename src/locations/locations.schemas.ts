@@ -10,7 +10,8 @@ export const LocationId = Type.String({
 const TimeZone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone, default UTC', examples: ['America/New_York'] })
 const Cutoff = Type.String({
   pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
-  description: 'Local time (HH:MM) at which the business day ends, default 04:00: a sale at 01:30 belongs to the previous day',
+  description: 'Local time (HH:MM, 00:00 to 23:59) at which the business day ends, default 04:00: a sale at 01:30 belongs to the previous day',
+  examples: ['04:00'],
 })
 
 const countryDescription =
@@ -18,11 +19,11 @@ const countryDescription =
 const Country = Type.String({ pattern: '^[A-Z]{2}$', description: countryDescription, examples: ['US'] })
 
 export const Location = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  timezone: Type.String(),
-  business_day_cutoff: Type.String(),
-  country: Type.Union([Type.String(), Type.Null()], { description: countryDescription }),
+  id: Type.String({ description: 'The location’s slug', examples: ['main_bar'] }),
+  name: Type.String({ description: 'Its name', examples: ['Main Bar'] }),
+  timezone: Type.String({ description: 'IANA time zone: business days and reports use it', examples: ['America/New_York'] }),
+  business_day_cutoff: Type.String({ description: 'Local time (HH:MM) at which the business day ends', examples: ['04:00'] }),
+  country: Type.Union([Type.String(), Type.Null()], { description: countryDescription, examples: ['US'] }),
   created_at: Timestamp,
   updated_at: Timestamp,
 })
@@ -31,10 +32,10 @@ export type Location = Static<typeof Location>
 export const CreateLocationBody = Type.Object(
   {
     id: LocationId,
-    name: Type.String({ minLength: 1, maxLength: 200, pattern: NOT_BLANK }),
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: NOT_BLANK, description: 'Its name, 1 to 200 characters', examples: ['Main Bar'] }),
     timezone: Type.Optional(TimeZone),
     business_day_cutoff: Type.Optional(Cutoff),
-    country: Type.Optional(Type.Union([Country, Type.Null()])),
+    country: Type.Optional(Type.Union([Country, Type.Null()], { description: `${countryDescription}. Default null` })),
   },
   { additionalProperties: false },
 )
@@ -42,7 +43,7 @@ export type CreateLocationBody = Static<typeof CreateLocationBody>
 
 export const UpdateLocationBody = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Its name, 1 to 200 characters', examples: ['Rooftop Bar'] })),
     timezone: Type.Optional(TimeZone),
     business_day_cutoff: Type.Optional(Cutoff),
     country: Type.Optional(Type.Union([Country, Type.Null()], { description: `${countryDescription}. null clears it` })),
@@ -51,5 +52,5 @@ export const UpdateLocationBody = Type.Object(
 )
 export type UpdateLocationBody = Static<typeof UpdateLocationBody>
 
-export const LocationParams = Type.Object({ id: Type.String() })
+export const LocationParams = Type.Object({ id: Type.String({ description: 'The location’s slug', examples: ['main_bar'] }) })
 export const ListLocationsQuery = Type.Object(PageQuery, { additionalProperties: false })

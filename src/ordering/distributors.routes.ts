@@ -33,7 +33,11 @@ export async function distributorRoutes(app: App) {
   app.get(
     '/',
     {
-      schema: { tags, summary: 'List distributors', querystring: ListQuery, response: { 200: listEnvelope(DistributorSummary) } },
+      schema: {
+        tags,
+        summary: 'List distributors',
+        description: 'The account’s distributors in the key’s environment, without contact details (GET one for those).',
+        querystring: ListQuery, response: { 200: listEnvelope(DistributorSummary) } },
       config: { permission: 'ordering:read' },
     },
     async (request) => {
@@ -61,7 +65,7 @@ export async function distributorRoutes(app: App) {
   app.get(
     '/:id',
     {
-      schema: { tags, summary: 'Get a distributor', params: IdParams, response: { 200: envelope(Distributor) } },
+      schema: { tags, summary: 'Get a distributor', description: 'One distributor with its contact e-mail.', params: IdParams, response: { 200: envelope(Distributor) } },
       config: { permission: 'ordering:read', errors: [distributorNotFound] },
     },
     async (request) => ({ data: await getDistributor(app.db, tenantOf(request), request.params.id) }),
@@ -70,7 +74,11 @@ export async function distributorRoutes(app: App) {
   app.put(
     '/:id',
     {
-      schema: { tags, summary: 'Update a distributor', params: IdParams, body: UpdateDistributorBody, response: { 200: envelope(Distributor) } },
+      schema: {
+        tags,
+        summary: 'Update a distributor',
+        description: 'Changes the fields given; the others keep their value.',
+        params: IdParams, body: UpdateDistributorBody, response: { 200: envelope(Distributor) } },
       config: { permission: 'ordering:write', errors: [distributorNotFound] },
     },
     (request, reply) =>
@@ -98,6 +106,7 @@ export async function distributorRoutes(app: App) {
       schema: {
         tags,
         summary: "List a distributor's catalog",
+        description: 'What it sells, at which price and unit, by item name. Empty when it has no catalog (then it sells every item of its categories at the item’s cost).',
         params: IdParams,
         querystring: ListQuery,
         response: { 200: listEnvelope(CatalogEntry) },

@@ -97,7 +97,7 @@ export async function orderRoutes(app: App, options: OrderRoutesOptions) {
   app.get(
     '/:id',
     {
-      schema: { tags, summary: 'Get an order', params: IdParams, response: { 200: envelope(Order) } },
+      schema: { tags, summary: 'Get an order', description: 'One order with its lines, status fields and purchase-order e-mail status.', params: IdParams, response: { 200: envelope(Order) } },
       config: { permission: 'ordering:read', errors: [orderNotFound] },
     },
     async (request) => ({ data: await getOrder(app.db, tenantOf(request), request.params.id) }),
@@ -127,6 +127,7 @@ export async function orderRoutes(app: App, options: OrderRoutesOptions) {
       schema: {
         tags,
         summary: 'Delete a draft, or cancel a submitted or processing order',
+        description: 'A draft is deleted; a submitted or processing order is cancelled (status cancelled, kept in lists). A shipped, delivered or cancelled order answers invalid_status.',
         params: IdParams,
         response: { 200: envelope(OrderDeleted) },
       },

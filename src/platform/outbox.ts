@@ -1,4 +1,5 @@
 import { type Insertable, sql } from 'kysely'
+import type { Static, TSchema } from 'typebox'
 import type { Executor, OutboxEventTable, Tenant, Trx } from './db/database.js'
 import { newId } from './ids.js'
 
@@ -9,6 +10,12 @@ import { newId } from './ids.js'
 export interface EventCatalog {}
 
 export type EventKind = keyof EventCatalog & string
+
+/**
+ * The `data` types of a domain's event schemas by kind: a domain adds its events to the catalogue with
+ * `interface EventCatalog extends EventDataOf<typeof itsEvents> {}`, so each kind is listed once.
+ */
+export type EventDataOf<Events extends Record<string, TSchema>> = { [Kind in keyof Events]: Static<Events[Kind]> }
 
 /** NOTIFY channel that wakes the webhook dispatcher when events are committed. */
 export const OUTBOX_CHANNEL = 'barstock_outbox'

@@ -64,7 +64,11 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
   app.get(
     '/connections',
     {
-      schema: { tags, summary: 'List POS connections', querystring: ListConnectionsQuery, response: { 200: listEnvelope(PosConnection) } },
+      schema: {
+        tags,
+        summary: 'List POS connections',
+        description: 'The account’s POS connections in the key’s environment; credentials are never returned.',
+        querystring: ListConnectionsQuery, response: { 200: listEnvelope(PosConnection) } },
       config: { permission: 'pos:read' },
     },
     async (request) => {
@@ -107,7 +111,11 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
   app.get(
     '/connections/:id',
     {
-      schema: { tags, summary: 'Get a POS connection with its sync_stats', params: ConnectionParams, response: { 200: envelope(PosConnectionWithStats) } },
+      schema: {
+        tags,
+        summary: 'Get a POS connection with its sync_stats',
+        description: 'The connection and how its sync runs went; credentials are never returned.',
+        params: ConnectionParams, response: { 200: envelope(PosConnectionWithStats) } },
       config: { permission: 'pos:read', errors: [connectionNotFound] },
     },
     async (request) => ({ data: await getConnection(app.db, tenantOf(request), request.params.id) }),
@@ -134,7 +142,11 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
   app.delete(
     '/connections/:id',
     {
-      schema: { tags, summary: 'Delete a POS connection', params: ConnectionParams, response: { 200: envelope(Deleted('id')) } },
+      schema: {
+        tags,
+        summary: 'Delete a POS connection',
+        description: 'It is no longer synced (a run in flight fails); the sales it imported and their stock movements stay for analytics.',
+        params: ConnectionParams, response: { 200: envelope(Deleted('id')) } },
       config: { permission: 'pos:write', errors: [connectionNotFound] },
     },
     (request, reply) => runWrite(app.db, request, reply, 200, (trx) => deleteConnection(trx, tenantOf(request), request.params.id)),
@@ -181,7 +193,7 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
   app.get(
     '/syncs/:sync_id',
     {
-      schema: { tags, summary: 'Get a sync run', params: SyncParams, response: { 200: envelope(SyncRun) } },
+      schema: { tags, summary: 'Get a sync run', description: 'A run’s status, then its results or its error: poll this after starting a sync.', params: SyncParams, response: { 200: envelope(SyncRun) } },
       config: { permission: 'pos:read', errors: [syncNotFound] },
     },
     async (request) => ({ data: await getSyncRun(app.db, tenantOf(request), request.params.sync_id) }),
@@ -265,7 +277,11 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
   app.delete(
     '/connections/:id/mappings/:pos_item_id',
     {
-      schema: { tags, summary: 'Delete a mapping', params: MappingParams, response: { 200: envelope(Deleted('pos_item_id')) } },
+      schema: {
+        tags,
+        summary: 'Delete a mapping',
+        description: 'The POS item is unmapped again: its future sales take no stock until it is mapped. Stock already taken stays.',
+        params: MappingParams, response: { 200: envelope(Deleted('pos_item_id')) } },
       config: { permission: 'pos:write', errors: [connectionNotFound, mappingNotFound] },
     },
     (request, reply) =>

@@ -10,16 +10,17 @@ export const RecipeCategory = Type.String({
     'A lowercase slug you choose (a letter, then letters, digits or _, up to 32 characters), e.g. cocktail, shot, highball, beer, wine; costing filters by it',
   examples: ['cocktail'],
 })
-const Name = Type.String({ minLength: 1, maxLength: 200, examples: ['Margarita'] })
+const Name = Type.String({ minLength: 1, maxLength: 200, description: 'The drink’s name, 1 to 200 characters', examples: ['Margarita'] })
 const SellingPrice = Type.Number({
   minimum: 0,
   maximum: 1_000_000,
-  description: 'Menu price of one serving in the account’s currency (settings): zero or more, up to 2 decimals',
+  description: 'Menu price of one serving in the account’s currency (settings): 0 to 1,000,000, up to 2 decimals',
+  examples: [12],
 })
 
 const IngredientInput = Type.Object(
   {
-    inventory_item_id: Type.String({ minLength: 1, examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+    inventory_item_id: Type.String({ minLength: 1, description: 'The inventory item poured (item_not_found otherwise)', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
     quantity: Type.Number({
       ...domainMinimum(0, true),
       maximum: 1_000_000,
@@ -39,23 +40,29 @@ const Ingredients = Type.Array(IngredientInput, {
   minItems: 1,
   maxItems: MAX_INGREDIENTS,
   description: `1 to ${MAX_INGREDIENTS} ingredients, each item at most once`,
+  examples: [
+    [
+      { inventory_item_id: 'item_01jd2x3v4w5y6z7a8b9c0d1e2f', quantity: 2, unit: 'oz' },
+      { inventory_item_id: 'item_01jd2x4a5b6c7d8e9f0g1h2j3k', quantity: 1, unit: 'oz' },
+    ],
+  ],
 })
 
 export const Ingredient = Type.Object({
-  inventory_item_id: Type.String(),
-  name: Type.String({ description: 'The inventory item’s name' }),
-  quantity: Type.Number(),
-  unit: Type.String(),
+  inventory_item_id: Type.String({ description: 'The inventory item', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+  name: Type.String({ description: 'The inventory item’s name', examples: ['Espolòn Blanco Tequila 750ml'] }),
+  quantity: Type.Number({ description: 'Amount in one serving, in unit', examples: [2] }),
+  unit: Type.String({ description: 'The unit of quantity', examples: ['oz'] }),
 })
 
 export const Recipe = Type.Object({
-  id: Type.String({ examples: ['rcp_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
-  name: Type.String(),
-  category: Type.String(),
-  selling_price: Type.Number(),
-  ingredients: Type.Array(Ingredient),
-  created_at: Timestamp,
-  updated_at: Timestamp,
+  id: Type.String({ description: 'The recipe’s id', examples: ['rcp_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+  name: Type.String({ description: 'The drink’s name', examples: ['Margarita'] }),
+  category: Type.String({ description: 'Its category slug', examples: ['cocktail'] }),
+  selling_price: Type.Number({ description: 'Menu price of one serving, in the account currency', examples: [12] }),
+  ingredients: Type.Array(Ingredient, { description: 'What one serving takes from stock' }),
+  created_at: { ...Timestamp, description: 'When it was created' },
+  updated_at: { ...Timestamp, description: 'When it last changed' },
 })
 export type Recipe = Static<typeof Recipe>
 
@@ -77,7 +84,7 @@ export const UpdateRecipeBody = Type.Object(
 export type UpdateRecipeBody = Static<typeof UpdateRecipeBody>
 export type IngredientInput = Static<typeof IngredientInput>
 
-export const RecipeParams = Type.Object({ id: Type.String() })
+export const RecipeParams = Type.Object({ id: Type.String({ description: 'The recipe’s id', examples: ['rcp_01jd2x3v4w5y6z7a8b9c0d1e2f'] }) })
 
 export const ListRecipesQuery = Type.Object(
   { ...PageQuery, category: Type.Optional(RecipeCategory) },

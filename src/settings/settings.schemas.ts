@@ -6,7 +6,12 @@ const Currency = Type.String({
   examples: ['USD', 'EUR'],
 })
 const Percentage = (what: string, fallback: number) =>
-  Type.Number({ exclusiveMinimum: 0, maximum: 100, description: `${what}: a percentage above 0 and at most 100, up to 2 decimals. Default ${fallback}` })
+  Type.Number({
+    exclusiveMinimum: 0,
+    maximum: 100,
+    description: `${what}: a percentage above 0 and at most 100, up to 2 decimals. Default ${fallback}`,
+    examples: [fallback],
+  })
 
 const settingsFields = {
   currency: Currency,
@@ -23,6 +28,7 @@ const targetFields = {
     exclusiveMinimum: 0,
     maximum: 365,
     description: 'Target inventory turns per 30 days: above 0 and at most 365, up to 2 decimals. Default 4',
+    examples: [4],
   }),
   gross_margin: Percentage('Target gross margin, revenue less cost of expected usage over revenue', 75),
 }

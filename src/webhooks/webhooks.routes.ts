@@ -7,13 +7,13 @@ import { checkWebhookUrl, type Resolver, systemResolver, type UrlGuard } from '.
 import { webhookErrors } from './webhooks.errors.js'
 import {
   CreatedWebhook,
-  CreateWebhookBody,
+  createWebhookBody,
   Delivery,
   DeliveryParams,
   ListDeliveriesQuery,
   ListWebhooksQuery,
   UpdatedWebhook,
-  UpdateWebhookBody,
+  updateWebhookBody,
   WebhookDetail,
   WebhookParams,
   WebhookSummary,
@@ -33,6 +33,8 @@ export interface WebhookRoutesOptions {
   /** BARSTOCK_WEBHOOK_ALLOW_PRIVATE: accept URLs on loopback and private addresses. */
   allowPrivate: boolean
   resolver?: Resolver
+  /** Every event kind a webhook may subscribe to: the event registry of the composition root. */
+  eventKinds: readonly string[]
 }
 
 const tags = ['Webhooks']
@@ -45,7 +47,7 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions) {
   app.get(
     '/',
     {
-      schema: { tags, summary: 'List webhooks', querystring: ListWebhooksQuery, response: { 200: listEnvelope(WebhookSummary) } },
+      schema: { tags, summary: 'List webhooks', description: 'The account’s webhooks in the key’s environment, oldest first.', querystring: ListWebhooksQuery, response: { 200: listEnvelope(WebhookSummary) } },
       config: { permission },
     },
     async (request) => {
@@ -63,7 +65,7 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions) {
         summary: 'Create a webhook',
         description:
           'The secret is returned here only (generated when omitted). URLs on loopback, private and link-local addresses are refused with invalid_parameter.',
-        body: CreateWebhookBody,
+        body: createWebhookBody(options.eventKinds),
         response: { 201: envelope(CreatedWebhook) },
       },
       config: { permission },
@@ -83,7 +85,11 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions) {
   app.get(
     '/:id',
     {
-      schema: { tags, summary: 'Get a webhook with its delivery statistics', params: WebhookParams, response: { 200: envelope(WebhookDetail) } },
+      schema: {
+        tags,
+        summary: 'Get a webhook with its delivery statistics',
+        description: 'The webhook and how its delivery attempts went; the secret is never shown again.',
+        params: WebhookParams, response: { 200: envelope(WebhookDetail) } },
       config: { permission, errors: [webhookNotFound] },
     },
     async (request) => ({ data: await getWebhook(app.db, tenantOf(request), request.params.id) }),
@@ -97,7 +103,7 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions) {
         summary: 'Change a webhook’s events or status',
         description: 'Disabling cancels the deliveries still waiting; nothing is sent to a disabled webhook.',
         params: WebhookParams,
-        body: UpdateWebhookBody,
+        body: updateWebhookBody(options.eventKinds),
         response: { 200: envelope(UpdatedWebhook) },
       },
       config: { permission, errors: [webhookNotFound] },
@@ -109,7 +115,11 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions) {
   app.delete(
     '/:id',
     {
-      schema: { tags, summary: 'Delete a webhook', params: WebhookParams, response: { 200: envelope(Deleted('id')) } },
+      schema: {
+        tags,
+        summary: 'Delete a webhook',
+        description: 'Nothing more is sent to it; its waiting deliveries are cancelled and its secret erased.',
+        params: WebhookParams, response: { 200: envelope(Deleted('id')) } },
       config: { permission, errors: [webhookNotFound] },
     },
     (request, reply) => runWrite(app.db, request, reply, 200, (trx) => deleteWebhook(trx, tenantOf(request), request.params.id)),

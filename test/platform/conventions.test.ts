@@ -92,9 +92,20 @@ describe('the API grammar', () => {
     assert.deepEqual(json(await ctx.request('GET', '/readyz', { key: null })), { status: 'ready' })
   })
 
-  test('the docs page is served', async () => {
-    const response = await ctx.request('GET', '/docs/', { key: null })
-    assert.equal(response.statusCode, 200)
-    assert.match(response.body, /swagger/i)
+  test('the API reference is served at /docs with its script from the package, nothing from another host', async () => {
+    const bare = await ctx.request('GET', '/docs', { key: null })
+    assert.equal(bare.statusCode, 301)
+    assert.equal(bare.headers.location, '/docs/')
+    const page = await ctx.request('GET', '/docs/', { key: null })
+    assert.equal(page.statusCode, 200)
+    assert.match(String(page.headers['content-type']), /text\/html/)
+    assert.match(page.body, /<script src="js\/scalar.js">/)
+    assert.match(page.body, /"url": "\/openapi.json"/)
+    // No absolute URL in the page: the script and the document come from this server.
+    assert.doesNotMatch(page.body, /https?:\/\//)
+    const script = await ctx.request('GET', '/docs/js/scalar.js', { key: null })
+    assert.equal(script.statusCode, 200)
+    assert.match(String(script.headers['content-type']), /javascript/)
+    assert.ok(script.body.includes('createApiReference'), 'the Scalar bundle')
   })
 })

@@ -3,10 +3,16 @@ import { envelope } from '../http/schemas.js'
 import type { App } from '../http/types.js'
 
 const AuthTest = Type.Object({
-  valid: Type.Boolean(),
-  permissions: Type.Array(Type.String()),
-  environment: Type.String({ description: 'production or sandbox: the environment of the key' }),
-  rate_limit: Type.Object({ limit: Type.Integer(), remaining: Type.Integer() }),
+  valid: Type.Boolean({ description: 'Always true: an invalid key answers 401 invalid_api_key', examples: [true] }),
+  permissions: Type.Array(Type.String(), { description: 'The key’s permissions', examples: [['inventory:read', 'inventory:write', 'ordering:read']] }),
+  environment: Type.String({ description: 'production or sandbox: the environment of the key', examples: ['production'] }),
+  rate_limit: Type.Object(
+    {
+      limit: Type.Integer({ description: 'Requests allowed per minute for this key', examples: [1000] }),
+      remaining: Type.Integer({ description: 'Requests left in the current minute, this one counted', examples: [998] }),
+    },
+    { description: 'The key’s rate limit right now' },
+  ),
 })
 
 export async function authRoutes(app: App) {

@@ -1,16 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
-import { AppError, type ErrorDefinition, invalidParameter, isAppError, platformErrors } from '../errors.js'
+import { AppError, invalidParameter, isAppError, platformErrors } from '../errors.js'
 import { isDatabaseUnavailable } from '../db/connect.js'
 import { rejectUnsafeInput } from './input-safety.js'
-import { ErrorBody, NOT_BLANK } from './schemas.js'
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Domain error codes this route can answer with, for the OpenAPI document. */
-    errors?: ErrorDefinition[]
-  }
-}
+import { NOT_BLANK } from './schemas.js'
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
 /** What a 503 database_unavailable tells clients to wait. */
@@ -96,45 +89,6 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
   return platformErrors.internalError()
 }
 
-function errorResponseSchemas(errors: ErrorDefinition[]) {
-  const byStatus = new Map<number, string[]>()
-  for (const definition of errors) {
-    const codes = byStatus.get(definition.statusCode) ?? []
-    if (!codes.includes(definition.code)) codes.push(definition.code)
-    byStatus.set(definition.statusCode, codes)
-  }
-  const responses: Record<number, unknown> = {}
-  for (const [status, codes] of byStatus) {
-    responses[status] = { ...ErrorBody, description: `Error codes: ${codes.map((code) => `\`${code}\``).join(', ')}` }
-  }
-  return responses
-}
-
-/** Every /v1 route can answer these, beside the errors it declares (public routes read no key, so no key errors). */
-function standardErrors(route: RouteOptions): ErrorDefinition[] {
-  const keyed = !route.config?.public
-  const errors = [platformErrors.rateLimitExceeded, platformErrors.internalError, platformErrors.databaseUnavailable]
-  if (keyed) errors.push(platformErrors.invalidApiKey)
-  if (route.config?.permission) errors.push(platformErrors.insufficientPermissions)
-  const schema = route.schema ?? {}
-  if (schema.body || schema.querystring || schema.params) errors.push(platformErrors.invalidParameter)
-  if (schema.body) errors.push(platformErrors.payloadTooLarge)
-  if (route.method === 'POST' && keyed) errors.push(platformErrors.idempotencyKeyReused, platformErrors.idempotencyInProgress)
-  return errors
-}
-
-function documentRoute(route: RouteOptions): void {
-  if (!route.url.startsWith('/v1/')) return
-  const schema = (route.schema ??= {})
-  const declared = [...standardErrors(route), ...(route.config?.errors ?? [])]
-  schema.response = { ...errorResponseSchemas(declared), ...(schema.response as object) }
-  ;(schema as Record<string, unknown>).security = route.config?.public ? [] : [{ ApiKey: [] }]
-  if (route.config?.permission) {
-    const note = `Requires the \`${route.config.permission}\` permission.`
-    schema.description = schema.description ? `${schema.description}\n\n${note}` : note
-  }
-}
-
 function addMeta(request: FastifyRequest, payload: unknown): unknown {
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return payload
   if ('meta' in payload || (!('data' in payload) && !('error' in payload))) return payload
@@ -173,7 +127,6 @@ function absentBodyIsEmpty(route: RouteOptions): void {
  * status of every code, 404 for unknown routes, and 500s without internals.
  */
 async function conventions(app: FastifyInstance) {
-  app.addHook('onRoute', documentRoute)
   app.addHook('onRoute', absentBodyIsEmpty)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id)

@@ -74,11 +74,17 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   )
 }
 
+/**
+ * The API reference's page, the one path served with its trailing slash: the page loads its script by a
+ * relative path, so /docs redirects to it (the renderer's rule).
+ */
+export const API_REFERENCE_PAGE = '/docs/'
+
 /** The request's URL with the trailing slashes of its path removed (the root stays `/`). */
 export function withoutTrailingSlash(request: { url?: string }): string {
   const url = request.url ?? '/'
   const queryAt = url.indexOf('?')
   const path = queryAt === -1 ? url : url.slice(0, queryAt)
-  if (path.length <= 1 || !path.endsWith('/')) return url
+  if (path.length <= 1 || !path.endsWith('/') || path === API_REFERENCE_PAGE) return url
   return (path.replace(/\/+$/, '') || '/') + (queryAt === -1 ? '' : url.slice(queryAt))
 }

@@ -4,44 +4,63 @@ import { Type, type TSchema } from 'typebox'
 
 export const Meta = Type.Object(
   {
-    request_id: Type.String({ description: 'Also sent as the X-Request-Id header' }),
-    timestamp: Type.String({ format: 'date-time' }),
+    request_id: Type.String({ description: 'The request’s id, also sent as the X-Request-Id header', examples: ['req_01jd3m4n5p6q7r8s9t0v1w2x3y'] }),
+    timestamp: Type.String({ format: 'date-time', description: 'When the answer was made (UTC)', examples: ['2026-11-22T21:30:00.000Z'] }),
   },
-  { $id: 'Meta', description: 'Present on every /v1 response' },
+  { $id: 'Meta', description: 'The request’s id and time, on every /v1 answer' },
 )
 
 export const ErrorBody = Type.Object(
   {
-    error: Type.Object({
-      code: Type.String({ description: 'A stable machine-readable code; see docs/errors.md' }),
-      message: Type.String(),
-      details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    }),
+    error: Type.Object(
+      {
+        code: Type.String({ description: 'A stable machine-readable code (never renamed once published): branch on it', examples: ['item_not_found'] }),
+        message: Type.String({ description: 'What went wrong, for a person', examples: ['Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist'] }),
+        details: Type.Optional(
+          Type.Record(Type.String(), Type.Unknown(), {
+            description: 'More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions',
+          }),
+        ),
+      },
+      { description: 'The error' },
+    ),
     meta: Type.Optional(Meta),
   },
-  { $id: 'ErrorResponse' },
+  { $id: 'ErrorResponse', description: 'The shape of every error answer' },
 )
 
 export const Pagination = Type.Object(
   {
-    total: Type.Integer(),
-    page: Type.Integer(),
-    per_page: Type.Integer(),
-    total_pages: Type.Integer(),
-    next_page_url: Type.Union([Type.String(), Type.Null()]),
-    prev_page_url: Type.Union([Type.String(), Type.Null()]),
+    total: Type.Integer({ description: 'Items in all pages', minimum: 0, examples: [137] }),
+    page: Type.Integer({ description: 'This page’s number, from 1', minimum: 1, examples: [1] }),
+    per_page: Type.Integer({ description: 'Items per page, 1 to 100', minimum: 1, maximum: 100, examples: [50] }),
+    total_pages: Type.Integer({ description: 'Pages in all (0 for an empty list)', minimum: 0, examples: [3] }),
+    next_page_url: Type.Union([Type.String(), Type.Null()], {
+      description: 'The path and query of the next page; null on the last',
+      examples: ['/v1/inventory/items?category=spirits&page=2'],
+    }),
+    prev_page_url: Type.Union([Type.String(), Type.Null()], { description: 'The path and query of the previous page; null on the first', examples: [null] }),
   },
-  { $id: 'Pagination' },
+  { $id: 'Pagination', description: 'Where this page sits in the list' },
 )
 
 /** `{data, meta}` around a payload. */
 export function envelope<T extends TSchema>(data: T) {
-  return Type.Object({ data, meta: Type.Optional(Meta) })
+  return Type.Object({ data: described(data, 'The answer'), meta: Type.Optional(Meta) })
+}
+
+/** The schema with a description of its own where it has none (a field's description says what it is for). */
+function described<T extends TSchema>(schema: T, description: string): T {
+  return (schema as { description?: string }).description ? schema : ({ ...schema, description } as T)
 }
 
 /** `{data: [...], pagination, meta}` around a list. */
 export function listEnvelope<T extends TSchema>(item: T) {
-  return Type.Object({ data: Type.Array(item), pagination: Pagination, meta: Type.Optional(Meta) })
+  return Type.Object({
+    data: Type.Array(item, { description: 'This page’s items' }),
+    pagination: Pagination,
+    meta: Type.Optional(Meta),
+  })
 }
 
 /**
@@ -60,17 +79,24 @@ export function domainMinimum(minimum: number, exclusive = false): Record<string
 }
 
 export const PageQuery = {
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: NUMBER_LIMITS.page, default: 1, description: 'Page number, 1 to 1,000,000' })),
-  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Page size, 1 to 100' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: NUMBER_LIMITS.page, default: 1, description: 'Page number, 1 to 1,000,000; past the last page, data is empty', examples: [1] })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Items per page, 1 to 100', examples: [50] })),
 }
 
 export const Deleted = (idField: string) =>
-  Type.Object({ [idField]: Type.String(), deleted: Type.Literal(true) })
+  Type.Object({
+    [idField]: Type.String({ description: 'The deleted resource’s id', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+    deleted: Type.Literal(true, { description: 'Always true' }),
+  })
 
-export const Timestamp = Type.String({ format: 'date-time' })
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 time, UTC', examples: ['2026-11-22T21:30:00.000Z'] })
 
 /** A text a person types (a name, a SKU): not empty and not only spaces. */
 export const NOT_BLANK = '\\S'
 
-/** A value or null. */
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+/** A value or null; the value's description and examples describe the field. */
+export const Nullable = <T extends TSchema>(schema: T, description?: string) => {
+  const { description: own, examples } = schema as { description?: string; examples?: unknown[] }
+  const text = description ?? own
+  return Type.Union([schema, Type.Null()], { ...(text && { description: text }), ...(examples && { examples }) })
+}

@@ -62,8 +62,16 @@ async function metrics(app: FastifyInstance, options: MetricsPluginOptions) {
             description: 'Prometheus text exposition format 0.0.4',
             content: { 'text/plain': { schema: Type.String({ examples: ['barstock_outbox_backlog 0\n'] }) } },
           },
-          401: { ...ErrorBody, description: 'Error codes: `invalid_metrics_token` (no bearer token, or not BARSTOCK_METRICS_TOKEN)' },
-          404: { ...ErrorBody, description: 'Error codes: `not_found` (BARSTOCK_METRICS_TOKEN is not set)' },
+          401: {
+            ...ErrorBody,
+            description: '- `invalid_metrics_token`: no bearer token, or not BARSTOCK_METRICS_TOKEN',
+            examples: [{ error: { code: 'invalid_metrics_token', message: 'GET /metrics needs Authorization: Bearer <BARSTOCK_METRICS_TOKEN>' } }],
+          },
+          404: {
+            ...ErrorBody,
+            description: '- `not_found`: BARSTOCK_METRICS_TOKEN is not set',
+            examples: [{ error: { code: 'not_found', message: 'No route GET /metrics' } }],
+          },
         },
       },
     },
