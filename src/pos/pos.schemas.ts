@@ -144,6 +144,7 @@ export const SyncRun = Type.Object({
     minimum: 0,
     description:
       'Times a shutdown of the service stopped this run before it ended; each time it went back in the queue and ran again, under the same sync_id, from the start of its window, when the service started again (or at once on another instance). 0 for most runs',
+    examples: [0],
   }),
 })
 export type SyncRun = Static<typeof SyncRun>
