@@ -44,7 +44,8 @@ async function seed(): Promise<void> {
   const count = await post('/v1/inventory/count', { location: location.id, counted_by: 'fuzz', items: [{ item_id: item.id, quantity: 9 }] })
   const connection = await post('/v1/pos/connections', { pos_type: 'square', name: 'Fuzz Square', credentials: SQUARE_CREDENTIALS })
   const mapping = await post(`/v1/pos/connections/${connection.id}/mappings`, { pos_item_id: 'fuzz-pos-item', pos_name: 'Fuzz Pour', inventory_item_id: item.id, conversion_factor: 1.5 })
-  const sync = await post(`/v1/pos/connections/${connection.id}/sync`, { sync_type: 'incremental' })
+  // Creating the connection queued its first sync: the fuzzed sync routes use its id.
+  const sync = { sync_id: connection.first_sync_id }
   const webhook = await post('/v1/webhooks', { url: 'https://hooks.example.com/fuzz', events: ['*'] })
   Object.assign(ids, {
     '/v1/locations': { id: location.id },
