@@ -26,7 +26,7 @@ export async function openDatabase(config: Config): Promise<OpenDatabase> {
   }
   const release = lockDataDir(config.dataDir)
   try {
-    const handle = await openPglite(config.dataDir)
+    const handle = await openPglite(config.dataDir, config.pgliteQueueLimit)
     await migrate(handle)
     return {
       handle,

@@ -73,25 +73,32 @@ export async function startServer(config: Config): Promise<RunningServer> {
 
 /** `barstock serve`: runs until SIGTERM or SIGINT, then shuts down gracefully. */
 export async function serve(config: Config): Promise<void> {
-  const server = await startServer(config)
+  // Listening for signals before starting: the port opens before the workers have started, and a signal
+  // in between would otherwise end the process at once (exit by signal) instead of shutting it down.
+  const starting = startServer(config)
   let stopping = false
   const shutdown = (signal: string) => {
     if (stopping) return
     stopping = true
-    server.app.log.info({ signal }, 'shutting down: finishing in-flight requests')
-    const force = setTimeout(() => {
-      server.app.log.error('shutdown timed out; exiting')
-      process.exit(1)
-    }, config.shutdownTimeoutMs)
-    force.unref()
-    server
-      .stop()
-      .then(() => process.exit(0))
-      .catch((error) => {
-        server.app.log.error({ err: error }, 'shutdown failed')
-        process.exit(1)
-      })
+    starting.then((server) => stopGracefully(server, signal, config.shutdownTimeoutMs), () => undefined)
   }
   process.on('SIGTERM', () => shutdown('SIGTERM'))
   process.on('SIGINT', () => shutdown('SIGINT'))
+  await starting
+}
+
+function stopGracefully(server: RunningServer, signal: string, timeoutMs: number): void {
+  server.app.log.info({ signal }, 'shutting down: finishing in-flight requests')
+  const force = setTimeout(() => {
+    server.app.log.error('shutdown timed out; exiting')
+    process.exit(1)
+  }, timeoutMs)
+  force.unref()
+  server
+    .stop()
+    .then(() => process.exit(0))
+    .catch((error) => {
+      server.app.log.error({ err: error }, 'shutdown failed')
+      process.exit(1)
+    })
 }

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './db/connect.js'
+import { DEFAULT_DATABASE_TIMEOUTS, DEFAULT_PGLITE_QUEUE_LIMIT, type DatabaseTimeouts } from './db/connect.js'
 
 /** Everything the service reads from its environment, validated once at start. */
 export interface Config {
@@ -9,6 +9,8 @@ export interface Config {
   databaseUrl: string | undefined
   databasePoolSize: number
   databaseTimeouts: DatabaseTimeouts
+  /** On the embedded database: the most statements and transactions waiting for its one connection. */
+  pgliteQueueLimit: number
   redisUrl: string | undefined
   rateLimits: { production: number; sandbox: number }
   webhookAllowPrivate: boolean
@@ -136,6 +138,7 @@ export function loadConfig(env: Env = process.env): Config {
       statementMs: positiveInteger(env, 'BARSTOCK_DB_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.statementMs),
       idleInTransactionMs: positiveInteger(env, 'BARSTOCK_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs),
     },
+    pgliteQueueLimit: positiveInteger(env, 'BARSTOCK_PGLITE_QUEUE_LIMIT', DEFAULT_PGLITE_QUEUE_LIMIT),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     rateLimits: {
       production: positiveInteger(env, 'BARSTOCK_RATE_LIMIT_PRODUCTION', 1000),

@@ -40,11 +40,14 @@ export async function openScratchPostgres(url: string, prefix = 'barstock_test')
   }
 }
 
-/** A database for one test file: an in-memory PGlite, or a scratch one on DATABASE_URL when it is set. */
-export async function openTestDatabase(): Promise<DatabaseHandle> {
+/**
+ * A database for one test file: an in-memory PGlite (with room for `pgliteQueueLimit` waiting statements),
+ * or a scratch one on DATABASE_URL when it is set.
+ */
+export async function openTestDatabase(pgliteQueueLimit?: number): Promise<DatabaseHandle> {
   const url = process.env.DATABASE_URL
   if (url) return openScratchPostgres(url)
-  const handle = await openPglite(undefined)
+  const handle = await openPglite(undefined, pgliteQueueLimit)
   await migrate(handle)
   return handle
 }
@@ -87,7 +90,7 @@ export interface ContextOptions {
 
 export async function createTestContext(options: ContextOptions = {}): Promise<TestContext> {
   const config = loadConfig({ BARSTOCK_LOG_LEVEL: 'silent', BARSTOCK_DATA_DIR: '/nonexistent', ...options.env })
-  const database = await openTestDatabase()
+  const database = await openTestDatabase(config.pgliteQueueLimit)
   const rateLimiter = new RateLimiter(options.rateLimitStore ?? new MemoryRateLimitStore())
   const metrics = createServiceMetrics(database)
   const app = await buildApp({ config, database, rateLimiter, metrics, logger: false, resolver: options.resolver })

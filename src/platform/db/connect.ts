@@ -5,17 +5,19 @@ import { Kysely, PostgresDialect, sql } from 'kysely'
 import { PGliteDialect } from 'kysely-pglite-dialect'
 import pg from 'pg'
 import type { Database, Db, Trx } from './database.js'
+import { FifoGate, TOO_MANY_CONNECTIONS } from './fifo-gate.js'
+import { gatedDialect } from './gated-dialect.js'
 
 export type Listener = (payload: string) => void
 
 /** The connections of a database pool at one moment. */
 export interface PoolUsage {
-  /** The most it may open (BARSTOCK_DB_POOL_SIZE). */
+  /** The most it may open (BARSTOCK_DB_POOL_SIZE; PGlite's one session). */
   max: number
   /** Open now, busy or idle. */
   total: number
   idle: number
-  /** Queries waiting for a connection. */
+  /** Queries (or whole transactions, on PGlite) waiting for a connection. */
   waiting: number
 }
 
@@ -27,8 +29,8 @@ export interface DatabaseHandle {
   listen(channel: string, listener: Listener): Promise<() => Promise<void>>
   /** Runs a multi-statement SQL script (a migration) inside the open transaction `trx`. */
   executeScript(trx: Trx, script: string): Promise<void>
-  /** The pool's connections now; undefined for PGlite, a single embedded session with no pool. */
-  poolUsage(): PoolUsage | undefined
+  /** The pool's connections now; for PGlite, its one session and the statements queued for it. */
+  poolUsage(): PoolUsage
   /** The embedded database only: its data files as a gzipped tar, consistent, taken while it serves. */
   snapshot?(): Promise<Buffer>
   close(): Promise<void>
@@ -49,15 +51,23 @@ export function describeDatabase(config: { databaseUrl: string | undefined; data
   return `PostgreSQL ${user}${url.hostname}:${url.port || '5432'}${url.pathname}`
 }
 
-/** Opens the embedded PGlite in `<dataDir>/pgdata`, or an in-memory one when dataDir is undefined. */
-export async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
+/** The most statements and transactions that may wait for PGlite's one connection (BARSTOCK_PGLITE_QUEUE_LIMIT). */
+export const DEFAULT_PGLITE_QUEUE_LIMIT = 1000
+
+/**
+ * Opens the embedded PGlite in `<dataDir>/pgdata`, or an in-memory one when dataDir is undefined. Its one
+ * session serves statements and whole transactions one at a time, first come first served (FifoGate);
+ * beyond `queueLimit` waiting, a statement is refused and its request answers 503 database_unavailable.
+ */
+export async function openPglite(dataDir: string | undefined, queueLimit = DEFAULT_PGLITE_QUEUE_LIMIT): Promise<DatabaseHandle> {
   let location = 'memory://'
   if (dataDir !== undefined) {
     location = pgliteDirectory(dataDir)
     mkdirSync(location, { recursive: true })
   }
   const pglite = await PGlite.create(location)
-  const db: Db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) })
+  const gate = new FifoGate({ maxWaiting: queueLimit })
+  const db: Db = new Kysely<Database>({ dialect: gatedDialect(new PGliteDialect(pglite), gate) })
   return {
     kind: 'pglite',
     db,
@@ -70,7 +80,7 @@ export async function openPglite(dataDir: string | undefined): Promise<DatabaseH
     async executeScript(_trx, script) {
       await pglite.exec(script)
     },
-    poolUsage: () => undefined,
+    poolUsage: () => ({ max: 1, total: 1, idle: gate.busy ? 0 : 1, waiting: gate.waiting }),
     // Inside a transaction Kysely holds, so no other query runs meanwhile (PGlite has one session); the
     // checkpoint first writes every committed change into the data files the tar is made of.
     snapshot: () =>
@@ -155,8 +165,11 @@ export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, s
 /** How much later than the server's statement timeout the client stops waiting for an answer. */
 const CLIENT_TIMEOUT_SLACK_MS = 5_000
 
-/** SQLSTATEs of a server that is going away or not there: connection exceptions and operator intervention. */
-const UNAVAILABLE_SQLSTATE = /^(08|57P0[1-3])/
+/**
+ * SQLSTATEs of a server that is going away, not there or full: connection exceptions, operator
+ * intervention, too many connections (PostgreSQL's, or PGlite's queue, FifoGate).
+ */
+const UNAVAILABLE_SQLSTATE = new RegExp(`^(08|57P0[1-3]|${TOO_MANY_CONNECTIONS}$)`)
 
 /**
  * Whether an error means the database could not be reached or dropped the connection (rather than a

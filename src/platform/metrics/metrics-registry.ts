@@ -30,8 +30,8 @@ export interface MetricsReporter {
 export const BACKLOG_COUNT_CAP = 100_000
 
 export interface MetricsSources {
-  /** The pool's connections now; undefined when the database has no pool (PGlite). */
-  poolUsage(): PoolUsage | undefined
+  /** The pool's connections now (PGlite: its one session and the statements queued for it). */
+  poolUsage(): PoolUsage
   /** Webhook deliveries not yet delivered (due or waiting for a retry), counted up to `cap`; one query. */
   countPendingDeliveries(cap: number): Promise<number>
   /** When the event of the oldest pending delivery was written, if any is pending; one query. */
@@ -204,17 +204,14 @@ function collectedGauge(
   })
 }
 
-/** The PostgreSQL pool's connections; PGlite has no pool, so these series are absent there. */
-function registerPoolGauges(registers: Registry[], poolUsage: () => PoolUsage | undefined, onFailure: FailureSink): void {
+/** The database pool's connections; on PGlite, its one session and the queue in front of it. */
+function registerPoolGauges(registers: Registry[], poolUsage: () => PoolUsage, onFailure: FailureSink): void {
   const gauge = (name: string, help: string, pick: (usage: PoolUsage) => number) =>
-    collectedGauge(registers, name, help, () => {
-      const usage = poolUsage()
-      return usage && pick(usage)
-    }, onFailure)
-  gauge('barstock_db_pool_max_connections', 'Connections the PostgreSQL pool may open (BARSTOCK_DB_POOL_SIZE)', (usage) => usage.max)
-  gauge('barstock_db_pool_connections', 'Connections the PostgreSQL pool holds open, busy or idle', (usage) => usage.total)
-  gauge('barstock_db_pool_idle_connections', 'Open PostgreSQL connections that no query is using', (usage) => usage.idle)
-  gauge('barstock_db_pool_waiting_requests', 'Queries waiting for a PostgreSQL connection because all are busy', (usage) => usage.waiting)
+    collectedGauge(registers, name, help, () => pick(poolUsage()), onFailure)
+  gauge('barstock_db_pool_max_connections', 'Connections the database pool may open (BARSTOCK_DB_POOL_SIZE; 1 on PGlite)', (usage) => usage.max)
+  gauge('barstock_db_pool_connections', 'Connections the database pool holds open, busy or idle', (usage) => usage.total)
+  gauge('barstock_db_pool_idle_connections', 'Open database connections that no query is using', (usage) => usage.idle)
+  gauge('barstock_db_pool_waiting_requests', 'Statements and transactions waiting for a database connection because all are busy', (usage) => usage.waiting)
 }
 
 /** The webhook delivery backlog, one bounded query per gauge and scrape. */

@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { sql } from 'kysely'
+import { FifoGate, GateQueueFullError } from '../../src/platform/db/fifo-gate.js'
+import { createTestContext, json, type TestContext } from '../helpers/context.js'
+
+/**
+ * PGlite's one session is handed out by a FifoGate: statements and whole transactions in arrival order,
+ * each grant in a macrotask of its own. The order is shown through the gate's own API with a scripted
+ * scheduler (grants run only when the test runs them), never by timing.
+ */
+
+/** A gate whose grants wait in `scheduled` until the test runs them, and a log of who got it when. */
+function scriptedGate(maxWaiting: number) {
+  const scheduled: (() => void)[] = []
+  const gate = new FifoGate({ maxWaiting, defer: (grant) => scheduled.push(grant) })
+  const granted: string[] = []
+  const acquire = (name: string) => gate.acquire().then(() => granted.push(name))
+  /** Runs the one scheduled grant, then lets its promise settle. */
+  const runGrant = async () => {
+    assert.equal(scheduled.length, 1, 'exactly one grant is scheduled')
+    scheduled.shift()!()
+    await flushMicrotasks()
+  }
+  return { gate, scheduled, granted, acquire, runGrant }
+}
+
+async function flushMicrotasks(): Promise<void> {
+  for (let turn = 0; turn < 10; turn++) await Promise.resolve()
+}
+
+describe('FifoGate', () => {
+  test('grants in arrival order, one holder at a time, a late caller behind those already waiting', async () => {
+    const { gate, granted, acquire, runGrant } = scriptedGate(10)
+    void acquire('a')
+    void acquire('b')
+    void acquire('c')
+    await flushMicrotasks()
+    assert.deepEqual(granted, [], 'nothing is granted in the caller’s own turn')
+    await runGrant()
+    assert.deepEqual(granted, ['a'])
+    void acquire('d')
+    gate.release()
+    await runGrant()
+    gate.release()
+    await runGrant()
+    gate.release()
+    await runGrant()
+    assert.deepEqual(granted, ['a', 'b', 'c', 'd'])
+    gate.release()
+    assert.equal(gate.busy, false)
+  })
+
+  test('a release hands over in a later macrotask, never in the releasing holder’s microtasks', async () => {
+    const { gate, scheduled, granted, acquire, runGrant } = scriptedGate(10)
+    void acquire('holder')
+    await runGrant()
+    void acquire('next')
+    await flushMicrotasks()
+    gate.release()
+    await flushMicrotasks()
+    assert.deepEqual(granted, ['holder'])
+    assert.equal(scheduled.length, 1)
+    assert.equal(gate.waiting, 1)
+    await runGrant()
+    assert.deepEqual(granted, ['holder', 'next'])
+    assert.equal(gate.waiting, 0)
+  })
+
+  test('refuses a caller beyond maxWaiting with SQLSTATE 53300, and the queue goes on in order', async () => {
+    const { gate, granted, acquire, runGrant } = scriptedGate(2)
+    void acquire('holder')
+    await runGrant()
+    void acquire('first')
+    void acquire('second')
+    await assert.rejects(gate.acquire(), (error: unknown) => error instanceof GateQueueFullError && error.code === '53300')
+    assert.equal(gate.waiting, 2)
+    gate.release()
+    await runGrant()
+    gate.release()
+    await runGrant()
+    assert.deepEqual(granted, ['holder', 'first', 'second'])
+  })
+})
+
+describe('PGlite queue full, through HTTP', () => {
+  let ctx: TestContext
+  let releaseHold!: () => void
+  let holding!: () => void
+  const held = new Promise<void>((resolve) => (holding = resolve))
+  const skipOnServer = process.env.DATABASE_URL ? 'the queue is PGlite’s: runs without DATABASE_URL' : false
+
+  before(async () => {
+    if (skipOnServer) return
+    ctx = await createTestContext({
+      env: { BARSTOCK_PGLITE_QUEUE_LIMIT: '1' },
+      configure(app) {
+        // A transaction that holds PGlite's session until the test lets it go.
+        app.post('/test/hold', async () => {
+          await app.db.transaction().execute(async (trx) => {
+            await sql`SELECT 1`.execute(trx)
+            holding()
+            await new Promise<void>((resolve) => (releaseHold = resolve))
+          })
+          return { data: 'released' }
+        })
+      },
+    })
+  })
+  after(async () => {
+    if (ctx) await ctx.close()
+  })
+
+  test('a request finding the queue full answers 503 database_unavailable with Retry-After, and writes nothing', { skip: skipOnServer }, async () => {
+    const caller = await ctx.newCaller()
+    const hold = ctx.app.inject({ method: 'POST', url: '/test/hold' })
+    await held
+    const waiting = ctx.request('GET', '/v1/inventory/items', { key: caller.key })
+    while (ctx.database.poolUsage().waiting < 1) await new Promise((resolve) => setImmediate(resolve))
+    const refused = await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'queue_full', name: 'Refused' } })
+    assert.equal(refused.statusCode, 503, refused.body)
+    assert.equal(json(refused).error.code, 'database_unavailable')
+    assert.equal(refused.headers['retry-after'], '5')
+    releaseHold()
+    assert.equal((await hold).statusCode, 200)
+    assert.equal((await waiting).statusCode, 200)
+    const location = await ctx.request('GET', '/v1/locations/queue_full', { key: caller.key })
+    assert.equal(location.statusCode, 404, 'the refused request created nothing')
+  })
+})
