@@ -25,7 +25,8 @@ describe('logs', () => {
     const response = await fetch(`${server.url}/v1/inventory/items/item_missing?q=secret-search`, { headers: { 'x-api-key': key.key } })
     assert.equal(response.status, 404)
     const requestId = ((await response.json()) as { meta: { request_id: string } }).meta.request_id
-    const output = await waitForOutput(server, (text) => text.includes(`"request_id":"${requestId}"`))
+    // The start-up line comes once the workers have started, which may be after the first request.
+    const output = await waitForOutput(server, (text) => text.includes(`"request_id":"${requestId}"`) && text.includes('"version"'))
 
     const lines = logLines(output)
     const ofRequest = lines.filter((line) => line.request_id === requestId)
@@ -58,7 +59,7 @@ describe('logs', () => {
   test('BARSTOCK_LOG_FORMAT=pretty writes lines for a human', async (t) => {
     const server = await serverFor(t, { BARSTOCK_DATA_DIR: scratchDataDir(), BARSTOCK_LOG_FORMAT: 'pretty' })
     assert.equal((await fetch(`${server.url}/healthz`)).status, 200)
-    const output = await waitForOutput(server, (text) => /INFO.*request/.test(text) && text.includes('route: "/healthz"'))
+    const output = await waitForOutput(server, (text) => /INFO.*request/.test(text) && text.includes('route: "/healthz"') && / serving http/.test(text))
     assert.deepEqual(logLines(output), [], 'no JSON lines')
     assert.match(output, /INFO.*barstock .* serving http:\/\/127\.0\.0\.1:\d+/)
   })
