@@ -1,4 +1,5 @@
-import { checkDecimalPlaces, isInTheFuture } from '../platform/number-input.js'
+import { checkDecimalPlaces } from '../platform/number-input.js'
+import { isInTheFuture } from '../platform/zoned-time.js'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal, decimalPlaces, QUANTITY_INPUT_DECIMALS, QUANTITY_STORED_DECIMALS, quantityOut, toDbNumeric, UNIT_COST_DECIMALS } from '../platform/decimal.js'
 import { AppError, invalidParameter } from '../platform/errors.js'

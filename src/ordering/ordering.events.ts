@@ -3,13 +3,14 @@ import type { EventDataOf } from '../platform/outbox.js'
 
 /** The order events of the spec's Events table: their exact `data` fields, as schemas (webhooks, OpenAPI). */
 const OrderId = Type.String({ description: 'The order (GET /v1/orders/{id})', examples: ['ord_01jd3c4d5e6f7g8h9j0k1m2n3p'] })
+const DistributorName = Type.String({ description: 'The distributor’s name', examples: ['Southern Glazer’s Wine & Spirits'] })
 const Timestamp = (description: string, example: string) => Type.String({ format: 'date-time', description, examples: [example] })
 
 export const OrderCreatedData = Type.Object(
   {
     order_id: OrderId,
     distributor_id: Type.String({ description: 'The distributor ordered from', examples: ['dist_01jd2y5z6a7b8c9d0e1f2g3h4j'] }),
-    distributor_name: Type.String({ description: 'The distributor’s name', examples: ['Southern Glazer’s Wine & Spirits'] }),
+    distributor_name: DistributorName,
     status: Type.String({ description: 'Always `draft`: orders are created as drafts', examples: ['draft'] }),
     total_amount: Type.Number({ description: 'Σ line totals, in the account currency', examples: [412.8] }),
     location: Type.String({ description: 'The location the order is for', examples: ['main_bar'] }),
@@ -21,7 +22,7 @@ export type OrderCreatedData = Static<typeof OrderCreatedData>
 export const OrderSubmittedData = Type.Object(
   {
     order_id: OrderId,
-    distributor_name: Type.String({ description: 'The distributor’s name', examples: ['Southern Glazer’s Wine & Spirits'] }),
+    distributor_name: DistributorName,
     confirmation_number: Type.String({ description: '`PO-<yyyymmdd>-<8 characters>`, also on the purchase order', examples: ['PO-20261122-7K3M9QXA'] }),
     estimated_delivery: Timestamp('Submission time plus the distributor’s lead_time_days', '2026-11-24T21:30:00.000Z'),
   },

@@ -10,11 +10,3 @@ import { decimalPlaces } from './decimal.js'
 export function checkDecimalPlaces(field: string, value: number, places: number): void {
   if (decimalPlaces(value) > places) throw invalidParameter(field, value, `${field} takes at most ${places} decimals, got ${value}`)
 }
-
-/** How far ahead of this server's clock a client's timestamp may be: its clock may run a little fast. */
-const CLOCK_SKEW_MS = 5 * 60_000
-
-/** Whether a moment a client sent lies in the future, beyond the clock skew allowed. */
-export function isInTheFuture(at: Date, now = Date.now()): boolean {
-  return at.getTime() > now + CLOCK_SKEW_MS
-}

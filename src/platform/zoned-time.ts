@@ -37,6 +37,14 @@ function offsetAt(timeZone: string, instant: number): number {
   return wall - (instant - (((instant % 1000) + 1000) % 1000))
 }
 
+/** How far ahead of this server's clock a client's timestamp may be: its clock may run a little fast. */
+const CLOCK_SKEW_MS = 5 * 60_000
+
+/** Whether a moment a client sent lies in the future, beyond the clock skew allowed. */
+export function isInTheFuture(at: Date, now = Date.now()): boolean {
+  return at.getTime() > now + CLOCK_SKEW_MS
+}
+
 /** Whether `date`, written YYYY-MM-DD, is a day of the calendar (2026-02-30 and 2026-13-01 are not). */
 export function isExistingDate(date: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return false

@@ -1,4 +1,4 @@
-import { isInTheFuture } from '../platform/number-input.js'
+import { isInTheFuture } from '../platform/zoned-time.js'
 import { sql } from 'kysely'
 import type { Tenant, Trx } from '../platform/db/database.js'
 import { decimal, decimalPlaces, QUANTITY_INPUT_DECIMALS, toDbNumeric } from '../platform/decimal.js'
