@@ -29,6 +29,8 @@ export interface Config {
   posBaseUrls: Record<string, string>
   /** The longest a sync run waits out a vendor's 429 Retry-After in one call before it fails with rate_limited. */
   posRetryWaitMs: number
+  /** How long one request to a POS vendor may take before it fails with connection_failed. */
+  posRequestTimeoutMs: number
   /** The bearer token GET /metrics requires; undefined: /metrics is off (404). */
   metricsToken: string | undefined
 }
@@ -154,6 +156,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpFrom: emailAddress(env, 'BARSTOCK_SMTP_FROM', 'barstock@localhost'),
     posBaseUrls: urlMap(env, 'BARSTOCK_POS_BASE_URLS'),
     posRetryWaitMs: positiveInteger(env, 'BARSTOCK_POS_RETRY_WAIT_SECONDS', 300, 3600) * 1000,
+    posRequestTimeoutMs: positiveInteger(env, 'BARSTOCK_POS_REQUEST_TIMEOUT_SECONDS', 10, 600) * 1000,
     metricsToken: token(env, 'BARSTOCK_METRICS_TOKEN'),
   }
 }

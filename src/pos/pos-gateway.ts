@@ -14,7 +14,7 @@ import { sandboxSimulatorUrl } from './sandbox-simulators.js'
 export class PosGateway {
   private key: Buffer | undefined
 
-  constructor(private readonly config: Pick<Config, 'secretKey' | 'dataDir' | 'posBaseUrls' | 'posRetryWaitMs' | 'webhookAllowPrivate'>) {}
+  constructor(private readonly config: Pick<Config, 'secretKey' | 'dataDir' | 'posBaseUrls' | 'posRetryWaitMs' | 'posRequestTimeoutMs' | 'webhookAllowPrivate'>) {}
 
   private secretKey(): Buffer {
     this.key ??= resolveSecretKey(this.config.secretKey, this.config.dataDir)
@@ -60,7 +60,7 @@ export class PosGateway {
     onCredentialsRotated?: (credentials: PosCredentials) => Promise<void>,
   ): Promise<PosAdapter> {
     const baseUrl = await this.baseUrl(vendor, environment, credentials)
-    return vendor.createAdapter({ credentials, baseUrl, ...(onCredentialsRotated && { onCredentialsRotated }) })
+    return vendor.createAdapter({ credentials, baseUrl, timeoutMs: this.config.posRequestTimeoutMs, ...(onCredentialsRotated && { onCredentialsRotated }) })
   }
 
   /**
@@ -76,6 +76,7 @@ export class PosGateway {
     signal?: AbortSignal,
   ): Promise<PosAdapter> {
     const baseUrl = await this.baseUrl(vendor, environment, credentials)
-    return vendor.createAdapter({ credentials, baseUrl, onCredentialsRotated, maxRetryWaitMs: this.config.posRetryWaitMs, ...(signal && { signal }) })
+    const timeouts = { timeoutMs: this.config.posRequestTimeoutMs, maxRetryWaitMs: this.config.posRetryWaitMs }
+    return vendor.createAdapter({ credentials, baseUrl, onCredentialsRotated, ...timeouts, ...(signal && { signal }) })
   }
 }

@@ -89,7 +89,10 @@ export interface ContextOptions {
 }
 
 export async function createTestContext(options: ContextOptions = {}): Promise<TestContext> {
-  const config = loadConfig({ BARSTOCK_LOG_LEVEL: 'silent', BARSTOCK_DATA_DIR: '/nonexistent', ...options.env })
+  // The POS simulators answer from this process, whose event loop the embedded database holds while a
+  // statement runs: on a busy machine an answer can wait longer than a real vendor's 10 s allowance.
+  const defaults = { BARSTOCK_LOG_LEVEL: 'silent', BARSTOCK_DATA_DIR: '/nonexistent', BARSTOCK_POS_REQUEST_TIMEOUT_SECONDS: '120' }
+  const config = loadConfig({ ...defaults, ...options.env })
   const database = await openTestDatabase(config.pgliteQueueLimit)
   const rateLimiter = new RateLimiter(options.rateLimitStore ?? new MemoryRateLimitStore())
   const metrics = createServiceMetrics(database)

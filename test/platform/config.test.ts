@@ -10,6 +10,8 @@ test('defaults follow the run contract', () => {
   assert.equal(config.webhookAllowPrivate, false)
   assert.equal(config.databaseUrl, undefined)
   assert.equal(config.metricsToken, undefined)
+  assert.equal(config.posRequestTimeoutMs, 10_000)
+  assert.equal(loadConfig({ BARSTOCK_POS_REQUEST_TIMEOUT_SECONDS: '90' }).posRequestTimeoutMs, 90_000)
 })
 
 test('each bad value is refused with a message naming its variable', () => {
@@ -23,6 +25,7 @@ test('each bad value is refused with a message naming its variable', () => {
     [{ BARSTOCK_SECRET_KEY: 'short' }, 'BARSTOCK_SECRET_KEY'],
     [{ BARSTOCK_LOG_LEVEL: 'loud' }, 'BARSTOCK_LOG_LEVEL'],
     [{ BARSTOCK_METRICS_TOKEN: 'too-short-token' }, 'BARSTOCK_METRICS_TOKEN'],
+    [{ BARSTOCK_POS_REQUEST_TIMEOUT_SECONDS: '601' }, 'BARSTOCK_POS_REQUEST_TIMEOUT_SECONDS'],
     [{ BARSTOCK_METRICS_TOKEN: 'a token with spaces in it' }, 'BARSTOCK_METRICS_TOKEN'],
   ]
   for (const [env, variable] of cases) {
