@@ -36,11 +36,12 @@ async function openPage(t: { after: (fn: () => Promise<void>) => void }, options
   return context.newPage()
 }
 
+/** Signs in and waits for the stock screen (exact: a role name matches substrings, and "Sign in to barstock" holds "stock"). */
 async function signIn(page: Page, key: string) {
   await page.goto(`${base}/app`)
   await page.getByLabel('API key').fill(key)
   await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.getByRole('heading', { name: 'Stock', level: 1 }).waitFor()
+  await page.getByRole('heading', { name: 'Stock', level: 1, exact: true }).waitFor()
 }
 
 async function quantityOf(caller: Caller, itemId: string): Promise<number> {
@@ -87,7 +88,7 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     assert.equal(await page.getByLabel('API key').getAttribute('aria-invalid'), 'true')
     await page.getByLabel('API key').fill(caller.key)
     await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('heading', { name: 'Stock', level: 1 }).waitFor()
+    await page.getByRole('heading', { name: 'Stock', level: 1, exact: true }).waitFor()
     assert.equal(await page.evaluate('sessionStorage.getItem("barstock.api_key")'), caller.key)
     assert.equal(await page.evaluate('JSON.stringify(localStorage).includes("bs_")'), false)
   })
