@@ -52,7 +52,8 @@ describe('POST /v1/pos/connections/:id/auto-map', () => {
   test('maps synced POS items by name with conversions read from the name, and keeps near matches for review', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const connection = await createConnection(ctx, caller)
-    await waitForSync(ctx, caller, connection.first_sync_id)
+    const firstSync = await waitForSync(ctx, caller, connection.first_sync_id)
+    assert.equal(firstSync.status, 'completed', JSON.stringify(firstSync.error))
     const titos = await createItem(ctx, caller, { name: "Tito's Handmade Vodka 1L", size_ml: 1000, quantity: 50 })
     const bud = await createItem(ctx, caller, { name: 'Bud Light 12oz Bottle', unit: 'bottle', size_ml: 355, category: 'beer' })
     const guinness = await createItem(ctx, caller, { name: 'Guinness Draught 1/2 Keg', unit: 'keg', size_ml: 58674, category: 'beer' })
@@ -92,7 +93,8 @@ describe('POST /v1/pos/connections/:id/auto-map', () => {
   test('never maps a pour it cannot convert (a keg without size_ml): the match waits for review with the reason, and stock stays', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const connection = await createConnection(ctx, caller)
-    await waitForSync(ctx, caller, connection.first_sync_id)
+    const firstSync = await waitForSync(ctx, caller, connection.first_sync_id)
+    assert.equal(firstSync.status, 'completed', JSON.stringify(firstSync.error))
     const keg = await createItem(ctx, caller, { name: 'Guinness Draught Keg', unit: 'keg', size_ml: undefined, quantity: 2, category: 'beer' })
     const response = await ctx.request('POST', `/v1/pos/connections/${connection.id}/auto-map`, { key: caller.key, body: { confidence_threshold: 0.6 } })
     assert.equal(response.statusCode, 200)

@@ -63,7 +63,10 @@ export interface RunningSimulator {
 
 /** Serves a simulator on loopback (port 0: any free port). */
 export async function startSimulatorServer(handler: SimulatorHandler, port = 0, host = '127.0.0.1'): Promise<RunningSimulator> {
-  const server = createServer(handler)
+  // A client in the same process reuses a kept-alive socket until shortly before the server's timeout; on
+  // a busy machine both timers fire late and the server could close a socket the client just wrote to
+  // (ECONNRESET). A long server timeout leaves closing idle sockets to the client.
+  const server = createServer({ keepAliveTimeout: 120_000 }, handler)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(port, host, () => resolve())
