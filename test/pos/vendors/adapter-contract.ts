@@ -14,6 +14,12 @@ import { checksClosedBetween, MENU, menuEntry, MODIFIERS, soldAsOf, STAFF } from
 import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
 
 /**
+ * How long a test's adapter waits for its simulator: the simulator answers from the test's own process,
+ * which a busy machine can stall for seconds, so only the tests of timeouts themselves use a short one.
+ */
+export const SIMULATOR_TIMEOUT_MS = 60_000
+
+/**
  * One contract for every vendor: its adapter, talking over real HTTP to its simulator, must return the
  * simulated bar exactly (menu, staff, and every sold line of a window with voids and refunds left out),
  * and must turn each failure switch into the right PosAdapterError.
@@ -48,7 +54,7 @@ async function adapterFor(
   const handler = vendor.createSimulator({ seed: SEED, historyDays: HISTORY_DAYS, now: () => NOW, ...simulator })
   const server = await startSimulatorServer(handler)
   running.push(server)
-  return vendor.createAdapter({ credentials: vendor.exampleCredentials, baseUrl: server.url, timeoutMs: 2000, ...adapter })
+  return vendor.createAdapter({ credentials: vendor.exampleCredentials, baseUrl: server.url, timeoutMs: SIMULATOR_TIMEOUT_MS, ...adapter })
 }
 
 /** Every line of every page of a sales listing. */

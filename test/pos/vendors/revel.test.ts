@@ -11,7 +11,7 @@ import type { RevelList, RevelOrder, RevelOrderItem, RevelProduct } from '../../
 import type { RevelSimulatorOptions } from '../../../src/pos/vendors/revel/revel.simulated-account.js'
 import { revelVendor } from '../../../src/pos/vendors/revel/index.js'
 import { OpenApiContract } from '../../helpers/openapi-contract.js'
-import { collectSales, describeAdapterContract } from './adapter-contract.js'
+import { collectSales, describeAdapterContract, SIMULATOR_TIMEOUT_MS } from './adapter-contract.js'
 
 describeAdapterContract(revelVendor)
 
@@ -59,7 +59,7 @@ function recordAnswer(res: ServerResponse, onEnd: (status: number, text: string)
 }
 
 function adapterFor(url: string, credentials = revelVendor.exampleCredentials) {
-  return revelVendor.createAdapter({ credentials, baseUrl: url, timeoutMs: 5000 })
+  return revelVendor.createAdapter({ credentials, baseUrl: url, timeoutMs: SIMULATOR_TIMEOUT_MS })
 }
 
 /** The lines of a window as a sync at the window's end reads them (the simulator's clock at that end). */

@@ -10,7 +10,7 @@ import { businessDatesReaching } from '../../../src/pos/vendors/simphony/simphon
 import { OIDC_PATH, pkceChallenge } from '../../../src/pos/vendors/simphony/simphony.client.js'
 import { guestCheckIdOf, postedToBiAt } from '../../../src/pos/vendors/simphony/simphony.simulator.js'
 import { simphonyVendor } from '../../../src/pos/vendors/simphony/index.js'
-import { collectSales, describeAdapterContract } from './adapter-contract.js'
+import { collectSales, describeAdapterContract, SIMULATOR_TIMEOUT_MS } from './adapter-contract.js'
 
 describeAdapterContract(simphonyVendor)
 
@@ -52,7 +52,7 @@ async function recordedSimulator(rewrite?: (operation: string, answer: Record<st
     handler(Object.assign(Readable.from([text]), { method: req.method, url: req.url, headers: req.headers }) as unknown as IncomingMessage, res)
   })
   running.push(server)
-  const adapter = simphonyVendor.createAdapter({ credentials: simphonyVendor.exampleCredentials, baseUrl: server.url, timeoutMs: 5000 })
+  const adapter = simphonyVendor.createAdapter({ credentials: simphonyVendor.exampleCredentials, baseUrl: server.url, timeoutMs: SIMULATOR_TIMEOUT_MS })
   return { url: server.url, clock, paths, calls, adapter }
 }
 

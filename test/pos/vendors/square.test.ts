@@ -15,7 +15,7 @@ import { createSquareSimulator, DEFAULT_SQUARE_SIMULATOR_CONFIG, type SquareSimu
 import { BAR_LOCATION_ID, SISTER_LOCATION_ID, SquareIds } from '../../../src/pos/vendors/square/square.simulator-render.js'
 import { LIST_CATALOG_QUERY, LIST_PAYMENTS_QUERY, OBTAIN_TOKEN_BODY, SEARCH_ORDERS_BODY, SEARCH_TEAM_MEMBERS_BODY, type ObjectShape } from '../../../src/pos/vendors/square/square.request-shapes.js'
 import { OpenApiContract } from '../../helpers/openapi-contract.js'
-import { describeAdapterContract, collectSales } from './adapter-contract.js'
+import { collectSales, describeAdapterContract, SIMULATOR_TIMEOUT_MS } from './adapter-contract.js'
 
 describeAdapterContract(squareVendor)
 
@@ -54,7 +54,7 @@ async function serve(handler: SimulatorHandler): Promise<Simulated> {
 }
 
 function adapterAt(url: string, credentials: PosCredentials = squareVendor.exampleCredentials) {
-  return squareVendor.createAdapter({ credentials, baseUrl: url, timeoutMs: 5000 })
+  return squareVendor.createAdapter({ credentials, baseUrl: url, timeoutMs: SIMULATOR_TIMEOUT_MS })
 }
 
 function historyChecks(): SimCheck[] {
