@@ -69,6 +69,22 @@ export interface SalesWindow {
   end: Date
 }
 
+/**
+ * Where a sales listing got to, for a run that fails part way to be taken up by the next one. The
+ * position is the adapter's own text (opaque to the core), meaningful only for the same window.
+ */
+export interface SalesListingProgress {
+  /** A position this adapter reported for the same window: the listing starts there. */
+  from?: string
+  /**
+   * Called once the caller has taken a page (the generator was asked for the next one), with the
+   * position that resumes the listing after it. An adapter calls it only where every line of the
+   * pages before has been handed over (none held back for a later page), and only if a listing from
+   * that position misses nothing the pages not yet read would have brought.
+   */
+  reached(position: string): void
+}
+
 export type PosErrorKind =
   /** The vendor rejected the credentials (401/403 on auth). */
   | 'invalid_credentials'
@@ -108,8 +124,12 @@ export interface PosAdapter {
   /** Authenticates (reusing a cached token when valid). Throws PosAdapterError. */
   verify(): Promise<void>
   listProducts(): Promise<PosProduct[]>
-  /** Sales closed in the window, and corrections made in it (refunds, returns, voids after close), page by page. */
-  listSales(window: SalesWindow): AsyncIterable<PosSaleLine[]>
+  /**
+   * Sales closed in the window, and corrections made in it (refunds, returns, voids after close), page by
+   * page. With `progress`, an adapter that can resume reports where it got to after each page and, given
+   * a position it reported before for the same window, starts there instead of at the first page.
+   */
+  listSales(window: SalesWindow, progress?: SalesListingProgress): AsyncIterable<PosSaleLine[]>
   listStaff(): Promise<PosStaffMember[]>
 }
 

@@ -124,6 +124,18 @@ export interface PosPendingCorrectionTable {
   corrected_at: Timestamp
 }
 
+/** Where a connection's listing stopped when a run failed part way; the next run starts there. */
+export interface PosListingCheckpointTable {
+  connection_id: string
+  listing: 'sales'
+  window_start: Timestamp
+  window_end: Timestamp
+  /** The adapter's own position text (SalesListingProgress). */
+  position: string
+  saved_by: string
+  saved_at: Timestamp
+}
+
 export interface PosStaffTable {
   connection_id: string
   staff_id: string
@@ -143,5 +155,6 @@ declare module '../platform/db/database.js' {
     pos_sales: PosSaleTable
     pos_pending_corrections: PosPendingCorrectionTable
     pos_staff: PosStaffTable
+    pos_listing_checkpoints: PosListingCheckpointTable
   }
 }
