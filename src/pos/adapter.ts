@@ -141,6 +141,22 @@ export interface PosPush {
    * webhook URL is registered, which the operator must enter in the vendor's dashboard (Clover).
    */
   verificationCode?: string
+  /** The vendor accounts (Clover merchants) the push is about, where one app-level URL serves them all. */
+  accountIds?: string[]
+}
+
+/**
+ * A vendor that posts every account's pushes to one URL per app (Clover): barstock serves that URL and
+ * routes each push to the connections of the accounts it names.
+ */
+export interface AppPushRouting {
+  /** The credentials field naming the account in the vendor's pushes (Clover: merchant_id). */
+  accountField: string
+  /**
+   * Reads a push without verifying it: the accounts it names (each connection found then verifies it
+   * with its own push secret), or the vendor's unsigned set-up request. Throws on a body it cannot read.
+   */
+  read(rawBody: Buffer): { accountIds: string[]; verificationCode?: string }
 }
 
 export interface SimulatorOptions {
@@ -189,4 +205,6 @@ export interface PosVendor {
   createSimulator(options: SimulatorOptions): SimulatorHandler
   /** Verifies and reads a vendor push; undefined for vendors without pushes. Throws on a bad signature. */
   parsePush?(headers: Record<string, string | string[] | undefined>, rawBody: Buffer, secret: string, url: string): PosPush
+  /** For a vendor with one push URL per app: how a push names its accounts. */
+  appPush?: AppPushRouting
 }

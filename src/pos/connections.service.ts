@@ -19,7 +19,7 @@ import {
 import { posErrors } from './pos.errors.js'
 import type { PosGateway } from './pos-gateway.js'
 import type { CreateConnectionBody, CreatedPosConnection, PosConnection, PosConnectionWithStats, UpdateConnectionBody } from './pos.schemas.js'
-import { pushSecretForNewConnection, requirePushVendor, sealPushSecret } from './push-setup.js'
+import { pushAccountKeyOf, pushSecretForNewConnection, requirePushVendor, sealPushSecret } from './push-setup.js'
 import { queueSyncRun } from './sync-queue.js'
 import { findVendor, supportedPosTypes } from './vendor-registry.js'
 
@@ -153,6 +153,7 @@ export async function createConnection(
     credentials: gateway.seal(id, verified.credentials),
     push_secret: push ? sealPushSecret(gateway, id, push.secret) : null,
     push_verification_code: null,
+    push_account_key: pushAccountKeyOf(gateway, verified.vendor, verified.credentials),
     sales_cursor: null,
     last_sync: null,
     next_sync_at: new Date(Date.now() + FREQUENCY_SECONDS[syncFrequency] * 1000),

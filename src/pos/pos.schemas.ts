@@ -339,3 +339,28 @@ export const PushReceipt = Type.Object({
   sync_id: Nullable(Type.String({ description: 'The run queued by this push, or the one already queued or running', examples: ['sync_01jd3e5f6g7h8j9k0m1n2p3q4r'] })),
 })
 export type PushReceipt = Static<typeof PushReceipt>
+
+export const AppPushParams = Type.Object({
+  pos_type: Type.String({ description: 'The vendor whose app posts here: clover (one webhook URL per Clover app)', examples: ['clover'] }),
+})
+
+export const AppPushReceipt = Type.Object({
+  kind: StringEnum(['orders_changed', 'catalog_changed', 'other'], { description: 'What the push said changed', examples: ['orders_changed'] }),
+  verification_code_received: Type.Boolean({
+    description: "true for Clover's one-time set-up request: its verificationCode is written to the server log (\"Clover app webhook verification code\") for the operator to enter in Clover's dashboard",
+    examples: [false],
+  }),
+  connections: Type.Array(
+    Type.Object({
+      connection_id: Type.String({ description: 'A connection of a merchant the push names, whose push_secret verified it', examples: ['pos_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+      kind: StringEnum(['orders_changed', 'catalog_changed', 'other'], { description: 'What the push said changed', examples: ['orders_changed'] }),
+      queued: Type.Boolean({ description: 'false when a run was already queued or running, the push asks for nothing, or the connection is skipped', examples: [true] }),
+      sync_id: Nullable(Type.String({ description: 'The run queued by this push, or the one already queued or running', examples: ['sync_01jd3e5f6g7h8j9k0m1n2p3q4r'] })),
+      skipped: Nullable(
+        StringEnum(['not_realtime', 'inactive'], { description: 'Why nothing was queued: the connection is not realtime, or paused; null otherwise', examples: [null] }),
+      ),
+    }),
+    { description: 'One entry per connection the push reached (none when it names no connected merchant)' },
+  ),
+})
+export type AppPushReceipt = Static<typeof AppPushReceipt>

@@ -20,6 +20,8 @@ export interface PosConnectionTable {
   push_secret: string | null
   /** The vendor's one-time webhook verification code, as it last arrived. */
   push_verification_code: string | null
+  /** The vendor account (Clover merchant) as a keyed hash, for routing app-level pushes (push-setup.ts). */
+  push_account_key: string | null
   sales_cursor: Date | null
   last_sync: Date | null
   next_sync_at: Date
