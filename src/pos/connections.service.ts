@@ -155,6 +155,7 @@ export async function createConnection(
     push_verification_code: null,
     push_account_key: pushAccountKeyOf(gateway, verified.vendor, verified.credentials),
     sales_cursor: null,
+    sales_reread_hours: input.sales_reread_hours ?? null,
     last_sync: null,
     next_sync_at: new Date(Date.now() + FREQUENCY_SECONDS[syncFrequency] * 1000),
   })
@@ -209,6 +210,7 @@ export async function updateConnection(
   }
   if (input.name !== undefined) fields.name = input.name
   if (input.location !== undefined) fields.location_id = input.location
+  if (input.sales_reread_hours !== undefined) fields.sales_reread_hours = input.sales_reread_hours
   if (input.sync_frequency !== undefined && input.sync_frequency !== current.sync_frequency) {
     fields.sync_frequency = input.sync_frequency
     fields.next_sync_at = new Date(Date.now() + FREQUENCY_SECONDS[input.sync_frequency] * 1000)

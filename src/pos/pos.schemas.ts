@@ -32,9 +32,25 @@ const connectionFields = {
       examples: [null],
     }),
   ),
+  sales_reread_hours: Nullable(
+    Type.Integer({
+      description:
+        'How many hours before the last run an incremental run reads sales again (lines seen before are skipped); null: the vendor’s default (10 minutes; lightspeed 48 hours, for back-office cancellations dated to the original sale)',
+      examples: [null],
+    }),
+  ),
   created_at: { ...Timestamp, description: 'When it was created' },
   updated_at: { ...Timestamp, description: 'When it last changed' },
 }
+
+/** Hours of sales an incremental run reads again: up to 30 days (what a full run reads). */
+const SalesRereadHours = Type.Integer({
+  minimum: 0,
+  maximum: 720,
+  description:
+    'Hours before its last run an incremental run reads sales again, 0 to 720 (30 days); null (or absent on create) for the vendor’s default. Raise it for a Lightspeed location that cancels in the back office later than 48 hours after a sale: K-Series dates such a cancellation to the sale and offers no listing by the time it was filed',
+  examples: [120],
+})
 
 export const PosConnection = Type.Object(connectionFields)
 export type PosConnection = Static<typeof PosConnection>
@@ -84,6 +100,7 @@ export const CreateConnectionBody = Type.Object(
     sync_frequency: Type.Optional(StringEnum(SYNC_FREQUENCIES, { default: 'hourly', description: 'realtime, hourly (default) or daily' })),
     location: Type.Optional(Type.String({ minLength: 1, maxLength: 63, description: 'The location id sales are recorded at, default main_bar', examples: ['main_bar'] })),
     push_secret: Type.Optional(PushSecret),
+    sales_reread_hours: Type.Optional(SalesRereadHours),
   },
   { additionalProperties: false },
 )
@@ -96,6 +113,7 @@ export const UpdateConnectionBody = Type.Object(
     location: Type.Optional(Type.String({ minLength: 1, maxLength: 63, description: 'The location id sales are recorded at from now on', examples: ['main_bar'] })),
     status: Type.Optional(StringEnum(['active', 'inactive'], { description: 'inactive pauses scheduled syncs; active resumes them' })),
     push_secret: Type.Optional(PushSecret),
+    sales_reread_hours: Type.Optional(Nullable(SalesRereadHours)),
   },
   { additionalProperties: false, minProperties: 1 },
 )

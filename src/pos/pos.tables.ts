@@ -23,6 +23,8 @@ export interface PosConnectionTable {
   /** The vendor account (Clover merchant) as a keyed hash, for routing app-level pushes (push-setup.ts). */
   push_account_key: string | null
   sales_cursor: Date | null
+  /** Hours incremental runs read again before the cursor; null: the vendor's default. */
+  sales_reread_hours: number | null
   last_sync: Date | null
   next_sync_at: Date
   created_at: Timestamp

@@ -139,6 +139,11 @@ class PartialRun extends Error {
   }
 }
 
+/** How far before the cursor the connection's incremental runs read again: its own setting, else its vendor's. */
+function rereadMsOf(connection: ConnectionRow): number | undefined {
+  return connection.sales_reread_hours !== null ? connection.sales_reread_hours * 3_600_000 : findVendor(connection.pos_type)?.incrementalRereadMs
+}
+
 async function openAdapter(db: Db, gateway: PosGateway, connection: ConnectionRow, signal: AbortSignal | undefined): Promise<PosAdapter> {
   const vendor = findVendor(connection.pos_type)
   if (!vendor) throw new SyncFailure('pos_not_supported', `POS type ${connection.pos_type} is not available in this build`)
@@ -256,7 +261,7 @@ export async function fetchAndStage(db: Db, gateway: PosGateway, run: SyncRunRow
   const staff = withCatalog ? await adapter.listStaff() : []
   const mappedAtStart = new Set((await mappingsOf(db, connection.id)).keys())
   const checkpoint = window ? undefined : await findSalesCheckpoint(db, connection.id)
-  const segments = window ? [{ window }] : listingSegments(run, connection, checkpoint, now, findVendor(connection.pos_type)?.incrementalRereadMs)
+  const segments = window ? [{ window }] : listingSegments(run, connection, checkpoint, now, rereadMsOf(connection))
   const source = { tenant: tenantOfRun(run), connectionId: connection.id, sourceId: run.id }
   const soldItems = new Map<string, string>()
   const pipeline = new StagingPipeline(db, source)
