@@ -12171,6 +12171,7 @@ export interface paths {
                          *           "last_sync": "2026-11-22T21:30:00.000Z",
                          *           "push_url": "/v1/pos/push/pos_01jd2x3v4w5y6z7a8b9c0d1e2f",
                          *           "push_verification_code": null,
+                         *           "sales_reread_hours": null,
                          *           "created_at": "2026-11-22T21:30:00.000Z",
                          *           "updated_at": "2026-11-22T21:30:00.000Z"
                          *         }
@@ -12239,6 +12240,11 @@ export interface paths {
                                  * @example null
                                  */
                                 push_verification_code: string | null;
+                                /**
+                                 * @description How many hours before the last run an incremental run reads sales again (lines seen before are skipped); null: the vendor’s default (10 minutes; lightspeed 48 hours, for back-office cancellations dated to the original sale)
+                                 * @example null
+                                 */
+                                sales_reread_hours: number | null;
                                 /**
                                  * Format: date-time
                                  * @description When it was created
@@ -12561,7 +12567,8 @@ export interface paths {
                      *       },
                      *       "sync_frequency": "realtime",
                      *       "location": "main_bar",
-                     *       "push_secret": "sqwh_sig_4Kp9Xw2Qz7Lm1Rt8"
+                     *       "push_secret": "sqwh_sig_4Kp9Xw2Qz7Lm1Rt8",
+                     *       "sales_reread_hours": 120
                      *     }
                      */
                     "application/json": {
@@ -12601,6 +12608,11 @@ export interface paths {
                          * @example sqwh_sig_4Kp9Xw2Qz7Lm1Rt8
                          */
                         push_secret?: string;
+                        /**
+                         * @description Hours before its last run an incremental run reads sales again, 0 to 720 (30 days); null (or absent on create) for the vendor’s default. Raise it for a Lightspeed location that cancels in the back office later than 48 hours after a sale: K-Series dates such a cancellation to the sale and offers no listing by the time it was filed
+                         * @example 120
+                         */
+                        sales_reread_hours?: number;
                     };
                 };
             };
@@ -12628,6 +12640,7 @@ export interface paths {
                          *         "last_sync": "2026-11-22T21:30:00.000Z",
                          *         "push_url": "/v1/pos/push/pos_01jd2x3v4w5y6z7a8b9c0d1e2f",
                          *         "push_verification_code": null,
+                         *         "sales_reread_hours": null,
                          *         "created_at": "2026-11-22T21:30:00.000Z",
                          *         "updated_at": "2026-11-22T21:30:00.000Z",
                          *         "first_sync_id": "sync_01jd2x3v4w5y6z7a8b9c0d1e2f",
@@ -12689,6 +12702,11 @@ export interface paths {
                                  * @example null
                                  */
                                 push_verification_code: string | null;
+                                /**
+                                 * @description How many hours before the last run an incremental run reads sales again (lines seen before are skipped); null: the vendor’s default (10 minutes; lightspeed 48 hours, for back-office cancellations dated to the original sale)
+                                 * @example null
+                                 */
+                                sales_reread_hours: number | null;
                                 /**
                                  * Format: date-time
                                  * @description When it was created
@@ -13231,6 +13249,7 @@ export interface paths {
                          *         "last_sync": "2026-11-22T21:30:00.000Z",
                          *         "push_url": "/v1/pos/push/pos_01jd2x3v4w5y6z7a8b9c0d1e2f",
                          *         "push_verification_code": null,
+                         *         "sales_reread_hours": null,
                          *         "created_at": "2026-11-22T21:30:00.000Z",
                          *         "updated_at": "2026-11-22T21:30:00.000Z",
                          *         "sync_stats": {
@@ -13295,6 +13314,11 @@ export interface paths {
                                  * @example null
                                  */
                                 push_verification_code: string | null;
+                                /**
+                                 * @description How many hours before the last run an incremental run reads sales again (lines seen before are skipped); null: the vendor’s default (10 minutes; lightspeed 48 hours, for back-office cancellations dated to the original sale)
+                                 * @example null
+                                 */
+                                sales_reread_hours: number | null;
                                 /**
                                  * Format: date-time
                                  * @description When it was created
@@ -13674,7 +13698,8 @@ export interface paths {
                      *       "sync_frequency": "realtime",
                      *       "location": "main_bar",
                      *       "status": "active",
-                     *       "push_secret": "sqwh_sig_4Kp9Xw2Qz7Lm1Rt8"
+                     *       "push_secret": "sqwh_sig_4Kp9Xw2Qz7Lm1Rt8",
+                     *       "sales_reread_hours": 120
                      *     }
                      */
                     "application/json": {
@@ -13703,6 +13728,11 @@ export interface paths {
                          * @example sqwh_sig_4Kp9Xw2Qz7Lm1Rt8
                          */
                         push_secret?: string;
+                        /**
+                         * @description Hours before its last run an incremental run reads sales again, 0 to 720 (30 days); null (or absent on create) for the vendor’s default. Raise it for a Lightspeed location that cancels in the back office later than 48 hours after a sale: K-Series dates such a cancellation to the sale and offers no listing by the time it was filed
+                         * @example 120
+                         */
+                        sales_reread_hours?: number | null;
                     };
                 };
             };
@@ -13730,6 +13760,7 @@ export interface paths {
                          *         "last_sync": "2026-11-22T21:30:00.000Z",
                          *         "push_url": "/v1/pos/push/pos_01jd2x3v4w5y6z7a8b9c0d1e2f",
                          *         "push_verification_code": null,
+                         *         "sales_reread_hours": null,
                          *         "created_at": "2026-11-22T21:30:00.000Z",
                          *         "updated_at": "2026-11-22T21:30:00.000Z"
                          *       },
@@ -13789,6 +13820,11 @@ export interface paths {
                                  * @example null
                                  */
                                 push_verification_code: string | null;
+                                /**
+                                 * @description How many hours before the last run an incremental run reads sales again (lines seen before are skipped); null: the vendor’s default (10 minutes; lightspeed 48 hours, for back-office cancellations dated to the original sale)
+                                 * @example null
+                                 */
+                                sales_reread_hours: number | null;
                                 /**
                                  * Format: date-time
                                  * @description When it was created
