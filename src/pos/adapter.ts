@@ -69,6 +69,22 @@ export interface SalesWindow {
   end: Date
 }
 
+/**
+ * Where a sales listing got to, for a run that fails part way to be taken up by the next one. The
+ * position is the adapter's own text (opaque to the core), meaningful only for the same window.
+ */
+export interface SalesListingProgress {
+  /** A position this adapter reported for the same window: the listing starts there. */
+  from?: string
+  /**
+   * Called once the caller has taken a page (the generator was asked for the next one), with the
+   * position that resumes the listing after it. An adapter calls it only where every line of the
+   * pages before has been handed over (none held back for a later page), and only if a listing from
+   * that position misses nothing the pages not yet read would have brought.
+   */
+  reached(position: string): void
+}
+
 export type PosErrorKind =
   /** The vendor rejected the credentials (401/403 on auth). */
   | 'invalid_credentials'
@@ -108,8 +124,12 @@ export interface PosAdapter {
   /** Authenticates (reusing a cached token when valid). Throws PosAdapterError. */
   verify(): Promise<void>
   listProducts(): Promise<PosProduct[]>
-  /** Sales closed in the window, and corrections made in it (refunds, returns, voids after close), page by page. */
-  listSales(window: SalesWindow): AsyncIterable<PosSaleLine[]>
+  /**
+   * Sales closed in the window, and corrections made in it (refunds, returns, voids after close), page by
+   * page. With `progress`, an adapter that can resume reports where it got to after each page and, given
+   * a position it reported before for the same window, starts there instead of at the first page.
+   */
+  listSales(window: SalesWindow, progress?: SalesListingProgress): AsyncIterable<PosSaleLine[]>
   listStaff(): Promise<PosStaffMember[]>
 }
 
@@ -121,6 +141,22 @@ export interface PosPush {
    * webhook URL is registered, which the operator must enter in the vendor's dashboard (Clover).
    */
   verificationCode?: string
+  /** The vendor accounts (Clover merchants) the push is about, where one app-level URL serves them all. */
+  accountIds?: string[]
+}
+
+/**
+ * A vendor that posts every account's pushes to one URL per app (Clover): barstock serves that URL and
+ * routes each push to the connections of the accounts it names.
+ */
+export interface AppPushRouting {
+  /** The credentials field naming the account in the vendor's pushes (Clover: merchant_id). */
+  accountField: string
+  /**
+   * Reads a push without verifying it: the accounts it names (each connection found then verifies it
+   * with its own push secret), or the vendor's unsigned set-up request. Throws on a body it cannot read.
+   */
+  read(rawBody: Buffer): { accountIds: string[]; verificationCode?: string }
 }
 
 export interface SimulatorOptions {
@@ -169,4 +205,6 @@ export interface PosVendor {
   createSimulator(options: SimulatorOptions): SimulatorHandler
   /** Verifies and reads a vendor push; undefined for vendors without pushes. Throws on a bad signature. */
   parsePush?(headers: Record<string, string | string[] | undefined>, rawBody: Buffer, secret: string, url: string): PosPush
+  /** For a vendor with one push URL per app: how a push names its accounts. */
+  appPush?: AppPushRouting
 }

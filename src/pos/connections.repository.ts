@@ -20,6 +20,7 @@ export function rowToConnection(row: ConnectionRow): PosConnection {
     last_sync: row.last_sync?.toISOString() ?? null,
     push_url: pushUrlOf(row.pos_type, row.id),
     push_verification_code: row.push_verification_code,
+    sales_reread_hours: row.sales_reread_hours,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   }

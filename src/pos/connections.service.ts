@@ -19,7 +19,7 @@ import {
 import { posErrors } from './pos.errors.js'
 import type { PosGateway } from './pos-gateway.js'
 import type { CreateConnectionBody, CreatedPosConnection, PosConnection, PosConnectionWithStats, UpdateConnectionBody } from './pos.schemas.js'
-import { pushSecretForNewConnection, requirePushVendor, sealPushSecret } from './push-setup.js'
+import { pushAccountKeyOf, pushSecretForNewConnection, requirePushVendor, sealPushSecret } from './push-setup.js'
 import { queueSyncRun } from './sync-queue.js'
 import { findVendor, supportedPosTypes } from './vendor-registry.js'
 
@@ -153,7 +153,9 @@ export async function createConnection(
     credentials: gateway.seal(id, verified.credentials),
     push_secret: push ? sealPushSecret(gateway, id, push.secret) : null,
     push_verification_code: null,
+    push_account_key: pushAccountKeyOf(gateway, verified.vendor, verified.credentials),
     sales_cursor: null,
+    sales_reread_hours: input.sales_reread_hours ?? null,
     last_sync: null,
     next_sync_at: new Date(Date.now() + FREQUENCY_SECONDS[syncFrequency] * 1000),
   })
@@ -208,6 +210,7 @@ export async function updateConnection(
   }
   if (input.name !== undefined) fields.name = input.name
   if (input.location !== undefined) fields.location_id = input.location
+  if (input.sales_reread_hours !== undefined) fields.sales_reread_hours = input.sales_reread_hours
   if (input.sync_frequency !== undefined && input.sync_frequency !== current.sync_frequency) {
     fields.sync_frequency = input.sync_frequency
     fields.next_sync_at = new Date(Date.now() + FREQUENCY_SECONDS[input.sync_frequency] * 1000)

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto'
 import type { Config } from '../platform/config.js'
 import type { Environment } from '../platform/db/database.js'
 import { resolveSecretKey } from '../platform/secret-key.js'
@@ -27,6 +28,15 @@ export class PosGateway {
 
   open(connectionId: string, stored: string): PosCredentials {
     return decryptCredentials(this.secretKey(), connectionId, stored)
+  }
+
+  /**
+   * A keyed hash of a text (HMAC-SHA256 under a key derived from the secret key, hex): equal texts give
+   * equal hashes, so a stored one can be looked up, and the text cannot be read back from it.
+   */
+  lookupKey(text: string): string {
+    const key = createHmac('sha256', this.secretKey()).update('barstock lookup key').digest()
+    return createHmac('sha256', key).update(text).digest('hex')
   }
 
   async baseUrl(vendor: PosVendor, environment: Environment, credentials: PosCredentials): Promise<string> {

@@ -32,9 +32,25 @@ const connectionFields = {
       examples: [null],
     }),
   ),
+  sales_reread_hours: Nullable(
+    Type.Integer({
+      description:
+        'How many hours before the last run an incremental run reads sales again (lines seen before are skipped); null: the vendor’s default (10 minutes; lightspeed 48 hours, for back-office cancellations dated to the original sale)',
+      examples: [null],
+    }),
+  ),
   created_at: { ...Timestamp, description: 'When it was created' },
   updated_at: { ...Timestamp, description: 'When it last changed' },
 }
+
+/** Hours of sales an incremental run reads again: up to 30 days (what a full run reads). */
+const SalesRereadHours = Type.Integer({
+  minimum: 0,
+  maximum: 720,
+  description:
+    'Hours before its last run an incremental run reads sales again, 0 to 720 (30 days); null (or absent on create) for the vendor’s default. Raise it for a Lightspeed location that cancels in the back office later than 48 hours after a sale: K-Series dates such a cancellation to the sale and offers no listing by the time it was filed',
+  examples: [120],
+})
 
 export const PosConnection = Type.Object(connectionFields)
 export type PosConnection = Static<typeof PosConnection>
@@ -84,6 +100,7 @@ export const CreateConnectionBody = Type.Object(
     sync_frequency: Type.Optional(StringEnum(SYNC_FREQUENCIES, { default: 'hourly', description: 'realtime, hourly (default) or daily' })),
     location: Type.Optional(Type.String({ minLength: 1, maxLength: 63, description: 'The location id sales are recorded at, default main_bar', examples: ['main_bar'] })),
     push_secret: Type.Optional(PushSecret),
+    sales_reread_hours: Type.Optional(SalesRereadHours),
   },
   { additionalProperties: false },
 )
@@ -96,6 +113,7 @@ export const UpdateConnectionBody = Type.Object(
     location: Type.Optional(Type.String({ minLength: 1, maxLength: 63, description: 'The location id sales are recorded at from now on', examples: ['main_bar'] })),
     status: Type.Optional(StringEnum(['active', 'inactive'], { description: 'inactive pauses scheduled syncs; active resumes them' })),
     push_secret: Type.Optional(PushSecret),
+    sales_reread_hours: Type.Optional(Nullable(SalesRereadHours)),
   },
   { additionalProperties: false, minProperties: 1 },
 )
@@ -339,3 +357,28 @@ export const PushReceipt = Type.Object({
   sync_id: Nullable(Type.String({ description: 'The run queued by this push, or the one already queued or running', examples: ['sync_01jd3e5f6g7h8j9k0m1n2p3q4r'] })),
 })
 export type PushReceipt = Static<typeof PushReceipt>
+
+export const AppPushParams = Type.Object({
+  pos_type: Type.String({ description: 'The vendor whose app posts here: clover (one webhook URL per Clover app)', examples: ['clover'] }),
+})
+
+export const AppPushReceipt = Type.Object({
+  kind: StringEnum(['orders_changed', 'catalog_changed', 'other'], { description: 'What the push said changed', examples: ['orders_changed'] }),
+  verification_code_received: Type.Boolean({
+    description: "true for Clover's one-time set-up request: its verificationCode is written to the server log (\"Clover app webhook verification code\") for the operator to enter in Clover's dashboard",
+    examples: [false],
+  }),
+  connections: Type.Array(
+    Type.Object({
+      connection_id: Type.String({ description: 'A connection of a merchant the push names, whose push_secret verified it', examples: ['pos_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+      kind: StringEnum(['orders_changed', 'catalog_changed', 'other'], { description: 'What the push said changed', examples: ['orders_changed'] }),
+      queued: Type.Boolean({ description: 'false when a run was already queued or running, the push asks for nothing, or the connection is skipped', examples: [true] }),
+      sync_id: Nullable(Type.String({ description: 'The run queued by this push, or the one already queued or running', examples: ['sync_01jd3e5f6g7h8j9k0m1n2p3q4r'] })),
+      skipped: Nullable(
+        StringEnum(['not_realtime', 'inactive'], { description: 'Why nothing was queued: the connection is not realtime, or paused; null otherwise', examples: [null] }),
+      ),
+    }),
+    { description: 'One entry per connection the push reached (none when it names no connected merchant)' },
+  ),
+})
+export type AppPushReceipt = Static<typeof AppPushReceipt>

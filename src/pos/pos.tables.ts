@@ -20,7 +20,11 @@ export interface PosConnectionTable {
   push_secret: string | null
   /** The vendor's one-time webhook verification code, as it last arrived. */
   push_verification_code: string | null
+  /** The vendor account (Clover merchant) as a keyed hash, for routing app-level pushes (push-setup.ts). */
+  push_account_key: string | null
   sales_cursor: Date | null
+  /** Hours incremental runs read again before the cursor; null: the vendor's default. */
+  sales_reread_hours: number | null
   last_sync: Date | null
   next_sync_at: Date
   created_at: Timestamp
@@ -124,6 +128,18 @@ export interface PosPendingCorrectionTable {
   corrected_at: Timestamp
 }
 
+/** Where a connection's listing stopped when a run failed part way; the next run starts there. */
+export interface PosListingCheckpointTable {
+  connection_id: string
+  listing: 'sales'
+  window_start: Timestamp
+  window_end: Timestamp
+  /** The adapter's own position text (SalesListingProgress). */
+  position: string
+  saved_by: string
+  saved_at: Timestamp
+}
+
 export interface PosStaffTable {
   connection_id: string
   staff_id: string
@@ -143,5 +159,6 @@ declare module '../platform/db/database.js' {
     pos_sales: PosSaleTable
     pos_pending_corrections: PosPendingCorrectionTable
     pos_staff: PosStaffTable
+    pos_listing_checkpoints: PosListingCheckpointTable
   }
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { PosVendor } from './adapter.js'
+import type { PosCredentials, PosVendor } from './adapter.js'
 import { posErrors } from './pos.errors.js'
 import type { PosGateway } from './pos-gateway.js'
 import { findVendor } from './vendor-registry.js'
@@ -57,4 +57,16 @@ export function openPushSecret(gateway: PosGateway, connectionId: string, sealed
   const secret = gateway.open(sealingContext(connectionId), sealed).push_secret
   if (secret === undefined) throw new Error(`stored push secret of ${connectionId} has no value`)
   return secret
+}
+
+/**
+ * The lookup key of the vendor account a connection reads, for a vendor with one push URL per app
+ * (Clover: `clover:<merchant id>`, hashed); null for other vendors.
+ */
+export function pushAccountKeyOf(gateway: PosGateway, vendor: PosVendor, credentials: PosCredentials): string | null {
+  return vendor.appPush ? pushAccountKey(gateway, vendor.posType, credentials[vendor.appPush.accountField] ?? '') : null
+}
+
+export function pushAccountKey(gateway: PosGateway, posType: string, accountId: string): string {
+  return gateway.lookupKey(`${posType}:${accountId}`)
 }

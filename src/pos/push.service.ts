@@ -1,11 +1,11 @@
 import { AppError } from '../platform/errors.js'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import type { PosPush } from './adapter.js'
-import { findConnectionById, updateConnectionRow } from './connections.repository.js'
+import { type ConnectionRow, findConnectionById, updateConnectionRow } from './connections.repository.js'
 import { posErrors } from './pos.errors.js'
 import type { PosGateway } from './pos-gateway.js'
-import type { PushReceipt } from './pos.schemas.js'
-import { openPushSecret } from './push-setup.js'
+import type { AppPushReceipt, PushReceipt } from './pos.schemas.js'
+import { openPushSecret, pushAccountKey, pushAccountKeyOf } from './push-setup.js'
 import { triggerSync } from './sync.service.js'
 import { findVendor } from './vendor-registry.js'
 
@@ -84,4 +84,103 @@ export async function queuePushSync(trx: Trx, push: VerifiedPush): Promise<PushR
     const running = error.details?.sync_id
     return { kind: push.kind, queued: false, sync_id: typeof running === 'string' ? running : null }
   }
+}
+
+/** A push to a vendor's app-level URL, as it arrived. */
+export interface IncomingAppPush {
+  posType: string
+  headers: Record<string, string | string[] | undefined>
+  rawBody: Buffer
+  url: string
+}
+
+/** Why a connection a verified app-level push names queues nothing (as push_not_enabled's reasons). */
+export type AppPushSkip = 'not_realtime' | 'inactive'
+
+export interface VerifiedAppPush {
+  kind: PosPush['kind']
+  /** The vendor's set-up request: its code, for the operator (no connection is named). */
+  verificationCode?: string
+  /** The connections of the accounts the push names whose push secret verified it. */
+  connections: { push: VerifiedPush; skipped: AppPushSkip | null }[]
+}
+
+/**
+ * Checks a push to a vendor's app-level URL (Clover posts every merchant's changes to its app's one
+ * URL), before any transaction opens: the vendor has one, its body names accounts (or is the set-up
+ * request), and for every live connection of those accounts (found by lookup key, in any tenant) the
+ * connection's push secret verifies it. Connections whose secret does not verify are left out; if none
+ * does, 401 invalid_push_signature. A push naming no connected account changes nothing.
+ * Throws push_not_supported, invalid_push_signature.
+ */
+export async function verifyAppPush(db: Executor, gateway: PosGateway, push: IncomingAppPush): Promise<VerifiedAppPush> {
+  const vendor = findVendor(push.posType)
+  if (!vendor?.appPush || !vendor.parsePush) throw posErrors.pushNotSupported(push.posType)
+  let read: ReturnType<typeof vendor.appPush.read>
+  try {
+    read = vendor.appPush.read(push.rawBody)
+  } catch (error) {
+    throw posErrors.invalidPushSignature([`the ${push.posType} app URL`, (error as Error).message])
+  }
+  if (read.verificationCode !== undefined) return { kind: 'other', verificationCode: read.verificationCode, connections: [] }
+  await fillPushAccountKeys(db, gateway, push.posType)
+  const keys = [...new Set(read.accountIds)].map((accountId) => pushAccountKey(gateway, push.posType, accountId))
+  const rows =
+    keys.length === 0
+      ? []
+      : await db.selectFrom('pos_connections').selectAll().where('push_account_key', 'in', keys).where('pos_type', '=', push.posType).where('deleted_at', 'is', null).orderBy('id').execute()
+  const connections: VerifiedAppPush['connections'] = []
+  let kind: PosPush['kind'] = 'other'
+  for (const row of rows) {
+    const parsed = verifiedBy(gateway, row, push)
+    if (!parsed) continue
+    kind = parsed.kind
+    const skipped = row.sync_frequency !== 'realtime' ? 'not_realtime' : row.status === 'inactive' ? 'inactive' : null
+    connections.push({ push: { tenant: { accountId: row.account_id, environment: row.environment }, connectionId: row.id, kind: parsed.kind }, skipped })
+  }
+  if (rows.length > 0 && connections.length === 0) {
+    throw posErrors.invalidPushSignature([`the ${push.posType} app URL`, 'no connection of the accounts it names has the push secret it carries'])
+  }
+  return { kind, connections }
+}
+
+/** The push as the connection's own secret reads it, or undefined when that secret does not verify it. */
+function verifiedBy(gateway: PosGateway, row: ConnectionRow, push: IncomingAppPush): PosPush | undefined {
+  const vendor = findVendor(row.pos_type)
+  if (!row.push_secret || !vendor?.parsePush) return undefined
+  const secret = openPushSecret(gateway, row.id, row.push_secret)
+  try {
+    return vendor.parsePush(push.headers, push.rawBody, secret, push.url)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Gives the vendor's connections made before lookup keys existed their key, opening their credentials
+ * once; later pushes find every connection by key alone.
+ */
+async function fillPushAccountKeys(db: Executor, gateway: PosGateway, posType: string): Promise<void> {
+  const vendor = findVendor(posType)
+  if (!vendor) return
+  const missing = await db.selectFrom('pos_connections').select(['id', 'credentials']).where('pos_type', '=', posType).where('push_account_key', 'is', null).execute()
+  for (const row of missing) {
+    let key: string | null
+    try {
+      key = pushAccountKeyOf(gateway, vendor, gateway.open(row.id, row.credentials))
+    } catch {
+      continue // Sealed under another secret key: its runs fail already, and it stays unroutable.
+    }
+    await db.updateTable('pos_connections').set({ push_account_key: key }).where('id', '=', row.id).where('push_account_key', 'is', null).execute()
+  }
+}
+
+/** Queues a run on every connection a verified app-level push names that takes pushes (queuePushSync each). */
+export async function queueAppPushSyncs(trx: Trx, push: VerifiedAppPush): Promise<AppPushReceipt> {
+  const connections: AppPushReceipt['connections'] = []
+  for (const { push: connectionPush, skipped } of push.connections) {
+    const receipt = skipped ? { queued: false, sync_id: null } : await queuePushSync(trx, connectionPush)
+    connections.push({ connection_id: connectionPush.connectionId, kind: connectionPush.kind, queued: receipt.queued, sync_id: receipt.sync_id, skipped })
+  }
+  return { kind: push.kind, verification_code_received: push.verificationCode !== undefined, connections }
 }

@@ -18,7 +18,16 @@ import {
   stageCorrections,
   stageSaleLines,
 } from './sales.repository.js'
-import { finishRun, lockRun, releaseRun, type SyncRunRow, touchRun } from './sync-runs.repository.js'
+import {
+  findSalesCheckpoint,
+  finishRun,
+  lockRun,
+  releaseRun,
+  type SalesCheckpoint,
+  saveSalesCheckpoint,
+  type SyncRunRow,
+  touchRun,
+} from './sync-runs.repository.js'
 import { findVendor } from './vendor-registry.js'
 
 /**
@@ -26,7 +35,9 @@ import { findVendor } from './vendor-registry.js'
  * embedded database stays free for requests meanwhile), the next page fetched while the last batch is
  * stored; then ONE transaction applies the whole run:
  * products, staff, depletion (one ledger row per item), the cursor and the outcome. A failure deletes
- * the staged lines instead, so a failed run leaves no partial depletion and does not move the cursor.
+ * the staged lines instead, so a failed run leaves no partial depletion and does not move the cursor;
+ * except when the vendor failed part way through a listing that told where it got to: then the pages
+ * read are applied and the position kept, and the next run lists from there (PartialRun).
  */
 
 /** How far back a full sync (or a first incremental one) reads sales. */
@@ -59,6 +70,7 @@ const ADAPTER_FAILURE_CODES: Record<PosAdapterError['kind'], string> = {
 
 function asSyncFailure(error: unknown): SyncFailure {
   if (error instanceof SyncFailure) return error
+  if (error instanceof PartialRun) return asSyncFailure(error.failure)
   if (error instanceof PosAdapterError) return new SyncFailure(ADAPTER_FAILURE_CODES[error.kind], error.message, error.retryAfterSeconds)
   // Anything else is our bug: the details go to the log, not to the API.
   return new SyncFailure('internal_error', 'The sync failed inside barstock; see the server log')
@@ -70,7 +82,8 @@ function tenantOfRun(run: SyncRunRow): Tenant {
 
 interface StagedRun {
   connection: ConnectionRow
-  window: SalesWindow
+  /** Where the sales cursor moves when the run is applied: the end of the last window read whole. */
+  cursor: Date | undefined
   products: PosProduct[] | undefined
   staff: PosStaffMember[]
   salesSynced: number
@@ -87,6 +100,48 @@ export function salesWindowOf(
   const fullStart = new Date(now.getTime() - FULL_SYNC_DAYS * DAY_MS)
   if (run.sync_type === 'full' || !connection.sales_cursor) return { start: fullStart, end: now }
   return { start: new Date(connection.sales_cursor.getTime() - Math.max(rereadMs, CURSOR_OVERLAP_MS)), end: now }
+}
+
+/** A window the run lists, and where in it to start when a failed run stopped there. */
+interface ListingSegment {
+  window: SalesWindow
+  from?: string
+}
+
+/**
+ * What a run lists: its sales window; or, after a run that failed part way, that run's window from where
+ * it stopped, then from that window's end (less the re-read) to now. A full run reads its 30 days whole.
+ */
+export function listingSegments(
+  run: Pick<SyncRunRow, 'sync_type'>,
+  connection: Pick<ConnectionRow, 'sales_cursor'>,
+  checkpoint: SalesCheckpoint | undefined,
+  now: Date,
+  rereadMs?: number,
+): ListingSegment[] {
+  if (!checkpoint || run.sync_type === 'full') return [{ window: salesWindowOf(run, connection, now, rereadMs) }]
+  const rest = salesWindowOf(run, { sales_cursor: checkpoint.window.end }, now, rereadMs)
+  return [{ window: checkpoint.window, from: checkpoint.position }, ...(rest.end > rest.start ? [{ window: rest }] : [])]
+}
+
+/**
+ * The vendor failed part way through the sales: what was read before is staged in full, to be applied
+ * by the failed run, and `checkpoint` says where the next run takes the listing up (undefined when the
+ * failing window had reported no position: it is read again from its start).
+ */
+class PartialRun extends Error {
+  constructor(
+    readonly failure: PosAdapterError,
+    readonly staged: StagedRun,
+    readonly checkpoint: SalesCheckpoint | undefined,
+  ) {
+    super(failure.message)
+  }
+}
+
+/** How far before the cursor the connection's incremental runs read again: its own setting, else its vendor's. */
+function rereadMsOf(connection: ConnectionRow): number | undefined {
+  return connection.sales_reread_hours !== null ? connection.sales_reread_hours * 3_600_000 : findVendor(connection.pos_type)?.incrementalRereadMs
 }
 
 async function openAdapter(db: Db, gateway: PosGateway, connection: ConnectionRow, signal: AbortSignal | undefined): Promise<PosAdapter> {
@@ -191,7 +246,11 @@ function byLineId(a: { lineId: string }, b: { lineId: string }): number {
   return a.lineId < b.lineId ? -1 : a.lineId > b.lineId ? 1 : 0
 }
 
-/** Fetches products, staff and sales from the POS and stages the sale lines under the run's id. */
+/**
+ * Fetches products, staff and sales from the POS and stages the sale lines under the run's id. When the
+ * vendor fails part way through the sales after the listing reported a position (or after a window read
+ * whole), what was read is staged and a PartialRun thrown, so the failed run keeps those pages.
+ */
 export async function fetchAndStage(db: Db, gateway: PosGateway, run: SyncRunRow, now: Date, options: RunOptions = {}): Promise<StagedRun> {
   const { window, signal } = options
   const connection = await findConnectionById(db, run.connection_id)
@@ -201,33 +260,56 @@ export async function fetchAndStage(db: Db, gateway: PosGateway, run: SyncRunRow
   const products = withCatalog ? await adapter.listProducts() : undefined
   const staff = withCatalog ? await adapter.listStaff() : []
   const mappedAtStart = new Set((await mappingsOf(db, connection.id)).keys())
-  const salesWindow = window ?? salesWindowOf(run, connection, now, findVendor(connection.pos_type)?.incrementalRereadMs)
+  const checkpoint = window ? undefined : await findSalesCheckpoint(db, connection.id)
+  const segments = window ? [{ window }] : listingSegments(run, connection, checkpoint, now, rereadMsOf(connection))
   const source = { tenant: tenantOfRun(run), connectionId: connection.id, sourceId: run.id }
   const soldItems = new Map<string, string>()
   const pipeline = new StagingPipeline(db, source)
+  const staged = (cursor: Date | undefined): StagedRun => ({ connection, cursor, products, staff, salesSynced: pipeline.staged, soldItems, mappedAtStart })
   let buffer: StagedBatch = { sales: [], corrections: [] }
+  let current = 0
+  let position: string | undefined
   try {
-    for await (const page of adapter.listSales(salesWindow)) {
-      signal?.throwIfAborted()
-      for (const line of page) {
-        if (isCorrection(line)) {
-          buffer.corrections.push(toCorrectionRow(line))
-          continue
+    for (; current < segments.length; current++) {
+      const segment = segments[current] as ListingSegment
+      position = segment.from
+      const progress = { from: segment.from, reached: (reached: string) => void (position = reached) }
+      for await (const page of adapter.listSales(segment.window, progress)) {
+        signal?.throwIfAborted()
+        for (const line of page) {
+          if (isCorrection(line)) {
+            buffer.corrections.push(toCorrectionRow(line))
+            continue
+          }
+          buffer.sales.push(toSaleRow(line, connection.location_id, mappedAtStart))
+          soldItems.set(line.posItemId, line.name)
         }
-        buffer.sales.push(toSaleRow(line, connection.location_id, mappedAtStart))
-        soldItems.set(line.posItemId, line.name)
+        if (buffer.sales.length + buffer.corrections.length < STAGE_BATCH_LINES) continue
+        await pipeline.stage(buffer)
+        buffer = { sales: [], corrections: [] }
       }
-      if (buffer.sales.length + buffer.corrections.length < STAGE_BATCH_LINES) continue
-      await pipeline.stage(buffer)
-      buffer = { sales: [], corrections: [] }
     }
     if (buffer.sales.length + buffer.corrections.length > 0) await pipeline.stage(buffer)
     await pipeline.drain()
   } catch (error) {
-    await pipeline.settle()
-    throw error
+    const failing = segments[current]
+    const readWhole = current > 0 ? segments[current - 1]?.window.end : undefined
+    const resumable = error instanceof PosAdapterError && !signal?.aborted && failing !== undefined && (position !== undefined || readWhole !== undefined)
+    if (!resumable) {
+      await pipeline.settle()
+      throw error
+    }
+    // Every page handed over before the failure is in the buffer or staged: store them all, then keep them.
+    try {
+      await pipeline.stage(buffer)
+      await pipeline.drain()
+    } catch {
+      await pipeline.settle()
+      throw error
+    }
+    throw new PartialRun(error, staged(readWhole), position === undefined ? undefined : { window: failing.window, position })
   }
-  return { connection, window: salesWindow, products, staff, salesSynced: pipeline.staged, soldItems, mappedAtStart }
+  return staged(segments.at(-1)?.window.end)
 }
 
 function durationMs(run: SyncRunRow, now: Date): number {
@@ -257,6 +339,28 @@ export interface RunResults {
   durationMs: number
 }
 
+/**
+ * Applies what a run staged: products, staff, the corrections whose lines are stored now, and the
+ * depletion of its lines (mappings made or removed while it fetched apply as they stand now).
+ */
+async function applyStaged(trx: Trx, run: SyncRunRow, staged: StagedRun): Promise<{ salesSynced: number; productsSynced: number; depletion: DepletionResult }> {
+  const tenant = tenantOfRun(run)
+  const connectionId = run.connection_id
+  const key = { tenant, connectionId }
+  const now = new Date()
+  if (staged.products) await upsertProducts(trx, key, staged.products, now)
+  await addSoldItems(trx, key, staged.soldItems, now)
+  await upsertStaff(trx, key, staged.staff, now)
+  const salesSynced = staged.salesSynced + (await resolveCorrections(trx, connectionId, run.id))
+  const mappedNow = new Set((await mappingsOf(trx, connectionId)).keys())
+  await markSourceLines(trx, run.id, [...mappedNow].filter((id) => !staged.mappedAtStart.has(id)), true)
+  await markSourceLines(trx, run.id, [...staged.mappedAtStart].filter((id) => !mappedNow.has(id)), false)
+  const depletion = await depleteRun(trx, tenant, connectionId, run.id)
+  // Lines mapped to an item deleted since stay undepleted, so a new mapping can still take them.
+  await markSourceLines(trx, run.id, [...mappedNow].filter((id) => !depletion.depletedPosItems.has(id)), false)
+  return { salesSynced, productsSynced: staged.products?.length ?? 0, depletion }
+}
+
 /** Applies a staged run in the caller's transaction; a run already failed elsewhere is not applied. */
 export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): Promise<RunResults> {
   const tenant = tenantOfRun(run)
@@ -264,21 +368,9 @@ export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): P
   if (connection.deleted_at) throw new SyncFailure('connection_deleted', 'The connection was deleted during the run')
   const current = await lockRun(trx, run.id)
   if (current?.status !== 'processing') throw new SyncFailure('interrupted', 'The run was failed while it was still working')
+  const { salesSynced, productsSynced, depletion } = await applyStaged(trx, run, staged)
   const now = new Date()
-  const key = { tenant, connectionId: connection.id }
-  if (staged.products) await upsertProducts(trx, key, staged.products, now)
-  await addSoldItems(trx, key, staged.soldItems, now)
-  await upsertStaff(trx, key, staged.staff, now)
-  const salesSynced = staged.salesSynced + (await resolveCorrections(trx, connection.id, run.id))
-  // Mappings made or removed while the run fetched apply to its lines as they stand now.
-  const mappedNow = new Set((await mappingsOf(trx, connection.id)).keys())
-  await markSourceLines(trx, run.id, [...mappedNow].filter((id) => !staged.mappedAtStart.has(id)), true)
-  await markSourceLines(trx, run.id, [...staged.mappedAtStart].filter((id) => !mappedNow.has(id)), false)
-  const depletion = await depleteRun(trx, tenant, connection.id, run.id)
-  // Lines mapped to an item deleted since stay undepleted, so a new mapping can still take them.
-  await markSourceLines(trx, run.id, [...mappedNow].filter((id) => !depletion.depletedPosItems.has(id)), false)
   const duration = durationMs(run, now)
-  const productsSynced = staged.products?.length ?? 0
   await finishRun(trx, run.id, {
     status: 'completed',
     completed_at: now,
@@ -288,10 +380,12 @@ export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): P
     variance_detected: depletion.itemsBelowZero,
   })
   await updateConnectionRow(trx, connection.id, {
-    sales_cursor: staged.window.end,
+    ...(staged.cursor && { sales_cursor: staged.cursor }),
     last_sync: now,
     ...(connection.status === 'error' && { status: 'active' as const }),
   })
+  // The listing was read to its end: a failed run's checkpoint is used up.
+  await saveSalesCheckpoint(trx, connection.id, run.id, undefined)
   await enqueue(trx, tenant, 'pos.sync_completed', {
     connection_id: connection.id,
     pos_type: connection.pos_type,
@@ -308,11 +402,14 @@ export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): P
 
 /**
  * Fails a running run: its staged lines go, the connection notes an authentication failure, pos.sync_failed
- * is queued. Returns the finished run, or undefined when it was no longer running.
+ * is queued. A PartialRun instead keeps what it read: its lines are applied, the cursor moves past the
+ * windows it read whole and its checkpoint is stored for the next run. Returns the finished run, or
+ * undefined when it was no longer running.
  */
 export async function failRun(trx: Trx, runId: string, error: unknown): Promise<FinishedSyncRun | undefined> {
   const run = await lockRun(trx, runId)
   if (run?.status !== 'processing') return undefined
+  const partial = error instanceof PartialRun ? error : undefined
   const failure = asSyncFailure(error)
   const connection = await trx.selectFrom('pos_connections').selectAll().where('id', '=', run.connection_id).forUpdate().executeTakeFirstOrThrow()
   const now = new Date()
@@ -322,13 +419,21 @@ export async function failRun(trx: Trx, runId: string, error: unknown): Promise<
     failure.code === 'rate_limited' && failure.retryAfterSeconds !== undefined
       ? failure.retryAfterSeconds
       : FREQUENCY_SECONDS[connection.sync_frequency]
-  await deleteSourceLines(trx, run.id)
+  let message = failure.message
+  if (partial && !connection.deleted_at) {
+    const { salesSynced } = await applyStaged(trx, run, partial.staged)
+    if (partial.staged.cursor) await updateConnectionRow(trx, connection.id, { sales_cursor: partial.staged.cursor })
+    await saveSalesCheckpoint(trx, connection.id, run.id, partial.checkpoint)
+    message += `; the ${salesSynced} new lines read before were kept, and the next run ${partial.checkpoint ? 'resumes where this one stopped' : 'reads on from them'}`
+  } else {
+    await deleteSourceLines(trx, run.id)
+  }
   await finishRun(trx, run.id, {
     status: 'failed',
     completed_at: now,
     duration_ms: duration,
     error_code: failure.code,
-    error_message: failure.message,
+    error_message: message,
     retry_after: retryAfter,
   })
   if (failure.code === 'authentication_failed' && connection.status === 'active') {
@@ -339,7 +444,7 @@ export async function failRun(trx: Trx, runId: string, error: unknown): Promise<
     pos_type: connection.pos_type,
     sync_id: run.id,
     error_code: failure.code,
-    error_message: failure.message,
+    error_message: message,
     retry_after: retryAfter,
   })
   return { vendor: connection.pos_type, outcome: failure.code, durationMs: duration }

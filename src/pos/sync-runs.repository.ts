@@ -128,3 +128,28 @@ export async function releaseRun(trx: Trx, id: string): Promise<void> {
 export async function finishRun(trx: Trx, id: string, fields: Partial<Omit<SyncRunRow, 'id'>>): Promise<void> {
   await trx.updateTable('pos_sync_runs').set(fields).where('id', '=', id).execute()
 }
+
+/** Where a failed run's sales listing stopped: its window and the adapter's position in it. */
+export interface SalesCheckpoint {
+  window: { start: Date; end: Date }
+  position: string
+}
+
+export async function findSalesCheckpoint(db: Executor, connectionId: string): Promise<SalesCheckpoint | undefined> {
+  const row = await db.selectFrom('pos_listing_checkpoints').selectAll().where('connection_id', '=', connectionId).where('listing', '=', 'sales').executeTakeFirst()
+  return row && { window: { start: row.window_start, end: row.window_end }, position: row.position }
+}
+
+/** Stores where the run's sales listing stopped (replacing any older checkpoint), or forgets it (undefined). */
+export async function saveSalesCheckpoint(trx: Trx, connectionId: string, runId: string, checkpoint: SalesCheckpoint | undefined): Promise<void> {
+  if (!checkpoint) {
+    await trx.deleteFrom('pos_listing_checkpoints').where('connection_id', '=', connectionId).where('listing', '=', 'sales').execute()
+    return
+  }
+  const fields = { window_start: checkpoint.window.start, window_end: checkpoint.window.end, position: checkpoint.position, saved_by: runId, saved_at: new Date() }
+  await trx
+    .insertInto('pos_listing_checkpoints')
+    .values({ connection_id: connectionId, listing: 'sales', ...fields })
+    .onConflict((conflict) => conflict.columns(['connection_id', 'listing']).doUpdateSet(fields))
+    .execute()
+}

@@ -27,7 +27,7 @@ test('/openapi.json is a valid OpenAPI 3.1 document', async () => {
   assert.equal(result.valid, true, JSON.stringify((result as { errors?: unknown }).errors, null, 2))
 })
 
-const PUBLIC_OPERATIONS = new Set(['POST /v1/pos/push/{connection_id}'])
+const PUBLIC_OPERATIONS = new Set(['POST /v1/pos/push/{connection_id}', 'POST /v1/pos/push/apps/{pos_type}'])
 
 test('every /v1 route is documented with its success and error responses and the API key', () => {
   const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>

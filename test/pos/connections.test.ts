@@ -227,7 +227,7 @@ describe('GET, PUT, DELETE /v1/pos/connections/:id', () => {
     assert.equal(list.pagination.total, 1)
     assert.deepEqual(
       Object.keys(list.data[0]).sort(),
-      ['created_at', 'id', 'last_sync', 'location', 'name', 'pos_type', 'push_url', 'push_verification_code', 'status', 'sync_frequency', 'updated_at'],
+      ['created_at', 'id', 'last_sync', 'location', 'name', 'pos_type', 'push_url', 'push_verification_code', 'sales_reread_hours', 'status', 'sync_frequency', 'updated_at'],
     )
   })
 
@@ -244,6 +244,19 @@ describe('GET, PUT, DELETE /v1/pos/connections/:id', () => {
     assert.equal(updated.sync_frequency, 'realtime')
     assert.equal(updated.status, 'inactive')
     assert.ok(Date.parse(updated.updated_at) >= Date.parse(updated.created_at))
+  })
+
+  test('sets sales_reread_hours, back to the vendor default with null, and refuses more than 720 changing nothing', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const connection = await createConnection(ctx, caller)
+    assert.equal(connection.sales_reread_hours, null)
+    const put = (value: unknown) => ctx.request('PUT', `/v1/pos/connections/${connection.id}`, { key: caller.key, body: { sales_reread_hours: value } })
+    assert.equal(json(await put(96)).data.sales_reread_hours, 96)
+    const refused = await put(721)
+    assert.equal(refused.statusCode, 400)
+    assert.equal(json(refused).error.code, 'invalid_parameter')
+    assert.equal(json(await ctx.request('GET', `/v1/pos/connections/${connection.id}`, { key: caller.key })).data.sales_reread_hours, 96)
+    assert.equal(json(await put(null)).data.sales_reread_hours, null)
   })
 
   test('deletes a connection; then it is 404 connection_not_found everywhere', async () => {

@@ -3,6 +3,7 @@ import { createHmac } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { type Caller, json, type TestContext } from '../helpers/context.js'
 import { findVendor } from '../../src/pos/vendor-registry.js'
+import { cloverWebhookMessage, cloverWebhookVerification } from '../../src/pos/vendors/clover/clover.simulator.js'
 import { createPosTestContext, runFirstSync, startWorker, waitForSync } from './pos-helpers.js'
 
 let ctx: TestContext
@@ -296,5 +297,85 @@ describe('POST /v1/pos/push/:connection_id', () => {
       await worker.stop()
     }
     assert.equal((await pushedRunsOf(connection)).length, 2)
+  })
+})
+
+describe("Clover's one webhook URL per app", () => {
+  const APP_CODE = '0307e264-b33a-4913-88aa-37b10014a0b8'
+  const cloverCredentials = (merchantId: string) => ({ ...findVendor('clover')!.exampleCredentials, merchant_id: merchantId })
+
+  function pushApp(body: unknown, headers: Record<string, string> = { 'x-clover-auth': APP_CODE }) {
+    return ctx.request('POST', '/v1/pos/push/apps/clover', { key: null, body: JSON.stringify(body), headers: { host: HOST, 'content-type': 'application/json', ...headers } })
+  }
+  const orderChanged = (...merchantIds: string[]) =>
+    cloverWebhookMessage('BARSTOCKAPP01', Object.fromEntries(merchantIds.map((merchantId) => [merchantId, [{ objectId: 'O:GHIVJT2ABCRSC', ts: Date.now() }]])))
+
+  test('routes a push to the connections of the merchants it names, verified by each one\'s X-Clover-Auth code', async () => {
+    const [first, second] = [await sandboxCaller(), await sandboxCaller()]
+    const barA = await connectAndSync(first, 'clover', { credentials: cloverCredentials('MERCHANTBARA1'), push_secret: APP_CODE })
+    const barADaily = await connect(first, 'clover', { credentials: cloverCredentials('MERCHANTBARA1'), push_secret: APP_CODE, sync_frequency: 'daily' })
+    const barB = await connectAndSync(second, 'clover', { credentials: cloverCredentials('MERCHANTBARB1'), push_secret: APP_CODE })
+    const otherApp = await connectAndSync(second, 'clover', { credentials: cloverCredentials('MERCHANTBARA1'), push_secret: 'another-apps-auth-code' })
+
+    const response = await pushApp(orderChanged('MERCHANTBARA1', 'MERCHANTNOTHERE'))
+    assert.equal(response.statusCode, 202, response.body)
+    const receipt = json(response).data
+    const queued = await pushedRunsOf(barA)
+    assert.equal(queued.length, 1)
+    assert.deepEqual(receipt, {
+      kind: 'orders_changed',
+      verification_code_received: false,
+      connections: [
+        { connection_id: barA.id, kind: 'orders_changed', queued: true, sync_id: queued[0]!.id, skipped: null },
+        { connection_id: barADaily.id, kind: 'orders_changed', queued: false, sync_id: null, skipped: 'not_realtime' },
+      ].sort((a, b) => a.connection_id.localeCompare(b.connection_id)),
+    })
+    assert.deepEqual(await pushedRunsOf(barADaily), [])
+    assert.deepEqual(await pushedRunsOf(barB), [], 'a merchant the push does not name')
+    assert.deepEqual(await pushedRunsOf(otherApp), [], "a connection of the same merchant through another app's code")
+    // The connection's own URL still works.
+    const own = await push(barB.id, JSON.stringify(orderChanged('MERCHANTBARB1')), { 'x-clover-auth': APP_CODE })
+    assert.equal(own.statusCode, 202, own.body)
+    assert.equal((await pushedRunsOf(barB)).length, 1)
+  })
+
+  test('refuses a code no connection of the named merchants holds with 401, and changes nothing for a merchant not connected', async () => {
+    const caller = await sandboxCaller()
+    const bar = await connectAndSync(caller, 'clover', { credentials: cloverCredentials('MERCHANTBARC1'), push_secret: APP_CODE })
+    const forged = await pushApp(orderChanged('MERCHANTBARC1'), { 'x-clover-auth': 'guessed' })
+    assert.equal(forged.statusCode, 401)
+    assert.equal(json(forged).error.code, 'invalid_push_signature')
+    const unknown = await pushApp(orderChanged('MERCHANTNOBODY'))
+    assert.equal(unknown.statusCode, 202)
+    assert.deepEqual(json(unknown).data, { kind: 'other', verification_code_received: false, connections: [] })
+    const garbage = await ctx.request('POST', '/v1/pos/push/apps/clover', { key: null, body: '{"appId":', headers: { host: HOST, 'content-type': 'application/json' } })
+    assert.equal(json(garbage).error.code, 'invalid_push_signature')
+    assert.deepEqual(await pushedRunsOf(bar), [])
+    const square = await ctx.request('POST', '/v1/pos/push/apps/square', { key: null, body: '{}', headers: { host: HOST, 'content-type': 'application/json' } })
+    assert.equal(square.statusCode, 400)
+    assert.equal(json(square).error.code, 'push_not_supported')
+  })
+
+  test("answers Clover's unsigned set-up request 202 without naming or touching a connection", async () => {
+    const caller = await sandboxCaller()
+    const bar = await connect(caller, 'clover', { credentials: cloverCredentials('MERCHANTBARD1'), push_secret: APP_CODE })
+    const response = await pushApp(cloverWebhookVerification('ce7643c1-83ea-4218-abe6-da876c9c7a0a'), {})
+    assert.equal(response.statusCode, 202, response.body)
+    assert.deepEqual(json(response).data, { kind: 'other', verification_code_received: true, connections: [] })
+    const after = json(await ctx.request('GET', `/v1/pos/connections/${bar.id}`, { key: caller.key })).data
+    assert.equal(after.push_verification_code, null)
+  })
+
+  test('finds a connection made before lookup keys existed, once its credentials were opened for it', async () => {
+    const caller = await sandboxCaller()
+    const bar = await connectAndSync(caller, 'clover', { credentials: cloverCredentials('MERCHANTBARE1'), push_secret: APP_CODE })
+    const stored = await ctx.database.db.selectFrom('pos_connections').select('push_account_key').where('id', '=', bar.id).executeTakeFirstOrThrow()
+    assert.match(stored.push_account_key ?? '', /^[0-9a-f]{64}$/, 'a keyed hash, not the merchant id')
+    // As a row from before the migration.
+    await ctx.database.db.updateTable('pos_connections').set({ push_account_key: null }).where('id', '=', bar.id).execute()
+    const response = await pushApp(orderChanged('MERCHANTBARE1'))
+    assert.equal(json(response).data.connections.length, 1)
+    const filled = await ctx.database.db.selectFrom('pos_connections').select('push_account_key').where('id', '=', bar.id).executeTakeFirstOrThrow()
+    assert.equal(filled.push_account_key, stored.push_account_key)
   })
 })

@@ -12171,6 +12171,7 @@ export interface paths {
                          *           "last_sync": "2026-11-22T21:30:00.000Z",
                          *           "push_url": "/v1/pos/push/pos_01jd2x3v4w5y6z7a8b9c0d1e2f",
                          *           "push_verification_code": null,
+                         *           "sales_reread_hours": null,
                          *           "created_at": "2026-11-22T21:30:00.000Z",
                          *           "updated_at": "2026-11-22T21:30:00.000Z"
                          *         }
@@ -12239,6 +12240,11 @@ export interface paths {
                                  * @example null
                                  */
                                 push_verification_code: string | null;
+                                /**
+                                 * @description How many hours before the last run an incremental run reads sales again (lines seen before are skipped); null: the vendor’s default (10 minutes; lightspeed 48 hours, for back-office cancellations dated to the original sale)
+                                 * @example null
+                                 */
+                                sales_reread_hours: number | null;
                                 /**
                                  * Format: date-time
                                  * @description When it was created
@@ -12561,7 +12567,8 @@ export interface paths {
                      *       },
                      *       "sync_frequency": "realtime",
                      *       "location": "main_bar",
-                     *       "push_secret": "sqwh_sig_4Kp9Xw2Qz7Lm1Rt8"
+                     *       "push_secret": "sqwh_sig_4Kp9Xw2Qz7Lm1Rt8",
+                     *       "sales_reread_hours": 120
                      *     }
                      */
                     "application/json": {
@@ -12601,6 +12608,11 @@ export interface paths {
                          * @example sqwh_sig_4Kp9Xw2Qz7Lm1Rt8
                          */
                         push_secret?: string;
+                        /**
+                         * @description Hours before its last run an incremental run reads sales again, 0 to 720 (30 days); null (or absent on create) for the vendor’s default. Raise it for a Lightspeed location that cancels in the back office later than 48 hours after a sale: K-Series dates such a cancellation to the sale and offers no listing by the time it was filed
+                         * @example 120
+                         */
+                        sales_reread_hours?: number;
                     };
                 };
             };
@@ -12628,6 +12640,7 @@ export interface paths {
                          *         "last_sync": "2026-11-22T21:30:00.000Z",
                          *         "push_url": "/v1/pos/push/pos_01jd2x3v4w5y6z7a8b9c0d1e2f",
                          *         "push_verification_code": null,
+                         *         "sales_reread_hours": null,
                          *         "created_at": "2026-11-22T21:30:00.000Z",
                          *         "updated_at": "2026-11-22T21:30:00.000Z",
                          *         "first_sync_id": "sync_01jd2x3v4w5y6z7a8b9c0d1e2f",
@@ -12689,6 +12702,11 @@ export interface paths {
                                  * @example null
                                  */
                                 push_verification_code: string | null;
+                                /**
+                                 * @description How many hours before the last run an incremental run reads sales again (lines seen before are skipped); null: the vendor’s default (10 minutes; lightspeed 48 hours, for back-office cancellations dated to the original sale)
+                                 * @example null
+                                 */
+                                sales_reread_hours: number | null;
                                 /**
                                  * Format: date-time
                                  * @description When it was created
@@ -13231,6 +13249,7 @@ export interface paths {
                          *         "last_sync": "2026-11-22T21:30:00.000Z",
                          *         "push_url": "/v1/pos/push/pos_01jd2x3v4w5y6z7a8b9c0d1e2f",
                          *         "push_verification_code": null,
+                         *         "sales_reread_hours": null,
                          *         "created_at": "2026-11-22T21:30:00.000Z",
                          *         "updated_at": "2026-11-22T21:30:00.000Z",
                          *         "sync_stats": {
@@ -13295,6 +13314,11 @@ export interface paths {
                                  * @example null
                                  */
                                 push_verification_code: string | null;
+                                /**
+                                 * @description How many hours before the last run an incremental run reads sales again (lines seen before are skipped); null: the vendor’s default (10 minutes; lightspeed 48 hours, for back-office cancellations dated to the original sale)
+                                 * @example null
+                                 */
+                                sales_reread_hours: number | null;
                                 /**
                                  * Format: date-time
                                  * @description When it was created
@@ -13674,7 +13698,8 @@ export interface paths {
                      *       "sync_frequency": "realtime",
                      *       "location": "main_bar",
                      *       "status": "active",
-                     *       "push_secret": "sqwh_sig_4Kp9Xw2Qz7Lm1Rt8"
+                     *       "push_secret": "sqwh_sig_4Kp9Xw2Qz7Lm1Rt8",
+                     *       "sales_reread_hours": 120
                      *     }
                      */
                     "application/json": {
@@ -13703,6 +13728,11 @@ export interface paths {
                          * @example sqwh_sig_4Kp9Xw2Qz7Lm1Rt8
                          */
                         push_secret?: string;
+                        /**
+                         * @description Hours before its last run an incremental run reads sales again, 0 to 720 (30 days); null (or absent on create) for the vendor’s default. Raise it for a Lightspeed location that cancels in the back office later than 48 hours after a sale: K-Series dates such a cancellation to the sale and offers no listing by the time it was filed
+                         * @example 120
+                         */
+                        sales_reread_hours?: number | null;
                     };
                 };
             };
@@ -13730,6 +13760,7 @@ export interface paths {
                          *         "last_sync": "2026-11-22T21:30:00.000Z",
                          *         "push_url": "/v1/pos/push/pos_01jd2x3v4w5y6z7a8b9c0d1e2f",
                          *         "push_verification_code": null,
+                         *         "sales_reread_hours": null,
                          *         "created_at": "2026-11-22T21:30:00.000Z",
                          *         "updated_at": "2026-11-22T21:30:00.000Z"
                          *       },
@@ -13789,6 +13820,11 @@ export interface paths {
                                  * @example null
                                  */
                                 push_verification_code: string | null;
+                                /**
+                                 * @description How many hours before the last run an incremental run reads sales again (lines seen before are skipped); null: the vendor’s default (10 minutes; lightspeed 48 hours, for back-office cancellations dated to the original sale)
+                                 * @example null
+                                 */
+                                sales_reread_hours: number | null;
                                 /**
                                  * Format: date-time
                                  * @description When it was created
@@ -19377,6 +19413,395 @@ export interface paths {
                          *       "error": {
                          *         "code": "push_not_enabled",
                          *         "message": "POS connection … does not take pushes: …"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `payload_too_large`: Body over 1 MiB */
+                413: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "payload_too_large",
+                         *         "message": "The request body exceeds … bytes"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `rate_limit_exceeded`: Over the key's requests per minute; `Retry-After` says when to retry */
+                429: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limit_exceeded",
+                         *         "message": "Rate limit of … requests a minute exceeded; retry in … seconds"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `internal_error`: An unexpected failure; the message never carries internals. Quote `meta.request_id` when reporting it */
+                500: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "internal_error",
+                         *         "message": "Internal server error"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), takes no more connections or did not answer within the timeouts (README); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                503: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "database_unavailable",
+                         *         "message": "The database is unavailable or did not answer in time; retry shortly"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pos/push/apps/{pos_type}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a vendor app's push (Clover)
+         * @description The one webhook URL of a vendor app that posts every merchant's changes to it (Clover: `/v1/pos/push/apps/clover`), called without an API key. The push names its merchants; each live connection of those merchants (found by a keyed hash of the merchant id, in any account) checks the X-Clover-Auth code against its push_secret, and those it verifies are treated as a push to their own push_url: an incremental sync of each realtime, active one is queued unless one is queued or running. 202 at once. Clover's unsigned set-up request ({verificationCode}) is answered 202 and its code written to the server log for the operator. A push naming no connected merchant changes nothing; one whose code no connection of its merchants holds is 401.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description The vendor whose app posts here: clover (one webhook URL per Clover app)
+                     * @example clover
+                     */
+                    pos_type: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Accepted: the work runs in the background */
+                202: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": {
+                         *         "kind": "orders_changed",
+                         *         "verification_code_received": false,
+                         *         "connections": [
+                         *           {
+                         *             "connection_id": "pos_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                         *             "kind": "orders_changed",
+                         *             "queued": true,
+                         *             "sync_id": "sync_01jd3e5f6g7h8j9k0m1n2p3q4r",
+                         *             "skipped": null
+                         *           }
+                         *         ]
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The answer */
+                            data: {
+                                /**
+                                 * @description What the push said changed
+                                 * @example orders_changed
+                                 * @enum {string}
+                                 */
+                                kind: "orders_changed" | "catalog_changed" | "other";
+                                /**
+                                 * @description true for Clover's one-time set-up request: its verificationCode is written to the server log ("Clover app webhook verification code") for the operator to enter in Clover's dashboard
+                                 * @example false
+                                 */
+                                verification_code_received: boolean;
+                                /** @description One entry per connection the push reached (none when it names no connected merchant) */
+                                connections: {
+                                    /**
+                                     * @description A connection of a merchant the push names, whose push_secret verified it
+                                     * @example pos_01jd2x3v4w5y6z7a8b9c0d1e2f
+                                     */
+                                    connection_id: string;
+                                    /**
+                                     * @description What the push said changed
+                                     * @example orders_changed
+                                     * @enum {string}
+                                     */
+                                    kind: "orders_changed" | "catalog_changed" | "other";
+                                    /**
+                                     * @description false when a run was already queued or running, the push asks for nothing, or the connection is skipped
+                                     * @example true
+                                     */
+                                    queued: boolean;
+                                    /**
+                                     * @description The run queued by this push, or the one already queued or running
+                                     * @example sync_01jd3e5f6g7h8j9k0m1n2p3q4r
+                                     */
+                                    sync_id: string | null;
+                                    /**
+                                     * @description Why nothing was queued: the connection is not realtime, or paused; null otherwise
+                                     * @example null
+                                     */
+                                    skipped: ("not_realtime" | "inactive") | null;
+                                }[];
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /**
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), or a `push_secret` given for one (`details.parameter`)
+                 */
+                400: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_parameter",
+                         *         "message": "quantity must be >= 0"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `invalid_push_signature`: A vendor push whose signature (or Clover's `X-Clover-Auth` code) is missing or does not verify with the connection's `push_secret`, or whose signed body is unreadable (docs/pos.md, "Vendor pushes") */
+                401: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_push_signature",
+                         *         "message": "Push to POS connection … refused: …"
                          *       },
                          *       "meta": {
                          *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",

@@ -6,7 +6,7 @@ import { Value } from 'typebox/value'
 import { PosAdapterError, type PosCredentials, type PosSaleLine, type SalesWindow, type SimulatorHandler } from '../../../src/pos/adapter.js'
 import { checksClosedBetween, MENU, menuEntry, MODIFIERS, type SimCheck, type SimLine } from '../../../src/pos/simulation/bar-data.js'
 import { sendJson, startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
-import { cloverVendor, createCloverVendor, type CloverPushReading } from '../../../src/pos/vendors/clover/index.js'
+import { cloverVendor, createCloverVendor } from '../../../src/pos/vendors/clover/index.js'
 import { OpenApiContract } from '../../helpers/openapi-contract.js'
 import { describeAdapterContract, collectSales } from './adapter-contract.js'
 
@@ -252,24 +252,24 @@ describe('clover pushes', () => {
 
   test('reads an order push carrying the right X-Clover-Auth as orders_changed', () => {
     const push = cloverVendor.parsePush!({ 'x-clover-auth': secret }, body(['I:ITEM1', 'O:ORDER1']), secret, 'https://bar.example/hooks/clover')
-    assert.deepEqual(push, { kind: 'orders_changed', merchantIds: [MERCHANT] })
+    assert.deepEqual(push, { kind: 'orders_changed', accountIds: [MERCHANT] })
   })
 
   test('reads an item push as catalog_changed and anything else as other', () => {
-    assert.deepEqual(cloverVendor.parsePush!({ 'x-clover-auth': secret }, body(['I:ITEM1']), secret, ''), { kind: 'catalog_changed', merchantIds: [MERCHANT] })
-    assert.deepEqual(cloverVendor.parsePush!({ 'x-clover-auth': secret }, body(['C:CUSTOMER1']), secret, ''), { kind: 'other', merchantIds: [MERCHANT] })
+    assert.deepEqual(cloverVendor.parsePush!({ 'x-clover-auth': secret }, body(['I:ITEM1']), secret, ''), { kind: 'catalog_changed', accountIds: [MERCHANT] })
+    assert.deepEqual(cloverVendor.parsePush!({ 'x-clover-auth': secret }, body(['C:CUSTOMER1']), secret, ''), { kind: 'other', accountIds: [MERCHANT] })
   })
 
   test('names every merchant of a push, for the one app-wide URL Clover posts to', () => {
     const twoMerchants = { appId: 'BARSTOCKTESTAPP', merchants: { [MERCHANT]: [{ objectId: 'O:ORDER1', type: 'CREATE', ts: 1 }], SECONDMERCHANT1: [{ objectId: 'I:ITEM1', type: 'UPDATE', ts: 2 }] } }
-    const push = cloverVendor.parsePush!({ 'x-clover-auth': secret }, Buffer.from(JSON.stringify(twoMerchants)), secret, '') as CloverPushReading
-    assert.deepEqual(push, { kind: 'orders_changed', merchantIds: [MERCHANT, 'SECONDMERCHANT1'] })
+    const push = cloverVendor.parsePush!({ 'x-clover-auth': secret }, Buffer.from(JSON.stringify(twoMerchants)), secret, '')
+    assert.deepEqual(push, { kind: 'orders_changed', accountIds: [MERCHANT, 'SECONDMERCHANT1'] })
   })
 
   test('captures the verification code Clover posts, without X-Clover-Auth, when the webhook URL is set up', () => {
     const verification = Buffer.from(JSON.stringify({ verificationCode: 'ce7643c1-83ea-4218-abe6-da876c9c7a0a' }))
-    const push = cloverVendor.parsePush!({}, verification, secret, 'https://bar.example/v1/pos/push/clover') as CloverPushReading
-    assert.deepEqual(push, { kind: 'other', merchantIds: [], verificationCode: 'ce7643c1-83ea-4218-abe6-da876c9c7a0a' })
+    const push = cloverVendor.parsePush!({}, verification, secret, 'https://bar.example/v1/pos/push/clover')
+    assert.deepEqual(push, { kind: 'other', accountIds: [], verificationCode: 'ce7643c1-83ea-4218-abe6-da876c9c7a0a' })
   })
 
   test('refuses a push with a wrong or missing X-Clover-Auth', () => {

@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import Big from 'big.js'
 import type { PosVendor, SimulatorHandler } from '../../../src/pos/adapter.js'
 import type { BackgroundLoop } from '../../../src/platform/background.js'
-import { consumedUnits, menuEntry } from '../../../src/pos/simulation/bar-data.js'
 import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
 import { supportedPosTypes, findVendor } from '../../../src/pos/vendor-registry.js'
 import { type Caller, json, type TestContext } from '../../helpers/context.js'
-import { createItem } from '../../helpers/inventory.js'
 import { createPosTestContext, runSync, startWorker, waitForSync } from '../pos-helpers.js'
+import { groundTruth, mapEveryPosItem, unitsTaken } from './ground-truth-helpers.js'
 
 /**
  * Every vendor, end to end: a simulated week and a half synced through the API in two runs (the second
@@ -69,18 +67,7 @@ async function connectAndMapEverything(caller: Caller, vendor: PosVendor): Promi
   assert.equal(created.statusCode, 201, created.body)
   const { id: connectionId, first_sync_id: firstSyncId } = json(created).data as { id: string; first_sync_id: string }
   assert.equal((await waitForSync(ctx, caller, firstSyncId)).status, 'completed')
-  const posItems = json(await ctx.request('GET', `/v1/pos/connections/${connectionId}/mappings`, { key: caller.key, query: { per_page: '100' } })).data
-  const itemByPosName = new Map<string, string>()
-  for (const posItem of posItems as { pos_item_id: string; pos_name: string }[]) {
-    const item = await createItem(ctx, caller, { name: `${vendor.posType} ${posItem.pos_name}`, unit: 'each', size_ml: undefined, quantity: 0 })
-    const mapped = await ctx.request('POST', `/v1/pos/connections/${connectionId}/mappings`, {
-      key: caller.key,
-      body: { pos_item_id: posItem.pos_item_id, inventory_item_id: item.id, conversion_factor: 1, conversion_unit: 'each' },
-    })
-    assert.equal(mapped.statusCode, 201, mapped.body)
-    itemByPosName.set(posItem.pos_name, item.id)
-  }
-  return Object.assign(itemByPosName, { connectionId })
+  return Object.assign(await mapEveryPosItem(ctx, caller, connectionId, vendor.posType), { connectionId })
 }
 
 for (const posType of supportedPosTypes()) {
@@ -100,14 +87,7 @@ for (const posType of supportedPosTypes()) {
       setClock(historyStart + HISTORY_DAYS * DAY_MS)
       assert.equal((await runSync(ctx, caller, connectionId, 'incremental')).status, 'completed')
 
-      const truth = consumedUnits(SEED, new Date(historyStart), clock(), { now: clock(), historyDays: HISTORY_DAYS, asOf: clock() })
-      const expected = new Map([...truth].map(([key, units]) => [menuEntry(key).name, new Big(units).toFixed(4)]))
-      const actual = new Map<string, string>()
-      for (const [posName, itemId] of items) {
-        const stock = json(await ctx.request('GET', `/v1/inventory/items/${itemId}`, { key: caller.key })).data.quantity as number
-        if (stock !== 0) actual.set(posName, new Big(stock).times(-1).toFixed(4))
-      }
-      assert.deepEqual(actual, new Map([...expected].filter(([, units]) => units !== '0.0000')))
+      assert.deepEqual(await unitsTaken(ctx, caller, items), groundTruth(SEED, new Date(historyStart), clock(), HISTORY_DAYS))
     })
   })
 }

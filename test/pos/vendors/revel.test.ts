@@ -133,7 +133,15 @@ describe('revel adapter', () => {
     lines.push(...(await collectSales(adapter.listSales(window))))
 
     const retried = simulator.requests.slice(beforeRetry).find(isDataRequest)
-    assert.equal(retried?.href, failed.href, 'the retry asks for the page that failed')
+    // The page that failed is of the window's orders: taken up after the last order read, by id (an order
+    // updated again meanwhile leaves the list and would shift an offset).
+    assert.equal(failed.searchParams.get('offset'), '200')
+    const lastOrderRead = simulator.exchanges.find((exchange) => exchange.url === orderWindowPages(simulator.requests)[1])?.body as RevelList<RevelOrder>
+    const resumedPage = new URL(failed)
+    resumedPage.searchParams.delete('offset')
+    resumedPage.searchParams.append('id__gt', String(lastOrderRead.objects.at(-1)?.id))
+    resumedPage.searchParams.append('offset', '0')
+    assert.equal(retried?.href, resumedPage.href, 'the retry asks for the page that failed')
     const complete = await collectSales(adapterFor((await recordedSimulator()).url).listSales(window))
     assert.deepEqual(lines.map((line) => line.lineId).sort(), complete.map((line) => line.lineId).sort())
   })

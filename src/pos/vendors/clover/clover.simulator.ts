@@ -26,9 +26,11 @@ import {
   type CloverModifierGroup,
   type CloverOrder,
   type CloverPayment,
+  type CloverPush,
   type CloverRefreshFields,
   type CloverRefreshRequest,
   type CloverRefund,
+  type CloverWebhookVerification,
 } from './clover.client.js'
 
 /**
@@ -442,4 +444,20 @@ export function createCloverSimulator(options: SimulatorOptions, refreshFields =
       if (!res.headersSent) sendJson(res, 500, { message: `Simulator error: ${(error as Error).message}` } satisfies CloverError)
     })
   }
+}
+
+/**
+ * What Clover posts to an app's webhook URL (docs.clover.com/docs/webhooks): the app id and, per merchant
+ * of the app, its changes (`objectId` as `<type letter>:<id>`, e.g. `O:` an order, `P:` a payment, `I:` an
+ * item; `type` CREATE, UPDATE or DELETE; `ts` epoch ms). One message may name several merchants. It is
+ * sent with the app's `X-Clover-Auth` code in a header.
+ */
+export function cloverWebhookMessage(appId: string, merchants: Record<string, { objectId: string; type?: 'CREATE' | 'UPDATE' | 'DELETE'; ts: number }[]>): CloverPush {
+  const changes = Object.entries(merchants).map(([merchantId, updates]) => [merchantId, updates.map((update) => ({ type: 'UPDATE' as const, ...update }))])
+  return { appId, merchants: Object.fromEntries(changes) }
+}
+
+/** What Clover posts, without X-Clover-Auth, when the app's webhook URL is set up (docs.clover.com/docs/webhooks). */
+export function cloverWebhookVerification(verificationCode: string): CloverWebhookVerification {
+  return { verificationCode }
 }

@@ -1,14 +1,8 @@
 import { timingSafeEqual } from 'node:crypto'
-import type { PosPush, PosVendor } from '../../adapter.js'
+import type { AppPushRouting, PosPush, PosVendor } from '../../adapter.js'
 import { CloverAdapter, CloverCredentials, cloverProductionBaseUrl, type CloverConfig } from './clover.adapter.js'
 import { CLOVER_MAX_PAGE_SIZE, DEFAULT_CLOVER_REFRESH_FIELDS, type CloverPush, type CloverWebhookVerification } from './clover.client.js'
 import { createCloverSimulator } from './clover.simulator.js'
-
-/** A Clover push as read: the merchants it is about and, for Clover's set-up request, the verification code. */
-export interface CloverPushReading extends PosPush {
-  merchantIds: string[]
-  verificationCode?: string
-}
 
 export const DEFAULT_CLOVER_CONFIG: CloverConfig = {
   // The app id is the deployment's, not the merchant's: it comes from the environment.
@@ -39,26 +33,38 @@ function assertCloverAuth(headers: Record<string, string | string[] | undefined>
   if (code.length !== expected.length || !timingSafeEqual(code, expected)) throw new Error('Clover push X-Clover-Auth does not match')
 }
 
+/** The merchants a push names (`merchants` keys), or Clover's set-up request; throws on a body that is neither. */
+function readCloverPush(rawBody: Buffer): { accountIds: string[]; verificationCode?: string } {
+  const body = readJson(rawBody)
+  if (isVerification(body)) return { accountIds: [], verificationCode: body.verificationCode }
+  const merchants = (body as Partial<CloverPush> | null)?.merchants
+  if (typeof merchants !== 'object' || merchants === null || Array.isArray(merchants)) throw new Error('Clover push names no merchants')
+  return { accountIds: Object.keys(merchants) }
+}
+
 /**
  * A Clover webhook. When the app's webhook URL is set up Clover posts `{verificationCode}` once, before
  * any auth code exists (docs.clover.com/docs/webhooks): it carries no X-Clover-Auth, and its code is
  * handed back for the operator to type into Clover's dashboard. Every other push carries `X-Clover-Auth`,
- * the code Clover shows once the URL is verified (a shared secret, not a signature), and names the
- * merchants it is about: Clover posts every merchant's changes to the app's one URL. Object ids say what
- * changed: `O:` orders and `P:` payments mean sales to read; `I…:` (items, categories, item groups) the
- * catalog. A push naming both is about orders.
+ * the code Clover shows once the URL is verified (one per app: a shared secret, not a signature), and
+ * names the merchants it is about (`accountIds`): Clover posts every merchant's changes to the app's one
+ * URL. Object ids say what changed: `O:` orders and `P:` payments mean sales to read; `I…:` (items,
+ * categories, item groups) the catalog. A push naming both is about orders.
  */
-function parseCloverPush(headers: Record<string, string | string[] | undefined>, rawBody: Buffer, secret: string): CloverPushReading {
-  const body = readJson(rawBody)
-  if (isVerification(body)) return { kind: 'other', merchantIds: [], verificationCode: body.verificationCode }
+function parseCloverPush(headers: Record<string, string | string[] | undefined>, rawBody: Buffer, secret: string): PosPush {
+  const read = readCloverPush(rawBody)
+  if (read.verificationCode !== undefined) return { kind: 'other', accountIds: [], verificationCode: read.verificationCode }
   assertCloverAuth(headers, secret)
-  const merchants = (body as Partial<CloverPush> | null)?.merchants ?? {}
+  const merchants = (readJson(rawBody) as CloverPush).merchants
   const objectIds = Object.values(merchants).flatMap((changes) => (Array.isArray(changes) ? changes.map((change) => String(change.objectId ?? '')) : []))
-  const merchantIds = Object.keys(merchants)
-  if (objectIds.some((id) => id.startsWith('O:') || id.startsWith('P:'))) return { kind: 'orders_changed', merchantIds }
-  if (objectIds.some((id) => id.startsWith('I'))) return { kind: 'catalog_changed', merchantIds }
-  return { kind: 'other', merchantIds }
+  const accountIds = read.accountIds
+  if (objectIds.some((id) => id.startsWith('O:') || id.startsWith('P:'))) return { kind: 'orders_changed', accountIds }
+  if (objectIds.some((id) => id.startsWith('I'))) return { kind: 'catalog_changed', accountIds }
+  return { kind: 'other', accountIds }
 }
+
+/** Clover posts every merchant's pushes to the app's one URL, naming the merchants (docs.clover.com/docs/webhooks). */
+export const CLOVER_APP_PUSH: AppPushRouting = { accountField: 'merchant_id', read: readCloverPush }
 
 /** A Clover PosVendor with some settings overridden (tests, or a deployment that learned Clover's real field names). */
 export function createCloverVendor(overrides: Partial<CloverConfig> = {}): PosVendor {
@@ -72,6 +78,7 @@ export function createCloverVendor(overrides: Partial<CloverConfig> = {}): PosVe
     createAdapter: (options) => new CloverAdapter(options, config),
     createSimulator: (options) => createCloverSimulator(options, config.refreshFields),
     parsePush: parseCloverPush,
+    appPush: CLOVER_APP_PUSH,
   }
 }
 

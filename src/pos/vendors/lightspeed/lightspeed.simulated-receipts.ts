@@ -15,6 +15,10 @@ import type { LightspeedPayment, LightspeedSale, LightspeedSalesLine } from './l
  *   lines, like a refund) and a new SALE receipt of the account as closed again, both at the moment
  *   it closed again; the recall's `source.previousAccountId` is the recalled account, the new sale's
  *   is the recall.
+ * - A check cancelled in the back office (only those `backOfficeCancellations` names): a CANCEL receipt
+ *   taking back the account's sold lines and tip, made when the cancellation is filed but dated, as
+ *   Lightspeed documents for back-office transactions, "to the original transaction date": its
+ *   `timeofCloseAndPaid` is the account's close (⚠ the lines' sign, as for a refund).
  */
 
 /** Payment method of every simulated check (the bar takes cards). */
@@ -44,6 +48,8 @@ export interface ReceiptOptions {
   withPayments: boolean
   /** Menu keys whose item the location keeps without a SKU: their lines carry none either. */
   itemsWithoutSku: ReadonlySet<string>
+  /** Checks cancelled in the back office: check id → when the cancellation was filed. */
+  backOfficeCancellations?: ReadonlyMap<string, Date>
 }
 
 /** Integer cents as Lightspeed's decimal string ("-7.50"); the simulator counts in cents, as exact integers. */
@@ -57,10 +63,14 @@ function centsOf(lines: readonly LightspeedSalesLine[]): number {
 }
 
 /** A change to a closed check, as the bar records it. */
-type CheckEvent = { at: Date; kind: 'refund'; line: SimLine } | { at: Date; kind: 'recall'; voids?: SimLine; reopens?: boolean }
+type CheckEvent =
+  | { at: Date; kind: 'refund'; line: SimLine }
+  | { at: Date; kind: 'recall'; voids?: SimLine; reopens?: boolean }
+  | { at: Date; kind: 'cancel' }
 
-function eventsOf(check: SimCheck, asOf: Date): CheckEvent[] {
+function eventsOf(check: SimCheck, asOf: Date, cancelledAt: Date | undefined): CheckEvent[] {
   const events: CheckEvent[] = []
+  if (cancelledAt && cancelledAt <= asOf) events.push({ at: cancelledAt, kind: 'cancel' })
   for (const line of check.lines) {
     if (line.refundedAt && line.refundedAt <= asOf) events.push({ at: line.refundedAt, kind: 'refund', line })
     if (line.voidedAfterCloseAt && line.voidedAfterCloseAt <= asOf) events.push({ at: line.voidedAfterCloseAt, kind: 'recall', voids: line })
@@ -94,7 +104,12 @@ class CheckReceipts {
     const first = this.sale(this.check.closedAt, undefined)
     const receipts = [first]
     let current = first
-    for (const event of eventsOf(this.check, asOf)) {
+    for (const event of eventsOf(this.check, asOf, this.options.backOfficeCancellations?.get(this.check.checkId))) {
+      if (event.kind === 'cancel') {
+        // Back-dated: filed at event.at, dated at the account's close.
+        receipts.push(this.recall(current, this.check.closedAt, 'CANCEL'))
+        break
+      }
       if (event.kind === 'refund') {
         receipts.push(this.refund(event.line, current, event.at))
         this.refunded.add(event.line)
@@ -129,12 +144,12 @@ class CheckReceipts {
     return this.receipt(fiscal, 'REFUND', at, salesLines, { cents: centsOf(salesLines), tipCents: 0 }, this.sourceFor(account))
   }
 
-  /** A receipt taking back every sold line of `account`, and its payment. */
-  private recall(account: LightspeedSale, at: Date): LightspeedSale {
-    const fiscal = this.fiscal(`${this.check.checkId}:recall${this.version}`)
+  /** A receipt taking back every sold line of `account`, and its payment (a recall, or a cancellation). */
+  private recall(account: LightspeedSale, at: Date, type: 'RECALL' | 'CANCEL' = 'RECALL'): LightspeedSale {
+    const fiscal = this.fiscal(`${this.check.checkId}:${type.toLowerCase()}${this.version}`)
     const sold = this.check.lines.filter((line) => this.onAccount(line) && !this.voided.has(line))
     const salesLines = sold.flatMap((line) => this.linesOf(line, fiscal, -1, false))
-    return this.receipt(fiscal, 'RECALL', at, salesLines, { cents: centsOf(salesLines), tipCents: -dollarsToCents(this.check.tip) }, this.sourceFor(account))
+    return this.receipt(fiscal, type, at, salesLines, { cents: centsOf(salesLines), tipCents: -dollarsToCents(this.check.tip) }, this.sourceFor(account))
   }
 
   private sourceFor(account: LightspeedSale): LightspeedSale['source'] {

@@ -47,6 +47,12 @@ const STAFF_PARAMETERS = ['page', 'size', 'sort', 'isActive', 'startDate', 'endD
 export interface LightspeedLocationSetup {
   /** Menu keys of items kept without a SKU (K-Series makes the SKU optional): their sales lines carry none. */
   itemsWithoutSku: readonly string[]
+  /**
+   * Checks the bar cancels in the back office, and when it files each cancellation. K-Series dates such
+   * a receipt to the original transaction (a CANCEL receipt at the check's close), so it appears, once
+   * filed, in a window already read. None by default.
+   */
+  backOfficeCancellations?: ReadonlyMap<string, Date>
 }
 
 /** The simulator's location keeps the fries without a SKU, as kitchens often do. */
@@ -65,6 +71,7 @@ class LightspeedSimulator {
   private readonly historyDays: number
   private readonly now: () => Date
   private readonly itemsWithoutSku: ReadonlySet<string>
+  private readonly backOfficeCancellations: ReadonlyMap<string, Date>
   private readonly rendered = new WeakMap<SimCheck, { key: string; receipts: LightspeedSale[] }>()
   private readonly ids: ReceiptIds = {
     number: (key) => this.numericId(`receipt:${key}`),
@@ -79,6 +86,7 @@ class LightspeedSimulator {
     this.historyDays = options.historyDays ?? 120
     this.now = options.now ?? (() => new Date())
     this.itemsWithoutSku = new Set(location.itemsWithoutSku)
+    this.backOfficeCancellations = location.backOfficeCancellations ?? new Map()
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -207,7 +215,12 @@ class LightspeedSimulator {
     const unknownInclude = include.find((name) => !FINANCIALS_INCLUDES.includes(name))
     if (unknownInclude !== undefined) return writeError(400, `Unknown include '${unknownInclude}'`)
     const now = this.now()
-    const options = { withStaffNames: include.includes('staff'), withPayments: include.includes('payments'), itemsWithoutSku: this.itemsWithoutSku }
+    const options = {
+      withStaffNames: include.includes('staff'),
+      withPayments: include.includes('payments'),
+      itemsWithoutSku: this.itemsWithoutSku,
+      backOfficeCancellations: this.backOfficeCancellations,
+    }
     const history = { now, historyDays: this.historyDays, volume: this.options.volume }
     const receipts = checksClosedBetween(this.options.seed, new Date(from.getTime() - LATEST_CHANGE_AFTER_CLOSE_MS), to, history)
       .flatMap((check) => this.receiptsOf(check, now, options))

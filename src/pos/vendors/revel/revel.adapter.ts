@@ -54,10 +54,11 @@ export function createRevelAdapter(options: PosAdapterOptions): PosAdapter {
       const products = await client.listProducts(await establishmentId())
       return toPosProducts(products, await client.listProductCategories(), await client.listModifiers())
     },
-    async *listSales(window) {
-      // A listing that failed is taken up where it stopped when the same window is listed again.
+    async *listSales(window, progress) {
+      // A listing that failed is taken up where it stopped when the same window is listed again: on this
+      // adapter from memory, by the next run from the position it reported.
       const key = `${window.start.toISOString()}/${window.end.toISOString()}`
-      const listing = unfinished.get(key) ?? new SalesListing(client, await establishmentId(), window)
+      const listing = unfinished.get(key) ?? new SalesListing(client, await establishmentId(), window, new PageProgress(progress?.from, progress?.reached))
       unfinished.set(key, listing)
       yield* listing.lines()
       unfinished.delete(key)
@@ -89,13 +90,13 @@ async function chooseEstablishment(client: RevelClient, configured?: string): Pr
  * listed again after a failure it starts at the page that failed.
  */
 class SalesListing {
-  private readonly progress = new PageProgress()
   private names: RevelNames | undefined
 
   constructor(
     private readonly client: RevelClient,
     private readonly establishmentId: string,
     private readonly window: SalesWindow,
+    private readonly progress: PageProgress,
   ) {}
 
   async *lines(): AsyncIterable<PosSaleLine[]> {
@@ -105,6 +106,8 @@ class SalesListing {
       for await (const items of this.client.itemPagesOf(orders.map((order) => order.id), this.progress)) {
         yield items.flatMap((item) => soldLines(item, orderOf(item, ordersById), names))
       }
+      // That page of orders is done: its items' progress is not needed again (it would only grow the position).
+      this.progress.forget(isItemsOfOrders)
     }
     for await (const returned of this.client.returnPages(this.window, this.progress)) {
       const orders = await this.ordersOf(returned)
@@ -134,6 +137,8 @@ class SalesListing {
     return new Map(orders.map((order) => [String(order.id), order]))
   }
 }
+
+const isItemsOfOrders = (key: string) => key.startsWith('OrderItem?') && key.includes('"order__in"')
 
 function orderOf(item: RevelOrderItem, ordersById: Map<string, RevelOrder>): RevelOrder {
   const order = ordersById.get(referencedId(item.order) ?? '')

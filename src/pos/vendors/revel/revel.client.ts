@@ -52,20 +52,66 @@ const LIST_CHECKERS = Object.fromEntries(
   Object.entries(REVEL_RESOURCES).map(([resource, object]) => [resource, Compile(Type.Object({ meta: RevelMeta, objects: Type.Array(object) }))]),
 ) as Record<RevelResource, ReturnType<typeof Compile>>
 
+/** Where one paged query got to: the next offset and the id of the last object taken, or finished. */
+type QueryProgress = 'finished' | { offset: number; lastId: number }
+
 /**
- * Where the listings of one sales window got to: the next offset of every paged query (or that it is
- * finished). A listing given the same progress after a failure asks for the page that failed, not the
- * first one, and skips the queries it finished.
+ * Queries resumed by id rather than offset (`id__gt` the last id taken, ordered by id): an order updated
+ * again after a failed run leaves the window's list and would shift the later orders one offset back,
+ * so resuming at an offset could skip one. revel.yml documents the id lookups on Order (`id__lt`).
+ */
+const RESUMED_BY_ID: ReadonlySet<RevelResource> = new Set(['Order'])
+
+/**
+ * Where the listings of one sales window got to: every paged query's progress. A listing given the same
+ * progress after a failure (in this process, or restored from `toString()` by the next run) asks for
+ * the page that failed, not the first one, and skips the queries it finished. `onRecord` hears every
+ * step, once the caller has taken the page it follows.
  */
 export class PageProgress {
-  private readonly nextOffsets = new Map<string, number | 'finished'>()
+  private readonly queries: Map<string, QueryProgress>
 
-  startOf(key: string): number | 'finished' {
-    return this.nextOffsets.get(key) ?? 0
+  constructor(
+    position?: string,
+    private readonly onRecord?: (position: string) => void,
+  ) {
+    this.queries = new Map(position ? readPosition(position) : [])
   }
 
-  record(key: string, next: number | 'finished'): void {
-    this.nextOffsets.set(key, next)
+  startOf(key: string): QueryProgress | undefined {
+    return this.queries.get(key)
+  }
+
+  record(key: string, progress: QueryProgress): void {
+    this.queries.set(key, progress)
+    this.onRecord?.(this.toString())
+  }
+
+  /** Drops the progress of the queries matching: they will not be listed again in this window. */
+  forget(matches: (key: string) => boolean): void {
+    for (const key of [...this.queries.keys()]) if (matches(key)) this.queries.delete(key)
+  }
+
+  toString(): string {
+    return JSON.stringify([...this.queries])
+  }
+}
+
+/** A stored position, or nothing (the listing starts over) when it is not one this version wrote. */
+function readPosition(position: string): [string, QueryProgress][] {
+  try {
+    const entries: unknown = JSON.parse(position)
+    const valid =
+      Array.isArray(entries) &&
+      entries.every(
+        (entry) =>
+          Array.isArray(entry) &&
+          typeof entry[0] === 'string' &&
+          (entry[1] === 'finished' || (Number.isInteger(entry[1]?.offset) && Number.isInteger(entry[1]?.lastId))),
+      )
+    return valid ? (entries as [string, QueryProgress][]) : []
+  } catch {
+    return []
   }
 }
 
@@ -133,19 +179,23 @@ export class RevelClient {
 
   /**
    * Follows offsets until `meta.next` is null; the offset advances by what came back, whatever limit
-   * Revel applied. With a progress, it starts where that query got to and records each page once the
-   * caller has taken it.
+   * Revel applied. With a progress, it starts where that query got to (Order lists after the last id
+   * taken, others at the next offset) and records each page once the caller has taken it.
    */
   private async *pages<R extends RevelResource>(resource: R, query: Query, progress?: PageProgress): AsyncIterable<ObjectOf<R>[]> {
     const key = `${resource}?${JSON.stringify(query)}`
-    const start = progress?.startOf(key) ?? 0
+    const start = progress?.startOf(key)
     if (start === 'finished') return
-    for (let offset = start; ; ) {
-      const list = await this.page(resource, { limit: REVEL_PAGE_SIZE, ...query, offset })
+    const resumedById = start !== undefined && RESUMED_BY_ID.has(resource)
+    const asked = resumedById ? { ...query, id__gt: start.lastId } : query
+    let lastId = start?.lastId ?? 0
+    for (let offset = start && !resumedById ? start.offset : 0; ; ) {
+      const list = await this.page(resource, { limit: REVEL_PAGE_SIZE, ...asked, offset })
       const finished = list.meta.next === null || list.objects.length === 0
       if (list.objects.length > 0) yield list.objects
       offset += list.objects.length
-      progress?.record(key, finished ? 'finished' : offset)
+      lastId = (list.objects.at(-1) as { id: number } | undefined)?.id ?? lastId
+      progress?.record(key, finished ? 'finished' : { offset, lastId })
       if (finished) return
     }
   }
