@@ -107,7 +107,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(inventoryRoutes, { prefix: '/v1/inventory', countObserver: emitCountVariance })
   await app.register(settingsRoutes, { prefix: '/v1/settings' })
   await app.register(recipeRoutes, { prefix: '/v1/recipes' })
-  const posGateway = new PosGateway(config)
+  const posGateway = new PosGateway(config, options.resolver)
   await app.register(posRoutes, { prefix: '/v1/pos', gateway: posGateway })
   await app.register(posPushRoutes, { prefix: PUSH_PATH_PREFIX, gateway: posGateway })
   await app.register(salesRoutes, { prefix: '/v1/sales' })

@@ -1,3 +1,4 @@
+import type { Dispatcher } from 'undici'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { TObject } from 'typebox'
 
@@ -118,7 +119,16 @@ export interface PosAdapterOptions {
   maxRetryWaitMs?: number
   /** Aborts requests and Retry-After waits at once (a sync run stopped by a shutdown). */
   signal?: AbortSignal
+  /**
+   * Connects the vendor's requests (undici's default when absent). The gateway gives production hosts one
+   * whose DNS look-up refuses non-public addresses at connect, so a host that passed the check when the
+   * connection was made cannot be re-pointed at a private address later (DNS rebinding).
+   */
+  dispatcher?: Dispatcher
 }
+
+/** How a vendor client sends: what every client passes on to VendorHttp unchanged. */
+export type VendorTransport = Pick<PosAdapterOptions, 'timeoutMs' | 'maxRetryWaitMs' | 'signal' | 'dispatcher'>
 
 export interface PosAdapter {
   /** Authenticates (reusing a cached token when valid). Throws PosAdapterError. */

@@ -1,9 +1,10 @@
 import { createHmac } from 'node:crypto'
+import { Agent } from 'undici'
 import type { Config } from '../platform/config.js'
 import type { Environment } from '../platform/db/database.js'
 import { resolveSecretKey } from '../platform/secret-key.js'
-import { type PosAdapter, PosAdapterError, type PosCredentials, type PosVendor } from './adapter.js'
-import { publicHostRefusal } from '../platform/network-guard.js'
+import { type PosAdapter, PosAdapterError, type PosAdapterOptions, type PosCredentials, type PosVendor } from './adapter.js'
+import { guardedLookup, publicHostRefusal, type Resolver, systemResolver } from '../platform/network-guard.js'
 import { decryptCredentials, encryptCredentials } from './credential-cipher.js'
 import { sandboxSimulatorUrl } from './sandbox-simulators.js'
 
@@ -14,8 +15,13 @@ import { sandboxSimulatorUrl } from './sandbox-simulators.js'
  */
 export class PosGateway {
   private key: Buffer | undefined
+  /** Connects to production vendor hosts through a look-up that refuses non-public addresses (made once, when first needed). */
+  private publicOnly: Agent | undefined
 
-  constructor(private readonly config: Pick<Config, 'secretKey' | 'dataDir' | 'posBaseUrls' | 'posRetryWaitMs' | 'posRequestTimeoutMs' | 'webhookAllowPrivate'>) {}
+  constructor(
+    private readonly config: Pick<Config, 'secretKey' | 'dataDir' | 'posBaseUrls' | 'posRetryWaitMs' | 'posRequestTimeoutMs' | 'webhookAllowPrivate'>,
+    private readonly resolver: Resolver = systemResolver,
+  ) {}
 
   private secretKey(): Buffer {
     this.key ??= resolveSecretKey(this.config.secretKey, this.config.dataDir)
@@ -39,13 +45,19 @@ export class PosGateway {
     return createHmac('sha256', key).update(text).digest('hex')
   }
 
-  async baseUrl(vendor: PosVendor, environment: Environment, credentials: PosCredentials): Promise<string> {
-    if (environment === 'sandbox') return sandboxSimulatorUrl(vendor)
+  /**
+   * Where the vendor's requests go, and through what: the sandbox simulator, an operator's override
+   * (BARSTOCK_POS_BASE_URLS, trusted), or the production host, checked now and again at every connect.
+   */
+  private async endpoint(vendor: PosVendor, environment: Environment, credentials: PosCredentials): Promise<Pick<PosAdapterOptions, 'baseUrl' | 'dispatcher'>> {
+    if (environment === 'sandbox') return { baseUrl: await sandboxSimulatorUrl(vendor) }
     const override = this.config.posBaseUrls[vendor.posType]
-    if (override) return override
+    if (override) return { baseUrl: override }
     const production = vendor.productionBaseUrl(credentials)
+    if (this.config.webhookAllowPrivate) return { baseUrl: production }
     await this.refuseNonPublicHosts(vendor, [production, ...Object.values(credentials)])
-    return production
+    this.publicOnly ??= new Agent({ connect: { lookup: guardedLookup(this.resolver, false) } })
+    return { baseUrl: production, dispatcher: this.publicOnly }
   }
 
   /**
@@ -56,9 +68,8 @@ export class PosGateway {
    * (BARSTOCK_POS_BASE_URLS) are trusted.
    */
   private async refuseNonPublicHosts(vendor: PosVendor, values: string[]): Promise<void> {
-    if (this.config.webhookAllowPrivate) return
     for (const url of values.filter((value) => /^https?:\/\//i.test(value))) {
-      if (await publicHostRefusal(url)) throw new PosAdapterError('connection_failed', `Could not reach the ${vendor.posType} POS`)
+      if (await publicHostRefusal(url, this.resolver)) throw new PosAdapterError('connection_failed', `Could not reach the ${vendor.posType} POS`)
     }
   }
 
@@ -69,8 +80,8 @@ export class PosGateway {
     credentials: PosCredentials,
     onCredentialsRotated?: (credentials: PosCredentials) => Promise<void>,
   ): Promise<PosAdapter> {
-    const baseUrl = await this.baseUrl(vendor, environment, credentials)
-    return vendor.createAdapter({ credentials, baseUrl, timeoutMs: this.config.posRequestTimeoutMs, ...(onCredentialsRotated && { onCredentialsRotated }) })
+    const endpoint = await this.endpoint(vendor, environment, credentials)
+    return vendor.createAdapter({ credentials, ...endpoint, timeoutMs: this.config.posRequestTimeoutMs, ...(onCredentialsRotated && { onCredentialsRotated }) })
   }
 
   /**
@@ -85,8 +96,8 @@ export class PosGateway {
     onCredentialsRotated: (credentials: PosCredentials) => Promise<void>,
     signal?: AbortSignal,
   ): Promise<PosAdapter> {
-    const baseUrl = await this.baseUrl(vendor, environment, credentials)
+    const endpoint = await this.endpoint(vendor, environment, credentials)
     const timeouts = { timeoutMs: this.config.posRequestTimeoutMs, maxRetryWaitMs: this.config.posRetryWaitMs }
-    return vendor.createAdapter({ credentials, baseUrl, onCredentialsRotated, ...timeouts, ...(signal && { signal }) })
+    return vendor.createAdapter({ credentials, ...endpoint, onCredentialsRotated, ...timeouts, ...(signal && { signal }) })
   }
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { createServer } from 'node:net'
 import { after, before, test } from 'node:test'
+import type { Resolver } from '../../src/platform/network-guard.js'
 import { json, type TestContext } from '../helpers/context.js'
 import { createPosTestContext, SQUARE_CREDENTIALS } from './pos-helpers.js'
 
@@ -54,5 +55,39 @@ test('a Simphony host in the credentials on loopback or a private network is nev
     assert.equal(json(await ctx.request('GET', '/v1/pos/connections', { key: caller.key })).pagination.total, 0)
   } finally {
     await new Promise((resolve) => listener.close(resolve))
+  }
+})
+
+test('a host that passed the check but resolves to loopback when connected (DNS rebinding) is never connected to: 502 connection_failed, nothing created', async () => {
+  // The resolver answers a public address the first time it is asked for localhost (the create check)
+  // and loopback afterwards (the connect): only a look-up at connect time stops the second answer. The
+  // system's own DNS would send localhost to the listener below.
+  let lookups = 0
+  const resolver: Resolver = async (hostname) =>
+    hostname === 'localhost' && lookups++ > 0 ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '93.184.216.34', family: 4 }]
+  const rebinding = await createPosTestContext({ resolver })
+  let reached = 0
+  const listener = createServer((socket) => {
+    reached++
+    socket.destroy()
+  })
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
+  const port = (listener.address() as { port: number }).port
+  try {
+    const caller = await rebinding.newCaller({ environment: 'production' })
+    const credentials = { client_id: 'QkFSU1RPQ0suZXhhbXBsZQ', username: 'barstock-api', password: 'example-password-0001', org_short_name: 'EXBAR', loc_ref: 'BAR01' }
+    const response = await rebinding.request('POST', '/v1/pos/connections', {
+      key: caller.key,
+      body: { pos_type: 'simphony', name: 'Rebind', credentials: { ...credentials, auth_server_url: `https://localhost:${port}`, app_server_url: 'https://simphony-bi.example.com' } },
+    })
+    assert.equal(response.statusCode, 502, response.body)
+    assert.equal(json(response).error.code, 'connection_failed')
+    assert.doesNotMatch(response.body, /127\.0\.0\.1|public address|localhost/)
+    assert.equal(lookups, 2, 'the host is looked up again at connect')
+    assert.equal(reached, 0)
+    assert.equal(json(await rebinding.request('GET', '/v1/pos/connections', { key: caller.key })).pagination.total, 0)
+  } finally {
+    await new Promise((resolve) => listener.close(resolve))
+    await rebinding.close()
   }
 })

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { request } from 'undici'
-import { PosAdapterError } from '../adapter.js'
+import { RefusedAddressError } from '../../platform/network-guard.js'
+import { PosAdapterError, type VendorTransport } from '../adapter.js'
 
 /**
  * The HTTP all vendor clients share: timeouts, 429 handling with Retry-After, bounded retries of 5xx,
@@ -8,14 +9,16 @@ import { PosAdapterError } from '../adapter.js'
  * read their own error bodies; nothing here knows a vendor.
  */
 
-export interface VendorHttpOptions {
+/** maxRetryWaitMs is the longest total wait for Retry-After inside one call before giving up with rate_limited. */
+export interface VendorHttpOptions extends VendorTransport {
   vendor: string
   baseUrl: string
-  timeoutMs?: number
-  /** Longest total wait for Retry-After inside one call before giving up with rate_limited. */
-  maxRetryWaitMs?: number
-  /** Aborts the request in flight and any wait (a sync run stopped by a shutdown). */
-  signal?: AbortSignal
+}
+
+/** The transport fields of a vendor's options, to pass on to VendorHttp. */
+export function transportOf(options: VendorTransport): VendorTransport {
+  const { timeoutMs, maxRetryWaitMs, signal, dispatcher } = options
+  return { timeoutMs, maxRetryWaitMs, signal, dispatcher }
 }
 
 export interface VendorRequest {
@@ -120,6 +123,7 @@ export class VendorHttp {
         method: req.method ?? 'GET',
         headers,
         body,
+        dispatcher: this.options.dispatcher,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
         signal: this.options.signal ? AbortSignal.any([AbortSignal.timeout(this.timeoutMs), this.options.signal]) : AbortSignal.timeout(this.timeoutMs),
@@ -127,6 +131,8 @@ export class VendorHttp {
       return { status: response.statusCode, headers: response.headers, text: await response.body.text() }
     } catch (error) {
       if (error instanceof PosAdapterError) throw error
+      // A host that now resolves to a private address: say no more than the create-time check does.
+      if (error instanceof RefusedAddressError) throw new PosAdapterError('connection_failed', `${this.options.vendor} unreachable`)
       throw new PosAdapterError('connection_failed', `${this.options.vendor} unreachable: ${(error as Error).message}`)
     }
   }

@@ -20,6 +20,7 @@ import {
   type CloverTokenSource,
 } from './clover.client.js'
 import { toPosModifierProducts, toPosProduct, toPosSaleLines, toPosStaffMember, type CloverPaidTimeField } from './clover.mapper.js'
+import { transportOf } from '../vendor-http.js'
 
 export const CLOVER_REGIONS = ['na', 'eu', 'la'] as const
 
@@ -79,9 +80,7 @@ export class CloverAdapter implements PosAdapter, CloverTokenSource {
       baseUrl: options.baseUrl,
       merchantId: options.credentials.merchant_id ?? '',
       refreshFields: config.refreshFields,
-      timeoutMs: options.timeoutMs,
-      maxRetryWaitMs: options.maxRetryWaitMs,
-      signal: options.signal,
+      ...transportOf(options),
     })
   }
 

@@ -1,4 +1,4 @@
-import { PosAdapterError } from '../../adapter.js'
+import { PosAdapterError, type VendorTransport } from '../../adapter.js'
 import { rejectStatus, VendorHttp } from '../vendor-http.js'
 
 /**
@@ -207,14 +207,11 @@ export interface CloverTokenSource {
   renewAfterRejection(rejected: string): Promise<boolean>
 }
 
-export interface CloverClientOptions {
+/** The vendor transport (timeouts, abort signal, connection policy) rides along: see VendorTransport. */
+export interface CloverClientOptions extends VendorTransport {
   baseUrl: string
   merchantId: string
   refreshFields: CloverRefreshFields
-  timeoutMs?: number
-  maxRetryWaitMs?: number
-  /** Aborts requests and Retry-After waits (a sync run stopped by a shutdown). */
-  signal?: AbortSignal
 }
 
 export type CloverQuery = Record<string, string | number | string[] | undefined>

@@ -4,6 +4,7 @@ import { LightspeedClient, type LightspeedTokenSource } from './lightspeed.clien
 import { toPosProduct, toPosStaffMember } from './lightspeed.mapper.js'
 import { LightspeedSalesListing, type LightspeedReceiptRoles } from './lightspeed.sales-listing.js'
 import type { LightspeedSale, LightspeedSalesLine } from './lightspeed.wire.js'
+import { transportOf } from '../vendor-http.js'
 
 /**
  * Lightspeed K-Series grants access through OAuth2 refresh tokens that are single-use: every token
@@ -59,9 +60,7 @@ export class LightspeedAdapter implements PosAdapter, LightspeedTokenSource {
       clientId: this.credentials.client_id,
       clientSecret: this.credentials.client_secret,
       businessLocationId: this.credentials.business_location_id,
-      timeoutMs: options.timeoutMs,
-      maxRetryWaitMs: options.maxRetryWaitMs,
-      signal: options.signal,
+      ...transportOf(options),
     })
   }
 

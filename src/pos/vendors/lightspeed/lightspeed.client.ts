@@ -1,4 +1,4 @@
-import { PosAdapterError } from '../../adapter.js'
+import { PosAdapterError, type VendorTransport } from '../../adapter.js'
 import { rejectStatus, VendorHttp } from '../vendor-http.js'
 import {
   LIGHTSPEED_VENDOR,
@@ -31,15 +31,12 @@ export interface LightspeedTokenSource {
   discard(rejected: string): void
 }
 
-export interface LightspeedClientOptions {
+/** The vendor transport (timeouts, abort signal, connection policy) rides along: see VendorTransport. */
+export interface LightspeedClientOptions extends VendorTransport {
   baseUrl: string
   clientId: string
   clientSecret: string
   businessLocationId: string
-  timeoutMs?: number
-  maxRetryWaitMs?: number
-  /** Aborts requests and Retry-After waits (a sync run stopped by a shutdown). */
-  signal?: AbortSignal
 }
 
 const FINANCE_PATH = '/f/finance/'

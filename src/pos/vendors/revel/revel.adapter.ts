@@ -4,6 +4,7 @@ import { PosAdapterError, type PosAdapter, type PosAdapterOptions, type PosPush,
 import { PageProgress, REVEL_VENDOR, RevelClient } from './revel.client.js'
 import { referencedId, returnLines, revelNames, soldLines, toPosProducts, toPosStaff, voidLines, type RevelNames } from './revel.mapper.js'
 import type { RevelOrder, RevelOrderItem } from './revel.resources.js'
+import { transportOf } from '../vendor-http.js'
 
 /**
  * Revel has no token flow: key and secret go on every call. A connection reads one establishment: the
@@ -39,9 +40,7 @@ export function createRevelAdapter(options: PosAdapterOptions): PosAdapter {
     baseUrl: options.baseUrl,
     apiKey: credentials.api_key,
     apiSecret: credentials.api_secret,
-    timeoutMs: options.timeoutMs,
-    maxRetryWaitMs: options.maxRetryWaitMs,
-    signal: options.signal,
+    ...transportOf(options),
   })
   let chosen: Promise<string> | undefined
   const establishmentId = () => (credentials.establishment_id ? Promise.resolve(credentials.establishment_id) : (chosen ??= chooseEstablishment(client)))

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { Compile } from 'typebox/compile'
-import { PosAdapterError, type SalesWindow } from '../../adapter.js'
+import { PosAdapterError, type SalesWindow, type VendorTransport } from '../../adapter.js'
 import { rejectStatus, VendorHttp } from '../vendor-http.js'
 import {
   REVEL_RESOURCES,
@@ -28,14 +28,11 @@ import {
 
 export const REVEL_VENDOR = 'Revel'
 
-export interface RevelClientOptions {
+/** The vendor transport (timeouts, abort signal, connection policy) rides along: see VendorTransport. */
+export interface RevelClientOptions extends VendorTransport {
   baseUrl: string
   apiKey: string
   apiSecret: string
-  timeoutMs?: number
-  maxRetryWaitMs?: number
-  /** Aborts requests and Retry-After waits (a sync run stopped by a shutdown). */
-  signal?: AbortSignal
 }
 
 /** Objects asked for per page (Revel's default is 20). */

@@ -11,6 +11,7 @@ import {
   type SimphonyTokens,
 } from './simphony.client.js'
 import { simphonyNames, toPosProducts, toPosSaleLines, toPosStaff } from './simphony.mapper.js'
+import { transportOf } from '../vendor-http.js'
 
 /**
  * Simphony's adapter signs in once and reuses the id_token until a minute before it expires, then
@@ -64,9 +65,7 @@ export function createSimphonyAdapter(options: PosAdapterOptions): PosAdapter {
     password: credentials.password,
     orgShortName: credentials.org_short_name,
     locRef: credentials.loc_ref,
-    timeoutMs: options.timeoutMs,
-    maxRetryWaitMs: options.maxRetryWaitMs,
-    signal: options.signal,
+    ...transportOf(options),
   })
   const session = new SimphonySession(client)
   return {

@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto'
 import { type Static, type TSchema, Type } from 'typebox'
 import { Nullable } from '../../../platform/http/schemas.js'
 import Value from 'typebox/value'
-import { PosAdapterError } from '../../adapter.js'
-import { rejectStatus, VendorHttp, type VendorResponse } from '../vendor-http.js'
+import { PosAdapterError, type VendorTransport } from '../../adapter.js'
+import { rejectStatus, VendorHttp, type VendorResponse, transportOf } from '../vendor-http.js'
 
 /**
  * Oracle MICROS Simphony's Business Intelligence API, the subset barstock reads. Sign-in is OpenID
@@ -85,7 +85,8 @@ export interface SimphonyError {
   message: string
 }
 
-export interface SimphonyClientOptions {
+/** The vendor transport (timeouts, abort signal, connection policy) rides along: see VendorTransport. */
+export interface SimphonyClientOptions extends VendorTransport {
   authBaseUrl: string
   appBaseUrl: string
   clientId: string
@@ -93,10 +94,6 @@ export interface SimphonyClientOptions {
   password: string
   orgShortName: string
   locRef: string
-  timeoutMs?: number
-  maxRetryWaitMs?: number
-  /** Aborts requests and Retry-After waits (a sync run stopped by a shutdown). */
-  signal?: AbortSignal
 }
 
 /** PKCE S256: the challenge is the base64url SHA-256 of the verifier. */
@@ -128,7 +125,7 @@ export class SimphonyClient {
   private readonly app: VendorHttp
 
   constructor(private readonly options: SimphonyClientOptions) {
-    const http = { vendor: SIMPHONY_VENDOR, timeoutMs: options.timeoutMs, maxRetryWaitMs: options.maxRetryWaitMs, signal: options.signal }
+    const http = { vendor: SIMPHONY_VENDOR, ...transportOf(options) }
     this.auth = new VendorHttp({ ...http, baseUrl: options.authBaseUrl })
     this.app = new VendorHttp({ ...http, baseUrl: options.appBaseUrl })
   }

@@ -2,6 +2,7 @@ import { type Static, Type } from 'typebox'
 import type { PosAdapter, PosAdapterOptions, PosSaleLine, SalesWindow } from '../../adapter.js'
 import { SpotOnClient } from './spoton.client.js'
 import { toPosProducts, toPosSaleLines, toPosStaff } from './spoton.mapper.js'
+import { transportOf } from '../vendor-http.js'
 
 /**
  * SpotOn has no token flow: the location's API key goes on every call, so verifying is reading the
@@ -32,9 +33,7 @@ export function createSpotOnAdapter(options: PosAdapterOptions): PosAdapter {
     baseUrl: options.baseUrl,
     apiKey: credentials.api_key,
     locationId: credentials.location_id,
-    timeoutMs: options.timeoutMs,
-    maxRetryWaitMs: options.maxRetryWaitMs,
-    signal: options.signal,
+    ...transportOf(options),
   })
   return {
     async verify() {

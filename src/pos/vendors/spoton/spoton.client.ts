@@ -1,4 +1,4 @@
-import { PosAdapterError } from '../../adapter.js'
+import { PosAdapterError, type VendorTransport } from '../../adapter.js'
 import { rejectStatus, VendorHttp } from '../vendor-http.js'
 
 /**
@@ -127,14 +127,11 @@ export interface SpotOnError {
   code: string
 }
 
-export interface SpotOnClientOptions {
+/** The vendor transport (timeouts, abort signal, connection policy) rides along: see VendorTransport. */
+export interface SpotOnClientOptions extends VendorTransport {
   baseUrl: string
   apiKey: string
   locationId: string
-  timeoutMs?: number
-  maxRetryWaitMs?: number
-  /** Aborts requests and Retry-After waits (a sync run stopped by a shutdown). */
-  signal?: AbortSignal
 }
 
 /** RFC 3339 without milliseconds: the export API refuses fractional seconds in its ranges. */

@@ -1,6 +1,7 @@
 import { PosAdapterError, type PosAdapter, type PosAdapterOptions, type PosCredentials, type PosProduct, type PosSaleLine, type PosStaffMember, type SalesWindow } from '../../adapter.js'
 import { SQUARE_VENDOR, SquareClient, type SquareOrder, type SquarePayment, type SquareTokenSource } from './square.client.js'
 import { closedAtOf, mapCatalog, mapOrderLines, mapReturnLines, mapTeamMember, type OrderStaff } from './square.mapper.js'
+import { transportOf } from '../vendor-http.js'
 
 /**
  * Square with a personal or OAuth access token: there is no login to cache, the token is sent on every
@@ -29,7 +30,7 @@ export interface SquareConfig {
 
 export function createSquareAdapter(options: PosAdapterOptions, config: SquareConfig): PosAdapter {
   const locationId = options.credentials.location_id ?? ''
-  const clientOptions = { baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, maxRetryWaitMs: options.maxRetryWaitMs, signal: options.signal }
+  const clientOptions = { baseUrl: options.baseUrl, ...transportOf(options) }
   const tokens = new SquareTokens(options, config, new SquareClient({ ...clientOptions, tokens: NO_TOKEN }))
   const client = new SquareClient({ ...clientOptions, tokens })
   return {

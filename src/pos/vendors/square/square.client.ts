@@ -1,5 +1,5 @@
-import { PosAdapterError } from '../../adapter.js'
-import { rejectStatus, VendorHttp, type VendorRequest } from '../vendor-http.js'
+import { PosAdapterError, type VendorTransport } from '../../adapter.js'
+import { rejectStatus, VendorHttp, type VendorRequest, transportOf } from '../vendor-http.js'
 
 /**
  * Square's Connect v2 API, the subset barstock reads: RetrieveLocation (to verify the token and the
@@ -226,13 +226,10 @@ export interface SquareTokenSource {
   renewAfterRejection(rejected: string): Promise<boolean>
 }
 
-export interface SquareClientOptions {
+/** The vendor transport (timeouts, abort signal, connection policy) rides along: see VendorTransport. */
+export interface SquareClientOptions extends VendorTransport {
   baseUrl: string
   tokens: SquareTokenSource
-  timeoutMs?: number
-  maxRetryWaitMs?: number
-  /** Aborts requests and Retry-After waits (a sync run stopped by a shutdown). */
-  signal?: AbortSignal
 }
 
 /** SearchOrders allows up to 1000 orders a page; fewer round trips for a sync. */
@@ -250,13 +247,7 @@ export class SquareClient {
   private readonly http: VendorHttp
 
   constructor(private readonly options: SquareClientOptions) {
-    this.http = new VendorHttp({
-      vendor: SQUARE_VENDOR,
-      baseUrl: options.baseUrl,
-      timeoutMs: options.timeoutMs,
-      maxRetryWaitMs: options.maxRetryWaitMs,
-      signal: options.signal,
-    })
+    this.http = new VendorHttp({ vendor: SQUARE_VENDOR, baseUrl: options.baseUrl, ...transportOf(options) })
   }
 
   /** The location the credentials name; a location this token cannot see is invalid_credentials. */

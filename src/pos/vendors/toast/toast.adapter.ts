@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { PosAdapterError, type PosAdapter, type PosAdapterOptions, type PosSaleLine, type SalesWindow } from '../../adapter.js'
 import { TOAST_ORDERS_PAGE_SIZE, TOAST_VENDOR, ToastClient, ToastTokenRejected } from './toast.client.js'
 import { employeeName, mapEmployee, mapMenus, mapOrderLines } from './toast.mapper.js'
+import { transportOf } from '../vendor-http.js'
 
 /**
  * Toast with a machine client: log in for a bearer token, keep it until shortly before it expires (Toast
@@ -95,9 +96,7 @@ export function createToastAdapter(options: PosAdapterOptions): PosAdapter {
   const client = new ToastClient({
     baseUrl: options.baseUrl,
     restaurantGuid: options.credentials.restaurant_id ?? '',
-    timeoutMs: options.timeoutMs,
-    maxRetryWaitMs: options.maxRetryWaitMs,
-    signal: options.signal,
+    ...transportOf(options),
   })
   const session = new ToastSession(client, options.credentials.client_id ?? '', options.credentials.client_secret ?? '', options.baseUrl)
 

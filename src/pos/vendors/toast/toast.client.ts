@@ -1,5 +1,5 @@
-import { PosAdapterError } from '../../adapter.js'
-import { rejectStatus, VendorHttp, type VendorRequest } from '../vendor-http.js'
+import { PosAdapterError, type VendorTransport } from '../../adapter.js'
+import { rejectStatus, VendorHttp, type VendorRequest, transportOf } from '../vendor-http.js'
 
 /**
  * Toast's platform APIs, the subset barstock reads: authentication (machine-client login), menus v2,
@@ -194,13 +194,10 @@ export interface ToastError {
 /** `ordersBulk` allows at most 100 orders a page. */
 export const TOAST_ORDERS_PAGE_SIZE = 100
 
-export interface ToastClientOptions {
+/** The vendor transport (timeouts, abort signal, connection policy) rides along: see VendorTransport. */
+export interface ToastClientOptions extends VendorTransport {
   baseUrl: string
   restaurantGuid: string
-  timeoutMs?: number
-  maxRetryWaitMs?: number
-  /** Aborts requests and Retry-After waits (a sync run stopped by a shutdown). */
-  signal?: AbortSignal
 }
 
 /** A refused token: the caller logs in again once and retries. */
@@ -210,13 +207,7 @@ export class ToastClient {
   private readonly http: VendorHttp
 
   constructor(private readonly options: ToastClientOptions) {
-    this.http = new VendorHttp({
-      vendor: TOAST_VENDOR,
-      baseUrl: options.baseUrl,
-      timeoutMs: options.timeoutMs,
-      maxRetryWaitMs: options.maxRetryWaitMs,
-      signal: options.signal,
-    })
+    this.http = new VendorHttp({ vendor: TOAST_VENDOR, baseUrl: options.baseUrl, ...transportOf(options) })
   }
 
   /** A new access token for the machine client; 401/403 are invalid_credentials. */
