@@ -12,7 +12,8 @@ import { type BenchServer, forkListener, runLoad, scratchPostgres, startQuietSer
  * rounds each; the better round of each side counts, so the ratio is of figures taken minutes apart.
  * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench
  * BENCH_SECONDS (10), BENCH_CONNECTIONS (32), BENCH_ROUNDS (2), BENCH_SCENARIOS (name fragments, e.g.
- * `get item,put`) adjust a run; BENCH_CPU_PROF=<dir> starts the server with `node --cpu-prof` writing there.
+ * `get item,put`) adjust a run; BENCH_CPU_PROF=<dir> starts the server and the baseline with
+ * `node --cpu-prof` writing there (one profile each).
  */
 
 const ITEMS = 1000
@@ -176,15 +177,16 @@ async function main() {
   const database = await scratchPostgres(url, 'barstock_inventory_bench')
   const env = { DATABASE_URL: database.url, BARSTOCK_LOG_LEVEL: 'warn', BARSTOCK_RATE_LIMIT_PRODUCTION: '100000000' }
   const profile = process.env.BENCH_CPU_PROF
+  const profiling = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []
   const started: BenchServer[] = []
   try {
-    const barstock = await startQuietServer(env, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])
+    const barstock = await startQuietServer(env, profiling)
     started.push(barstock)
     const created = await runCli(['keys', 'create', '--name', 'bench', '--permissions', '*', '--json'], env)
     if (created.code !== 0) throw new Error(`keys create failed: ${created.stderr}`)
     const key = (JSON.parse(created.stdout) as { key: string }).key
     const ids = await seed(barstock.url, key, ITEMS)
-    const bare = await forkListener(new URL('./bare-server.js', import.meta.url), { DATABASE_URL: database.url, BENCH_ACCOUNT: ACCOUNT })
+    const bare = await forkListener(new URL('./bare-server.js', import.meta.url), { DATABASE_URL: database.url, BENCH_ACCOUNT: ACCOUNT }, profiling)
     started.push(bare)
     // BENCH_SCENARIOS=put (a comma-separated list of name fragments) runs only the matching scenarios.
     const only = process.env.BENCH_SCENARIOS?.split(',').map((part) => part.trim().toLowerCase())

@@ -84,9 +84,9 @@ export async function startQuietServer(env: Record<string, string>, nodeOptions:
   }
 }
 
-/** Forks a bench script that sends `{ url }` over IPC once it listens. */
-export async function forkListener(script: URL, env: Record<string, string>): Promise<BenchServer> {
-  const child = fork(fileURLToPath(script), { env: { ...process.env, ...env } })
+/** Forks a bench script that sends `{ url }` over IPC once it listens; `nodeOptions` as for startQuietServer. */
+export async function forkListener(script: URL, env: Record<string, string>, nodeOptions: string[] = []): Promise<BenchServer> {
+  const child = fork(fileURLToPath(script), { env: { ...process.env, ...env }, execArgv: nodeOptions })
   const exited = new Promise((resolve) => child.on('exit', resolve))
   const stop = stopper(child, exited)
   try {
