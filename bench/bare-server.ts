@@ -42,10 +42,10 @@ let eventSequence = 0
 /**
  * The writes barstock's PUT must make (the item locked, a ledger row, the item's new quantity and an
  * outbox event, in one transaction), as bare SQL: what the mandated ledger and outbox cost by themselves.
+ * With `notify`, also a NOTIFY like the one with which barstock's outbox wakes its deliverers at commit
+ * (on a channel of its own, so that barstock's dispatcher does not wake for the baseline's writes).
  */
-app.put<{ Params: { id: string }; Body: { quantity: number } }>('/items-with-ledger/:id', async (request) => {
-  const { id } = request.params
-  const quantity = request.body.quantity
+async function writeWithLedger(id: string, quantity: number, notify: boolean): Promise<void> {
   const client = await pool.connect()
   try {
     await client.query('BEGIN')
@@ -64,6 +64,7 @@ app.put<{ Params: { id: string }; Body: { quantity: number } }>('/items-with-led
        UPDATE inventory_items SET quantity = $6, last_updated = now() WHERE id = $3`,
       [ACCOUNT, ENVIRONMENT, id, item.location_id, item.cost_per_unit, quantity, item.quantity, `evt_bare_${process.pid}_${eventSequence++}`, JSON.stringify({ item_id: id, quantity })],
     )
+    if (notify) await client.query("SELECT pg_notify('bench_bare_outbox', '')")
     await client.query('COMMIT')
   } catch (error) {
     await client.query('ROLLBACK')
@@ -71,7 +72,16 @@ app.put<{ Params: { id: string }; Body: { quantity: number } }>('/items-with-led
   } finally {
     client.release()
   }
-  return { data: { id } }
+}
+
+app.put<{ Params: { id: string }; Body: { quantity: number } }>('/items-with-ledger/:id', async (request) => {
+  await writeWithLedger(request.params.id, request.body.quantity, false)
+  return { data: { id: request.params.id } }
+})
+
+app.put<{ Params: { id: string }; Body: { quantity: number } }>('/items-with-ledger-and-notify/:id', async (request) => {
+  await writeWithLedger(request.params.id, request.body.quantity, true)
+  return { data: { id: request.params.id } }
 })
 
 const url = await app.listen({ port: 0, host: '127.0.0.1' })

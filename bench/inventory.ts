@@ -95,6 +95,14 @@ function scenarios(ids: string[]): Scenario[] {
       baselinePaths: sample.map((id) => `/items-with-ledger/${id}`),
       bodies: quantities,
     },
+    {
+      name: 'PUT quantity',
+      baseline: 'the same writes and the outbox NOTIFY in bare SQL',
+      method: 'PUT',
+      barstockPaths: sample.map((id) => `/v1/inventory/items/${id}`),
+      baselinePaths: sample.map((id) => `/items-with-ledger-and-notify/${id}`),
+      bodies: quantities,
+    },
   ]
 }
 
