@@ -38,6 +38,8 @@ app.put<{ Params: { id: string }; Body: { quantity: number } }>('/items/:id', as
 })
 
 let eventSequence = 0
+/** In the write's one statement, as barstock sends it. */
+const NOTIFY = " RETURNING (SELECT pg_notify('bench_bare_outbox', ''))"
 
 /**
  * The writes barstock's PUT must make (the item locked, a ledger row, the item's new quantity and an
@@ -61,10 +63,9 @@ async function writeWithLedger(id: string, quantity: number, notify: boolean): P
        e AS (
          INSERT INTO outbox_events (id, account_id, environment, kind, data)
          VALUES ($8, $1, $2, 'inventory.updated', $9))
-       UPDATE inventory_items SET quantity = $6, last_updated = now() WHERE id = $3`,
+       UPDATE inventory_items SET quantity = $6, last_updated = now() WHERE id = $3${notify ? NOTIFY : ''}`,
       [ACCOUNT, ENVIRONMENT, id, item.location_id, item.cost_per_unit, quantity, item.quantity, `evt_bare_${process.pid}_${eventSequence++}`, JSON.stringify({ item_id: id, quantity })],
     )
-    if (notify) await client.query("SELECT pg_notify('bench_bare_outbox', '')")
     await client.query('COMMIT')
   } catch (error) {
     await client.query('ROLLBACK')
