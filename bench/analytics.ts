@@ -1,11 +1,11 @@
-import { execFile, fork, spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import pg from 'pg'
-import type { LoadResult, LoadSpec } from './load-worker.js'
+import type { LoadResult } from './load-worker.js'
+import { runLoad, scratchPostgres } from './processes.js'
 
 /**
  * Analytics benchmark: a bar of 1,000 items with a year of history (weekly counts, N sale lines spread
@@ -29,26 +29,6 @@ interface Server {
   url: string
   key: string
   stop(): Promise<void>
-}
-
-/** A scratch database on the server at `url`, dropped by the returned function. */
-async function scratchDatabase(url: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `barstock_an_bench_${process.pid}_${Date.now()}`
-  const admin = new pg.Client({ connectionString: url })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const target = new URL(url)
-  target.pathname = `/${name}`
-  return {
-    url: target.toString(),
-    async drop() {
-      const dropper = new pg.Client({ connectionString: url })
-      await dropper.connect()
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await dropper.end()
-    },
-  }
 }
 
 async function startServer(env: Record<string, string>): Promise<Server> {
@@ -158,15 +138,6 @@ function progress(message: string): void {
   console.error(`[${((performance.now() - began) / 1000).toFixed(0)} s] ${message}`)
 }
 
-function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(new URL('./load-worker.js', import.meta.url)), { env: { ...process.env, BENCH_LOAD_SPEC: JSON.stringify(spec) } })
-    child.once('message', (result) => resolve(result as LoadResult))
-    child.once('error', reject)
-    child.once('exit', (code) => code === 0 || reject(new Error(`load generator exited with ${code}`)))
-  })
-}
-
 /**
  * Waits until the server's background forecast refit has settled: the forecast answers, comes from a
  * refit that started after the last import of history (imports refit at most once per 10 minutes, so the
@@ -196,7 +167,7 @@ interface Row {
 async function benchmark(database: string, lines: number): Promise<Row> {
   const dataDir = mkdtempSync(join(tmpdir(), 'barstock-bench-'))
   const reused = process.env.BENCH_REUSE
-  const scratch = reused ? { url: reused, drop: async () => {} } : process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL) : undefined
+  const scratch = reused ? { url: reused, drop: async () => {} } : process.env.DATABASE_URL ? await scratchPostgres(process.env.DATABASE_URL, 'barstock_an_bench') : undefined
   const env = { BARSTOCK_DATA_DIR: dataDir, ...(scratch ? { DATABASE_URL: scratch.url } : {}) }
   const server = await startServer(env)
   try {

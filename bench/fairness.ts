@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process'
 import { Agent, request } from 'node:http'
-import { createServer } from 'node:net'
 import { performance } from 'node:perf_hooks'
-import { setTimeout as delay } from 'node:timers/promises'
-import { CLI, childEnv, runCli, tempDataDir } from '../test/helpers/server-process.js'
+import { runCli, tempDataDir } from '../test/helpers/server-process.js'
+import { startQuietServer } from './processes.js'
 
 /**
  * Fairness benchmark: `barstock serve` on PGlite in a process of its own (as `npm start` runs it, logging at warn), and
@@ -67,34 +65,6 @@ async function runClient(url: string, key: string, itemId: string, writes: boole
     agent.destroy()
   }
   return outcome
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const { port } = probe.address() as { port: number }
-  await new Promise((resolve) => probe.close(resolve))
-  return port
-}
-
-/**
- * `barstock serve` at log level warn (per-request logs would be part of the measure otherwise), so it
- * does not print its port: it gets a free one, and another starts if someone took it meanwhile.
- */
-async function startQuietServer(env: Record<string, string>, attempts = 3): Promise<{ url: string; stop: () => Promise<unknown> }> {
-  const port = await freePort()
-  const child = spawn(process.execPath, [CLI, 'serve'], { env: childEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }), stdio: 'inherit' })
-  const exited = new Promise((resolve) => child.on('exit', resolve))
-  const url = `http://127.0.0.1:${port}`
-  for (;;) {
-    const ready = await send(url, undefined, 'GET', '/readyz', {}).catch(() => undefined)
-    if (ready?.status === 200) return { url, stop: () => (child.kill('SIGTERM'), exited) }
-    if (child.exitCode !== null) {
-      if (attempts > 1) return startQuietServer(env, attempts - 1)
-      throw new Error(`server exited with ${child.exitCode}`)
-    }
-    await delay(200)
-  }
 }
 
 function percentile(sorted: number[], fraction: number): number {

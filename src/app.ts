@@ -13,7 +13,7 @@ import { projectPath } from './platform/paths.js'
 import { openapiPlugin } from './platform/http/openapi.js'
 import { validatorCompiler } from './platform/http/validation.js'
 import { newId } from './platform/ids.js'
-import { loggerOptions, requestLogController } from './platform/logging.js'
+import { loggerOptions, requestLogController, requestLoggerFactory } from './platform/logging.js'
 import type { Resolver } from './platform/network-guard.js'
 import type { RateLimiter } from './platform/rate-limit.js'
 import { metricsPlugin } from './platform/metrics/metrics-plugin.js'
@@ -65,8 +65,9 @@ function closeConnectionsWhenClosing(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true
   })
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, _payload, done) => {
     if (closing) reply.header('Connection', 'close')
+    done()
   })
 }
 
@@ -75,7 +76,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, database } = options
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config),
-    logController: requestLogController(),
+    logController: requestLogController(config),
+    childLoggerFactory: requestLoggerFactory,
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
     genReqId: () => newId('req'),

@@ -1,4 +1,5 @@
-import type { Executor, Tenant, Trx } from '../platform/db/database.js'
+import type { Environment, Executor, Tenant, Trx } from '../platform/db/database.js'
+import { precompiled } from '../platform/db/precompiled.js'
 import { decimal, quantityOut, unitCostOut } from '../platform/decimal.js'
 import { keysetBatches } from '../platform/db/keyset-batches.js'
 import type { CountDetail, CountLine, CountSummary, InventoryItem, ListItemsQuery, StockMovement } from './inventory.schemas.js'
@@ -34,8 +35,14 @@ function liveItems(db: Executor, tenant: Tenant) {
     .where('deleted_at', 'is', null)
 }
 
+// GET /v1/inventory/items/:id, the API's hottest read, runs this once per request: compiled once.
+const liveItemById = precompiled((db, accountId: string, environment: Environment, id: string) =>
+  liveItems(db, { accountId, environment }).selectAll().where('id', '=', id),
+)
+
 export async function findItemRow(db: Executor, tenant: Tenant, id: string): Promise<ItemRow | undefined> {
-  return liveItems(db, tenant).selectAll().where('id', '=', id).executeTakeFirst()
+  const rows = await liveItemById(db, tenant.accountId, tenant.environment, id)
+  return rows[0]
 }
 
 /** The items among `ids` by id, in one query: live ones, and soft-deleted ones too when asked (deleted_at tells). */

@@ -51,8 +51,21 @@ export function toDbNumeric(value: Big | number, places = QUANTITY_STORED_DECIMA
   return new Big(value).round(places).toFixed(places)
 }
 
+/** Decimal notation with a point, as PostgreSQL writes a numeric of a column with a scale. */
+const PLAIN_DECIMAL = /^-?\d+\.\d+$/
+
+/** Digits after the point of a PLAIN_DECIMAL, trailing zeros left out. */
+function significantDecimals(value: string): number {
+  let end = value.length
+  while (value.charCodeAt(end - 1) === 48) end--
+  return Math.max(0, end - value.indexOf('.') - 1)
+}
+
 /** A database numeric as the JSON number the API answers with, rounded to `places`. */
 export function toApiNumber(value: string | number | Big, places: number): number {
+  // A database numeric with no more decimals than shown (most are): its nearest double, as below, without
+  // building a decimal (this runs for every number of every item answered).
+  if (typeof value === 'string' && PLAIN_DECIMAL.test(value) && significantDecimals(value) <= places) return Number(value)
   const exact = value instanceof Big ? value : new Big(value)
   // Already within `places` (most database numerics are): rounding would change nothing.
   if (exact.c.length - exact.e - 1 <= places) return Number(exact.toString())

@@ -96,7 +96,9 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
   app.decorateRequest('rateLimit', undefined)
   app.addHook('onRequest', async (request, reply) => {
     if (!request.url.startsWith('/v1/')) return
-    const isPublic = request.routeOptions.config.public === true
+    // Fastify builds routeOptions afresh on every read: read once.
+    const { config } = request.routeOptions
+    const isPublic = config.public === true
     const header = request.headers['x-api-key']
     const context = !isPublic && typeof header === 'string' && header.length <= 200 ? await options.keys.verify(header) : undefined
     request.auth = context
@@ -112,7 +114,7 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     // Unknown routes answer 404 whatever the key.
     if (request.is404 || isPublic) return
     if (!context) throw platformErrors.invalidApiKey(keyHint(request))
-    const required = request.routeOptions.config.permission
+    const required = config.permission
     if (required && !context.permissions.includes(required)) {
       throw platformErrors.insufficientPermissions(required, { required, provided: context.permissions })
     }

@@ -128,8 +128,10 @@ function absentBodyIsEmpty(route: RouteOptions): void {
  */
 async function conventions(app: FastifyInstance) {
   app.addHook('onRoute', absentBodyIsEmpty)
-  app.addHook('onRequest', async (request, reply) => {
+  // The hooks that never wait take Fastify's callback form: an async hook costs every request a promise.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id)
+    done()
   })
   // A POST or DELETE without a body but with Content-Type: application/json (most HTTP clients send it)
   // is an empty body, on every route alike: the route's schema then says whether it needs one.
@@ -138,8 +140,11 @@ async function conventions(app: FastifyInstance) {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
     body === '' ? done(null, undefined) : parseJson(request, body as string, done),
   )
-  app.addHook('preValidation', rejectUnsafeInput)
-  app.addHook('preSerialization', async (request, _reply, payload) => addMeta(request, payload))
+  app.addHook('preValidation', (request, _reply, done) => {
+    rejectUnsafeInput(request)
+    done()
+  })
+  app.addHook('preSerialization', (request, _reply, payload, done) => done(null, addMeta(request, payload)))
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error, request)
     if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed')

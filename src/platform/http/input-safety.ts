@@ -37,8 +37,8 @@ export function checkInput(value: unknown, root: 'body' | 'query' | 'params'): v
   }
 }
 
-/** The preValidation hook: path parameters, query and body, in that order. */
-export async function rejectUnsafeInput(request: FastifyRequest): Promise<void> {
+/** For the preValidation hook: path parameters, query and body, in that order. */
+export function rejectUnsafeInput(request: FastifyRequest): void {
   checkInput(request.params, 'params')
   checkInput(request.query, 'query')
   checkInput(request.body, 'body')

@@ -30,11 +30,12 @@ function bearerMatches(request: FastifyRequest, expected: Buffer): boolean {
 
 /** Counts every answered request by route pattern and status, and the 429s of the rate limit. */
 function countRequests(app: FastifyInstance, registry: MetricsRegistry): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     registry.observeRequest(request.method, request.routeOptions.url ?? UNMATCHED_ROUTE, reply.statusCode, reply.elapsedTime)
     if (reply.statusCode === 429 && request.rateLimit?.exceeded) {
       registry.rateLimitRejected(request.auth?.environment ?? 'unauthenticated')
     }
+    done()
   })
 }
 
