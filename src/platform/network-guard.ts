@@ -7,7 +7,8 @@ import { invalidParameter } from './errors.js'
  * addresses. Loopback, private, link-local, shared (CGNAT), unspecified, multicast, reserved and
  * documentation ranges are refused, in IPv4 and IPv6, including IPv4 addresses carried inside IPv6
  * (mapped, NAT64, 6to4). Webhooks apply it to the URL at create and to the address actually connected to
- * at every delivery; POS connections to the hosts at every connect and run (publicHostRefusal).
+ * at every delivery; POS connections to the hosts at create and every run (publicHostRefusal), and to
+ * the address each vendor request connects to (guardedLookup).
  */
 const refused = new BlockList()
 for (const [network, prefix] of [
