@@ -51,8 +51,17 @@ export function toDbNumeric(value: Big | number, places = QUANTITY_STORED_DECIMA
   return new Big(value).round(places).toFixed(places)
 }
 
+/** A plain decimal string (`-12.5000`, as the database writes numerics) with at most `places` digits after its point. */
+function isPlainWithin(value: string, places: number): boolean {
+  const point = value.indexOf('.')
+  return (point < 0 || value.length - point - 1 <= places) && PLAIN_DECIMAL.test(value)
+}
+const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/
+
 /** A database numeric as the JSON number the API answers with, rounded to `places`. */
 export function toApiNumber(value: string | number | Big, places: number): number {
+  // Already within `places`: the nearest double to the decimal, as below, without parsing it into a Big.
+  if (typeof value === 'string' && isPlainWithin(value, places)) return Number(value)
   const exact = value instanceof Big ? value : new Big(value)
   // Already within `places` (most database numerics are): rounding would change nothing.
   if (exact.c.length - exact.e - 1 <= places) return Number(exact.toString())
