@@ -5,7 +5,7 @@ import type { Tenant } from '../platform/db/database.js'
 import { type BusinessDaySplit, businessDaySplits, PERCENT_DECIMALS, shiftDate } from './report-period.js'
 import { type DayNet, type DaysTotal, type ItemDays, rolledUpDays } from './rollups.repository.js'
 import { type Decimal, decimal, quotientShownAt, sum, ZERO } from '../platform/decimal.js'
-import { measureWindow, type WindowFacts, type WindowVariance } from './variance-causes.js'
+import type { WindowFacts } from './variance-causes.js'
 import { mayStoreWindows, storedWindowNumbers, storedWindowTotals, storeWindows, type WindowKey, type WindowNumbers, type WindowTotals } from './count-windows.repository.js'
 
 /**
@@ -29,8 +29,6 @@ export interface MeasuredWindow extends CountWindow {
   actual: Decimal
   /** Sale lines that used the item in the window. */
   saleLines: number
-  /** The same in numbers, for the cause rules. */
-  measured: WindowVariance
   /** As read or measured: the cause rules' walked facts reuse them when they hold the lowest net. */
   totals: WindowTotals
 }
@@ -185,7 +183,7 @@ function lowestTheoreticalOf(window: CountWindow, totals: WindowTotals): number 
 function measuredWindow(window: CountWindow, totals: WindowTotals): MeasuredWindow {
   const deliveries = decimal(totals.deliveries)
   const actual = decimal(window.opening.quantity).plus(deliveries).minus(window.closing.quantity)
-  return { ...window, deliveries, expected: decimal(totals.usage), actual, saleLines: totals.saleLines, measured: measureWindow(factsOf(window, numbersOf(totals))), totals }
+  return { ...window, deliveries, expected: decimal(totals.usage), actual, saleLines: totals.saleLines, totals }
 }
 
 /**
