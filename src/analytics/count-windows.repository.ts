@@ -1,6 +1,7 @@
 import { type RawBuilder, sql } from 'kysely'
 import './rollups.tables.js'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
+import { textList } from '../platform/db/text-list.js'
 
 /**
  * Count windows' measured facts, stored by analytics (migrations/20261122130000_analytics_count_windows.sql):
@@ -50,7 +51,7 @@ async function storedRows<Row, Value>(db: Executor, windows: WindowKey[], column
   if (windows.length === 0) return found
   const result = await sql<Row & { ord: number }>`
     SELECT s.ord::int AS ord, ${columns}
-    FROM unnest(${windows.map((w) => w.itemId)}::text[], ${windows.map((w) => w.openingCountId)}::text[], ${windows.map((w) => w.closingCountId)}::text[])
+    FROM unnest(${textList(windows.map((w) => w.itemId))}, ${textList(windows.map((w) => w.openingCountId))}, ${textList(windows.map((w) => w.closingCountId))})
       WITH ORDINALITY AS s (item_id, opening_count_id, closing_count_id, ord)
     CROSS JOIN LATERAL (
       SELECT * FROM analytics_count_windows
