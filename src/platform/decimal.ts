@@ -61,7 +61,8 @@ const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/
 /** A database numeric as the JSON number the API answers with, rounded to `places`. */
 export function toApiNumber(value: string | number | Big, places: number): number {
   // Already within `places`: the nearest double to the decimal, as below, without parsing it into a Big.
-  if (typeof value === 'string' && isPlainWithin(value, places)) return Number(value)
+  // (`|| 0`: a negative zero is answered 0, as big.js writes it.)
+  if (typeof value === 'string' && isPlainWithin(value, places)) return Number(value) || 0
   const exact = value instanceof Big ? value : new Big(value)
   // Already within `places` (most database numerics are): rounding would change nothing.
   if (exact.c.length - exact.e - 1 <= places) return Number(exact.toString())
