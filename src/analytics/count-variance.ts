@@ -42,7 +42,7 @@ export const emitCountVariance: CountObserver = async (trx, tenant, count) => {
       variance: out.variance,
       variance_percentage: out.variance_percentage,
       estimated_loss: out.estimated_loss,
-      severity: entry.percentage.round(PERCENT_DECIMALS).abs().gt(2 * threshold) ? 'high' : 'medium',
+      severity: entry.highVariance ? 'high' : 'medium',
       potential_causes: out.potential_causes,
     })
   }

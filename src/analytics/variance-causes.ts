@@ -78,7 +78,7 @@ export interface WindowVariance {
 }
 
 /** Measures one window's actual usage, variance, variance percentage and actual/expected ratio. */
-export function measureWindow(facts: WindowFacts): WindowVariance {
+function measureWindow(facts: WindowFacts): WindowVariance {
   const actual = facts.opening + facts.deliveries - facts.closing
   const variance = actual - facts.expected
   const percentage = facts.expected === 0 ? (actual === 0 ? 0 : 100) : (variance / facts.expected) * 100

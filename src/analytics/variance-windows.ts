@@ -5,8 +5,8 @@ import type { Tenant } from '../platform/db/database.js'
 import { type BusinessDaySplit, businessDaySplits, PERCENT_DECIMALS, shiftDate } from './report-period.js'
 import { type DayNet, type DaysTotal, type ItemDays, rolledUpDays } from './rollups.repository.js'
 import { type Decimal, decimal, quotientShownAt, sum, ZERO } from '../platform/decimal.js'
-import { measureWindow, type WindowFacts, type WindowVariance } from './variance-causes.js'
-import { mayStoreWindows, storedWindowTotals, storeWindows, type WindowKey, windowKey, type WindowTotals } from './count-windows.repository.js'
+import type { WindowFacts } from './variance-causes.js'
+import { mayStoreWindows, storedWindowNumbers, storedWindowTotals, storeWindows, type WindowKey, type WindowNumbers, type WindowTotals } from './count-windows.repository.js'
 
 /**
  * Count windows: an item's usage between two of its counts. actual = opening + deliveries − closing;
@@ -29,8 +29,6 @@ export interface MeasuredWindow extends CountWindow {
   actual: Decimal
   /** Sale lines that used the item in the window. */
   saleLines: number
-  /** The same in numbers, for the cause rules. */
-  measured: WindowVariance
   /** As read or measured: the cause rules' walked facts reuse them when they hold the lowest net. */
   totals: WindowTotals
 }
@@ -157,61 +155,75 @@ async function measureAndStore(db: Executor, tenant: Tenant, windows: WindowOfIt
   return db.isTransaction ? measure(db as Trx) : db.transaction().execute(measure)
 }
 
-/** A window's facts in numbers, as the cause rules read them; the lowest theoretical stock only when walked. */
-function factsOf(window: CountWindow, totals: WindowTotals, walk: boolean): WindowFacts {
+/** A window's totals in numbers (Number() of each decimal). */
+function numbersOf(totals: WindowTotals): WindowNumbers {
+  return { deliveries: Number(totals.deliveries), usage: Number(totals.usage), saleLines: totals.saleLines }
+}
+
+/** A window's facts in numbers, as the cause rules read them; the lowest theoretical stock is the opening unless given. */
+function factsOf(window: CountWindow, totals: WindowNumbers, lowestTheoretical?: number): WindowFacts {
   const opening = Number(window.opening.quantity)
   return {
     opening,
-    deliveries: Number(totals.deliveries),
+    deliveries: totals.deliveries,
     closing: Number(window.closing.quantity),
-    expected: Number(totals.usage),
+    expected: totals.usage,
     saleLines: totals.saleLines,
     days: (window.closing.countedAt.getTime() - window.opening.countedAt.getTime()) / DAY_MS,
-    lowestTheoretical: walk && totals.lowestNet !== null ? Number(decimal(window.opening.quantity).plus(totals.lowestNet)) : opening,
+    lowestTheoretical: lowestTheoretical ?? opening,
   }
+}
+
+/** The lowest theoretical stock of a walked window: its opening count plus its lowest net, exact, then in a number. */
+function lowestTheoreticalOf(window: CountWindow, totals: WindowTotals): number | undefined {
+  return totals.lowestNet === null ? undefined : Number(decimal(window.opening.quantity).plus(totals.lowestNet))
 }
 
 /** A window's figures from its counts and what moved between them, exact. */
 function measuredWindow(window: CountWindow, totals: WindowTotals): MeasuredWindow {
   const deliveries = decimal(totals.deliveries)
   const actual = decimal(window.opening.quantity).plus(deliveries).minus(window.closing.quantity)
-  return { ...window, deliveries, expected: decimal(totals.usage), actual, saleLines: totals.saleLines, measured: measureWindow(factsOf(window, totals, false)), totals }
+  return { ...window, deliveries, expected: decimal(totals.usage), actual, saleLines: totals.saleLines, totals }
 }
 
 /**
- * What moved in each window, by windowKey. A window measured before is read from analytics' store of
- * count windows, O(1) per window whatever its length or sales; the others are measured from inventory's
- * raw history for the partial business days at their ends and analytics' daily rollup for the whole days
- * between, O(days), and stored. With `walk`, also the lowest net: a stored window not walked yet is
- * measured again.
+ * What moved in each window, in order. A window measured before is read from analytics' store of count
+ * windows, O(1) per window whatever its length or sales; the others are measured from inventory's raw
+ * history for the partial business days at their ends and analytics' daily rollup for the whole days
+ * between, O(days), and stored. `read` reads the store (in decimals or in numbers), `convert` turns
+ * measured totals into what it reads; with `walk`, a stored window not walked yet is measured again.
  */
-async function totalsOf(db: Executor, tenant: Tenant, windows: WindowOfItem[], walk: boolean): Promise<Map<string, WindowTotals>> {
-  const totals = await storedWindowTotals(db, {
-    itemIds: [...new Set(windows.map(({ item }) => item.id))],
-    from: new Date(windows.reduce((earliest, { window }) => Math.min(earliest, window.opening.countedAt.getTime()), Infinity)),
-    to: new Date(windows.reduce((latest, { window }) => Math.max(latest, window.closing.countedAt.getTime()), -Infinity)),
-  })
-  const missing = windows.filter((window) => {
-    const stored = totals.get(windowKey(keyOf(window)))
-    return stored === undefined || (walk && stored.lowestNet === null)
+async function totalsOf<Totals>(
+  db: Executor,
+  tenant: Tenant,
+  windows: WindowOfItem[],
+  how: { read: (db: Executor, keys: WindowKey[]) => Promise<(Totals | undefined)[]>; convert: (totals: WindowTotals) => Totals; walk: boolean },
+): Promise<Totals[]> {
+  const totals = await how.read(db, windows.map(keyOf))
+  const missing = windows.flatMap((window, index) => {
+    const stored = totals[index]
+    const unwalked = how.walk && (stored as WindowTotals | undefined)?.lowestNet === null
+    return stored === undefined || unwalked ? [index] : []
   })
   if (missing.length > 0) {
-    const measured = await measureAndStore(db, tenant, missing, walk)
-    missing.forEach((window, index) => totals.set(windowKey(keyOf(window)), measured[index] as WindowTotals))
+    const measured = await measureAndStore(db, tenant, missing.map((index) => windows[index] as WindowOfItem), how.walk)
+    missing.forEach((index, position) => (totals[index] = how.convert(measured[position] as WindowTotals)))
   }
-  return totals
+  return totals as Totals[]
 }
+
+const exactTotals = (walk: boolean) => ({ read: storedWindowTotals, convert: (totals: WindowTotals) => totals, walk })
 
 /** Measures windows of items, in order, exact (totalsOf). */
 export async function measureWindows(db: Executor, tenant: Tenant, windows: WindowOfItem[]): Promise<MeasuredWindow[]> {
-  const totals = await totalsOf(db, tenant, windows, false)
-  return windows.map((window) => measuredWindow(window.window, totals.get(windowKey(keyOf(window))) as WindowTotals))
+  const totals = await totalsOf(db, tenant, windows, exactTotals(false))
+  return windows.map((window, index) => measuredWindow(window.window, totals[index] as WindowTotals))
 }
 
-/** The facts the cause rules read of windows of items, in order (totalsOf), without their lowest theoretical stock. */
+/** The facts the cause rules read of windows of items, in order (totalsOf, in numbers), without their lowest theoretical stock. */
 export async function windowFacts(db: Executor, tenant: Tenant, windows: WindowOfItem[]): Promise<WindowFacts[]> {
-  const totals = await totalsOf(db, tenant, windows, false)
-  return windows.map((window) => factsOf(window.window, totals.get(windowKey(keyOf(window))) as WindowTotals, false))
+  const totals = await totalsOf(db, tenant, windows, { read: storedWindowNumbers, convert: numbersOf, walk: false })
+  return windows.map((window, index) => factsOf(window.window, totals[index] as WindowNumbers))
 }
 
 /**
@@ -220,10 +232,11 @@ export async function windowFacts(db: Executor, tenant: Tenant, windows: WindowO
  */
 export async function walkedFacts(db: Executor, tenant: Tenant, windows: (WindowOfItem & { measured: MeasuredWindow })[]): Promise<WindowFacts[]> {
   const unwalked = windows.filter((window) => window.measured.totals.lowestNet === null)
-  const walked = await totalsOf(db, tenant, unwalked, true)
+  const walked = await totalsOf(db, tenant, unwalked, exactTotals(true))
+  let walkedIndex = 0
   return windows.map((window) => {
-    const totals = window.measured.totals.lowestNet === null ? walked.get(windowKey(keyOf(window))) : window.measured.totals
-    return factsOf(window.window, totals as WindowTotals, true)
+    const totals = window.measured.totals.lowestNet === null ? (walked[walkedIndex++] as WindowTotals) : window.measured.totals
+    return factsOf(window.window, numbersOf(totals), lowestTheoreticalOf(window.window, totals))
   })
 }
 

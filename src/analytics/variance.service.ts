@@ -26,8 +26,13 @@ export interface PlannedItem {
 
 export interface ScoredItem extends PlannedItem {
   measured: MeasuredWindow
+  /** actual − expected. */
+  variance: Decimal
+  /** The variance percentage as shown (rounded to PERCENT_DECIMALS), which thresholds are compared with. */
   percentage: Decimal
   aboveThreshold: boolean
+  /** Above twice the threshold (severity high). */
+  highVariance: boolean
 }
 
 function boundsOf(bounds: Map<string, LocationBounds>, location: string): LocationBounds {
@@ -79,8 +84,10 @@ export async function scoreItems(db: Executor, tenant: Tenant, planned: PlannedI
   const measured = await measureWindows(db, tenant, planned)
   return planned.map((plan, index) => {
     const window = measured[index] as MeasuredWindow
-    const percentage = varianceRate(window.actual.minus(window.expected), window.expected)
-    return { ...plan, measured: window, percentage, aboveThreshold: percentage.round(PERCENT_DECIMALS).abs().gt(threshold) }
+    const variance = window.actual.minus(window.expected)
+    const percentage = varianceRate(variance, window.expected).round(PERCENT_DECIMALS)
+    const size = percentage.abs()
+    return { ...plan, measured: window, variance, percentage, aboveThreshold: size.gt(threshold), highVariance: size.gt(2 * threshold) }
   })
 }
 
@@ -121,8 +128,7 @@ export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[
 
 /** A scored item in the report's shape, with its loss and expected cost as decimals for the totals. */
 export function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>): VarianceItem & { loss: Decimal; expectedCost: Decimal } {
-  const { item, measured } = entry
-  const variance = measured.actual.minus(measured.expected)
+  const { item, measured, variance } = entry
   const loss = variance.times(item.cost_per_unit)
   return {
     inventory_item_id: item.id,
@@ -180,10 +186,14 @@ async function dataQuality(
  */
 export async function varianceReport(db: Executor, tenant: Tenant, query: VarianceQuery, now = new Date()): Promise<VarianceReport> {
   const period = reportPeriod(query, now)
-  if (query.location) await getLocation(db, tenant, query.location)
-  const settings = await getSettings(db, tenant)
+  // One round trip for all four: the location is checked (location_not_found) before anything is answered.
+  const [settings, bounds, items] = await Promise.all([
+    getSettings(db, tenant),
+    locationBounds(db, tenant, period),
+    itemsInScope(db, tenant, query),
+    query.location ? getLocation(db, tenant, query.location) : undefined,
+  ])
   const threshold = query.threshold ?? settings.variance_threshold
-  const [bounds, items] = await Promise.all([locationBounds(db, tenant, period), itemsInScope(db, tenant, query)])
   const { planned, counts } = await planReportWindows(db, items, bounds)
   if (planned.length === 0) {
     throw analyticsErrors.insufficientData(
@@ -207,7 +217,7 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
     summary: {
       total_items_analyzed: entries.length,
       items_above_threshold: scored.filter((entry) => entry.aboveThreshold).length,
-      high_variance_items: scored.filter((entry) => entry.percentage.round(PERCENT_DECIMALS).abs().gt(2 * threshold)).length,
+      high_variance_items: scored.filter((entry) => entry.highVariance).length,
     },
     data_quality: quality,
   }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Executor, Tenant } from '../platform/db/database.js'
+import { textList } from '../platform/db/text-list.js'
 /** Live items, optionally of one location and one category, by name. */
 export { liveItemRowsIn as itemsInScope } from './inventory.repository.js'
 
@@ -34,7 +35,7 @@ export async function countsOf(
   // counted_at as epoch milliseconds: parsing thousands of timestamps as text is most of this read's cost.
   const result = await sql<{ item_id: string; count_id: string; counted_ms: number; actual: string }>`
     SELECT i.item_id, l.count_id, (extract(epoch FROM l.counted_at) * 1000)::float8 AS counted_ms, l.actual::text AS actual
-    FROM unnest(${itemIds}::text[]) AS i (item_id)
+    FROM unnest(${textList(itemIds)}) AS i (item_id)
     CROSS JOIN LATERAL (
       (SELECT count_id, counted_at, recorded_at, actual FROM inventory_count_lines
         WHERE item_id = i.item_id AND counted_at <= ${keepAt}

@@ -51,21 +51,24 @@ export function toDbNumeric(value: Big | number, places = QUANTITY_STORED_DECIMA
   return new Big(value).round(places).toFixed(places)
 }
 
-/** Decimal notation with a point, as PostgreSQL writes a numeric of a column with a scale. */
-const PLAIN_DECIMAL = /^-?\d+\.\d+$/
+/** Decimal notation, with or without a point, as PostgreSQL writes a numeric (`-12.5000`). */
+const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/
 
 /** Digits after the point of a PLAIN_DECIMAL, trailing zeros left out. */
 function significantDecimals(value: string): number {
+  const point = value.indexOf('.')
+  if (point < 0) return 0
   let end = value.length
   while (value.charCodeAt(end - 1) === 48) end--
-  return Math.max(0, end - value.indexOf('.') - 1)
+  return Math.max(0, end - point - 1)
 }
 
 /** A database numeric as the JSON number the API answers with, rounded to `places`. */
 export function toApiNumber(value: string | number | Big, places: number): number {
   // A database numeric with no more decimals than shown (most are): its nearest double, as below, without
-  // building a decimal (this runs for every number of every item answered).
-  if (typeof value === 'string' && PLAIN_DECIMAL.test(value) && significantDecimals(value) <= places) return Number(value)
+  // building a decimal (this runs for every number of every item answered). `|| 0`: a negative zero is
+  // answered 0, as big.js writes it.
+  if (typeof value === 'string' && PLAIN_DECIMAL.test(value) && significantDecimals(value) <= places) return Number(value) || 0
   const exact = value instanceof Big ? value : new Big(value)
   // Already within `places` (most database numerics are): rounding would change nothing.
   if (exact.c.length - exact.e - 1 <= places) return Number(exact.toString())
