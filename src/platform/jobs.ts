@@ -31,6 +31,13 @@ export interface JobQueue<Row extends JobColumns> {
   ready: RawBuilder<unknown>
   /** Further assignments a claim makes (e.g. a status the API shows while the job runs). */
   onClaim?: RawBuilder<unknown>
+  /** Never set: carries the row type, so claims return the domain's rows. */
+  readonly rowType?: Row
+}
+
+/** A domain's queue over its table, typed by the table's row. */
+export function defineJobQueue<Row extends JobColumns>(queue: Omit<JobQueue<Row>, 'rowType'>): JobQueue<Row> {
+  return queue
 }
 
 /** A claimed row; `abandoned` when the claim took over a lease that expired (its holder died). */
@@ -39,7 +46,13 @@ export type ClaimedJob<Row> = Row & { abandoned: boolean }
 /** What identifies a claim: the row's key and the attempt number it was claimed with. */
 export type JobClaim<Row extends JobColumns> = Pick<Row, 'attempts'> & Partial<Row>
 
-const LEASE_FREE = sql`(job.lease_expires_at IS NULL OR job.lease_expires_at <= now())`
+/** Nobody holds the job: never leased, settled, released, or its lease ran out. For a domain's own statements too. */
+export function unleased(alias?: string): RawBuilder<boolean> {
+  const lease = sql.ref(alias ? `${alias}.lease_expires_at` : 'lease_expires_at')
+  return sql<boolean>`(${lease} IS NULL OR ${lease} <= now())`
+}
+
+const LEASE_FREE = unleased('job')
 
 function leaseEnd(leaseMs: number): RawBuilder<Date> {
   return sql<Date>`now() + make_interval(secs => ${leaseMs / 1000})`

@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import type { Db, Tenant, Trx } from '../platform/db/database.js'
 import { decimal, toDbNumeric } from '../platform/decimal.js'
 import type { FinishedSyncRun, MetricsReporter } from '../platform/metrics/metrics-registry.js'
+import { keepLease } from '../platform/jobs.js'
 import { enqueue } from '../platform/outbox.js'
 import { type PosAdapter, PosAdapterError, type PosCredentials, type PosProduct, type PosSaleLine, type PosStaffMember, type SalesWindow } from './adapter.js'
 import { type ConnectionRow, FREQUENCY_SECONDS, findConnectionById, saveCredentials, updateConnectionRow } from './connections.repository.js'
@@ -18,7 +19,7 @@ import {
   stageCorrections,
   stageSaleLines,
 } from './sales.repository.js'
-import { finishRun, lockRun, releaseRun, type SyncRunRow, touchRun } from './sync-runs.repository.js'
+import { finishRun, lockRun, releaseRun, SYNC_RUN_QUEUE, type SyncRunRow } from './sync-runs.repository.js'
 import { findVendor } from './vendor-registry.js'
 
 /**
@@ -36,7 +37,8 @@ export const CURSOR_OVERLAP_MS = 10 * 60_000
 const STAGE_BATCH_LINES = 5_000
 /** Batches stored at once while fetching goes on: 2 took a Clover sync on PostgreSQL from 33k to 42k lines/s, 3 gained nothing (docs/benchmarks.md). */
 const STAGE_BATCHES_IN_FLIGHT = 2
-const HEARTBEAT_MS = 10_000
+/** How long a claimed run stays with its worker without a heartbeat (the worker extends it every 10 s). */
+export const RUN_LEASE_MS = 60_000
 const DAY_MS = 86_400_000
 
 /** A failure with the code the run records and pos.sync_failed carries. */
@@ -279,7 +281,7 @@ export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): P
   await markSourceLines(trx, run.id, [...mappedNow].filter((id) => !depletion.depletedPosItems.has(id)), false)
   const duration = durationMs(run, now)
   const productsSynced = staged.products?.length ?? 0
-  await finishRun(trx, run.id, {
+  const finished = await finishRun(trx, run, {
     status: 'completed',
     completed_at: now,
     duration_ms: duration,
@@ -287,6 +289,7 @@ export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): P
     products_synced: productsSynced,
     variance_detected: depletion.itemsBelowZero,
   })
+  if (!finished) throw new SyncFailure('interrupted', 'The run was taken over by another worker while it was still working')
   await updateConnectionRow(trx, connection.id, {
     sales_cursor: staged.window.end,
     last_sync: now,
@@ -310,8 +313,8 @@ export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): P
  * Fails a running run: its staged lines go, the connection notes an authentication failure, pos.sync_failed
  * is queued. Returns the finished run, or undefined when it was no longer running.
  */
-export async function failRun(trx: Trx, runId: string, error: unknown): Promise<FinishedSyncRun | undefined> {
-  const run = await lockRun(trx, runId)
+export async function failRun(trx: Trx, claim: SyncRunRow, error: unknown): Promise<FinishedSyncRun | undefined> {
+  const run = await lockRun(trx, claim.id)
   if (run?.status !== 'processing') return undefined
   const failure = asSyncFailure(error)
   const connection = await trx.selectFrom('pos_connections').selectAll().where('id', '=', run.connection_id).forUpdate().executeTakeFirstOrThrow()
@@ -322,8 +325,7 @@ export async function failRun(trx: Trx, runId: string, error: unknown): Promise<
     failure.code === 'rate_limited' && failure.retryAfterSeconds !== undefined
       ? failure.retryAfterSeconds
       : FREQUENCY_SECONDS[connection.sync_frequency]
-  await deleteSourceLines(trx, run.id)
-  await finishRun(trx, run.id, {
+  const finished = await finishRun(trx, claim, {
     status: 'failed',
     completed_at: now,
     duration_ms: duration,
@@ -331,6 +333,9 @@ export async function failRun(trx: Trx, runId: string, error: unknown): Promise<
     error_message: failure.message,
     retry_after: retryAfter,
   })
+  // Another worker took the run over: the outcome is its to record.
+  if (!finished) return undefined
+  await deleteSourceLines(trx, run.id)
   if (failure.code === 'authentication_failed' && connection.status === 'active') {
     await updateConnectionRow(trx, connection.id, { status: 'error' })
   }
@@ -351,11 +356,11 @@ export async function failRun(trx: Trx, runId: string, error: unknown): Promise<
  * restarted, or another one now) runs it under the same sync_id. Nothing is depleted and no event is
  * sent: the run has not ended.
  */
-async function requeueInterruptedRun(trx: Trx, runId: string): Promise<void> {
-  const run = await lockRun(trx, runId)
+async function requeueInterruptedRun(trx: Trx, claim: SyncRunRow): Promise<void> {
+  const run = await lockRun(trx, claim.id)
   if (run?.status !== 'processing') return
   await deleteSourceLines(trx, run.id)
-  await releaseRun(trx, run.id)
+  await releaseRun(trx, claim)
 }
 
 export interface RunOptions {
@@ -381,7 +386,7 @@ export type RunOutcome =
  * cut, or the simulator that closed under it) counts as the interruption, not as the run's failure.
  */
 export async function executeSyncRun(db: Db, gateway: PosGateway, run: SyncRunRow, options: RunOptions = {}): Promise<RunOutcome> {
-  const heartbeat = setInterval(() => void touchRun(db, run.id).catch(() => undefined), HEARTBEAT_MS)
+  const stopHeartbeat = keepLease(db, SYNC_RUN_QUEUE, run, RUN_LEASE_MS)
   try {
     const staged = await fetchAndStage(db, gateway, run, options.now?.() ?? new Date(), options)
     const results = await db.transaction().execute((trx) => commitRun(trx, run, staged))
@@ -389,13 +394,13 @@ export async function executeSyncRun(db: Db, gateway: PosGateway, run: SyncRunRo
     return { status: 'completed', ...results }
   } catch (error) {
     if (options.signal?.aborted) {
-      await db.transaction().execute((trx) => requeueInterruptedRun(trx, run.id))
+      await db.transaction().execute((trx) => requeueInterruptedRun(trx, run))
       return { status: 'interrupted' }
     }
-    const finished = await db.transaction().execute((trx) => failRun(trx, run.id, error))
+    const finished = await db.transaction().execute((trx) => failRun(trx, run, error))
     if (finished) options.metrics?.syncRunFinished(finished)
     return { status: 'failed', error, code: asSyncFailure(error).code }
   } finally {
-    clearInterval(heartbeat)
+    stopHeartbeat()
   }
 }
