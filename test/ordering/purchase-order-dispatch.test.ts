@@ -15,9 +15,14 @@ interface ReceivedMail {
   raw: string
 }
 
-/** A real SMTP server on 127.0.0.1 that keeps what it receives. */
-async function startSmtp(port: number) {
+/**
+ * A real SMTP server on 127.0.0.1 that keeps what it receives. With `hold`, it answers no message until
+ * the test does: `held[n].accept()`, or `.reject()` with a 451 (which the worker retries).
+ */
+async function startSmtp(port: number, options: { hold?: boolean } = {}) {
   const inbox: ReceivedMail[] = []
+  const held: Array<{ accept(): void; reject(): void }> = []
+  const refusal = Object.assign(new Error('451 try again later'), { responseCode: 451 })
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -31,35 +36,13 @@ async function startSmtp(port: number) {
           to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
           raw: Buffer.concat(chunks).toString('utf8'),
         })
-        callback()
+        if (options.hold) held.push({ accept: () => callback(), reject: () => callback(refusal) })
+        else callback()
       })
     },
   })
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
-  return { inbox, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
-}
-
-/**
- * An SMTP server that holds every message until the test answers it: `held[n].accept()` or
- * `.reject()` (a 451, which the worker retries).
- */
-async function startHoldingSmtp(port: number) {
-  const held: Array<{ raw: string; accept(): void; reject(): void }> = []
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, _session, callback) {
-      const chunks: Buffer[] = []
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk))
-      stream.on('end', () => {
-        const refusal = Object.assign(new Error('451 try again later'), { responseCode: 451 })
-        held.push({ raw: Buffer.concat(chunks).toString('utf8'), accept: () => callback(), reject: () => callback(refusal) })
-      })
-    },
-  })
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
-  return { held, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+  return { inbox, held, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
 }
 
 /** The message as text: soft line breaks joined, =XX escapes turned back into UTF-8. */
@@ -179,7 +162,7 @@ describe('purchase-order e-mail', () => {
     }
     const caller = await ctx.newCaller()
     await worker.stop()
-    const smtp = await startHoldingSmtp(port)
+    const smtp = await startSmtp(port, { hold: true })
     const deps = { config: ctx.config, database: ctx.database, logger: ctx.app.log, metrics: ctx.metrics }
     // The first worker's lease is short and its SMTP timeout long: the server holding its message makes it a stuck worker.
     const stuck = await startPurchaseOrderWorker(deps, { ...FAST_RETRIES, leaseMs: 300, smtpTimeoutMs: 120_000 })
