@@ -9,7 +9,7 @@ import type { PosSaleLine, SalesWindow } from '../src/pos/adapter.js'
 import { stageSaleLines } from '../src/pos/sales.repository.js'
 import { PosGateway } from '../src/pos/pos-gateway.js'
 import { type RunningSimulator, startSimulatorServer } from '../src/pos/simulation/simulator-server.js'
-import { executeSyncRun } from '../src/pos/sync-runner.js'
+import { executeSyncRun, RUN_LEASE_MS } from '../src/pos/sync-runner.js'
 import { claimNextRun, insertRunUnlessRunning } from '../src/pos/sync-runs.repository.js'
 import { findVendor } from '../src/pos/vendor-registry.js'
 import { openScratchPostgres } from '../test/helpers/context.js'
@@ -124,7 +124,7 @@ async function main() {
         estimatedCompletion: now,
       }),
     )
-    const run = await claimNextRun(db)
+    const run = await claimNextRun(db, RUN_LEASE_MS)
     if (!run) throw new Error('no run to claim')
     const start = performance.now()
     const outcome = await executeSyncRun(db, gateway, run, { window })

@@ -1,7 +1,8 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
 import { dailyUsage, firstUsageDays, latestUsageSequence, usageRecordedLate } from '../inventory/usage-history.js'
-import { type BackgroundLoop, startBackgroundLoop } from '../platform/background.js'
+import type { BackgroundLoop } from '../platform/background.js'
+import { startJobLoop } from '../platform/jobs.js'
 import type { Db, Tenant, Trx } from '../platform/db/database.js'
 import type { MetricsReporter } from '../platform/metrics/metrics-registry.js'
 import type { WorkerDependencies } from '../platform/background.js'
@@ -19,7 +20,7 @@ import {
   claimRefit,
   finishRefit,
   type RefitRow,
-  releaseAllRefitLeases,
+  REFIT_QUEUE,
   removeForecastsExcept,
   renewRefitLease,
   seedRefits,
@@ -188,7 +189,7 @@ export async function refitForecasts(db: Db, tenant: Tenant, now: Date, options:
 
 /** Why a tenant's forecasts are due at `now`, or undefined when they are not. */
 async function dueReason(db: Db, refit: RefitRow, now: Date): Promise<'scheduled' | 'history_changed' | undefined> {
-  if (refit.due_at <= now || refit.fitted_as_of === null) return 'scheduled'
+  if (refit.next_attempt_at <= now || refit.fitted_as_of === null) return 'scheduled'
   if (refit.history_refit_at && now.getTime() - refit.history_refit_at.getTime() < HISTORY_REFIT_INTERVAL_MS) return undefined
   const tenant = { accountId: refit.account_id, environment: refit.environment }
   return (await usageRecordedLate(db, tenant, { afterSequence: refit.seen_sequence, asOf: refit.fitted_as_of })) ? 'history_changed' : undefined
@@ -228,17 +229,18 @@ export async function runDueRefit(db: Db, now: Date, options: DueRefitOptions = 
     const reason = await dueReason(db, refit, now)
     if (!reason) continue
     const tenant: Tenant = { accountId: refit.account_id, environment: refit.environment }
-    if (!(await claimRefit(db, tenant, REFIT_LEASE_MS))) continue
+    const claim = await claimRefit(db, tenant, REFIT_LEASE_MS)
+    if (!claim) continue
     // Read before the history: usage recorded while the refit runs is newer and triggers the next one.
     const started = performance.now()
     const seenSequence = await latestUsageSequence(db, tenant)
     const historyRefitAt = reason === 'history_changed' ? now : undefined
     try {
-      const result = await refitForecasts(db, tenant, now, { ...options, onChunk: (trx) => renewRefitLease(trx, tenant, REFIT_LEASE_MS) })
+      const result = await refitForecasts(db, tenant, now, { ...options, onChunk: (trx) => renewRefitLease(trx, claim, REFIT_LEASE_MS) })
       const failures = result.failed.length > 0 ? refit.failures + 1 : 0
       const lastError = result.failed[0] ? `${result.failed.length} item(s) failed, first ${result.failed[0].itemId}: ${result.failed[0].error}` : null
       if (lastError) options.logger?.warn({ tenant, failed: result.failed.length, error: lastError }, 'forecast refit: some items failed; retrying later')
-      await finishRefit(db, tenant, {
+      await finishRefit(db, claim, {
         dueAt: failures > 0 ? retryAt(now, failures, result.nextCloseAt) : result.nextCloseAt,
         fittedAsOf: now,
         seenSequence,
@@ -251,7 +253,7 @@ export async function runDueRefit(db: Db, now: Date, options: DueRefitOptions = 
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
       options.logger?.error({ err: error, tenant }, 'forecast refit failed; retrying later')
-      await finishRefit(db, tenant, { dueAt: retryAt(now, refit.failures + 1), historyRefitAt, failures: refit.failures + 1, lastError: message })
+      await finishRefit(db, claim, { dueAt: retryAt(now, refit.failures + 1), historyRefitAt, failures: refit.failures + 1, lastError: message })
       options.metrics?.forecastRefit('failed', performance.now() - started)
       return { tenant, reason, error: message }
     }
@@ -261,15 +263,13 @@ export async function runDueRefit(db: Db, now: Date, options: DueRefitOptions = 
 
 /**
  * The background worker of stored forecasts: every minute (and right after each refit) it runs the next
- * due tenant's refit on the workers' clock. On the embedded database it first frees the leases a
- * previous process left (no other process can hold them).
+ * due tenant's refit on the workers' clock.
  */
 export async function startForecastWorker(deps: WorkerDependencies): Promise<BackgroundLoop> {
   const { db } = deps.database
-  if (deps.database.kind === 'pglite') await releaseAllRefitLeases(db)
   const clock = deps.clock ?? (() => new Date())
-  return startBackgroundLoop({
-    name: 'forecast-refit',
+  return startJobLoop({
+    queue: REFIT_QUEUE,
     database: deps.database,
     logger: deps.logger,
     intervalMs: WORKER_INTERVAL_MS,

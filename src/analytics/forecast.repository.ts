@@ -1,6 +1,7 @@
-import { sql } from 'kysely'
+import { type Selectable, sql } from 'kysely'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
-import './forecast.tables.js'
+import { claimableJobs, claimJob, defineJobQueue, extendLease, settleJob } from '../platform/jobs.js'
+import type { ForecastRefitTable } from './forecast.tables.js'
 
 /** One item's stored forecast as analytics uses it (numbers as decimal strings). */
 export interface StoredForecast {
@@ -102,20 +103,24 @@ export async function findForecasts(db: Executor, tenant: Tenant, itemIds: strin
 
 // ---- Refit job state ----
 
-export type RefitRow = {
-  account_id: string
-  environment: Tenant['environment']
-  due_at: Date
-  fitted_as_of: Date | null
-  history_refit_at: Date | null
-  seen_sequence: string
-  failures: number
-}
+export type RefitRow = Selectable<ForecastRefitTable>
+
+/**
+ * Refits as a job queue, one row per tenant: every row is work, its worker decides in code whether it is
+ * due (on the workers' clock, or because history changed) and claims it by key, so a refit runs once
+ * across instances. No NOTIFY: the workers poll.
+ */
+export const REFIT_QUEUE = defineJobQueue<RefitRow>({
+  name: 'forecast-refit',
+  table: 'forecast_refits',
+  key: ['account_id', 'environment'],
+  ready: sql`TRUE`,
+})
 
 /** Gives every tenant without one a refit row, due at once. */
 export async function seedRefits(db: Executor, now: Date): Promise<void> {
   await sql`
-    INSERT INTO forecast_refits (account_id, environment, due_at)
+    INSERT INTO forecast_refits (account_id, environment, next_attempt_at)
     SELECT a.id, e.environment, ${now}::timestamptz
     FROM accounts a CROSS JOIN (VALUES ('production'), ('sandbox')) AS e (environment)
     WHERE NOT EXISTS (SELECT 1 FROM forecast_refits r WHERE r.account_id = a.id AND r.environment = e.environment)
@@ -124,63 +129,35 @@ export async function seedRefits(db: Executor, now: Date): Promise<void> {
 
 /** Refit rows no worker holds, the most overdue first. */
 export async function unclaimedRefits(db: Executor): Promise<RefitRow[]> {
-  const result = await sql<RefitRow>`
-    SELECT account_id, environment, due_at, fitted_as_of, history_refit_at, seen_sequence::text AS seen_sequence, failures
-    FROM forecast_refits
-    WHERE claimed_until IS NULL OR claimed_until <= now()
-    ORDER BY due_at, account_id, environment`.execute(db)
-  return result.rows
+  // bigint comes back as a number (connect.ts); the sequence is compared as text, as it is typed.
+  return (await claimableJobs(db, REFIT_QUEUE)).map((row) => ({ ...row, seen_sequence: String(row.seen_sequence) }))
 }
 
-/**
- * Takes the tenant's refit for `leaseMs` unless another worker holds it (SKIP LOCKED: a row another
- * instance is claiming right now is passed over, never waited for). true when this worker got it.
- */
-export async function claimRefit(db: Executor, tenant: Tenant, leaseMs: number): Promise<boolean> {
-  const result = await sql`
-    UPDATE forecast_refits SET claimed_until = now() + make_interval(secs => ${leaseMs / 1000}), updated_at = now()
-    WHERE (account_id, environment) = (
-      SELECT account_id, environment FROM forecast_refits
-      WHERE account_id = ${tenant.accountId} AND environment = ${tenant.environment}
-        AND (claimed_until IS NULL OR claimed_until <= now())
-      FOR UPDATE SKIP LOCKED)`.execute(db)
-  return Number(result.numAffectedRows ?? 0) === 1
+/** Takes the tenant's refit for `leaseMs` unless another worker holds it; undefined when another does. */
+export async function claimRefit(db: Executor, tenant: Tenant, leaseMs: number): Promise<RefitRow | undefined> {
+  return claimJob(db, REFIT_QUEUE, { account_id: tenant.accountId, environment: tenant.environment }, leaseMs)
 }
 
 /** Extends a held lease (each committed chunk of a long refit). */
-export async function renewRefitLease(trx: Trx, tenant: Tenant, leaseMs: number): Promise<void> {
-  await sql`
-    UPDATE forecast_refits SET claimed_until = now() + make_interval(secs => ${leaseMs / 1000})
-    WHERE account_id = ${tenant.accountId} AND environment = ${tenant.environment}`.execute(trx)
+export async function renewRefitLease(trx: Trx, refit: RefitRow, leaseMs: number): Promise<void> {
+  await extendLease(trx, REFIT_QUEUE, refit, leaseMs)
 }
 
-/** Releases the lease and records how the refit ended. */
+/** Releases the lease and records how the refit ended (unless another worker took it over meanwhile). */
 export async function finishRefit(
   db: Executor,
-  tenant: Tenant,
+  refit: RefitRow,
   outcome: { dueAt: Date; fittedAsOf?: Date; seenSequence?: string; historyRefitAt?: Date; failures: number; lastError: string | null },
 ): Promise<void> {
-  await db
-    .updateTable('forecast_refits')
-    .set({
-      claimed_until: null,
-      due_at: outcome.dueAt,
-      failures: outcome.failures,
-      last_error: outcome.lastError,
-      updated_at: new Date(),
-      ...(outcome.fittedAsOf ? { fitted_as_of: outcome.fittedAsOf } : {}),
-      ...(outcome.seenSequence ? { seen_sequence: outcome.seenSequence } : {}),
-      ...(outcome.historyRefitAt ? { history_refit_at: outcome.historyRefitAt } : {}),
-    })
-    .where('account_id', '=', tenant.accountId)
-    .where('environment', '=', tenant.environment)
-    .execute()
-}
-
-/** Frees every lease (the embedded database at start: no other process can be refitting). */
-export async function releaseAllRefitLeases(db: Executor): Promise<number> {
-  const result = await db.updateTable('forecast_refits').set({ claimed_until: null }).where('claimed_until', 'is not', null).executeTakeFirst()
-  return Number(result.numUpdatedRows)
+  await settleJob(db, REFIT_QUEUE, refit, {
+    next_attempt_at: outcome.dueAt,
+    failures: outcome.failures,
+    last_error: outcome.lastError,
+    updated_at: new Date(),
+    ...(outcome.fittedAsOf ? { fitted_as_of: outcome.fittedAsOf } : {}),
+    ...(outcome.seenSequence ? { seen_sequence: outcome.seenSequence } : {}),
+    ...(outcome.historyRefitAt ? { history_refit_at: outcome.historyRefitAt } : {}),
+  })
 }
 
 /** A location's business calendar at `now`: the open business day and when it closes. */

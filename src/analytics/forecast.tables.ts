@@ -1,4 +1,4 @@
-import type { ColumnType } from 'kysely'
+import type { ColumnType, Generated } from 'kysely'
 import type { Environment, Numeric, Timestamp } from '../platform/db/database.js'
 
 /** A date column, read as `YYYY-MM-DD` text (the repository casts it) and written as that text. */
@@ -25,11 +25,13 @@ export interface DemandForecastTable {
 export interface ForecastRefitTable {
   account_id: string
   environment: Environment
-  due_at: Date
+  /** Due on the workers' clock (the job columns of src/platform/jobs.ts). */
+  next_attempt_at: Date
   fitted_as_of: Date | null
   history_refit_at: Date | null
   seen_sequence: ColumnType<string, string | undefined, string>
-  claimed_until: Date | null
+  lease_expires_at: Date | null
+  attempts: Generated<number>
   failures: ColumnType<number, number | undefined, number>
   last_error: string | null
   updated_at: Timestamp

@@ -75,6 +75,8 @@ export interface PurchaseOrderDispatchTable {
   attempts: Generated<number>
   last_error: string | null
   next_attempt_at: Timestamp
+  /** The job lease (src/platform/jobs.ts): while 'sending', until when its worker holds it. */
+  lease_expires_at: Date | null
   sent_at: Date | null
   created_at: Timestamp
   updated_at: Timestamp

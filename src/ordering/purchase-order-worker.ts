@@ -1,12 +1,12 @@
 import nodemailer from 'nodemailer'
-import { type BackgroundLoop, startBackgroundLoop } from '../platform/background.js'
-import type { WorkerDependencies } from '../platform/background.js'
+import type { BackgroundLoop, WorkerDependencies } from '../platform/background.js'
+import { startJobLoop } from '../platform/jobs.js'
 import { composePurchaseOrder } from './purchase-order-mail.js'
 import {
   claimDueDispatch,
   finishDispatch,
   loadPurchaseOrder,
-  PURCHASE_ORDER_CHANNEL,
+  PURCHASE_ORDER_QUEUE,
 } from './purchase-orders.repository.js'
 
 export interface PurchaseOrderWorkerOptions {
@@ -69,13 +69,13 @@ export async function startPurchaseOrderWorker(
     const mail = composePurchaseOrder(po)
     try {
       await transport.sendMail({ from: config.smtpFrom, to: po.contact_email, ...mail })
-      await finishDispatch(db, dispatch.id, { status: 'sent' })
+      await finishDispatch(db, dispatch, { status: 'sent' })
       deps.metrics?.purchaseOrderDispatch('sent')
       logger.info({ order_id: po.id, dispatch_id: dispatch.id }, 'purchase order sent')
     } catch (error) {
       const finalAttempt = dispatch.attempts >= options.maxAttempts
       const message = describeSendError(error)
-      await finishDispatch(db, dispatch.id, {
+      await finishDispatch(db, dispatch, {
         status: finalAttempt ? 'failed' : 'pending',
         error: message,
         nextAttemptAt: new Date(Date.now() + retryDelayMs(dispatch.attempts, options)),
@@ -86,14 +86,7 @@ export async function startPurchaseOrderWorker(
     return true
   }
 
-  const loop = await startBackgroundLoop({
-    name: 'purchase-orders',
-    database,
-    logger,
-    tick,
-    intervalMs: options.intervalMs,
-    channel: PURCHASE_ORDER_CHANNEL,
-  })
+  const loop = await startJobLoop({ queue: PURCHASE_ORDER_QUEUE, database, logger, tick, intervalMs: options.intervalMs })
   return {
     wake: loop.wake,
     async stop() {

@@ -1,18 +1,29 @@
 import { sql } from 'kysely'
 import type { Db, Executor, Tenant, Trx } from '../platform/db/database.js'
 import { newId } from '../platform/ids.js'
+import { type ClaimedJob, claimDueJobs, defineJobQueue, settleJob, wakeJobWorkers } from '../platform/jobs.js'
 import type { DispatchRow } from './orders.repository.js'
 import type { DispatchStatus } from './ordering.tables.js'
 
-/** NOTIFY channel that wakes the purchase-order worker when a dispatch is committed. */
-export const PURCHASE_ORDER_CHANNEL = 'barstock_purchase_orders'
+/**
+ * Purchase-order e-mails as a job queue: a pending or sending dispatch is work; a claim marks it
+ * 'sending' (the API shows it), and one whose worker died is sent again once the lease runs out.
+ */
+export const PURCHASE_ORDER_QUEUE = defineJobQueue<DispatchRow>({
+  name: 'purchase-orders',
+  table: 'purchase_order_dispatches',
+  key: ['id'],
+  channel: 'barstock_purchase_orders',
+  ready: sql`job.status IN ('pending', 'sending')`,
+  onClaim: sql`status = 'sending', updated_at = now()`,
+})
 
 export async function insertDispatch(trx: Trx, tenant: Tenant, orderId: string, status: DispatchStatus): Promise<void> {
   await trx
     .insertInto('purchase_order_dispatches')
     .values({ id: newId('pod'), account_id: tenant.accountId, environment: tenant.environment, order_id: orderId, status })
     .execute()
-  if (status === 'pending') await sql`SELECT pg_notify(${PURCHASE_ORDER_CHANNEL}, '')`.execute(trx)
+  if (status === 'pending') await wakeJobWorkers(trx, PURCHASE_ORDER_QUEUE)
 }
 
 export async function findDispatch(db: Executor, orderId: string): Promise<DispatchRow | undefined> {
@@ -30,55 +41,30 @@ export async function cancelUnsentDispatch(trx: Trx, orderId: string): Promise<v
 }
 
 /**
- * Claims the dispatch that is due first, if any: it becomes 'sending', counts an attempt, and its
- * next_attempt_at becomes a lease, after which another worker may claim it again (this one died).
- * SKIP LOCKED lets several workers claim side by side; the claim commits before anything is sent, so no
- * transaction (nor PGlite's only connection) is held while the SMTP server answers.
+ * Claims the dispatch that is due first, if any, for `leaseMs`. The claim commits before anything is
+ * sent, so no transaction (nor PGlite's only connection) is held while the SMTP server answers.
  */
-export async function claimDueDispatch(db: Db, leaseMs: number): Promise<DispatchRow | undefined> {
-  return db.transaction().execute(async (trx) => {
-    const due = await trx
-      .selectFrom('purchase_order_dispatches')
-      .select('id')
-      .where('status', 'in', ['pending', 'sending'])
-      .where('next_attempt_at', '<=', new Date())
-      .orderBy('next_attempt_at')
-      .limit(1)
-      .forUpdate()
-      .skipLocked()
-      .executeTakeFirst()
-    if (!due) return undefined
-    return trx
-      .updateTable('purchase_order_dispatches')
-      .set((eb) => ({
-        status: 'sending',
-        attempts: eb('attempts', '+', 1),
-        next_attempt_at: new Date(Date.now() + leaseMs),
-        updated_at: new Date(),
-      }))
-      .where('id', '=', due.id)
-      .returningAll()
-      .executeTakeFirstOrThrow()
-  })
+export async function claimDueDispatch(db: Db, leaseMs: number): Promise<ClaimedJob<DispatchRow> | undefined> {
+  const [dispatch] = await claimDueJobs(db, PURCHASE_ORDER_QUEUE, { limit: 1, leaseMs })
+  return dispatch
 }
 
-/** Records the outcome of a claimed attempt, unless the order was cancelled meanwhile. */
+/** Records the outcome of a claimed attempt, unless the order was cancelled or another worker took it over meanwhile. */
 export async function finishDispatch(
   db: Db,
-  id: string,
+  dispatch: DispatchRow,
   outcome: { status: 'sent' } | { status: 'pending' | 'failed'; error: string; nextAttemptAt: Date },
 ): Promise<void> {
   const now = new Date()
-  await db
-    .updateTable('purchase_order_dispatches')
-    .set(
-      outcome.status === 'sent'
-        ? { status: 'sent', sent_at: now, last_error: null, updated_at: now }
-        : { status: outcome.status, last_error: outcome.error, next_attempt_at: outcome.nextAttemptAt, updated_at: now },
-    )
-    .where('id', '=', id)
-    .where('status', '=', 'sending')
-    .execute()
+  await settleJob(
+    db,
+    PURCHASE_ORDER_QUEUE,
+    dispatch,
+    outcome.status === 'sent'
+      ? { status: 'sent', sent_at: now, last_error: null, updated_at: now }
+      : { status: outcome.status, last_error: outcome.error, next_attempt_at: outcome.nextAttemptAt, updated_at: now },
+    sql`job.status = 'sending'`,
+  )
 }
 
 /** Everything a purchase-order e-mail shows, read for a claimed dispatch. */

@@ -1,7 +1,8 @@
-import { type Insertable, sql } from 'kysely'
+import type { Insertable } from 'kysely'
 import type { Static, TSchema } from 'typebox'
 import type { Executor, OutboxEventTable, Tenant, Trx } from './db/database.js'
 import { newId } from './ids.js'
+import { notification, notify } from './notify.js'
 
 /**
  * The events of the spec, by kind, with their `data`. Each domain adds its kinds to this interface with
@@ -36,7 +37,7 @@ export function outboxRow<K extends EventKind>(tenant: Tenant, kind: K, data: Ev
  * The NOTIFY that wakes deliverers once the transaction commits. One payload for all: PostgreSQL folds
  * identical notifications of a transaction into one wake-up.
  */
-export const notifyOutbox = sql<unknown>`pg_notify(${OUTBOX_CHANNEL}, '')`
+export const notifyOutbox = notification(OUTBOX_CHANNEL)
 
 /**
  * Writes an event in the caller's transaction: it exists exactly when the change that caused it
@@ -45,7 +46,7 @@ export const notifyOutbox = sql<unknown>`pg_notify(${OUTBOX_CHANNEL}, '')`
 export async function enqueue<K extends EventKind>(trx: Trx, tenant: Tenant, kind: K, data: EventCatalog[K]): Promise<string> {
   const row = outboxRow(tenant, kind, data)
   await trx.insertInto('outbox_events').values(row).execute()
-  await sql`SELECT ${notifyOutbox}`.execute(trx)
+  await notify(trx, OUTBOX_CHANNEL)
   return row.id
 }
 

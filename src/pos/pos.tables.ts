@@ -42,8 +42,10 @@ export interface PosSyncRunTable {
   triggered_by: string
   started_at: Timestamp
   estimated_completion: Date
-  claimed_at: Date | null
-  heartbeat_at: Date | null
+  /** The job columns (src/platform/jobs.ts): due while processing and unleased; the worker's lease. */
+  next_attempt_at: Generated<Date | null>
+  lease_expires_at: Date | null
+  attempts: Generated<number>
   completed_at: Date | null
   duration_ms: number | null
   sales_synced: number | null

@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import type { Db, Tenant, Trx } from '../platform/db/database.js'
 import { decimal, toDbNumeric } from '../platform/decimal.js'
 import type { FinishedSyncRun, MetricsReporter } from '../platform/metrics/metrics-registry.js'
+import { keepLease } from '../platform/jobs.js'
 import { enqueue } from '../platform/outbox.js'
 import { type PosAdapter, PosAdapterError, type PosCredentials, type PosProduct, type PosSaleLine, type PosStaffMember, type SalesWindow } from './adapter.js'
 import { type ConnectionRow, FREQUENCY_SECONDS, findConnectionById, saveCredentials, updateConnectionRow } from './connections.repository.js'
@@ -25,8 +26,8 @@ import {
   releaseRun,
   type SalesCheckpoint,
   saveSalesCheckpoint,
+  SYNC_RUN_QUEUE,
   type SyncRunRow,
-  touchRun,
 } from './sync-runs.repository.js'
 import { findVendor } from './vendor-registry.js'
 
@@ -47,7 +48,8 @@ export const CURSOR_OVERLAP_MS = 10 * 60_000
 const STAGE_BATCH_LINES = 5_000
 /** Batches stored at once while fetching goes on: 2 took a Clover sync on PostgreSQL from 33k to 42k lines/s, 3 gained nothing (docs/benchmarks.md). */
 const STAGE_BATCHES_IN_FLIGHT = 2
-const HEARTBEAT_MS = 10_000
+/** How long a claimed run stays with its worker without a heartbeat (the worker extends it every 10 s). */
+export const RUN_LEASE_MS = 60_000
 const DAY_MS = 86_400_000
 
 /** A failure with the code the run records and pos.sync_failed carries. */
@@ -371,7 +373,7 @@ export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): P
   const { salesSynced, productsSynced, depletion } = await applyStaged(trx, run, staged)
   const now = new Date()
   const duration = durationMs(run, now)
-  await finishRun(trx, run.id, {
+  const finished = await finishRun(trx, run, {
     status: 'completed',
     completed_at: now,
     duration_ms: duration,
@@ -379,6 +381,7 @@ export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): P
     products_synced: productsSynced,
     variance_detected: depletion.itemsBelowZero,
   })
+  if (!finished) throw new SyncFailure('interrupted', 'The run was taken over by another worker while it was still working')
   await updateConnectionRow(trx, connection.id, {
     ...(staged.cursor && { sales_cursor: staged.cursor }),
     last_sync: now,
@@ -406,9 +409,11 @@ export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): P
  * windows it read whole and its checkpoint is stored for the next run. Returns the finished run, or
  * undefined when it was no longer running.
  */
-export async function failRun(trx: Trx, runId: string, error: unknown): Promise<FinishedSyncRun | undefined> {
-  const run = await lockRun(trx, runId)
-  if (run?.status !== 'processing') return undefined
+export async function failRun(trx: Trx, claim: SyncRunRow, error: unknown): Promise<FinishedSyncRun | undefined> {
+  const run = await lockRun(trx, claim.id)
+  // Not running any more, or taken over by another worker since this one claimed it (the outcome is the
+  // other worker's to record). The row is locked now, so the finish below cannot be fenced off.
+  if (run?.status !== 'processing' || run.attempts !== claim.attempts) return undefined
   const partial = error instanceof PartialRun ? error : undefined
   const failure = asSyncFailure(error)
   const connection = await trx.selectFrom('pos_connections').selectAll().where('id', '=', run.connection_id).forUpdate().executeTakeFirstOrThrow()
@@ -428,7 +433,7 @@ export async function failRun(trx: Trx, runId: string, error: unknown): Promise<
   } else {
     await deleteSourceLines(trx, run.id)
   }
-  await finishRun(trx, run.id, {
+  await finishRun(trx, claim, {
     status: 'failed',
     completed_at: now,
     duration_ms: duration,
@@ -456,11 +461,11 @@ export async function failRun(trx: Trx, runId: string, error: unknown): Promise<
  * restarted, or another one now) runs it under the same sync_id. Nothing is depleted and no event is
  * sent: the run has not ended.
  */
-async function requeueInterruptedRun(trx: Trx, runId: string): Promise<void> {
-  const run = await lockRun(trx, runId)
+async function requeueInterruptedRun(trx: Trx, claim: SyncRunRow): Promise<void> {
+  const run = await lockRun(trx, claim.id)
   if (run?.status !== 'processing') return
   await deleteSourceLines(trx, run.id)
-  await releaseRun(trx, run.id)
+  await releaseRun(trx, claim)
 }
 
 export interface RunOptions {
@@ -486,7 +491,7 @@ export type RunOutcome =
  * cut, or the simulator that closed under it) counts as the interruption, not as the run's failure.
  */
 export async function executeSyncRun(db: Db, gateway: PosGateway, run: SyncRunRow, options: RunOptions = {}): Promise<RunOutcome> {
-  const heartbeat = setInterval(() => void touchRun(db, run.id).catch(() => undefined), HEARTBEAT_MS)
+  const stopHeartbeat = keepLease(db, SYNC_RUN_QUEUE, run, RUN_LEASE_MS)
   try {
     const staged = await fetchAndStage(db, gateway, run, options.now?.() ?? new Date(), options)
     const results = await db.transaction().execute((trx) => commitRun(trx, run, staged))
@@ -494,13 +499,13 @@ export async function executeSyncRun(db: Db, gateway: PosGateway, run: SyncRunRo
     return { status: 'completed', ...results }
   } catch (error) {
     if (options.signal?.aborted) {
-      await db.transaction().execute((trx) => requeueInterruptedRun(trx, run.id))
+      await db.transaction().execute((trx) => requeueInterruptedRun(trx, run))
       return { status: 'interrupted' }
     }
-    const finished = await db.transaction().execute((trx) => failRun(trx, run.id, error))
+    const finished = await db.transaction().execute((trx) => failRun(trx, run, error))
     if (finished) options.metrics?.syncRunFinished(finished)
     return { status: 'failed', error, code: asSyncFailure(error).code }
   } finally {
-    clearInterval(heartbeat)
+    stopHeartbeat()
   }
 }

@@ -1,12 +1,23 @@
 import { type Selectable, sql } from 'kysely'
 import type { Executor, Trx } from '../platform/db/database.js'
+import { type ClaimedJob, claimDueJobs, defineJobQueue, releaseJob, settleJob, wakeJobWorkers } from '../platform/jobs.js'
 import type { PosSyncRunTable, SyncType } from './pos.tables.js'
 import type { SyncRun } from './pos.schemas.js'
 
 export type SyncRunRow = Selectable<PosSyncRunTable>
 
-/** NOTIFY channel that wakes the sync worker when a run is queued. */
-export const POS_SYNC_CHANNEL = 'barstock_pos_sync'
+/**
+ * Sync runs as a job queue: a processing run is work. Its worker extends the lease while the run goes
+ * on; a run whose lease ran out lost its worker (crashed, cut off), and the worker that claims it next
+ * fails it as interrupted.
+ */
+export const SYNC_RUN_QUEUE = defineJobQueue<SyncRunRow>({
+  name: 'pos-sync',
+  table: 'pos_sync_runs',
+  key: ['id'],
+  channel: 'barstock_pos_sync',
+  ready: sql`job.status = 'processing'`,
+})
 
 export function rowToSyncRun(row: SyncRunRow): SyncRun {
   const finished = row.status !== 'processing'
@@ -55,7 +66,7 @@ export async function insertRunUnlessRunning(trx: Trx, run: NewRun): Promise<Syn
     .onConflict((conflict) => conflict.column('connection_id').where('status', '=', 'processing').doNothing())
     .returningAll()
     .executeTakeFirst()
-  if (row) await sql`SELECT pg_notify(${POS_SYNC_CHANNEL}, '')`.execute(trx)
+  if (row) await wakeJobWorkers(trx, SYNC_RUN_QUEUE)
   return row
 }
 
@@ -93,40 +104,20 @@ export async function lastDurationMs(db: Executor, connectionId: string, syncTyp
   return row?.duration_ms ?? undefined
 }
 
-/** Takes the oldest unclaimed run; SKIP LOCKED lets any number of workers share the queue. */
-export async function claimNextRun(db: Executor): Promise<SyncRunRow | undefined> {
-  const result = await sql<SyncRunRow>`
-    UPDATE pos_sync_runs SET claimed_at = now(), heartbeat_at = now()
-    WHERE id = (
-      SELECT id FROM pos_sync_runs WHERE status = 'processing' AND claimed_at IS NULL
-      ORDER BY started_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-    RETURNING *`.execute(db)
-  return result.rows[0]
-}
-
-export async function touchRun(db: Executor, id: string): Promise<void> {
-  await db.updateTable('pos_sync_runs').set({ heartbeat_at: new Date() }).where('id', '=', id).where('status', '=', 'processing').execute()
-}
-
-/** Claimed runs still marked running whose worker stopped beating before `staleBefore` (all claimed ones when undefined). */
-export async function findOrphanedRunIds(db: Executor, staleBefore: Date | undefined): Promise<string[]> {
-  let query = db.selectFrom('pos_sync_runs').select('id').where('status', '=', 'processing').where('claimed_at', 'is not', null)
-  if (staleBefore) query = query.where('heartbeat_at', '<', staleBefore)
-  return (await query.execute()).map((row) => row.id)
+/** Claims the run queued first for `leaseMs`; SKIP LOCKED lets any number of workers share the queue. */
+export async function claimNextRun(db: Executor, leaseMs: number): Promise<ClaimedJob<SyncRunRow> | undefined> {
+  const [run] = await claimDueJobs(db, SYNC_RUN_QUEUE, { limit: 1, leaseMs })
+  return run
 }
 
 /** Returns a claimed run to the queue (a shutdown stopped it), counting the interruption, and wakes the workers. */
-export async function releaseRun(trx: Trx, id: string): Promise<void> {
-  await trx
-    .updateTable('pos_sync_runs')
-    .set((eb) => ({ claimed_at: null, heartbeat_at: null, interruptions: eb('interruptions', '+', 1) }))
-    .where('id', '=', id)
-    .execute()
-  await sql`SELECT pg_notify(${POS_SYNC_CHANNEL}, '')`.execute(trx)
+export async function releaseRun(trx: Trx, run: SyncRunRow): Promise<void> {
+  await releaseJob(trx, SYNC_RUN_QUEUE, run, { interruptions: sql<number>`job.interruptions + 1` })
 }
 
-export async function finishRun(trx: Trx, id: string, fields: Partial<Omit<SyncRunRow, 'id'>>): Promise<void> {
-  await trx.updateTable('pos_sync_runs').set(fields).where('id', '=', id).execute()
+/** Ends a claimed run with its outcome; false when another worker took it over meanwhile. */
+export async function finishRun(trx: Trx, run: SyncRunRow, fields: Partial<Omit<SyncRunRow, 'id'>>): Promise<boolean> {
+  return settleJob(trx, SYNC_RUN_QUEUE, run, { ...fields, next_attempt_at: null })
 }
 
 /** Where a failed run's sales listing stopped: its window and the adapter's position in it. */

@@ -1,31 +1,29 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { BackgroundLoop } from '../platform/background.js'
+import type { BackgroundLoop, WorkerDependencies } from '../platform/background.js'
 import { startBackgroundLoop } from '../platform/background.js'
 import type { Db } from '../platform/db/database.js'
+import { type ClaimedJob, startJobLoop } from '../platform/jobs.js'
 import type { MetricsReporter } from '../platform/metrics/metrics-registry.js'
-import type { WorkerDependencies } from '../platform/background.js'
 import { FREQUENCY_SECONDS } from './connections.repository.js'
 import { PosGateway } from './pos-gateway.js'
 import { closeSandboxSimulators } from './sandbox-simulators.js'
-import { executeSyncRun, failRun, type RunOutcome, SyncFailure } from './sync-runner.js'
-import { claimNextRun, findOrphanedRunIds, insertRunUnlessRunning, POS_SYNC_CHANNEL, type SyncRunRow } from './sync-runs.repository.js'
+import { executeSyncRun, failRun, RUN_LEASE_MS, type RunOutcome, SyncFailure } from './sync-runner.js'
+import { claimNextRun, insertRunUnlessRunning, SYNC_RUN_QUEUE, type SyncRunRow } from './sync-runs.repository.js'
 import { newId } from '../platform/ids.js'
 
-/** A worker that stopped touching its run for this long is gone (crashed or cut off). */
-const ORPHAN_AFTER_MS = 60_000
 const WORKER_INTERVAL_MS = 5_000
 const SCHEDULER_INTERVAL_MS = 15_000
 const SCHEDULE_BATCH = 100
 
-/** Fails runs whose worker died: all claimed runs on the embedded database at start-up, stale ones otherwise. */
-export async function failOrphanedRuns(db: Db, staleBefore: Date | undefined, metrics?: MetricsReporter): Promise<number> {
-  const ids = await findOrphanedRunIds(db, staleBefore)
-  for (const id of ids) {
-    const interrupted = new SyncFailure('interrupted', 'The run was interrupted (the service stopped or crashed); sync again')
-    const finished = await db.transaction().execute((trx) => failRun(trx, id, interrupted))
-    if (finished) metrics?.syncRunFinished(finished)
-  }
-  return ids.length
+/**
+ * Fails a run whose worker died (its lease ran out before it finished) as interrupted, as docs/pos.md
+ * says: whoever triggered it learns from the run and pos.sync_failed, and the schedule queues the next.
+ */
+async function failAbandonedRun(db: Db, run: ClaimedJob<SyncRunRow>, logger: FastifyBaseLogger, metrics?: MetricsReporter): Promise<void> {
+  const interrupted = new SyncFailure('interrupted', 'The run was interrupted (the service stopped or crashed); sync again')
+  const finished = await db.transaction().execute((trx) => failRun(trx, run, interrupted))
+  if (finished) metrics?.syncRunFinished(finished)
+  logger.warn({ sync_id: run.id, connection_id: run.connection_id }, 'failed a POS sync run whose worker stopped (crashed or cut off)')
 }
 
 function logRunOutcome(logger: FastifyBaseLogger, run: SyncRunRow, outcome: RunOutcome): void {
@@ -43,26 +41,25 @@ function logRunOutcome(logger: FastifyBaseLogger, run: SyncRunRow, outcome: RunO
 
 /**
  * The worker that runs queued sync runs, one at a time per instance; claims use SKIP LOCKED, so each
- * run happens once across instances. At start it fails the runs a crash left behind. Tests may pass a
- * gateway of their own (a scripted vendor).
+ * run happens once across instances. A run whose worker died is failed by the worker that claims it
+ * next. Tests may pass a gateway of their own (a scripted vendor).
  */
 export async function startPosSyncWorker(deps: WorkerDependencies, gateway = new PosGateway(deps.config)): Promise<BackgroundLoop> {
   const { db } = deps.database
-  // PGlite is held by one process: a claimed run at start-up cannot have a live worker anywhere.
-  const staleBefore = deps.database.kind === 'pglite' ? undefined : new Date(Date.now() - ORPHAN_AFTER_MS)
-  const orphans = await failOrphanedRuns(db, staleBefore, deps.metrics)
-  if (orphans > 0) deps.logger.warn({ orphans }, 'failed POS sync runs a crash left behind')
   // Aborted by stop(): the run in progress is put back in the queue instead of running on or failing.
   const shutdown = new AbortController()
-  const loop = await startBackgroundLoop({
-    name: 'pos-sync',
+  const loop = await startJobLoop({
+    queue: SYNC_RUN_QUEUE,
     database: deps.database,
     logger: deps.logger,
-    channel: POS_SYNC_CHANNEL,
     intervalMs: WORKER_INTERVAL_MS,
     async tick() {
-      const run = await claimNextRun(db)
+      const run = await claimNextRun(db, RUN_LEASE_MS)
       if (!run) return false
+      if (run.abandoned) {
+        await failAbandonedRun(db, run, deps.logger, deps.metrics)
+        return true
+      }
       const outcome = await executeSyncRun(db, gateway, run, { now: deps.clock, metrics: deps.metrics, signal: shutdown.signal })
       logRunOutcome(deps.logger, run, outcome)
       return true
@@ -111,10 +108,7 @@ export async function scheduleDueSyncs(db: Db, now = new Date()): Promise<number
   })
 }
 
-/**
- * The scheduler of hourly, daily and realtime (polled every minute) connections, plus the sweep that
- * fails runs whose worker stopped beating.
- */
+/** The scheduler of hourly, daily and realtime (polled every minute) connections. */
 export async function startPosScheduler(deps: WorkerDependencies): Promise<BackgroundLoop> {
   const { db } = deps.database
   return startBackgroundLoop({
@@ -123,7 +117,6 @@ export async function startPosScheduler(deps: WorkerDependencies): Promise<Backg
     logger: deps.logger,
     intervalMs: SCHEDULER_INTERVAL_MS,
     async tick() {
-      await failOrphanedRuns(db, new Date(Date.now() - ORPHAN_AFTER_MS), deps.metrics)
       return (await scheduleDueSyncs(db)) === SCHEDULE_BATCH
     },
   })

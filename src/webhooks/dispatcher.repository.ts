@@ -1,7 +1,9 @@
-import { sql } from 'kysely'
+import { type Selectable, sql } from 'kysely'
 import type { Db, Environment, Trx } from '../platform/db/database.js'
+import { claimDueStatement, defineJobQueue } from '../platform/jobs.js'
+import { OUTBOX_CHANNEL } from '../platform/outbox.js'
 import { PING_EVENT } from './webhook-events.js'
-import type { DeliveryStatus } from './webhooks.tables.js'
+import type { DeliveryStatus, WebhookDeliveryTable } from './webhooks.tables.js'
 
 /** A delivery a dispatcher has claimed, with what it needs to send it. */
 export interface ClaimedDelivery {
@@ -11,7 +13,7 @@ export interface ClaimedDelivery {
   webhook_id: string
   event_id: string
   event_kind: string
-  attempt_count: number
+  attempts: number
   retry_started_at: Date
   created_at: Date
   url: string
@@ -22,35 +24,25 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Claims up to `limit` due deliveries of active webhooks: each gets a lease (so no other dispatcher
- * takes it while it is in flight, and a crashed dispatcher's claim runs out) and its attempt number.
- * One statement, so the row locks last only as long as it does; SKIP LOCKED lets dispatchers claim side
- * by side.
+ * Deliveries as a job queue: a pending delivery of an active webhook is work. Its lease keeps other
+ * dispatchers off while its attempt is in flight; a crashed dispatcher's claim runs out. Committed events
+ * wake the dispatchers on the outbox's channel.
  */
+export const DELIVERY_QUEUE = defineJobQueue<Selectable<WebhookDeliveryTable>>({
+  name: 'webhook-dispatcher',
+  table: 'webhook_deliveries',
+  key: ['id'],
+  channel: OUTBOX_CHANNEL,
+  ready: sql`job.status = 'pending' AND EXISTS (
+    SELECT 1 FROM webhooks webhook WHERE webhook.id = job.webhook_id AND webhook.status = 'active' AND webhook.deleted_at IS NULL)`,
+})
+
+/** Claims up to `limit` due deliveries for `leaseMs`, each with its attempt number and what sending it takes. */
 export async function claimDueDeliveries(db: Db, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
   const result = await sql<ClaimedDelivery>`
-    WITH due AS (
-      SELECT delivery.id
-      FROM webhook_deliveries delivery
-      JOIN webhooks webhook ON webhook.id = delivery.webhook_id
-      WHERE delivery.status = 'pending'
-        AND delivery.next_attempt_at <= now()
-        AND (delivery.lease_expires_at IS NULL OR delivery.lease_expires_at <= now())
-        AND webhook.status = 'active'
-        AND webhook.deleted_at IS NULL
-      ORDER BY delivery.next_attempt_at
-      LIMIT ${limit}
-      FOR UPDATE OF delivery SKIP LOCKED
-    ), claimed AS (
-      UPDATE webhook_deliveries delivery
-      SET lease_expires_at = now() + make_interval(secs => ${leaseMs / 1000}),
-          attempt_count = delivery.attempt_count + 1
-      FROM due
-      WHERE delivery.id = due.id
-      RETURNING delivery.*
-    )
+    WITH claimed AS (${claimDueStatement(DELIVERY_QUEUE, { limit, leaseMs })})
     SELECT claimed.id, claimed.account_id, claimed.environment, claimed.webhook_id, claimed.event_id,
-           claimed.event_kind, claimed.attempt_count, claimed.retry_started_at, claimed.created_at,
+           claimed.event_kind, claimed.attempts, claimed.retry_started_at, claimed.created_at,
            webhook.url, webhook.secret, event.data AS event_data, event.created_at AS event_created_at
     FROM claimed
     JOIN webhooks webhook ON webhook.id = claimed.webhook_id
@@ -132,7 +124,10 @@ async function insertAttempts(trx: Trx, results: AttemptResult[]): Promise<void>
     .execute()
 }
 
-/** Applies each attempt to its delivery, unless a later attempt (after a lost lease) took it over. */
+/**
+ * Applies each attempt to its delivery, unless a later attempt (after a lost lease) took it over: the
+ * settling of src/platform/jobs.ts (lease freed, fenced by the attempt number) for a whole batch at once.
+ */
 async function settleDeliveries(trx: Trx, results: AttemptResult[]): Promise<void> {
   const rows = results.map((result) => ({
     id: result.deliveryId,
@@ -149,7 +144,7 @@ async function settleDeliveries(trx: Trx, results: AttemptResult[]): Promise<voi
         lease_expires_at = NULL
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
       AS settled (id text, attempt integer, status text, next_attempt_at timestamptz, completed_at timestamptz)
-    WHERE delivery.id = settled.id AND delivery.attempt_count = settled.attempt`.execute(trx)
+    WHERE delivery.id = settled.id AND delivery.attempts = settled.attempt`.execute(trx)
 }
 
 async function updateWebhookStats(trx: Trx, results: AttemptResult[]): Promise<void> {

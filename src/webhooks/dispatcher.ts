@@ -1,12 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { type BackgroundLoop, startBackgroundLoop } from '../platform/background.js'
+import type { BackgroundLoop } from '../platform/background.js'
 import type { DatabaseHandle } from '../platform/db/connect.js'
 import type { Db } from '../platform/db/database.js'
 import type { MetricsReporter, WebhookAttemptOutcome } from '../platform/metrics/metrics-registry.js'
-import { OUTBOX_CHANNEL } from '../platform/outbox.js'
+import { startJobLoop } from '../platform/jobs.js'
 import type { WorkerDependencies } from '../platform/background.js'
 import { type AttemptOutcome, DELIVERY_TIMEOUT_MS, DeliverySender } from './delivery-sender.js'
-import { type AttemptResult, type ClaimedDelivery, claimDueDeliveries, recordAttempts } from './dispatcher.repository.js'
+import { type AttemptResult, type ClaimedDelivery, claimDueDeliveries, DELIVERY_QUEUE, recordAttempts } from './dispatcher.repository.js'
 import type { Resolver } from '../platform/network-guard.js'
 import { PING_EVENT } from './webhook-events.js'
 import { DEFAULT_WEBHOOK_SETTINGS, loadWebhookSettings, nextAttemptAt, type RetrySchedule, type WebhookSettings } from './webhook-settings.js'
@@ -48,7 +48,7 @@ function resultOf(delivery: ClaimedDelivery, outcome: AttemptOutcome, schedule: 
     webhookId: delivery.webhook_id,
     accountId: delivery.account_id,
     environment: delivery.environment,
-    attempt: delivery.attempt_count,
+    attempt: delivery.attempts,
     ...outcome,
     status: outcome.delivered ? 'delivered' : retryAt ? 'pending' : 'failed',
     nextAttemptAt: retryAt ?? null,
@@ -61,7 +61,7 @@ function logFailedAttempt(logger: FastifyBaseLogger, delivery: ClaimedDelivery, 
     webhook_id: delivery.webhook_id,
     delivery_id: delivery.id,
     event: delivery.event_kind,
-    attempt: delivery.attempt_count,
+    attempt: delivery.attempts,
     status_code: result.statusCode,
     reason: result.error,
     next_attempt_at: result.nextAttemptAt?.toISOString() ?? null,
@@ -161,14 +161,7 @@ export async function startWebhookDispatcher(options: DispatcherOptions): Promis
     return claimed.length === limit
   }
 
-  const loop = await startBackgroundLoop({
-    name: 'webhook-dispatcher',
-    database: options.database,
-    logger: options.logger,
-    tick,
-    intervalMs: settings.pollIntervalMs,
-    channel: OUTBOX_CHANNEL,
-  })
+  const loop = await startJobLoop({ queue: DELIVERY_QUEUE, database: options.database, logger: options.logger, tick, intervalMs: settings.pollIntervalMs })
   return {
     wake: loop.wake,
     async stop() {

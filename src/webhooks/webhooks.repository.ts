@@ -1,7 +1,7 @@
 import { type Selectable, sql } from 'kysely'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import type { PageRequest } from '../platform/http/pagination.js'
-import { OUTBOX_CHANNEL } from '../platform/outbox.js'
+import { unleased } from '../platform/jobs.js'
 import type { CreatedWebhook, Delivery, ListDeliveriesQuery, UpdatedWebhook, WebhookDetail, WebhookSummary } from './webhooks.schemas.js'
 import type { WebhookDeliveryAttemptTable, WebhookDeliveryTable, WebhookStatus, WebhookTable } from './webhooks.tables.js'
 
@@ -118,7 +118,7 @@ export async function cancelPendingDeliveries(trx: Trx, webhookIds: string[]): P
     .set({ status: 'cancelled', next_attempt_at: null, completed_at: new Date() })
     .where('webhook_id', 'in', webhookIds)
     .where('status', '=', 'pending')
-    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', sql<Date>`now()`)]))
+    .where(unleased())
     .execute()
 }
 
@@ -192,9 +192,4 @@ export async function insertPingDelivery(trx: Trx, tenant: Tenant, values: { web
     .returning('id')
     .executeTakeFirstOrThrow()
   return row.id
-}
-
-/** Wakes the dispatchers when the transaction commits (the channel new outbox events use). */
-export async function wakeDispatchers(trx: Trx): Promise<void> {
-  await sql`SELECT pg_notify(${OUTBOX_CHANNEL}, '')`.execute(trx)
 }

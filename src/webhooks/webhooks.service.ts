@@ -2,6 +2,8 @@ import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { invalidParameter } from '../platform/errors.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { newId } from '../platform/ids.js'
+import { wakeJobWorkers } from '../platform/jobs.js'
+import { DELIVERY_QUEUE } from './dispatcher.repository.js'
 import { ALL_EVENTS, PING_EVENT } from './webhook-events.js'
 import { webhookErrors } from './webhooks.errors.js'
 import {
@@ -19,7 +21,6 @@ import {
   rowToSummary,
   rowToUpdated,
   updateWebhookRow,
-  wakeDispatchers,
   type WebhookRow,
 } from './webhooks.repository.js'
 import type {
@@ -121,7 +122,7 @@ export async function retryDelivery(trx: Trx, tenant: Tenant, webhookId: string,
   if (!(await findDelivery(trx, tenant, webhookId, deliveryId))) throw webhookErrors.deliveryNotFound([deliveryId, webhookId])
   requireActive(webhook)
   await rescheduleDelivery(trx, tenant, webhookId, deliveryId)
-  await wakeDispatchers(trx)
+  await wakeJobWorkers(trx, DELIVERY_QUEUE)
   return (await findDelivery(trx, tenant, webhookId, deliveryId))!
 }
 
@@ -132,6 +133,6 @@ export async function retryDelivery(trx: Trx, tenant: Tenant, webhookId: string,
 export async function sendTestPing(trx: Trx, tenant: Tenant, webhookId: string): Promise<Delivery> {
   requireActive(await lockWebhook(trx, tenant, webhookId))
   const id = await insertPingDelivery(trx, tenant, { webhookId, eventId: newId('evt'), kind: PING_EVENT })
-  await wakeDispatchers(trx)
+  await wakeJobWorkers(trx, DELIVERY_QUEUE)
   return (await findDelivery(trx, tenant, webhookId, id))!
 }

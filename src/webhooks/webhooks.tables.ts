@@ -30,7 +30,7 @@ export interface WebhookDeliveryTable {
   event_id: string
   event_kind: string
   status: Generated<DeliveryStatus>
-  attempt_count: Generated<number>
+  attempts: Generated<number>
   next_attempt_at: Date | null
   lease_expires_at: Date | null
   retry_started_at: Timestamp

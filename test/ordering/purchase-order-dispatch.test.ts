@@ -15,9 +15,14 @@ interface ReceivedMail {
   raw: string
 }
 
-/** A real SMTP server on 127.0.0.1 that keeps what it receives. */
-async function startSmtp(port: number) {
+/**
+ * A real SMTP server on 127.0.0.1 that keeps what it receives. With `hold`, it answers no message until
+ * the test does: `held[n].accept()`, or `.reject()` with a 451 (which the worker retries).
+ */
+async function startSmtp(port: number, options: { hold?: boolean } = {}) {
   const inbox: ReceivedMail[] = []
+  const held: Array<{ accept(): void; reject(): void }> = []
+  const refusal = Object.assign(new Error('451 try again later'), { responseCode: 451 })
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -31,12 +36,13 @@ async function startSmtp(port: number) {
           to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
           raw: Buffer.concat(chunks).toString('utf8'),
         })
-        callback()
+        if (options.hold) held.push({ accept: () => callback(), reject: () => callback(refusal) })
+        else callback()
       })
     },
   })
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
-  return { inbox, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+  return { inbox, held, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
 }
 
 /** The message as text: soft line breaks joined, =XX escapes turned back into UTF-8. */
@@ -147,6 +153,48 @@ describe('purchase-order e-mail', () => {
     const dispatch = await dispatchOf(ctx, submitted.id)
     assert.equal(dispatch.status, 'cancelled')
     assert.equal(dispatch.attempts, 0)
+  })
+
+  test('a worker whose lease runs out mid-send loses the dispatch to another; its late outcome is not recorded', async (t) => {
+    if (ctx.database.kind === 'pglite') {
+      t.skip('needs PostgreSQL: two workers claiming side by side need real concurrency, and PGlite serialises everything on one connection')
+      return
+    }
+    const caller = await ctx.newCaller()
+    await worker.stop()
+    const smtp = await startSmtp(port, { hold: true })
+    const deps = { config: ctx.config, database: ctx.database, logger: ctx.app.log, metrics: ctx.metrics }
+    // The first worker's lease is short and its SMTP timeout long: the server holding its message makes it a stuck worker.
+    const stuck = await startPurchaseOrderWorker(deps, { ...FAST_RETRIES, leaseMs: 300, smtpTimeoutMs: 120_000 })
+    let other: BackgroundLoop | undefined
+    try {
+      const submitted = await submittedOrder(ctx, caller)
+      await waitFor(async () => smtp.held.length === 1)
+      // Started only now, so the first claim was the stuck worker's; it takes the dispatch over once that lease has run out.
+      other = await startPurchaseOrderWorker(deps, { ...FAST_RETRIES, leaseMs: 120_000, smtpTimeoutMs: 120_000 })
+      await waitFor(async () => smtp.held.length === 2, 30_000)
+      assert.equal((await dispatchOf(ctx, submitted.id)).attempts, 2, 'claimed a second time')
+
+      // The stuck worker's attempt fails first and is not recorded: the dispatch is the other worker's now.
+      const before = await scrape(ctx, METRICS_TOKEN)
+      smtp.held[0]!.reject()
+      await waitFor(async () => (await scrape(ctx, METRICS_TOKEN)).value(DISPATCHES, { outcome: 'retrying' }) > before.value(DISPATCHES, { outcome: 'retrying' }))
+      const meanwhile = await dispatchOf(ctx, submitted.id)
+      assert.deepEqual({ status: meanwhile.status, attempts: meanwhile.attempts, last_error: meanwhile.last_error }, { status: 'sending', attempts: 2, last_error: null })
+
+      smtp.held[1]!.accept()
+      const sent = await waitFor(async () => {
+        const dispatch = await dispatchOf(ctx, submitted.id)
+        return dispatch.status === 'sent' && dispatch
+      })
+      assert.deepEqual({ attempts: sent.attempts, last_error: sent.last_error, lease_expires_at: sent.lease_expires_at }, { attempts: 2, last_error: null, lease_expires_at: null })
+      assert.equal(smtp.held.length, 2, 'no third attempt')
+    } finally {
+      await stuck.stop()
+      await other?.stop()
+      await smtp.close()
+      worker = await startPurchaseOrderWorker({ config: ctx.config, database: ctx.database, logger: ctx.app.log }, FAST_RETRIES)
+    }
   })
 
   test('gives a dispatch up as failed after the last attempt, and counts each attempt by outcome', async () => {

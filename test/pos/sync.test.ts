@@ -4,7 +4,7 @@ import { listEvents } from '../../src/platform/outbox.js'
 import type { PosSyncFailedData } from '../../src/pos/pos.events.js'
 import { decimal } from '../../src/platform/decimal.js'
 import type { BackgroundLoop } from '../../src/platform/background.js'
-import { scheduleDueSyncs, failOrphanedRuns } from '../../src/pos/sync-worker.js'
+import { scheduleDueSyncs } from '../../src/pos/sync-worker.js'
 import { json, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { MENU, MODIFIERS } from '../../src/pos/simulation/bar-data.js'
@@ -167,7 +167,7 @@ describe('one sync at a time', () => {
     }
   })
 
-  test('a run a crash left claimed is failed at start-up with pos.sync_failed', async () => {
+  test('a run whose worker crashed is failed as interrupted, with pos.sync_failed, once its lease has run out', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const connection = await createConnection(ctx, caller)
     await waitForSync(ctx, caller, connection.first_sync_id)
@@ -183,20 +183,22 @@ describe('one sync at a time', () => {
         status: 'processing',
         triggered_by: 'test',
         estimated_completion: stale,
-        claimed_at: stale,
-        heartbeat_at: stale,
+        // Claimed by a worker that is gone: its lease ran out long ago.
+        attempts: 1,
+        lease_expires_at: stale,
       })
       .execute()
     await worker.stop()
     worker = await startWorker(ctx)
-    const run = json(await ctx.request('GET', `/v1/pos/syncs/sync_orphan_${connection.id}`, { key: caller.key })).data
+    const run = await waitForSync(ctx, caller, `sync_orphan_${connection.id}`)
     assert.equal(run.status, 'failed')
     assert.equal(run.error.code, 'interrupted')
     const [event] = await listEvents(ctx.database.db, caller.tenant, 'pos.sync_failed')
     const data = event?.data as PosSyncFailedData
     assert.equal(data.error_code, 'interrupted')
     assert.equal(data.retry_after, 3600)
-    assert.equal(await failOrphanedRuns(ctx.database.db, undefined), 0)
+    const stored = await ctx.database.db.selectFrom('pos_sync_runs').select(['attempts', 'lease_expires_at']).where('id', '=', run.sync_id).executeTakeFirstOrThrow()
+    assert.deepEqual(stored, { attempts: 2, lease_expires_at: null }, 'failed by the worker that claimed it after the lease ran out')
   })
 
   test('GET of an unknown or foreign sync is 404 sync_not_found; sync on an unknown connection is connection_not_found', async () => {

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Environment, Executor } from '../db/database.js'
 import { newId } from '../ids.js'
+import { notify } from '../notify.js'
 import type { Permission } from './permissions.js'
 
 /** NOTIFY channel on which key revocations reach every instance's key cache. */
@@ -124,7 +125,7 @@ export async function revokeApiKey(db: Executor, id: string): Promise<ApiKeyInfo
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst()
-  if (row) await sql`SELECT pg_notify(${API_KEYS_CHANNEL}, ${id})`.execute(db)
+  if (row) await notify(db, API_KEYS_CHANNEL, id)
   return row ? toInfo(row) : undefined
 }
 
