@@ -49,13 +49,15 @@ test('a run takes stock by sale time: one ledger row per business day after the 
   const takenUnits = soldAfter.reduce((total, line) => total.plus(line.quantity), decimal(0))
   assert.equal(await itemQuantity(ctx, caller, bud.id), Number(decimal(1).minus(takenUnits).toFixed(4)))
 
-  // main_bar is on UTC with a 04:00 cut-off: one row per business day of the sales after the item existed.
+  // main_bar is on UTC with a 04:00 cut-off: one row per business day of the sales after the item existed,
+  // dated at its last sale, and one per business day of the refunds of those sales (negative lines, dated
+  // at the sale they take back), given back as a movement of its own.
   const businessDay = (at: Date) => new Date(at.getTime() - 4 * 3_600_000).toISOString().slice(0, 10)
   const days = new Map<string, { units: number; last: Date }>()
   for (const line of soldAfter) {
-    const day = businessDay(line.sold_at)
-    const entry = days.get(day) ?? { units: 0, last: line.sold_at }
-    days.set(day, { units: entry.units + Number(line.quantity), last: line.sold_at > entry.last ? line.sold_at : entry.last })
+    const key = `${businessDay(line.sold_at)} ${Number(line.quantity) < 0 ? 'refund' : 'sale'}`
+    const entry = days.get(key) ?? { units: 0, last: line.sold_at }
+    days.set(key, { units: entry.units + Number(line.quantity), last: line.sold_at > entry.last ? line.sold_at : entry.last })
   }
   const sales = (await ledgerOf(ctx, bud.id)).filter((row) => row.kind === 'sale')
   const byTime = (a: unknown[], b: unknown[]) => String(a[1]).localeCompare(String(b[1]))
