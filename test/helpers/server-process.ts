@@ -9,8 +9,9 @@ const run = promisify(execFile)
 export const CLI = projectPath('dist', 'src', 'cli', 'main.js')
 
 /**
- * How long a server process may take to migrate a fresh data dir and listen: 23–67 s were measured with
- * other work saturating this machine's two cores (load average 15–22), and the CI runs must pass then too.
+ * How long a server or worker process may take to migrate a fresh data dir and be ready: 23–85 s were
+ * measured with other work saturating this machine's two cores (load average 15–30), and the CI runs
+ * must pass then too.
  */
 const LISTEN_TIMEOUT_MS = 120_000
 
@@ -44,23 +45,55 @@ export interface ServerProcess {
   exited: Promise<number | null>
 }
 
-/** Starts `barstock serve` on a free port and waits until it listens. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve'], { env: childEnv({ PORT: '0', HOST: '127.0.0.1', ...env }) })
+/**
+ * Every process the tests start, killed when this test process ends however it ends: a failed or timed-out
+ * test (the runner ends a file with SIGTERM) must not leave a server running after `npm test`.
+ */
+const children = new Set<ChildProcess>()
+const killChildren = () => children.forEach((child) => child.kill('SIGKILL'))
+process.on('exit', killChildren)
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    killChildren()
+    process.exit(1)
+  })
+}
+
+/**
+ * Starts a barstock CLI command and waits until its output matches `ready` (the match is returned); a
+ * process that exits or stays silent that long is killed and the start fails with its output.
+ */
+export async function startCliProcess(args: string[], env: Record<string, string>, ready: RegExp) {
+  const child = spawn(process.execPath, [CLI, ...args], { env: childEnv(env) })
+  children.add(child)
   let output = ''
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  const url = await new Promise<string>((resolve, reject) => {
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      children.delete(child)
+      resolve(code)
+    }),
+  )
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)
-      if (match) resolve(match[1]!)
+      const found = ready.exec(output)
+      if (found) resolve(found)
     }
     child.stdout.on('data', onData)
     child.stderr.on('data', onData)
-    exited.then((code) => reject(new Error(`server exited with ${code} before listening:\n${output}`)))
-    setTimeout(() => reject(new Error(`server did not listen within ${LISTEN_TIMEOUT_MS / 1000} s:\n${output}`)), LISTEN_TIMEOUT_MS).unref()
+    exited.then((code) => reject(new Error(`barstock ${args[0]} exited with ${code} before it was ready:\n${output}`)))
+    setTimeout(() => reject(new Error(`barstock ${args[0]} was not ready within ${LISTEN_TIMEOUT_MS / 1000} s:\n${output}`)), LISTEN_TIMEOUT_MS).unref()
+  }).catch((error: unknown) => {
+    child.kill('SIGKILL')
+    throw error
   })
-  return { child, url, output: () => output, exited }
+  return { child, match, output: () => output, exited }
+}
+
+/** Starts `barstock serve` on a free port and waits until it listens. */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const { match, ...server } = await startCliProcess(['serve'], { PORT: '0', HOST: '127.0.0.1', ...env }, /Server listening at (http:\/\/127\.0\.0\.1:\d+)/)
+  return { ...server, url: match[1]! }
 }
 
 /** Runs the barstock CLI; resolves with stdout, stderr and the exit code. */

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
 import pg from 'pg'
@@ -7,33 +6,13 @@ import { openPostgres } from '../../src/platform/db/connect.js'
 import { enqueue } from '../../src/platform/outbox.js'
 import { createWebhook } from '../../src/webhooks/webhooks.service.js'
 import '../../src/inventory/inventory.events.js'
-import { childEnv, CLI, tempDataDir } from '../helpers/server-process.js'
+import { startCliProcess, tempDataDir } from '../helpers/server-process.js'
 import { startReceiver } from './receiver.js'
 
-interface WorkerProcess {
-  child: ChildProcess
-  exited: Promise<number | null>
-}
-
 /** Starts `barstock worker` and waits until its workers run. */
-async function startWorker(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [CLI, 'worker'], { env: childEnv(env) })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  let output = ''
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      if (output.includes('workers running')) resolve()
-    }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', onData)
-    exited.then((code) => reject(new Error(`worker exited with ${code}:\n${output}`)))
-    setTimeout(() => reject(new Error(`worker did not start within 30 s:\n${output}`)), 30_000).unref()
-  })
-  return { child, exited }
-}
+const startWorker = (env: Record<string, string>) => startCliProcess(['worker'], env, /workers running/)
 
-test('barstock worker runs the workers on the embedded database and stops cleanly on SIGTERM', { timeout: 60_000 }, async (t) => {
+test('barstock worker runs the workers on the embedded database and stops cleanly on SIGTERM', { timeout: 180_000 }, async (t) => {
   const { dir, cleanup } = tempDataDir()
   t.after(cleanup)
   const worker = await startWorker({ BARSTOCK_DATA_DIR: dir })
@@ -41,7 +20,7 @@ test('barstock worker runs the workers on the embedded database and stops cleanl
   assert.equal(await worker.exited, 0)
 })
 
-test('barstock worker delivers webhooks from a PostgreSQL database', { timeout: 60_000, skip: !process.env.DATABASE_URL && 'needs DATABASE_URL' }, async (t) => {
+test('barstock worker delivers webhooks from a PostgreSQL database', { timeout: 180_000, skip: !process.env.DATABASE_URL && 'needs DATABASE_URL' }, async (t) => {
   const serverUrl = process.env.DATABASE_URL!
   const name = `barstock_worker_${randomBytes(4).toString('hex')}`
   const admin = new pg.Client({ connectionString: serverUrl })
