@@ -1,8 +1,12 @@
 /**
- * The console's one door to the service: a typed fetch wrapper over the public /v1 API. It is kept in
- * this file alone so the generated client (clients/typescript) can replace it later. The API key lives
- * in sessionStorage only: it ends with the tab and never leaves this origin except as X-API-Key.
+ * The console's one door to the service: the typed client generated from the OpenAPI document
+ * (clients/typescript: openapi-fetch over its `paths`), so every path, parameter, body and answer the
+ * console uses is checked against the document when the console builds, and the answer types below are
+ * the document's. The API key lives in sessionStorage only: it ends with the tab and never leaves this
+ * origin except as X-API-Key.
  */
+import createClient from 'openapi-fetch'
+import type { paths } from '../../clients/typescript/src/schema.js'
 
 const KEY_STORAGE = 'barstock.api_key'
 
@@ -32,21 +36,6 @@ export class ApiError extends Error {
 /** The request never got an answer: offline, DNS, a dropped connection. Safe to retry with the same idempotency key. */
 export class NetworkError extends Error {}
 
-export interface Pagination {
-  total: number
-  page: number
-  per_page: number
-  total_pages: number
-}
-
-export interface Page<T> {
-  data: T[]
-  pagination: Pagination
-}
-
-type QueryValue = string | number | boolean | undefined
-type Query = Record<string, QueryValue>
-
 let signedOutListener: (message: string) => void = () => {}
 
 export const session = {
@@ -62,49 +51,50 @@ export const session = {
   },
 }
 
-function urlOf(path: string, query: Query = {}): string {
-  const params = new URLSearchParams()
-  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(name, String(value))
-  const search = params.toString()
-  return search ? `${path}?${search}` : path
-}
+// Answers read as JSON, which every call here asks for (the lists' CSV form is not used).
+const client = createClient<paths, 'application/json'>({ baseUrl: location.origin })
 
-interface RequestOptions {
-  query?: Query
-  body?: unknown
+interface CallOptions {
   /** Makes a POST safe to repeat: the service answers a repeat with the first answer (24 h). */
   idempotencyKey?: string
   /** The key to use instead of the session's (sign-in checks a key before keeping it). */
   key?: string
 }
 
-async function call<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' }
+function headersOf(options: CallOptions): Record<string, string> {
+  const headers: Record<string, string> = {}
   const key = options.key ?? session.key()
   if (key) headers['x-api-key'] = key
-  if (options.body !== undefined) headers['content-type'] = 'application/json'
   if (options.idempotencyKey) headers['x-idempotency-key'] = options.idempotencyKey
-  let response: Response
+  return headers
+}
+
+/** A query without its empty fields: a filter left blank means "all", not "equal to ''". */
+function compact<Q extends object>(query: Q): Q {
+  return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined && value !== '')) as Q
+}
+
+/**
+ * Sends one call of the client and answers its body; an error answer becomes ApiError (a 401 for the
+ * session's key signs out), no answer at all NetworkError.
+ */
+async function send<R extends { data?: unknown; error?: unknown; response: Response }>(
+  request: (headers: Record<string, string>) => Promise<R>,
+  options: CallOptions = {},
+): Promise<NonNullable<R['data']>> {
+  let result: R
   try {
-    response = await fetch(urlOf(path, options.query), {
-      method,
-      headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    })
+    result = await request(headersOf(options))
   } catch (error) {
     throw new NetworkError(error instanceof Error ? error.message : String(error))
   }
-  const payload = await response.json().catch(() => undefined)
-  if (response.ok) return payload as T
-  const body: ApiErrorBody = payload?.error ?? { code: 'http_' + response.status, message: `The service answered ${response.status}` }
+  const { response } = result
+  if (response.ok) return result.data as NonNullable<R['data']>
+  const body = (result.error as { error?: ApiErrorBody } | undefined)?.error ?? { code: 'http_' + response.status, message: `The service answered ${response.status}` }
   const failure = new ApiError(response.status, body)
   // A key that stopped working mid-session (revoked, expired) sends the user back to sign-in.
   if (response.status === 401 && options.key === undefined) session.signOut(failure.message)
   throw failure
-}
-
-async function data<T>(method: string, path: string, options?: RequestOptions): Promise<T> {
-  return (await call<{ data: T }>(method, path, options)).data
 }
 
 /** A fresh idempotency key for one logical write (kept across its retries). */
@@ -112,217 +102,73 @@ export function newIdempotencyKey(): string {
   return crypto.randomUUID()
 }
 
-// ---- Shapes of the answers the console reads (the API's schemas, /openapi.json) ----
-
-export interface AuthCheck {
-  valid: boolean
-  permissions: string[]
-  environment: 'production' | 'sandbox'
-  rate_limit: { limit: number; remaining: number }
-}
-
-export interface Location {
-  id: string
-  name: string
-  timezone: string
-}
-
-export interface Item {
-  id: string
-  name: string
-  sku: string
-  category: string
-  quantity: number
-  unit: string
-  size_ml: number | null
-  location: string
-  reorder_point: number
-  cost_per_unit: number
-  last_updated: string
-}
-
-export interface ItemQuery extends Query {
-  location?: string
-  low_stock?: boolean
-  q?: string
-  page?: number
-  per_page?: number
-  sort?: string
-}
-
-export interface CountLineInput {
-  item_id: string
-  quantity: number
-  notes?: string | null
-}
-
-export interface CountResult {
-  count_id: string
-  location: string
-  items_updated: number
-  variance_detected: { item_id: string; expected: number; actual: number; variance: number }[]
-}
-
-export interface CauseEvidence {
-  cause: string
-  confidence: number
-  evidence: Record<string, number | string>
-}
-
-export interface VarianceItem {
-  inventory_item_id: string
-  name: string
-  location: string
-  unit: string
-  expected_consumption: number
-  actual_consumption: number
-  variance: number
-  variance_percentage: number
-  estimated_loss: number
-  potential_causes: string[]
-  cause_evidence: CauseEvidence[]
-}
-
-export interface VarianceReport {
-  period: string
-  threshold: number
-  currency: string
-  total_variance: number
-  variance_percentage: number
-  items: VarianceItem[]
-  summary: { total_items_analyzed: number; items_above_threshold: number; high_variance_items: number }
-  data_quality: { mapped_revenue_share: number; items_counted_share: number; items_without_counts: number }
-}
-
-export interface ItemForecast {
-  inventory_item_id: string
-  name: string
-  current_stock: number
-  forecasted_demand: number
-  confidence: number
-  recommendation: string
-}
-
-export interface ForecastSeries {
-  inventory_item_id: string
-  name: string
-  unit: string
-  history: { date: string; quantity: number }[]
-  forecast: { date: string; quantity: number; low: number; high: number }[]
-  fitted_at: string
-}
-
-export interface Distributor {
-  id: string
-  name: string
-  min_order_amount: number
-  lead_time_days: number
-}
-
-export interface Recommendation {
-  inventory_item_id: string
-  name: string
-  current_stock: number
-  forecasted_demand: number
-  recommended_order: number
-  unit: string
-  reason: string
-  confidence: number
-}
-
-export interface Recommendations {
-  location: string
-  forecast_period: string
-  recommendations: Recommendation[]
-  total_recommended_amount: number
-}
-
-export type OrderStatus = 'draft' | 'submitted' | 'processing' | 'shipped' | 'delivered' | 'cancelled'
-
-export interface OrderSummary {
-  id: string
-  distributor_name: string
-  status: OrderStatus
-  location: string
-  total_amount: number
-  estimated_delivery: string | null
-  created_at: string
-}
-
-export interface Order extends OrderSummary {
-  items: { inventory_item_id: string; name: string; quantity: number; unit: string; total: number }[]
-}
-
-export interface PosConnection {
-  id: string
-  pos_type: string
-  name: string
-  status: 'active' | 'inactive' | 'error'
-  location: string
-  sync_frequency: string
-  last_sync: string | null
-}
-
-export interface SyncRun {
-  sync_id: string
-  status: 'processing' | 'completed' | 'failed'
-  sync_type: string
-  started_at: string
-  duration_seconds: number | null
-  results: { sales_synced: number; products_synced: number; variance_detected: number } | null
-  error: { code: string; message: string } | null
-}
-
-export interface PosItem {
-  pos_item_id: string
-  pos_name: string
-  mapped: boolean
-  inventory_name: string | null
-  suggestion: { inventory_item_id: string; inventory_name: string; confidence: number; reason: string | null } | null
-}
-
 // ---- The operations ----
 
+type JsonOf<Operation> = Operation extends { responses: { 200: { content: { 'application/json': infer Body } } } } ? Body : never
+/** A POS item of a connection as its mappings list answers it (named here: acceptSuggestion takes one). */
+export type PosItem = JsonOf<paths['/v1/pos/connections/{id}/mappings']['get']>['data'][number]
+
+type QueryOf<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } } ? NonNullable<Q> : never
+
 export const api = {
-  checkKey: (key: string) => data<AuthCheck>('GET', '/v1/auth/test', { key }),
-  locations: () => data<Location[]>('GET', '/v1/locations', { query: { per_page: 100 } }),
-  items: (query: ItemQuery) => call<Page<Item>>('GET', '/v1/inventory/items', { query }),
-  recordCount: (body: { location: string; counted_by: string; items: CountLineInput[] }, idempotencyKey: string) =>
-    data<CountResult>('POST', '/v1/inventory/count', { body, idempotencyKey }),
-  variance: (query: { date_from?: string; date_to?: string; location?: string }) =>
-    data<VarianceReport>('GET', '/v1/analytics/variance', { query }),
-  forecasts: (query: { days_ahead?: number }) =>
-    data<{ forecast_period: string; forecasts: ItemForecast[] }>('GET', '/v1/analytics/forecast', { query }),
-  forecastSeries: (itemId: string) => data<ForecastSeries>('GET', `/v1/analytics/forecast/items/${encodeURIComponent(itemId)}`),
-  distributors: () => data<Distributor[]>('GET', '/v1/distributors', { query: { per_page: 100 } }),
-  recommendations: (query: { distributor_id: string; location?: string; days_ahead?: number }) =>
-    data<Recommendations>('GET', '/v1/orders/recommendations', { query }),
-  createOrder: (
-    body: { distributor_id: string; location: string; items: { inventory_item_id: string; quantity: number; unit: string }[]; notes?: string },
-    idempotencyKey: string,
-  ) => data<Order>('POST', '/v1/orders', { body, idempotencyKey }),
-  orders: (query: { status?: string; page?: number }) => call<Page<OrderSummary>>('GET', '/v1/orders', { query }),
-  submitOrder: (id: string) => data<Order>('POST', `/v1/orders/${encodeURIComponent(id)}/submit`, { idempotencyKey: `submit-${id}` }),
-  posConnections: () => data<PosConnection[]>('GET', '/v1/pos/connections', { query: { per_page: 100 } }),
-  syncRuns: (connectionId: string) => data<SyncRun[]>('GET', '/v1/pos/syncs', { query: { connection_id: connectionId, per_page: 20 } }),
-  startSync: (connectionId: string) =>
-    data<SyncRun>('POST', `/v1/pos/connections/${encodeURIComponent(connectionId)}/sync`, { body: { sync_type: 'incremental' }, idempotencyKey: newIdempotencyKey() }),
-  posItems: (connectionId: string) =>
-    data<PosItem[]>('GET', `/v1/pos/connections/${encodeURIComponent(connectionId)}/mappings`, { query: { mapped: false, per_page: 100 } }),
+  checkKey: async (key: string) => (await send((headers) => client.GET('/v1/auth/test', { headers }), { key })).data,
+  locations: async () => (await send((headers) => client.GET('/v1/locations', { params: { query: { per_page: 100 } }, headers }))).data,
+  items: (query: QueryOf<'/v1/inventory/items'>) => send((headers) => client.GET('/v1/inventory/items', { params: { query: compact(query) }, headers })),
+  recordCount: async (body: paths['/v1/inventory/count']['post']['requestBody']['content']['application/json'], idempotencyKey: string) =>
+    (await send((headers) => client.POST('/v1/inventory/count', { body, headers }), { idempotencyKey })).data,
+  variance: async (query: QueryOf<'/v1/analytics/variance'>) =>
+    (await send((headers) => client.GET('/v1/analytics/variance', { params: { query: compact(query) }, headers }))).data,
+  forecasts: async (query: QueryOf<'/v1/analytics/forecast'>) =>
+    (await send((headers) => client.GET('/v1/analytics/forecast', { params: { query: compact(query) }, headers }))).data,
+  forecastSeries: async (id: string) =>
+    (await send((headers) => client.GET('/v1/analytics/forecast/items/{id}', { params: { path: { id } }, headers }))).data,
+  distributors: async () => (await send((headers) => client.GET('/v1/distributors', { params: { query: { per_page: 100 } }, headers }))).data,
+  recommendations: async (query: QueryOf<'/v1/orders/recommendations'>) =>
+    (await send((headers) => client.GET('/v1/orders/recommendations', { params: { query: compact(query) }, headers }))).data,
+  createOrder: async (body: paths['/v1/orders']['post']['requestBody']['content']['application/json'], idempotencyKey: string) =>
+    (await send((headers) => client.POST('/v1/orders', { body, headers }), { idempotencyKey })).data,
+  orders: (query: QueryOf<'/v1/orders'>) => send((headers) => client.GET('/v1/orders', { params: { query: compact(query) }, headers })),
+  submitOrder: async (id: string) =>
+    (await send((headers) => client.POST('/v1/orders/{id}/submit', { params: { path: { id } }, headers }), { idempotencyKey: `submit-${id}` })).data,
+  posConnections: async () => (await send((headers) => client.GET('/v1/pos/connections', { params: { query: { per_page: 100 } }, headers }))).data,
+  syncRuns: async (connectionId: string) =>
+    (await send((headers) => client.GET('/v1/pos/syncs', { params: { query: { connection_id: connectionId, per_page: 20 } }, headers }))).data,
+  startSync: async (id: string) =>
+    (await send((headers) => client.POST('/v1/pos/connections/{id}/sync', { params: { path: { id } }, body: { sync_type: 'incremental' }, headers }), { idempotencyKey: newIdempotencyKey() })).data,
+  posItems: async (id: string) =>
+    (await send((headers) => client.GET('/v1/pos/connections/{id}/mappings', { params: { path: { id }, query: { mapped: false, per_page: 100 } }, headers }))).data,
   /** Takes the suggestion out of the review queue for good: auto-map will not offer that pair again. */
-  rejectSuggestion: (connectionId: string, posItemId: string) =>
-    data<{ pos_item_id: string; rejected_item_id: string }>(
-      'DELETE',
-      `/v1/pos/connections/${encodeURIComponent(connectionId)}/mappings/${encodeURIComponent(posItemId)}/suggestion`,
-    ),
+  rejectSuggestion: async (id: string, posItemId: string) =>
+    (await send((headers) => client.DELETE('/v1/pos/connections/{id}/mappings/{pos_item_id}/suggestion', { params: { path: { id, pos_item_id: posItemId } }, headers }))).data,
   /** Maps the POS item to its suggested inventory item: one POS unit takes `conversion_factor` `conversion_unit` of it. */
-  acceptSuggestion: (
-    connectionId: string,
+  acceptSuggestion: async (
+    id: string,
     item: PosItem & { suggestion: NonNullable<PosItem['suggestion']> },
-    conversion: { conversion_factor: number; conversion_unit: string },
+    conversion: { conversion_factor: number; conversion_unit: PosMappingUnit },
   ) =>
-    data<PosItem>('POST', `/v1/pos/connections/${encodeURIComponent(connectionId)}/mappings`, {
-      body: { pos_item_id: item.pos_item_id, inventory_item_id: item.suggestion.inventory_item_id, ...conversion },
-      idempotencyKey: newIdempotencyKey(),
-    }),
+    (
+      await send(
+        (headers) =>
+          client.POST('/v1/pos/connections/{id}/mappings', {
+            params: { path: { id } },
+            body: { pos_item_id: item.pos_item_id, inventory_item_id: item.suggestion.inventory_item_id, ...conversion },
+            headers,
+          }),
+        { idempotencyKey: newIdempotencyKey() },
+      )
+    ).data,
 }
+
+// ---- Shapes of the answers the console reads: the document's own, as the client types them ----
+
+type Answer<F extends (...args: never[]) => Promise<unknown>> = Awaited<ReturnType<F>>
+export type Location = Answer<typeof api.locations>[number]
+export type Item = Answer<typeof api.items>['data'][number]
+export type CountResult = Answer<typeof api.recordCount>
+export type VarianceItem = Answer<typeof api.variance>['items'][number]
+export type ForecastSeries = Answer<typeof api.forecastSeries>
+export type OrderSummary = Answer<typeof api.orders>['data'][number]
+export type OrderStatus = OrderSummary['status']
+export type Order = Answer<typeof api.submitOrder>
+export type PosConnection = Answer<typeof api.posConnections>[number]
+type PosMappingUnit = paths['/v1/pos/connections/{id}/mappings']['post']['requestBody']['content']['application/json']['conversion_unit']

@@ -106,10 +106,11 @@ function RecommendedOrder({ onCreated }: { onCreated: (order: Order) => void }) 
 }
 
 function OrderList({ created }: { created: Order | null }) {
-  const [status, setStatus] = useState('')
+  // '' lists every status.
+  const [status, setStatus] = useState<OrderStatus | ''>('')
   const [page, setPage] = useState(1)
   const [submitError, setSubmitError] = useState<unknown>(undefined)
-  const orders = useLoad(() => api.orders({ status, page }), [status, page, created])
+  const orders = useLoad(() => api.orders({ status: status || undefined, page }), [status, page, created])
 
   async function submit(id: string) {
     setSubmitError(undefined)
@@ -132,7 +133,7 @@ function OrderList({ created }: { created: Order | null }) {
       <div class="filters">
         <div class="field">
           <label for="order-status">Status</label>
-          <select id="order-status" value={status} onChange={(event) => (setStatus(event.currentTarget.value), setPage(1))}>
+          <select id="order-status" value={status} onChange={(event) => (setStatus(event.currentTarget.value as OrderStatus | ''), setPage(1))}>
             <option value="">Any status</option>
             {STATUSES.map((candidate) => (
               <option key={candidate} value={candidate}>
