@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import pg from 'pg'
 import type { LoadResult } from './load-worker.js'
-import { runLoad, scratchPostgres } from './processes.js'
+import { scratchPostgres } from '../test/helpers/context.js'
+import { runLoad } from './processes.js'
 
 /**
  * Analytics benchmark: a bar of 1,000 items with a year of history (weekly counts, N sale lines spread

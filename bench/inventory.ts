@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { runCli } from '../test/helpers/server-process.js'
 import type { LoadResult, LoadSpec } from './load-worker.js'
-import { type BenchServer, forkListener, runLoad, scratchPostgres, startQuietServer } from './processes.js'
+import { scratchPostgres } from '../test/helpers/context.js'
+import { type BenchServer, forkListener, runLoad, startQuietServer } from './processes.js'
 
 /**
  * Inventory benchmark, measured the way the service runs: on a scratch PostgreSQL database (created and

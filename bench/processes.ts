@@ -1,33 +1,11 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as delay } from 'node:timers/promises'
-import pg from 'pg'
 import { CLI, childEnv } from '../test/helpers/server-process.js'
 import type { LoadResult, LoadSpec } from './load-worker.js'
 
 /** The processes a benchmark starts: the server as `npm start` runs it, baselines, load generators. */
-
-/** An empty database of its own on the PostgreSQL server at `url`, dropped by `drop`. */
-export async function scratchPostgres(url: string, prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`
-  const admin = new pg.Client({ connectionString: url })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const target = new URL(url)
-  target.pathname = `/${name}`
-  return {
-    url: target.toString(),
-    async drop() {
-      const dropper = new pg.Client({ connectionString: url })
-      await dropper.connect()
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await dropper.end()
-    },
-  }
-}
 
 async function freePort(): Promise<number> {
   const probe = createServer()

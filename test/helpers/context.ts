@@ -14,11 +14,8 @@ import { adminCommands } from '../../src/cli/commands.js'
 import type { MetricsRegistry } from '../../src/platform/metrics/metrics-registry.js'
 import { createServiceMetrics } from '../../src/service-metrics.js'
 
-/**
- * A migrated database of its own on the PostgreSQL server at `url`: created here, dropped on close, so
- * runs never collide or leave data behind.
- */
-export async function openScratchPostgres(url: string, prefix = 'barstock_test'): Promise<DatabaseHandle> {
+/** An empty database of its own on the PostgreSQL server at `url`, dropped by `drop`. */
+export async function scratchPostgres(url: string, prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`
   const admin = new pg.Client({ connectionString: url })
   await admin.connect()
@@ -26,16 +23,30 @@ export async function openScratchPostgres(url: string, prefix = 'barstock_test')
   await admin.end()
   const target = new URL(url)
   target.pathname = `/${name}`
-  const handle = await openPostgres(target.toString(), 10)
+  return {
+    url: target.toString(),
+    async drop() {
+      const dropper = new pg.Client({ connectionString: url })
+      await dropper.connect()
+      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await dropper.end()
+    },
+  }
+}
+
+/**
+ * A migrated database of its own on the PostgreSQL server at `url`: created here, dropped on close, so
+ * runs never collide or leave data behind.
+ */
+export async function openScratchPostgres(url: string, prefix = 'barstock_test'): Promise<DatabaseHandle> {
+  const scratch = await scratchPostgres(url, prefix)
+  const handle = await openPostgres(scratch.url, 10)
   await migrate(handle)
   return {
     ...handle,
     async close() {
       await handle.close()
-      const dropper = new pg.Client({ connectionString: url })
-      await dropper.connect()
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await dropper.end()
+      await scratch.drop()
     },
   }
 }
