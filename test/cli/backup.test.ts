@@ -4,9 +4,10 @@ import { copyFileSync, mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { runCli, type ServerProcess, scratchDataDir, startServerProcess } from '../helpers/server-process.js'
+import { migratedDataDir } from '../helpers/pglite-image.js'
 
 test('barstock backup copies the embedded database while the server runs; the copy restores as docs/operations.md says', async (t) => {
-  const dir = scratchDataDir()
+  const dir = await migratedDataDir()
   const key = JSON.parse((await runCli(['keys', 'create', '--name', 'k', '--permissions', '*', '--json'], { BARSTOCK_DATA_DIR: dir })).stdout).key as string
   const started: ServerProcess[] = []
   t.after(() => started.forEach((server) => server.child.kill('SIGKILL')))

@@ -4,10 +4,11 @@ import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { promisify } from 'node:util'
 import { projectPath } from '../../src/platform/paths.js'
-import { childEnv, runCli, startServerProcess, scratchDataDir } from '../helpers/server-process.js'
+import { childEnv, runCli, startServerProcess } from '../helpers/server-process.js'
+import { migratedDataDir } from '../helpers/pglite-image.js'
 
 const run = promisify(execFile)
-const dataDir = scratchDataDir
+const dataDir = migratedDataDir
 
 test('barstock --version prints the version in package.json', async () => {
   const { version } = JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string }
@@ -17,7 +18,7 @@ test('barstock --version prints the version in package.json', async () => {
 })
 
 test('--json output through `npm run -s` is JSON alone; the data dir is named on stderr', async () => {
-  const dir = dataDir()
+  const dir = await dataDir()
   const { stdout, stderr } = await run('npm', ['run', '-s', 'barstock', '--', 'keys', 'create', '--name', 'ci', '--permissions', '*', '--json'], {
     cwd: projectPath(),
     env: childEnv({ BARSTOCK_DATA_DIR: dir }),
@@ -27,11 +28,11 @@ test('--json output through `npm run -s` is JSON alone; the data dir is named on
 })
 
 test('a command on a data dir no server holds warns when a server answers on the port; through the server it does not', async () => {
-  const serverDir = dataDir()
+  const serverDir = await dataDir()
   const server = await startServerProcess({ BARSTOCK_DATA_DIR: serverDir })
   try {
     const port = new URL(server.url).port
-    const otherDir = dataDir()
+    const otherDir = await dataDir()
     const elsewhere = await runCli(['keys', 'list', '--json'], { BARSTOCK_DATA_DIR: otherDir, PORT: port })
     assert.equal(elsewhere.code, 0, elsewhere.stderr)
     assert.deepEqual(JSON.parse(elsewhere.stdout), [])
@@ -51,7 +52,7 @@ test('a command on a data dir no server holds warns when a server answers on the
 })
 
 test('CLI errors are one message and exit code 1, never a stack trace', async () => {
-  const dir = dataDir()
+  const dir = await dataDir()
   const missing = await runCli(['keys', 'revoke', 'key_nope'], { BARSTOCK_DATA_DIR: dir })
   assert.equal(missing.code, 1)
   assert.equal(missing.stderr, `barstock: data dir ${dir}\nbarstock: no key key_nope\n`)

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { runCli, startServerProcess, scratchDataDir } from '../helpers/server-process.js'
+import { migratedDataDir } from '../helpers/pglite-image.js'
 
 const dataDir = scratchDataDir
 
@@ -49,7 +50,7 @@ describe('the run contract on the embedded database', () => {
   })
 
   test('SIGTERM lets in-flight requests finish and loses no acknowledged write', async () => {
-    const env = { BARSTOCK_DATA_DIR: dataDir() }
+    const env = { BARSTOCK_DATA_DIR: await migratedDataDir() }
     const key = JSON.parse((await runCli(['keys', 'create', '--name', 'k', '--permissions', '*', '--json'], env)).stdout).key
     const server = await startServerProcess(env)
     const posts = Array.from({ length: 25 }, (_, index) =>

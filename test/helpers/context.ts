@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../../src/platform/config.js'
 import { type DatabaseHandle, openPglite, openPostgres } from '../../src/platform/db/connect.js'
 import type { Environment, Tenant } from '../../src/platform/db/database.js'
 import { migrate } from '../../src/platform/db/migrate.js'
+import { migratedPgliteImage } from './pglite-image.js'
 import { createApiKey } from '../../src/platform/auth/api-keys.js'
 import { PERMISSIONS, type Permission } from '../../src/platform/auth/permissions.js'
 import type { Resolver } from '../../src/platform/network-guard.js'
@@ -52,15 +53,13 @@ export async function openScratchPostgres(url: string, prefix = 'barstock_test')
 }
 
 /**
- * A database for one test file: an in-memory PGlite (with room for `pgliteQueueLimit` waiting statements),
- * or a scratch one on DATABASE_URL when it is set.
+ * A database for one test file: an in-memory PGlite (with room for `pgliteQueueLimit` waiting statements)
+ * started as a copy of the migrated image, or a scratch one on DATABASE_URL when it is set.
  */
 export async function openTestDatabase(pgliteQueueLimit?: number): Promise<DatabaseHandle> {
   const url = process.env.DATABASE_URL
   if (url) return openScratchPostgres(url)
-  const handle = await openPglite(undefined, pgliteQueueLimit)
-  await migrate(handle)
-  return handle
+  return openPglite(undefined, pgliteQueueLimit, await migratedPgliteImage())
 }
 
 export interface Caller {

@@ -5,6 +5,7 @@ import { describe, test } from 'node:test'
 import { describeDatabase } from '../../src/platform/db/connect.js'
 import { projectPath } from '../../src/platform/paths.js'
 import { logLines, runCli, type ServerProcess, scratchDataDir, startServerProcess, waitForOutput } from '../helpers/server-process.js'
+import { migratedDataDir } from '../helpers/pglite-image.js'
 
 /** Starts a server whose process is killed after the test, whatever happens in it. */
 async function serverFor(t: { after: (fn: () => void) => void }, env: Record<string, string>): Promise<ServerProcess> {
@@ -17,7 +18,7 @@ const VERSION = (JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) a
 
 describe('logs', () => {
   test('one line per request with method, route, status, ms, key id and request id; the start-up line names version, docs and database', async (t) => {
-    const dir = scratchDataDir()
+    const dir = await migratedDataDir()
     const created = await runCli(['keys', 'create', '--name', 'logs', '--permissions', '*', '--json'], { BARSTOCK_DATA_DIR: dir })
     const key = JSON.parse(created.stdout) as { id: string; key: string }
     const server = await serverFor(t, { BARSTOCK_DATA_DIR: dir })
@@ -57,7 +58,7 @@ describe('logs', () => {
   })
 
   test('BARSTOCK_LOG_FORMAT=pretty writes lines for a human', async (t) => {
-    const server = await serverFor(t, { BARSTOCK_DATA_DIR: scratchDataDir(), BARSTOCK_LOG_FORMAT: 'pretty' })
+    const server = await serverFor(t, { BARSTOCK_DATA_DIR: await migratedDataDir(), BARSTOCK_LOG_FORMAT: 'pretty' })
     assert.equal((await fetch(`${server.url}/healthz`)).status, 200)
     const output = await waitForOutput(server, (text) => /INFO.*request/.test(text) && text.includes('route: "/healthz"') && / serving http/.test(text))
     assert.deepEqual(logLines(output), [], 'no JSON lines')

@@ -10,11 +10,12 @@ import { parsePermissionList } from '../../src/platform/auth/permissions.js'
 import { loadConfig } from '../../src/platform/config.js'
 import { lockDataDir } from '../../src/platform/db/data-dir-lock.js'
 import { runCli, tempDataDir } from '../helpers/server-process.js'
+import { migratedDataDir } from '../helpers/pglite-image.js'
 import { SQUARE_CREDENTIALS, waitForSync } from './pos-helpers.js'
 
 const HEADER = 'line_id,pos_item_id,name,quantity,unit_price,sold_at'
-const data = tempDataDir()
-const env = { BARSTOCK_DATA_DIR: data.dir }
+const dataDir = await migratedDataDir()
+const env = { BARSTOCK_DATA_DIR: dataDir }
 let server: RunningServer
 let key: string
 let connectionId: string
@@ -34,7 +35,6 @@ before(async () => {
 })
 after(async () => {
   await server.stop()
-  data.cleanup()
 })
 
 async function post(url: string, payload: object) {
@@ -45,7 +45,7 @@ async function post(url: string, payload: object) {
 
 /** Writes `content` to a new file in the data dir and runs `barstock sales import` on it. */
 async function importFile(content: string, ...args: string[]) {
-  const file = join(data.dir, `sales-${++fileCount}.csv`)
+  const file = join(dataDir, `sales-${++fileCount}.csv`)
   writeFileSync(file, content)
   const result = await runCli(['sales', 'import', file, '--connection', connectionId, ...args], env)
   return { ...result, file }
@@ -71,7 +71,7 @@ test('barstock sales import loads a CSV in batches through the running server th
     report.batches.map((batch: { first_line: number; last_line: number }) => [batch.first_line, batch.last_line]),
     [[2, 2001], [2002, 4001], [4002, 4502]],
   )
-  assert.match(result.stderr, new RegExp(`data dir ${data.dir} \\(through the server running as pid ${process.pid}\\)`))
+  assert.match(result.stderr, new RegExp(`data dir ${dataDir} \\(through the server running as pid ${process.pid}\\)`))
   const mappings = await server.app.inject({ method: 'GET', url: `/v1/pos/connections/${connectionId}/mappings?per_page=100`, headers: { 'x-api-key': key } })
   const posItems = JSON.parse(mappings.body).data.map((mapping: { pos_item_id: string }) => mapping.pos_item_id)
   assert.deepEqual(posItems.filter((id: string) => /^P\d$/.test(id)).sort(), ['P0', 'P1', 'P2', 'P3', 'P4', 'P5', 'P6'])
@@ -94,7 +94,7 @@ describe('the header is checked before anything is saved', () => {
   })
 
   test('an unknown connection is refused before the lines are read', async () => {
-    const file = join(data.dir, 'unknown-connection.csv')
+    const file = join(dataDir, 'unknown-connection.csv')
     writeFileSync(file, `${HEADER}\nU1,H3,Beer,1,5,2026-03-01T18:00:00Z\n`)
     const result = await runCli(['sales', 'import', file, '--connection', 'pos_nope', '--location', 'main_bar'], env)
     assertRefused(result, /no POS connection pos_nope; --connection takes an id/)

@@ -4,10 +4,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { test } from 'node:test'
 import { startSimulatorServer } from '../../src/pos/simulation/simulator-server.js'
 import { squareVendor } from '../../src/pos/vendors/square/index.js'
-import { logLines, runCli, type ServerProcess, scratchDataDir, startServerProcess, waitForOutput } from '../helpers/server-process.js'
+import { logLines, runCli, type ServerProcess, startServerProcess, waitForOutput } from '../helpers/server-process.js'
+import { migratedDataDir } from '../helpers/pglite-image.js'
 import { SQUARE_CREDENTIALS } from './pos-helpers.js'
 
-const dir = scratchDataDir()
+const dir = await migratedDataDir()
 
 /**
  * A Square simulator that holds every sales search while `holding` is on (never answering it) and

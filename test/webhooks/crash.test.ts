@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import Stripe from 'stripe'
-import { runCli, startServerProcess, tempDataDir } from '../helpers/server-process.js'
+import { runCli, startServerProcess } from '../helpers/server-process.js'
+import { migratedDataDir } from '../helpers/pglite-image.js'
 import { startReceiver } from './receiver.js'
 
 /** A port nothing listens on right now: the receiver is "down" until it starts there. */
@@ -23,9 +24,8 @@ async function api(base: string, key: string, method: string, path: string, body
 }
 
 test('an event committed before the server is SIGKILLed is delivered after it restarts', { timeout: 90_000 }, async (t) => {
-  const { dir, cleanup } = tempDataDir()
   const env = {
-    BARSTOCK_DATA_DIR: dir,
+    BARSTOCK_DATA_DIR: await migratedDataDir(),
     BARSTOCK_WEBHOOK_ALLOW_PRIVATE: '1',
     BARSTOCK_WEBHOOK_RETRY_SCHEDULE: '200ms,500ms,1h',
   }
@@ -35,7 +35,6 @@ test('an event committed before the server is SIGKILLed is delivered after it re
   t.after(async () => {
     first.child.kill('SIGKILL')
     await receiver?.close()
-    cleanup()
   })
   const key = JSON.parse((await runCli(['keys', 'create', '--name', 'crash', '--permissions', '*', '--json'], env)).stdout).key
   const webhook = await api(first.url, key, 'POST', '/v1/webhooks', { url: `http://127.0.0.1:${port}/hooks`, events: ['inventory.updated'] })

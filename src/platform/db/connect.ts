@@ -58,14 +58,16 @@ export const DEFAULT_PGLITE_QUEUE_LIMIT = 1000
  * Opens the embedded PGlite in `<dataDir>/pgdata`, or an in-memory one when dataDir is undefined. Its one
  * session serves statements and whole transactions one at a time, first come first served (FifoGate);
  * beyond `queueLimit` waiting, a statement is refused and its request answers 503 database_unavailable.
+ * `image`, a data directory as `snapshot` writes it (uncompressed or gzip), starts an in-memory database
+ * as that copy instead of an empty one.
  */
-export async function openPglite(dataDir: string | undefined, queueLimit = DEFAULT_PGLITE_QUEUE_LIMIT): Promise<DatabaseHandle> {
+export async function openPglite(dataDir: string | undefined, queueLimit = DEFAULT_PGLITE_QUEUE_LIMIT, image?: Blob): Promise<DatabaseHandle & Required<Pick<DatabaseHandle, 'snapshot'>>> {
   let location = 'memory://'
   if (dataDir !== undefined) {
     location = pgliteDirectory(dataDir)
     mkdirSync(location, { recursive: true })
   }
-  const pglite = await PGlite.create(location)
+  const pglite = await PGlite.create(location, image ? { loadDataDir: image } : {})
   const gate = new FifoGate({ maxWaiting: queueLimit })
   const db: Db = new Kysely<Database>({ dialect: gatedDialect(new PGliteDialect(pglite), gate) })
   return {
@@ -88,8 +90,12 @@ export async function openPglite(dataDir: string | undefined, queueLimit = DEFAU
         await sql`CHECKPOINT`.execute(trx)
         return Buffer.from(await (await pglite.dumpDataDir('gzip')).arrayBuffer())
       }),
-    // Destroying Kysely closes PGlite too (the dialect owns the instance).
-    close: () => db.destroy(),
+    // Destroying Kysely closes PGlite only if a query ran through it; an instance loaded from an image and
+    // closed unused would keep the process alive.
+    async close() {
+      await db.destroy()
+      if (!pglite.closed) await pglite.close()
+    },
   }
 }
 
