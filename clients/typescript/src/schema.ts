@@ -12739,7 +12739,7 @@ export interface paths {
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  *     - `pos_not_supported`: `pos_type` is not one of toast, square, clover, lightspeed, simphony, spoton, revel (docs/pos.md)
                  *     - `invalid_credentials`: POS credentials of the wrong shape for the pos_type (`details.parameter` names the field), or refused by the vendor at login
-                 *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), or a `push_secret` given for one (`details.parameter`)
+                 *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), a `push_secret` given for one (`details.parameter`), or a push to (or `GET` of) an app-level URL for a vendor without one (all but Clover)
                  */
                 400: {
                     headers: {
@@ -13844,7 +13844,7 @@ export interface paths {
                 };
                 /**
                  * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
-                 *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), or a `push_secret` given for one (`details.parameter`)
+                 *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), a `push_secret` given for one (`details.parameter`), or a push to (or `GET` of) an app-level URL for a vendor without one (all but Clover)
                  */
                 400: {
                     headers: {
@@ -19261,7 +19261,7 @@ export interface paths {
                 };
                 /**
                  * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
-                 *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), or a `push_secret` given for one (`details.parameter`)
+                 *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), a `push_secret` given for one (`details.parameter`), or a push to (or `GET` of) an app-level URL for a vendor without one (all but Clover)
                  */
                 400: {
                     headers: {
@@ -19713,7 +19713,7 @@ export interface paths {
                 };
                 /**
                  * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
-                 *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), or a `push_secret` given for one (`details.parameter`)
+                 *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), a `push_secret` given for one (`details.parameter`), or a push to (or `GET` of) an app-level URL for a vendor without one (all but Clover)
                  */
                 400: {
                     headers: {
@@ -20088,7 +20088,7 @@ export interface paths {
                 };
                 /**
                  * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
-                 *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), or a `push_secret` given for one (`details.parameter`)
+                 *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), a `push_secret` given for one (`details.parameter`), or a push to (or `GET` of) an app-level URL for a vendor without one (all but Clover)
                  */
                 400: {
                     headers: {
