@@ -93,7 +93,7 @@ async function main() {
   const window: SalesWindow = { start: new Date(now.getTime() - days * DAY_MS), end: now }
   const simulatorOf = (seed: number) => startSimulator({ posType: vendor.posType, seed, historyDays: days + 1, nowMs: now.getTime(), volume })
   const simulator = await simulatorOf(SYNC_SEED)
-  const gateway = new PosGateway({ secretKey: randomBytes(32), dataDir: '/nonexistent', posBaseUrls: { [vendor.posType]: simulator.url }, posRetryWaitMs: 5_000, posRequestTimeoutMs: 10_000, webhookAllowPrivate: false })
+  const gateway = new PosGateway({ secretKey: randomBytes(32), dataDir: '/nonexistent', posBaseUrls: { [vendor.posType]: simulator.url }, posRetryWaitMs: 5_000, posRequestTimeoutMs: 10_000, posRunBudgetMs: 1_800_000, webhookAllowPrivate: false })
   const database = await openScratchDatabase(values.db)
   try {
     const { db } = database

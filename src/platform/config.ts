@@ -31,6 +31,11 @@ export interface Config {
   posRetryWaitMs: number
   /** How long one request to a POS vendor may take before it fails with connection_failed. */
   posRequestTimeoutMs: number
+  /**
+   * How long a sync run may take with its throttling: a vendor's Retry-After whose wait would end past it
+   * stops the run at once (rate_limited), keeping what it read for the next run to resume from.
+   */
+  posRunBudgetMs: number
   /** The bearer token GET /metrics requires; undefined: /metrics is off (404). */
   metricsToken: string | undefined
 }
@@ -157,6 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
     posBaseUrls: urlMap(env, 'BARSTOCK_POS_BASE_URLS'),
     posRetryWaitMs: positiveInteger(env, 'BARSTOCK_POS_RETRY_WAIT_SECONDS', 300, 3600) * 1000,
     posRequestTimeoutMs: positiveInteger(env, 'BARSTOCK_POS_REQUEST_TIMEOUT_SECONDS', 10, 600) * 1000,
+    posRunBudgetMs: positiveInteger(env, 'BARSTOCK_POS_RUN_BUDGET_SECONDS', 1800, 86_400) * 1000,
     metricsToken: token(env, 'BARSTOCK_METRICS_TOKEN'),
   }
 }

@@ -119,6 +119,8 @@ export interface PosAdapterOptions {
   maxRetryWaitMs?: number
   /** Aborts requests and Retry-After waits at once (a sync run stopped by a shutdown). */
   signal?: AbortSignal
+  /** A sync run's time budget: a Retry-After whose wait would end past it is not waited out. */
+  runBudget?: RunBudget
   /**
    * Connects the vendor's requests (undici's default when absent). The gateway gives production hosts one
    * whose DNS look-up refuses non-public addresses at connect, so a host that passed the check when the
@@ -127,8 +129,22 @@ export interface PosAdapterOptions {
   dispatcher?: Dispatcher
 }
 
+/**
+ * How long a sync run may go on, throttling included (BARSTOCK_POS_RUN_BUDGET_SECONDS). A 429 whose
+ * Retry-After would end past `endsAt` fails at once with rate_limited instead of waiting: the run stops
+ * as partial and the next one resumes where it stopped, rather than backing off without bound.
+ */
+export interface RunBudget {
+  /** When the run must be over, ms on `now`'s clock. */
+  endsAt: number
+  /** The budget as configured, for the message. */
+  seconds: number
+  /** The run's clock, ms (the worker's; tests move it). */
+  now: () => number
+}
+
 /** How a vendor client sends: what every client passes on to VendorHttp unchanged. */
-export type VendorTransport = Pick<PosAdapterOptions, 'timeoutMs' | 'maxRetryWaitMs' | 'signal' | 'dispatcher'>
+export type VendorTransport = Pick<PosAdapterOptions, 'timeoutMs' | 'maxRetryWaitMs' | 'signal' | 'dispatcher' | 'runBudget'>
 
 export interface PosAdapter {
   /** Authenticates (reusing a cached token when valid). Throws PosAdapterError. */

@@ -19,7 +19,7 @@ export class PosGateway {
   private publicOnly: Agent | undefined
 
   constructor(
-    private readonly config: Pick<Config, 'secretKey' | 'dataDir' | 'posBaseUrls' | 'posRetryWaitMs' | 'posRequestTimeoutMs' | 'webhookAllowPrivate'>,
+    private readonly config: Pick<Config, 'secretKey' | 'dataDir' | 'posBaseUrls' | 'posRetryWaitMs' | 'posRequestTimeoutMs' | 'posRunBudgetMs' | 'webhookAllowPrivate'>,
     private readonly resolver: Resolver = systemResolver,
   ) {}
 
@@ -86,18 +86,21 @@ export class PosGateway {
 
   /**
    * An adapter for a sync run: it waits out a vendor's rate limit (up to BARSTOCK_POS_RETRY_WAIT_SECONDS a
-   * call) and asks for the same page again, rather than failing the run to start over later. Waiting holds
-   * no transaction (lines are staged as they come) and the run's heartbeat keeps its lease.
+   * call, and while the wait ends within the run's BARSTOCK_POS_RUN_BUDGET_SECONDS from now on the run's
+   * clock) and asks for the same page again, rather than failing the run to start over later. Waiting
+   * holds no transaction (lines are staged as they come) and the run's heartbeat keeps its lease.
    */
   async adapterForRun(
     vendor: PosVendor,
     environment: Environment,
     credentials: PosCredentials,
     onCredentialsRotated: (credentials: PosCredentials) => Promise<void>,
-    signal?: AbortSignal,
+    run: { clock: () => Date; signal?: AbortSignal },
   ): Promise<PosAdapter> {
     const endpoint = await this.endpoint(vendor, environment, credentials)
     const timeouts = { timeoutMs: this.config.posRequestTimeoutMs, maxRetryWaitMs: this.config.posRetryWaitMs }
-    return vendor.createAdapter({ credentials, ...endpoint, onCredentialsRotated, ...timeouts, ...(signal && { signal }) })
+    const now = () => run.clock().getTime()
+    const runBudget = { endsAt: now() + this.config.posRunBudgetMs, seconds: this.config.posRunBudgetMs / 1000, now }
+    return vendor.createAdapter({ credentials, ...endpoint, onCredentialsRotated, ...timeouts, runBudget, ...(run.signal && { signal: run.signal }) })
   }
 }

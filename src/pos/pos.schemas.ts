@@ -365,7 +365,8 @@ export const AppPushParams = Type.Object({
 export const AppPushReceipt = Type.Object({
   kind: StringEnum(['orders_changed', 'catalog_changed', 'other'], { description: 'What the push said changed', examples: ['orders_changed'] }),
   verification_code_received: Type.Boolean({
-    description: "true for Clover's one-time set-up request: its verificationCode is written to the server log (\"Clover app webhook verification code\") for the operator to enter in Clover's dashboard",
+    description:
+      "true for Clover's one-time set-up request: its verificationCode is kept for the operator to read with GET /v1/pos/push/apps/clover and enter in Clover's dashboard",
     examples: [false],
   }),
   connections: Type.Array(
@@ -382,3 +383,22 @@ export const AppPushReceipt = Type.Object({
   ),
 })
 export type AppPushReceipt = Static<typeof AppPushReceipt>
+
+export const AppPushSetup = Type.Object({
+  pos_type: Type.String({ description: 'The vendor whose app posts to this URL', examples: ['clover'] }),
+  push_url: Type.String({
+    description: "The app's one webhook URL, relative to the service address: give it to the vendor in full (https://<service>/v1/pos/push/apps/clover)",
+    examples: ['/v1/pos/push/apps/clover'],
+  }),
+  verification_code: Nullable(
+    Type.String({
+      description:
+        "The last one-time code the vendor posted to push_url when the app's webhook URL was set up (Clover's verificationCode), to enter in the vendor's dashboard; null until one arrives. The URL takes it without a signature (the vendor sends none), so a code that Clover's dashboard refuses was not Clover's: have Clover send it again",
+      examples: ['ce7643c1-83ea-4218-abe6-da876c9c7a0a'],
+    }),
+  ),
+  verification_code_received_at: Nullable(
+    Type.String({ format: 'date-time', description: 'When verification_code arrived; null until one arrives', examples: ['2026-11-26T13:05:00.000Z'] }),
+  ),
+})
+export type AppPushSetup = Static<typeof AppPushSetup>

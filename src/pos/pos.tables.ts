@@ -142,6 +142,13 @@ export interface PosListingCheckpointTable {
   saved_at: Timestamp
 }
 
+/** The set-up request a vendor app's one push URL received last (Clover's verification code), per vendor. */
+export interface PosAppPushSetupTable {
+  pos_type: string
+  verification_code: string
+  verification_code_received_at: Timestamp
+}
+
 export interface PosStaffTable {
   connection_id: string
   staff_id: string
@@ -162,5 +169,6 @@ declare module '../platform/db/database.js' {
     pos_pending_corrections: PosPendingCorrectionTable
     pos_staff: PosStaffTable
     pos_listing_checkpoints: PosListingCheckpointTable
+    pos_app_push_setups: PosAppPushSetupTable
   }
 }

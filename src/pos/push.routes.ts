@@ -5,8 +5,8 @@ import { envelope } from '../platform/http/schemas.js'
 import type { App } from '../platform/http/types.js'
 import { posErrors } from './pos.errors.js'
 import type { PosGateway } from './pos-gateway.js'
-import { AppPushParams, AppPushReceipt, PushParams, PushReceipt } from './pos.schemas.js'
-import { queueAppPushSyncs, queuePushSync, verifyAppPush, verifyPush } from './push.service.js'
+import { AppPushParams, AppPushReceipt, AppPushSetup, PushParams, PushReceipt } from './pos.schemas.js'
+import { appPushSetup, queueAppPushSyncs, queuePushSync, verifyAppPush, verifyPush } from './push.service.js'
 
 export interface PosPushRouteOptions {
   gateway: PosGateway
@@ -69,7 +69,7 @@ export async function posPushRoutes(app: App, { gateway }: PosPushRouteOptions) 
         tags: ['POS'],
         summary: "Receive a vendor app's push (Clover)",
         description:
-          "The one webhook URL of a vendor app that posts every merchant's changes to it (Clover: `/v1/pos/push/apps/clover`), called without an API key. The push names its merchants; each live connection of those merchants (found by a keyed hash of the merchant id, in any account) checks the X-Clover-Auth code against its push_secret, and those it verifies are treated as a push to their own push_url: an incremental sync of each realtime, active one is queued unless one is queued or running. 202 at once. Clover's unsigned set-up request ({verificationCode}) is answered 202 and its code written to the server log for the operator. A push naming no connected merchant changes nothing; one whose code no connection of its merchants holds is 401.",
+          "The one webhook URL of a vendor app that posts every merchant's changes to it (Clover: `/v1/pos/push/apps/clover`), called without an API key. The push names its merchants; each live connection of those merchants (found by a keyed hash of the merchant id, in any account) checks the X-Clover-Auth code against its push_secret, and those it verifies are treated as a push to their own push_url: an incremental sync of each realtime, active one is queued unless one is queued or running. 202 at once. Clover's unsigned set-up request ({verificationCode}) is answered 202 and its code kept for the operator: GET on this URL, with an API key, shows it. A push naming no connected merchant changes nothing; one whose code no connection of its merchants holds is 401.",
         params: AppPushParams,
         response: { 202: envelope(AppPushReceipt) },
       },
@@ -81,9 +81,25 @@ export async function posPushRoutes(app: App, { gateway }: PosPushRouteOptions) 
     async (request, reply) => {
       const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
       const push = await verifyAppPush(app.db, gateway, { posType: request.params.pos_type, headers: request.headers, rawBody, url: requestUrl(request) })
-      // The code is for whoever set the URL up in the vendor's dashboard; no connection is named to keep it on.
-      if (push.verificationCode !== undefined) request.log.warn({ pos_type: request.params.pos_type, verification_code: push.verificationCode }, 'POS app webhook verification code')
-      return runWrite(app.db, request, reply, 202, (trx) => queueAppPushSyncs(trx, push))
+      // The code is for whoever set the URL up in the vendor's dashboard: no connection is named, it is kept per vendor.
+      if (push.verificationCode !== undefined) request.log.info({ pos_type: request.params.pos_type }, 'POS app webhook verification code received')
+      return runWrite(app.db, request, reply, 202, (trx) => queueAppPushSyncs(trx, request.params.pos_type, push))
     },
+  )
+
+  app.get(
+    '/apps/:pos_type',
+    {
+      schema: {
+        tags: ['POS'],
+        summary: "Read a vendor app's push set-up (Clover)",
+        description:
+          "The app's one webhook URL (relative to the service address) and the verification code the vendor last posted to it when the URL was set up (Clover sends {verificationCode} once, unsigned, naming no merchant), to enter in the vendor's dashboard; null until one arrives. The URL serves the whole deployment, so every account reads the same answer.",
+        params: AppPushParams,
+        response: { 200: envelope(AppPushSetup) },
+      },
+      config: { permission: 'pos:read', errors: [posErrors.pushNotSupported] },
+    },
+    async (request) => ({ data: await appPushSetup(app.db, request.params.pos_type) }),
   )
 }

@@ -1,11 +1,12 @@
 import { AppError } from '../platform/errors.js'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import type { PosPush } from './adapter.js'
+import { findAppVerificationCode, saveAppVerificationCode } from './app-push-setups.repository.js'
 import { type ConnectionRow, findConnectionById, updateConnectionRow } from './connections.repository.js'
 import { posErrors } from './pos.errors.js'
 import type { PosGateway } from './pos-gateway.js'
-import type { AppPushReceipt, PushReceipt } from './pos.schemas.js'
-import { openPushSecret, pushAccountKey, pushAccountKeyOf } from './push-setup.js'
+import type { AppPushReceipt, AppPushSetup, PushReceipt } from './pos.schemas.js'
+import { openPushSecret, PUSH_PATH_PREFIX, pushAccountKey, pushAccountKeyOf } from './push-setup.js'
 import { triggerSync } from './sync.service.js'
 import { findVendor } from './vendor-registry.js'
 
@@ -175,12 +176,32 @@ async function fillPushAccountKeys(db: Executor, gateway: PosGateway, posType: s
   }
 }
 
-/** Queues a run on every connection a verified app-level push names that takes pushes (queuePushSync each). */
-export async function queueAppPushSyncs(trx: Trx, push: VerifiedAppPush): Promise<AppPushReceipt> {
+/**
+ * Queues a run on every connection a verified app-level push names that takes pushes (queuePushSync
+ * each); the vendor's set-up request instead keeps its code for the operator (appPushSetup).
+ */
+export async function queueAppPushSyncs(trx: Trx, posType: string, push: VerifiedAppPush): Promise<AppPushReceipt> {
+  if (push.verificationCode !== undefined) await saveAppVerificationCode(trx, posType, push.verificationCode, new Date())
   const connections: AppPushReceipt['connections'] = []
   for (const { push: connectionPush, skipped } of push.connections) {
     const receipt = skipped ? { queued: false, sync_id: null } : await queuePushSync(trx, connectionPush)
     connections.push({ connection_id: connectionPush.connectionId, kind: connectionPush.kind, queued: receipt.queued, sync_id: receipt.sync_id, skipped })
   }
   return { kind: push.kind, verification_code_received: push.verificationCode !== undefined, connections }
+}
+
+/**
+ * A vendor app's push URL and the set-up code it received last. The URL belongs to the deployment, not
+ * to an account (Clover posts every merchant of the app to it), so every account's keys read the same
+ * answer. Throws push_not_supported for a vendor without an app-level URL.
+ */
+export async function appPushSetup(db: Executor, posType: string): Promise<AppPushSetup> {
+  if (!findVendor(posType)?.appPush) throw posErrors.pushNotSupported(posType)
+  const received = await findAppVerificationCode(db, posType)
+  return {
+    pos_type: posType,
+    push_url: `${PUSH_PATH_PREFIX}/apps/${posType}`,
+    verification_code: received?.code ?? null,
+    verification_code_received_at: received?.receivedAt.toISOString() ?? null,
+  }
 }

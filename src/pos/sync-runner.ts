@@ -146,14 +146,14 @@ function rereadMsOf(connection: ConnectionRow): number | undefined {
   return connection.sales_reread_hours !== null ? connection.sales_reread_hours * 3_600_000 : findVendor(connection.pos_type)?.incrementalRereadMs
 }
 
-async function openAdapter(db: Db, gateway: PosGateway, connection: ConnectionRow, signal: AbortSignal | undefined): Promise<PosAdapter> {
+async function openAdapter(db: Db, gateway: PosGateway, connection: ConnectionRow, run: { clock: () => Date; signal?: AbortSignal }): Promise<PosAdapter> {
   const vendor = findVendor(connection.pos_type)
   if (!vendor) throw new SyncFailure('pos_not_supported', `POS type ${connection.pos_type} is not available in this build`)
   const credentials = gateway.open(connection.id, connection.credentials)
   // A rotated refresh token is single-use: the old one is already spent, so the new one is saved at
   // once, outside the run's transaction, even if the run fails later.
   const saveRotated = (rotated: PosCredentials) => saveCredentials(db, connection.id, gateway.seal(connection.id, rotated))
-  return gateway.adapterForRun(vendor, connection.environment, credentials, saveRotated, signal)
+  return gateway.adapterForRun(vendor, connection.environment, credentials, saveRotated, run)
 }
 
 function toSaleRow(line: PosSaleLine, locationId: string, mapped: Set<string>): SaleLineRow {
@@ -257,7 +257,7 @@ export async function fetchAndStage(db: Db, gateway: PosGateway, run: SyncRunRow
   const { window, signal } = options
   const connection = await findConnectionById(db, run.connection_id)
   if (!connection || connection.deleted_at) throw new SyncFailure('connection_deleted', 'The connection was deleted')
-  const adapter = await openAdapter(db, gateway, connection, signal)
+  const adapter = await openAdapter(db, gateway, connection, { clock: options.now ?? (() => new Date()), ...(signal && { signal }) })
   const withCatalog = run.sync_type !== 'sales_only'
   const products = withCatalog ? await adapter.listProducts() : undefined
   const staff = withCatalog ? await adapter.listStaff() : []

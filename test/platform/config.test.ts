@@ -12,6 +12,8 @@ test('defaults follow the run contract', () => {
   assert.equal(config.metricsToken, undefined)
   assert.equal(config.posRequestTimeoutMs, 10_000)
   assert.equal(loadConfig({ BARSTOCK_POS_REQUEST_TIMEOUT_SECONDS: '90' }).posRequestTimeoutMs, 90_000)
+  assert.equal(config.posRunBudgetMs, 1_800_000)
+  assert.equal(loadConfig({ BARSTOCK_POS_RUN_BUDGET_SECONDS: '600' }).posRunBudgetMs, 600_000)
 })
 
 test('each bad value is refused with a message naming its variable', () => {
@@ -26,6 +28,8 @@ test('each bad value is refused with a message naming its variable', () => {
     [{ BARSTOCK_LOG_LEVEL: 'loud' }, 'BARSTOCK_LOG_LEVEL'],
     [{ BARSTOCK_METRICS_TOKEN: 'too-short-token' }, 'BARSTOCK_METRICS_TOKEN'],
     [{ BARSTOCK_POS_REQUEST_TIMEOUT_SECONDS: '601' }, 'BARSTOCK_POS_REQUEST_TIMEOUT_SECONDS'],
+    [{ BARSTOCK_POS_RUN_BUDGET_SECONDS: '86401' }, 'BARSTOCK_POS_RUN_BUDGET_SECONDS'],
+    [{ BARSTOCK_POS_RUN_BUDGET_SECONDS: '0' }, 'BARSTOCK_POS_RUN_BUDGET_SECONDS'],
     [{ BARSTOCK_METRICS_TOKEN: 'a token with spaces in it' }, 'BARSTOCK_METRICS_TOKEN'],
   ]
   for (const [env, variable] of cases) {

@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict'
 import Big from 'big.js'
-import { after, before, test } from 'node:test'
-import type { BackgroundLoop } from '../../src/platform/background.js'
+import { test } from 'node:test'
 import type { SimulatorHandler } from '../../src/pos/adapter.js'
 import { checksClosedBetween, menuEntry, type SimCheck } from '../../src/pos/simulation/bar-data.js'
-import { startSimulatorServer, type RunningSimulator } from '../../src/pos/simulation/simulator-server.js'
+import { startSimulatorServer } from '../../src/pos/simulation/simulator-server.js'
 import { lightspeedVendor } from '../../src/pos/vendors/lightspeed/index.js'
 import { createLightspeedSimulator, DEFAULT_LOCATION_SETUP } from '../../src/pos/vendors/lightspeed/lightspeed.simulator.js'
-import { type Caller, json, type TestContext } from '../helpers/context.js'
+import { type Caller, json } from '../helpers/context.js'
 import { groundTruth, mapEveryPosItem, unitsTaken } from './vendors/ground-truth-helpers.js'
-import { createPosTestContext, runSync, startWorker, waitForSync } from './pos-helpers.js'
+import { runSync, usePosFixture, waitForSync } from './pos-helpers.js'
 
 /**
  * K-Series dates a back-office cancellation to the original sale and has no listing by the time it was
@@ -29,9 +28,6 @@ let clockMs = 0
 const clock = () => new Date(clockMs)
 const cancellations = new Map<string, Date>()
 let handler: SimulatorHandler
-let simulator: RunningSimulator
-let ctx: TestContext
-let worker: BackgroundLoop
 
 const historyDays = () => Math.max(clockMs - historyStart, 1) / DAY_MS
 
@@ -40,28 +36,19 @@ function setClock(at: number): void {
   handler = createLightspeedSimulator({ seed: SEED, historyDays: historyDays(), now: clock }, { ...DEFAULT_LOCATION_SETUP, backOfficeCancellations: cancellations })
 }
 
-before(async () => {
-  simulator = await startSimulatorServer((req, res) => handler(req, res))
-  ctx = await createPosTestContext({ env: { BARSTOCK_POS_BASE_URLS: `lightspeed=${simulator.url}` } })
-  worker = await startWorker(ctx, clock)
-})
-after(async () => {
-  await worker.stop()
-  await ctx.close()
-  await simulator.close()
-})
+const pos = usePosFixture({ lightspeed: () => startSimulatorServer((req, res) => handler(req, res)) }, { clock })
 
 async function connect(extra: Record<string, unknown>): Promise<{ id: string; caller: Caller; items: Map<string, string> }> {
-  const caller = await ctx.newCaller({ environment: 'production' })
-  const created = await ctx.request('POST', '/v1/pos/connections', {
+  const caller = await pos.ctx.newCaller({ environment: 'production' })
+  const created = await pos.ctx.request('POST', '/v1/pos/connections', {
     key: caller.key,
     body: { pos_type: 'lightspeed', name: 'K-Series bar', credentials: lightspeedVendor.exampleCredentials, sync_frequency: 'daily', ...extra },
   })
   assert.equal(created.statusCode, 201, created.body)
   const connection = json(created).data as { id: string; first_sync_id: string; sales_reread_hours: number | null }
   assert.equal(connection.sales_reread_hours, extra.sales_reread_hours ?? null)
-  assert.equal((await waitForSync(ctx, caller, connection.first_sync_id)).status, 'completed')
-  return { id: connection.id, caller, items: await mapEveryPosItem(ctx, caller, connection.id, 'lightspeed') }
+  assert.equal((await waitForSync(pos.ctx, caller, connection.first_sync_id)).status, 'completed')
+  return { id: connection.id, caller, items: await mapEveryPosItem(pos.ctx, caller, connection.id, 'lightspeed') }
 }
 
 /** A check of the first night with nothing refunded, voided or reopened: its cancellation takes back exactly its lines. */
@@ -96,10 +83,10 @@ test('a cancellation filed four days after its sale is taken back only where sal
   // A run just before the cancellation is filed, and one just after it.
   for (const at of [FILED_AFTER_MS - HOUR_MS, FILED_AFTER_MS + HOUR_MS]) {
     setClock(cancelled.closedAt.getTime() + at)
-    for (const { id, caller } of [byDefault, reaching]) assert.equal((await runSync(ctx, caller, id, 'incremental')).status, 'completed')
+    for (const { id, caller } of [byDefault, reaching]) assert.equal((await runSync(pos.ctx, caller, id, 'incremental')).status, 'completed')
   }
 
   const truth = groundTruth(SEED, new Date(historyStart), clock(), historyDays())
-  assert.deepEqual(await unitsTaken(ctx, byDefault.caller, byDefault.items), truth, 'the default 48 hours miss the cancellation')
-  assert.deepEqual(await unitsTaken(ctx, reaching.caller, reaching.items), withoutCheck(truth, cancelled), '120 hours take it back')
+  assert.deepEqual(await unitsTaken(pos.ctx, byDefault.caller, byDefault.items), truth, 'the default 48 hours miss the cancellation')
+  assert.deepEqual(await unitsTaken(pos.ctx, reaching.caller, reaching.items), withoutCheck(truth, cancelled), '120 hours take it back')
 })

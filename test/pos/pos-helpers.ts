@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto'
+import { after, before } from 'node:test'
 import type { BackgroundLoop } from '../../src/platform/background.js'
+import type { PosType } from '../../src/pos/adapter.js'
 import { type Caller, type ContextOptions, createTestContext, json, type TestContext } from '../helpers/context.js'
 import { startPosSyncWorker } from '../../src/pos/sync-worker.js'
 import { startSimulatorServer } from '../../src/pos/simulation/simulator-server.js'
@@ -22,6 +24,48 @@ export async function createConnection(ctx: TestContext, caller: Caller, body: R
   })
   if (response.statusCode !== 201) throw new Error(`connection create failed: ${response.statusCode} ${response.body}`)
   return json(response).data as { id: string; first_sync_id: string; [key: string]: unknown }
+}
+
+/** A vendor simulator a test file serves: where it listens and how it stops. */
+export interface ServedSimulator {
+  url: string
+  close(): Promise<void>
+}
+
+/** What usePosFixture made, filled in before the file's first test. */
+export interface PosFixture<S> {
+  ctx: TestContext
+  /** Each vendor's simulator, as its starter made it. */
+  simulators: S
+}
+
+/**
+ * A test file's POS set-up, made before its tests and closed after them: one simulator per vendor
+ * (started by `start`, each vendor's calls sent to its own by BARSTOCK_POS_BASE_URLS), a test context
+ * with `env` added, and the real sync worker on `clock`.
+ */
+export function usePosFixture<S extends Partial<Record<PosType, ServedSimulator>>>(
+  start: { [K in keyof S]: () => Promise<S[K]> },
+  options: { clock?: () => Date; env?: Record<string, string> } = {},
+): PosFixture<S> {
+  const fixture = { simulators: {} } as PosFixture<S>
+  let worker: BackgroundLoop | undefined
+  before(async () => {
+    const baseUrls: string[] = []
+    for (const posType of Object.keys(start) as (keyof S & string)[]) {
+      const simulator = (await start[posType]()) as S[keyof S & string]
+      fixture.simulators[posType] = simulator
+      baseUrls.push(`${posType}=${(simulator as ServedSimulator).url}`)
+    }
+    fixture.ctx = await createPosTestContext({ env: { BARSTOCK_POS_BASE_URLS: baseUrls.join(','), ...options.env } })
+    worker = await startWorker(fixture.ctx, options.clock)
+  })
+  after(async () => {
+    await worker?.stop()
+    await fixture.ctx?.close()
+    await Promise.all(Object.values<ServedSimulator | undefined>(fixture.simulators).map((simulator) => simulator?.close()))
+  })
+  return fixture
 }
 
 /** Starts the real sync worker on the test database, on `clock` when given. */

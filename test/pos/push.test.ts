@@ -356,14 +356,46 @@ describe("Clover's one webhook URL per app", () => {
     assert.equal(json(square).error.code, 'push_not_supported')
   })
 
-  test("answers Clover's unsigned set-up request 202 without naming or touching a connection", async () => {
+  test("keeps Clover's unsigned set-up code for the operator to read with GET on the app URL, without naming or touching a connection", async () => {
     const caller = await sandboxCaller()
     const bar = await connect(caller, 'clover', { credentials: cloverCredentials('MERCHANTBARD1'), push_secret: APP_CODE })
+    const setUp = () => ctx.request('GET', '/v1/pos/push/apps/clover', { key: caller.key })
+    assert.deepEqual(json(await setUp()).data, { pos_type: 'clover', push_url: '/v1/pos/push/apps/clover', verification_code: null, verification_code_received_at: null })
+    const postedAt = Date.now()
     const response = await pushApp(cloverWebhookVerification('ce7643c1-83ea-4218-abe6-da876c9c7a0a'), {})
     assert.equal(response.statusCode, 202, response.body)
     assert.deepEqual(json(response).data, { kind: 'other', verification_code_received: true, connections: [] })
     const after = json(await ctx.request('GET', `/v1/pos/connections/${bar.id}`, { key: caller.key })).data
     assert.equal(after.push_verification_code, null)
+
+    const shown = await setUp()
+    assert.equal(shown.statusCode, 200, shown.body)
+    const setup = json(shown).data
+    assert.deepEqual({ ...setup, verification_code_received_at: undefined }, {
+      pos_type: 'clover',
+      push_url: '/v1/pos/push/apps/clover',
+      verification_code: 'ce7643c1-83ea-4218-abe6-da876c9c7a0a',
+      verification_code_received_at: undefined,
+    })
+    const receivedAt = Date.parse(setup.verification_code_received_at)
+    assert.ok(receivedAt >= postedAt && receivedAt <= Date.now(), setup.verification_code_received_at)
+    // The URL is the deployment's: another account's key, in the other environment, reads the same code.
+    const other = await ctx.newCaller({ environment: 'production', permissions: ['pos:read'] })
+    assert.deepEqual(json(await ctx.request('GET', '/v1/pos/push/apps/clover', { key: other.key })).data, setup)
+    // Clover sends a new code when asked again: the last one is shown.
+    await pushApp(cloverWebhookVerification('1b2c3d4e-0000-4000-8000-000000000002'), {})
+    assert.equal(json(await setUp()).data.verification_code, '1b2c3d4e-0000-4000-8000-000000000002')
+
+    // Refused: no key, a key without pos:read, a vendor without an app URL; none of them changes the code.
+    assert.equal((await ctx.request('GET', '/v1/pos/push/apps/clover', { key: null })).statusCode, 401)
+    const noPos = await ctx.keyFor(caller, ['inventory:read'])
+    const forbidden = await ctx.request('GET', '/v1/pos/push/apps/clover', { key: noPos })
+    assert.equal(forbidden.statusCode, 403)
+    assert.equal(json(forbidden).error.code, 'insufficient_permissions')
+    const square = await ctx.request('GET', '/v1/pos/push/apps/square', { key: caller.key })
+    assert.equal(square.statusCode, 400)
+    assert.equal(json(square).error.code, 'push_not_supported')
+    assert.equal(json(await setUp()).data.verification_code, '1b2c3d4e-0000-4000-8000-000000000002')
   })
 
   test('finds a connection made before lookup keys existed, once its credentials were opened for it', async () => {

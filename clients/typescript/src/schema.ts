@@ -12739,7 +12739,7 @@ export interface paths {
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  *     - `pos_not_supported`: `pos_type` is not one of toast, square, clover, lightspeed, simphony, spoton, revel (docs/pos.md)
                  *     - `invalid_credentials`: POS credentials of the wrong shape for the pos_type (`details.parameter` names the field), or refused by the vendor at login
-                 *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), or a `push_secret` given for one (`details.parameter`)
+                 *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), a `push_secret` given for one (`details.parameter`), or a push to (or `GET` of) an app-level URL for a vendor without one (all but Clover)
                  */
                 400: {
                     headers: {
@@ -13844,7 +13844,7 @@ export interface paths {
                 };
                 /**
                  * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
-                 *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), or a `push_secret` given for one (`details.parameter`)
+                 *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), a `push_secret` given for one (`details.parameter`), or a push to (or `GET` of) an app-level URL for a vendor without one (all but Clover)
                  */
                 400: {
                     headers: {
@@ -19261,7 +19261,7 @@ export interface paths {
                 };
                 /**
                  * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
-                 *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), or a `push_secret` given for one (`details.parameter`)
+                 *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), a `push_secret` given for one (`details.parameter`), or a push to (or `GET` of) an app-level URL for a vendor without one (all but Clover)
                  */
                 400: {
                     headers: {
@@ -19637,11 +19637,359 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Read a vendor app's push set-up (Clover)
+         * @description The app's one webhook URL (relative to the service address) and the verification code the vendor last posted to it when the URL was set up (Clover sends {verificationCode} once, unsigned, naming no merchant), to enter in the vendor's dashboard; null until one arrives. The URL serves the whole deployment, so every account reads the same answer.
+         *
+         *     Requires the `pos:read` permission.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description The vendor whose app posts here: clover (one webhook URL per Clover app)
+                     * @example clover
+                     */
+                    pos_type: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Done: the answer is in `data` */
+                200: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": {
+                         *         "pos_type": "clover",
+                         *         "push_url": "/v1/pos/push/apps/clover",
+                         *         "verification_code": "ce7643c1-83ea-4218-abe6-da876c9c7a0a",
+                         *         "verification_code_received_at": "2026-11-26T13:05:00.000Z"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The answer */
+                            data: {
+                                /**
+                                 * @description The vendor whose app posts to this URL
+                                 * @example clover
+                                 */
+                                pos_type: string;
+                                /**
+                                 * @description The app's one webhook URL, relative to the service address: give it to the vendor in full (https://<service>/v1/pos/push/apps/clover)
+                                 * @example /v1/pos/push/apps/clover
+                                 */
+                                push_url: string;
+                                /**
+                                 * @description The last one-time code the vendor posted to push_url when the app's webhook URL was set up (Clover's verificationCode), to enter in the vendor's dashboard; null until one arrives. The URL takes it without a signature (the vendor sends none), so a code that Clover's dashboard refuses was not Clover's: have Clover send it again
+                                 * @example ce7643c1-83ea-4218-abe6-da876c9c7a0a
+                                 */
+                                verification_code: string | null;
+                                /**
+                                 * @description When verification_code arrived; null until one arrives
+                                 * @example 2026-11-26T13:05:00.000Z
+                                 */
+                                verification_code_received_at: string | null;
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /**
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), a `push_secret` given for one (`details.parameter`), or a push to (or `GET` of) an app-level URL for a vendor without one (all but Clover)
+                 */
+                400: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_parameter",
+                         *         "message": "quantity must be >= 0"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `invalid_api_key`: `X-API-Key` missing, unknown, revoked or expired */
+                401: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_api_key",
+                         *         "message": "The API key is missing, invalid, revoked or expired…"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `insufficient_permissions`: The key lacks the route's permission (`details.required`, `details.provided`) */
+                403: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "insufficient_permissions",
+                         *         "message": "This API key lacks the permission …"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `rate_limit_exceeded`: Over the key's requests per minute; `Retry-After` says when to retry */
+                429: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limit_exceeded",
+                         *         "message": "Rate limit of … requests a minute exceeded; retry in … seconds"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `internal_error`: An unexpected failure; the message never carries internals. Quote `meta.request_id` when reporting it */
+                500: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "internal_error",
+                         *         "message": "Internal server error"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), takes no more connections or did not answer within the timeouts (README); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                503: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "database_unavailable",
+                         *         "message": "The database is unavailable or did not answer in time; retry shortly"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
         /**
          * Receive a vendor app's push (Clover)
-         * @description The one webhook URL of a vendor app that posts every merchant's changes to it (Clover: `/v1/pos/push/apps/clover`), called without an API key. The push names its merchants; each live connection of those merchants (found by a keyed hash of the merchant id, in any account) checks the X-Clover-Auth code against its push_secret, and those it verifies are treated as a push to their own push_url: an incremental sync of each realtime, active one is queued unless one is queued or running. 202 at once. Clover's unsigned set-up request ({verificationCode}) is answered 202 and its code written to the server log for the operator. A push naming no connected merchant changes nothing; one whose code no connection of its merchants holds is 401.
+         * @description The one webhook URL of a vendor app that posts every merchant's changes to it (Clover: `/v1/pos/push/apps/clover`), called without an API key. The push names its merchants; each live connection of those merchants (found by a keyed hash of the merchant id, in any account) checks the X-Clover-Auth code against its push_secret, and those it verifies are treated as a push to their own push_url: an incremental sync of each realtime, active one is queued unless one is queued or running. 202 at once. Clover's unsigned set-up request ({verificationCode}) is answered 202 and its code kept for the operator: GET on this URL, with an API key, shows it. A push naming no connected merchant changes nothing; one whose code no connection of its merchants holds is 401.
          */
         post: {
             parameters: {
@@ -19700,7 +20048,7 @@ export interface paths {
                                  */
                                 kind: "orders_changed" | "catalog_changed" | "other";
                                 /**
-                                 * @description true for Clover's one-time set-up request: its verificationCode is written to the server log ("Clover app webhook verification code") for the operator to enter in Clover's dashboard
+                                 * @description true for Clover's one-time set-up request: its verificationCode is kept for the operator to read with GET /v1/pos/push/apps/clover and enter in Clover's dashboard
                                  * @example false
                                  */
                                 verification_code_received: boolean;
@@ -19740,7 +20088,7 @@ export interface paths {
                 };
                 /**
                  * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
-                 *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), or a `push_secret` given for one (`details.parameter`)
+                 *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), a `push_secret` given for one (`details.parameter`), or a push to (or `GET` of) an app-level URL for a vendor without one (all but Clover)
                  */
                 400: {
                     headers: {

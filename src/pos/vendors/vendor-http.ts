@@ -17,8 +17,8 @@ export interface VendorHttpOptions extends VendorTransport {
 
 /** The transport fields of a vendor's options, to pass on to VendorHttp. */
 export function transportOf(options: VendorTransport): VendorTransport {
-  const { timeoutMs, maxRetryWaitMs, signal, dispatcher } = options
-  return { timeoutMs, maxRetryWaitMs, signal, dispatcher }
+  const { timeoutMs, maxRetryWaitMs, signal, dispatcher, runBudget } = options
+  return { timeoutMs, maxRetryWaitMs, signal, dispatcher, runBudget }
 }
 
 export interface VendorRequest {
@@ -72,8 +72,8 @@ export class VendorHttp {
 
   /**
    * Sends a request and parses its JSON answer. 429s are waited out while the Retry-After fits the
-   * budget, 5xx retried twice; then rate_limited or connection_failed. Other statuses come back to the
-   * caller, which knows what the vendor means by them.
+   * call's budget and the run's, 5xx retried twice; then rate_limited or connection_failed. Other
+   * statuses come back to the caller, which knows what the vendor means by them.
    */
   async send<T = unknown>(req: VendorRequest): Promise<VendorResponse<T>> {
     let waitedMs = 0
@@ -84,6 +84,7 @@ export class VendorHttp {
         if (attempt >= RATE_LIMIT_RETRIES || waitedMs + seconds * 1000 > this.maxRetryWaitMs) {
           throw new PosAdapterError('rate_limited', `${this.options.vendor} rate limit: retry after ${seconds} s`, seconds)
         }
+        this.refuseWaitPastRunBudget(seconds)
         waitedMs += seconds * 1000
         await sleep(seconds * 1000, undefined, { signal: this.options.signal })
         continue
@@ -97,6 +98,13 @@ export class VendorHttp {
       }
       return { ...response, body: this.parse<T>(response.text, response.status) }
     }
+  }
+
+  private refuseWaitPastRunBudget(seconds: number): void {
+    const budget = this.options.runBudget
+    if (!budget || budget.now() + seconds * 1000 <= budget.endsAt) return
+    const message = `${this.options.vendor} rate limit: retry after ${seconds} s would take the run past its time budget of ${budget.seconds} s (BARSTOCK_POS_RUN_BUDGET_SECONDS)`
+    throw new PosAdapterError('rate_limited', message, seconds)
   }
 
   private parse<T>(text: string, status: number): T {

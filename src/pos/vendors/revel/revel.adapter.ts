@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { type Static, Type } from 'typebox'
 import { PosAdapterError, type PosAdapter, type PosAdapterOptions, type PosPush, type PosSaleLine, type SalesWindow } from '../../adapter.js'
-import { PageProgress, REVEL_VENDOR, RevelClient } from './revel.client.js'
+import { REVEL_VENDOR, RevelClient, revelProgress, type RevelProgress } from './revel.client.js'
 import { referencedId, returnLines, revelNames, soldLines, toPosProducts, toPosStaff, voidLines, type RevelNames } from './revel.mapper.js'
 import type { RevelOrder, RevelOrderItem } from './revel.resources.js'
 import { transportOf } from '../vendor-http.js'
@@ -57,7 +57,7 @@ export function createRevelAdapter(options: PosAdapterOptions): PosAdapter {
       // A listing that failed is taken up where it stopped when the same window is listed again: on this
       // adapter from memory, by the next run from the position it reported.
       const key = `${window.start.toISOString()}/${window.end.toISOString()}`
-      const listing = unfinished.get(key) ?? new SalesListing(client, await establishmentId(), window, new PageProgress(progress?.from, progress?.reached))
+      const listing = unfinished.get(key) ?? new SalesListing(client, await establishmentId(), window, revelProgress(progress))
       unfinished.set(key, listing)
       yield* listing.lines()
       unfinished.delete(key)
@@ -95,7 +95,7 @@ class SalesListing {
     private readonly client: RevelClient,
     private readonly establishmentId: string,
     private readonly window: SalesWindow,
-    private readonly progress: PageProgress,
+    private readonly progress: RevelProgress,
   ) {}
 
   async *lines(): AsyncIterable<PosSaleLine[]> {

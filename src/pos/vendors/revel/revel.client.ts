@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox'
 import { Compile } from 'typebox/compile'
-import { PosAdapterError, type SalesWindow, type VendorTransport } from '../../adapter.js'
+import { PosAdapterError, type SalesListingProgress, type SalesWindow, type VendorTransport } from '../../adapter.js'
+import { ListingProgress } from '../listing-progress.js'
 import { rejectStatus, VendorHttp } from '../vendor-http.js'
 import {
   REVEL_RESOURCES,
@@ -49,8 +50,20 @@ const LIST_CHECKERS = Object.fromEntries(
   Object.entries(REVEL_RESOURCES).map(([resource, object]) => [resource, Compile(Type.Object({ meta: RevelMeta, objects: Type.Array(object) }))]),
 ) as Record<RevelResource, ReturnType<typeof Compile>>
 
-/** Where one paged query got to: the next offset and the id of the last object taken, or finished. */
-type QueryProgress = 'finished' | { offset: number; lastId: number }
+/** Where one paged query got to: the next offset and the id of the last object taken. */
+type PagePosition = { offset: number; lastId: number }
+
+/** A Revel listing's progress: each paged query's position (see ListingProgress). */
+export type RevelProgress = ListingProgress<PagePosition>
+
+export function revelProgress(listing?: SalesListingProgress): RevelProgress {
+  return new ListingProgress(isPagePosition, listing)
+}
+
+function isPagePosition(value: unknown): value is PagePosition {
+  const position = value as Partial<PagePosition> | null
+  return typeof position === 'object' && position !== null && Number.isInteger(position.offset) && Number.isInteger(position.lastId)
+}
 
 /**
  * Queries resumed by id rather than offset (`id__gt` the last id taken, ordered by id): an order updated
@@ -58,59 +71,6 @@ type QueryProgress = 'finished' | { offset: number; lastId: number }
  * so resuming at an offset could skip one. revel.yml documents the id lookups on Order (`id__lt`).
  */
 const RESUMED_BY_ID: ReadonlySet<RevelResource> = new Set(['Order'])
-
-/**
- * Where the listings of one sales window got to: every paged query's progress. A listing given the same
- * progress after a failure (in this process, or restored from `toString()` by the next run) asks for
- * the page that failed, not the first one, and skips the queries it finished. `onRecord` hears every
- * step, once the caller has taken the page it follows.
- */
-export class PageProgress {
-  private readonly queries: Map<string, QueryProgress>
-
-  constructor(
-    position?: string,
-    private readonly onRecord?: (position: string) => void,
-  ) {
-    this.queries = new Map(position ? readPosition(position) : [])
-  }
-
-  startOf(key: string): QueryProgress | undefined {
-    return this.queries.get(key)
-  }
-
-  record(key: string, progress: QueryProgress): void {
-    this.queries.set(key, progress)
-    this.onRecord?.(this.toString())
-  }
-
-  /** Drops the progress of the queries matching: they will not be listed again in this window. */
-  forget(matches: (key: string) => boolean): void {
-    for (const key of [...this.queries.keys()]) if (matches(key)) this.queries.delete(key)
-  }
-
-  toString(): string {
-    return JSON.stringify([...this.queries])
-  }
-}
-
-/** A stored position, or nothing (the listing starts over) when it is not one this version wrote. */
-function readPosition(position: string): [string, QueryProgress][] {
-  try {
-    const entries: unknown = JSON.parse(position)
-    const valid =
-      Array.isArray(entries) &&
-      entries.every(
-        (entry) =>
-          Array.isArray(entry) &&
-          typeof entry[0] === 'string' &&
-          (entry[1] === 'finished' || (Number.isInteger(entry[1]?.offset) && Number.isInteger(entry[1]?.lastId))),
-      )
-    return valid ? (entries as [string, QueryProgress][]) : []
-  } catch {
-    return []
-  }
-}
 
 export class RevelClient {
   private readonly http: VendorHttp
@@ -140,7 +100,7 @@ export class RevelClient {
   }
 
   /** Closed orders of the establishment whose last update (their last closing) falls in the window. */
-  closedOrderPages(establishmentId: string, window: SalesWindow, progress: PageProgress): AsyncIterable<RevelOrder[]> {
+  closedOrderPages(establishmentId: string, window: SalesWindow, progress: RevelProgress): AsyncIterable<RevelOrder[]> {
     return this.pages('Order', { closed: 'true', establishment: establishmentId, ...dateRange('updated_date', window), order_by: 'id' }, progress)
   }
 
@@ -150,7 +110,7 @@ export class RevelClient {
   }
 
   /** The items of many orders at once (`order__in`), a page at a time. */
-  itemPagesOf(orderIds: number[], progress: PageProgress): AsyncIterable<RevelOrderItem[]> {
+  itemPagesOf(orderIds: number[], progress: RevelProgress): AsyncIterable<RevelOrderItem[]> {
     return this.pages('OrderItem', itemsOfOrders(orderIds), progress)
   }
 
@@ -159,12 +119,12 @@ export class RevelClient {
   }
 
   /** Returns rung in the window: order items of negative quantity, created when the refund was made. */
-  returnPages(window: SalesWindow, progress: PageProgress): AsyncIterable<RevelOrderItem[]> {
+  returnPages(window: SalesWindow, progress: RevelProgress): AsyncIterable<RevelOrderItem[]> {
     return this.pages('OrderItem', { quantity__lt: 0, ...dateRange('created_date', window), order_by: 'id' }, progress)
   }
 
   /** Order items voided in the window, before or after their order closed. */
-  voidPages(window: SalesWindow, progress: PageProgress): AsyncIterable<RevelOrderItem[]> {
+  voidPages(window: SalesWindow, progress: RevelProgress): AsyncIterable<RevelOrderItem[]> {
     return this.pages('OrderItem', { ...dateRange('voided_date', window), order_by: 'id' }, progress)
   }
 
@@ -179,7 +139,7 @@ export class RevelClient {
    * Revel applied. With a progress, it starts where that query got to (Order lists after the last id
    * taken, others at the next offset) and records each page once the caller has taken it.
    */
-  private async *pages<R extends RevelResource>(resource: R, query: Query, progress?: PageProgress): AsyncIterable<ObjectOf<R>[]> {
+  private async *pages<R extends RevelResource>(resource: R, query: Query, progress?: RevelProgress): AsyncIterable<ObjectOf<R>[]> {
     const key = `${resource}?${JSON.stringify(query)}`
     const start = progress?.startOf(key)
     if (start === 'finished') return

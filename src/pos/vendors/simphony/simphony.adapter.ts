@@ -1,5 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox'
-import { PosAdapterError, type PosAdapter, type PosAdapterOptions, type PosSaleLine, type SalesWindow } from '../../adapter.js'
+import { PosAdapterError, type PosAdapter, type PosAdapterOptions, type PosSaleLine, type SalesListingProgress, type SalesWindow } from '../../adapter.js'
+import { listByParts } from '../listing-progress.js'
 import {
   EmployeeDimensionsAnswer,
   GuestChecksAnswer,
@@ -77,26 +78,31 @@ export function createSimphonyAdapter(options: PosAdapterOptions): PosAdapter {
       const { menuItemPrices } = await session.call('getMenuItemPrices', {}, MenuItemPricesAnswer)
       return toPosProducts(menuItems, menuItemPrices)
     },
-    listSales: (window) => salesByBusinessDate(session, window),
+    listSales: (window, progress) => salesByBusinessDate(session, window, progress),
     async listStaff() {
       return toPosStaff((await session.call('getEmployeeDimensions', {}, EmployeeDimensionsAnswer)).employees)
     },
   }
 }
 
-async function* salesByBusinessDate(session: SimphonySession, window: SalesWindow): AsyncIterable<PosSaleLine[]> {
+/**
+ * The window's checks a business date at a time. Each date is one call answered whole, asked with the
+ * same changedSinceUTC (the window's start) whenever the window is listed, so a listing resumes at the
+ * first date it had not read (listByParts). A reopened check answered on a date before that comes again
+ * on a later one: its lines keep their ids, so they are skipped as seen.
+ */
+async function* salesByBusinessDate(session: SimphonySession, window: SalesWindow, listing?: SalesListingProgress): AsyncIterable<PosSaleLine[]> {
   const { menuItems } = await session.call('getMenuItemDimensions', {}, MenuItemDimensionsAnswer)
   const { employees } = await session.call('getEmployeeDimensions', {}, EmployeeDimensionsAnswer)
   const names = simphonyNames(menuItems, employees)
   // clsdBusDt answers the checks closed or re-closed on the date, so a reopened check can come twice: read once.
   const seen = new Set<number>()
-  for (const businessDate of businessDatesReaching(window)) {
+  yield* listByParts(listing, businessDatesReaching(window), (businessDate) => businessDate, async (businessDate) => {
     const { guestChecks } = await session.call('getGuestChecks', { clsdBusDt: businessDate, changedSinceUTC: simphonyUtc(window.start) }, GuestChecksAnswer)
     const unseen = guestChecks.filter((check) => !seen.has(check.guestCheckId))
     for (const check of unseen) seen.add(check.guestCheckId)
-    const lines = toPosSaleLines(unseen, window, names)
-    if (lines.length > 0) yield lines
-  }
+    return toPosSaleLines(unseen, window, names)
+  })
 }
 
 /** The business dates ("2026-11-18") whose checks can have closed inside the window. */

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox'
-import type { PosAdapter, PosAdapterOptions, PosSaleLine, SalesWindow } from '../../adapter.js'
+import type { PosAdapter, PosAdapterOptions, PosSaleLine, SalesListingProgress, SalesWindow } from '../../adapter.js'
+import { listByParts } from '../listing-progress.js'
 import { SpotOnClient } from './spoton.client.js'
 import { toPosProducts, toPosSaleLines, toPosStaff } from './spoton.mapper.js'
 import { transportOf } from '../vendor-http.js'
@@ -43,22 +44,27 @@ export function createSpotOnAdapter(options: PosAdapterOptions): PosAdapter {
       const items = await client.listMenuItems()
       return toPosProducts(items, await client.listReportCategories())
     },
-    listSales: (window) => salesBySlice(client, window),
+    listSales: (window, progress) => salesBySlice(client, window, progress),
     async listStaff() {
       return toPosStaff(await client.listEmployees())
     },
   }
 }
 
-async function* salesBySlice(client: SpotOnClient, window: SalesWindow): AsyncIterable<PosSaleLine[]> {
+/**
+ * The window's sales a slice at a time. A slice is one request answered whole, so a listing resumes at
+ * the first slice it had not read (listByParts): the window's slices are cut from its start, the same
+ * whenever it is listed, and a slice's answer does not depend on the slices before it.
+ */
+async function* salesBySlice(client: SpotOnClient, window: SalesWindow, listing?: SalesListingProgress): AsyncIterable<PosSaleLine[]> {
   const spotOnNow = await client.serverNow()
-  for (const slice of exportSlices(window, new Date(spotOnNow.getTime() - EXPORT_LAG_MS))) {
+  const slices = exportSlices(window, new Date(spotOnNow.getTime() - EXPORT_LAG_MS))
+  yield* listByParts(listing, slices, (slice) => slice.start.toISOString(), async (slice) => {
     const lines = toPosSaleLines(await client.listOrdersClosedOrUpdatedBetween(slice.start, slice.end))
     // An order closed in one slice and changed in another comes in both: each line is kept in the slice
     // it is dated in. Slices are widened to whole seconds; keep exactly the asked window.
-    const inside = lines.filter((line) => isWithin(line.soldAt, slice) && isWithin(line.soldAt, window))
-    if (inside.length > 0) yield inside
-  }
+    return lines.filter((line) => isWithin(line.soldAt, slice) && isWithin(line.soldAt, window))
+  })
 }
 
 const isWithin = (date: Date, range: SalesWindow) => date >= range.start && date < range.end

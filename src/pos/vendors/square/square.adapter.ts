@@ -1,6 +1,17 @@
-import { PosAdapterError, type PosAdapter, type PosAdapterOptions, type PosCredentials, type PosProduct, type PosSaleLine, type PosStaffMember, type SalesWindow } from '../../adapter.js'
+import {
+  PosAdapterError,
+  type PosAdapter,
+  type PosAdapterOptions,
+  type PosCredentials,
+  type PosProduct,
+  type PosSaleLine,
+  type PosStaffMember,
+  type SalesListingProgress,
+  type SalesWindow,
+} from '../../adapter.js'
 import { SQUARE_VENDOR, SquareClient, type SquareOrder, type SquarePayment, type SquareTokenSource } from './square.client.js'
 import { closedAtOf, mapCatalog, mapOrderLines, mapReturnLines, mapTeamMember, type OrderStaff } from './square.mapper.js'
+import { ListingProgress } from '../listing-progress.js'
 import { transportOf } from '../vendor-http.js'
 
 /**
@@ -40,7 +51,7 @@ export function createSquareAdapter(options: PosAdapterOptions, config: SquareCo
     async listProducts(): Promise<PosProduct[]> {
       return mapCatalog(await collect(client.listCatalog(CATALOG_TYPES)), locationId)
     },
-    listSales: (window) => listSales(client, locationId, window),
+    listSales: (window, progress) => listSales(client, locationId, window, progress),
     async listStaff(): Promise<PosStaffMember[]> {
       return (await collect(client.searchTeamMembers())).map(mapTeamMember)
     },
@@ -114,20 +125,44 @@ async function collect<T>(pages: AsyncIterable<T[]>): Promise<T[]> {
   return all
 }
 
+/** Where the orders listing got to: the close time of the last order taken (ISO 8601). */
+interface OrdersPosition {
+  closedFrom: string
+}
+
+const ORDERS_QUERY = 'orders'
+
+function isOrdersPosition(value: unknown): value is OrdersPosition {
+  const closedFrom = (value as Partial<OrdersPosition> | null)?.closedFrom
+  return typeof closedFrom === 'string' && !Number.isNaN(Date.parse(closedFrom))
+}
+
 /**
  * Completed orders closed in the window, page by page: sale orders become their lines (and modifiers),
  * return orders corrections of the lines they name, whenever those were sold. Square's closed_at range
  * includes its end, so an order closed exactly at the window's end is left to the next window.
+ *
+ * Resumed by close time, not by cursor: Square's cursors live minutes ("a page of retrieved records has
+ * a limited lifespan", its pagination guide), but orders come sorted by closed_at and a COMPLETED order
+ * never changes, so listing again from the last close taken misses nothing. That bound is inclusive:
+ * orders closed at the same instant come again, and their lines are skipped as seen.
  */
-async function* listSales(client: SquareClient, locationId: string, window: SalesWindow): AsyncIterable<PosSaleLine[]> {
+async function* listSales(client: SquareClient, locationId: string, window: SalesWindow, listing?: SalesListingProgress): AsyncIterable<PosSaleLine[]> {
+  const progress = new ListingProgress(isOrdersPosition, listing)
+  const start = progress.startOf(ORDERS_QUERY)
+  if (start === 'finished') return
+  const from = start ? new Date(start.closedFrom) : window.start
   const staffNames = new Map((await collect(client.searchTeamMembers())).map((member) => [member.id, mapTeamMember(member).name]))
-  const payments = new WindowPayments(client, locationId, window)
-  for await (const page of client.searchOrders({ locationId, closedFrom: window.start, closedTo: window.end })) {
+  const payments = new WindowPayments(client, locationId, { start: from, end: window.end })
+  for await (const page of client.searchOrders({ locationId, closedFrom: from, closedTo: window.end })) {
     const orders = page.filter((order) => closedAtOf(order) < window.end)
     const staffOfOrder = await paymentStaff(payments, orders, staffNames)
     const lines = orders.flatMap((order) => [...mapOrderLines(order, staffOfOrder.get(order.id) ?? NO_STAFF), ...mapReturnLines(order)])
     if (lines.length > 0) yield lines
+    const last = page.at(-1)
+    if (last) progress.record(ORDERS_QUERY, { closedFrom: closedAtOf(last).toISOString() })
   }
+  progress.record(ORDERS_QUERY, 'finished')
 }
 
 const NO_STAFF: OrderStaff = { staffId: null, staffName: null }

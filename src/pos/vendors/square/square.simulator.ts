@@ -45,9 +45,14 @@ export interface SquareSimulatorConfig {
   currency: string
   /** How long an access token from ObtainToken lasts (Square: 30 days), on the simulator's clock. */
   accessTokenTtlMs: number
+  /**
+   * The most orders a SearchOrders page holds, whatever `limit` asks: square.json calls `limit` "the
+   * maximum number of results to be returned in a single page" (a test reads a few days in several pages).
+   */
+  ordersPerPage: number
 }
 
-export const DEFAULT_SQUARE_SIMULATOR_CONFIG: SquareSimulatorConfig = { currency: 'USD', accessTokenTtlMs: 30 * DAY_MS }
+export const DEFAULT_SQUARE_SIMULATOR_CONFIG: SquareSimulatorConfig = { currency: 'USD', accessTokenTtlMs: 30 * DAY_MS, ordersPerPage: ORDERS_MAX_LIMIT }
 
 const ERROR_CATEGORIES: Record<number, string> = {
   400: 'INVALID_REQUEST_ERROR',
@@ -294,7 +299,7 @@ class SquareSimulator {
     const until = earlier(timeOf(closedAt?.end_at, this.now(), 'end_at'), this.now())
     const key = `${start.getTime()}:${until.getTime()}:${JSON.stringify(states)}:${newestFirst}`
     const orders = this.orderSearches.get(key, () => this.ordersClosedBetween(start, until, states, newestFirst))
-    const { page, cursor } = pageOf(orders, body.cursor, limitOf(body.limit, ORDERS_DEFAULT_LIMIT, ORDERS_MAX_LIMIT))
+    const { page, cursor } = pageOf(orders, body.cursor, Math.min(limitOf(body.limit, ORDERS_DEFAULT_LIMIT, ORDERS_MAX_LIMIT), this.config.ordersPerPage))
     const asOf = this.now()
     const renderer = this.renderer(locationId)
     return { orders: page.map((order) => renderer.order(order, asOf)), cursor }
