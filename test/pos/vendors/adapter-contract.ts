@@ -31,11 +31,16 @@ const SEED = 7
 const HISTORY_DAYS = 30
 
 const running: RunningSimulator[] = []
-after(async () => {
-  await Promise.all(running.map((simulator) => simulator.close()))
-})
 
-/** A vendor's simulator on loopback that records every request URL; closed when the test file ends. */
+/**
+ * Closes the simulators started so far: after the contract's tests, and in a test file that starts its
+ * own with startRecordingSimulator (`npm test` runs many files in one process, so a file closes what it opened).
+ */
+export async function closeStartedSimulators(): Promise<void> {
+  await Promise.all(running.splice(0).map((simulator) => simulator.close()))
+}
+
+/** A vendor's simulator on loopback that records every request URL; closed by closeStartedSimulators. */
 export async function startRecordingSimulator(vendor: PosVendor, options: SimulatorOptions): Promise<{ url: string; requests: URL[] }> {
   const handler = vendor.createSimulator(options)
   const requests: URL[] = []
@@ -116,6 +121,7 @@ function netUnitsByName(lines: PosSaleLine[]): Map<string, string> {
 
 export function describeAdapterContract(vendor: PosVendor): void {
   describe(`${vendor.posType} adapter against its simulator`, () => {
+    after(closeStartedSimulators)
     test('verifies the example credentials', async () => {
       await (await adapterFor(vendor)).verify()
     })

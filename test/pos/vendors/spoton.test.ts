@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
+import { after, describe, test } from 'node:test'
 import Big from 'big.js'
 import { PosAdapterError, type PosSaleLine, type SimulatorOptions } from '../../../src/pos/adapter.js'
 import { checksClosedBetween, MODIFIERS, soldAsOf, stableUuid, type SimCheck, type SimLine } from '../../../src/pos/simulation/bar-data.js'
@@ -8,7 +8,9 @@ import type { SpotOnMenuItem, SpotOnOrder } from '../../../src/pos/vendors/spoto
 import { toPosSaleLines } from '../../../src/pos/vendors/spoton/spoton.mapper.js'
 import { spotonVendor } from '../../../src/pos/vendors/spoton/index.js'
 import { OpenApiContract } from '../../helpers/openapi-contract.js'
-import { collectSales, describeAdapterContract, startRecordingSimulator } from './adapter-contract.js'
+import { closeStartedSimulators, collectSales, describeAdapterContract, startRecordingSimulator } from './adapter-contract.js'
+
+after(closeStartedSimulators)
 
 describeAdapterContract(spotonVendor)
 
