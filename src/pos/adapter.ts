@@ -208,6 +208,9 @@ export type SimulatorFailure =
 /** A simulator is a plain node request handler speaking the vendor's API subset. */
 export type SimulatorHandler = (req: IncomingMessage, res: ServerResponse) => void
 
+/** A push request's headers as Node gives them. */
+export type PushHeaders = Record<string, string | string[] | undefined>
+
 export interface PosVendor {
   posType: PosType
   /**
@@ -230,7 +233,7 @@ export interface PosVendor {
   createAdapter(options: PosAdapterOptions): PosAdapter
   createSimulator(options: SimulatorOptions): SimulatorHandler
   /** Verifies and reads a vendor push; undefined for vendors without pushes. Throws on a bad signature. */
-  parsePush?(headers: Record<string, string | string[] | undefined>, rawBody: Buffer, secret: string, url: string): PosPush
+  parsePush?(headers: PushHeaders, rawBody: Buffer, secret: string, url: string): PosPush
   /** For a vendor with one push URL per app: how a push names its accounts. */
   appPush?: AppPushRouting
 }

@@ -1,8 +1,8 @@
-import { timingSafeEqual } from 'node:crypto'
-import type { AppPushRouting, PosPush, PosVendor } from '../../adapter.js'
+import type { AppPushRouting, PosPush, PosVendor, PushHeaders } from '../../adapter.js'
 import { CloverAdapter, CloverCredentials, cloverProductionBaseUrl, type CloverConfig } from './clover.adapter.js'
 import { CLOVER_MAX_PAGE_SIZE, DEFAULT_CLOVER_REFRESH_FIELDS, type CloverPush, type CloverWebhookVerification } from './clover.client.js'
 import { createCloverSimulator } from './clover.simulator.js'
+import { pushHeader, signatureMatches } from '../push-signature.js'
 
 export const DEFAULT_CLOVER_CONFIG: CloverConfig = {
   // The app id is the deployment's, not the merchant's: it comes from the environment.
@@ -26,11 +26,8 @@ function isVerification(body: unknown): body is CloverWebhookVerification {
   return fields.length === 1 && typeof (body as Partial<CloverWebhookVerification>).verificationCode === 'string'
 }
 
-function assertCloverAuth(headers: Record<string, string | string[] | undefined>, secret: string): void {
-  const header = headers['x-clover-auth']
-  const code = Buffer.from((Array.isArray(header) ? header[0] : header) ?? '')
-  const expected = Buffer.from(secret)
-  if (code.length !== expected.length || !timingSafeEqual(code, expected)) throw new Error('Clover push X-Clover-Auth does not match')
+function assertCloverAuth(headers: PushHeaders, secret: string): void {
+  if (!signatureMatches(Buffer.from(pushHeader(headers, 'x-clover-auth')), Buffer.from(secret))) throw new Error('Clover push X-Clover-Auth does not match')
 }
 
 /** The merchants a push names (`merchants` keys), or Clover's set-up request; throws on a body that is neither. */
@@ -51,7 +48,7 @@ function readCloverPush(rawBody: Buffer): { accountIds: string[]; verificationCo
  * URL. Object ids say what changed: `O:` orders and `P:` payments mean sales to read; `I…:` (items,
  * categories, item groups) the catalog. A push naming both is about orders.
  */
-function parseCloverPush(headers: Record<string, string | string[] | undefined>, rawBody: Buffer, secret: string): PosPush {
+function parseCloverPush(headers: PushHeaders, rawBody: Buffer, secret: string): PosPush {
   const read = readCloverPush(rawBody)
   if (read.verificationCode !== undefined) return { kind: 'other', accountIds: [], verificationCode: read.verificationCode }
   assertCloverAuth(headers, secret)

@@ -1,10 +1,11 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac } from 'node:crypto'
 import { type Static, Type } from 'typebox'
-import { PosAdapterError, type PosAdapter, type PosAdapterOptions, type PosPush, type PosSaleLine, type SalesWindow } from '../../adapter.js'
+import { PosAdapterError, type PosAdapter, type PosAdapterOptions, type PosPush, type PosSaleLine, type PushHeaders, type SalesWindow } from '../../adapter.js'
 import { REVEL_VENDOR, RevelClient, revelProgress, type RevelProgress } from './revel.client.js'
 import { referencedId, returnLines, revelNames, soldLines, toPosProducts, toPosStaff, voidLines, type RevelNames } from './revel.mapper.js'
 import type { RevelOrder, RevelOrderItem } from './revel.resources.js'
 import { transportOf } from '../vendor-http.js'
+import { pushHeader, signatureMatches } from '../push-signature.js'
 
 /**
  * Revel has no token flow: key and secret go on every call. A connection reads one establishment: the
@@ -152,13 +153,10 @@ export const REVEL_SIGNATURE_HEADER = 'x-revel-signature'
  * as hex or base64) and reads its `event`: order events mean new sales, product events a changed menu.
  * Throws on a missing or wrong signature, or a body that is not JSON.
  */
-export function parseRevelPush(headers: Record<string, string | string[] | undefined>, rawBody: Buffer, secret: string): PosPush {
-  const header = headers[REVEL_SIGNATURE_HEADER]
-  const signature = ((Array.isArray(header) ? header[0] : header) ?? '').trim()
+export function parseRevelPush(headers: PushHeaders, rawBody: Buffer, secret: string): PosPush {
+  const signature = pushHeader(headers, REVEL_SIGNATURE_HEADER).trim()
   const expected = createHmac('sha1', secret).update(rawBody).digest()
-  const matches = [Buffer.from(signature, 'hex'), Buffer.from(signature, 'base64')].some(
-    (candidate) => candidate.length === expected.length && timingSafeEqual(candidate, expected),
-  )
+  const matches = [Buffer.from(signature, 'hex'), Buffer.from(signature, 'base64')].some((candidate) => signatureMatches(candidate, expected))
   if (!matches) throw new Error('Revel push signature does not match')
   let event: unknown
   try {

@@ -1,8 +1,9 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac } from 'node:crypto'
 import { Type } from 'typebox'
-import type { PosPush, PosVendor } from '../../adapter.js'
+import type { PosPush, PosVendor, PushHeaders } from '../../adapter.js'
 import { createSquareAdapter, type SquareConfig } from './square.adapter.js'
 import { createSquareSimulator } from './square.simulator.js'
+import { pushHeader, signatureMatches } from '../push-signature.js'
 import { BAR_LOCATION_ID } from './square.simulator-render.js'
 
 /**
@@ -42,11 +43,10 @@ const PUSH_KINDS: Record<string, PosPush['kind']> = {
  * Verifies a Square webhook: the signature is base64 HMAC-SHA256, keyed by the subscription's
  * signature key, of the notification URL followed by the raw body. Throws when it does not match.
  */
-function parseSquarePush(headers: Record<string, string | string[] | undefined>, rawBody: Buffer, secret: string, url: string): PosPush {
-  const header = headers[SIGNATURE_HEADER]
-  const signature = Buffer.from((Array.isArray(header) ? header[0] : header) ?? '', 'base64')
+function parseSquarePush(headers: PushHeaders, rawBody: Buffer, secret: string, url: string): PosPush {
+  const signature = Buffer.from(pushHeader(headers, SIGNATURE_HEADER), 'base64')
   const expected = createHmac('sha256', secret).update(url).update(rawBody).digest()
-  if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) {
+  if (!signatureMatches(signature, expected)) {
     throw new Error('Square push signature does not match')
   }
   let type: unknown

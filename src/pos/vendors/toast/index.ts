@@ -1,8 +1,9 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac } from 'node:crypto'
 import { Type } from 'typebox'
-import type { PosPush, PosVendor } from '../../adapter.js'
+import type { PosPush, PosVendor, PushHeaders } from '../../adapter.js'
 import { createToastAdapter } from './toast.adapter.js'
 import { createToastSimulator } from './toast.simulator.js'
+import { pushHeader, signatureMatches } from '../push-signature.js'
 
 /** Toast: a machine client's id and secret, and the GUID of the restaurant it reads. */
 const ToastCredentials = Type.Object(
@@ -47,19 +48,13 @@ function readPushMessage(rawBody: Buffer): ToastPushMessage {
   throw new Error('Toast push body is not a JSON object')
 }
 
-function signatureMatches(header: string, expected: Buffer): boolean {
-  const given = Buffer.from(header, TOAST_PUSH_SIGNATURE.encoding)
-  return given.length === expected.length && timingSafeEqual(given, expected)
-}
-
 /**
  * Verifies a Toast webhook's signature and reads its event type. Throws when the signature does not
  * match. No replay window: Toast documents none, retries a message it could not deliver, and a replayed
  * push only triggers one more (idempotent) sync.
  */
-function parseToastPush(headers: Record<string, string | string[] | undefined>, rawBody: Buffer, secret: string): PosPush {
-  const header = headers[TOAST_PUSH_SIGNATURE.header]
-  const signature = (Array.isArray(header) ? header[0] : header) ?? ''
+function parseToastPush(headers: PushHeaders, rawBody: Buffer, secret: string): PosPush {
+  const signature = Buffer.from(pushHeader(headers, TOAST_PUSH_SIGNATURE.header), TOAST_PUSH_SIGNATURE.encoding)
   const message = readPushMessage(rawBody)
   const timestamp = typeof message.timestamp === 'string' ? message.timestamp : ''
   const signed = Buffer.concat([rawBody, Buffer.from(timestamp, 'utf8')])
