@@ -6,6 +6,7 @@ import type { CountDetail, CountLine, CountSummary, InventoryItem, ListItemsQuer
 import type { InventoryCountLineTable, InventoryCountTable, InventoryItemTable, StockMovementTable } from './inventory.tables.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { type RawBuilder, type Selectable, sql } from 'kysely'
+import { pageWithTotal, type RowPage } from '../platform/db/page.js'
 
 export type ItemRow = Selectable<InventoryItemTable>
 
@@ -155,11 +156,10 @@ function rowToMovement(row: Selectable<StockMovementTable>): StockMovement {
 }
 
 /** A page of an item's ledger, newest first (by when it happened, then as recorded), and its length. */
-export async function listMovementRows(db: Executor, tenant: Tenant, itemId: string, page: { perPage: number; offset: number }) {
+export async function listMovementRows(db: Executor, tenant: Tenant, itemId: string, page: RowPage) {
   const movements = itemMovements(db, tenant, itemId)
-  const rows = await movements.selectAll().orderBy('occurred_at', 'desc').orderBy('sequence', 'desc').limit(page.perPage).offset(page.offset).execute()
-  const { total } = await movements.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()
-  return { movements: rows.map(rowToMovement), total: Number(total) }
+  const { rows, total } = await pageWithTotal(movements.selectAll().orderBy('occurred_at', 'desc').orderBy('sequence', 'desc'), movements, page)
+  return { movements: rows.map(rowToMovement), total }
 }
 
 /** An item's whole ledger, newest first, batch after batch (the keyset keeps occurred_at's microseconds as text). */
@@ -192,11 +192,10 @@ function countsAt(db: Executor, tenant: Tenant, location: string | undefined) {
 }
 
 /** A page of the tenant's counts (of one location, or all), newest first, and how many there are. */
-export async function listCountRows(db: Executor, tenant: Tenant, location: string | undefined, page: { perPage: number; offset: number }) {
+export async function listCountRows(db: Executor, tenant: Tenant, location: string | undefined, page: RowPage) {
   const counts = countsAt(db, tenant, location)
-  const rows = await counts.selectAll().orderBy('counted_at', 'desc').orderBy('id', 'desc').limit(page.perPage).offset(page.offset).execute()
-  const { total } = await counts.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()
-  return { counts: rows.map(rowToCountSummary), total: Number(total) }
+  const { rows, total } = await pageWithTotal(counts.selectAll().orderBy('counted_at', 'desc').orderBy('id', 'desc'), counts, page)
+  return { counts: rows.map(rowToCountSummary), total }
 }
 
 /** Every count (of one location, or all), newest first, batch after batch. */

@@ -3,6 +3,7 @@ import { invalidParameter } from '../platform/errors.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { locationErrors } from './locations.errors.js'
 import type { CreateLocationBody, Location, UpdateLocationBody } from './locations.schemas.js'
+import { pageWithTotal } from '../platform/db/page.js'
 
 type LocationRow = {
   id: string
@@ -51,12 +52,12 @@ function checkCountry(country: string | null | undefined): void {
   throw invalidParameter('country', country, `country ${country} is not an ISO 3166-1 alpha-2 country code`)
 }
 
+function tenantLocations(db: Executor, tenant: Tenant) {
+  return db.selectFrom('locations').where('account_id', '=', tenant.accountId).where('environment', '=', tenant.environment)
+}
+
 function scoped(db: Executor, tenant: Tenant) {
-  return db
-    .selectFrom('locations')
-    .select(['id', 'name', 'timezone', 'business_day_cutoff', 'country', 'created_at', 'updated_at'])
-    .where('account_id', '=', tenant.accountId)
-    .where('environment', '=', tenant.environment)
+  return tenantLocations(db, tenant).select(['id', 'name', 'timezone', 'business_day_cutoff', 'country', 'created_at', 'updated_at'])
 }
 
 export async function findLocation(db: Executor, tenant: Tenant, id: string): Promise<Location | undefined> {
@@ -77,16 +78,8 @@ export async function allLocations(db: Executor, tenant: Tenant): Promise<Locati
 }
 
 export async function listLocations(db: Executor, tenant: Tenant, page: PageRequest) {
-  const [rows, total] = await Promise.all([
-    scoped(db, tenant).orderBy('id').limit(page.perPage).offset(page.offset).execute(),
-    db
-      .selectFrom('locations')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('account_id', '=', tenant.accountId)
-      .where('environment', '=', tenant.environment)
-      .executeTakeFirstOrThrow(),
-  ])
-  return { locations: rows.map(rowToLocation), total: Number(total.count) }
+  const { rows, total } = await pageWithTotal(scoped(db, tenant).orderBy('id'), tenantLocations(db, tenant), page)
+  return { locations: rows.map(rowToLocation), total }
 }
 
 /** Creates a location; 409 duplicate_location when the slug is taken, 400 for an unknown time zone or country. */

@@ -4,6 +4,7 @@ import { moneyOut, quantityOut, unitCostOut } from '../platform/decimal.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import type { CatalogEntry, Distributor, DistributorSummary } from './ordering.schemas.js'
 import type { DistributorCatalogEntryTable, DistributorTable } from './ordering.tables.js'
+import { pageWithTotal } from '../platform/db/page.js'
 
 export type DistributorRow = Selectable<DistributorTable>
 export type CatalogRow = Selectable<DistributorCatalogEntryTable>
@@ -52,13 +53,7 @@ export async function lockDistributorRow(trx: Trx, tenant: Tenant, id: string): 
 }
 
 export async function listDistributorRows(db: Executor, tenant: Tenant, page: PageRequest) {
-  const [rows, count] = await Promise.all([
-    liveDistributors(db, tenant).selectAll().orderBy('name').orderBy('id').limit(page.perPage).offset(page.offset).execute(),
-    liveDistributors(db, tenant)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(count.n) }
+  return pageWithTotal(liveDistributors(db, tenant).selectAll().orderBy('name').orderBy('id'), liveDistributors(db, tenant), page)
 }
 
 export async function insertDistributorRow(trx: Trx, row: Omit<DistributorRow, 'created_at' | 'updated_at' | 'deleted_at'>) {
@@ -97,16 +92,18 @@ function liveCatalog(db: Executor, distributorId: string) {
     .where('item.deleted_at', 'is', null)
 }
 
-export async function listCatalogRows(db: Executor, distributorId: string, page?: PageRequest) {
-  let query = liveCatalog(db, distributorId).selectAll('entry').select('item.name').orderBy('item.name').orderBy('entry.unit')
-  if (page) query = query.limit(page.perPage).offset(page.offset)
-  const [rows, count] = await Promise.all([
-    query.execute(),
-    liveCatalog(db, distributorId)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(count.n) }
+function catalogByName(db: Executor, distributorId: string) {
+  return liveCatalog(db, distributorId).selectAll('entry').select('item.name').orderBy('item.name').orderBy('entry.unit')
+}
+
+/** A page of the distributor's catalog by item name, and how many entries it has. */
+export async function listCatalogRows(db: Executor, distributorId: string, page: PageRequest) {
+  return pageWithTotal(catalogByName(db, distributorId), liveCatalog(db, distributorId), page)
+}
+
+/** The distributor's whole catalog by item name. */
+export async function allCatalogRows(db: Executor, distributorId: string) {
+  return catalogByName(db, distributorId).execute()
 }
 
 /** The distributor's catalog rows for these items (all units), and whether it has a catalog at all. */

@@ -10,6 +10,7 @@ import {
   type DistributorRow,
   findDistributorRow,
   insertDistributorRow,
+  allCatalogRows,
   listCatalogRows,
   listDistributorRows,
   lockDistributorRow,
@@ -125,5 +126,5 @@ export async function replaceCatalog(trx: Trx, tenant: Tenant, id: string, input
     })
   }
   await replaceCatalogRows(trx, id, rows)
-  return (await listCatalogRows(trx, id)).rows.map(rowToCatalogEntry)
+  return (await allCatalogRows(trx, id)).map(rowToCatalogEntry)
 }

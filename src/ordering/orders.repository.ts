@@ -4,6 +4,7 @@ import { moneyOut, quantityOut, unitCostOut } from '../platform/decimal.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import type { Order, OrderItem, OrderSummary } from './ordering.schemas.js'
 import type { OrderLineTable, OrderStatus, OrderTable, PurchaseOrderDispatchTable } from './ordering.tables.js'
+import { pageWithTotal } from '../platform/db/page.js'
 
 export type OrderRow = Selectable<OrderTable> & { distributor_name: string }
 export type OrderLineRow = Selectable<OrderLineTable> & { name: string }
@@ -91,18 +92,8 @@ export async function listOrderRows(db: Executor, tenant: Tenant, filters: Order
   if (filters.distributorId) query = query.where('orders.distributor_id', '=', filters.distributorId)
   if (filters.createdFrom) query = query.where('orders.created_at', '>=', filters.createdFrom)
   if (filters.createdBefore) query = query.where('orders.created_at', '<', filters.createdBefore)
-  const [rows, count] = await Promise.all([
-    query
-      .selectAll('orders')
-      .select('distributors.name as distributor_name')
-      .orderBy('orders.created_at', 'desc')
-      .orderBy('orders.id', 'desc')
-      .limit(page.perPage)
-      .offset(page.offset)
-      .execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(count.n) }
+  const rows = query.selectAll('orders').select('distributors.name as distributor_name').orderBy('orders.created_at', 'desc').orderBy('orders.id', 'desc')
+  return pageWithTotal(rows, query, page)
 }
 
 export async function listOrderLines(db: Executor, orderId: string): Promise<OrderLineRow[]> {

@@ -4,6 +4,7 @@ import type { PageRequest } from '../platform/http/pagination.js'
 import type { PosConnection, PosConnectionWithStats } from './pos.schemas.js'
 import type { PosConnectionTable, SyncFrequency } from './pos.tables.js'
 import { pushUrlOf } from './push-setup.js'
+import { pageWithTotal } from '../platform/db/page.js'
 
 export type ConnectionRow = Selectable<PosConnectionTable>
 
@@ -49,11 +50,7 @@ export async function findConnectionById(db: Executor, id: string): Promise<Conn
 }
 
 export async function listConnectionRows(db: Executor, tenant: Tenant, page: PageRequest) {
-  const [rows, total] = await Promise.all([
-    liveConnections(db, tenant).selectAll().orderBy('created_at').orderBy('id').limit(page.perPage).offset(page.offset).execute(),
-    liveConnections(db, tenant).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(total.n) }
+  return pageWithTotal(liveConnections(db, tenant).selectAll().orderBy('created_at').orderBy('id'), liveConnections(db, tenant), page)
 }
 
 export async function insertConnection(trx: Trx, row: Omit<ConnectionRow, 'created_at' | 'updated_at' | 'deleted_at'>): Promise<ConnectionRow> {

@@ -5,6 +5,7 @@ import type { PageRequest } from '../platform/http/pagination.js'
 import type { PosProduct, PosStaffMember } from './adapter.js'
 import type { ListMappingsQuery, ProductMapping } from './pos.schemas.js'
 import type { PosMappingTable } from './pos.tables.js'
+import { pageWithTotal } from '../platform/db/page.js'
 
 export type MappingRow = Selectable<PosMappingTable>
 
@@ -149,7 +150,7 @@ function mappingListQuery(db: Executor, connectionId: string, query: MappingFilt
 }
 
 export async function listMappingRows(db: Executor, connectionId: string, query: MappingFilter, page: PageRequest) {
-  const [rows, total] = await Promise.all([
+  const { rows, total } = await pageWithTotal(
     mappingListQuery(db, connectionId, query)
       .leftJoin('inventory_items as i', 'i.id', 'm.inventory_item_id')
       .leftJoin('inventory_items as s', 's.id', 'p.suggested_item_id')
@@ -171,12 +172,10 @@ export async function listMappingRows(db: Executor, connectionId: string, query:
         'i.name as inventory_name',
       ])
       .orderBy('p.name')
-      .orderBy('p.pos_item_id')
-      .limit(page.perPage)
-      .offset(page.offset)
-      .execute(),
-    mappingListQuery(db, connectionId, query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ])
+      .orderBy('p.pos_item_id'),
+    mappingListQuery(db, connectionId, query),
+    page,
+  )
   // A recipe mapping's inventory_name is the recipe's name: the service fills it in (recipes are not POS tables).
   const mappings: ProductMapping[] = rows.map((row) => ({
     pos_item_id: row.pos_item_id,
@@ -201,5 +200,5 @@ export async function listMappingRows(db: Executor, connectionId: string, query:
     created_at: row.created_at?.toISOString() ?? null,
     updated_at: row.updated_at?.toISOString() ?? null,
   }))
-  return { mappings, total: Number(total.n) }
+  return { mappings, total }
 }

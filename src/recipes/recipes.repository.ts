@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import type { RecipeIngredientTable, RecipeTable } from './recipes.tables.js'
+import { pageWithTotal } from '../platform/db/page.js'
 
 export type RecipeRow = Selectable<RecipeTable>
 export type IngredientRow = Selectable<RecipeIngredientTable>
@@ -36,22 +37,24 @@ export async function lockRecipeRow(trx: Trx, tenant: Tenant, id: string): Promi
   return liveRecipes(trx, tenant).selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
 }
 
-/** Live recipes by name, optionally one id or one category; a page of them when `page` is given. */
-export async function listRecipeRows(
-  db: Executor,
-  tenant: Tenant,
-  filter: { recipeId?: string; category?: string },
-  page?: PageRequest,
-): Promise<{ rows: RecipeRow[]; total: number }> {
+type RecipeFilter = { recipeId?: string; category?: string }
+
+function filteredRecipes(db: Executor, tenant: Tenant, filter: RecipeFilter) {
   let select = liveRecipes(db, tenant)
   if (filter.recipeId !== undefined) select = select.where('id', '=', filter.recipeId)
   if (filter.category !== undefined) select = select.where('category', '=', filter.category)
-  let rows = select.selectAll().orderBy('name').orderBy('id')
-  if (page) rows = rows.limit(page.perPage).offset(page.offset)
-  const found = await rows.execute()
-  if (!page) return { rows: found, total: found.length }
-  const count = await select.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
-  return { rows: found, total: Number(count.n) }
+  return select
+}
+
+/** A page of the live recipes by name, optionally of one category, and how many there are. */
+export async function listRecipeRows(db: Executor, tenant: Tenant, filter: RecipeFilter, page: PageRequest): Promise<{ rows: RecipeRow[]; total: number }> {
+  const select = filteredRecipes(db, tenant, filter)
+  return pageWithTotal(select.selectAll().orderBy('name').orderBy('id'), select, page)
+}
+
+/** Every live recipe by name, optionally one id or one category. */
+export async function allRecipeRows(db: Executor, tenant: Tenant, filter: RecipeFilter): Promise<RecipeRow[]> {
+  return filteredRecipes(db, tenant, filter).selectAll().orderBy('name').orderBy('id').execute()
 }
 
 /** The live recipes among `ids`. */

@@ -17,6 +17,7 @@ import {
   findRecipeRows,
   ingredientRows,
   insertRecipe,
+  allRecipeRows,
   listRecipeRows,
   recipeNameRows,
   lockRecipeRow,
@@ -142,8 +143,7 @@ export async function listRecipesForCosting(
   tenant: Tenant,
   filter: { recipeId?: string; category?: string },
 ): Promise<Recipe[]> {
-  const { rows } = await listRecipeRows(db, tenant, filter)
-  return withIngredients(db, tenant, rows)
+  return withIngredients(db, tenant, await allRecipeRows(db, tenant, filter))
 }
 
 /** The names of the recipes among `ids` by id, deleted ones too (POS mappings keep pointing at them). */

@@ -4,6 +4,7 @@ import type { PageRequest } from '../platform/http/pagination.js'
 import { unleased } from '../platform/jobs.js'
 import type { CreatedWebhook, Delivery, ListDeliveriesQuery, UpdatedWebhook, WebhookDetail, WebhookSummary } from './webhooks.schemas.js'
 import type { WebhookDeliveryAttemptTable, WebhookDeliveryTable, WebhookStatus, WebhookTable } from './webhooks.tables.js'
+import { pageWithTotal } from '../platform/db/page.js'
 
 export type WebhookRow = Selectable<WebhookTable>
 export type DeliveryRow = Selectable<WebhookDeliveryTable>
@@ -76,13 +77,7 @@ export async function lockWebhookRow(trx: Trx, tenant: Tenant, id: string): Prom
 }
 
 export async function listWebhookRows(db: Executor, tenant: Tenant, page: PageRequest) {
-  const [rows, count] = await Promise.all([
-    liveWebhooks(db, tenant).selectAll().orderBy('created_at').orderBy('id').limit(page.perPage).offset(page.offset).execute(),
-    liveWebhooks(db, tenant)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(count.n) }
+  return pageWithTotal(liveWebhooks(db, tenant).selectAll().orderBy('created_at').orderBy('id'), liveWebhooks(db, tenant), page)
 }
 
 export async function insertWebhook(
@@ -147,12 +142,9 @@ function deliveriesOf(db: Executor, tenant: Tenant, webhookId: string) {
 export async function listDeliveryRows(db: Executor, tenant: Tenant, webhookId: string, query: ListDeliveriesQuery, page: PageRequest) {
   let select = deliveriesOf(db, tenant, webhookId)
   if (query.status) select = select.where('status', '=', query.status)
-  const [rows, count] = await Promise.all([
-    select.selectAll().orderBy('sequence', 'desc').limit(page.perPage).offset(page.offset).execute(),
-    select.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ])
+  const { rows, total } = await pageWithTotal(select.selectAll().orderBy('sequence', 'desc'), select, page)
   const attempts = await attemptsOf(db, rows.map((row) => row.id))
-  return { deliveries: rows.map((row) => rowToDelivery(row, attempts.get(row.id) ?? [])), total: Number(count.n) }
+  return { deliveries: rows.map((row) => rowToDelivery(row, attempts.get(row.id) ?? [])), total }
 }
 
 export async function findDelivery(db: Executor, tenant: Tenant, webhookId: string, id: string): Promise<Delivery | undefined> {
