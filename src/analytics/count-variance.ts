@@ -2,13 +2,13 @@ import type { Tenant, Trx } from '../platform/db/database.js'
 import { moneyOut, sum, toApiNumber } from '../platform/decimal.js'
 import { enqueue } from '../platform/outbox.js'
 import type { CountObserver, RecordedCount } from '../inventory/inventory.service.js'
-import { countsOf, itemsInScope } from '../inventory/stock-history.js'
+import { itemsInScope } from '../inventory/stock-history.js'
 import { getSettings } from '../settings/settings.service.js'
 import './analytics.events.js'
 import { PERCENT_DECIMALS } from './report-period.js'
 import { forgetWindowsSpanning } from './count-windows.repository.js'
-import { causesOf, itemOut, type PlannedItem, scoreItems } from './variance.service.js'
-import { PREVIOUS_WINDOWS, varianceRate } from './variance-windows.js'
+import { causesOf, itemOut, planWindows, scoreItems } from './variance.service.js'
+import { varianceRate } from './variance-windows.js'
 
 /**
  * The variance of each counted item since its previous count, by the report's rules: variance.detected
@@ -21,14 +21,8 @@ export const emitCountVariance: CountObserver = async (trx, tenant, count) => {
   await forgetWindowsSpanning(trx, count.itemIds, count.countedAt)
   const threshold = (await getSettings(trx, tenant)).variance_threshold
   const items = await itemsInScope(trx, tenant, { location: count.location })
-  // The count itself, the opening count before it and the cause rules' earlier windows.
-  const counts = await countsOf(trx, count.itemIds, count.countedAt, { at: count.countedAt, count: PREVIOUS_WINDOWS + 2 })
-  const planned = items.flatMap((item): PlannedItem[] => {
-    const itemCounts = counts.get(item.id) ?? []
-    const index = itemCounts.findIndex((point) => point.countId === count.countId)
-    if (index < 1) return []
-    return [{ item, counts: itemCounts, window: { opening: itemCounts[index - 1]!, closing: itemCounts[index]! }, openingIndex: index - 1 }]
-  })
+  // Each counted item's window from its count before this one, and the cause rules' earlier windows.
+  const { planned } = await planWindows(trx, items, { kind: 'count', itemIds: count.itemIds, countId: count.countId, countedAt: count.countedAt })
   if (planned.length === 0) return
   const scored = await scoreItems(trx, tenant, planned, threshold)
   const causes = await causesOf(trx, tenant, scored, threshold, items)

@@ -80,7 +80,8 @@ export interface ItemWindow extends PlannedItem {
 export async function itemWindows(db: Executor, tenant: Tenant, items: ItemRow[], bounds: Map<string, LocationBounds>): Promise<ItemWindow[]> {
   const inScope = items.filter((item) => bounds.has(item.location_id))
   if (inScope.length === 0) return []
-  const { planned } = await planReportWindows(db, inScope, bounds)
+  // No earlier windows: these reports read no causes.
+  const { planned } = await planReportWindows(db, inScope, bounds, 0)
   const measured = await measureWindows(db, tenant, planned)
   return planned.map((plan, index) => {
     const window = measured[index] as MeasuredWindow

@@ -1,6 +1,6 @@
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { type Decimal, decimal, moneyOut, quantityOut, sum, toApiNumber } from '../platform/decimal.js'
-import { type CountPoint, countsOf, itemsInScope } from '../inventory/stock-history.js'
+import { itemsInScope } from '../inventory/stock-history.js'
 import type { ItemRow } from '../inventory/inventory.service.js'
 import { getLocation } from '../locations/locations.service.js'
 import { getSettings } from '../settings/settings.service.js'
@@ -10,7 +10,8 @@ import { posRevenue } from './rollups.repository.js'
 import { rankCauses, type WindowFacts } from './variance-causes.js'
 import { unmappedSimilarTo } from './unmapped-similar.js'
 import type { VarianceItem, VarianceQuery, VarianceReport } from './variance.schemas.js'
-import { type CountWindow, type MeasuredWindow, measureWindows, PREVIOUS_WINDOWS, reportWindow, varianceRate, walkedFacts, windowFacts, windowsBefore } from './variance-windows.js'
+import { earlierFacts, type MeasuredWindow, measureWindows, PREVIOUS_WINDOWS, varianceRate, walkedFacts } from './variance-windows.js'
+import { type ItemPlan, plannedWindows, type PlannedWindow, type WindowChoice } from './window-plan.repository.js'
 
 /** A count older than this before the period's end makes an item's figures stale. */
 const STALE_COUNT_DAYS = 14
@@ -19,9 +20,7 @@ const DAY_MS = 86_400_000
 
 export interface PlannedItem {
   item: ItemRow
-  counts: CountPoint[]
-  window: CountWindow
-  openingIndex: number
+  window: PlannedWindow
 }
 
 export interface ScoredItem extends PlannedItem {
@@ -41,28 +40,22 @@ function boundsOf(bounds: Map<string, LocationBounds>, location: string): Locati
   return found
 }
 
-/** The items that have a report window (items without two counts are left out). */
-function planWindows(items: ItemRow[], counts: Map<string, CountPoint[]>, bounds: Map<string, LocationBounds>) {
-  const planned: PlannedItem[] = []
-  for (const item of items) {
-    const { start, end } = boundsOf(bounds, item.location_id)
-    const itemCounts = (counts.get(item.id) ?? []).filter((count) => count.countedAt <= end)
-    const found = reportWindow(itemCounts, start, end)
-    if (found) planned.push({ item, counts: itemCounts, ...found })
-  }
-  return planned
+/**
+ * The windows of `items` chosen by `choice` (window-plan.repository.ts), in the items' order; items
+ * without a window are left out. With `previous`, each window brings the cause rules' earlier windows.
+ */
+export async function planWindows(db: Executor, items: ItemRow[], choice: WindowChoice, previous = PREVIOUS_WINDOWS) {
+  const plans = await plannedWindows(db, choice, previous)
+  const planned = items.flatMap((item): PlannedItem[] => {
+    const window = plans.get(item.id)?.window
+    return window ? [{ item, window }] : []
+  })
+  return { planned, plans }
 }
 
-/**
- * The report windows of items (each located in `bounds`) with the counts they were chosen from: only the
- * counts after the period's earliest start and the few before it that the opening count and the cause
- * rules' earlier windows need.
- */
-export async function planReportWindows(db: Executor, items: ItemRow[], bounds: Map<string, LocationBounds>) {
-  const latestEnd = new Date(Math.max(0, ...[...bounds.values()].map((entry) => entry.end.getTime())))
-  const earliestStart = new Date(Math.min(...[...bounds.values()].map((entry) => entry.start.getTime())))
-  const counts = await countsOf(db, items.map((item) => item.id), latestEnd, { at: earliestStart, count: PREVIOUS_WINDOWS + 1 })
-  return { planned: planWindows(items, counts, bounds), counts }
+/** The report windows of items, each located in `bounds` (the period's moments at its location). */
+export function planReportWindows(db: Executor, items: ItemRow[], bounds: Map<string, LocationBounds>, previous = PREVIOUS_WINDOWS) {
+  return planWindows(db, items, { kind: 'period', items, bounds: [...bounds.values()] }, previous)
 }
 
 function windowOut(measured: MeasuredWindow): VarianceItem['window'] {
@@ -100,15 +93,15 @@ export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[
   const causes = new Map<string, ReturnType<typeof rankCauses>>()
   if (flagged.length === 0) return causes
   // The flagged windows walked for their lowest theoretical stock, and the windows before them.
-  const earlier = flagged.flatMap((entry) => windowsBefore(entry.counts, entry.openingIndex).map((window) => ({ item: entry.item, window })))
+  const earlier = flagged.flatMap((entry) => entry.window.earlier.map((window) => ({ item: entry.item, window })))
   // Only the reported window's lowest theoretical stock matters to the rules: the earlier ones are not walked.
-  const [flaggedFacts, earlierFacts, unmappedSimilar] = await Promise.all([
+  const [flaggedFacts, previousFacts, unmappedSimilar] = await Promise.all([
     walkedFacts(db, tenant, flagged),
-    windowFacts(db, tenant, earlier),
+    earlierFacts(db, tenant, earlier),
     unmappedSimilarTo(db, tenant, flagged, items),
   ])
   const previousByItem = new Map<string, WindowFacts[]>()
-  earlierFacts.forEach((facts, index) => {
+  previousFacts.forEach((facts, index) => {
     const itemId = (earlier[index] as (typeof earlier)[number]).item.id
     const previous = previousByItem.get(itemId) ?? []
     previous.push(facts)
@@ -159,14 +152,14 @@ function largestLossFirst<Entry extends { loss: Decimal; name: string }>(entries
 async function dataQuality(
   db: Executor,
   tenant: Tenant,
-  scope: { period: ReportPeriod; items: ItemRow[]; planned: number; counts: Map<string, CountPoint[]>; bounds: Map<string, LocationBounds> },
+  scope: { period: ReportPeriod; items: ItemRow[]; planned: number; plans: Map<string, ItemPlan>; bounds: Map<string, LocationBounds> },
 ) {
   const locations = [...new Set(scope.items.map((item) => item.location_id))]
   const revenue = await posRevenue(db, tenant, { locations, from: scope.period.from, to: scope.period.to, top: UNMAPPED_LISTED })
   const stale = scope.items.filter((item) => {
-    const latest = (scope.counts.get(item.id) ?? []).at(-1)
+    const latest = scope.plans.get(item.id)?.latestCountedAt
     const end = boundsOf(scope.bounds, item.location_id).end
-    return latest !== undefined && end.getTime() - latest.countedAt.getTime() > STALE_COUNT_DAYS * DAY_MS
+    return latest !== undefined && end.getTime() - latest > STALE_COUNT_DAYS * DAY_MS
   })
   const total = decimal(revenue.revenue)
   return {
@@ -194,7 +187,7 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
     query.location ? getLocation(db, tenant, query.location) : undefined,
   ])
   const threshold = query.threshold ?? settings.variance_threshold
-  const { planned, counts } = await planReportWindows(db, items, bounds)
+  const { planned, plans } = await planReportWindows(db, items, bounds)
   if (planned.length === 0) {
     throw analyticsErrors.insufficientData(
       `No item in scope has two counts up to ${period.to}: count the items at the start and the end of the period`,
@@ -203,7 +196,7 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
   }
   const scoring = scoreItems(db, tenant, planned, threshold).then(async (scored) => ({ scored, causes: await causesOf(db, tenant, scored, threshold, items) }))
   // Data quality reads only the rollups and counts: it runs while the windows are scored.
-  const [{ scored, causes }, quality] = await Promise.all([scoring, dataQuality(db, tenant, { period, items, planned: planned.length, counts, bounds })])
+  const [{ scored, causes }, quality] = await Promise.all([scoring, dataQuality(db, tenant, { period, items, planned: planned.length, plans, bounds })])
   const entries = largestLossFirst(scored.map((entry) => itemOut(entry, causes.get(entry.item.id) ?? [])))
   const totalLoss = sum(entries.map((entry) => entry.loss))
   const expectedCost = sum(entries.map((entry) => entry.expectedCost))

@@ -1,0 +1,182 @@
+import { type RawBuilder, sql } from 'kysely'
+import './rollups.tables.js'
+import type { Executor } from '../platform/db/database.js'
+import { textList } from '../platform/db/text-list.js'
+import { itemCountLines } from '../inventory/stock-history.js'
+import type { WindowNumbers, WindowTotals } from './count-windows.repository.js'
+
+/**
+ * Which count windows a report or a count reads, chosen in SQL from inventory's count lines
+ * (itemCountLines) and joined to analytics' store of count windows: one row per item, whatever its
+ * number of counts, instead of every count and then every window by key (docs/analytics.md, "Stored
+ * count windows"). The rules that choose a window are written here once, in SQL:
+ * - a report over a period: opening = the item's latest count at or before the start of its location's
+ *   period, else its earliest inside it; closing = its latest count at or before the end; no window when
+ *   the opening is not before the closing;
+ * - a count: closing = that count, opening = the item's count before it;
+ * and in both, the cause rules' earlier windows: the `previous` consecutive windows (pairs of one count
+ * and the next) that end at the opening count.
+ */
+
+export interface CountPoint {
+  countId: string
+  countedAt: Date
+  /** What was counted (a decimal string). */
+  quantity: string
+}
+
+/** An earlier window of an item, in numbers, as the cause rules read it. */
+export interface EarlierWindow {
+  /** The opening and the closing counts' times, epoch milliseconds. */
+  openedAt: number
+  closedAt: number
+  opening: number
+  closing: number
+  /** From the store; undefined when the store lacks the window (then `countIds` say which it is). */
+  totals: WindowNumbers | undefined
+  countIds: { opening: string; closing: string } | undefined
+}
+
+export interface PlannedWindow {
+  opening: CountPoint
+  closing: CountPoint
+  /** The store's totals of the window; undefined when it has none yet. */
+  stored: WindowTotals | undefined
+  /** Oldest first. */
+  earlier: EarlierWindow[]
+}
+
+export interface ItemPlan {
+  /** The item's latest count up to the moment counts were read to, epoch milliseconds. */
+  latestCountedAt: number
+  /** Undefined when the rule finds no window (fewer than two counts). */
+  window: PlannedWindow | undefined
+}
+
+/** How the windows are chosen: a report's period per location, or one count. */
+export type WindowChoice =
+  | { kind: 'period'; items: { id: string; location_id: string }[]; bounds: { location: string; start: Date; end: Date }[] }
+  | { kind: 'count'; itemIds: string[]; countId: string; countedAt: Date }
+
+interface ChoiceSql {
+  /** A relation with item_id (and what the rules below read). */
+  items: RawBuilder<unknown>
+  /** Counts are read up to `until`, with `keepBefore` (itemCountLines). */
+  until: Date
+  keepBefore: { at: Date; count: number }
+  /** Aggregates over the item's counts (count_id, counted_at, n: 1 = oldest read) giving the closing's and the opening's n. */
+  closing: RawBuilder<number>
+  opening: RawBuilder<number>
+}
+
+function choiceSql(choice: WindowChoice, previous: number): ChoiceSql {
+  if (choice.kind === 'count') {
+    const closing = sql<number>`max(n) FILTER (WHERE count_id = ${choice.countId})`
+    // The count, the one before it and the earlier windows' counts before that.
+    return {
+      items: sql`unnest(${textList(choice.itemIds)}) AS i (item_id)`,
+      until: choice.countedAt,
+      keepBefore: { at: choice.countedAt, count: previous + 2 },
+      closing,
+      opening: sql<number>`${closing} - 1`,
+    }
+  }
+  const starts = choice.bounds.map((bounds) => bounds.start.getTime())
+  const ends = choice.bounds.map((bounds) => bounds.end.getTime())
+  // Counts up to the latest end, and from the latest `previous + 1` at or before the earliest start: each
+  // item's opening count and the earlier windows' counts are among them, whatever its location's period.
+  return {
+    items: sql`(SELECT i.item_id, b.start_at, b.end_at
+      FROM unnest(${textList(choice.items.map((item) => item.id))}, ${textList(choice.items.map((item) => item.location_id))}) AS i (item_id, location_id)
+      JOIN unnest(${choice.bounds.map((bounds) => bounds.location)}::text[], ${choice.bounds.map((bounds) => bounds.start.toISOString())}::timestamptz[],
+        ${choice.bounds.map((bounds) => bounds.end.toISOString())}::timestamptz[]) AS b (location_id, start_at, end_at) USING (location_id)) i`,
+    until: new Date(Math.max(...ends)),
+    keepBefore: { at: new Date(Math.min(...starts)), count: previous + 1 },
+    closing: sql<number>`max(n) FILTER (WHERE counted_at <= i.end_at)`,
+    opening: sql<number>`coalesce(max(n) FILTER (WHERE counted_at <= i.start_at), min(n) FILTER (WHERE counted_at > i.start_at AND counted_at <= i.end_at))`,
+  }
+}
+
+interface PlanRow {
+  item_id: string
+  latest_ms: number
+  opening_id: string | null
+  opening_ms: number
+  opening: string
+  closing_id: string
+  closing_ms: number
+  closing: string
+  deliveries: string | null
+  usage: string | null
+  sale_lines: number | null
+  lowest_net: string | null
+  /** [opened ms, closed ms, opening, closing, deliveries, usage, sale lines, opening count id, closing count id]: totals null when not stored, ids null when stored. */
+  earlier: [number, number, number, number, number | null, number | null, number | null, string | null, string | null][] | null
+}
+
+function earlierWindow([openedAt, closedAt, opening, closing, deliveries, usage, saleLines, openingId, closingId]: NonNullable<PlanRow['earlier']>[number]): EarlierWindow {
+  const stored = saleLines !== null
+  return {
+    // Whole milliseconds, as a Date made of them keeps (a count's time may carry microseconds).
+    openedAt: Math.trunc(openedAt),
+    closedAt: Math.trunc(closedAt),
+    opening,
+    closing,
+    totals: stored ? { deliveries: deliveries as number, usage: usage as number, saleLines } : undefined,
+    countIds: stored ? undefined : { opening: openingId as string, closing: closingId as string },
+  }
+}
+
+function windowOf(row: PlanRow): PlannedWindow | undefined {
+  if (row.opening_id === null) return undefined
+  return {
+    opening: { countId: row.opening_id, countedAt: new Date(row.opening_ms), quantity: row.opening },
+    closing: { countId: row.closing_id, countedAt: new Date(row.closing_ms), quantity: row.closing },
+    stored:
+      row.sale_lines === null
+        ? undefined
+        : { deliveries: row.deliveries as string, usage: row.usage as string, saleLines: row.sale_lines, lowestNet: row.lowest_net },
+    earlier: (row.earlier ?? []).map(earlierWindow),
+  }
+}
+
+/**
+ * Each item's window by `choice`, with the store's totals, and its `previous` earlier windows (0: none),
+ * by item id; items without counts are absent. Numbers the cause rules read come as JSON numbers (the
+ * database writes each numeric's decimal, JSON.parse takes its nearest double, as Number() would): one
+ * JSON value per item costs the driver far less than a row per window.
+ */
+export async function plannedWindows(db: Executor, choice: WindowChoice, previous: number): Promise<Map<string, ItemPlan>> {
+  const plans = new Map<string, ItemPlan>()
+  const chosen = choiceSql(choice, previous)
+  if ((choice.kind === 'count' ? choice.itemIds : choice.items).length === 0) return plans
+  const epochMs = (column: RawBuilder<unknown>) => sql`extract(epoch FROM ${column}) * 1000`
+  const result = await sql<PlanRow>`
+    SELECT i.item_id, p.*
+    FROM ${chosen.items}
+    CROSS JOIN LATERAL (
+      WITH counts AS (
+        SELECT c.count_id, c.counted_at, c.actual, row_number() OVER (ORDER BY c.counted_at, c.recorded_at) AS n
+        FROM ${itemCountLines(sql.ref('i.item_id'), chosen.until, chosen.keepBefore)} c),
+      chosen AS (SELECT max(counted_at) AS latest_at, ${chosen.closing} AS closing_n, ${chosen.opening} AS opening_n FROM counts)
+      SELECT ${epochMs(sql.ref('ch.latest_at'))}::float8 AS latest_ms,
+        w.opening_id, ${epochMs(sql.ref('w.opening_at'))}::float8 AS opening_ms, w.opening::text AS opening,
+        w.closing_id, ${epochMs(sql.ref('w.closing_at'))}::float8 AS closing_ms, w.closing::text AS closing,
+        s.deliveries::text AS deliveries, s.usage_units::text AS usage, s.sale_lines::float8 AS sale_lines, s.lowest_net::text AS lowest_net,
+        (SELECT json_agg(json_build_array(${epochMs(sql.ref('eo.counted_at'))}, ${epochMs(sql.ref('ec.counted_at'))}, eo.actual, ec.actual,
+            es.deliveries, es.usage_units, es.sale_lines,
+            CASE WHEN es.item_id IS NULL THEN eo.count_id END, CASE WHEN es.item_id IS NULL THEN ec.count_id END) ORDER BY ec.n)
+          FROM counts ec
+          JOIN counts eo ON eo.n = ec.n - 1
+          LEFT JOIN analytics_count_windows es ON es.item_id = i.item_id AND es.opening_count_id = eo.count_id AND es.closing_count_id = ec.count_id
+          WHERE w.opening_id IS NOT NULL AND ec.n BETWEEN ch.opening_n - ${previous}::int + 1 AND ch.opening_n) AS earlier
+      FROM chosen ch
+      LEFT JOIN LATERAL (
+        SELECT o.count_id AS opening_id, o.counted_at AS opening_at, o.actual AS opening, c.count_id AS closing_id, c.counted_at AS closing_at, c.actual AS closing
+        FROM counts o JOIN counts c ON c.n = ch.closing_n
+        WHERE o.n = ch.opening_n AND o.n < c.n) w ON true
+      LEFT JOIN analytics_count_windows s ON s.item_id = i.item_id AND s.opening_count_id = w.opening_id AND s.closing_count_id = w.closing_id
+      WHERE ch.latest_at IS NOT NULL) p`.execute(db)
+  for (const row of result.rows) plans.set(row.item_id, { latestCountedAt: Math.trunc(row.latest_ms), window: windowOf(row) })
+  return plans
+}
