@@ -34,7 +34,7 @@ function categoryOut(category: string, items: ItemFigures[]): CategoryAnalysis &
     total_cost: moneyOut(cost),
     pour_cost: percentOut(percentOf(cost, sales)),
     variance: measured ? moneyOut(varianceCost) : null,
-    variance_percentage: measured ? percentOut(varianceRate(varianceCost, sum(windows.map((window) => window.expectedCost)))) : null,
+    variance_percentage: measured ? varianceRate(varianceCost, sum(windows.map((window) => window.expectedCost))) : null,
     top_performers: items
       .filter((entry) => entry.sold)
       .map((entry) => ({ entry, margin: entry.sales.minus(entry.cost) }))

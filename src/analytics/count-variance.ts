@@ -1,11 +1,10 @@
 import type { Tenant, Trx } from '../platform/db/database.js'
-import { moneyOut, sum, toApiNumber } from '../platform/decimal.js'
+import { moneyOut, sum } from '../platform/decimal.js'
 import { enqueue } from '../platform/outbox.js'
 import type { CountObserver, RecordedCount } from '../inventory/inventory.service.js'
 import { itemsInScope } from '../inventory/stock-history.js'
 import { getSettings } from '../settings/settings.service.js'
 import './analytics.events.js'
-import { PERCENT_DECIMALS } from './report-period.js'
 import { forgetWindowsSpanning } from './count-windows.repository.js'
 import { causesOf, itemOut, planWindows, scoreItems } from './variance.service.js'
 import { varianceRate } from './variance-windows.js'
@@ -53,11 +52,11 @@ async function emitThresholdExceeded(
   const loss = sum(entries.map(({ out }) => out.loss))
   const expectedCost = sum(entries.map(({ out }) => out.expectedCost))
   const rate = varianceRate(loss, expectedCost)
-  if (!rate.round(PERCENT_DECIMALS).abs().gt(threshold)) return
+  if (!(Math.abs(rate) > threshold)) return
   const openedAt = new Date(Math.min(...entries.map(({ openedAt }) => openedAt.getTime())))
   await enqueue(trx, tenant, 'variance.threshold_exceeded', {
     period: `${openedAt.toISOString().slice(0, 10)}/${count.countedAt.toISOString().slice(0, 10)}`,
-    variance_rate: toApiNumber(rate, PERCENT_DECIMALS),
+    variance_rate: rate,
     threshold,
     total_loss: moneyOut(loss),
     location: count.location,

@@ -35,7 +35,7 @@ async function figuresOf(db: Executor, tenant: Tenant, period: ReportPeriod, loc
   return {
     pour_cost: rounded(percentOf(cost, revenue)),
     variance_rate:
-      windows.length === 0 ? null : rounded(varianceRate(sum(windows.map((entry) => entry.varianceCost)), sum(windows.map((entry) => entry.expectedCost)))),
+      windows.length === 0 ? null : varianceRate(sum(windows.map((entry) => entry.varianceCost)), sum(windows.map((entry) => entry.expectedCost))),
     inventory_turnover: averageValue.eq(0) ? null : rounded(usagePer30Days.div(averageValue)),
     gross_margin: rounded(percentOf(revenue.minus(cost), revenue)),
   }

@@ -4,7 +4,7 @@ import { allLocations } from '../locations/locations.service.js'
 import type { Tenant } from '../platform/db/database.js'
 import { type BusinessDaySplit, businessDaySplits, PERCENT_DECIMALS, shiftDate } from './report-period.js'
 import { type DayNet, type DaysTotal, type ItemDays, rolledUpDays } from './rollups.repository.js'
-import { type Decimal, decimal, quotientShownAt, sum, ZERO } from '../platform/decimal.js'
+import { type Decimal, decimal, percentShownAt, sum, ZERO } from '../platform/decimal.js'
 import type { WindowFacts } from './variance-causes.js'
 import { mayStoreWindows, storeWindows, type WindowNumbers, type WindowTotals } from './count-windows.repository.js'
 import type { CountPoint, EarlierWindow } from './window-plan.repository.js'
@@ -230,10 +230,10 @@ const UTC_CLOCK = { timezone: 'UTC', cutoff: '04:00' }
 
 /**
  * variance / expected × 100 (DECISIONS): 100 when nothing was expected but something was used, 0 when
- * neither. The same rule for one item's units and for a report's costs. Exact as shown (rounded to
- * PERCENT_DECIMALS), and compared with thresholds only so rounded.
+ * neither. The same rule for one item's units and for a report's costs. As answered: rounded to
+ * PERCENT_DECIMALS, exactly, and compared with thresholds only so rounded.
  */
-export function varianceRate(variance: Decimal, expected: Decimal): Decimal {
-  if (expected.eq(0)) return variance.eq(0) ? ZERO : decimal(100)
-  return quotientShownAt(PERCENT_DECIMALS, variance.times(100), expected)
+export function varianceRate(variance: Decimal, expected: Decimal): number {
+  if (expected.eq(0)) return variance.eq(0) ? 0 : 100
+  return percentShownAt(PERCENT_DECIMALS, variance, expected)
 }

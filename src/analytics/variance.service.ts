@@ -5,7 +5,7 @@ import type { ItemRow } from '../inventory/inventory.service.js'
 import { getLocation } from '../locations/locations.service.js'
 import { getSettings } from '../settings/settings.service.js'
 import { analyticsErrors } from './analytics.errors.js'
-import { type LocationBounds, locationBounds, PERCENT_DECIMALS, periodLabel, type ReportPeriod, reportPeriod } from './report-period.js'
+import { type LocationBounds, locationBounds, periodLabel, type ReportPeriod, reportPeriod } from './report-period.js'
 import { posRevenue } from './rollups.repository.js'
 import { rankCauses, type WindowFacts } from './variance-causes.js'
 import { unmappedSimilarTo } from './unmapped-similar.js'
@@ -27,8 +27,8 @@ export interface ScoredItem extends PlannedItem {
   measured: MeasuredWindow
   /** actual − expected. */
   variance: Decimal
-  /** The variance percentage as shown (rounded to PERCENT_DECIMALS), which thresholds are compared with. */
-  percentage: Decimal
+  /** The variance percentage as answered (2 decimals), which thresholds are compared with. */
+  percentage: number
   aboveThreshold: boolean
   /** Above twice the threshold (severity high). */
   highVariance: boolean
@@ -78,9 +78,9 @@ export async function scoreItems(db: Executor, tenant: Tenant, planned: PlannedI
   return planned.map((plan, index) => {
     const window = measured[index] as MeasuredWindow
     const variance = window.actual.minus(window.expected)
-    const percentage = varianceRate(variance, window.expected).round(PERCENT_DECIMALS)
-    const size = percentage.abs()
-    return { ...plan, measured: window, variance, percentage, aboveThreshold: size.gt(threshold), highVariance: size.gt(2 * threshold) }
+    const percentage = varianceRate(variance, window.expected)
+    const size = Math.abs(percentage)
+    return { ...plan, measured: window, variance, percentage, aboveThreshold: size > threshold, highVariance: size > 2 * threshold }
   })
 }
 
@@ -131,7 +131,7 @@ export function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>
     expected_consumption: quantityOut(measured.expected),
     actual_consumption: quantityOut(measured.actual),
     variance: quantityOut(variance),
-    variance_percentage: toApiNumber(entry.percentage, PERCENT_DECIMALS),
+    variance_percentage: entry.percentage,
     estimated_loss: moneyOut(loss),
     potential_causes: causes.map((cause) => cause.cause),
     cause_evidence: causes,
@@ -205,7 +205,7 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
     threshold,
     currency: settings.currency,
     total_variance: moneyOut(totalLoss),
-    variance_percentage: toApiNumber(varianceRate(totalLoss, expectedCost), PERCENT_DECIMALS),
+    variance_percentage: varianceRate(totalLoss, expectedCost),
     items: entries.map(({ loss: _, expectedCost: __, ...item }) => item),
     summary: {
       total_items_analyzed: entries.length,
