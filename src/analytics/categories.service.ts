@@ -92,7 +92,10 @@ export async function categoryAnalysis(
       if (item) figuresOf(item).sales = figuresOf(item).sales.plus(share)
     }
   }
-  for (const window of windows) figuresOf(window.item).window = window
+  for (const window of windows) {
+    const item = items.get(window.item.id)
+    if (item) figuresOf(item).window = window
+  }
   const byCategory = new Map<string, ItemFigures[]>()
   for (const entry of figures.values()) byCategory.set(entry.item.category, [...(byCategory.get(entry.item.category) ?? []), entry])
   const all = [...byCategory.entries()]

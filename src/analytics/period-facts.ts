@@ -1,7 +1,6 @@
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { type Decimal, decimal, sum, toApiNumber, ZERO } from '../platform/decimal.js'
-import type { ItemRow } from '../inventory/inventory.service.js'
-import { usageOfSaleLines } from '../inventory/stock-history.js'
+import { type ReportItem, usageOfSaleLines } from '../inventory/stock-history.js'
 import { type SaleLine, saleLinesInSpans } from '../pos/sales-history.js'
 import { type LocationBounds, PERCENT_DECIMALS } from './report-period.js'
 import { type PlannedItem, planReportWindows } from './variance.service.js'
@@ -77,7 +76,7 @@ export interface ItemWindow extends PlannedItem {
 }
 
 /** The items' count windows for the period, measured and costed as the variance report does; items without two counts are left out. */
-export async function itemWindows(db: Executor, tenant: Tenant, items: ItemRow[], bounds: Map<string, LocationBounds>): Promise<ItemWindow[]> {
+export async function itemWindows(db: Executor, tenant: Tenant, items: ReportItem[], bounds: Map<string, LocationBounds>): Promise<ItemWindow[]> {
   const inScope = items.filter((item) => bounds.has(item.location_id))
   if (inScope.length === 0) return []
   // No earlier windows: these reports read no causes.

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { decimal } from '../platform/decimal.js'
 import { stockUsed } from '../inventory/conversion.js'
-import type { ItemRow } from '../inventory/inventory.service.js'
+import type { ReportItem } from '../inventory/stock-history.js'
 import { type Match, NameMatcher } from '../pos/auto-map/name-matcher.js'
 import { defaultConversionFor } from '../pos/auto-map/default-conversion.js'
 import { type LocationSpan, type UnmappedSales, unmappedSalesInSpans } from '../pos/sales-history.js'
@@ -21,7 +21,7 @@ const SIMILAR_NAME = 0.5
 const REMEMBERED_CATALOGUES = 16
 
 interface WindowOfItem {
-  item: ItemRow
+  item: ReportItem
   window: CountWindow
 }
 
@@ -33,14 +33,14 @@ interface Resembling {
 /** Best matches by POS name, per catalogue (the items' ids, names, units and sizes: all the matcher reads). */
 const rememberedMatches = new Map<string, { matcher: NameMatcher; byName: Map<string, Match | undefined> }>()
 
-function catalogueKey(items: ItemRow[]): string {
+function catalogueKey(items: ReportItem[]): string {
   const hash = createHash('sha1')
   for (const item of items) hash.update(`${item.id}\u0000${item.name}\u0000${item.unit}\u0000${item.size_ml ?? ''}\u0001`)
   return hash.digest('base64')
 }
 
 /** The matcher's best item for each name, remembered per catalogue: the matcher is deterministic and costly. */
-function bestMatches(items: ItemRow[], names: Iterable<string>): Map<string, Match | undefined> {
+function bestMatches(items: ReportItem[], names: Iterable<string>): Map<string, Match | undefined> {
   const key = catalogueKey(items)
   let remembered = rememberedMatches.get(key)
   if (remembered) rememberedMatches.delete(key)
@@ -69,7 +69,7 @@ function distinctSpans(windows: WindowOfItem[]): { spans: LocationSpan[]; indexO
 }
 
 /** What each unmapped POS item would have taken of the item, when its pour converts into the item's unit. */
-function similarOf(item: ItemRow, resembling: Resembling[]): UnmappedSimilar[] {
+function similarOf(item: ReportItem, resembling: Resembling[]): UnmappedSimilar[] {
   return resembling.map(({ sales, similarity }) => {
     const conversion = defaultConversionFor(sales.name, item)
     // A pour that cannot be converted gives no estimate (the rule then reads quantities only).
@@ -83,7 +83,7 @@ function similarOf(item: ItemRow, resembling: Resembling[]): UnmappedSimilar[] {
  * its closing count whose names resemble it (from SIMILAR_NAME up; `items` are the items names are
  * matched among), by item id.
  */
-export async function unmappedSimilarTo(db: Executor, tenant: Tenant, windows: WindowOfItem[], items: ItemRow[]): Promise<Map<string, UnmappedSimilar[]>> {
+export async function unmappedSimilarTo(db: Executor, tenant: Tenant, windows: WindowOfItem[], items: ReportItem[]): Promise<Map<string, UnmappedSimilar[]>> {
   const similar = new Map<string, UnmappedSimilar[]>()
   const { spans, indexOf } = distinctSpans(windows)
   const unmapped = await unmappedSalesInSpans(db, tenant, spans)

@@ -25,7 +25,6 @@ export interface CountWindow {
 
 export interface MeasuredWindow extends CountWindow {
   /** Exact figures in the item's unit (decimal strings from the database, summed as decimals). */
-  deliveries: Decimal
   expected: Decimal
   actual: Decimal
   /** Sale lines that used the item in the window. */
@@ -182,9 +181,8 @@ function lowestTheoreticalOf(window: CountWindow, totals: WindowTotals & { lowes
 
 /** A window's figures from its counts and what moved between them, exact. */
 function measuredWindow(window: CountWindow, totals: WindowTotals): MeasuredWindow {
-  const deliveries = decimal(totals.deliveries)
-  const actual = decimal(window.opening.quantity).plus(deliveries).minus(window.closing.quantity)
-  return { ...window, deliveries, expected: decimal(totals.usage), actual, saleLines: totals.saleLines, totals }
+  const actual = decimal(window.opening.quantity).plus(totals.deliveries).minus(window.closing.quantity)
+  return { ...window, expected: decimal(totals.usage), actual, saleLines: totals.saleLines, totals }
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { type Decimal, decimal, moneyOut, quantityOut, sum, toApiNumber } from '../platform/decimal.js'
-import { itemsInScope } from '../inventory/stock-history.js'
-import type { ItemRow } from '../inventory/inventory.service.js'
+import { itemsInScope, type ReportItem } from '../inventory/stock-history.js'
 import { getLocation } from '../locations/locations.service.js'
 import { getSettings } from '../settings/settings.service.js'
 import { analyticsErrors } from './analytics.errors.js'
@@ -19,7 +18,7 @@ const UNMAPPED_LISTED = 10
 const DAY_MS = 86_400_000
 
 export interface PlannedItem {
-  item: ItemRow
+  item: ReportItem
   window: PlannedWindow
 }
 
@@ -44,7 +43,7 @@ function boundsOf(bounds: Map<string, LocationBounds>, location: string): Locati
  * The windows of `items` chosen by `choice` (window-plan.repository.ts), in the items' order; items
  * without a window are left out. With `previous`, each window brings the cause rules' earlier windows.
  */
-export async function planWindows(db: Executor, items: ItemRow[], choice: WindowChoice, previous = PREVIOUS_WINDOWS) {
+export async function planWindows(db: Executor, items: ReportItem[], choice: WindowChoice, previous = PREVIOUS_WINDOWS) {
   const plans = await plannedWindows(db, choice, previous)
   const planned = items.flatMap((item): PlannedItem[] => {
     const window = plans.get(item.id)?.window
@@ -54,20 +53,21 @@ export async function planWindows(db: Executor, items: ItemRow[], choice: Window
 }
 
 /** The report windows of items, each located in `bounds` (the period's moments at its location). */
-export function planReportWindows(db: Executor, items: ItemRow[], bounds: Map<string, LocationBounds>, previous = PREVIOUS_WINDOWS) {
+export function planReportWindows(db: Executor, items: ReportItem[], bounds: Map<string, LocationBounds>, previous = PREVIOUS_WINDOWS) {
   return planWindows(db, items, { kind: 'period', items, bounds: [...bounds.values()] }, previous)
 }
 
-function windowOut(measured: MeasuredWindow): VarianceItem['window'] {
+/** `salesUnits`: the expected usage as answered. Decimals are answered from the database's strings where the window has them. */
+function windowOut(measured: MeasuredWindow, salesUnits: number): VarianceItem['window'] {
   return {
     opening_count_id: measured.opening.countId,
     opening_counted_at: measured.opening.countedAt.toISOString(),
     opening: quantityOut(measured.opening.quantity),
-    deliveries: quantityOut(measured.deliveries),
+    deliveries: quantityOut(measured.totals.deliveries),
     closing: quantityOut(measured.closing.quantity),
     closing_count_id: measured.closing.countId,
     closing_counted_at: measured.closing.countedAt.toISOString(),
-    sales_units: quantityOut(measured.expected),
+    sales_units: salesUnits,
     sale_lines: measured.saleLines,
   }
 }
@@ -88,7 +88,7 @@ export async function scoreItems(db: Executor, tenant: Tenant, planned: PlannedI
  * Causes for each item above the threshold, from its earlier windows and the location's unmapped sales;
  * `items` are the items names are matched among.
  */
-export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[], threshold: number, items: ItemRow[]) {
+export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[], threshold: number, items: ReportItem[]) {
   const flagged = scored.filter((entry) => entry.aboveThreshold)
   const causes = new Map<string, ReturnType<typeof rankCauses>>()
   if (flagged.length === 0) return causes
@@ -123,36 +123,42 @@ export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[
 export function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>): VarianceItem & { loss: Decimal; expectedCost: Decimal } {
   const { item, measured, variance } = entry
   const loss = variance.times(item.cost_per_unit)
+  const expected = quantityOut(measured.totals.usage)
   return {
     inventory_item_id: item.id,
     name: item.name,
     location: item.location_id,
     unit: item.unit,
-    expected_consumption: quantityOut(measured.expected),
+    expected_consumption: expected,
     actual_consumption: quantityOut(measured.actual),
     variance: quantityOut(variance),
     variance_percentage: entry.percentage,
     estimated_loss: moneyOut(loss),
     potential_causes: causes.map((cause) => cause.cause),
     cause_evidence: causes,
-    window: windowOut(measured),
+    window: windowOut(measured, expected),
     loss,
     expectedCost: measured.expected.times(item.cost_per_unit),
   }
 }
 
-/** Largest absolute loss first, then by name (one collator and one absolute value per entry: a report sorts a thousand). */
+/**
+ * Largest absolute loss first, then by name. Compared as the losses' nearest doubles, which order exactly
+ * as the decimals wherever they differ (rounding to nearest never reverses an order); exactly where they
+ * are equal. One collator and one double per entry: a report sorts a thousand, and big.js copies the
+ * value it compares with.
+ */
 function largestLossFirst<Entry extends { loss: Decimal; name: string }>(entries: Entry[]): Entry[] {
   const byName = new Intl.Collator()
-  const keyed = entries.map((entry) => ({ entry, absoluteLoss: entry.loss.abs() }))
-  keyed.sort((a, b) => b.absoluteLoss.cmp(a.absoluteLoss) || byName.compare(a.entry.name, b.entry.name))
+  const keyed = entries.map((entry) => ({ entry, size: Math.abs(Number(entry.loss.toString())) }))
+  keyed.sort((a, b) => b.size - a.size || b.entry.loss.abs().cmp(a.entry.loss.abs()) || byName.compare(a.entry.name, b.entry.name))
   return keyed.map(({ entry }) => entry)
 }
 
 async function dataQuality(
   db: Executor,
   tenant: Tenant,
-  scope: { period: ReportPeriod; items: ItemRow[]; planned: number; plans: Map<string, ItemPlan>; bounds: Map<string, LocationBounds> },
+  scope: { period: ReportPeriod; items: ReportItem[]; planned: number; plans: Map<string, ItemPlan>; bounds: Map<string, LocationBounds> },
 ) {
   const locations = [...new Set(scope.items.map((item) => item.location_id))]
   const revenue = await posRevenue(db, tenant, { locations, from: scope.period.from, to: scope.period.to, top: UNMAPPED_LISTED })

@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely'
 import type { Executor, Tenant } from '../platform/db/database.js'
-/** Live items, optionally of one location and one category, by name. */
-export { liveItemRowsIn as itemsInScope } from './inventory.repository.js'
+/** Live items, optionally of one location and one category, by name then id, with the fields reports read. */
+export { liveReportItemsIn as itemsInScope, type ReportItem } from './inventory.repository.js'
 
 /**
  * The stock history inventory publishes for reports (analytics reads it here, never the tables): items in
