@@ -27,16 +27,17 @@ export const emitCountVariance: CountObserver = async (trx, tenant, count) => {
   const causes = await causesOf(trx, tenant, scored, threshold, items)
   const entries = scored.map((entry) => ({ entry, out: itemOut(entry, causes.get(entry.item.id) ?? []) }))
   for (const { entry, out } of entries.filter(({ entry }) => entry.aboveThreshold)) {
+    const { answer } = out
     await enqueue(trx, tenant, 'variance.detected', {
-      item_id: out.inventory_item_id,
-      name: out.name,
-      expected_consumption: out.expected_consumption,
-      actual_consumption: out.actual_consumption,
-      variance: out.variance,
-      variance_percentage: out.variance_percentage,
-      estimated_loss: out.estimated_loss,
+      item_id: answer.inventory_item_id,
+      name: answer.name,
+      expected_consumption: answer.expected_consumption,
+      actual_consumption: answer.actual_consumption,
+      variance: answer.variance,
+      variance_percentage: answer.variance_percentage,
+      estimated_loss: answer.estimated_loss,
       severity: entry.highVariance ? 'high' : 'medium',
-      potential_causes: out.potential_causes,
+      potential_causes: answer.potential_causes,
     })
   }
   await emitThresholdExceeded(trx, tenant, count, threshold, entries.map(({ entry, out }) => ({ out, openedAt: entry.window.opening.countedAt })))

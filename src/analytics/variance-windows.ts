@@ -182,7 +182,7 @@ function lowestTheoreticalOf(window: CountWindow, totals: WindowTotals & { lowes
 /** A window's figures from its counts and what moved between them, exact. */
 function measuredWindow(window: CountWindow, totals: WindowTotals): MeasuredWindow {
   const actual = decimal(window.opening.quantity).plus(totals.deliveries).minus(window.closing.quantity)
-  return { ...window, expected: decimal(totals.usage), actual, saleLines: totals.saleLines, totals }
+  return { opening: window.opening, closing: window.closing, expected: decimal(totals.usage), actual, saleLines: totals.saleLines, totals }
 }
 
 /**

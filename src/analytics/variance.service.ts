@@ -80,7 +80,8 @@ export async function scoreItems(db: Executor, tenant: Tenant, planned: PlannedI
     const variance = window.actual.minus(window.expected)
     const percentage = varianceRate(variance, window.expected)
     const size = Math.abs(percentage)
-    return { ...plan, measured: window, variance, percentage, aboveThreshold: size > threshold, highVariance: size > 2 * threshold }
+    // Every field named, none spread: V8 builds a literal with spread and more fields slowly, a thousand times here.
+    return { item: plan.item, window: plan.window, measured: window, variance, percentage, aboveThreshold: size > threshold, highVariance: size > 2 * threshold }
   })
 }
 
@@ -119,12 +120,12 @@ export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[
   return causes
 }
 
-/** A scored item in the report's shape, with its loss and expected cost as decimals for the totals. */
-export function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>): VarianceItem & { loss: Decimal; expectedCost: Decimal } {
+/** A scored item in the report's shape (`answer`), with its loss and expected cost as decimals for the totals. */
+export function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>): { answer: VarianceItem; loss: Decimal; expectedCost: Decimal } {
   const { item, measured, variance } = entry
   const loss = variance.times(item.cost_per_unit)
   const expected = quantityOut(measured.totals.usage)
-  return {
+  const answer: VarianceItem = {
     inventory_item_id: item.id,
     name: item.name,
     location: item.location_id,
@@ -137,9 +138,8 @@ export function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>
     potential_causes: causes.map((cause) => cause.cause),
     cause_evidence: causes,
     window: windowOut(measured, expected),
-    loss,
-    expectedCost: measured.expected.times(item.cost_per_unit),
   }
+  return { answer, loss, expectedCost: measured.expected.times(item.cost_per_unit) }
 }
 
 /**
@@ -148,10 +148,10 @@ export function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>
  * are equal. One collator and one double per entry: a report sorts a thousand, and big.js copies the
  * value it compares with.
  */
-function largestLossFirst<Entry extends { loss: Decimal; name: string }>(entries: Entry[]): Entry[] {
+function largestLossFirst<Entry extends { loss: Decimal; answer: { name: string } }>(entries: Entry[]): Entry[] {
   const byName = new Intl.Collator()
   const keyed = entries.map((entry) => ({ entry, size: Math.abs(Number(entry.loss.toString())) }))
-  keyed.sort((a, b) => b.size - a.size || b.entry.loss.abs().cmp(a.entry.loss.abs()) || byName.compare(a.entry.name, b.entry.name))
+  keyed.sort((a, b) => b.size - a.size || b.entry.loss.abs().cmp(a.entry.loss.abs()) || byName.compare(a.entry.answer.name, b.entry.answer.name))
   return keyed.map(({ entry }) => entry)
 }
 
@@ -212,7 +212,7 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
     currency: settings.currency,
     total_variance: moneyOut(totalLoss),
     variance_percentage: varianceRate(totalLoss, expectedCost),
-    items: entries.map(({ loss: _, expectedCost: __, ...item }) => item),
+    items: entries.map((entry) => entry.answer),
     summary: {
       total_items_analyzed: entries.length,
       items_above_threshold: scored.filter((entry) => entry.aboveThreshold).length,
