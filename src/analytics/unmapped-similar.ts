@@ -5,7 +5,8 @@ import { stockUsed } from '../inventory/conversion.js'
 import type { ReportItem } from '../inventory/stock-history.js'
 import { type Match, NameMatcher } from '../pos/auto-map/name-matcher.js'
 import { defaultConversionFor } from '../pos/auto-map/default-conversion.js'
-import { type LocationSpan, type UnmappedSales, unmappedSalesInSpans } from '../pos/sales-history.js'
+import { allLocations } from '../locations/locations.service.js'
+import { type ClockedSpan, type UnmappedSales, unmappedSalesInSpans } from './rollups.repository.js'
 import type { UnmappedSimilar } from './variance-causes.js'
 import type { CountWindow } from './variance-windows.js'
 
@@ -55,15 +56,19 @@ function spanKey(location: string, window: CountWindow): string {
   return `${location}|${window.opening.countedAt.getTime()}|${window.closing.countedAt.getTime()}`
 }
 
-/** The distinct windows (location, opening, closing) among these, and each one's index. */
-function distinctSpans(windows: WindowOfItem[]): { spans: LocationSpan[]; indexOf: Map<string, number> } {
-  const spans: LocationSpan[] = []
+/** The distinct windows (location, opening, closing) among these, each on its location's clock, and each one's index. */
+async function distinctSpans(db: Executor, tenant: Tenant, windows: WindowOfItem[]): Promise<{ spans: ClockedSpan[]; indexOf: Map<string, number> }> {
+  const spans: ClockedSpan[] = []
   const indexOf = new Map<string, number>()
+  if (windows.length === 0) return { spans, indexOf }
+  const clocks = new Map((await allLocations(db, tenant)).map((location) => [location.id, { timezone: location.timezone, cutoff: location.business_day_cutoff }]))
   for (const { item, window } of windows) {
     const key = spanKey(item.location_id, window)
     if (indexOf.has(key)) continue
+    const clock = clocks.get(item.location_id)
+    if (!clock) throw new Error(`no location ${item.location_id}`)
     indexOf.set(key, spans.length)
-    spans.push({ location: item.location_id, start: window.opening.countedAt, end: window.closing.countedAt })
+    spans.push({ location: item.location_id, start: window.opening.countedAt, end: window.closing.countedAt, clock })
   }
   return { spans, indexOf }
 }
@@ -85,7 +90,7 @@ function similarOf(item: ReportItem, resembling: Resembling[]): UnmappedSimilar[
  */
 export async function unmappedSimilarTo(db: Executor, tenant: Tenant, windows: WindowOfItem[], items: ReportItem[]): Promise<Map<string, UnmappedSimilar[]>> {
   const similar = new Map<string, UnmappedSimilar[]>()
-  const { spans, indexOf } = distinctSpans(windows)
+  const { spans, indexOf } = await distinctSpans(db, tenant, windows)
   const unmapped = await unmappedSalesInSpans(db, tenant, spans)
   if (unmapped.length === 0) return similar
   const matches = bestMatches(items, new Set(unmapped.map((sales) => sales.name)))
