@@ -103,7 +103,7 @@ interface PlanRow {
   opening_id: string | null
   opening_ms: number
   opening: string
-  closing_id: string
+  closing_id: string | null
   closing_ms: number
   closing: string
   deliveries: string | null
@@ -128,7 +128,7 @@ function earlierWindow([openedAt, closedAt, opening, closing, deliveries, usage,
 }
 
 function windowOf(row: PlanRow): PlannedWindow | undefined {
-  if (row.opening_id === null) return undefined
+  if (row.opening_id === null || row.closing_id === null) return undefined
   return {
     opening: { countId: row.opening_id, countedAt: new Date(row.opening_ms), quantity: row.opening },
     closing: { countId: row.closing_id, countedAt: new Date(row.closing_ms), quantity: row.closing },
@@ -155,27 +155,27 @@ export async function plannedWindows(db: Executor, choice: WindowChoice, previou
     SELECT i.item_id, p.*
     FROM ${chosen.items}
     CROSS JOIN LATERAL (
+      -- The item's counts, numbered oldest first, each with the count before it (the window it closes).
       WITH counts AS (
-        SELECT c.count_id, c.counted_at, c.actual, row_number() OVER (ORDER BY c.counted_at, c.recorded_at) AS n
-        FROM ${itemCountLines(sql.ref('i.item_id'), chosen.until, chosen.keepBefore)} c),
+        SELECT c.count_id, c.counted_at, c.actual, row_number() OVER w AS n,
+          lag(c.count_id) OVER w AS previous_id, lag(c.counted_at) OVER w AS previous_at, lag(c.actual) OVER w AS previous
+        FROM ${itemCountLines(sql.ref('i.item_id'), chosen.until, chosen.keepBefore)} c
+        WINDOW w AS (ORDER BY c.counted_at, c.recorded_at)),
       chosen AS (SELECT max(counted_at) AS latest_at, ${chosen.closing} AS closing_n, ${chosen.opening} AS opening_n FROM counts)
       SELECT ${epochMs(sql.ref('ch.latest_at'))}::float8 AS latest_ms,
-        w.opening_id, ${epochMs(sql.ref('w.opening_at'))}::float8 AS opening_ms, w.opening::text AS opening,
-        w.closing_id, ${epochMs(sql.ref('w.closing_at'))}::float8 AS closing_ms, w.closing::text AS closing,
+        o.count_id AS opening_id, ${epochMs(sql.ref('o.counted_at'))}::float8 AS opening_ms, o.actual::text AS opening,
+        c.count_id AS closing_id, ${epochMs(sql.ref('c.counted_at'))}::float8 AS closing_ms, c.actual::text AS closing,
         s.deliveries::text AS deliveries, s.usage_units::text AS usage, s.sale_lines::float8 AS sale_lines, s.lowest_net::text AS lowest_net,
-        (SELECT json_agg(json_build_array(${epochMs(sql.ref('eo.counted_at'))}, ${epochMs(sql.ref('ec.counted_at'))}, eo.actual, ec.actual,
+        (SELECT json_agg(json_build_array(${epochMs(sql.ref('e.previous_at'))}, ${epochMs(sql.ref('e.counted_at'))}, e.previous, e.actual,
             es.deliveries, es.usage_units, es.sale_lines,
-            CASE WHEN es.item_id IS NULL THEN eo.count_id END, CASE WHEN es.item_id IS NULL THEN ec.count_id END) ORDER BY ec.n)
-          FROM counts ec
-          JOIN counts eo ON eo.n = ec.n - 1
-          LEFT JOIN analytics_count_windows es ON es.item_id = i.item_id AND es.opening_count_id = eo.count_id AND es.closing_count_id = ec.count_id
-          WHERE w.opening_id IS NOT NULL AND ec.n BETWEEN ch.opening_n - ${previous}::int + 1 AND ch.opening_n) AS earlier
+            CASE WHEN es.item_id IS NULL THEN e.previous_id END, CASE WHEN es.item_id IS NULL THEN e.count_id END) ORDER BY e.n)
+          FROM counts e
+          LEFT JOIN analytics_count_windows es ON es.item_id = i.item_id AND es.opening_count_id = e.previous_id AND es.closing_count_id = e.count_id
+          WHERE o.count_id IS NOT NULL AND e.n BETWEEN greatest(2, ch.opening_n - ${previous}::int + 1) AND ch.opening_n) AS earlier
       FROM chosen ch
-      LEFT JOIN LATERAL (
-        SELECT o.count_id AS opening_id, o.counted_at AS opening_at, o.actual AS opening, c.count_id AS closing_id, c.counted_at AS closing_at, c.actual AS closing
-        FROM counts o JOIN counts c ON c.n = ch.closing_n
-        WHERE o.n = ch.opening_n AND o.n < c.n) w ON true
-      LEFT JOIN analytics_count_windows s ON s.item_id = i.item_id AND s.opening_count_id = w.opening_id AND s.closing_count_id = w.closing_id
+      LEFT JOIN counts o ON o.n = ch.opening_n AND ch.opening_n < ch.closing_n
+      LEFT JOIN counts c ON c.n = ch.closing_n AND ch.opening_n < ch.closing_n AND o.count_id IS NOT NULL
+      LEFT JOIN analytics_count_windows s ON s.item_id = i.item_id AND s.opening_count_id = o.count_id AND s.closing_count_id = c.count_id
       WHERE ch.latest_at IS NOT NULL) p`.execute(db)
   for (const row of result.rows) plans.set(row.item_id, { latestCountedAt: Math.trunc(row.latest_ms), window: windowOf(row) })
   return plans
