@@ -34,10 +34,17 @@ interface Resembling {
 /** Best matches by POS name, per catalogue (the items' ids, names, units and sizes: all the matcher reads). */
 const rememberedMatches = new Map<string, { matcher: NameMatcher; byName: Map<string, Match | undefined> }>()
 
+/** Catalogue keys of item lists already hashed: a report's batches match names among the same list. */
+const hashedCatalogues = new WeakMap<ReportItem[], string>()
+
 function catalogueKey(items: ReportItem[]): string {
+  const known = hashedCatalogues.get(items)
+  if (known !== undefined) return known
   const hash = createHash('sha1')
   for (const item of items) hash.update(`${item.id}\u0000${item.name}\u0000${item.unit}\u0000${item.size_ml ?? ''}\u0001`)
-  return hash.digest('base64')
+  const key = hash.digest('base64')
+  hashedCatalogues.set(items, key)
+  return key
 }
 
 /** The matcher's best item for each name, remembered per catalogue: the matcher is deterministic and costly. */

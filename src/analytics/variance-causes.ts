@@ -423,10 +423,10 @@ function isWholeUnits(units: number): boolean {
   return whole >= 1 && Math.abs(Math.abs(units) - whole) <= WHOLE_UNIT_TOLERANCE
 }
 
+/** `evidence` is the rule's own fresh object: its numbers are rounded in place. */
 function found(cause: Cause, confidence: number, evidence: Record<string, number>): CauseEvidence {
-  const rounded: Record<string, number | string> = {}
-  for (const [key, value] of Object.entries(evidence)) rounded[key] = round2(value)
-  return { cause, confidence: round2(clamp01(confidence)), evidence: rounded }
+  for (const key in evidence) evidence[key] = round2(evidence[key] as number)
+  return { cause, confidence: round2(clamp01(confidence)), evidence }
 }
 
 function round2(value: number): number {

@@ -127,11 +127,12 @@ function earlierWindow([openedAt, closedAt, opening, closing, deliveries, usage,
   }
 }
 
-function windowOf(row: PlanRow): PlannedWindow | undefined {
+/** `dateAt` gives one Date per moment: items counted together share their counts' times. */
+function windowOf(row: PlanRow, dateAt: (ms: number) => Date): PlannedWindow | undefined {
   if (row.opening_id === null || row.closing_id === null) return undefined
   return {
-    opening: { countId: row.opening_id, countedAt: new Date(row.opening_ms), quantity: row.opening },
-    closing: { countId: row.closing_id, countedAt: new Date(row.closing_ms), quantity: row.closing },
+    opening: { countId: row.opening_id, countedAt: dateAt(row.opening_ms), quantity: row.opening },
+    closing: { countId: row.closing_id, countedAt: dateAt(row.closing_ms), quantity: row.closing },
     stored:
       row.sale_lines === null
         ? undefined
@@ -177,6 +178,12 @@ export async function plannedWindows(db: Executor, choice: WindowChoice, previou
       LEFT JOIN counts c ON c.n = ch.closing_n AND ch.opening_n < ch.closing_n AND o.count_id IS NOT NULL
       LEFT JOIN analytics_count_windows s ON s.item_id = i.item_id AND s.opening_count_id = o.count_id AND s.closing_count_id = c.count_id
       WHERE ch.latest_at IS NOT NULL) p`.execute(db)
-  for (const row of result.rows) plans.set(row.item_id, { latestCountedAt: Math.trunc(row.latest_ms), window: windowOf(row) })
+  const dates = new Map<number, Date>()
+  const dateAt = (ms: number) => {
+    let date = dates.get(ms)
+    if (!date) dates.set(ms, (date = new Date(ms)))
+    return date
+  }
+  for (const row of result.rows) plans.set(row.item_id, { latestCountedAt: Math.trunc(row.latest_ms), window: windowOf(row, dateAt) })
   return plans
 }
