@@ -1,5 +1,5 @@
 import type { Tenant, Trx } from '../platform/db/database.js'
-import { moneyOut, sum } from '../platform/decimal.js'
+import { MONEY_DECIMALS, scaledOut, sumScaled } from '../platform/decimal.js'
 import { enqueue } from '../platform/outbox.js'
 import type { CountObserver, RecordedCount } from '../inventory/inventory.service.js'
 import { itemsInScope } from '../inventory/stock-history.js'
@@ -7,7 +7,7 @@ import { getSettings } from '../settings/settings.service.js'
 import './analytics.events.js'
 import { forgetWindowsSpanning } from './count-windows.repository.js'
 import { causesOf, itemOut, planWindows, scoreItems } from './variance.service.js'
-import { varianceRate } from './variance-windows.js'
+import { COST_PLACES, varianceRate } from './variance-windows.js'
 
 /**
  * The variance of each counted item since its previous count, by the report's rules: variance.detected
@@ -50,8 +50,8 @@ async function emitThresholdExceeded(
   threshold: number,
   entries: { out: ReturnType<typeof itemOut>; openedAt: Date }[],
 ): Promise<void> {
-  const loss = sum(entries.map(({ out }) => out.loss))
-  const expectedCost = sum(entries.map(({ out }) => out.expectedCost))
+  const loss = sumScaled(entries.map(({ out }) => out.loss))
+  const expectedCost = sumScaled(entries.map(({ out }) => out.expectedCost))
   const rate = varianceRate(loss, expectedCost)
   if (!(Math.abs(rate) > threshold)) return
   const openedAt = new Date(Math.min(...entries.map(({ openedAt }) => openedAt.getTime())))
@@ -59,7 +59,7 @@ async function emitThresholdExceeded(
     period: `${openedAt.toISOString().slice(0, 10)}/${count.countedAt.toISOString().slice(0, 10)}`,
     variance_rate: rate,
     threshold,
-    total_loss: moneyOut(loss),
+    total_loss: scaledOut(loss, COST_PLACES, MONEY_DECIMALS),
     location: count.location,
   })
 }

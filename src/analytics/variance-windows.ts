@@ -4,7 +4,7 @@ import { allLocations } from '../locations/locations.service.js'
 import type { Tenant } from '../platform/db/database.js'
 import { type BusinessDaySplit, businessDaySplits, PERCENT_DECIMALS, shiftDate } from './report-period.js'
 import { type DayNet, type DaysTotal, type ItemDays, rolledUpDays } from './rollups.repository.js'
-import { type Decimal, decimal, percentShownAt, sum, ZERO } from '../platform/decimal.js'
+import { type Decimal, decimal, percentShownAt, scaledOut, sum, toScaled, ZERO } from '../platform/decimal.js'
 import type { WindowFacts } from './variance-causes.js'
 import { mayStoreWindows, storeWindows, type WindowNumbers, type WindowTotals } from './count-windows.repository.js'
 import type { CountPoint, EarlierWindow } from './window-plan.repository.js'
@@ -17,6 +17,10 @@ import type { CountPoint, EarlierWindow } from './window-plan.repository.js'
 const DAY_MS = 86_400_000
 /** Earlier windows the cause rules look at. */
 export const PREVIOUS_WINDOWS = 6
+/** Decimals a window's quantities are exact to, as scaled integers (usage is stored with 8, counts and deliveries with 4). */
+export const QUANTITY_PLACES = 8
+/** Decimals of a window's costs: a quantity times a cost per unit (4 decimals). */
+export const COST_PLACES = QUANTITY_PLACES + 4
 
 export interface CountWindow {
   opening: CountPoint
@@ -24,9 +28,9 @@ export interface CountWindow {
 }
 
 export interface MeasuredWindow extends CountWindow {
-  /** Exact figures in the item's unit (decimal strings from the database, summed as decimals). */
-  expected: Decimal
-  actual: Decimal
+  /** Exact figures in the item's unit, scaled to QUANTITY_PLACES. */
+  expected: bigint
+  actual: bigint
   /** Sale lines that used the item in the window. */
   saleLines: number
   /** As read or measured: the cause rules' walked facts reuse them when they hold the lowest net. */
@@ -176,13 +180,13 @@ function earlierFactsOf(window: EarlierWindow, totals: WindowNumbers): WindowFac
 
 /** The lowest theoretical stock of a walked window: its opening count plus its lowest net, exact, then in a number. */
 function lowestTheoreticalOf(window: CountWindow, totals: WindowTotals & { lowestNet: string }): number {
-  return Number(decimal(window.opening.quantity).plus(totals.lowestNet))
+  return scaledOut(toScaled(window.opening.quantity, QUANTITY_PLACES) + toScaled(totals.lowestNet, QUANTITY_PLACES), QUANTITY_PLACES, QUANTITY_PLACES)
 }
 
 /** A window's figures from its counts and what moved between them, exact. */
 function measuredWindow(window: CountWindow, totals: WindowTotals): MeasuredWindow {
-  const actual = decimal(window.opening.quantity).plus(totals.deliveries).minus(window.closing.quantity)
-  return { opening: window.opening, closing: window.closing, expected: decimal(totals.usage), actual, saleLines: totals.saleLines, totals }
+  const actual = toScaled(window.opening.quantity, QUANTITY_PLACES) + toScaled(totals.deliveries, QUANTITY_PLACES) - toScaled(window.closing.quantity, QUANTITY_PLACES)
+  return { opening: window.opening, closing: window.closing, expected: toScaled(totals.usage, QUANTITY_PLACES), actual, saleLines: totals.saleLines, totals }
 }
 
 /**
@@ -228,10 +232,10 @@ const UTC_CLOCK = { timezone: 'UTC', cutoff: '04:00' }
 
 /**
  * variance / expected × 100 (DECISIONS): 100 when nothing was expected but something was used, 0 when
- * neither. The same rule for one item's units and for a report's costs. As answered: rounded to
- * PERCENT_DECIMALS, exactly, and compared with thresholds only so rounded.
+ * neither. The same rule for one item's units and for a report's costs (both scaled alike). As answered:
+ * rounded to PERCENT_DECIMALS, exactly, and compared with thresholds only so rounded.
  */
-export function varianceRate(variance: Decimal, expected: Decimal): number {
-  if (expected.eq(0)) return variance.eq(0) ? 0 : 100
+export function varianceRate(variance: bigint, expected: bigint): number {
+  if (expected === 0n) return variance === 0n ? 0 : 100
   return percentShownAt(PERCENT_DECIMALS, variance, expected)
 }

@@ -1,15 +1,15 @@
 import type { Executor, Tenant } from '../platform/db/database.js'
-import { type Decimal, decimal, moneyOut, quantityOut, sum, toApiNumber } from '../platform/decimal.js'
+import { decimal, MONEY_DECIMALS, moneyOut, QUANTITY_STORED_DECIMALS, quantityOut, scaledOut, sumScaled, toApiNumber, toScaled } from '../platform/decimal.js'
 import { itemsInScope, type ReportItem } from '../inventory/stock-history.js'
 import { getLocation } from '../locations/locations.service.js'
 import { getSettings } from '../settings/settings.service.js'
 import { analyticsErrors } from './analytics.errors.js'
 import { type LocationBounds, locationBounds, periodLabel, type ReportPeriod, reportPeriod } from './report-period.js'
-import { posRevenue } from './rollups.repository.js'
+import { type PosRevenue, posRevenue } from './rollups.repository.js'
 import { rankCauses, type WindowFacts } from './variance-causes.js'
 import { unmappedSimilarTo } from './unmapped-similar.js'
 import type { VarianceItem, VarianceQuery, VarianceReport } from './variance.schemas.js'
-import { earlierFacts, type MeasuredWindow, measureWindows, PREVIOUS_WINDOWS, varianceRate, walkedFacts } from './variance-windows.js'
+import { COST_PLACES, earlierFacts, type MeasuredWindow, measureWindows, PREVIOUS_WINDOWS, QUANTITY_PLACES, varianceRate, walkedFacts } from './variance-windows.js'
 import { type ItemPlan, plannedWindows, type PlannedWindow, type WindowChoice } from './window-plan.repository.js'
 
 /** A count older than this before the period's end makes an item's figures stale. */
@@ -24,8 +24,8 @@ export interface PlannedItem {
 
 export interface ScoredItem extends PlannedItem {
   measured: MeasuredWindow
-  /** actual − expected. */
-  variance: Decimal
+  /** actual − expected, scaled to QUANTITY_PLACES. */
+  variance: bigint
   /** The variance percentage as answered (2 decimals), which thresholds are compared with. */
   percentage: number
   aboveThreshold: boolean
@@ -57,16 +57,25 @@ export function planReportWindows(db: Executor, items: ReportItem[], bounds: Map
   return planWindows(db, items, { kind: 'period', items, bounds: [...bounds.values()] }, previous)
 }
 
+/** Each count time's ISO form, once per Date (a report's items counted together share their counts' Dates). */
+const isoForms = new WeakMap<Date, string>()
+
+function isoOf(date: Date): string {
+  let iso = isoForms.get(date)
+  if (iso === undefined) isoForms.set(date, (iso = date.toISOString()))
+  return iso
+}
+
 /** `salesUnits`: the expected usage as answered. Decimals are answered from the database's strings where the window has them. */
 function windowOut(measured: MeasuredWindow, salesUnits: number): VarianceItem['window'] {
   return {
     opening_count_id: measured.opening.countId,
-    opening_counted_at: measured.opening.countedAt.toISOString(),
+    opening_counted_at: isoOf(measured.opening.countedAt),
     opening: quantityOut(measured.opening.quantity),
     deliveries: quantityOut(measured.totals.deliveries),
     closing: quantityOut(measured.closing.quantity),
     closing_count_id: measured.closing.countId,
-    closing_counted_at: measured.closing.countedAt.toISOString(),
+    closing_counted_at: isoOf(measured.closing.countedAt),
     sales_units: salesUnits,
     sale_lines: measured.saleLines,
   }
@@ -77,7 +86,7 @@ export async function scoreItems(db: Executor, tenant: Tenant, planned: PlannedI
   const measured = await measureWindows(db, tenant, planned)
   return planned.map((plan, index) => {
     const window = measured[index] as MeasuredWindow
-    const variance = window.actual.minus(window.expected)
+    const variance = window.actual - window.expected
     const percentage = varianceRate(variance, window.expected)
     const size = Math.abs(percentage)
     // Every field named, none spread: V8 builds a literal with spread and more fields slowly, a thousand times here.
@@ -120,10 +129,11 @@ export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[
   return causes
 }
 
-/** A scored item in the report's shape (`answer`), with its loss and expected cost as decimals for the totals. */
-export function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>): { answer: VarianceItem; loss: Decimal; expectedCost: Decimal } {
+/** A scored item in the report's shape (`answer`), with its loss and expected cost for the totals (exact, scaled to COST_PLACES). */
+export function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>): { answer: VarianceItem; loss: bigint; expectedCost: bigint } {
   const { item, measured, variance } = entry
-  const loss = variance.times(item.cost_per_unit)
+  const cost = toScaled(item.cost_per_unit, COST_PLACES - QUANTITY_PLACES)
+  const loss = variance * cost
   const expected = quantityOut(measured.totals.usage)
   const answer: VarianceItem = {
     inventory_item_id: item.id,
@@ -131,37 +141,34 @@ export function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>
     location: item.location_id,
     unit: item.unit,
     expected_consumption: expected,
-    actual_consumption: quantityOut(measured.actual),
-    variance: quantityOut(variance),
+    actual_consumption: scaledOut(measured.actual, QUANTITY_PLACES, QUANTITY_STORED_DECIMALS),
+    variance: scaledOut(variance, QUANTITY_PLACES, QUANTITY_STORED_DECIMALS),
     variance_percentage: entry.percentage,
-    estimated_loss: moneyOut(loss),
+    estimated_loss: scaledOut(loss, COST_PLACES, MONEY_DECIMALS),
     potential_causes: causes.map((cause) => cause.cause),
     cause_evidence: causes,
     window: windowOut(measured, expected),
   }
-  return { answer, loss, expectedCost: measured.expected.times(item.cost_per_unit) }
+  return { answer, loss, expectedCost: measured.expected * cost }
 }
 
-/**
- * Largest absolute loss first, then by name. Compared as the losses' nearest doubles, which order exactly
- * as the decimals wherever they differ (rounding to nearest never reverses an order); exactly where they
- * are equal. One collator and one double per entry: a report sorts a thousand, and big.js copies the
- * value it compares with.
- */
-function largestLossFirst<Entry extends { loss: Decimal; answer: { name: string } }>(entries: Entry[]): Entry[] {
+/** Largest absolute loss first (exact), then by name (one collator: a report sorts a thousand). */
+function largestLossFirst<Entry extends { loss: bigint; answer: { name: string } }>(entries: Entry[]): Entry[] {
   const byName = new Intl.Collator()
-  const keyed = entries.map((entry) => ({ entry, size: Math.abs(Number(entry.loss.toString())) }))
-  keyed.sort((a, b) => b.size - a.size || b.entry.loss.abs().cmp(a.entry.loss.abs()) || byName.compare(a.entry.answer.name, b.entry.answer.name))
+  const keyed = entries.map((entry) => ({ entry, size: entry.loss < 0n ? -entry.loss : entry.loss }))
+  keyed.sort((a, b) => (b.size > a.size ? 1 : b.size < a.size ? -1 : byName.compare(a.entry.answer.name, b.entry.answer.name)))
   return keyed.map(({ entry }) => entry)
 }
 
-async function dataQuality(
-  db: Executor,
-  tenant: Tenant,
-  scope: { period: ReportPeriod; items: ReportItem[]; planned: number; plans: Map<string, ItemPlan>; bounds: Map<string, LocationBounds> },
+function revenueOf(db: Executor, tenant: Tenant, period: ReportPeriod, items: ReportItem[]) {
+  const locations = [...new Set(items.map((item) => item.location_id))]
+  return posRevenue(db, tenant, { locations, from: period.from, to: period.to, top: UNMAPPED_LISTED })
+}
+
+function dataQuality(
+  revenue: PosRevenue,
+  scope: { items: ReportItem[]; planned: number; plans: Map<string, ItemPlan>; bounds: Map<string, LocationBounds> },
 ) {
-  const locations = [...new Set(scope.items.map((item) => item.location_id))]
-  const revenue = await posRevenue(db, tenant, { locations, from: scope.period.from, to: scope.period.to, top: UNMAPPED_LISTED })
   const stale = scope.items.filter((item) => {
     const latest = scope.plans.get(item.id)?.latestCountedAt
     const end = boundsOf(scope.bounds, item.location_id).end
@@ -175,6 +182,17 @@ async function dataQuality(
     stale_count_items: stale.length,
     unmapped_pos_items: revenue.unmapped.map((entry) => ({ ...entry, revenue: moneyOut(entry.revenue) })),
   }
+}
+
+/**
+ * The items' report windows, scored, with the causes of those above the threshold (`items` are also the
+ * items names are matched among), and every item's plan.
+ */
+async function explainWindows(db: Executor, tenant: Tenant, items: ReportItem[], bounds: Map<string, LocationBounds>, threshold: number) {
+  const { planned, plans } = await planReportWindows(db, items, bounds)
+  const scored = await scoreItems(db, tenant, planned, threshold)
+  const causes = await causesOf(db, tenant, scored, threshold, items)
+  return { explained: scored.map((entry) => ({ entry, out: itemOut(entry, causes.get(entry.item.id) ?? []) })), plans }
 }
 
 /**
@@ -193,24 +211,23 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
     query.location ? getLocation(db, tenant, query.location) : undefined,
   ])
   const threshold = query.threshold ?? settings.variance_threshold
-  const { planned, plans } = await planReportWindows(db, items, bounds)
-  if (planned.length === 0) {
+  // Data quality's revenue reads only the rollups: it is read while the windows are worked on.
+  const [{ explained, plans }, revenue] = await Promise.all([explainWindows(db, tenant, items, bounds, threshold), revenueOf(db, tenant, period, items)])
+  if (explained.length === 0) {
     throw analyticsErrors.insufficientData(
       `No item in scope has two counts up to ${period.to}: count the items at the start and the end of the period`,
       { items_in_scope: items.length },
     )
   }
-  const scoring = scoreItems(db, tenant, planned, threshold).then(async (scored) => ({ scored, causes: await causesOf(db, tenant, scored, threshold, items) }))
-  // Data quality reads only the rollups and counts: it runs while the windows are scored.
-  const [{ scored, causes }, quality] = await Promise.all([scoring, dataQuality(db, tenant, { period, items, planned: planned.length, plans, bounds })])
-  const entries = largestLossFirst(scored.map((entry) => itemOut(entry, causes.get(entry.item.id) ?? [])))
-  const totalLoss = sum(entries.map((entry) => entry.loss))
-  const expectedCost = sum(entries.map((entry) => entry.expectedCost))
+  const scored = explained.map(({ entry }) => entry)
+  const entries = largestLossFirst(explained.map(({ out }) => out))
+  const totalLoss = sumScaled(entries.map((entry) => entry.loss))
+  const expectedCost = sumScaled(entries.map((entry) => entry.expectedCost))
   return {
     period: periodLabel(period),
     threshold,
     currency: settings.currency,
-    total_variance: moneyOut(totalLoss),
+    total_variance: scaledOut(totalLoss, COST_PLACES, MONEY_DECIMALS),
     variance_percentage: varianceRate(totalLoss, expectedCost),
     items: entries.map((entry) => entry.answer),
     summary: {
@@ -218,6 +235,6 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
       items_above_threshold: scored.filter((entry) => entry.aboveThreshold).length,
       high_variance_items: scored.filter((entry) => entry.highVariance).length,
     },
-    data_quality: quality,
+    data_quality: dataQuality(revenue, { items, planned: explained.length, plans, bounds }),
   }
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { type Decimal, decimal, percentShownAt, quotientShownAt, toApiNumber } from '../../src/platform/decimal.js'
+import { type Decimal, decimal, percentShownAt, quotientShownAt, scaledDecimal, scaledOut, toApiNumber, toScaled } from '../../src/platform/decimal.js'
 
 /** The exact rule percentShownAt answers faster: part × 100 / whole, truncated past the places shown, rounded half-up. */
 function exactPercent(places: number, part: Decimal, whole: Decimal): number {
@@ -22,6 +22,9 @@ function randomDecimal(next: () => number, digits: number, places: number): stri
   const fraction = String(Math.floor(next() * 10 ** places)).padStart(places, '0')
   return `${next() < 0.3 ? '-' : ''}${whole}.${fraction}`
 }
+
+/** Both values scaled alike, to as many places as either has. */
+const SCALE = 16
 
 describe('percentShownAt', () => {
   test('answers exactly what the exact rule answers, at rounding boundaries and at random', () => {
@@ -51,8 +54,32 @@ describe('percentShownAt', () => {
     }
     for (const [part, whole] of cases) {
       const expected = exactPercent(2, decimal(part), decimal(whole))
-      const answered = percentShownAt(2, decimal(part), decimal(whole))
+      const answered = percentShownAt(2, toScaled(part, SCALE), toScaled(whole, SCALE))
       assert.ok(answered === expected, `${part} / ${whole} × 100: ${answered}, exactly ${expected}`)
     }
+  })
+})
+
+describe('scaled decimals', () => {
+  test('sums, differences and products answer as big.js and toApiNumber answer the same decimals', () => {
+    const next = random(11)
+    for (let index = 0; index < 20_000; index++) {
+      // Magnitudes up to 10^12 (a numeric(16, 4)): products pass 2^53, where answering needs the decimal's text.
+      const [a, b, c] = [randomDecimal(next, 12, 4), randomDecimal(next, 8, 8), randomDecimal(next, 12, 4)]
+      const units = toScaled(a, 8) - toScaled(b, 8)
+      const product = units * toScaled(c, 4)
+      const exactUnits = decimal(a).minus(b)
+      const exactProduct = exactUnits.times(c)
+      for (const shown of [0, 2, 4, 8]) assert.equal(scaledOut(units, 8, shown), toApiNumber(exactUnits, shown), `${a} − ${b} at ${shown}`)
+      for (const shown of [2, 4, 12]) assert.equal(scaledOut(product, 12, shown), toApiNumber(exactProduct, shown), `(${a} − ${b}) × ${c} at ${shown}`)
+      assert.ok(scaledDecimal(product, 12).eq(exactProduct))
+    }
+  })
+
+  test('a decimal with more places than scaled to is refused, trailing zeros aside', () => {
+    assert.equal(toScaled('12.30000000000', 4), 123_000n)
+    assert.equal(toScaled('-0.5', 2), -50n)
+    assert.equal(toScaled('7', 3), 7000n)
+    assert.throws(() => toScaled('0.12345', 4), /more than 4 decimals/)
   })
 })
