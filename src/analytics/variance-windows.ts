@@ -166,16 +166,15 @@ function factsOf(window: CountWindow, totals: WindowNumbers, lowestTheoretical: 
 }
 
 /** An earlier window's facts, as the cause rules read them: not walked, its lowest theoretical stock is taken as its opening. */
-function earlierFactsOf(window: EarlierWindow, totals: WindowNumbers): WindowFacts {
-  return {
-    opening: window.opening,
-    deliveries: totals.deliveries,
-    closing: window.closing,
-    expected: totals.usage,
-    saleLines: totals.saleLines,
-    days: (window.closedAt - window.openedAt) / DAY_MS,
-    lowestTheoretical: window.opening,
-  }
+function earlierFactsOf([openedAt, closedAt, opening, closing]: EarlierWindow, totals: WindowNumbers): WindowFacts {
+  // Whole milliseconds, as a Date keeps them.
+  const days = (Math.trunc(closedAt) - Math.trunc(openedAt)) / DAY_MS
+  return { opening, deliveries: totals.deliveries, closing, expected: totals.usage, saleLines: totals.saleLines, days, lowestTheoretical: opening }
+}
+
+/** An earlier window's totals from the store, undefined when the store lacks it. */
+function storedNumbers([, , , , deliveries, usage, saleLines]: EarlierWindow): WindowNumbers | undefined {
+  return saleLines === null ? undefined : { deliveries: deliveries as number, usage: usage as number, saleLines }
 }
 
 /** The lowest theoretical stock of a walked window: its opening count plus its lowest net, exact, then in a number. */
@@ -202,16 +201,23 @@ export async function measureWindows(db: Executor, tenant: Tenant, windows: (Win
   return windows.map(({ window }) => measuredWindow(window, window.stored ?? (measured[measuredIndex++] as WindowTotals)))
 }
 
-/** The facts the cause rules read of earlier windows of items, in order: from the store where it holds them, the others measured (and stored). */
-export async function earlierFacts(db: Executor, tenant: Tenant, windows: { item: { id: string; location_id: string }; window: EarlierWindow }[]): Promise<WindowFacts[]> {
-  const missing = windows.filter((entry) => entry.window.totals === undefined)
-  const spans = missing.map(({ item, window }) => {
-    const ids = window.countIds as NonNullable<EarlierWindow['countIds']>
-    return { item, openingCountId: ids.opening, closingCountId: ids.closing, openedAt: new Date(window.openedAt), closedAt: new Date(window.closedAt) }
-  })
-  const measured = await measureAndStore(db, tenant, spans, false)
+/**
+ * The facts the cause rules read of each item's earlier windows, in order: from the store where it holds
+ * them, the others measured (and stored).
+ */
+export async function earlierFacts(
+  db: Executor,
+  tenant: Tenant,
+  items: { item: { id: string; location_id: string }; earlier: EarlierWindow[] }[],
+): Promise<WindowFacts[][]> {
+  const missing = items.flatMap(({ item, earlier }) =>
+    earlier.flatMap(([openedAt, closedAt, , , , , saleLines, openingCountId, closingCountId]) =>
+      saleLines === null ? [{ item, openingCountId: openingCountId as string, closingCountId: closingCountId as string, openedAt: new Date(openedAt), closedAt: new Date(closedAt) }] : [],
+    ),
+  )
+  const measured = await measureAndStore(db, tenant, missing, false)
   let measuredIndex = 0
-  return windows.map(({ window }) => earlierFactsOf(window, window.totals ?? numbersOf(measured[measuredIndex++] as WindowTotals)))
+  return items.map(({ earlier }) => earlier.map((window) => earlierFactsOf(window, storedNumbers(window) ?? numbersOf(measured[measuredIndex++] as WindowTotals))))
 }
 
 /**

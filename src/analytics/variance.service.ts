@@ -103,25 +103,17 @@ export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[
   const causes = new Map<string, ReturnType<typeof rankCauses>>()
   if (flagged.length === 0) return causes
   // The flagged windows walked for their lowest theoretical stock, and the windows before them.
-  const earlier = flagged.flatMap((entry) => entry.window.earlier.map((window) => ({ item: entry.item, window })))
   // Only the reported window's lowest theoretical stock matters to the rules: the earlier ones are not walked.
   const [flaggedFacts, previousFacts, unmappedSimilar] = await Promise.all([
     walkedFacts(db, tenant, flagged),
-    earlierFacts(db, tenant, earlier),
+    earlierFacts(db, tenant, flagged.map((entry) => ({ item: entry.item, earlier: entry.window.earlier }))),
     unmappedSimilarTo(db, tenant, flagged, items),
   ])
-  const previousByItem = new Map<string, WindowFacts[]>()
-  previousFacts.forEach((facts, index) => {
-    const itemId = (earlier[index] as (typeof earlier)[number]).item.id
-    const previous = previousByItem.get(itemId) ?? []
-    previous.push(facts)
-    previousByItem.set(itemId, previous)
-  })
   flagged.forEach((entry, index) => {
     const input = {
       threshold,
       window: flaggedFacts[index] as WindowFacts,
-      previous: previousByItem.get(entry.item.id) ?? [],
+      previous: previousFacts[index] as WindowFacts[],
       unmappedSimilar: unmappedSimilar.get(entry.item.id) ?? [],
     }
     causes.set(entry.item.id, rankCauses(input))

@@ -3,7 +3,7 @@ import './rollups.tables.js'
 import type { Executor } from '../platform/db/database.js'
 import { textList } from '../platform/db/text-list.js'
 import { itemCountLines } from '../inventory/stock-history.js'
-import type { WindowNumbers, WindowTotals } from './count-windows.repository.js'
+import type { WindowTotals } from './count-windows.repository.js'
 
 /**
  * Which count windows a report or a count reads, chosen in SQL from inventory's count lines
@@ -25,17 +25,23 @@ export interface CountPoint {
   quantity: string
 }
 
-/** An earlier window of an item, in numbers, as the cause rules read it. */
-export interface EarlierWindow {
-  /** The opening and the closing counts' times, epoch milliseconds. */
-  openedAt: number
-  closedAt: number
-  opening: number
-  closing: number
-  /** From the store; undefined when the store lacks the window (then `countIds` say which it is). */
-  totals: WindowNumbers | undefined
-  countIds: { opening: string; closing: string } | undefined
-}
+/**
+ * An earlier window of an item in numbers, as the cause rules read it, kept as the plan's JSON gives it
+ * (six thousand of them a report: no object is made of each): its counts' times (epoch milliseconds, a
+ * fraction where a count's time has microseconds) and quantities; the store's totals, null when the
+ * store lacks the window, and then its counts' ids, null otherwise.
+ */
+export type EarlierWindow = [
+  openedAt: number,
+  closedAt: number,
+  opening: number,
+  closing: number,
+  deliveries: number | null,
+  usage: number | null,
+  saleLines: number | null,
+  openingCountId: string | null,
+  closingCountId: string | null,
+]
 
 export interface PlannedWindow {
   opening: CountPoint
@@ -110,21 +116,7 @@ interface PlanRow {
   usage: string | null
   sale_lines: number | null
   lowest_net: string | null
-  /** [opened ms, closed ms, opening, closing, deliveries, usage, sale lines, opening count id, closing count id]: totals null when not stored, ids null when stored. */
-  earlier: [number, number, number, number, number | null, number | null, number | null, string | null, string | null][] | null
-}
-
-function earlierWindow([openedAt, closedAt, opening, closing, deliveries, usage, saleLines, openingId, closingId]: NonNullable<PlanRow['earlier']>[number]): EarlierWindow {
-  const stored = saleLines !== null
-  return {
-    // Whole milliseconds, as a Date made of them keeps (a count's time may carry microseconds).
-    openedAt: Math.trunc(openedAt),
-    closedAt: Math.trunc(closedAt),
-    opening,
-    closing,
-    totals: stored ? { deliveries: deliveries as number, usage: usage as number, saleLines } : undefined,
-    countIds: stored ? undefined : { opening: openingId as string, closing: closingId as string },
-  }
+  earlier: EarlierWindow[] | null
 }
 
 /** `dateAt` gives one Date per moment: items counted together share their counts' times. */
@@ -137,7 +129,7 @@ function windowOf(row: PlanRow, dateAt: (ms: number) => Date): PlannedWindow | u
       row.sale_lines === null
         ? undefined
         : { deliveries: row.deliveries as string, usage: row.usage as string, saleLines: row.sale_lines, lowestNet: row.lowest_net },
-    earlier: (row.earlier ?? []).map(earlierWindow),
+    earlier: row.earlier ?? [],
   }
 }
 
