@@ -1,11 +1,11 @@
 import type { Executor, Tenant } from '../platform/db/database.js'
-import { type Decimal, moneyOut, sum, ZERO } from '../platform/decimal.js'
+import { type Decimal, MONEY_DECIMALS, moneyOut, scaledOut, sum, sumScaled, ZERO } from '../platform/decimal.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { findItemRows, type ItemRow } from '../inventory/inventory.service.js'
 import { itemsInScope } from '../inventory/stock-history.js'
 import type { CategoriesQuery, CategoryAnalysis } from './metrics.schemas.js'
 import { type ItemWindow, itemWindows, percentOf, percentOut, periodLines, revenueByItem } from './period-facts.js'
-import { varianceRate } from './variance-windows.js'
+import { COST_PLACES, varianceRate } from './variance-windows.js'
 import { locationBounds, reportPeriod } from './report-period.js'
 
 const LISTED = 5
@@ -26,15 +26,15 @@ function categoryOut(category: string, items: ItemFigures[]): CategoryAnalysis &
   const sales = sum(items.map((entry) => entry.sales))
   const cost = sum(items.map((entry) => entry.cost))
   const windows = items.flatMap((entry) => (entry.window ? [entry.window] : []))
-  const varianceCost = sum(windows.map((window) => window.varianceCost))
+  const varianceCost = sumScaled(windows.map((window) => window.varianceCost))
   const measured = windows.length > 0
   return {
     category: category as CategoryAnalysis['category'],
     total_sales: moneyOut(sales),
     total_cost: moneyOut(cost),
     pour_cost: percentOut(percentOf(cost, sales)),
-    variance: measured ? moneyOut(varianceCost) : null,
-    variance_percentage: measured ? percentOut(varianceRate(varianceCost, sum(windows.map((window) => window.expectedCost)))) : null,
+    variance: measured ? scaledOut(varianceCost, COST_PLACES, MONEY_DECIMALS) : null,
+    variance_percentage: measured ? varianceRate(varianceCost, sumScaled(windows.map((window) => window.expectedCost))) : null,
     top_performers: items
       .filter((entry) => entry.sold)
       .map((entry) => ({ entry, margin: entry.sales.minus(entry.cost) }))
@@ -42,10 +42,10 @@ function categoryOut(category: string, items: ItemFigures[]): CategoryAnalysis &
       .slice(0, LISTED)
       .map(({ entry, margin }) => ({ name: entry.item.name, sales: moneyOut(entry.sales), margin: moneyOut(margin) })),
     underperformers: items
-      .flatMap((entry) => (entry.window?.varianceCost.gt(0) ? [{ entry, variance: entry.window.varianceCost }] : []))
-      .sort((a, b) => b.variance.cmp(a.variance) || byName(a.entry, b.entry))
+      .flatMap((entry) => (entry.window && entry.window.varianceCost > 0n ? [{ entry, variance: entry.window.varianceCost }] : []))
+      .sort((a, b) => (b.variance > a.variance ? 1 : b.variance < a.variance ? -1 : byName(a.entry, b.entry)))
       .slice(0, LISTED)
-      .map(({ entry, variance }) => ({ name: entry.item.name, sales: moneyOut(entry.sales), variance: moneyOut(variance) })),
+      .map(({ entry, variance }) => ({ name: entry.item.name, sales: moneyOut(entry.sales), variance: scaledOut(variance, COST_PLACES, MONEY_DECIMALS) })),
     sales,
   }
 }
@@ -92,7 +92,10 @@ export async function categoryAnalysis(
       if (item) figuresOf(item).sales = figuresOf(item).sales.plus(share)
     }
   }
-  for (const window of windows) figuresOf(window.item).window = window
+  for (const window of windows) {
+    const item = items.get(window.item.id)
+    if (item) figuresOf(item).window = window
+  }
   const byCategory = new Map<string, ItemFigures[]>()
   for (const entry of figures.values()) byCategory.set(entry.item.category, [...(byCategory.get(entry.item.category) ?? []), entry])
   const all = [...byCategory.entries()]

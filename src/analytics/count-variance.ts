@@ -1,14 +1,13 @@
 import type { Tenant, Trx } from '../platform/db/database.js'
-import { moneyOut, sum, toApiNumber } from '../platform/decimal.js'
+import { MONEY_DECIMALS, scaledOut, sumScaled } from '../platform/decimal.js'
 import { enqueue } from '../platform/outbox.js'
 import type { CountObserver, RecordedCount } from '../inventory/inventory.service.js'
-import { countsOf, itemsInScope } from '../inventory/stock-history.js'
+import { itemsInScope } from '../inventory/stock-history.js'
 import { getSettings } from '../settings/settings.service.js'
 import './analytics.events.js'
-import { PERCENT_DECIMALS } from './report-period.js'
 import { forgetWindowsSpanning } from './count-windows.repository.js'
-import { causesOf, itemOut, type PlannedItem, scoreItems } from './variance.service.js'
-import { PREVIOUS_WINDOWS, varianceRate } from './variance-windows.js'
+import { causesOf, itemOut, planWindows, scoreItems } from './variance.service.js'
+import { COST_PLACES, varianceRate } from './variance-windows.js'
 
 /**
  * The variance of each counted item since its previous count, by the report's rules: variance.detected
@@ -21,29 +20,24 @@ export const emitCountVariance: CountObserver = async (trx, tenant, count) => {
   await forgetWindowsSpanning(trx, count.itemIds, count.countedAt)
   const threshold = (await getSettings(trx, tenant)).variance_threshold
   const items = await itemsInScope(trx, tenant, { location: count.location })
-  // The count itself, the opening count before it and the cause rules' earlier windows.
-  const counts = await countsOf(trx, count.itemIds, count.countedAt, { at: count.countedAt, count: PREVIOUS_WINDOWS + 2 })
-  const planned = items.flatMap((item): PlannedItem[] => {
-    const itemCounts = counts.get(item.id) ?? []
-    const index = itemCounts.findIndex((point) => point.countId === count.countId)
-    if (index < 1) return []
-    return [{ item, counts: itemCounts, window: { opening: itemCounts[index - 1]!, closing: itemCounts[index]! }, openingIndex: index - 1 }]
-  })
+  // Each counted item's window from its count before this one, and the cause rules' earlier windows.
+  const { planned } = await planWindows(trx, items, { kind: 'count', itemIds: count.itemIds, countId: count.countId, countedAt: count.countedAt })
   if (planned.length === 0) return
   const scored = await scoreItems(trx, tenant, planned, threshold)
   const causes = await causesOf(trx, tenant, scored, threshold, items)
   const entries = scored.map((entry) => ({ entry, out: itemOut(entry, causes.get(entry.item.id) ?? []) }))
   for (const { entry, out } of entries.filter(({ entry }) => entry.aboveThreshold)) {
+    const { answer } = out
     await enqueue(trx, tenant, 'variance.detected', {
-      item_id: out.inventory_item_id,
-      name: out.name,
-      expected_consumption: out.expected_consumption,
-      actual_consumption: out.actual_consumption,
-      variance: out.variance,
-      variance_percentage: out.variance_percentage,
-      estimated_loss: out.estimated_loss,
+      item_id: answer.inventory_item_id,
+      name: answer.name,
+      expected_consumption: answer.expected_consumption,
+      actual_consumption: answer.actual_consumption,
+      variance: answer.variance,
+      variance_percentage: answer.variance_percentage,
+      estimated_loss: answer.estimated_loss,
       severity: entry.highVariance ? 'high' : 'medium',
-      potential_causes: out.potential_causes,
+      potential_causes: answer.potential_causes,
     })
   }
   await emitThresholdExceeded(trx, tenant, count, threshold, entries.map(({ entry, out }) => ({ out, openedAt: entry.window.opening.countedAt })))
@@ -56,16 +50,16 @@ async function emitThresholdExceeded(
   threshold: number,
   entries: { out: ReturnType<typeof itemOut>; openedAt: Date }[],
 ): Promise<void> {
-  const loss = sum(entries.map(({ out }) => out.loss))
-  const expectedCost = sum(entries.map(({ out }) => out.expectedCost))
+  const loss = sumScaled(entries.map(({ out }) => out.loss))
+  const expectedCost = sumScaled(entries.map(({ out }) => out.expectedCost))
   const rate = varianceRate(loss, expectedCost)
-  if (!rate.round(PERCENT_DECIMALS).abs().gt(threshold)) return
+  if (!(Math.abs(rate) > threshold)) return
   const openedAt = new Date(Math.min(...entries.map(({ openedAt }) => openedAt.getTime())))
   await enqueue(trx, tenant, 'variance.threshold_exceeded', {
     period: `${openedAt.toISOString().slice(0, 10)}/${count.countedAt.toISOString().slice(0, 10)}`,
-    variance_rate: toApiNumber(rate, PERCENT_DECIMALS),
+    variance_rate: rate,
     threshold,
-    total_loss: moneyOut(loss),
+    total_loss: scaledOut(loss, COST_PLACES, MONEY_DECIMALS),
     location: count.location,
   })
 }

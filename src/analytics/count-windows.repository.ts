@@ -1,7 +1,6 @@
-import { type RawBuilder, sql } from 'kysely'
+import { sql } from 'kysely'
 import './rollups.tables.js'
-import type { Executor, Tenant, Trx } from '../platform/db/database.js'
-import { textList } from '../platform/db/text-list.js'
+import type { Tenant, Trx } from '../platform/db/database.js'
 
 /**
  * Count windows' measured facts, stored by analytics (migrations/20261122130000_analytics_count_windows.sql):
@@ -40,50 +39,6 @@ export interface WindowNumbers {
   deliveries: number
   usage: number
   saleLines: number
-}
-
-/**
- * The stored rows of these windows, in order (undefined where none is stored), each read through the
- * primary key with `columns` (of `w`) and turned into a value by `valueOf`.
- */
-async function storedRows<Row, Value>(db: Executor, windows: WindowKey[], columns: RawBuilder<unknown>, valueOf: (row: Row) => Value): Promise<(Value | undefined)[]> {
-  const found: (Value | undefined)[] = new Array(windows.length).fill(undefined)
-  if (windows.length === 0) return found
-  const result = await sql<Row & { ord: number }>`
-    SELECT s.ord::int AS ord, ${columns}
-    FROM unnest(${textList(windows.map((w) => w.itemId))}, ${textList(windows.map((w) => w.openingCountId))}, ${textList(windows.map((w) => w.closingCountId))})
-      WITH ORDINALITY AS s (item_id, opening_count_id, closing_count_id, ord)
-    CROSS JOIN LATERAL (
-      SELECT * FROM analytics_count_windows
-      WHERE item_id = s.item_id AND opening_count_id = s.opening_count_id AND closing_count_id = s.closing_count_id
-      -- At most one row (the primary key): the limit keeps this a probe of the key per window rather than a hash of the whole table.
-      LIMIT 1) w`.execute(db)
-  for (const row of result.rows) found[row.ord - 1] = valueOf(row)
-  return found
-}
-
-/** The stored totals of these windows, in order, as exact decimal strings; undefined where none is stored. */
-export function storedWindowTotals(db: Executor, windows: WindowKey[]): Promise<(WindowTotals | undefined)[]> {
-  const columns = sql`w.deliveries::text AS deliveries, w.usage_units::text AS usage, w.sale_lines::float8 AS sale_lines, w.lowest_net::text AS lowest_net`
-  return storedRows(db, windows, columns, (row: { deliveries: string; usage: string; sale_lines: number; lowest_net: string | null }) => ({
-    deliveries: row.deliveries,
-    usage: row.usage,
-    saleLines: row.sale_lines,
-    lowestNet: row.lowest_net,
-  }))
-}
-
-/**
- * The stored totals of these windows, in order, in numbers; undefined where none is stored. The database
- * turns each numeric into the nearest double, as Number() does with its decimal string.
- */
-export function storedWindowNumbers(db: Executor, windows: WindowKey[]): Promise<(WindowNumbers | undefined)[]> {
-  const columns = sql`w.deliveries::float8 AS deliveries, w.usage_units::float8 AS usage, w.sale_lines::float8 AS sale_lines`
-  return storedRows(db, windows, columns, (row: { deliveries: number; usage: number; sale_lines: number }) => ({
-    deliveries: row.deliveries,
-    usage: row.usage,
-    saleLines: row.sale_lines,
-  }))
 }
 
 /**

@@ -1,12 +1,12 @@
 import type { Executor, Tenant } from '../platform/db/database.js'
-import { type Decimal, decimal, sum, toApiNumber } from '../platform/decimal.js'
+import { type Decimal, decimal, scaledDecimal, sum, sumScaled, toApiNumber } from '../platform/decimal.js'
 import { itemsInScope } from '../inventory/stock-history.js'
 import { getLocation } from '../locations/locations.service.js'
 import { getSettings } from '../settings/settings.service.js'
 import { analyticsErrors } from './analytics.errors.js'
 import type { METRIC_STATUSES, PerformanceQuery, PerformanceReport, TRENDS } from './metrics.schemas.js'
 import { itemWindows, percentOf, periodLines } from './period-facts.js'
-import { varianceRate } from './variance-windows.js'
+import { COST_PLACES, varianceRate } from './variance-windows.js'
 import { locationBounds, PERCENT_DECIMALS, periodLabel, previousPeriod, type ReportPeriod, reportPeriod } from './report-period.js'
 
 /** A value within this share of its target is on target. */
@@ -30,12 +30,12 @@ async function figuresOf(db: Executor, tenant: Tenant, period: ReportPeriod, loc
   const cost = sum(mapped.map((entry) => entry.usageCost))
   const windows = await itemWindows(db, tenant, await itemsInScope(db, tenant, { location }), bounds)
   const timed = windows.filter((entry) => entry.days > 0)
-  const usagePer30Days = sum(timed.map((entry) => entry.actualCost.times(TURNOVER_DAYS).div(entry.days)))
+  const usagePer30Days = sum(timed.map((entry) => scaledDecimal(entry.actualCost, COST_PLACES).times(TURNOVER_DAYS).div(entry.days)))
   const averageValue = sum(timed.map((entry) => entry.averageValue))
   return {
     pour_cost: rounded(percentOf(cost, revenue)),
     variance_rate:
-      windows.length === 0 ? null : rounded(varianceRate(sum(windows.map((entry) => entry.varianceCost)), sum(windows.map((entry) => entry.expectedCost)))),
+      windows.length === 0 ? null : varianceRate(sumScaled(windows.map((entry) => entry.varianceCost)), sumScaled(windows.map((entry) => entry.expectedCost))),
     inventory_turnover: averageValue.eq(0) ? null : rounded(usagePer30Days.div(averageValue)),
     gross_margin: rounded(percentOf(revenue.minus(cost), revenue)),
   }

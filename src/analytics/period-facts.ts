@@ -1,11 +1,10 @@
 import type { Executor, Tenant } from '../platform/db/database.js'
-import { type Decimal, decimal, sum, toApiNumber, ZERO } from '../platform/decimal.js'
-import type { ItemRow } from '../inventory/inventory.service.js'
-import { usageOfSaleLines } from '../inventory/stock-history.js'
+import { type Decimal, decimal, sum, toApiNumber, toScaled, ZERO } from '../platform/decimal.js'
+import { type ReportItem, usageOfSaleLines } from '../inventory/stock-history.js'
 import { type SaleLine, saleLinesInSpans } from '../pos/sales-history.js'
 import { type LocationBounds, PERCENT_DECIMALS } from './report-period.js'
 import { type PlannedItem, planReportWindows } from './variance.service.js'
-import { type MeasuredWindow, measureWindows } from './variance-windows.js'
+import { COST_PLACES, type MeasuredWindow, measureWindows, QUANTITY_PLACES } from './variance-windows.js'
 
 /**
  * The facts the performance, staff and category reports share (docs/metrics.md): the period's sale lines
@@ -66,33 +65,34 @@ export interface ItemWindow extends PlannedItem {
   measured: MeasuredWindow
   /** Days between the opening and the closing count. */
   days: number
-  /** expected × the item's cost_per_unit (as the variance report costs it). */
-  expectedCost: Decimal
-  /** actual × cost_per_unit. */
-  actualCost: Decimal
-  /** (actual − expected) × cost_per_unit: the variance report's estimated_loss. */
-  varianceCost: Decimal
+  /** expected × the item's cost_per_unit (as the variance report costs it), scaled to COST_PLACES. */
+  expectedCost: bigint
+  /** actual × cost_per_unit (COST_PLACES). */
+  actualCost: bigint
+  /** (actual − expected) × cost_per_unit: the variance report's estimated_loss (COST_PLACES). */
+  varianceCost: bigint
   /** (opening + closing) / 2 × cost_per_unit. */
   averageValue: Decimal
 }
 
 /** The items' count windows for the period, measured and costed as the variance report does; items without two counts are left out. */
-export async function itemWindows(db: Executor, tenant: Tenant, items: ItemRow[], bounds: Map<string, LocationBounds>): Promise<ItemWindow[]> {
+export async function itemWindows(db: Executor, tenant: Tenant, items: ReportItem[], bounds: Map<string, LocationBounds>): Promise<ItemWindow[]> {
   const inScope = items.filter((item) => bounds.has(item.location_id))
   if (inScope.length === 0) return []
-  const { planned } = await planReportWindows(db, inScope, bounds)
+  // No earlier windows: these reports read no causes.
+  const { planned } = await planReportWindows(db, inScope, bounds, 0)
   const measured = await measureWindows(db, tenant, planned)
   return planned.map((plan, index) => {
     const window = measured[index] as MeasuredWindow
-    const cost = decimal(plan.item.cost_per_unit)
+    const cost = toScaled(plan.item.cost_per_unit, COST_PLACES - QUANTITY_PLACES)
     return {
       ...plan,
       measured: window,
       days: (window.closing.countedAt.getTime() - window.opening.countedAt.getTime()) / DAY_MS,
-      expectedCost: window.expected.times(cost),
-      actualCost: window.actual.times(cost),
-      varianceCost: window.actual.minus(window.expected).times(cost),
-      averageValue: decimal(window.opening.quantity).plus(window.closing.quantity).div(2).times(cost),
+      expectedCost: window.expected * cost,
+      actualCost: window.actual * cost,
+      varianceCost: (window.actual - window.expected) * cost,
+      averageValue: decimal(window.opening.quantity).plus(window.closing.quantity).div(2).times(plan.item.cost_per_unit),
     }
   })
 }

@@ -1,6 +1,8 @@
 import { sql } from 'kysely'
 import './rollups.tables.js'
 import type { Executor, Tenant } from '../platform/db/database.js'
+import { unmappedSaleLines } from '../pos/sales-history.js'
+import type { LocationClock } from './report-period.js'
 
 /** Whole business days of one item, first to last inclusive (YYYY-MM-DD). */
 export interface ItemDays {
@@ -80,4 +82,64 @@ export async function posRevenue(db: Executor, tenant: Tenant, scope: { location
       .execute(),
   ])
   return { ...totals, unmapped }
+}
+
+/** Moments of one location: after `start`, up to and including `end`, in its business days by `clock`. */
+export interface ClockedSpan {
+  location: string
+  start: Date
+  end: Date
+  clock: LocationClock
+}
+
+export interface UnmappedSales {
+  /** The index of the span in the spans asked for. */
+  span: number
+  connectionId: string
+  posItemId: string
+  /** The lowest name among its unmapped lines in the span. */
+  name: string
+  /** A decimal string. */
+  quantity: string
+}
+
+/**
+ * The POS items with unmapped lines sold in each span, their quantities summed: the whole business days
+ * between the span's ends from analytics_unmapped_sale_days, the partial days at its ends from POS's raw
+ * unmapped lines (two ranges of its index). O(days × unmapped POS items), whatever the number of lines;
+ * the days are the location's as they were when the lines were written, like the other rollups'.
+ */
+export async function unmappedSalesInSpans(db: Executor, tenant: Tenant, spans: ClockedSpan[]): Promise<UnmappedSales[]> {
+  if (spans.length === 0) return []
+  const lines = unmappedSaleLines(tenant)
+  const result = await sql<UnmappedSales>`
+    WITH spans AS (
+      SELECT s.ord, s.location_id, s.start_at, s.end_at, d.first_day, d.last_day,
+        ((d.first_day + 1 + s.cutoff::interval) AT TIME ZONE s.timezone) AS first_day_end,
+        ((d.last_day + s.cutoff::interval) AT TIME ZONE s.timezone) AS last_day_start
+      FROM unnest(${spans.map((_, index) => index)}::int[], ${spans.map((span) => span.location)}::text[],
+        ${spans.map((span) => span.start.toISOString())}::timestamptz[], ${spans.map((span) => span.end.toISOString())}::timestamptz[],
+        ${spans.map((span) => span.clock.timezone)}::text[], ${spans.map((span) => span.clock.cutoff)}::text[])
+        AS s (ord, location_id, start_at, end_at, timezone, cutoff)
+      CROSS JOIN LATERAL (SELECT business_day(s.start_at, s.timezone, s.cutoff) AS first_day, business_day(s.end_at, s.timezone, s.cutoff) AS last_day) d
+    )
+    SELECT sold.ord AS span, sold.connection_id AS "connectionId", sold.pos_item_id AS "posItemId", min(sold.name) AS name, sum(sold.quantity)::text AS quantity
+    FROM (
+      SELECT b.ord, r.connection_id, r.pos_item_id, r.name, r.quantity
+      FROM spans b
+      JOIN analytics_unmapped_sale_days r ON r.account_id = ${tenant.accountId} AND r.environment = ${tenant.environment} AND r.location_id = b.location_id
+        AND r.business_day > b.first_day AND r.business_day < b.last_day AND r.sale_lines > 0
+      UNION ALL
+      -- The first business day's part after the start (the whole span when it ends the same day).
+      SELECT b.ord, u.connection_id, u.pos_item_id, u.name, u.quantity
+      FROM spans b
+      JOIN ${lines} u ON u.location_id = b.location_id AND u.sold_at > b.start_at AND u.sold_at <= b.end_at AND u.sold_at < b.first_day_end
+      UNION ALL
+      -- The last business day's part up to the end, when it is not the first.
+      SELECT b.ord, u.connection_id, u.pos_item_id, u.name, u.quantity
+      FROM spans b
+      JOIN ${lines} u ON u.location_id = b.location_id AND u.sold_at >= b.last_day_start AND u.sold_at <= b.end_at AND b.last_day > b.first_day
+    ) sold
+    GROUP BY sold.ord, sold.connection_id, sold.pos_item_id`.execute(db)
+  return result.rows
 }

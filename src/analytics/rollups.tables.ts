@@ -27,6 +27,19 @@ export interface AnalyticsPosItemDayTable {
   mapped_revenue: Numeric
 }
 
+/** Unmapped sale lines per POS item, name and business day (migrations/20261126150000_analytics_unmapped_sale_days.sql), kept by a trigger. */
+export interface AnalyticsUnmappedSaleDayTable {
+  account_id: string
+  environment: Environment
+  location_id: string
+  business_day: string
+  connection_id: string
+  pos_item_id: string
+  name: string
+  sale_lines: Numeric
+  quantity: Numeric
+}
+
 /** Count windows' measured facts (migrations/20261122130000_analytics_count_windows.sql), forgotten by triggers. */
 export interface AnalyticsCountWindowTable {
   account_id: string
@@ -46,6 +59,7 @@ declare module '../platform/db/database.js' {
   interface Database {
     analytics_item_days: AnalyticsItemDayTable
     analytics_pos_item_days: AnalyticsPosItemDayTable
+    analytics_unmapped_sale_days: AnalyticsUnmappedSaleDayTable
     analytics_count_windows: AnalyticsCountWindowTable
   }
 }

@@ -1,5 +1,5 @@
 import type { Executor, Tenant } from '../platform/db/database.js'
-import { type Decimal, decimal, moneyOut, sum, toApiNumber, ZERO } from '../platform/decimal.js'
+import { type Decimal, decimal, moneyOut, scaledDecimal, sum, toApiNumber, ZERO } from '../platform/decimal.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { itemsInScope, lineUsageInSpans } from '../inventory/stock-history.js'
 import { saleLinesById } from '../pos/sales-history.js'
@@ -9,6 +9,7 @@ import { analyticsErrors } from './analytics.errors.js'
 import type { PERFORMANCE_RATINGS, StaffPerformance, StaffQuery } from './metrics.schemas.js'
 import { type ItemWindow, itemWindows, type PeriodLine, periodLines } from './period-facts.js'
 import { locationBounds, PERCENT_DECIMALS, reportPeriod } from './report-period.js'
+import { COST_PLACES, QUANTITY_PLACES } from './variance-windows.js'
 
 /** What one member did in the period. */
 interface Activity {
@@ -70,10 +71,11 @@ async function shareWindowVariance(db: Executor, tenant: Tenant, windows: ItemWi
     const staffId = staffOfLine.get(row.saleLine)
     const activity = staffId ? byStaff.get(staffId) : undefined
     const window = windows[row.span] as ItemWindow
-    if (!activity || window.measured.expected.eq(0)) continue
+    if (!activity || window.measured.expected === 0n) continue
     const units = decimal(row.units)
     activity.expectedCost = activity.expectedCost.plus(units.times(window.item.cost_per_unit))
-    activity.varianceCost = activity.varianceCost.plus(window.varianceCost.times(units).div(window.measured.expected))
+    const expected = scaledDecimal(window.measured.expected, QUANTITY_PLACES)
+    activity.varianceCost = activity.varianceCost.plus(scaledDecimal(window.varianceCost, COST_PLACES).times(units).div(expected))
   }
 }
 

@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto'
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { decimal } from '../platform/decimal.js'
 import { stockUsed } from '../inventory/conversion.js'
-import type { ItemRow } from '../inventory/inventory.service.js'
+import type { ReportItem } from '../inventory/stock-history.js'
 import { type Match, NameMatcher } from '../pos/auto-map/name-matcher.js'
 import { defaultConversionFor } from '../pos/auto-map/default-conversion.js'
-import { type LocationSpan, type UnmappedSales, unmappedSalesInSpans } from '../pos/sales-history.js'
+import { allLocations } from '../locations/locations.service.js'
+import { type ClockedSpan, type UnmappedSales, unmappedSalesInSpans } from './rollups.repository.js'
 import type { UnmappedSimilar } from './variance-causes.js'
 import type { CountWindow } from './variance-windows.js'
 
@@ -21,7 +22,7 @@ const SIMILAR_NAME = 0.5
 const REMEMBERED_CATALOGUES = 16
 
 interface WindowOfItem {
-  item: ItemRow
+  item: ReportItem
   window: CountWindow
 }
 
@@ -33,14 +34,21 @@ interface Resembling {
 /** Best matches by POS name, per catalogue (the items' ids, names, units and sizes: all the matcher reads). */
 const rememberedMatches = new Map<string, { matcher: NameMatcher; byName: Map<string, Match | undefined> }>()
 
-function catalogueKey(items: ItemRow[]): string {
+/** Catalogue keys of item lists already hashed: a report's batches match names among the same list. */
+const hashedCatalogues = new WeakMap<ReportItem[], string>()
+
+function catalogueKey(items: ReportItem[]): string {
+  const known = hashedCatalogues.get(items)
+  if (known !== undefined) return known
   const hash = createHash('sha1')
   for (const item of items) hash.update(`${item.id}\u0000${item.name}\u0000${item.unit}\u0000${item.size_ml ?? ''}\u0001`)
-  return hash.digest('base64')
+  const key = hash.digest('base64')
+  hashedCatalogues.set(items, key)
+  return key
 }
 
 /** The matcher's best item for each name, remembered per catalogue: the matcher is deterministic and costly. */
-function bestMatches(items: ItemRow[], names: Iterable<string>): Map<string, Match | undefined> {
+function bestMatches(items: ReportItem[], names: Iterable<string>): Map<string, Match | undefined> {
   const key = catalogueKey(items)
   let remembered = rememberedMatches.get(key)
   if (remembered) rememberedMatches.delete(key)
@@ -55,21 +63,25 @@ function spanKey(location: string, window: CountWindow): string {
   return `${location}|${window.opening.countedAt.getTime()}|${window.closing.countedAt.getTime()}`
 }
 
-/** The distinct windows (location, opening, closing) among these, and each one's index. */
-function distinctSpans(windows: WindowOfItem[]): { spans: LocationSpan[]; indexOf: Map<string, number> } {
-  const spans: LocationSpan[] = []
+/** The distinct windows (location, opening, closing) among these, each on its location's clock, and each one's index. */
+async function distinctSpans(db: Executor, tenant: Tenant, windows: WindowOfItem[]): Promise<{ spans: ClockedSpan[]; indexOf: Map<string, number> }> {
+  const spans: ClockedSpan[] = []
   const indexOf = new Map<string, number>()
+  if (windows.length === 0) return { spans, indexOf }
+  const clocks = new Map((await allLocations(db, tenant)).map((location) => [location.id, { timezone: location.timezone, cutoff: location.business_day_cutoff }]))
   for (const { item, window } of windows) {
     const key = spanKey(item.location_id, window)
     if (indexOf.has(key)) continue
+    const clock = clocks.get(item.location_id)
+    if (!clock) throw new Error(`no location ${item.location_id}`)
     indexOf.set(key, spans.length)
-    spans.push({ location: item.location_id, start: window.opening.countedAt, end: window.closing.countedAt })
+    spans.push({ location: item.location_id, start: window.opening.countedAt, end: window.closing.countedAt, clock })
   }
   return { spans, indexOf }
 }
 
 /** What each unmapped POS item would have taken of the item, when its pour converts into the item's unit. */
-function similarOf(item: ItemRow, resembling: Resembling[]): UnmappedSimilar[] {
+function similarOf(item: ReportItem, resembling: Resembling[]): UnmappedSimilar[] {
   return resembling.map(({ sales, similarity }) => {
     const conversion = defaultConversionFor(sales.name, item)
     // A pour that cannot be converted gives no estimate (the rule then reads quantities only).
@@ -83,9 +95,9 @@ function similarOf(item: ItemRow, resembling: Resembling[]): UnmappedSimilar[] {
  * its closing count whose names resemble it (from SIMILAR_NAME up; `items` are the items names are
  * matched among), by item id.
  */
-export async function unmappedSimilarTo(db: Executor, tenant: Tenant, windows: WindowOfItem[], items: ItemRow[]): Promise<Map<string, UnmappedSimilar[]>> {
+export async function unmappedSimilarTo(db: Executor, tenant: Tenant, windows: WindowOfItem[], items: ReportItem[]): Promise<Map<string, UnmappedSimilar[]>> {
   const similar = new Map<string, UnmappedSimilar[]>()
-  const { spans, indexOf } = distinctSpans(windows)
+  const { spans, indexOf } = await distinctSpans(db, tenant, windows)
   const unmapped = await unmappedSalesInSpans(db, tenant, spans)
   if (unmapped.length === 0) return similar
   const matches = bestMatches(items, new Set(unmapped.map((sales) => sales.name)))

@@ -1,12 +1,13 @@
 import type { Executor, Trx } from '../platform/db/database.js'
-import { type CountPoint, type HistorySpan, movementsInSpans, type SpanMovement } from '../inventory/stock-history.js'
+import { type HistorySpan, movementsInSpans, type SpanMovement } from '../inventory/stock-history.js'
 import { allLocations } from '../locations/locations.service.js'
 import type { Tenant } from '../platform/db/database.js'
 import { type BusinessDaySplit, businessDaySplits, PERCENT_DECIMALS, shiftDate } from './report-period.js'
 import { type DayNet, type DaysTotal, type ItemDays, rolledUpDays } from './rollups.repository.js'
-import { type Decimal, decimal, quotientShownAt, sum, ZERO } from '../platform/decimal.js'
+import { type Decimal, decimal, percentShownAt, scaledOut, sum, toScaled, ZERO } from '../platform/decimal.js'
 import type { WindowFacts } from './variance-causes.js'
-import { mayStoreWindows, storedWindowNumbers, storedWindowTotals, storeWindows, type WindowKey, type WindowNumbers, type WindowTotals } from './count-windows.repository.js'
+import { mayStoreWindows, storeWindows, type WindowNumbers, type WindowTotals } from './count-windows.repository.js'
+import type { CountPoint, EarlierWindow } from './window-plan.repository.js'
 
 /**
  * Count windows: an item's usage between two of its counts. actual = opening + deliveries − closing;
@@ -16,6 +17,10 @@ import { mayStoreWindows, storedWindowNumbers, storedWindowTotals, storeWindows,
 const DAY_MS = 86_400_000
 /** Earlier windows the cause rules look at. */
 export const PREVIOUS_WINDOWS = 6
+/** Decimals a window's quantities are exact to, as scaled integers (usage is stored with 8, counts and deliveries with 4). */
+export const QUANTITY_PLACES = 8
+/** Decimals of a window's costs: a quantity times a cost per unit (4 decimals). */
+export const COST_PLACES = QUANTITY_PLACES + 4
 
 export interface CountWindow {
   opening: CountPoint
@@ -23,41 +28,31 @@ export interface CountWindow {
 }
 
 export interface MeasuredWindow extends CountWindow {
-  /** Exact figures in the item's unit (decimal strings from the database, summed as decimals). */
-  deliveries: Decimal
-  expected: Decimal
-  actual: Decimal
+  /** Exact figures in the item's unit, scaled to QUANTITY_PLACES. */
+  expected: bigint
+  actual: bigint
   /** Sale lines that used the item in the window. */
   saleLines: number
   /** As read or measured: the cause rules' walked facts reuse them when they hold the lowest net. */
   totals: WindowTotals
 }
 
-/**
- * The window a report over [start, end] reads for one item: from its latest count at or before start
- * (else its earliest inside the period) to its latest count at or before end; undefined without two.
- * `counts` are the item's counts at or before end, oldest first.
- */
-export function reportWindow(counts: CountPoint[], start: Date, end: Date): { window: CountWindow; openingIndex: number } | undefined {
-  const closingIndex = counts.findLastIndex((count) => count.countedAt <= end)
-  const before = counts.findLastIndex((count) => count.countedAt <= start)
-  const openingIndex = before >= 0 ? before : counts.findIndex((count) => count.countedAt > start)
-  if (closingIndex < 0 || openingIndex < 0 || openingIndex >= closingIndex) return undefined
-  return { window: { opening: counts[openingIndex] as CountPoint, closing: counts[closingIndex] as CountPoint }, openingIndex }
-}
-
-/** The consecutive windows of counts ending at index `last`, the latest PREVIOUS_WINDOWS of them, oldest first. */
-export function windowsBefore(counts: CountPoint[], last: number): CountWindow[] {
-  const windows: CountWindow[] = []
-  for (let index = Math.max(1, last - PREVIOUS_WINDOWS + 1); index <= last; index++) {
-    windows.push({ opening: counts[index - 1] as CountPoint, closing: counts[index] as CountPoint })
-  }
-  return windows
-}
-
 export interface WindowOfItem {
   item: { id: string; location_id: string }
   window: CountWindow
+}
+
+/** What measuring a window reads: its item and its two counts. */
+interface WindowSpan {
+  item: { id: string; location_id: string }
+  openingCountId: string
+  closingCountId: string
+  openedAt: Date
+  closedAt: Date
+}
+
+function spanOf({ item, window }: WindowOfItem): WindowSpan {
+  return { item, openingCountId: window.opening.countId, closingCountId: window.closing.countId, openedAt: window.opening.countedAt, closedAt: window.closing.countedAt }
 }
 
 interface WindowParts {
@@ -68,9 +63,7 @@ interface WindowParts {
 }
 
 /** Splits a window at business-day boundaries: raw history for the partial days at its ends, rollups in between. */
-function partsOf({ item, window }: WindowOfItem, split: BusinessDaySplit): WindowParts {
-  const from = window.opening.countedAt
-  const to = window.closing.countedAt
+function partsOf({ item, openedAt: from, closedAt: to }: WindowSpan, split: BusinessDaySplit): WindowParts {
   if (split.firstDay === split.lastDay) return { edges: [{ itemId: item.id, from, to }], days: undefined }
   // Raw spans exclude their start: the first runs to the last moment of its day, the second from the first of the closing day.
   const edges = [
@@ -105,11 +98,11 @@ function lowestNet(edges: SpanMovement[], days: DayNet[]): Decimal {
 }
 
 /** Deliveries, usage and (with `walk`) lowest net of windows from history: raw ends, rolled-up days between. */
-async function measureTotals(db: Executor, tenant: Tenant, windows: WindowOfItem[], walk: boolean): Promise<WindowTotals[]> {
+async function measureTotals(db: Executor, tenant: Tenant, windows: WindowSpan[], walk: boolean): Promise<WindowTotals[]> {
   const clocks = new Map((await allLocations(db, tenant)).map((location) => [location.id, { timezone: location.timezone, cutoff: location.business_day_cutoff }]))
   const splits = await businessDaySplits(
     db,
-    windows.map(({ item, window }) => ({ from: window.opening.countedAt, to: window.closing.countedAt, clock: clocks.get(item.location_id) ?? UTC_CLOCK })),
+    windows.map(({ item, openedAt, closedAt }) => ({ from: openedAt, to: closedAt, clock: clocks.get(item.location_id) ?? UTC_CLOCK })),
   )
   const parts = windows.map((window, index) => partsOf(window, splits[index] as BusinessDaySplit))
   const wholeDays = parts.flatMap((part) => (part.days ? [part.days] : []))
@@ -128,24 +121,23 @@ async function measureTotals(db: Executor, tenant: Tenant, windows: WindowOfItem
   })
 }
 
-function keyOf({ item, window }: WindowOfItem): WindowKey {
-  return { itemId: item.id, openingCountId: window.opening.countId, closingCountId: window.closing.countId }
-}
-
 /**
  * Measures windows the store lacks and stores them when no change to the tenant's history is in flight
  * (mayStoreWindows: taken before measuring, held until the transaction commits). Inside a transaction
  * (a count) in it; otherwise in one of its own.
  */
-async function measureAndStore(db: Executor, tenant: Tenant, windows: WindowOfItem[], walk: boolean): Promise<WindowTotals[]> {
+async function measureAndStore(db: Executor, tenant: Tenant, windows: WindowSpan[], walk: boolean): Promise<WindowTotals[]> {
+  if (windows.length === 0) return []
   const measure = async (trx: Trx) => {
     const mayStore = await mayStoreWindows(trx, tenant)
     const totals = await measureTotals(trx, tenant, windows, walk)
     if (mayStore) {
       const stored = windows.map((window, index) => ({
-        ...keyOf(window),
-        openingAt: window.window.opening.countedAt,
-        closingAt: window.window.closing.countedAt,
+        itemId: window.item.id,
+        openingCountId: window.openingCountId,
+        closingCountId: window.closingCountId,
+        openingAt: window.openedAt,
+        closingAt: window.closedAt,
         totals: totals[index] as WindowTotals,
       }))
       await storeWindows(trx, tenant, stored)
@@ -160,82 +152,84 @@ function numbersOf(totals: WindowTotals): WindowNumbers {
   return { deliveries: Number(totals.deliveries), usage: Number(totals.usage), saleLines: totals.saleLines }
 }
 
-/** A window's facts in numbers, as the cause rules read them; the lowest theoretical stock is the opening unless given. */
-function factsOf(window: CountWindow, totals: WindowNumbers, lowestTheoretical?: number): WindowFacts {
-  const opening = Number(window.opening.quantity)
+/** A window's facts in numbers, as the cause rules read them. */
+function factsOf(window: CountWindow, totals: WindowNumbers, lowestTheoretical: number): WindowFacts {
   return {
-    opening,
+    opening: Number(window.opening.quantity),
     deliveries: totals.deliveries,
     closing: Number(window.closing.quantity),
     expected: totals.usage,
     saleLines: totals.saleLines,
     days: (window.closing.countedAt.getTime() - window.opening.countedAt.getTime()) / DAY_MS,
-    lowestTheoretical: lowestTheoretical ?? opening,
+    lowestTheoretical,
   }
 }
 
+/** An earlier window's facts, as the cause rules read them: not walked, its lowest theoretical stock is taken as its opening. */
+function earlierFactsOf([openedAt, closedAt, opening, closing]: EarlierWindow, totals: WindowNumbers): WindowFacts {
+  // Whole milliseconds, as a Date keeps them.
+  const days = (Math.trunc(closedAt) - Math.trunc(openedAt)) / DAY_MS
+  return { opening, deliveries: totals.deliveries, closing, expected: totals.usage, saleLines: totals.saleLines, days, lowestTheoretical: opening }
+}
+
+/** An earlier window's totals from the store, undefined when the store lacks it. */
+function storedNumbers([, , , , deliveries, usage, saleLines]: EarlierWindow): WindowNumbers | undefined {
+  return saleLines === null ? undefined : { deliveries: deliveries as number, usage: usage as number, saleLines }
+}
+
 /** The lowest theoretical stock of a walked window: its opening count plus its lowest net, exact, then in a number. */
-function lowestTheoreticalOf(window: CountWindow, totals: WindowTotals): number | undefined {
-  return totals.lowestNet === null ? undefined : Number(decimal(window.opening.quantity).plus(totals.lowestNet))
+function lowestTheoreticalOf(window: CountWindow, totals: WindowTotals & { lowestNet: string }): number {
+  return scaledOut(toScaled(window.opening.quantity, QUANTITY_PLACES) + toScaled(totals.lowestNet, QUANTITY_PLACES), QUANTITY_PLACES, QUANTITY_PLACES)
 }
 
 /** A window's figures from its counts and what moved between them, exact. */
 function measuredWindow(window: CountWindow, totals: WindowTotals): MeasuredWindow {
-  const deliveries = decimal(totals.deliveries)
-  const actual = decimal(window.opening.quantity).plus(deliveries).minus(window.closing.quantity)
-  return { ...window, deliveries, expected: decimal(totals.usage), actual, saleLines: totals.saleLines, totals }
+  const actual = toScaled(window.opening.quantity, QUANTITY_PLACES) + toScaled(totals.deliveries, QUANTITY_PLACES) - toScaled(window.closing.quantity, QUANTITY_PLACES)
+  return { opening: window.opening, closing: window.closing, expected: toScaled(totals.usage, QUANTITY_PLACES), actual, saleLines: totals.saleLines, totals }
 }
 
 /**
- * What moved in each window, in order. A window measured before is read from analytics' store of count
- * windows, O(1) per window whatever its length or sales; the others are measured from inventory's raw
+ * Measures windows of items, in order, exact. A window the store holds (`stored`, as read with the plan)
+ * costs nothing more, whatever its length or sales; the others are measured from inventory's raw
  * history for the partial business days at their ends and analytics' daily rollup for the whole days
- * between, O(days), and stored. `read` reads the store (in decimals or in numbers), `convert` turns
- * measured totals into what it reads; with `walk`, a stored window not walked yet is measured again.
+ * between, O(days), and stored.
  */
-async function totalsOf<Totals>(
+export async function measureWindows(db: Executor, tenant: Tenant, windows: (WindowOfItem & { window: { stored: WindowTotals | undefined } })[]): Promise<MeasuredWindow[]> {
+  const missing = windows.filter((entry) => entry.window.stored === undefined)
+  const measured = await measureAndStore(db, tenant, missing.map(spanOf), false)
+  let measuredIndex = 0
+  return windows.map(({ window }) => measuredWindow(window, window.stored ?? (measured[measuredIndex++] as WindowTotals)))
+}
+
+/**
+ * The facts the cause rules read of each item's earlier windows, in order: from the store where it holds
+ * them, the others measured (and stored).
+ */
+export async function earlierFacts(
   db: Executor,
   tenant: Tenant,
-  windows: WindowOfItem[],
-  how: { read: (db: Executor, keys: WindowKey[]) => Promise<(Totals | undefined)[]>; convert: (totals: WindowTotals) => Totals; walk: boolean },
-): Promise<Totals[]> {
-  const totals = await how.read(db, windows.map(keyOf))
-  const missing = windows.flatMap((window, index) => {
-    const stored = totals[index]
-    const unwalked = how.walk && (stored as WindowTotals | undefined)?.lowestNet === null
-    return stored === undefined || unwalked ? [index] : []
-  })
-  if (missing.length > 0) {
-    const measured = await measureAndStore(db, tenant, missing.map((index) => windows[index] as WindowOfItem), how.walk)
-    missing.forEach((index, position) => (totals[index] = how.convert(measured[position] as WindowTotals)))
-  }
-  return totals as Totals[]
-}
-
-const exactTotals = (walk: boolean) => ({ read: storedWindowTotals, convert: (totals: WindowTotals) => totals, walk })
-
-/** Measures windows of items, in order, exact (totalsOf). */
-export async function measureWindows(db: Executor, tenant: Tenant, windows: WindowOfItem[]): Promise<MeasuredWindow[]> {
-  const totals = await totalsOf(db, tenant, windows, exactTotals(false))
-  return windows.map((window, index) => measuredWindow(window.window, totals[index] as WindowTotals))
-}
-
-/** The facts the cause rules read of windows of items, in order (totalsOf, in numbers), without their lowest theoretical stock. */
-export async function windowFacts(db: Executor, tenant: Tenant, windows: WindowOfItem[]): Promise<WindowFacts[]> {
-  const totals = await totalsOf(db, tenant, windows, { read: storedWindowNumbers, convert: numbersOf, walk: false })
-  return windows.map((window, index) => factsOf(window.window, totals[index] as WindowNumbers))
+  items: { item: { id: string; location_id: string }; earlier: EarlierWindow[] }[],
+): Promise<WindowFacts[][]> {
+  const missing = items.flatMap(({ item, earlier }) =>
+    earlier.flatMap(([openedAt, closedAt, , , , , saleLines, openingCountId, closingCountId]) =>
+      saleLines === null ? [{ item, openingCountId: openingCountId as string, closingCountId: closingCountId as string, openedAt: new Date(openedAt), closedAt: new Date(closedAt) }] : [],
+    ),
+  )
+  const measured = await measureAndStore(db, tenant, missing, false)
+  let measuredIndex = 0
+  return items.map(({ earlier }) => earlier.map((window) => earlierFactsOf(window, storedNumbers(window) ?? numbersOf(measured[measuredIndex++] as WindowTotals))))
 }
 
 /**
  * The cause rules' facts of measured windows, with their lowest theoretical stock: from the totals they
- * were measured with where those were walked, the others walked now.
+ * were measured with where those were walked, the others walked now (and stored).
  */
 export async function walkedFacts(db: Executor, tenant: Tenant, windows: (WindowOfItem & { measured: MeasuredWindow })[]): Promise<WindowFacts[]> {
   const unwalked = windows.filter((window) => window.measured.totals.lowestNet === null)
-  const walked = await totalsOf(db, tenant, unwalked, exactTotals(true))
+  const walked = await measureAndStore(db, tenant, unwalked.map(spanOf), true)
   let walkedIndex = 0
   return windows.map((window) => {
-    const totals = window.measured.totals.lowestNet === null ? (walked[walkedIndex++] as WindowTotals) : window.measured.totals
+    const totals = (window.measured.totals.lowestNet === null ? walked[walkedIndex++] : window.measured.totals) as WindowTotals & { lowestNet: string }
     return factsOf(window.window, numbersOf(totals), lowestTheoreticalOf(window.window, totals))
   })
 }
@@ -244,10 +238,10 @@ const UTC_CLOCK = { timezone: 'UTC', cutoff: '04:00' }
 
 /**
  * variance / expected × 100 (DECISIONS): 100 when nothing was expected but something was used, 0 when
- * neither. The same rule for one item's units and for a report's costs. Exact as shown (rounded to
- * PERCENT_DECIMALS), and compared with thresholds only so rounded.
+ * neither. The same rule for one item's units and for a report's costs (both scaled alike). As answered:
+ * rounded to PERCENT_DECIMALS, exactly, and compared with thresholds only so rounded.
  */
-export function varianceRate(variance: Decimal, expected: Decimal): Decimal {
-  if (expected.eq(0)) return variance.eq(0) ? ZERO : decimal(100)
-  return quotientShownAt(PERCENT_DECIMALS, variance.times(100), expected)
+export function varianceRate(variance: bigint, expected: bigint): number {
+  if (expected === 0n) return variance === 0n ? 0 : 100
+  return percentShownAt(PERCENT_DECIMALS, variance, expected)
 }

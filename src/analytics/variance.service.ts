@@ -1,16 +1,16 @@
 import type { Executor, Tenant } from '../platform/db/database.js'
-import { type Decimal, decimal, moneyOut, quantityOut, sum, toApiNumber } from '../platform/decimal.js'
-import { type CountPoint, countsOf, itemsInScope } from '../inventory/stock-history.js'
-import type { ItemRow } from '../inventory/inventory.service.js'
+import { decimal, MONEY_DECIMALS, moneyOut, QUANTITY_STORED_DECIMALS, quantityOut, scaledOut, sumScaled, toApiNumber, toScaled } from '../platform/decimal.js'
+import { itemsInScope, type ReportItem } from '../inventory/stock-history.js'
 import { getLocation } from '../locations/locations.service.js'
 import { getSettings } from '../settings/settings.service.js'
 import { analyticsErrors } from './analytics.errors.js'
-import { type LocationBounds, locationBounds, PERCENT_DECIMALS, periodLabel, type ReportPeriod, reportPeriod } from './report-period.js'
-import { posRevenue } from './rollups.repository.js'
+import { type LocationBounds, locationBounds, periodLabel, type ReportPeriod, reportPeriod } from './report-period.js'
+import { type PosRevenue, posRevenue } from './rollups.repository.js'
 import { rankCauses, type WindowFacts } from './variance-causes.js'
 import { unmappedSimilarTo } from './unmapped-similar.js'
 import type { VarianceItem, VarianceQuery, VarianceReport } from './variance.schemas.js'
-import { type CountWindow, type MeasuredWindow, measureWindows, PREVIOUS_WINDOWS, reportWindow, varianceRate, walkedFacts, windowFacts, windowsBefore } from './variance-windows.js'
+import { COST_PLACES, earlierFacts, type MeasuredWindow, measureWindows, PREVIOUS_WINDOWS, QUANTITY_PLACES, varianceRate, walkedFacts } from './variance-windows.js'
+import { type ItemPlan, plannedWindows, type PlannedWindow, type WindowChoice } from './window-plan.repository.js'
 
 /** A count older than this before the period's end makes an item's figures stale. */
 const STALE_COUNT_DAYS = 14
@@ -18,18 +18,16 @@ const UNMAPPED_LISTED = 10
 const DAY_MS = 86_400_000
 
 export interface PlannedItem {
-  item: ItemRow
-  counts: CountPoint[]
-  window: CountWindow
-  openingIndex: number
+  item: ReportItem
+  window: PlannedWindow
 }
 
 export interface ScoredItem extends PlannedItem {
   measured: MeasuredWindow
-  /** actual − expected. */
-  variance: Decimal
-  /** The variance percentage as shown (rounded to PERCENT_DECIMALS), which thresholds are compared with. */
-  percentage: Decimal
+  /** actual − expected, scaled to QUANTITY_PLACES. */
+  variance: bigint
+  /** The variance percentage as answered (2 decimals), which thresholds are compared with. */
+  percentage: number
   aboveThreshold: boolean
   /** Above twice the threshold (severity high). */
   highVariance: boolean
@@ -41,40 +39,44 @@ function boundsOf(bounds: Map<string, LocationBounds>, location: string): Locati
   return found
 }
 
-/** The items that have a report window (items without two counts are left out). */
-function planWindows(items: ItemRow[], counts: Map<string, CountPoint[]>, bounds: Map<string, LocationBounds>) {
-  const planned: PlannedItem[] = []
-  for (const item of items) {
-    const { start, end } = boundsOf(bounds, item.location_id)
-    const itemCounts = (counts.get(item.id) ?? []).filter((count) => count.countedAt <= end)
-    const found = reportWindow(itemCounts, start, end)
-    if (found) planned.push({ item, counts: itemCounts, ...found })
-  }
-  return planned
-}
-
 /**
- * The report windows of items (each located in `bounds`) with the counts they were chosen from: only the
- * counts after the period's earliest start and the few before it that the opening count and the cause
- * rules' earlier windows need.
+ * The windows of `items` chosen by `choice` (window-plan.repository.ts), in the items' order; items
+ * without a window are left out. With `previous`, each window brings the cause rules' earlier windows.
  */
-export async function planReportWindows(db: Executor, items: ItemRow[], bounds: Map<string, LocationBounds>) {
-  const latestEnd = new Date(Math.max(0, ...[...bounds.values()].map((entry) => entry.end.getTime())))
-  const earliestStart = new Date(Math.min(...[...bounds.values()].map((entry) => entry.start.getTime())))
-  const counts = await countsOf(db, items.map((item) => item.id), latestEnd, { at: earliestStart, count: PREVIOUS_WINDOWS + 1 })
-  return { planned: planWindows(items, counts, bounds), counts }
+export async function planWindows(db: Executor, items: ReportItem[], choice: WindowChoice, previous = PREVIOUS_WINDOWS) {
+  const plans = await plannedWindows(db, choice, previous)
+  const planned = items.flatMap((item): PlannedItem[] => {
+    const window = plans.get(item.id)?.window
+    return window ? [{ item, window }] : []
+  })
+  return { planned, plans }
 }
 
-function windowOut(measured: MeasuredWindow): VarianceItem['window'] {
+/** The report windows of items, each located in `bounds` (the period's moments at its location). */
+export function planReportWindows(db: Executor, items: ReportItem[], bounds: Map<string, LocationBounds>, previous = PREVIOUS_WINDOWS) {
+  return planWindows(db, items, { kind: 'period', items, bounds: [...bounds.values()] }, previous)
+}
+
+/** Each count time's ISO form, once per Date (a report's items counted together share their counts' Dates). */
+const isoForms = new WeakMap<Date, string>()
+
+function isoOf(date: Date): string {
+  let iso = isoForms.get(date)
+  if (iso === undefined) isoForms.set(date, (iso = date.toISOString()))
+  return iso
+}
+
+/** `salesUnits`: the expected usage as answered. Decimals are answered from the database's strings where the window has them. */
+function windowOut(measured: MeasuredWindow, salesUnits: number): VarianceItem['window'] {
   return {
     opening_count_id: measured.opening.countId,
-    opening_counted_at: measured.opening.countedAt.toISOString(),
+    opening_counted_at: isoOf(measured.opening.countedAt),
     opening: quantityOut(measured.opening.quantity),
-    deliveries: quantityOut(measured.deliveries),
+    deliveries: quantityOut(measured.totals.deliveries),
     closing: quantityOut(measured.closing.quantity),
     closing_count_id: measured.closing.countId,
-    closing_counted_at: measured.closing.countedAt.toISOString(),
-    sales_units: quantityOut(measured.expected),
+    closing_counted_at: isoOf(measured.closing.countedAt),
+    sales_units: salesUnits,
     sale_lines: measured.saleLines,
   }
 }
@@ -84,10 +86,11 @@ export async function scoreItems(db: Executor, tenant: Tenant, planned: PlannedI
   const measured = await measureWindows(db, tenant, planned)
   return planned.map((plan, index) => {
     const window = measured[index] as MeasuredWindow
-    const variance = window.actual.minus(window.expected)
-    const percentage = varianceRate(variance, window.expected).round(PERCENT_DECIMALS)
-    const size = percentage.abs()
-    return { ...plan, measured: window, variance, percentage, aboveThreshold: size.gt(threshold), highVariance: size.gt(2 * threshold) }
+    const variance = window.actual - window.expected
+    const percentage = varianceRate(variance, window.expected)
+    const size = Math.abs(percentage)
+    // Every field named, none spread: V8 builds a literal with spread and more fields slowly, a thousand times here.
+    return { item: plan.item, window: plan.window, measured: window, variance, percentage, aboveThreshold: size > threshold, highVariance: size > 2 * threshold }
   })
 }
 
@@ -95,30 +98,22 @@ export async function scoreItems(db: Executor, tenant: Tenant, planned: PlannedI
  * Causes for each item above the threshold, from its earlier windows and the location's unmapped sales;
  * `items` are the items names are matched among.
  */
-export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[], threshold: number, items: ItemRow[]) {
+export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[], threshold: number, items: ReportItem[]) {
   const flagged = scored.filter((entry) => entry.aboveThreshold)
   const causes = new Map<string, ReturnType<typeof rankCauses>>()
   if (flagged.length === 0) return causes
   // The flagged windows walked for their lowest theoretical stock, and the windows before them.
-  const earlier = flagged.flatMap((entry) => windowsBefore(entry.counts, entry.openingIndex).map((window) => ({ item: entry.item, window })))
   // Only the reported window's lowest theoretical stock matters to the rules: the earlier ones are not walked.
-  const [flaggedFacts, earlierFacts, unmappedSimilar] = await Promise.all([
+  const [flaggedFacts, previousFacts, unmappedSimilar] = await Promise.all([
     walkedFacts(db, tenant, flagged),
-    windowFacts(db, tenant, earlier),
+    earlierFacts(db, tenant, flagged.map((entry) => ({ item: entry.item, earlier: entry.window.earlier }))),
     unmappedSimilarTo(db, tenant, flagged, items),
   ])
-  const previousByItem = new Map<string, WindowFacts[]>()
-  earlierFacts.forEach((facts, index) => {
-    const itemId = (earlier[index] as (typeof earlier)[number]).item.id
-    const previous = previousByItem.get(itemId) ?? []
-    previous.push(facts)
-    previousByItem.set(itemId, previous)
-  })
   flagged.forEach((entry, index) => {
     const input = {
       threshold,
       window: flaggedFacts[index] as WindowFacts,
-      previous: previousByItem.get(entry.item.id) ?? [],
+      previous: previousFacts[index] as WindowFacts[],
       unmappedSimilar: unmappedSimilar.get(entry.item.id) ?? [],
     }
     causes.set(entry.item.id, rankCauses(input))
@@ -126,47 +121,50 @@ export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[
   return causes
 }
 
-/** A scored item in the report's shape, with its loss and expected cost as decimals for the totals. */
-export function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>): VarianceItem & { loss: Decimal; expectedCost: Decimal } {
+/** A scored item in the report's shape (`answer`), with its loss and expected cost for the totals (exact, scaled to COST_PLACES). */
+export function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>): { answer: VarianceItem; loss: bigint; expectedCost: bigint } {
   const { item, measured, variance } = entry
-  const loss = variance.times(item.cost_per_unit)
-  return {
+  const cost = toScaled(item.cost_per_unit, COST_PLACES - QUANTITY_PLACES)
+  const loss = variance * cost
+  const expected = quantityOut(measured.totals.usage)
+  const answer: VarianceItem = {
     inventory_item_id: item.id,
     name: item.name,
     location: item.location_id,
     unit: item.unit,
-    expected_consumption: quantityOut(measured.expected),
-    actual_consumption: quantityOut(measured.actual),
-    variance: quantityOut(variance),
-    variance_percentage: toApiNumber(entry.percentage, PERCENT_DECIMALS),
-    estimated_loss: moneyOut(loss),
+    expected_consumption: expected,
+    actual_consumption: scaledOut(measured.actual, QUANTITY_PLACES, QUANTITY_STORED_DECIMALS),
+    variance: scaledOut(variance, QUANTITY_PLACES, QUANTITY_STORED_DECIMALS),
+    variance_percentage: entry.percentage,
+    estimated_loss: scaledOut(loss, COST_PLACES, MONEY_DECIMALS),
     potential_causes: causes.map((cause) => cause.cause),
     cause_evidence: causes,
-    window: windowOut(measured),
-    loss,
-    expectedCost: measured.expected.times(item.cost_per_unit),
+    window: windowOut(measured, expected),
   }
+  return { answer, loss, expectedCost: measured.expected * cost }
 }
 
-/** Largest absolute loss first, then by name (one collator and one absolute value per entry: a report sorts a thousand). */
-function largestLossFirst<Entry extends { loss: Decimal; name: string }>(entries: Entry[]): Entry[] {
+/** Largest absolute loss first (exact), then by name (one collator: a report sorts a thousand). */
+function largestLossFirst<Entry extends { loss: bigint; answer: { name: string } }>(entries: Entry[]): Entry[] {
   const byName = new Intl.Collator()
-  const keyed = entries.map((entry) => ({ entry, absoluteLoss: entry.loss.abs() }))
-  keyed.sort((a, b) => b.absoluteLoss.cmp(a.absoluteLoss) || byName.compare(a.entry.name, b.entry.name))
+  const keyed = entries.map((entry) => ({ entry, size: entry.loss < 0n ? -entry.loss : entry.loss }))
+  keyed.sort((a, b) => (b.size > a.size ? 1 : b.size < a.size ? -1 : byName.compare(a.entry.answer.name, b.entry.answer.name)))
   return keyed.map(({ entry }) => entry)
 }
 
-async function dataQuality(
-  db: Executor,
-  tenant: Tenant,
-  scope: { period: ReportPeriod; items: ItemRow[]; planned: number; counts: Map<string, CountPoint[]>; bounds: Map<string, LocationBounds> },
+function revenueOf(db: Executor, tenant: Tenant, period: ReportPeriod, items: ReportItem[]) {
+  const locations = [...new Set(items.map((item) => item.location_id))]
+  return posRevenue(db, tenant, { locations, from: period.from, to: period.to, top: UNMAPPED_LISTED })
+}
+
+function dataQuality(
+  revenue: PosRevenue,
+  scope: { items: ReportItem[]; planned: number; plans: Map<string, ItemPlan>; bounds: Map<string, LocationBounds> },
 ) {
-  const locations = [...new Set(scope.items.map((item) => item.location_id))]
-  const revenue = await posRevenue(db, tenant, { locations, from: scope.period.from, to: scope.period.to, top: UNMAPPED_LISTED })
   const stale = scope.items.filter((item) => {
-    const latest = (scope.counts.get(item.id) ?? []).at(-1)
+    const latest = scope.plans.get(item.id)?.latestCountedAt
     const end = boundsOf(scope.bounds, item.location_id).end
-    return latest !== undefined && end.getTime() - latest.countedAt.getTime() > STALE_COUNT_DAYS * DAY_MS
+    return latest !== undefined && end.getTime() - latest > STALE_COUNT_DAYS * DAY_MS
   })
   const total = decimal(revenue.revenue)
   return {
@@ -176,6 +174,17 @@ async function dataQuality(
     stale_count_items: stale.length,
     unmapped_pos_items: revenue.unmapped.map((entry) => ({ ...entry, revenue: moneyOut(entry.revenue) })),
   }
+}
+
+/**
+ * The items' report windows, scored, with the causes of those above the threshold (`items` are also the
+ * items names are matched among), and every item's plan.
+ */
+async function explainWindows(db: Executor, tenant: Tenant, items: ReportItem[], bounds: Map<string, LocationBounds>, threshold: number) {
+  const { planned, plans } = await planReportWindows(db, items, bounds)
+  const scored = await scoreItems(db, tenant, planned, threshold)
+  const causes = await causesOf(db, tenant, scored, threshold, items)
+  return { explained: scored.map((entry) => ({ entry, out: itemOut(entry, causes.get(entry.item.id) ?? []) })), plans }
 }
 
 /**
@@ -194,31 +203,30 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
     query.location ? getLocation(db, tenant, query.location) : undefined,
   ])
   const threshold = query.threshold ?? settings.variance_threshold
-  const { planned, counts } = await planReportWindows(db, items, bounds)
-  if (planned.length === 0) {
+  // Data quality's revenue reads only the rollups: it is read while the windows are worked on.
+  const [{ explained, plans }, revenue] = await Promise.all([explainWindows(db, tenant, items, bounds, threshold), revenueOf(db, tenant, period, items)])
+  if (explained.length === 0) {
     throw analyticsErrors.insufficientData(
       `No item in scope has two counts up to ${period.to}: count the items at the start and the end of the period`,
       { items_in_scope: items.length },
     )
   }
-  const scoring = scoreItems(db, tenant, planned, threshold).then(async (scored) => ({ scored, causes: await causesOf(db, tenant, scored, threshold, items) }))
-  // Data quality reads only the rollups and counts: it runs while the windows are scored.
-  const [{ scored, causes }, quality] = await Promise.all([scoring, dataQuality(db, tenant, { period, items, planned: planned.length, counts, bounds })])
-  const entries = largestLossFirst(scored.map((entry) => itemOut(entry, causes.get(entry.item.id) ?? [])))
-  const totalLoss = sum(entries.map((entry) => entry.loss))
-  const expectedCost = sum(entries.map((entry) => entry.expectedCost))
+  const scored = explained.map(({ entry }) => entry)
+  const entries = largestLossFirst(explained.map(({ out }) => out))
+  const totalLoss = sumScaled(entries.map((entry) => entry.loss))
+  const expectedCost = sumScaled(entries.map((entry) => entry.expectedCost))
   return {
     period: periodLabel(period),
     threshold,
     currency: settings.currency,
-    total_variance: moneyOut(totalLoss),
-    variance_percentage: toApiNumber(varianceRate(totalLoss, expectedCost), PERCENT_DECIMALS),
-    items: entries.map(({ loss: _, expectedCost: __, ...item }) => item),
+    total_variance: scaledOut(totalLoss, COST_PLACES, MONEY_DECIMALS),
+    variance_percentage: varianceRate(totalLoss, expectedCost),
+    items: entries.map((entry) => entry.answer),
     summary: {
       total_items_analyzed: entries.length,
       items_above_threshold: scored.filter((entry) => entry.aboveThreshold).length,
       high_variance_items: scored.filter((entry) => entry.highVariance).length,
     },
-    data_quality: quality,
+    data_quality: dataQuality(revenue, { items, planned: explained.length, plans, bounds }),
   }
 }

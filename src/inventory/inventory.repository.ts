@@ -363,10 +363,24 @@ export async function listItemsForMatching(db: Executor, tenant: Tenant) {
   return liveItems(db, tenant).select(['id', 'name', 'unit', 'size_ml', 'category']).execute()
 }
 
-/** The live items of the given categories, by name then id. */
-/** Live items, optionally of one location and one category, by name. */
-export async function liveItemRowsIn(db: Executor, tenant: Tenant, scope: { location?: string; category?: string }): Promise<ItemRow[]> {
-  let query = liveItems(db, tenant).selectAll()
+/** An item as reports read it: what names, units, places and costs it. */
+export interface ReportItem {
+  id: string
+  name: string
+  location_id: string
+  category: string
+  unit: string
+  size_ml: number | null
+  /** A decimal string. */
+  cost_per_unit: string
+}
+
+/**
+ * Live items, optionally of one location and one category, by name then id, with the fields reports read
+ * (a report reads a thousand: every column of them, timestamps parsed, cost the driver four times as much).
+ */
+export async function liveReportItemsIn(db: Executor, tenant: Tenant, scope: { location?: string; category?: string }): Promise<ReportItem[]> {
+  let query = liveItems(db, tenant).select(['id', 'name', 'location_id', 'category', 'unit', 'size_ml', 'cost_per_unit'])
   if (scope.location) query = query.where('location_id', '=', scope.location)
   if (scope.category) query = query.where('category', '=', scope.category)
   return query.orderBy('name').orderBy('id').execute()

@@ -1,8 +1,7 @@
-import { sql } from 'kysely'
+import { type RawBuilder, sql } from 'kysely'
 import type { Executor, Tenant } from '../platform/db/database.js'
-import { textList } from '../platform/db/text-list.js'
-/** Live items, optionally of one location and one category, by name. */
-export { liveItemRowsIn as itemsInScope } from './inventory.repository.js'
+/** Live items, optionally of one location and one category, by name then id, with the fields reports read. */
+export { liveReportItemsIn as itemsInScope, type ReportItem } from './inventory.repository.js'
 
 /**
  * The stock history inventory publishes for reports (analytics reads it here, never the tables): items in
@@ -10,46 +9,24 @@ export { liveItemRowsIn as itemsInScope } from './inventory.repository.js'
  * took current stock or is history (sold before a count): it is what the bar sold.
  */
 
-export interface CountPoint {
-  countId: string
-  countedAt: Date
-  /** What was counted. */
-  quantity: string
-}
-
 /**
- * Each item's counts at or before `until`, oldest first. With `keepBefore`, only the latest
- * `keepBefore.count` of those at or before `keepBefore.at` are kept (a report needs its opening count and
- * a few windows before it, not years of them).
+ * One item's count lines at or before `until`, as a subquery a report's own query reads per item
+ * (analytics plans its count windows in SQL, one row per window, instead of reading every count):
+ * `itemId` is the SQL of the item's id, usually a column of the report's query the subquery is
+ * correlated with. Columns: count_id, counted_at, recorded_at, actual; in no particular order (order
+ * by counted_at, recorded_at). With `keepBefore`, only the latest `keepBefore.count` of those at or
+ * before `keepBefore.at` are kept, and all after it: a report needs its opening count and a few windows
+ * before it, not years of them. Read through inventory_count_lines_item_time, per item.
  */
-export async function countsOf(
-  db: Executor,
-  itemIds: string[],
-  until: Date,
-  keepBefore?: { at: Date; count: number },
-): Promise<Map<string, CountPoint[]>> {
-  const counts = new Map<string, CountPoint[]>()
-  if (itemIds.length === 0) return counts
+export function itemCountLines(itemId: RawBuilder<string>, until: Date, keepBefore?: { at: Date; count: number }): RawBuilder<unknown> {
   const keepAt = keepBefore?.at ?? until
-  // Per item through inventory_count_lines_item_time: the latest `keep` at or before keepAt, then those after it.
-  // counted_at as epoch milliseconds: parsing thousands of timestamps as text is most of this read's cost.
-  const result = await sql<{ item_id: string; count_id: string; counted_ms: number; actual: string }>`
-    SELECT i.item_id, l.count_id, (extract(epoch FROM l.counted_at) * 1000)::float8 AS counted_ms, l.actual::text AS actual
-    FROM unnest(${textList(itemIds)}) AS i (item_id)
-    CROSS JOIN LATERAL (
-      (SELECT count_id, counted_at, recorded_at, actual FROM inventory_count_lines
-        WHERE item_id = i.item_id AND counted_at <= ${keepAt}
-        ORDER BY counted_at DESC, recorded_at DESC LIMIT ${keepBefore?.count ?? null}::bigint)
-      UNION ALL
-      SELECT count_id, counted_at, recorded_at, actual FROM inventory_count_lines
-        WHERE item_id = i.item_id AND counted_at > ${keepAt} AND counted_at <= ${until}) l
-    ORDER BY l.counted_at, l.recorded_at`.execute(db)
-  for (const row of result.rows) {
-    const list = counts.get(row.item_id) ?? []
-    list.push({ countId: row.count_id, countedAt: new Date(row.counted_ms), quantity: row.actual })
-    counts.set(row.item_id, list)
-  }
-  return counts
+  return sql`(
+    (SELECT count_id, counted_at, recorded_at, actual FROM inventory_count_lines
+      WHERE item_id = ${itemId} AND counted_at <= ${keepAt}
+      ORDER BY counted_at DESC, recorded_at DESC LIMIT ${keepBefore?.count ?? null}::bigint)
+    UNION ALL
+    SELECT count_id, counted_at, recorded_at, actual FROM inventory_count_lines
+      WHERE item_id = ${itemId} AND counted_at > ${keepAt} AND counted_at <= ${until})`
 }
 
 /** A span of one item's history: after `from`, up to and including `to`. */

@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { type RawBuilder, sql } from 'kysely'
 import type { Executor, Tenant } from '../platform/db/database.js'
 
 /**
@@ -19,27 +19,15 @@ function spansTable(spans: LocationSpan[]) {
     AS b (ord, location_id, start_at, end_at)`
 }
 
-export interface UnmappedSales {
-  /** The index of the span in the spans asked for. */
-  span: number
-  connectionId: string
-  posItemId: string
-  name: string
-  quantity: string
-  revenue: string
-}
-
-/** Unmapped lines sold at each span's location after its start and up to its end, summed per span and POS item. */
-export async function unmappedSalesInSpans(db: Executor, tenant: Tenant, spans: LocationSpan[]): Promise<UnmappedSales[]> {
-  if (spans.length === 0) return []
-  const result = await sql<UnmappedSales>`
-    SELECT b.ord AS span, s.connection_id AS "connectionId", s.pos_item_id AS "posItemId", min(s.name) AS name,
-      sum(s.quantity)::text AS quantity, sum(s.quantity * s.unit_price)::text AS revenue
-    FROM ${spansTable(spans)}
-    JOIN pos_sales s ON s.account_id = ${tenant.accountId} AND s.environment = ${tenant.environment}
-      AND s.location_id = b.location_id AND s.sold_at > b.start_at AND s.sold_at <= b.end_at AND NOT s.depleted
-    GROUP BY b.ord, s.connection_id, s.pos_item_id`.execute(db)
-  return result.rows
+/**
+ * The tenant's unmapped sale lines (not depleted: no mapping took stock for them), as a relation a report's
+ * own query filters by location and time (pos_sales_unmapped_time serves that): location_id, sold_at,
+ * connection_id, pos_item_id, name, quantity. Analytics reads them only for the partial business days at
+ * the ends of a count window; the whole days between come from its daily rollup of them.
+ */
+export function unmappedSaleLines(tenant: Tenant): RawBuilder<unknown> {
+  return sql`(SELECT location_id, sold_at, connection_id, pos_item_id, name, quantity FROM pos_sales
+    WHERE account_id = ${tenant.accountId} AND environment = ${tenant.environment} AND NOT depleted)`
 }
 
 /** One sale line as the POS reported it. */

@@ -69,7 +69,7 @@ export async function count(ctx: TestContext, caller: Caller, items: { item_id: 
   return json(response).data
 }
 
-/** The daily rollups analytics keeps equal what they sum: usage and deliveries per item day, sales per POS item day. */
+/** The daily rollups analytics keeps equal what they sum: usage and deliveries per item day, sales per POS item day, unmapped sales per POS item, name and day. */
 export async function assertRollupsMatchRaw(ctx: TestContext, caller: Caller) {
   const tenant = [caller.tenant.accountId, caller.tenant.environment]
   const same = async (rolled: string, raw: string) => {
@@ -97,6 +97,14 @@ export async function assertRollupsMatchRaw(ctx: TestContext, caller: Caller) {
        coalesce(sum(s.quantity * s.unit_price) FILTER (WHERE s.depleted), 0)::numeric(24,4)::text AS mapped
      FROM pos_sales s JOIN locations l ON (l.account_id, l.environment, l.id) = (s.account_id, s.environment, s.location_id)
      WHERE s.account_id = $1 AND s.environment = $2 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+  )
+  await same(
+    `SELECT location_id, business_day::text AS day, connection_id, pos_item_id, name, sale_lines::int AS lines, quantity::numeric(24,4)::text AS quantity
+     FROM analytics_unmapped_sale_days WHERE account_id = $1 AND environment = $2 AND sale_lines <> 0 ORDER BY 1, 2, 3, 4, 5`,
+    `SELECT s.location_id, business_day(s.sold_at, l.timezone, l.business_day_cutoff)::text AS day, s.connection_id, s.pos_item_id, s.name,
+       count(*)::int AS lines, sum(s.quantity)::numeric(24,4)::text AS quantity
+     FROM pos_sales s JOIN locations l ON (l.account_id, l.environment, l.id) = (s.account_id, s.environment, s.location_id)
+     WHERE s.account_id = $1 AND s.environment = $2 AND NOT s.depleted GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`,
   )
 }
 
