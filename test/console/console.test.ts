@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { setTimeout } from 'node:timers/promises'
 import { after, before, describe, test } from 'node:test'
 import { type Browser, type BrowserContextOptions, type Page, chromium } from 'playwright-core'
 import { revokeApiKey } from '../../src/platform/auth/api-keys.js'
@@ -42,6 +43,19 @@ async function signIn(page: Page, key: string) {
   await page.getByLabel('API key').fill(key)
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.getByRole('heading', { name: 'Stock', level: 1, exact: true }).waitFor()
+}
+
+/**
+ * A revocation reaches the server's key cache by NOTIFY, a moment after its commit (on PostgreSQL, later
+ * still on a busy machine): wait until the server refuses the key, so the console's next call is refused.
+ */
+async function untilServerRefuses(caller: Caller) {
+  for (let attempt = 1; ; attempt++) {
+    const response = await ctx.request('GET', '/v1/locations', { key: caller.key })
+    if (response.statusCode === 401) return
+    assert.ok(attempt < 200, `the key still works ${attempt * 25} ms after its revocation`)
+    await setTimeout(25)
+  }
 }
 
 async function quantityOf(caller: Caller, itemId: string): Promise<number> {
@@ -98,6 +112,7 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     const page = await openPage(t)
     await signIn(page, caller.key)
     await revokeApiKey(ctx.database.db, caller.keyId)
+    await untilServerRefuses(caller)
     await page.getByRole('link', { name: 'Variance' }).click()
     await page.getByRole('heading', { name: 'Sign in to barstock' }).waitFor()
     await page.getByText('Signed out: The API key is missing, invalid, revoked or expired').waitFor()
