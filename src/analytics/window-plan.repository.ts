@@ -140,6 +140,24 @@ function windowOf(row: PlanRow, dateAt: (ms: number) => Date): PlannedWindow | u
  * JSON value per item costs the driver far less than a row per window.
  */
 export async function plannedWindows(db: Executor, choice: WindowChoice, previous: number): Promise<Map<string, ItemPlan>> {
+  if (choice.kind === 'count' || choice.items.length < SPLIT_PLAN_ITEMS || db.isTransaction) return planRows(db, choice, previous)
+  const half = Math.ceil(choice.items.length / 2)
+  const parts = await Promise.all([
+    planRows(db, { ...choice, items: choice.items.slice(0, half) }, previous),
+    planRows(db, { ...choice, items: choice.items.slice(half) }, previous),
+  ])
+  return new Map([...parts[0], ...parts[1]])
+}
+
+/**
+ * From this many items a report's plan is two statements at once, each on its own pooled connection:
+ * on PostgreSQL the plan is mostly the database's CPU (per item two index scans, a window function, the
+ * earlier windows' JSON), and two backends use two cores (docs/benchmarks.md, run 7). On PGlite, one
+ * connection, the halves run one after the other.
+ */
+const SPLIT_PLAN_ITEMS = 500
+
+async function planRows(db: Executor, choice: WindowChoice, previous: number): Promise<Map<string, ItemPlan>> {
   const plans = new Map<string, ItemPlan>()
   const chosen = choiceSql(choice, previous)
   if ((choice.kind === 'count' ? choice.itemIds : choice.items).length === 0) return plans

@@ -13,6 +13,13 @@ before(async () => {
 })
 after(() => ctx.close())
 
+interface ReportedItem {
+  inventory_item_id: string
+  actual_consumption: number
+  window: { opening_count_id: string; closing_count_id: string }
+  cause_evidence: { cause: string; evidence: Record<string, number> }[]
+}
+
 async function report(caller: Caller, query: Record<string, string> = {}) {
   const response = await ctx.request('GET', '/v1/analytics/variance', { key: caller.key, query })
   assert.equal(response.statusCode, 200, response.body)
@@ -253,6 +260,31 @@ describe('GET /v1/analytics/variance', () => {
     await shipOrder(ctx, caller, order.id)
     await ok(ctx, caller, 'POST', `/v1/orders/${order.id}/receive`, { received_by: 'sam', items: [{ inventory_item_id: lager.id, quantity_received: 2 }] })
     assert.equal(lagerOf(await storedEqualsFresh(caller))?.window.deliveries, 48)
+  })
+
+  test('a report of 600 items (planned as two statements at once) answers each item’s own window and earlier windows', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const items = []
+    for (let i = 0; i < 600; i++) items.push(await createItem(ctx, caller, { name: `Item ${i}`, quantity: 30 }))
+    // Each item's loss in the report's window differs, and only odd items lost stock in an earlier window
+    // (nothing is sold): a window read for the wrong item, or half of the items lost, shows.
+    const lossOf = (i: number) => 1 + (i % 9)
+    const earlierLossOf = (i: number) => (i % 2) * 3
+    await count(ctx, caller, items.map((item) => ({ item_id: item.id, quantity: 30 })), daysAgo(20))
+    await count(ctx, caller, items.map((item, i) => ({ item_id: item.id, quantity: 30 - earlierLossOf(i) })), daysAgo(12))
+    const opening = await count(ctx, caller, items.map((item, i) => ({ item_id: item.id, quantity: 30 - earlierLossOf(i) })), daysAgo(10))
+    const closing = await count(ctx, caller, items.map((item, i) => ({ item_id: item.id, quantity: 30 - earlierLossOf(i) - lossOf(i) })), daysAgo(3))
+    const data = await report(caller, { date_from: dateOf(daysAgo(9)), date_to: dateOf(daysAgo(3)) })
+    assert.equal(data.items.length, 600)
+    const reported = new Map<string, ReportedItem>(data.items.map((item: ReportedItem) => [item.inventory_item_id, item]))
+    items.forEach((item, i) => {
+      const answered = reported.get(item.id)
+      assert.ok(answered, item.name)
+      assert.equal(answered.actual_consumption, lossOf(i), item.name)
+      assert.deepEqual([answered.window.opening_count_id, answered.window.closing_count_id], [opening.count_id, closing.count_id])
+      const waste = answered.cause_evidence.find((cause) => cause.cause === 'unrecorded_waste')
+      assert.equal(waste?.evidence.recurring_windows, i % 2, `${item.name}: earlier windows with a loss`)
+    })
   })
 
   test('a count emits variance.detected per item above the threshold and variance.threshold_exceeded, with the report’s figures', async () => {
