@@ -354,8 +354,13 @@ function usageByBusinessDay(rows: RawBuilder<unknown>) {
 
 /** A usage batch summed per item and business day of the item's location, oldest day first. */
 export async function usageDaysOfBatch(trx: Trx, batchId: string): Promise<UsageDay[]> {
-  const rows = sql`(SELECT *, applied AS took_stock FROM stock_sale_usage WHERE batch_id = ${batchId})`
-  return (await usageByBusinessDay(rows).execute(trx)).rows
+  // Materialized, so the batch is read by its own index whatever the statistics say: on a table not yet
+  // analyzed (a first import of months of sales, or autovacuum off) the planner read the location's
+  // whole history by the location index and filtered it, a cost growing with every import.
+  const result = await sql<UsageDay>`
+    WITH batch AS MATERIALIZED (SELECT *, applied AS took_stock FROM stock_sale_usage WHERE batch_id = ${batchId})
+    ${usageByBusinessDay(sql`batch`)}`.execute(trx)
+  return result.rows
 }
 
 /** The live items with the fields name matching needs. */
