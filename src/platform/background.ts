@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/connect.js'
@@ -69,12 +70,20 @@ export async function startBackgroundLoop(options: BackgroundLoopOptions): Promi
 }
 
 /** What every domain's background worker is started with (src/workers.ts starts them all). */
+/** Resolves after `ms` milliseconds, or rejects when `signal` aborts first. */
+export type Wait = (ms: number, signal?: AbortSignal) => Promise<void>
+
+/** The real wait: a timer. */
+export const timerWait: Wait = (ms, signal) => sleep(ms, undefined, signal ? { signal } : undefined)
+
 export interface WorkerDependencies {
   config: Config
   database: DatabaseHandle
   logger: FastifyBaseLogger
   /** The workers' clock where time decides what they do (tests move it); the system clock otherwise. */
   clock?: () => Date
+  /** How the workers wait out a vendor's Retry-After or a retry's back-off (tests answer at once and record the waits). */
+  wait?: Wait
   /** Where the workers report their outcomes; none in `barstock worker`, which serves no /metrics. */
   metrics?: MetricsReporter
 }

@@ -1,3 +1,4 @@
+import type { Wait } from '../platform/background.js'
 import type { Dispatcher } from 'undici'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { TObject } from 'typebox'
@@ -121,6 +122,8 @@ export interface PosAdapterOptions {
   signal?: AbortSignal
   /** A sync run's time budget: a Retry-After whose wait would end past it is not waited out. */
   runBudget?: RunBudget
+  /** How a Retry-After or a retry's back-off is waited out (a timer when absent; tests answer at once). */
+  wait?: Wait
   /**
    * Connects the vendor's requests (undici's default when absent). The gateway gives production hosts one
    * whose DNS look-up refuses non-public addresses at connect, so a host that passed the check when the
@@ -144,7 +147,7 @@ export interface RunBudget {
 }
 
 /** How a vendor client sends: what every client passes on to VendorHttp unchanged. */
-export type VendorTransport = Pick<PosAdapterOptions, 'timeoutMs' | 'maxRetryWaitMs' | 'signal' | 'dispatcher' | 'runBudget'>
+export type VendorTransport = Pick<PosAdapterOptions, 'timeoutMs' | 'maxRetryWaitMs' | 'signal' | 'dispatcher' | 'runBudget' | 'wait'>
 
 export interface PosAdapter {
   /** Authenticates (reusing a cached token when valid). Throws PosAdapterError. */

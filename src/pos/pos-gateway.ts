@@ -1,3 +1,4 @@
+import type { Wait } from '../platform/background.js'
 import { createHmac } from 'node:crypto'
 import { Agent } from 'undici'
 import type { Config } from '../platform/config.js'
@@ -95,12 +96,13 @@ export class PosGateway {
     environment: Environment,
     credentials: PosCredentials,
     onCredentialsRotated: (credentials: PosCredentials) => Promise<void>,
-    run: { clock: () => Date; signal?: AbortSignal },
+    run: { clock: () => Date; signal?: AbortSignal; wait?: Wait },
   ): Promise<PosAdapter> {
     const endpoint = await this.endpoint(vendor, environment, credentials)
     const timeouts = { timeoutMs: this.config.posRequestTimeoutMs, maxRetryWaitMs: this.config.posRetryWaitMs }
     const now = () => run.clock().getTime()
     const runBudget = { endsAt: now() + this.config.posRunBudgetMs, seconds: this.config.posRunBudgetMs / 1000, now }
-    return vendor.createAdapter({ credentials, ...endpoint, onCredentialsRotated, ...timeouts, runBudget, ...(run.signal && { signal: run.signal }) })
+    const { signal, wait } = run
+    return vendor.createAdapter({ credentials, ...endpoint, onCredentialsRotated, ...timeouts, runBudget, ...(signal && { signal }), ...(wait && { wait }) })
   }
 }

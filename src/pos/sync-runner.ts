@@ -1,3 +1,4 @@
+import type { Wait } from '../platform/background.js'
 import { sql } from 'kysely'
 import type { Db, Tenant, Trx } from '../platform/db/database.js'
 import { decimal, toDbNumeric } from '../platform/decimal.js'
@@ -146,7 +147,7 @@ function rereadMsOf(connection: ConnectionRow): number | undefined {
   return connection.sales_reread_hours !== null ? connection.sales_reread_hours * 3_600_000 : findVendor(connection.pos_type)?.incrementalRereadMs
 }
 
-async function openAdapter(db: Db, gateway: PosGateway, connection: ConnectionRow, run: { clock: () => Date; signal?: AbortSignal }): Promise<PosAdapter> {
+async function openAdapter(db: Db, gateway: PosGateway, connection: ConnectionRow, run: { clock: () => Date; signal?: AbortSignal; wait?: Wait }): Promise<PosAdapter> {
   const vendor = findVendor(connection.pos_type)
   if (!vendor) throw new SyncFailure('pos_not_supported', `POS type ${connection.pos_type} is not available in this build`)
   const credentials = gateway.open(connection.id, connection.credentials)
@@ -254,10 +255,10 @@ function byLineId(a: { lineId: string }, b: { lineId: string }): number {
  * whole), what was read is staged and a PartialRun thrown, so the failed run keeps those pages.
  */
 export async function fetchAndStage(db: Db, gateway: PosGateway, run: SyncRunRow, now: Date, options: RunOptions = {}): Promise<StagedRun> {
-  const { window, signal } = options
+  const { window, signal, wait } = options
   const connection = await findConnectionById(db, run.connection_id)
   if (!connection || connection.deleted_at) throw new SyncFailure('connection_deleted', 'The connection was deleted')
-  const adapter = await openAdapter(db, gateway, connection, { clock: options.now ?? (() => new Date()), ...(signal && { signal }) })
+  const adapter = await openAdapter(db, gateway, connection, { clock: options.now ?? (() => new Date()), ...(signal && { signal }), ...(wait && { wait }) })
   const withCatalog = run.sync_type !== 'sales_only'
   const products = withCatalog ? await adapter.listProducts() : undefined
   const staff = withCatalog ? await adapter.listStaff() : []
@@ -477,6 +478,8 @@ export interface RunOptions {
   metrics?: MetricsReporter
   /** Aborted when the worker stops: the run is put back in the queue instead of failed. */
   signal?: AbortSignal
+  /** How the vendor's Retry-After and retry back-offs are waited out (tests answer at once). */
+  wait?: Wait
 }
 
 /** How a run ended: for the caller's log. */

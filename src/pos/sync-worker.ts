@@ -60,7 +60,7 @@ export async function startPosSyncWorker(deps: WorkerDependencies, gateway = new
         await failAbandonedRun(db, run, deps.logger, deps.metrics)
         return true
       }
-      const outcome = await executeSyncRun(db, gateway, run, { now: deps.clock, metrics: deps.metrics, signal: shutdown.signal })
+      const outcome = await executeSyncRun(db, gateway, run, { now: deps.clock, wait: deps.wait, metrics: deps.metrics, signal: shutdown.signal })
       logRunOutcome(deps.logger, run, outcome)
       return true
     },

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { after, before } from 'node:test'
-import type { BackgroundLoop } from '../../src/platform/background.js'
+import type { BackgroundLoop, Wait } from '../../src/platform/background.js'
 import type { PosType } from '../../src/pos/adapter.js'
 import { type Caller, type ContextOptions, createTestContext, json, type TestContext } from '../helpers/context.js'
 import { startPosSyncWorker } from '../../src/pos/sync-worker.js'
@@ -42,11 +42,11 @@ export interface PosFixture<S> {
 /**
  * A test file's POS set-up, made before its tests and closed after them: one simulator per vendor
  * (started by `start`, each vendor's calls sent to its own by BARSTOCK_POS_BASE_URLS), a test context
- * with `env` added, and the real sync worker on `clock`.
+ * with `env` added, and the real sync worker on `clock`, waiting out vendors' Retry-After by `wait`.
  */
 export function usePosFixture<S extends Partial<Record<PosType, ServedSimulator>>>(
   start: { [K in keyof S]: () => Promise<S[K]> },
-  options: { clock?: () => Date; env?: Record<string, string> } = {},
+  options: { clock?: () => Date; wait?: Wait; env?: Record<string, string> } = {},
 ): PosFixture<S> {
   const fixture = { simulators: {} } as PosFixture<S>
   let worker: BackgroundLoop | undefined
@@ -58,7 +58,7 @@ export function usePosFixture<S extends Partial<Record<PosType, ServedSimulator>
       baseUrls.push(`${posType}=${(simulator as ServedSimulator).url}`)
     }
     fixture.ctx = await createPosTestContext({ env: { BARSTOCK_POS_BASE_URLS: baseUrls.join(','), ...options.env } })
-    worker = await startWorker(fixture.ctx, options.clock)
+    worker = await startWorker(fixture.ctx, options.clock, options.wait)
   })
   after(async () => {
     await worker?.stop()
@@ -68,9 +68,9 @@ export function usePosFixture<S extends Partial<Record<PosType, ServedSimulator>
   return fixture
 }
 
-/** Starts the real sync worker on the test database, on `clock` when given. */
-export async function startWorker(ctx: TestContext, clock?: () => Date): Promise<BackgroundLoop> {
-  return startPosSyncWorker({ config: ctx.config, database: ctx.database, logger: ctx.app.log, clock, metrics: ctx.metrics })
+/** Starts the real sync worker on the test database, on `clock` and `wait` when given. */
+export async function startWorker(ctx: TestContext, clock?: () => Date, wait?: Wait): Promise<BackgroundLoop> {
+  return startPosSyncWorker({ config: ctx.config, database: ctx.database, logger: ctx.app.log, clock, wait, metrics: ctx.metrics })
 }
 
 /** Polls a sync run until it leaves processing (through any app that answers `ctx.request`). */

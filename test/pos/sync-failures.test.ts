@@ -13,7 +13,9 @@ import { createConnection, itemQuantity, ledgerOf, runSync, startSwitchableSquar
 const DAY_AHEAD_MS = 86_400_000
 const dayAhead = () => new Date(Date.now() + DAY_AHEAD_MS)
 
-const pos = usePosFixture({ square: () => startSwitchableSquare(7, dayAhead) }, { clock: dayAhead })
+/** The worker's waits (a Retry-After, a retry's back-off), ms: recorded and answered at once. */
+const waits: number[] = []
+const pos = usePosFixture({ square: () => startSwitchableSquare(7, dayAhead) }, { clock: dayAhead, wait: async (ms) => void waits.push(ms) })
 
 async function salesCount(connectionId: string): Promise<number> {
   const row = await pos.ctx.database.db.selectFrom('pos_sales').select((eb) => eb.fn.countAll<number>().as('n')).where('connection_id', '=', connectionId).executeTakeFirstOrThrow()
@@ -108,9 +110,11 @@ test('a run waits out a rate limit longer than a request would (2 s three times)
   const caller = await pos.ctx.newCaller({ environment: 'production' })
   // The first run, queued at create, meets the limits (logging in is no sales search).
   Object.assign(pos.simulators.square.state, { mode: 'rate_limit_sales', rateLimitsLeft: 3, retryAfterSeconds: 2 })
+  waits.length = 0
   const connection = await createConnection(pos.ctx, caller)
   const run = await waitForSync(pos.ctx, caller, connection.first_sync_id)
   assert.equal(run.status, 'completed', JSON.stringify(run.error))
+  assert.deepEqual(waits, [2_000, 2_000, 2_000])
   pos.simulators.square.state.mode = 'ok'
   assert.equal(pos.simulators.square.state.rateLimitsLeft, 0)
   // Thirty days of the simulated bar, every line of every page stored once.

@@ -1,5 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import { request } from 'undici'
+import { timerWait, type Wait } from '../../platform/background.js'
 import { RefusedAddressError } from '../../platform/network-guard.js'
 import { PosAdapterError, type VendorTransport } from '../adapter.js'
 
@@ -17,8 +17,8 @@ export interface VendorHttpOptions extends VendorTransport {
 
 /** The transport fields of a vendor's options, to pass on to VendorHttp. */
 export function transportOf(options: VendorTransport): VendorTransport {
-  const { timeoutMs, maxRetryWaitMs, signal, dispatcher, runBudget } = options
-  return { timeoutMs, maxRetryWaitMs, signal, dispatcher, runBudget }
+  const { timeoutMs, maxRetryWaitMs, signal, dispatcher, runBudget, wait } = options
+  return { timeoutMs, maxRetryWaitMs, signal, dispatcher, runBudget, wait }
 }
 
 export interface VendorRequest {
@@ -64,10 +64,12 @@ function buildUrl(baseUrl: string, path: string, query: VendorRequest['query']):
 export class VendorHttp {
   private readonly timeoutMs: number
   private readonly maxRetryWaitMs: number
+  private readonly wait: Wait
 
   constructor(private readonly options: VendorHttpOptions) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
     this.maxRetryWaitMs = options.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS
+    this.wait = options.wait ?? timerWait
   }
 
   /**
@@ -86,12 +88,12 @@ export class VendorHttp {
         }
         this.refuseWaitPastRunBudget(seconds)
         waitedMs += seconds * 1000
-        await sleep(seconds * 1000, undefined, { signal: this.options.signal })
+        await this.wait(seconds * 1000, this.options.signal)
         continue
       }
       if (response.status >= 500) {
         if (attempt < SERVER_ERROR_RETRIES) {
-          await sleep(250 * 2 ** attempt, undefined, { signal: this.options.signal })
+          await this.wait(250 * 2 ** attempt, this.options.signal)
           continue
         }
         throw new PosAdapterError('connection_failed', `${this.options.vendor} answered ${response.status}`)
