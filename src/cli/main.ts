@@ -3,12 +3,8 @@ import { join, resolve } from 'node:path'
 import { Command } from 'commander'
 import { loadConfig } from '../platform/config.js'
 import { openAdminSession, openDatabase, openDatabaseForCommand, runAdminCommand } from './runtime.js'
-import { serve } from './serve.js'
 import { registerPosCommands } from './pos-commands.js'
-import { loggerOptions } from '../platform/logging.js'
-import { startWorkers } from '../workers.js'
 import type { Config } from '../platform/config.js'
-import Fastify from 'fastify'
 import type { ApiKeyInfo } from '../platform/auth/api-keys.js'
 import { serviceVersion } from '../platform/version.js'
 
@@ -28,6 +24,7 @@ function keyLine(key: ApiKeyInfo): string {
  * apart from the API (PostgreSQL; an embedded data dir can only be held by one process).
  */
 async function runWorkers(config: Config): Promise<void> {
+  const [{ default: Fastify }, { loggerOptions }, { startWorkers }] = await Promise.all([import('fastify'), import('../platform/logging.js'), import('../workers.js')])
   const database = await openDatabase(config)
   // Fastify's logger alone: the same pino setup as the server's, with no server around it.
   const logger = Fastify({ logger: loggerOptions(config) }).log
@@ -56,7 +53,9 @@ const program = new Command('barstock')
 program
   .command('serve')
   .description('Run the HTTP API (migrates the database first)')
-  .action(async () => serve(loadConfig()))
+  // Loaded on use, like the workers: the HTTP app and every domain's routes are a second of loading that
+  // the administration commands do not need.
+  .action(async () => (await import('./serve.js')).serve(loadConfig()))
 
 program
   .command('worker')
