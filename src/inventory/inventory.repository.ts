@@ -66,6 +66,17 @@ export async function findItemRows(
 }
 
 /** Locks the live items among `ids`, in id order so concurrent writers never deadlock. */
+// PUT and DELETE of one item lock it first: compiled once too.
+const lockedItemById = precompiled((db, accountId: string, environment: Environment, id: string) =>
+  liveItems(db, { accountId, environment }).selectAll().where('id', '=', id).forUpdate(),
+)
+
+/** Locks one live item (FOR UPDATE) and answers it; undefined when there is none. */
+export async function lockItemRow(trx: Trx, tenant: Tenant, id: string): Promise<ItemRow | undefined> {
+  const rows = await lockedItemById(trx, tenant.accountId, tenant.environment, id)
+  return rows[0]
+}
+
 export async function lockItemRows(trx: Trx, tenant: Tenant, ids: string[]): Promise<Map<string, ItemRow>> {
   if (ids.length === 0) return new Map()
   const rows = await liveItems(trx, tenant)

@@ -27,6 +27,7 @@ import {
   countLineBatches,
   itemBatches,
   movementBatches,
+  lockItemRow,
   lockItemRows,
   theoreticalStocksAt,
   rowToItem,
@@ -194,7 +195,7 @@ export async function createItem(trx: Trx, tenant: Tenant, input: CreateItemBody
 }
 
 async function lockItem(trx: Trx, tenant: Tenant, id: string): Promise<ItemRow> {
-  const row = (await lockItemRows(trx, tenant, [id])).get(id)
+  const row = await lockItemRow(trx, tenant, id)
   if (!row) throw inventoryErrors.itemNotFound(id)
   return row
 }
