@@ -151,11 +151,13 @@ export async function plannedWindows(db: Executor, choice: WindowChoice, previou
 
 /**
  * From this many items a report's plan is two statements at once, each on its own pooled connection:
- * on PostgreSQL the plan is mostly the database's CPU (per item two index scans, a window function, the
- * earlier windows' JSON), and two backends use two cores (docs/benchmarks.md, run 7). On PGlite, one
+ * on PostgreSQL the plan is mostly the database's CPU (per item about 0.1 ms: two index scans, a window
+ * function, seven probes into the store, the earlier windows' JSON), and two backends use two cores. One
+ * statement against two, measured on the 5M-line bench database: 100 items 10.4 → 11.3 ms (slower), 200
+ * items 16.4 → 14.0, 500 items 43 → 33, 1,000 items 86 → 61 (docs/benchmarks.md, run 7). On PGlite, one
  * connection, the halves run one after the other.
  */
-const SPLIT_PLAN_ITEMS = 500
+const SPLIT_PLAN_ITEMS = 250
 
 async function planRows(db: Executor, choice: WindowChoice, previous: number): Promise<Map<string, ItemPlan>> {
   const plans = new Map<string, ItemPlan>()
