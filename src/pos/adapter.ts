@@ -205,8 +205,8 @@ export type SimulatorFailure =
   | { mode: 'server_error'; times?: number }
   | { mode: 'slow'; delayMs: number }
   | { mode: 'garbage' }
-  /** Closes the socket in the middle of the Nth data page (1-based). */
-  | { mode: 'drop_mid_page'; page?: number }
+  /** Closes the socket in the middle of the Nth data answer (1-based), and of the ones after it: `times` in all, or every one. */
+  | { mode: 'drop_mid_page'; page?: number; times?: number }
 
 /** A simulator is a plain node request handler speaking the vendor's API subset. */
 export type SimulatorHandler = (req: IncomingMessage, res: ServerResponse) => void

@@ -34,12 +34,14 @@ export class FailureSwitch {
       case 'garbage':
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"this is": not json')
         return true
-      case 'drop_mid_page':
-        if (this.served !== (failure.page ?? 1)) return false
+      case 'drop_mid_page': {
+        const first = failure.page ?? 1
+        if (this.served < first || (failure.times !== undefined && this.served >= first + failure.times)) return false
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000' })
         res.write('{"partial": [')
         setTimeout(() => res.socket?.destroy(), 10)
         return true
+      }
     }
   }
 }

@@ -30,6 +30,12 @@ export interface VendorRequest {
   /** A JSON body (sent as application/json) or a form (application/x-www-form-urlencoded). */
   json?: unknown
   form?: Record<string, string>
+  /**
+   * The request only reads, so it is sent again when its connection drops: true for a GET, and to be set
+   * on a POST that reads (Square's searches, Simphony's BI calls). Never on a token refresh, whose
+   * single-use refresh token the first send may already have spent.
+   */
+  read?: boolean
 }
 
 export interface VendorResponse<T = unknown> {
@@ -61,6 +67,16 @@ function buildUrl(baseUrl: string, path: string, query: VendorRequest['query']):
   return url.toString()
 }
 
+/** undici's codes for a connection the other side closed or reset (before or during the answer). */
+const DROPPED_CONNECTION_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE'])
+
+/** connection_failed because the connection dropped: a GET may be sent again. */
+class DroppedConnection extends PosAdapterError {
+  constructor(message: string) {
+    super('connection_failed', message)
+  }
+}
+
 export class VendorHttp {
   private readonly timeoutMs: number
   private readonly maxRetryWaitMs: number
@@ -74,13 +90,22 @@ export class VendorHttp {
 
   /**
    * Sends a request and parses its JSON answer. 429s are waited out while the Retry-After fits the
-   * call's budget and the run's, 5xx retried twice; then rate_limited or connection_failed. Other
-   * statuses come back to the caller, which knows what the vendor means by them.
+   * call's budget and the run's; 5xx, and a GET whose connection dropped, are retried twice; then
+   * rate_limited or connection_failed. Other statuses come back to the caller, which knows what the
+   * vendor means by them.
    */
   async send<T = unknown>(req: VendorRequest): Promise<VendorResponse<T>> {
     let waitedMs = 0
     for (let attempt = 0; ; attempt++) {
-      const response = await this.once(req)
+      const response = await this.once(req).catch(async (error: unknown) => {
+        // A vendor's load balancer closes kept-alive sockets, and an answer can be cut mid-body: a read is
+        // asked again, as a 5xx is (asking twice changes nothing at the vendor); a write is not.
+        const reads = req.read ?? (req.method ?? 'GET') === 'GET'
+        if (!(error instanceof DroppedConnection) || !reads || attempt >= SERVER_ERROR_RETRIES) throw error
+        await this.wait(250 * 2 ** attempt, this.options.signal)
+        return undefined
+      })
+      if (!response) continue
       if (response.status === 429) {
         const seconds = retryAfterSeconds(response.headers['retry-after'])
         if (attempt >= RATE_LIMIT_RETRIES || waitedMs + seconds * 1000 > this.maxRetryWaitMs) {
@@ -143,7 +168,8 @@ export class VendorHttp {
       if (error instanceof PosAdapterError) throw error
       // A host that now resolves to a private address: say no more than the create-time check does.
       if (error instanceof RefusedAddressError) throw new PosAdapterError('connection_failed', `${this.options.vendor} unreachable`)
-      throw new PosAdapterError('connection_failed', `${this.options.vendor} unreachable: ${(error as Error).message}`)
+      const message = `${this.options.vendor} unreachable: ${(error as Error).message}`
+      throw DROPPED_CONNECTION_CODES.has((error as { code?: string }).code ?? '') ? new DroppedConnection(message) : new PosAdapterError('connection_failed', message)
     }
   }
 }

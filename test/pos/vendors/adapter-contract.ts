@@ -11,6 +11,7 @@ import {
   type PosVendor,
   type SimulatorOptions,
 } from '../../../src/pos/adapter.js'
+import type { Wait } from '../../../src/platform/background.js'
 import { checksClosedBetween, MENU, menuEntry, MODIFIERS, soldAsOf, STAFF } from '../../../src/pos/simulation/bar-data.js'
 import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
 
@@ -60,7 +61,32 @@ async function adapterFor(
   const handler = vendor.createSimulator({ seed: SEED, historyDays: HISTORY_DAYS, now: () => NOW, ...simulator })
   const server = await startSimulatorServer(handler)
   running.push(server)
-  return vendor.createAdapter({ credentials: vendor.exampleCredentials, baseUrl: server.url, timeoutMs: SIMULATOR_TIMEOUT_MS, ...adapter })
+  return vendor.createAdapter({ credentials: vendor.exampleCredentials, baseUrl: server.url, timeoutMs: SIMULATOR_TIMEOUT_MS, wait: async () => {}, ...adapter })
+}
+
+/** The day before the simulators' yesterday. */
+const DAY_WINDOW = { start: new Date(NOW.getTime() - 2 * 86_400_000), end: new Date(NOW.getTime() - 86_400_000) }
+
+function lineIdsOf(lines: PosSaleLine[]): string[] {
+  return lines.map((line) => line.lineId).sort()
+}
+
+/**
+ * A listing of `window` from a fresh adapter and simulator, with the number of requests it took: the
+ * last is a page of data (logging in comes first), which the drop tests cut.
+ */
+async function cleanListing(vendor: PosVendor, window: { start: Date; end: Date }): Promise<{ lineIds: string[]; requests: number }> {
+  const adapter = await adapterFor(vendor)
+  let requests = 0
+  running.at(-1)?.server.on('request', () => requests++)
+  const lineIds = lineIdsOf(await collectSales(adapter.listSales(window)))
+  return { lineIds, requests }
+}
+
+/** A wait that answers at once and keeps what it was asked to wait, ms. */
+function recordedWaits(): { wait: Wait; waits: number[] } {
+  const waits: number[] = []
+  return { waits, wait: async (ms) => void waits.push(ms) }
 }
 
 /** Every line of every page of a sales listing. */
@@ -205,8 +231,10 @@ export function describeAdapterContract(vendor: PosVendor): void {
     })
 
     test('waits out a short 429 and then succeeds', async () => {
-      const adapter = await adapterFor(vendor, { failure: { mode: 'rate_limit', retryAfterSeconds: 1, times: 1 } })
+      const { wait, waits } = recordedWaits()
+      const adapter = await adapterFor(vendor, { failure: { mode: 'rate_limit', retryAfterSeconds: 1, times: 1 } }, { wait })
       assert.equal((await adapter.listProducts()).length, MENU.length + MODIFIERS.length)
+      assert.deepEqual(waits, [1_000])
     })
 
     test('gives up on a lasting 429 with rate_limited and the Retry-After', async () => {
@@ -215,9 +243,11 @@ export function describeAdapterContract(vendor: PosVendor): void {
       assert.equal(error.retryAfterSeconds, 120)
     })
 
-    test('maps a 5xx to connection_failed', async () => {
-      const adapter = await adapterFor(vendor, { failure: { mode: 'server_error' } })
+    test('maps a 5xx to connection_failed after two retries', async () => {
+      const { wait, waits } = recordedWaits()
+      const adapter = await adapterFor(vendor, { failure: { mode: 'server_error' } }, { wait })
       await assertFailsWith('connection_failed', () => adapter.listProducts())
+      assert.deepEqual(waits, [250, 500])
     })
 
     test('maps an unreadable answer to invalid_response', async () => {
@@ -225,10 +255,20 @@ export function describeAdapterContract(vendor: PosVendor): void {
       await assertFailsWith('invalid_response', () => adapter.listProducts())
     })
 
-    test('maps a connection dropped mid-page to connection_failed', async () => {
-      const adapter = await adapterFor(vendor, { failure: { mode: 'drop_mid_page' } })
-      const end = new Date(NOW.getTime() - 86_400_000)
-      await assertFailsWith('connection_failed', () => collectSales(adapter.listSales({ start: new Date(end.getTime() - 86_400_000), end })))
+    test('maps a connection that keeps dropping mid-page to connection_failed after two retries', async () => {
+      const clean = await cleanListing(vendor, DAY_WINDOW)
+      const { wait, waits } = recordedWaits()
+      const adapter = await adapterFor(vendor, { failure: { mode: 'drop_mid_page', page: clean.requests } }, { wait })
+      await assertFailsWith('connection_failed', () => collectSales(adapter.listSales(DAY_WINDOW)))
+      assert.deepEqual(waits, [250, 500])
+    })
+
+    test('asks again for a page whose connection dropped once, and lists every line', async () => {
+      const clean = await cleanListing(vendor, DAY_WINDOW)
+      const { wait, waits } = recordedWaits()
+      const adapter = await adapterFor(vendor, { failure: { mode: 'drop_mid_page', page: clean.requests, times: 1 } }, { wait })
+      assert.deepEqual(lineIdsOf(await collectSales(adapter.listSales(DAY_WINDOW))), clean.lineIds)
+      assert.deepEqual(waits, [250])
     })
 
     test('maps a timeout to connection_failed', async () => {

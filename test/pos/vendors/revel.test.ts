@@ -59,7 +59,7 @@ function recordAnswer(res: ServerResponse, onEnd: (status: number, text: string)
 }
 
 function adapterFor(url: string, credentials = revelVendor.exampleCredentials) {
-  return revelVendor.createAdapter({ credentials, baseUrl: url, timeoutMs: SIMULATOR_TIMEOUT_MS })
+  return revelVendor.createAdapter({ credentials, baseUrl: url, timeoutMs: SIMULATOR_TIMEOUT_MS, wait: async () => {} })
 }
 
 /** The lines of a window as a sync at the window's end reads them (the simulator's clock at that end). */
@@ -121,7 +121,8 @@ describe('revel adapter', () => {
 
   test('resumes a listing that failed mid-way at the page that failed, not at the first page', async () => {
     const failingRequest = 8
-    const simulator = await recordedSimulator({ failure: { mode: 'drop_mid_page', page: failingRequest } })
+    // The request and the two retries of it (a read whose connection drops is asked again twice).
+    const simulator = await recordedSimulator({ failure: { mode: 'drop_mid_page', page: failingRequest, times: 3 } })
     const adapter = adapterFor(simulator.url)
     const window = { start: new Date('2026-11-13T12:00:00.000Z'), end: new Date('2026-11-16T12:00:00.000Z') }
     const lines: PosSaleLine[] = []

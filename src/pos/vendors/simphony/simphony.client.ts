@@ -179,6 +179,8 @@ export class SimphonyClient {
   async call<T extends TSchema>(operation: string, body: Record<string, string>, answer: T, idToken: string): Promise<Static<T>> {
     const response = await this.app.send<unknown>({
       method: 'POST',
+      // Every BI operation reads (getGuestChecks, the dimensions): asked again after a dropped connection.
+      read: true,
       path: `/bi/v1/${encodeURIComponent(this.options.orgShortName)}/${operation}`,
       headers: { authorization: `Bearer ${idToken}` },
       json: { locRef: this.options.locRef, ...body },

@@ -277,6 +277,7 @@ export class SquareClient {
     return this.paginate(async (cursor) => {
       const body = await this.call<{ orders?: SquareOrder[]; cursor?: string }>({
         method: 'POST',
+        read: true,
         path: '/v2/orders/search',
         json: {
           location_ids: [query.locationId],
@@ -319,6 +320,7 @@ export class SquareClient {
     return this.paginate(async (cursor) => {
       const body = await this.call<{ team_members?: SquareTeamMember[]; cursor?: string }>({
         method: 'POST',
+        read: true,
         path: '/v2/team-members/search',
         json: { limit: TEAM_MEMBERS_PAGE_LIMIT, cursor },
       })
