@@ -1,4 +1,5 @@
 import { type Selectable, sql } from 'kysely'
+import { textList } from '../platform/db/text-list.js'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { claimableJobs, claimJob, defineJobQueue, extendLease, settleJob } from '../platform/jobs.js'
 import type { ForecastRefitTable } from './forecast.tables.js'
@@ -68,7 +69,8 @@ export async function findForecasts(db: Executor, tenant: Tenant, itemIds: strin
     .selectFrom('demand_forecasts')
     .select([
       'item_id',
-      sql<string[]>`daily::text[]`.as('daily'),
+      // One comma-joined string, split here: the driver's array parser cost a tenth of the forecast endpoint.
+      sql<string>`array_to_string(daily, ',')`.as('daily'),
       sql<string | null>`backtest_wape::text`.as('backtest_wape'),
       sql<string>`daily_error_stdev::text`.as('daily_error_stdev'),
       'seasonality',
@@ -80,14 +82,14 @@ export async function findForecasts(db: Executor, tenant: Tenant, itemIds: strin
     ])
     .where('account_id', '=', tenant.accountId)
     .where('environment', '=', tenant.environment)
-    .where('item_id', 'in', itemIds)
+    .where('item_id', '=', sql<string>`any(${textList(itemIds)})`)
     .execute()
   return new Map(
     rows.map((row) => [
       row.item_id,
       {
         itemId: row.item_id,
-        daily: row.daily,
+        daily: row.daily.split(','),
         backtestWape: row.backtest_wape,
         dailyErrorStdDev: row.daily_error_stdev,
         seasonality: row.seasonality,

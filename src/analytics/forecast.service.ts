@@ -3,7 +3,7 @@ import { getItem } from '../inventory/inventory.service.js'
 import { dailyUsage } from '../inventory/usage-history.js'
 import { getLocation } from '../locations/locations.service.js'
 import type { Executor, Tenant } from '../platform/db/database.js'
-import { type Decimal, decimal, quantityOut, sum, ZERO } from '../platform/decimal.js'
+import { decimal, QUANTITY_STORED_DECIMALS, scaledOut, sumScaled, toScaled } from '../platform/decimal.js'
 import { analyticsErrors } from './analytics.errors.js'
 import { allItems, allLocations } from './catalog-reads.js'
 import { BACKTEST_PLAN, holidayNames } from './forecast/index.js'
@@ -40,6 +40,22 @@ export function firstForecastDay(forecast: Pick<StoredForecast, 'historyThrough'
   return shiftDate(forecast.historyThrough, 1)
 }
 
+/**
+ * Stored forecasts keep 6 decimals (numeric(20, 6)): the endpoint adds and compares them as exact
+ * integers of 10⁻⁶ units (a thousand items' 30 days made 100,000 big.js values a request) and answers
+ * quantities at the API's 4 decimals.
+ */
+const FORECAST_PLACES = 6
+
+/** An item's quantity as the API answers it (at most 4 decimals), scaled to FORECAST_PLACES. */
+function scaledQuantity(value: number): bigint {
+  return toScaled(decimal(value).toFixed(), FORECAST_PLACES)
+}
+
+function forecastOut(units: bigint): number {
+  return scaledOut(units, FORECAST_PLACES, QUANTITY_STORED_DECIMALS)
+}
+
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat']
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
 
@@ -59,41 +75,42 @@ function plural(count: number, word: string): string {
  * Order by: the first day whose closing stock is forecast below the reorder point (the day the usual
  * reorder-point rule orders); already below it: order now.
  */
-export function stockAdvice(item: Pick<InventoryItem, 'quantity' | 'reorder_point' | 'unit'>, daily: Decimal[], firstDay: string): string {
-  const stock = decimal(item.quantity).lt(0) ? ZERO : decimal(item.quantity)
-  const reorderPoint = decimal(item.reorder_point)
+export function stockAdvice(item: Pick<InventoryItem, 'quantity' | 'reorder_point' | 'unit'>, daily: bigint[], firstDay: string): string {
+  const quantity = scaledQuantity(item.quantity)
+  const stock = quantity < 0n ? 0n : quantity
+  const reorderPoint = scaledQuantity(item.reorder_point)
   const unit = item.unit
   let remaining = stock
   let coverDays = 0
   let covering = true
   let belowOn: number | undefined
   for (const [index, demand] of daily.entries()) {
-    remaining = remaining.minus(demand)
-    covering &&= remaining.gte(0)
+    remaining -= demand
+    covering &&= remaining >= 0n
     if (covering) coverDays++
-    if (belowOn === undefined && remaining.lt(reorderPoint)) belowOn = index
+    if (belowOn === undefined && remaining < reorderPoint) belowOn = index
   }
   const lastDay = shiftDate(firstDay, daily.length - 1)
   const cover =
     coverDays === 0
-      ? `Stock of ${quantityOut(stock)} ${unit} does not cover the ${quantityOut(daily[0] ?? ZERO)} ${unit} forecast for ${dayLabel(firstDay)}`
+      ? `Stock of ${forecastOut(stock)} ${unit} does not cover the ${forecastOut(daily[0] ?? 0n)} ${unit} forecast for ${dayLabel(firstDay)}`
       : coverDays === daily.length
         ? `Stock covers at least ${plural(coverDays, 'day')} at the forecast rate (through ${dayLabel(lastDay)})`
         : `Stock covers ${plural(coverDays, 'day')} at the forecast rate (through ${dayLabel(shiftDate(firstDay, coverDays - 1))})`
-  const point = `the reorder point of ${quantityOut(reorderPoint)} ${unit}`
-  if (stock.lt(reorderPoint)) return `${cover}; it is already below ${point}: order now.`
+  const point = `the reorder point of ${forecastOut(reorderPoint)} ${unit}`
+  if (stock < reorderPoint) return `${cover}; it is already below ${point}: order now.`
   if (belowOn === undefined) return `${cover}; it stays above ${point} for the next ${daily.length} days, so no order is needed yet.`
   return `${cover}; order by ${dayLabel(shiftDate(firstDay, belowOn))}, when it is forecast to fall below ${point}.`
 }
 
 function itemForecast(item: InventoryItem, stored: StoredForecast, daysAhead: number, country: string | null): ItemForecast {
-  const daily = stored.daily.map((value) => decimal(value))
+  const daily = stored.daily.map((value) => toScaled(value, FORECAST_PLACES))
   const firstDay = firstForecastDay(stored)
   return {
     inventory_item_id: item.id,
     name: item.name,
     current_stock: item.quantity,
-    forecasted_demand: quantityOut(sum(daily.slice(0, daysAhead))),
+    forecasted_demand: forecastOut(sumScaled(daily.slice(0, daysAhead))),
     confidence: forecastConfidence(stored),
     factors: { seasonality: stored.seasonality, events: holidayNames(country, firstDay, daysAhead), trend: stored.trend },
     recommendation: stockAdvice(item, daily, firstDay),
