@@ -70,7 +70,7 @@ function buildUrl(baseUrl: string, path: string, query: VendorRequest['query']):
 /** undici's codes for a connection the other side closed or reset (before or during the answer). */
 const DROPPED_CONNECTION_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE'])
 
-/** connection_failed because the connection dropped: a GET may be sent again. */
+/** connection_failed because the connection dropped: a read may be sent again. */
 class DroppedConnection extends PosAdapterError {
   constructor(message: string) {
     super('connection_failed', message)
@@ -90,7 +90,7 @@ export class VendorHttp {
 
   /**
    * Sends a request and parses its JSON answer. 429s are waited out while the Retry-After fits the
-   * call's budget and the run's; 5xx, and a GET whose connection dropped, are retried twice; then
+   * call's budget and the run's; 5xx, and a read whose connection dropped, are retried twice; then
    * rate_limited or connection_failed. Other statuses come back to the caller, which knows what the
    * vendor means by them.
    */
