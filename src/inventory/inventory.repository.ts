@@ -36,10 +36,14 @@ function liveItems(db: Executor, tenant: Tenant) {
     .where('deleted_at', 'is', null)
 }
 
-// GET /v1/inventory/items/:id, the API's hottest read, runs this once per request: compiled once.
-const liveItemById = precompiled((db, accountId: string, environment: Environment, id: string) =>
-  liveItems(db, { accountId, environment }).selectAll().where('id', '=', id),
-)
+function itemById(db: Executor, accountId: string, environment: Environment, id: string) {
+  return liveItems(db, { accountId, environment }).selectAll().where('id', '=', id)
+}
+
+// GET /v1/inventory/items/:id, the API's hottest read, runs this once per request: compiled once. So
+// does the lock PUT and DELETE of one item take first.
+const liveItemById = precompiled(itemById)
+const lockedItemById = precompiled((db, accountId: string, environment: Environment, id: string) => itemById(db, accountId, environment, id).forUpdate())
 
 export async function findItemRow(db: Executor, tenant: Tenant, id: string): Promise<ItemRow | undefined> {
   const rows = await liveItemById(db, tenant.accountId, tenant.environment, id)
@@ -65,18 +69,13 @@ export async function findItemRows(
   return new Map(rows.map((row) => [row.id, row]))
 }
 
-/** Locks the live items among `ids`, in id order so concurrent writers never deadlock. */
-// PUT and DELETE of one item lock it first: compiled once too.
-const lockedItemById = precompiled((db, accountId: string, environment: Environment, id: string) =>
-  liveItems(db, { accountId, environment }).selectAll().where('id', '=', id).forUpdate(),
-)
-
 /** Locks one live item (FOR UPDATE) and answers it; undefined when there is none. */
 export async function lockItemRow(trx: Trx, tenant: Tenant, id: string): Promise<ItemRow | undefined> {
   const rows = await lockedItemById(trx, tenant.accountId, tenant.environment, id)
   return rows[0]
 }
 
+/** Locks the live items among `ids`, in id order so concurrent writers never deadlock. */
 export async function lockItemRows(trx: Trx, tenant: Tenant, ids: string[]): Promise<Map<string, ItemRow>> {
   if (ids.length === 0) return new Map()
   const rows = await liveItems(trx, tenant)

@@ -69,13 +69,13 @@ export async function startBackgroundLoop(options: BackgroundLoopOptions): Promi
   }
 }
 
-/** What every domain's background worker is started with (src/workers.ts starts them all). */
 /** Resolves after `ms` milliseconds, or rejects when `signal` aborts first. */
 export type Wait = (ms: number, signal?: AbortSignal) => Promise<void>
 
 /** The real wait: a timer. */
 export const timerWait: Wait = (ms, signal) => sleep(ms, undefined, signal ? { signal } : undefined)
 
+/** What every domain's background worker is started with (src/workers.ts starts them all). */
 export interface WorkerDependencies {
   config: Config
   database: DatabaseHandle

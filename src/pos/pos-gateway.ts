@@ -14,6 +14,13 @@ import { sandboxSimulatorUrl } from './sandbox-simulators.js'
  * BARSTOCK_POS_BASE_URLS), sandbox connections call the vendor's simulator in this process. It also
  * holds the secret key that seals stored credentials, read on first use.
  */
+/** What a sync run gives its adapter: its clock (for the run budget), its stop signal, and how it waits. */
+export interface RunContext {
+  clock: () => Date
+  signal?: AbortSignal | undefined
+  wait?: Wait | undefined
+}
+
 export class PosGateway {
   private key: Buffer | undefined
   /** Connects to production vendor hosts through a look-up that refuses non-public addresses (made once, when first needed). */
@@ -96,13 +103,12 @@ export class PosGateway {
     environment: Environment,
     credentials: PosCredentials,
     onCredentialsRotated: (credentials: PosCredentials) => Promise<void>,
-    run: { clock: () => Date; signal?: AbortSignal; wait?: Wait },
+    run: RunContext,
   ): Promise<PosAdapter> {
     const endpoint = await this.endpoint(vendor, environment, credentials)
     const timeouts = { timeoutMs: this.config.posRequestTimeoutMs, maxRetryWaitMs: this.config.posRetryWaitMs }
     const now = () => run.clock().getTime()
     const runBudget = { endsAt: now() + this.config.posRunBudgetMs, seconds: this.config.posRunBudgetMs / 1000, now }
-    const { signal, wait } = run
-    return vendor.createAdapter({ credentials, ...endpoint, onCredentialsRotated, ...timeouts, runBudget, ...(signal && { signal }), ...(wait && { wait }) })
+    return vendor.createAdapter({ credentials, ...endpoint, onCredentialsRotated, ...timeouts, runBudget, signal: run.signal, wait: run.wait })
   }
 }

@@ -9,7 +9,7 @@ import { type PosAdapter, PosAdapterError, type PosCredentials, type PosProduct,
 import { type ConnectionRow, FREQUENCY_SECONDS, findConnectionById, saveCredentials, updateConnectionRow } from './connections.repository.js'
 import { type DepletionResult, depleteLines } from './depletion.js'
 import { addSoldItems, mappingsOf, upsertProducts, upsertStaff } from './mappings.repository.js'
-import type { PosGateway } from './pos-gateway.js'
+import type { PosGateway, RunContext } from './pos-gateway.js'
 import {
   type CorrectionRow,
   deleteSourceLines,
@@ -147,7 +147,7 @@ function rereadMsOf(connection: ConnectionRow): number | undefined {
   return connection.sales_reread_hours !== null ? connection.sales_reread_hours * 3_600_000 : findVendor(connection.pos_type)?.incrementalRereadMs
 }
 
-async function openAdapter(db: Db, gateway: PosGateway, connection: ConnectionRow, run: { clock: () => Date; signal?: AbortSignal; wait?: Wait }): Promise<PosAdapter> {
+async function openAdapter(db: Db, gateway: PosGateway, connection: ConnectionRow, run: RunContext): Promise<PosAdapter> {
   const vendor = findVendor(connection.pos_type)
   if (!vendor) throw new SyncFailure('pos_not_supported', `POS type ${connection.pos_type} is not available in this build`)
   const credentials = gateway.open(connection.id, connection.credentials)
@@ -258,7 +258,7 @@ export async function fetchAndStage(db: Db, gateway: PosGateway, run: SyncRunRow
   const { window, signal, wait } = options
   const connection = await findConnectionById(db, run.connection_id)
   if (!connection || connection.deleted_at) throw new SyncFailure('connection_deleted', 'The connection was deleted')
-  const adapter = await openAdapter(db, gateway, connection, { clock: options.now ?? (() => new Date()), ...(signal && { signal }), ...(wait && { wait }) })
+  const adapter = await openAdapter(db, gateway, connection, { clock: options.now ?? (() => new Date()), signal, wait })
   const withCatalog = run.sync_type !== 'sales_only'
   const products = withCatalog ? await adapter.listProducts() : undefined
   const staff = withCatalog ? await adapter.listStaff() : []

@@ -97,15 +97,17 @@ export class VendorHttp {
   async send<T = unknown>(req: VendorRequest): Promise<VendorResponse<T>> {
     let waitedMs = 0
     for (let attempt = 0; ; attempt++) {
-      const response = await this.once(req).catch(async (error: unknown) => {
+      let response: Awaited<ReturnType<VendorHttp['once']>>
+      try {
+        response = await this.once(req)
+      } catch (error) {
         // A vendor's load balancer closes kept-alive sockets, and an answer can be cut mid-body: a read is
         // asked again, as a 5xx is (asking twice changes nothing at the vendor); a write is not.
         const reads = req.read ?? (req.method ?? 'GET') === 'GET'
         if (!(error instanceof DroppedConnection) || !reads || attempt >= SERVER_ERROR_RETRIES) throw error
-        await this.wait(250 * 2 ** attempt, this.options.signal)
-        return undefined
-      })
-      if (!response) continue
+        await this.backOff(attempt)
+        continue
+      }
       if (response.status === 429) {
         const seconds = retryAfterSeconds(response.headers['retry-after'])
         if (attempt >= RATE_LIMIT_RETRIES || waitedMs + seconds * 1000 > this.maxRetryWaitMs) {
@@ -118,13 +120,18 @@ export class VendorHttp {
       }
       if (response.status >= 500) {
         if (attempt < SERVER_ERROR_RETRIES) {
-          await this.wait(250 * 2 ** attempt, this.options.signal)
+          await this.backOff(attempt)
           continue
         }
         throw new PosAdapterError('connection_failed', `${this.options.vendor} answered ${response.status}`)
       }
       return { ...response, body: this.parse<T>(response.text, response.status) }
     }
+  }
+
+  /** The wait before retrying a 5xx or a dropped read: 250 ms, then 500 ms. */
+  private backOff(attempt: number): Promise<void> {
+    return this.wait(250 * 2 ** attempt, this.options.signal)
   }
 
   private refuseWaitPastRunBudget(seconds: number): void {
