@@ -3,10 +3,11 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import pg from 'pg'
 import { buildApp } from '../../src/app.js'
 import { loadConfig, type Config } from '../../src/platform/config.js'
-import { type DatabaseHandle, openPglite, openPostgres } from '../../src/platform/db/connect.js'
+import { type DatabaseHandle, DEFAULT_PGLITE_QUEUE_LIMIT, openPglite, openPostgres } from '../../src/platform/db/connect.js'
 import type { Environment, Tenant } from '../../src/platform/db/database.js'
 import { migrate } from '../../src/platform/db/migrate.js'
 import { migratedPgliteImage } from './pglite-image.js'
+import { openSharedPglite } from './shared-pglite.js'
 import { createApiKey } from '../../src/platform/auth/api-keys.js'
 import { PERMISSIONS, type Permission } from '../../src/platform/auth/permissions.js'
 import type { Resolver } from '../../src/platform/network-guard.js'
@@ -53,13 +54,15 @@ export async function openScratchPostgres(url: string, prefix = 'barstock_test')
 }
 
 /**
- * A database for one test file: an in-memory PGlite (with room for `pgliteQueueLimit` waiting statements)
- * started as a copy of the migrated image, or a scratch one on DATABASE_URL when it is set.
+ * A database for one test file: a scratch one on DATABASE_URL when it is set, else the process's in-memory
+ * PGlite emptied to its migrated state (shared-pglite.ts), or one of its own when the file asks for a
+ * different limit of waiting statements.
  */
-export async function openTestDatabase(pgliteQueueLimit?: number): Promise<DatabaseHandle> {
+export async function openTestDatabase(pgliteQueueLimit = DEFAULT_PGLITE_QUEUE_LIMIT): Promise<DatabaseHandle> {
   const url = process.env.DATABASE_URL
   if (url) return openScratchPostgres(url)
-  return openPglite(undefined, pgliteQueueLimit, await migratedPgliteImage())
+  if (pgliteQueueLimit !== DEFAULT_PGLITE_QUEUE_LIMIT) return openPglite(undefined, pgliteQueueLimit, await migratedPgliteImage())
+  return openSharedPglite()
 }
 
 export interface Caller {

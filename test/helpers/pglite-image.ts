@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { openPglite } from '../../src/platform/db/connect.js'
 import { migrate, MIGRATIONS_DIR } from '../../src/platform/db/migrate.js'
@@ -45,14 +45,22 @@ function imagePath(): string {
   return join(directory, `migrated-pglite-${hash.digest('hex').slice(0, 16)}.tar.gz`)
 }
 
+let migratedTemplate: Promise<string> | undefined
+
 /**
  * A data dir for a server or CLI process, holding a copy of the migrated image: the process skips
  * PGlite's initdb and the migrations (about 4.5 s of CPU) as a server that ran before does. Tests of a
- * first start use an empty data dir instead. Removed when the test process exits.
+ * first start use an empty data dir instead. Removed when the test process exits. The image is unpacked
+ * once per test process; each data dir is a copy of that (0.2 s instead of 1 s of CPU).
  */
 export async function migratedDataDir(): Promise<string> {
+  migratedTemplate ??= (async () => {
+    const template = scratchDataDir()
+    const handle = await openPglite(template, undefined, await migratedPgliteImage())
+    await handle.close()
+    return template
+  })()
   const dir = scratchDataDir()
-  const handle = await openPglite(dir, undefined, await migratedPgliteImage())
-  await handle.close()
+  cpSync(await migratedTemplate, dir, { recursive: true })
   return dir
 }
