@@ -203,6 +203,8 @@ export interface SimulatorOptions {
 export type SimulatorFailure =
   | { mode: 'rate_limit'; retryAfterSeconds?: number; times?: number }
   | { mode: 'server_error'; times?: number }
+  /** Answers the first data requests with these statuses in order (a 429 with Retry-After: 1), then as usual. */
+  | { mode: 'statuses'; statuses: (429 | 503)[] }
   | { mode: 'slow'; delayMs: number }
   | { mode: 'garbage' }
   /** Closes the socket in the middle of the Nth data answer (1-based), and of the ones after it: `times` in all, or every one. */

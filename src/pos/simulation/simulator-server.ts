@@ -31,6 +31,13 @@ export class FailureSwitch {
         if (failure.times !== undefined && this.served > failure.times) return false
         writeError(503, 'Service unavailable')
         return true
+      case 'statuses': {
+        const status = failure.statuses[this.served - 1]
+        if (status === undefined) return false
+        if (status === 429) writeError(429, 'Too many requests', { 'Retry-After': '1' })
+        else writeError(status, 'Service unavailable')
+        return true
+      }
       case 'garbage':
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"this is": not json')
         return true

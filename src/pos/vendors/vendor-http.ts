@@ -95,8 +95,11 @@ export class VendorHttp {
    * vendor means by them.
    */
   async send<T = unknown>(req: VendorRequest): Promise<VendorResponse<T>> {
+    // Counted apart: a 429 says nothing about the vendor's health, so it spends none of a 5xx's retries.
+    let rateLimits = 0
+    let serverFailures = 0
     let waitedMs = 0
-    for (let attempt = 0; ; attempt++) {
+    for (;;) {
       let response: Awaited<ReturnType<VendorHttp['once']>>
       try {
         response = await this.once(req)
@@ -104,23 +107,24 @@ export class VendorHttp {
         // A vendor's load balancer closes kept-alive sockets, and an answer can be cut mid-body: a read is
         // asked again, as a 5xx is (asking twice changes nothing at the vendor); a write is not.
         const reads = req.read ?? (req.method ?? 'GET') === 'GET'
-        if (!(error instanceof DroppedConnection) || !reads || attempt >= SERVER_ERROR_RETRIES) throw error
-        await this.backOff(attempt)
+        if (!(error instanceof DroppedConnection) || !reads || serverFailures >= SERVER_ERROR_RETRIES) throw error
+        await this.backOff(serverFailures++)
         continue
       }
       if (response.status === 429) {
         const seconds = retryAfterSeconds(response.headers['retry-after'])
-        if (attempt >= RATE_LIMIT_RETRIES || waitedMs + seconds * 1000 > this.maxRetryWaitMs) {
+        if (rateLimits >= RATE_LIMIT_RETRIES || waitedMs + seconds * 1000 > this.maxRetryWaitMs) {
           throw new PosAdapterError('rate_limited', `${this.options.vendor} rate limit: retry after ${seconds} s`, seconds)
         }
         this.refuseWaitPastRunBudget(seconds)
+        rateLimits++
         waitedMs += seconds * 1000
         await this.wait(seconds * 1000, this.options.signal)
         continue
       }
       if (response.status >= 500) {
-        if (attempt < SERVER_ERROR_RETRIES) {
-          await this.backOff(attempt)
+        if (serverFailures < SERVER_ERROR_RETRIES) {
+          await this.backOff(serverFailures++)
           continue
         }
         throw new PosAdapterError('connection_failed', `${this.options.vendor} answered ${response.status}`)
@@ -129,7 +133,7 @@ export class VendorHttp {
     }
   }
 
-  /** The wait before retrying a 5xx or a dropped read: 250 ms, then 500 ms. */
+  /** The wait before the nth retry (from 0) of a 5xx or a dropped read: 250 ms, then 500 ms. */
   private backOff(attempt: number): Promise<void> {
     return this.wait(250 * 2 ** attempt, this.options.signal)
   }

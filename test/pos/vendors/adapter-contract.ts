@@ -250,6 +250,13 @@ export function describeAdapterContract(vendor: PosVendor): void {
       assert.deepEqual(waits, [250, 500])
     })
 
+    test('retries a 5xx twice also after a 429: rate limits and server errors are counted apart', async () => {
+      const { wait, waits } = recordedWaits()
+      const adapter = await adapterFor(vendor, { failure: { mode: 'statuses', statuses: [429, 503, 503] } }, { wait })
+      assert.equal((await adapter.listProducts()).length, MENU.length + MODIFIERS.length)
+      assert.deepEqual(waits, [1_000, 250, 500])
+    })
+
     test('maps an unreadable answer to invalid_response', async () => {
       const adapter = await adapterFor(vendor, { failure: { mode: 'garbage' } })
       await assertFailsWith('invalid_response', () => adapter.listProducts())
