@@ -1,8 +1,8 @@
 import { readdirSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
-import { after, describe } from 'node:test'
+import { after, before, describe } from 'node:test'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { keepSharedPgliteBetweenFiles } from './shared-pglite.js'
+import { beginTestFile, keepSharedPgliteBetweenFiles } from './shared-pglite.js'
 
 /**
  * `npm test` runs the test files in a few processes (shards) instead of one process each: a test process
@@ -80,6 +80,7 @@ export async function runShard(index: number, count: number): Promise<void> {
     const path = join(TEST_ROOT, file)
     // The bound of a whole file, which each of its tests inherits unless it sets its own.
     describe(relative(TEST_ROOT, path), { timeout: FILE_TIMEOUT_MS }, async () => {
+      before(beginTestFile)
       await import(pathToFileURL(path).href)
     })
   }

@@ -27,18 +27,36 @@ let keptBetweenFiles = false
 /** A handle on the process's embedded database, emptied first unless another handle is open. */
 export async function openSharedPglite(): Promise<DatabaseHandle> {
   shared ??= startSharedDatabase()
-  const database = await shared
+  const current = shared
+  const database = await current
   if (openHandles++ === 0) emptied = emptyToMigrated(database)
   await emptied
   let closed = false
   return {
     ...database.handle,
     async close() {
-      if (closed) return
+      // A handle on a database beginTestFile left behind no longer counts.
+      if (closed || shared !== current) return
       closed = true
       if (--openHandles === 0 && !keptBetweenFiles) await closeSharedPglite()
     },
   }
+}
+
+/**
+ * Called as each file of a shard begins. A file that ended with a handle still open, or with a statement
+ * or transaction still holding the database (a test cancelled by its time limit in the middle of one),
+ * leaves it behind: the next file gets a new database instead of waiting behind it.
+ */
+export async function beginTestFile(): Promise<void> {
+  if (!shared) return
+  const { handle } = await shared
+  const usage = handle.poolUsage()
+  if (openHandles === 0 && usage.idle === 1 && usage.waiting === 0) return
+  shared = undefined
+  openHandles = 0
+  // Not awaited: closing waits for what holds the database, which may never end.
+  void handle.close().catch(() => undefined)
 }
 
 /** Keeps the database open between files until the returned function closes it (the shard's last hook). */
