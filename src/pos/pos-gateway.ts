@@ -9,11 +9,6 @@ import { guardedLookup, publicHostRefusal, type Resolver, systemResolver } from 
 import { decryptCredentials, encryptCredentials } from './credential-cipher.js'
 import { sandboxSimulatorUrl } from './sandbox-simulators.js'
 
-/**
- * How the core reaches a POS: production connections call the vendor's host (or the override in
- * BARSTOCK_POS_BASE_URLS), sandbox connections call the vendor's simulator in this process. It also
- * holds the secret key that seals stored credentials, read on first use.
- */
 /** What a sync run gives its adapter: its clock (for the run budget), its stop signal, and how it waits. */
 export interface RunContext {
   clock: () => Date
@@ -21,6 +16,11 @@ export interface RunContext {
   wait?: Wait | undefined
 }
 
+/**
+ * How the core reaches a POS: production connections call the vendor's host (or the override in
+ * BARSTOCK_POS_BASE_URLS), sandbox connections call the vendor's simulator in this process. It also
+ * holds the secret key that seals stored credentials, read on first use.
+ */
 export class PosGateway {
   private key: Buffer | undefined
   /** Connects to production vendor hosts through a look-up that refuses non-public addresses (made once, when first needed). */

@@ -12,6 +12,13 @@ export class FailureSwitch {
 
   constructor(private readonly failure: SimulatorFailure | undefined) {}
 
+  /** The error status a failure answers this request with; undefined when it is answered as usual. */
+  private failingStatus(failure: Extract<SimulatorFailure, { mode: 'rate_limit' | 'server_error' | 'statuses' }>): 429 | 503 | undefined {
+    if (failure.mode === 'statuses') return failure.statuses[this.served - 1]
+    if (failure.times !== undefined && this.served > failure.times) return undefined
+    return failure.mode === 'rate_limit' ? 429 : 503
+  }
+
   async intercept(
     res: ServerResponse,
     writeError: (status: number, message: string, headers?: Record<string, string>) => void,
@@ -24,17 +31,12 @@ export class FailureSwitch {
         await new Promise((resolve) => setTimeout(resolve, failure.delayMs))
         return false
       case 'rate_limit':
-        if (failure.times !== undefined && this.served > failure.times) return false
-        writeError(429, 'Too many requests', { 'Retry-After': String(failure.retryAfterSeconds ?? 1) })
-        return true
       case 'server_error':
-        if (failure.times !== undefined && this.served > failure.times) return false
-        writeError(503, 'Service unavailable')
-        return true
       case 'statuses': {
-        const status = failure.statuses[this.served - 1]
+        const status = this.failingStatus(failure)
         if (status === undefined) return false
-        if (status === 429) writeError(429, 'Too many requests', { 'Retry-After': '1' })
+        const retryAfterSeconds = failure.mode === 'rate_limit' ? (failure.retryAfterSeconds ?? 1) : 1
+        if (status === 429) writeError(429, 'Too many requests', { 'Retry-After': String(retryAfterSeconds) })
         else writeError(status, 'Service unavailable')
         return true
       }
