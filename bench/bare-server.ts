@@ -38,16 +38,14 @@ app.put<{ Params: { id: string }; Body: { quantity: number } }>('/items/:id', as
 })
 
 let eventSequence = 0
-/** In the write's one statement, as barstock sends it. */
-const NOTIFY = " RETURNING (SELECT pg_notify('bench_bare_outbox', ''))"
 
 /**
  * The writes barstock's PUT must make (the item locked, a ledger row, the item's new quantity and an
  * outbox event, in one transaction), as bare SQL: what the mandated ledger and outbox cost by themselves.
- * With `notify`, also a NOTIFY like the one with which barstock's outbox wakes its deliverers at commit
- * (on a channel of its own, so that barstock's dispatcher does not wake for the baseline's writes).
+ * Barstock sends no NOTIFY for an event no webhook subscribes to (the bench subscribes none), so neither
+ * does this.
  */
-async function writeWithLedger(id: string, quantity: number, notify: boolean): Promise<void> {
+async function writeWithLedger(id: string, quantity: number): Promise<void> {
   const client = await pool.connect()
   try {
     await client.query('BEGIN')
@@ -63,7 +61,7 @@ async function writeWithLedger(id: string, quantity: number, notify: boolean): P
        e AS (
          INSERT INTO outbox_events (id, account_id, environment, kind, data)
          VALUES ($8, $1, $2, 'inventory.updated', $9))
-       UPDATE inventory_items SET quantity = $6, last_updated = now() WHERE id = $3${notify ? NOTIFY : ''}`,
+       UPDATE inventory_items SET quantity = $6, last_updated = now() WHERE id = $3`,
       [ACCOUNT, ENVIRONMENT, id, item.location_id, item.cost_per_unit, quantity, item.quantity, `evt_bare_${process.pid}_${eventSequence++}`, JSON.stringify({ item_id: id, quantity })],
     )
     await client.query('COMMIT')
@@ -76,12 +74,7 @@ async function writeWithLedger(id: string, quantity: number, notify: boolean): P
 }
 
 app.put<{ Params: { id: string }; Body: { quantity: number } }>('/items-with-ledger/:id', async (request) => {
-  await writeWithLedger(request.params.id, request.body.quantity, false)
-  return { data: { id: request.params.id } }
-})
-
-app.put<{ Params: { id: string }; Body: { quantity: number } }>('/items-with-ledger-and-notify/:id', async (request) => {
-  await writeWithLedger(request.params.id, request.body.quantity, true)
+  await writeWithLedger(request.params.id, request.body.quantity)
   return { data: { id: request.params.id } }
 })
 

@@ -12,7 +12,7 @@ import { type BenchServer, forkListener, runLoad, startQuietServer } from './pro
  * autocannon in a third for each run. Each scenario runs barstock and its baseline alternately, two
  * rounds each; the better round of each side counts, so the ratio is of figures taken minutes apart.
  * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench
- * BENCH_SECONDS (10), BENCH_CONNECTIONS (32), BENCH_ROUNDS (2), BENCH_SCENARIOS (name fragments, e.g.
+ * BENCH_SECONDS (10), BENCH_CONNECTIONS (32), BENCH_ROUNDS (2), BENCH_SCENARIOS (fragments of "<name> vs <baseline>", e.g.
  * `get item,put`) adjust a run; BENCH_CPU_PROF=<dir> starts the server and the baseline with
  * `node --cpu-prof` writing there (one profile each).
  */
@@ -94,14 +94,6 @@ function scenarios(ids: string[]): Scenario[] {
       method: 'PUT',
       barstockPaths: sample.map((id) => `/v1/inventory/items/${id}`),
       baselinePaths: sample.map((id) => `/items-with-ledger/${id}`),
-      bodies: quantities,
-    },
-    {
-      name: 'PUT quantity',
-      baseline: 'the same writes and the outbox NOTIFY in bare SQL',
-      method: 'PUT',
-      barstockPaths: sample.map((id) => `/v1/inventory/items/${id}`),
-      baselinePaths: sample.map((id) => `/items-with-ledger-and-notify/${id}`),
       bodies: quantities,
     },
   ]
@@ -199,9 +191,9 @@ async function main() {
     const ids = await seed(barstock.url, key, ITEMS)
     const bare = await forkListener(new URL('./bare-server.js', import.meta.url), { DATABASE_URL: database.url, BENCH_ACCOUNT: ACCOUNT }, profiling)
     started.push(bare)
-    // BENCH_SCENARIOS=put (a comma-separated list of name fragments) runs only the matching scenarios.
+    // BENCH_SCENARIOS=put (comma-separated fragments of "<name> vs <baseline>") runs only the matching scenarios.
     const only = process.env.BENCH_SCENARIOS?.split(',').map((part) => part.trim().toLowerCase())
-    const chosen = scenarios(ids).filter((candidate) => !only || only.some((part) => candidate.name.toLowerCase().includes(part)))
+    const chosen = scenarios(ids).filter((candidate) => !only || only.some((part) => `${candidate.name} vs ${candidate.baseline}`.toLowerCase().includes(part)))
     const rows: Row[] = []
     for (const scenario of chosen) rows.push(await measure(scenario, barstock, key, bare))
     const cpu = cpus()[0]?.model ?? 'unknown CPU'

@@ -1,6 +1,6 @@
 import type { Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal, QUANTITY_STORED_DECIMALS, quantityOut, toDbNumeric } from '../platform/decimal.js'
-import { enqueue, notifyOutbox, outboxRow } from '../platform/outbox.js'
+import { enqueue, outboxRow } from '../platform/outbox.js'
 import type { InventoryLowStockData } from './inventory.events.js'
 import type { ItemRow } from './inventory.repository.js'
 import type { MovementKind } from './inventory.tables.js'
@@ -64,7 +64,7 @@ export async function setStock(
 /**
  * Writes chained ledger rows for a locked item (each row's before is the last one's after), the item's
  * new quantity and anchor, and one `inventory.updated` for the whole change (plus `inventory.low_stock`
- * on crossing), in one statement. Data-modifying CTEs all run whatever the final SELECT reads: one round
+ * on crossing), in one statement. Data-modifying CTEs run whether or not the statement reads them: one round
  * trip for the whole change.
  */
 export async function writeMovements(
@@ -114,12 +114,11 @@ export async function writeMovements(
   return trx
     .with('movement', (db) => db.insertInto('stock_movements').values(rows))
     .with('events', (db) => db.insertInto('outbox_events').values(events))
-    .with('updated', (db) => db.updateTable('inventory_items').set(itemFields).where('id', '=', item.id).returningAll())
-    .selectFrom('updated')
-    .selectAll()
-    .select(notifyOutbox.as('notified'))
+    .updateTable('inventory_items')
+    .set(itemFields)
+    .where('id', '=', item.id)
+    .returningAll()
     .executeTakeFirstOrThrow()
-    .then(({ notified: _, ...row }) => row)
 }
 
 function updatedEvent(tenant: Tenant, item: ItemRow, before: Decimal, after: Decimal, actor: string) {

@@ -2,7 +2,6 @@ import type { Insertable } from 'kysely'
 import type { Static, TSchema } from 'typebox'
 import type { Executor, OutboxEventTable, Tenant, Trx } from './db/database.js'
 import { newId } from './ids.js'
-import { notification, notify } from './notify.js'
 
 /**
  * The events of the spec, by kind, with their `data`. Each domain adds its kinds to this interface with
@@ -18,7 +17,11 @@ export type EventKind = keyof EventCatalog & string
  */
 export type EventDataOf<Events extends Record<string, TSchema>> = { [Kind in keyof Events]: Static<Events[Kind]> }
 
-/** NOTIFY channel that wakes the webhook dispatcher when events are committed. */
+/**
+ * NOTIFY channel that wakes the webhook dispatchers when a committed event made deliveries. The
+ * webhooks' fan-out trigger sends it (migrations/20261126160000_webhook_fan_out_wakes.sql), only for an
+ * event some webhook subscribes to.
+ */
 export const OUTBOX_CHANNEL = 'barstock_outbox'
 
 export interface OutboxEvent<K extends EventKind = EventKind> {
@@ -34,19 +37,12 @@ export function outboxRow<K extends EventKind>(tenant: Tenant, kind: K, data: Ev
 }
 
 /**
- * The NOTIFY that wakes deliverers once the transaction commits. One payload for all: PostgreSQL folds
- * identical notifications of a transaction into one wake-up.
- */
-export const notifyOutbox = notification(OUTBOX_CHANNEL)
-
-/**
  * Writes an event in the caller's transaction: it exists exactly when the change that caused it
- * commits, and the NOTIFY is delivered only then too.
+ * commits, and so do its deliveries and the wake-up of the dispatchers (the fan-out trigger's).
  */
 export async function enqueue<K extends EventKind>(trx: Trx, tenant: Tenant, kind: K, data: EventCatalog[K]): Promise<string> {
   const row = outboxRow(tenant, kind, data)
   await trx.insertInto('outbox_events').values(row).execute()
-  await notify(trx, OUTBOX_CHANNEL)
   return row.id
 }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { performance } from 'node:perf_hooks'
 import { after, before, describe, test } from 'node:test'
+import { OUTBOX_CHANNEL } from '../../src/platform/outbox.js'
 import { createTestContext, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { startReceiver } from './receiver.js'
@@ -32,6 +33,26 @@ describe('dispatcher', () => {
     assert.equal(ids.length, 40)
     assert.equal(new Set(ids).size, 40)
     assert.deepEqual(new Set(receiver.requests.map((request) => JSON.parse(request.body).data.item_id)), new Set(items.map((item) => item.id)))
+  })
+
+  test('a committed event wakes the dispatchers when a webhook subscribes to it, and only then', async (t) => {
+    const wakeUps: string[] = []
+    const unlisten = await ctx.database.listen(OUTBOX_CHANNEL, (payload) => wakeUps.push(payload))
+    // Polling once an hour: a delivery made at once was woken by the event's commit.
+    const { receiver } = await withReceiverAndDispatcher(t, ctx, undefined, { settings: { pollIntervalMs: 3_600_000 } })
+    t.after(unlisten)
+    const unsubscribed = await ctx.newCaller()
+    const item = await createItem(ctx, unsubscribed, { quantity: 5, reorder_point: 0 })
+    const put = await ctx.request('PUT', `/v1/inventory/items/${item.id}`, { key: unsubscribed.key, body: { quantity: 4 } })
+    assert.equal(put.statusCode, 200)
+    const subscribed = await ctx.newCaller()
+    await createWebhook(ctx, subscribed, { url: receiver.url, events: ['inventory.updated'] })
+    const delivered = await createItem(ctx, subscribed, { quantity: 1, reorder_point: 0 })
+    const [request] = await receiver.waitFor(1, 5000)
+    assert.equal(JSON.parse(request!.body).data.item_id, delivered.id)
+    // Notifications arrive in commit order: the unsubscribed account's two events came before this one.
+    await eventually(async () => wakeUps.length > 0, 5000, 'the wake-up')
+    assert.equal(wakeUps.length, 1)
   })
 
   test('a slow receiver does not slow API requests', async (t) => {
