@@ -11,7 +11,8 @@ import { type BenchSeries, type Family, posBarSeries, syntheticSeries } from './
  * for comparison, over synthetic series of known structure and the POS simulators'
  * bars. At each origin every method sees only the days before it and forecasts the next 14. A series'
  * error is its WAPE over all its held-out days (Σ|forecast − actual| / Σ actual); a family's figure is
- * the mean over its series. Run: npm run bench:forecast.
+ * the mean over its series; a second table gives the error of each 14-day total (Σ over origins of
+ * |Σ forecast − Σ actual| ÷ Σ actual), what an order covering the horizon sees. Run: npm run bench:forecast.
  */
 
 const SERIES_DAYS = 182
@@ -31,6 +32,8 @@ interface SeriesScore {
   family: Family
   /** WAPE per method. */
   wape: Record<Method, number>
+  /** Per method, Σ over origins of |Σ forecast − Σ actual| over the 14 days ÷ Σ actual: the error an order for the whole horizon sees. */
+  totalError: Record<Method, number>
   /** (Σ model forecast − Σ actual) / Σ actual over the held-out days: below 0, the model under-forecasts. */
   bias: number
   /** The model `selection` chose at each origin. */
@@ -43,6 +46,7 @@ interface SeriesScore {
 function scoreSeries(series: BenchSeries): SeriesScore | null {
   const expected = series.expected ?? weekdayMeans(series.values)
   const absolute: Record<Method, number> = { model: 0, selection: 0, mstl_only: 0, seasonal_naive: 0, mean_28: 0, oracle: 0 }
+  const totalAbsolute: Record<Method, number> = { ...absolute }
   let actualTotal = 0
   let modelTotal = 0
   const chosen: ModelName[] = []
@@ -63,16 +67,19 @@ function scoreSeries(series: BenchSeries): SeriesScore | null {
       oracle: expected.slice(origin, origin + HORIZON),
     }
     modelTotal += last.daily.slice(0, HORIZON).reduce((sum, value) => sum + value, 0)
+    const actualSum = actual.reduce((sum, value) => sum + value, 0)
     for (const method of METHODS) {
       absolute[method] += actual.reduce((sum, value, day) => sum + Math.abs((forecasts[method][day] ?? 0) - value), 0)
+      totalAbsolute[method] += Math.abs(forecasts[method].slice(0, HORIZON).reduce((sum, value) => sum + value, 0) - actualSum)
     }
-    actualTotal += actual.reduce((sum, value) => sum + value, 0)
+    actualTotal += actualSum
   }
   if (actualTotal === 0 || !last) return null
-  const wape = Object.fromEntries(METHODS.map((method) => [method, absolute[method] / actualTotal])) as Record<Method, number>
+  const relative = (errors: Record<Method, number>) => Object.fromEntries(METHODS.map((method) => [method, errors[method] / actualTotal])) as Record<Method, number>
   return {
     family: series.family,
-    wape,
+    wape: relative(absolute),
+    totalError: relative(totalAbsolute),
     bias: (modelTotal - actualTotal) / actualTotal,
     chosen,
     seasonalityRight: last.seasonality === series.truth.seasonality,
@@ -105,6 +112,11 @@ function row(label: string, scores: SeriesScore[]): string {
   return `| ${label} | ${scores.length} | ${percent(wape('model'))} | ${percent(wape('selection'))} | ${percent(wape('mstl_only'))} | ${percent(wape('seasonal_naive'))} | ${percent(wape('mean_28'))} | ${(wape('model') / wape('seasonal_naive')).toFixed(2)} | ${(wape('oracle') / wape('seasonal_naive')).toFixed(2)} | ${percent(mean(scores.map((score) => score.bias)))} | ${picks.join(' / ')} | ${share(scores.map((score) => score.seasonalityRight))} | ${share(scores.map((score) => score.trendRight))} |`
 }
 
+function totalsRow(label: string, scores: SeriesScore[]): string {
+  const error = (method: Method) => mean(scores.map((score) => score.totalError[method]))
+  return `| ${label} | ${scores.length} | ${percent(error('model'))} | ${percent(error('seasonal_naive'))} | ${percent(error('mean_28'))} | ${percent(error('oracle'))} | ${(error('model') / error('seasonal_naive')).toFixed(2)} | ${(error('oracle') / error('seasonal_naive')).toFixed(2)} |`
+}
+
 function main(): void {
   initForecasting()
   const series = [
@@ -125,6 +137,12 @@ function main(): void {
   for (const family of families) console.log(row(family, scores.filter((score) => score.family === family)))
   console.log(row('synthetic', scores.filter((score) => score.family !== 'pos_bar')))
   console.log(row('**overall**', scores))
+  console.log('\nThe error of each 14-day total (what an order covering the horizon sees): per series, Σ over origins of |Σ forecast − Σ actual| ÷ Σ actual; mean over series.\n')
+  console.log('| family | series | model | seasonal naive | 28-day mean | oracle | model ÷ naive | oracle ÷ naive |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
+  for (const family of families) console.log(totalsRow(family, scores.filter((score) => score.family === family)))
+  console.log(totalsRow('synthetic', scores.filter((score) => score.family !== 'pos_bar')))
+  console.log(totalsRow('**overall**', scores))
   console.log(`\n${seconds.toFixed(1)} s on ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}`)
 }
 
