@@ -1,13 +1,12 @@
-import { setTimeout as sleep } from 'node:timers/promises'
-import { startServerProcess } from './server-process.js'
+import { startServerProcess, waitForOutput } from './server-process.js'
 import { migratedDataDir } from './pglite-image.js'
 
 // A test process that starts a server and then dies: with an error (`throw`) or by the runner's SIGTERM
-// (`signal`). test/platform/child-processes.test.ts checks that the server dies with it. The pause lets
-// the server write its last start-up lines: an idle server writes nothing more, so the closed pipe of a
-// dead parent would never end it.
+// (`signal`). test/platform/child-processes.test.ts checks that the server dies with it. It waits for the
+// server's last start-up line (what started, after "listening"): an idle server writes nothing more, so
+// the closed pipe of a dead parent would never end it.
 const server = await startServerProcess({ BARSTOCK_DATA_DIR: await migratedDataDir() })
 console.log(`server pid ${server.child.pid}`)
-await sleep(2000)
+await waitForOutput(server, (output) => / serving http:/.test(output))
 if (process.argv[2] === 'signal') process.kill(process.pid, 'SIGTERM')
 else throw new Error('the test failed')

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { openPglite } from '../../src/platform/db/connect.js'
 import { migrate, MIGRATIONS_DIR } from '../../src/platform/db/migrate.js'
@@ -50,17 +50,33 @@ let migratedTemplate: Promise<string> | undefined
 /**
  * A data dir for a server or CLI process, holding a copy of the migrated image: the process skips
  * PGlite's initdb and the migrations (about 4.5 s of CPU) as a server that ran before does. Tests of a
- * first start use an empty data dir instead. Removed when the test process exits. The image is unpacked
- * once per test process; each data dir is a copy of that (0.2 s instead of 1 s of CPU).
+ * first start use an empty data dir instead. Removed when the test process exits. Each is a copy of the
+ * image unpacked once (unpackedImage): 0.5 s instead of 3 s of CPU.
  */
 export async function migratedDataDir(): Promise<string> {
-  migratedTemplate ??= (async () => {
-    const template = scratchDataDir()
-    const handle = await openPglite(template, undefined, await migratedPgliteImage())
-    await handle.close()
-    return template
-  })()
+  migratedTemplate ??= unpackedImage()
   const dir = scratchDataDir()
   cpSync(await migratedTemplate, dir, { recursive: true })
   return dir
+}
+
+/**
+ * The migrated image unpacked into a data dir kept beside it, under the same name, for every test
+ * process of this and later runs (never opened itself, only copied). Unpacked aside and renamed, so a
+ * process sees a whole one or none; of two processes unpacking at once, the second's is removed.
+ */
+async function unpackedImage(): Promise<string> {
+  const path = imagePath().replace(/\.tar\.gz$/, '.datadir')
+  if (existsSync(path)) return path
+  const partial = `${path}.${process.pid}.partial`
+  rmSync(partial, { recursive: true, force: true })
+  const handle = await openPglite(partial, undefined, await migratedPgliteImage())
+  await handle.close()
+  try {
+    renameSync(partial, path)
+  } catch (error) {
+    if (!existsSync(path)) throw error
+    rmSync(partial, { recursive: true, force: true })
+  }
+  return path
 }
