@@ -117,6 +117,13 @@ function totalsRow(label: string, scores: SeriesScore[]): string {
   return `| ${label} | ${scores.length} | ${percent(error('model'))} | ${percent(error('seasonal_naive'))} | ${percent(error('mean_28'))} | ${percent(error('oracle'))} | ${(error('model') / error('seasonal_naive')).toFixed(2)} | ${(error('oracle') / error('seasonal_naive')).toFixed(2)} |`
 }
 
+/** A table's rows: one per family, then the synthetic families together, then all series. */
+function printRows(scores: SeriesScore[], rowOf: (label: string, scores: SeriesScore[]) => string): void {
+  for (const family of new Set(scores.map((score) => score.family))) console.log(rowOf(family, scores.filter((score) => score.family === family)))
+  console.log(rowOf('synthetic', scores.filter((score) => score.family !== 'pos_bar')))
+  console.log(rowOf('**overall**', scores))
+}
+
 function main(): void {
   initForecasting()
   const series = [
@@ -127,22 +134,17 @@ function main(): void {
   const scored = series.map(scoreSeries)
   const scores = scored.filter((score): score is SeriesScore => score !== null)
   const seconds = (performance.now() - started) / 1000
-  const families = [...new Set(scores.map((score) => score.family))]
   console.log(`# Forecast accuracy: ${series.length} series (${series.length - scores.length} without sales in the held-out days left out), ${ORIGINS.length} origins × ${HORIZON} days\n`)
   console.log('Mean over series of each series\' WAPE over its held-out days. model = forecastDemand as shipped; selection = forecastDemand choosing per item by back-test among profile_ets, mstl_ets, seasonal_naive and mean; mstl_only = MSTL over ETS alone.')
   console.log('oracle = the expected demand, the generator\'s for synthetic series, each weekday\'s mean over all the days (held-out ones included) for the bar, whose demand is stationary: its error is the noise no forecast can remove. Bias = (Σ forecast − Σ actual) / Σ actual, mean over series.')
   console.log('Chosen = how often selection picked each model (profile_ets / mstl_ets / seasonal_naive / mean); labels are checked at the last origin against the generator\'s truth.\n')
   console.log('| family | series | model | selection | mstl_only | seasonal naive | 28-day mean | model ÷ naive | oracle ÷ naive | model bias | chosen | seasonality right | trend right |')
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|')
-  for (const family of families) console.log(row(family, scores.filter((score) => score.family === family)))
-  console.log(row('synthetic', scores.filter((score) => score.family !== 'pos_bar')))
-  console.log(row('**overall**', scores))
+  printRows(scores, row)
   console.log('\nThe error of each 14-day total (what an order covering the horizon sees): per series, Σ over origins of |Σ forecast − Σ actual| ÷ Σ actual; mean over series.\n')
   console.log('| family | series | model | seasonal naive | 28-day mean | oracle | model ÷ naive | oracle ÷ naive |')
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
-  for (const family of families) console.log(totalsRow(family, scores.filter((score) => score.family === family)))
-  console.log(totalsRow('synthetic', scores.filter((score) => score.family !== 'pos_bar')))
-  console.log(totalsRow('**overall**', scores))
+  printRows(scores, totalsRow)
   console.log(`\n${seconds.toFixed(1)} s on ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}`)
 }
 
