@@ -25,8 +25,8 @@ export interface ClaimedDelivery {
 
 /**
  * Deliveries as a job queue: a pending delivery of an active webhook is work. Its lease keeps other
- * dispatchers off while its attempt is in flight; a crashed dispatcher's claim runs out. Committed events
- * wake the dispatchers on the outbox's channel.
+ * dispatchers off while its attempt is in flight; a crashed dispatcher's claim runs out. The fan-out
+ * trigger wakes the dispatchers on the outbox's channel when a committed event made deliveries.
  */
 export const DELIVERY_QUEUE = defineJobQueue<Selectable<WebhookDeliveryTable>>({
   name: 'webhook-dispatcher',
