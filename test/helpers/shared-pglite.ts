@@ -86,15 +86,15 @@ async function startSharedDatabase(): Promise<SharedDatabase> {
 }
 
 async function emptyToMigrated({ handle, tables, seeds }: SharedDatabase): Promise<void> {
-  await handle.db.connection().execute(async (session) => {
-    await sql`TRUNCATE ${sql.join(tables.map((table) => sql.table(table)))} RESTART IDENTITY`.execute(session)
-    // Put back as they were, without the foreign-key checks and triggers that would want a different order.
-    await sql`SET session_replication_role = replica`.execute(session)
+  await handle.db.transaction().execute(async (trx) => {
+    await sql`TRUNCATE ${sql.join(tables.map((table) => sql.table(table)))} RESTART IDENTITY`.execute(trx)
+    // Put back as they were, without the foreign-key checks and triggers that would want a different order;
+    // SET LOCAL ends with the transaction, so a failed insert cannot leave them off for the files after.
+    await sql`SET LOCAL session_replication_role = replica`.execute(trx)
     for (const { table, rows } of seeds) {
       await sql`INSERT INTO ${sql.table(table)} OVERRIDING SYSTEM VALUE
-        SELECT * FROM json_populate_recordset(NULL::${sql.table(table)}, ${rows}::json)`.execute(session)
+        SELECT * FROM json_populate_recordset(NULL::${sql.table(table)}, ${rows}::json)`.execute(trx)
     }
-    await sql`RESET session_replication_role`.execute(session)
-    await sql`SELECT pg_advisory_unlock_all()`.execute(session)
+    await sql`SELECT pg_advisory_unlock_all()`.execute(trx)
   })
 }
