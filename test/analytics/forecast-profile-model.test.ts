@@ -74,6 +74,23 @@ describe('forecastProfileEts', () => {
     forecast.forEach((value, day) => assert.ok(Math.abs(value / rateOf(112 + day) - 1) < 0.05, `day ${day}: ${value} vs ${rateOf(112 + day)}`))
   })
 
+  test('fits the level on weekly means from 9 full weeks: each forecast week holds one level; shorter histories move day by day', () => {
+    const rateOf = (day: number) => ((10 + day * 0.2) * (BAR_WEEK[day % 7] ?? 0)) / 12
+    /** Forecast ÷ each day's weekday factor: the level the model forecast for that day. */
+    const levels = (days: number) => {
+      const history = series(days, rateOf)
+      const profile = weekdayProfile(history) ?? []
+      return forecastProfileEts(history, 14).map((value, day) => value / (profile[(days + day) % 7] ?? 1))
+    }
+    const weekly = levels(63)
+    const sameLevel = (values: number[]) => values.every((value) => Math.abs(value - (values[0] ?? 0)) < 1e-9)
+    assert.ok(sameLevel(weekly.slice(0, 7)) && sameLevel(weekly.slice(7, 14)), `${weekly}`)
+    // The trend carries on from one week to the next: 0.2 a day is 1.4 a week.
+    assert.ok((weekly[7] ?? 0) > (weekly[0] ?? 0), `${weekly}`)
+    const daily = levels(62)
+    assert.ok((daily[1] ?? 0) > (daily[0] ?? 0), `${daily}`)
+  })
+
   test('forecasts next to nothing for a weekday that never sells (its factor shrunk from 0 by the noise), 0 with no noise', () => {
     const closedMondays = series(112, (day) => (day % 7 === 1 ? 0 : (BAR_WEEK[day % 7] ?? 0)), 1).map((value, day) => (day % 7 === 1 ? 0 : value))
     const forecast = forecastProfileEts(closedMondays, 14)
