@@ -91,6 +91,16 @@ describe('forecastProfileEts', () => {
     assert.ok((daily[1] ?? 0) > (daily[0] ?? 0), `${daily}`)
   })
 
+  test('follows a clear step at once: demand doubled a week ago is forecast at the new level', () => {
+    const rateOf = (day: number) => (BAR_WEEK[day % 7] ?? 0) * (day >= 105 ? 2 : 1)
+    // Measured without the break rule: the level fitted on the 16 weekly means alone forecast 0.53 (no
+    // noise) and 0.71 (this noise) of the new level.
+    for (const noise of [0, 1]) {
+      const forecast = forecastProfileEts(series(112, rateOf, noise, 12), 14)
+      forecast.forEach((value, day) => assert.ok(Math.abs(value / rateOf(105 + ((112 + day) % 7)) - 1) < 0.1, `noise ${noise}, day ${day}: ${value}`))
+    }
+  })
+
   test('forecasts next to nothing for a weekday that never sells (its factor shrunk from 0 by the noise), 0 with no noise', () => {
     const closedMondays = series(112, (day) => (day % 7 === 1 ? 0 : (BAR_WEEK[day % 7] ?? 0)), 1).map((value, day) => (day % 7 === 1 ? 0 : value))
     const forecast = forecastProfileEts(closedMondays, 14)

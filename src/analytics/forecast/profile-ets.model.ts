@@ -2,6 +2,7 @@ import { AutoETS } from '@bsull/augurs/ets'
 import { initForecasting } from './augurs.js'
 import { mean } from './baseline.model.js'
 import { median } from './demand-signals.js'
+import { recentLevelBreak } from './level-break.js'
 import { WEEK_DAYS } from './mstl.model.js'
 
 /** Days either side of a day whose median deseasonalised demand is that day's local level (spike clipping). */
@@ -99,14 +100,18 @@ function deseasonalise(series: readonly number[], profile: readonly number[]): n
  * fitted on the weekly means (the last week ending on the last day; a partial first week is left out)
  * and each forecast week's level holds for its seven days: a weekly mean carries a seventh of a day's
  * noise variance, so the model search and its smoothing read less noise as trend (the error of a 14-day
- * total fell from 0.709 to 0.698 × seasonal naive's, docs/forecast-accuracy.md). Shorter histories are
- * fitted day by day.
+ * total fell from 0.704 to 0.685 × seasonal naive's, docs/forecast-accuracy.md). When the last weeks
+ * broke clearly from the ones before (recentLevelBreak), the level is the mean of the days since the
+ * break, flat, rather than a smoothing that would take weeks to follow it. Shorter histories are fitted
+ * day by day.
  */
 function forecastLevel(level: readonly number[], horizon: number): number[] {
   const weeks = Math.floor(level.length / WEEK_DAYS)
   if (weeks < MIN_WEEKS_FOR_WEEKLY_LEVEL) return fitEts(level, horizon)
   const firstDay = level.length - weeks * WEEK_DAYS
   const weeklyMeans = Array.from({ length: weeks }, (_, week) => mean(level.slice(firstDay + week * WEEK_DAYS, firstDay + (week + 1) * WEEK_DAYS)))
+  const breakWeeks = recentLevelBreak(weeklyMeans)
+  if (breakWeeks !== null) return new Array<number>(horizon).fill(mean(level.slice(-breakWeeks * WEEK_DAYS)))
   const weekly = fitEts(weeklyMeans, Math.ceil(horizon / WEEK_DAYS))
   return Array.from({ length: horizon }, (_, day) => weekly[Math.floor(day / WEEK_DAYS)] ?? 0)
 }
