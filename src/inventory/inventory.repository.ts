@@ -305,24 +305,31 @@ export async function changeAfter(trx: Trx, itemIds: string[], since: Date): Pro
 }
 
 /**
- * Each item's theoretical stock at `at`, in one statement: from its latest anchor at or before `at`
- * forward, else back from its earliest anchor after `at`, by what physically moved the stock in between
- * (ledger deltas that are neither sales nor absolute quantities, less every sale sold, taken from stock
- * or history alike). Items without any anchor are absent.
+ * Each item's theoretical stock at `at`, in one statement: from its latest known quantity at or before
+ * `at` forward, else back from its earliest known quantity after `at`, by what physically moved the stock
+ * in between (ledger deltas that are neither sales nor absolute quantities, less every sale sold, taken
+ * from stock or history alike). A known quantity is an anchor of the ledger or a count, history counts
+ * included: a count back-dated before the item's anchor leaves current stock alone, but it is what the
+ * shelf held then, so the next count entered after the fact expects from it, as its variance window
+ * does. Items without either are absent.
  */
 export async function theoreticalStocksAt(db: Executor, itemIds: string[], at: Date): Promise<Map<string, string>> {
   if (itemIds.length === 0) return new Map()
   const net = (from: string, to: string) => netMovement(sql.ref('s.item_id'), sql.ref(from), sql.ref(to), false)
   const result = await sql<{ item_id: string; quantity: string }>`
     WITH s AS (SELECT unnest(${itemIds}::text[]) AS item_id, ${at}::timestamptz AS at),
+    known AS (
+      SELECT m.item_id, m.occurred_at, m.anchor_quantity AS quantity FROM stock_movements m JOIN s ON s.item_id = m.item_id WHERE m.anchor
+      UNION ALL
+      SELECT c.item_id, c.counted_at, c.actual FROM inventory_count_lines c JOIN s ON s.item_id = c.item_id),
     before AS (
-      SELECT DISTINCT ON (m.item_id) m.item_id, m.occurred_at, m.anchor_quantity FROM stock_movements m JOIN s ON s.item_id = m.item_id
-      WHERE m.anchor AND m.occurred_at <= s.at ORDER BY m.item_id, m.occurred_at DESC, m.sequence DESC),
+      SELECT DISTINCT ON (k.item_id) k.item_id, k.occurred_at, k.quantity FROM known k JOIN s ON s.item_id = k.item_id
+      WHERE k.occurred_at <= s.at ORDER BY k.item_id, k.occurred_at DESC),
     after AS (
-      SELECT DISTINCT ON (m.item_id) m.item_id, m.occurred_at, m.anchor_quantity FROM stock_movements m JOIN s ON s.item_id = m.item_id
-      WHERE m.anchor AND m.occurred_at > s.at ORDER BY m.item_id, m.occurred_at, m.sequence)
-    SELECT s.item_id, (CASE WHEN b.item_id IS NOT NULL THEN b.anchor_quantity + ${net('b.occurred_at', 's.at')}
-      ELSE a.anchor_quantity - ${net('s.at', 'a.occurred_at')} END)::text AS quantity
+      SELECT DISTINCT ON (k.item_id) k.item_id, k.occurred_at, k.quantity FROM known k JOIN s ON s.item_id = k.item_id
+      WHERE k.occurred_at > s.at ORDER BY k.item_id, k.occurred_at)
+    SELECT s.item_id, (CASE WHEN b.item_id IS NOT NULL THEN b.quantity + ${net('b.occurred_at', 's.at')}
+      ELSE a.quantity - ${net('s.at', 'a.occurred_at')} END)::text AS quantity
     FROM s LEFT JOIN before b ON b.item_id = s.item_id LEFT JOIN after a ON a.item_id = s.item_id
     WHERE b.item_id IS NOT NULL OR a.item_id IS NOT NULL`.execute(db)
   return new Map(result.rows.map((row) => [row.item_id, row.quantity]))

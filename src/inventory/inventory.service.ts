@@ -256,7 +256,7 @@ function countedAtOf(input: CountBody): Date {
 /**
  * Each item's theoretical stock at a count's time: for an item the count anchors (counted at or after
  * its anchor), current stock less what moved since; for one counted before its anchor (history), from
- * the anchors around `countedAt` (theoreticalStocksAt).
+ * the anchors and earlier counts around `countedAt` (theoreticalStocksAt).
  */
 async function expectedAtCount(trx: Trx, items: ItemRow[], countedAt: Date, later: Map<string, string>): Promise<Map<string, Decimal>> {
   const history = items.filter((item) => countedAt < item.anchored_at)

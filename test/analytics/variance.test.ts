@@ -218,6 +218,28 @@ describe('GET /v1/analytics/variance', () => {
     await assertRollupsMatchRaw(ctx, caller)
   })
 
+  test("a count entered after the fact expects what the counts around it and the sales between leave, as the report's window does", async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    // Starting stock 12 entered now; the bar's history is entered after it.
+    const rum = await createItem(ctx, caller, { name: 'Bacardi 750ml', quantity: 12, cost_per_unit: 15 })
+    const pos = await salesChannel(ctx, caller)
+    await pos.map('RUM', { inventory_item_id: rum.id, conversion_factor: 1, conversion_unit: 'bottle' })
+    await pos.sell([{ pos_item_id: 'RUM', name: 'Rum bottle', quantity: 2, unit_price: 30, sold_at: daysAgo(6) }])
+    await count(ctx, caller, [{ item_id: rum.id, quantity: 10 }], daysAgo(7))
+    // Counted 10, 2 sold: 8 expected, 9 found.
+    const later = await count(ctx, caller, [{ item_id: rum.id, quantity: 9 }], daysAgo(5))
+    assert.deepEqual(later.variance_detected, [{ item_id: rum.id, expected: 8, actual: 9, variance: 1 }])
+    const [windowed] = (await report(caller, { date_from: dateOf(daysAgo(7)), date_to: dateOf(daysAgo(5)) })).items
+    assert.equal(windowed.window.closing_count_id, later.count_id)
+    assert.equal(windowed.expected_consumption, 2)
+    assert.equal(windowed.actual_consumption, 1)
+    // A count dated before every other: 10 were counted 7 days ago and 1 sold the night before, so 11 then.
+    await pos.sell([{ pos_item_id: 'RUM', name: 'Rum bottle', quantity: 1, unit_price: 30, sold_at: daysAgo(7, 0) }])
+    const earlier = await count(ctx, caller, [{ item_id: rum.id, quantity: 10 }], daysAgo(8))
+    assert.deepEqual(earlier.variance_detected, [{ item_id: rum.id, expected: 11, actual: 10, variance: -1 }])
+    assert.equal(json(await ctx.request('GET', `/v1/inventory/items/${rum.id}`, { key: caller.key })).data.quantity, 12, 'history leaves current stock')
+  })
+
   test('reads measured windows from the store, and a stored window is the window as the data stands after each change', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const { titos, pos } = await historyWithUnmappedDoubles(caller)
