@@ -322,6 +322,27 @@ describe('POST /v1/orders/:id/submit', () => {
     ])
   })
 
+  test('refuses a body it does not take (a field, or text) with 400 invalid_parameter, as DELETE does; the order stays a draft', async () => {
+    const caller = await ctx.newCaller()
+    const distributor = await createDistributor(ctx, caller)
+    const item = await createItem(ctx, caller)
+    const order = await createOrder(ctx, caller, distributor.id, [{ inventory_item_id: item.id, quantity: 1, unit: 'bottle' }])
+    const before = await snapshot(ctx, caller, order.id)
+    const refused = [
+      await ctx.request('POST', `/v1/orders/${order.id}/submit`, { key: caller.key, body: { foo: 1 } }),
+      await ctx.request('POST', `/v1/orders/${order.id}/submit`, { key: caller.key, body: 'hello', headers: { 'content-type': 'text/plain' } }),
+      await ctx.request('DELETE', `/v1/orders/${order.id}`, { key: caller.key, body: { foo: 1 } }),
+    ]
+    for (const response of refused) {
+      assert.equal(response.statusCode, 400, response.body)
+      assert.equal(json(response).error.code, 'invalid_parameter')
+      assert.equal(json(response).error.details.parameter, 'body')
+    }
+    assert.deepEqual(await snapshot(ctx, caller, order.id), before)
+    const submitted = await ctx.request('POST', `/v1/orders/${order.id}/submit`, { key: caller.key, body: {} })
+    assert.equal(submitted.statusCode, 200, submitted.body)
+  })
+
   test('rejects an order below the distributor minimum with below_min_order and changes nothing', async () => {
     const caller = await ctx.newCaller()
     const distributor = await createDistributor(ctx, caller, { min_order_amount: 100 })

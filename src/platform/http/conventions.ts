@@ -110,16 +110,27 @@ export function sendError(error: AppError, request: FastifyRequest, reply: Fasti
 }
 
 /**
- * A request without a body, on a route that takes one, is validated as the empty object: a route whose
- * fields are all optional (POST …/sync, …/auto-map) takes it as all defaults, and one with required
- * fields names the first missing field. One rule for every route (with the empty-body parser below).
+ * One body rule for every route (with the empty-body parser below). On a route that takes a body, a
+ * request without one is validated as the empty object: a route whose fields are all optional (POST
+ * …/sync, …/auto-map) takes it as all defaults, and one with required fields names the first missing
+ * field. A route that takes none (POST …/submit, DELETE) refuses a body with fields, or text, as a
+ * schema refuses an unknown field: 400 invalid_parameter; no body or `{}` passes.
  */
-function absentBodyIsEmpty(route: RouteOptions): void {
-  if (!route.schema?.body) return
-  const emptyWhenAbsent = async (request: FastifyRequest) => {
-    request.body ??= {}
-  }
-  route.preValidation = [...(route.preValidation === undefined ? [] : [route.preValidation].flat()), emptyWhenAbsent]
+function bodyRule(route: RouteOptions): void {
+  const check = route.schema?.body ? emptyWhenAbsent : refuseBody
+  route.preValidation = [...(route.preValidation === undefined ? [] : [route.preValidation].flat()), check]
+}
+
+async function emptyWhenAbsent(request: FastifyRequest) {
+  request.body ??= {}
+}
+
+async function refuseBody(request: FastifyRequest) {
+  const { body } = request
+  // Bytes come only from a route's own raw parser (vendor pushes, which verify a signature over them).
+  if (Buffer.isBuffer(body)) return
+  const empty = body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0)
+  if (!empty) throw invalidParameter('body', body, `${request.method} ${request.routeOptions.url} takes no body`)
 }
 
 /**
@@ -127,7 +138,7 @@ function absentBodyIsEmpty(route: RouteOptions): void {
  * status of every code, 404 for unknown routes, and 500s without internals.
  */
 async function conventions(app: FastifyInstance) {
-  app.addHook('onRoute', absentBodyIsEmpty)
+  app.addHook('onRoute', bodyRule)
   // The hooks that never wait take Fastify's callback form: an async hook costs every request a promise.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id)
