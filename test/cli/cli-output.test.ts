@@ -17,14 +17,16 @@ test('barstock --version prints the version in package.json', async () => {
   assert.equal(result.stdout, `${version}\n`)
 })
 
-test('--json output through `npm run -s` is JSON alone; the data dir is named on stderr', async () => {
+test("--json output through the run contract's `npm run barstock --` (and `npm run -s`) is JSON alone; the data dir is named on stderr", async () => {
   const dir = await dataDir()
-  const { stdout, stderr } = await run('npm', ['run', '-s', 'barstock', '--', 'keys', 'create', '--name', 'ci', '--permissions', '*', '--json'], {
-    cwd: projectPath(),
-    env: childEnv({ BARSTOCK_DATA_DIR: dir }),
-  })
-  assert.deepEqual(Object.keys(JSON.parse(stdout)), ['id', 'key', 'name', 'permissions', 'environment'])
-  assert.ok(stderr.includes(`barstock: data dir ${dir}\n`), stderr)
+  for (const npmRun of [['run'], ['run', '-s']]) {
+    const { stdout, stderr } = await run('npm', [...npmRun, 'barstock', '--', 'keys', 'create', '--name', 'ci', '--permissions', '*', '--json'], {
+      cwd: projectPath(),
+      env: childEnv({ BARSTOCK_DATA_DIR: dir }),
+    })
+    assert.deepEqual(Object.keys(JSON.parse(stdout)), ['id', 'key', 'name', 'permissions', 'environment'], stdout)
+    assert.ok(stderr.includes(`barstock: data dir ${dir}\n`), stderr)
+  }
 })
 
 test('a command on a data dir no server holds warns when a server answers on the port; through the server it does not', async () => {
