@@ -105,7 +105,9 @@ export async function writeMovements(
   const lowStock = newlyLowStock(baseline, { ...item, quantity: after })
   if (lowStock) events.push(outboxRow(tenant, 'inventory.low_stock', lowStock))
   const anchoredAt = movement.anchorQuantity !== undefined ? latest(item.anchored_at, steps) : item.anchored_at
-  const itemFields = { quantity: after, anchored_at: anchoredAt, ...(!change.eq(0) && { last_updated: new Date() }) }
+  // An absolute quantity that changes nothing still confirms the item's stock: it moves last_updated.
+  const touched = !change.eq(0) || movement.anchorQuantity !== undefined
+  const itemFields = { quantity: after, anchored_at: anchoredAt, ...(touched && { last_updated: new Date() }) }
   if (events.length === 0) {
     // An anchor that changes nothing: its row, and the item's anchor, with no event.
     await trx.insertInto('stock_movements').values(rows).execute()

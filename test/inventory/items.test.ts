@@ -177,6 +177,7 @@ describe('PUT /v1/inventory/items/:id', () => {
   test('updates fields and moves last_updated', async () => {
     const caller = await ctx.newCaller()
     const item = await createItem(ctx, caller)
+    await new Promise((resolve) => setTimeout(resolve, 5))
     const response = await ctx.request('PUT', `/v1/inventory/items/${item.id}`, {
       key: caller.key,
       body: { quantity: 7.25, reorder_point: 2, cost_per_unit: 19, name: 'Renamed' },
@@ -187,7 +188,20 @@ describe('PUT /v1/inventory/items/:id', () => {
     assert.equal(updated.reorder_point, 2)
     assert.equal(updated.cost_per_unit, 19)
     assert.equal(updated.name, 'Renamed')
-    assert.ok(Date.parse(updated.last_updated) >= Date.parse(item.last_updated as string))
+    assert.ok(Date.parse(updated.last_updated) > Date.parse(item.last_updated as string), `${updated.last_updated} after ${item.last_updated}`)
+  })
+
+  test('moves last_updated when it sets the quantity the item already has (the quantity is confirmed), with no inventory.updated', async () => {
+    const caller = await ctx.newCaller()
+    const item = await createItem(ctx, caller, { quantity: 20 })
+    // last_updated has millisecond precision: a later PUT must land in a later millisecond.
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const response = await ctx.request('PUT', `/v1/inventory/items/${item.id}`, { key: caller.key, body: { quantity: 20 } })
+    assert.equal(response.statusCode, 200, response.body)
+    const updated = json(response).data
+    assert.equal(updated.quantity, 20)
+    assert.ok(Date.parse(updated.last_updated) > Date.parse(item.last_updated as string), `${updated.last_updated} after ${item.last_updated}`)
+    assert.equal((await listEvents(ctx.database.db, caller.tenant, 'inventory.updated')).length, 1, 'only the creation')
   })
 
   test('emits inventory.updated with the spec fields, and low_stock only when crossing below', async () => {
