@@ -30,6 +30,16 @@ describe('the API grammar', () => {
     assert.match(body.meta.request_id, /^req_/)
   })
 
+  test('an unknown query parameter is 400 invalid_parameter on every route, also one that takes no query', async () => {
+    const caller = await ctx.newCaller()
+    for (const url of ['/v1/auth/test', '/v1/webhooks/wh_nope', '/v1/inventory/items']) {
+      const response = await ctx.request('GET', url, { key: caller.key, query: { categroy: 'beer' } })
+      assert.equal(response.statusCode, 400, `${url}: ${response.body}`)
+      assert.equal(json(response).error.code, 'invalid_parameter')
+      assert.equal(json(response).error.message, 'categroy is not a known field')
+    }
+  })
+
   test('malformed JSON is 400 invalid_parameter naming the body', async () => {
     const response = await ctx.request('POST', '/v1/inventory/items', {
       headers: { 'content-type': 'application/json' },

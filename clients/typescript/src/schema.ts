@@ -332,6 +332,51 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                400: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_parameter",
+                         *         "message": "quantity must be >= 0"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
                 /** @description - `invalid_api_key`: `X-API-Key` missing, unknown, revoked or expired */
                 401: {
                     headers: {
@@ -9050,6 +9095,51 @@ export interface paths {
                                      * @example 75
                                      */
                                     gross_margin: number;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                400: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_parameter",
+                         *         "message": "quantity must be >= 0"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
                                 };
                             };
                             meta?: components["schemas"]["Meta"];

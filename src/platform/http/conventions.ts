@@ -121,6 +121,17 @@ function bodyRule(route: RouteOptions): void {
   route.preValidation = [...(route.preValidation === undefined ? [] : [route.preValidation].flat()), check]
 }
 
+/**
+ * An API route without query parameters of its own refuses every one, as a route with a query schema
+ * refuses an unknown one ("categroy is not a known field"), so a typo never passes silently. Public
+ * routes (vendor pushes, health) take what their callers append.
+ */
+function queryRule(route: RouteOptions): void {
+  const config = route.config as { public?: boolean } | undefined
+  if (!route.url.startsWith('/v1/') || config?.public || route.schema?.querystring) return
+  route.schema = { ...route.schema, querystring: { type: 'object', properties: {}, additionalProperties: false } }
+}
+
 async function emptyWhenAbsent(request: FastifyRequest) {
   request.body ??= {}
 }
@@ -139,6 +150,7 @@ async function refuseBody(request: FastifyRequest) {
  */
 async function conventions(app: FastifyInstance) {
   app.addHook('onRoute', bodyRule)
+  app.addHook('onRoute', queryRule)
   // The hooks that never wait take Fastify's callback form: an async hook costs every request a promise.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id)
