@@ -3,12 +3,24 @@ import { startWebhookWorker } from './webhooks/dispatcher.js'
 import { startPurchaseOrderWorker } from './ordering/purchase-order-worker.js'
 import { startPosScheduler, startPosSyncWorker } from './pos/sync-worker.js'
 import { startForecastWorker } from './analytics/forecast-refit.js'
+import { loadWebhookSettings } from './webhooks/webhook-settings.js'
 
 /**
  * The background work of every domain (webhook delivery, purchase-order e-mail, POS sync runs and
  * schedules, demand forecast refits). Each runs in the server process and in `barstock worker`; list new ones here.
  */
 const WORKERS: WorkerStarter[] = [startPurchaseOrderWorker, startWebhookWorker, startPosSyncWorker, startPosScheduler, startForecastWorker]
+
+/** The workers' own settings read from the environment (each throws ConfigError on a value it cannot use). */
+const WORKER_SETTINGS: (() => unknown)[] = [loadWebhookSettings]
+
+/**
+ * Reads every worker's settings now, so a bad value stops the server before its port opens: the workers
+ * themselves start after it (the sandbox POS simulators they call are served by the app).
+ */
+export function checkWorkerSettings(): void {
+  for (const load of WORKER_SETTINGS) load()
+}
 
 export interface RunningWorkers {
   stop(): Promise<void>

@@ -9,7 +9,7 @@ import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore } from '../platf
 import { resolveSecretKey } from '../platform/secret-key.js'
 import { adminCommands } from './commands.js'
 import { openDatabase } from './runtime.js'
-import { startWorkers } from '../workers.js'
+import { checkWorkerSettings, startWorkers } from '../workers.js'
 import { createServiceMetrics } from '../service-metrics.js'
 
 const HOUR_MS = 3_600_000
@@ -30,6 +30,7 @@ function logStartup(app: FastifyInstance, config: Config, address: string): void
 
 /** Starts the service: database (migrated), admin channel, HTTP server, housekeeping. */
 export async function startServer(config: Config): Promise<RunningServer> {
+  checkWorkerSettings()
   const database = await openDatabase(config)
   resolveSecretKey(config.secretKey, config.dataDir)
   let channel: AdminChannel | undefined

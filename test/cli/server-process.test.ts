@@ -88,4 +88,11 @@ describe('the run contract on the embedded database', () => {
     assert.equal(result.code, 1)
     assert.match(result.stderr, /BARSTOCK_RATE_LIMIT_SANDBOX must be a positive integer/)
   })
+
+  test("a bad worker setting stops the server before its port opens", async () => {
+    const result = await runCli(['serve'], { BARSTOCK_DATA_DIR: dataDir(), BARSTOCK_WEBHOOK_RETRY_SCHEDULE: 'bogus', PORT: '0' })
+    assert.equal(result.code, 1)
+    assert.match(result.stderr, /BARSTOCK_WEBHOOK_RETRY_SCHEDULE must be/)
+    assert.doesNotMatch(result.stdout + result.stderr, /Server listening/)
+  })
 })
