@@ -1,11 +1,11 @@
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './platform/config.js'
 import type { DatabaseHandle } from './platform/db/connect.js'
 import { API_KEYS_CHANNEL } from './platform/auth/api-keys.js'
-import { ApiKeyCache, authPlugin } from './platform/auth/auth-plugin.js'
+import { ApiKeyCache, authPlugin, countUnroutedRequest } from './platform/auth/auth-plugin.js'
 import { authRoutes } from './platform/auth/auth.routes.js'
-import { BODY_LIMIT_BYTES, conventionsPlugin, sendError } from './platform/http/conventions.js'
+import { BODY_LIMIT_BYTES, conventionsPlugin, sendError, toAppError } from './platform/http/conventions.js'
 import { answerClientError, frameworkErrorOf, withoutTrailingSlash } from './platform/http/input-safety.js'
 import { healthRoutes } from './platform/http/health.routes.js'
 import { consoleRoutes } from './platform/http/console.routes.js'
@@ -74,6 +74,14 @@ function closeConnectionsWhenClosing(app: FastifyInstance): void {
 /** The whole service as a Fastify instance that is not listening yet (serve.ts listens; tests inject). */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, database } = options
+  const limits = { limiter: options.rateLimiter, limits: config.rateLimits }
+  // Refused before routing (a malformed path): in the API's shape, counted like every /v1 request.
+  const refuseUnrouted = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    countUnroutedRequest(limits, request, reply).then(
+      () => sendError(frameworkErrorOf(error), request, reply),
+      (refusal: unknown) => sendError(toAppError(refusal, request), request, reply),
+    )
+  }
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config),
     logController: requestLogController(config),
@@ -85,7 +93,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: true,
     // Ids are at most 63 characters; longer segments are refused in the API's shape (frameworkErrors).
     routerOptions: { maxParamLength: 500 },
-    frameworkErrors: (error, request, reply) => sendError(frameworkErrorOf(error), request, reply),
+    frameworkErrors: refuseUnrouted,
     clientErrorHandler: answerClientError,
     // One rule for every route: a trailing slash is ignored (/v1/orders/ is /v1/orders).
     rewriteUrl: withoutTrailingSlash,
@@ -101,7 +109,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   closeConnectionsWhenClosing(app)
   await app.register(openapiPlugin, { version: API_VERSION, guide: API_GUIDE, tags: API_TAGS, events: EVENT_SCHEMAS })
   await app.register(metricsPlugin, { registry: options.metrics, token: config.metricsToken })
-  await app.register(authPlugin, { keys, limiter: options.rateLimiter, limits: config.rateLimits })
+  await app.register(authPlugin, { keys, ...limits })
   await app.register(healthRoutes)
   await app.register(consoleRoutes, { root: projectPath('dist', 'console') })
   await app.register(authRoutes, { prefix: '/v1/auth' })

@@ -64,9 +64,12 @@ test('a refused value is echoed cut to 200 characters, with its length', async (
   assert.equal(json(response).error.details.value, `${'x'.repeat(200)}… (${name.length} characters)`)
 })
 
-test('malformed percent-encoding in the path is 400 invalid_parameter in the API shape', async () => {
-  for (const path of ['/v1/orders/%zz', '/v1/orders/%C3%28', '/v1/orders/%']) {
-    assertRefused(await ctx.request('GET', path, { key: caller.key }), 'path')
+test('malformed percent-encoding in the path is 400 invalid_parameter in the API shape, with the rate-limit headers of every /v1 answer', async () => {
+  for (const path of ['/v1/orders/%zz', '/v1/orders/%C3%28', '/v1/orders/%', `/v1/orders/${'a'.repeat(501)}`]) {
+    const response = await ctx.request('GET', path, { key: caller.key })
+    assertRefused(response, 'path')
+    // Refused before routing, so before the key is read: counted against the client address.
+    for (const header of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) assert.ok(response.headers[header] !== undefined, `${path}: ${header}`)
   }
 })
 

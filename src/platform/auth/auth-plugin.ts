@@ -61,11 +61,29 @@ export interface AuthOptions {
   limits: { production: number; sandbox: number }
 }
 
-function setRateLimitHeaders(reply: FastifyReply, result: RateLimitResult) {
+/**
+ * Counts one request against `bucket` and sets the rate-limit headers every /v1 answer carries; throws
+ * rate_limit_exceeded (with Retry-After) when the bucket is over its limit.
+ */
+async function countRequest(limiter: RateLimiter, bucket: string, limit: number, reply: FastifyReply): Promise<RateLimitResult> {
+  const result = await limiter.hit(bucket, limit)
   reply.header('X-RateLimit-Limit', result.limit)
   reply.header('X-RateLimit-Remaining', result.remaining)
   reply.header('X-RateLimit-Reset', result.resetAt)
   reply.header('X-RateLimit-Reset-After', result.resetAfter)
+  if (result.exceeded) {
+    reply.header('Retry-After', result.resetAfter)
+    throw platformErrors.rateLimitExceeded([result.limit, result.resetAfter])
+  }
+  return result
+}
+
+/**
+ * A /v1 request refused before routing (a malformed path, frameworkErrors), so before its key is read:
+ * counted against its client address at the production limit, like a request without a valid key.
+ */
+export async function countUnroutedRequest(options: Pick<AuthOptions, 'limiter' | 'limits'>, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (request.url.startsWith('/v1/')) await countRequest(options.limiter, `ip:${request.ip}`, options.limits.production, reply)
 }
 
 /** What to fix when no key was sent: a key in `Authorization: Bearer` is not read. */
@@ -104,13 +122,7 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     request.auth = context
     const limit = context ? options.limits[context.environment] : options.limits.production
     const bucket = context ? `key:${context.keyId}` : `ip:${request.ip}`
-    const result = await options.limiter.hit(bucket, limit)
-    request.rateLimit = result
-    setRateLimitHeaders(reply, result)
-    if (result.exceeded) {
-      reply.header('Retry-After', result.resetAfter)
-      throw platformErrors.rateLimitExceeded([result.limit, result.resetAfter])
-    }
+    request.rateLimit = await countRequest(options.limiter, bucket, limit, reply)
     // Unknown routes answer 404 whatever the key.
     if (request.is404 || isPublic) return
     if (!context) throw platformErrors.invalidApiKey(keyHint(request))
