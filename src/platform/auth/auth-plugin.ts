@@ -62,11 +62,13 @@ export interface AuthOptions {
 }
 
 /**
- * Counts one request against `bucket` and sets the rate-limit headers every /v1 answer carries; throws
- * rate_limit_exceeded (with Retry-After) when the bucket is over its limit.
+ * Counts one request against `bucket`, keeps the outcome on the request (the metrics count its 429s) and
+ * sets the rate-limit headers every /v1 answer carries; throws rate_limit_exceeded (with Retry-After)
+ * when the bucket is over its limit.
  */
-async function countRequest(limiter: RateLimiter, bucket: string, limit: number, reply: FastifyReply): Promise<RateLimitResult> {
+async function countRequest(limiter: RateLimiter, bucket: string, limit: number, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const result = await limiter.hit(bucket, limit)
+  request.rateLimit = result
   reply.header('X-RateLimit-Limit', result.limit)
   reply.header('X-RateLimit-Remaining', result.remaining)
   reply.header('X-RateLimit-Reset', result.resetAt)
@@ -75,7 +77,6 @@ async function countRequest(limiter: RateLimiter, bucket: string, limit: number,
     reply.header('Retry-After', result.resetAfter)
     throw platformErrors.rateLimitExceeded([result.limit, result.resetAfter])
   }
-  return result
 }
 
 /**
@@ -83,7 +84,7 @@ async function countRequest(limiter: RateLimiter, bucket: string, limit: number,
  * counted against its client address at the production limit, like a request without a valid key.
  */
 export async function countUnroutedRequest(options: Pick<AuthOptions, 'limiter' | 'limits'>, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  if (request.url.startsWith('/v1/')) await countRequest(options.limiter, `ip:${request.ip}`, options.limits.production, reply)
+  if (request.url.startsWith('/v1/')) await countRequest(options.limiter, `ip:${request.ip}`, options.limits.production, request, reply)
 }
 
 /** What to fix when no key was sent: a key in `Authorization: Bearer` is not read. */
@@ -122,7 +123,7 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     request.auth = context
     const limit = context ? options.limits[context.environment] : options.limits.production
     const bucket = context ? `key:${context.keyId}` : `ip:${request.ip}`
-    request.rateLimit = await countRequest(options.limiter, bucket, limit, reply)
+    await countRequest(options.limiter, bucket, limit, request, reply)
     // Unknown routes answer 404 whatever the key.
     if (request.is404 || isPublic) return
     if (!context) throw platformErrors.invalidApiKey(keyHint(request))
