@@ -2,7 +2,7 @@
 import { join, resolve } from 'node:path'
 import { Command } from 'commander'
 import { loadConfig } from '../platform/config.js'
-import { openAdminSession, openDatabase, openDatabaseForCommand, runAdminCommand } from './runtime.js'
+import { openAdminSession, openDatabase, openDatabaseForCommand, runAdminCommand, serveAdminChannel } from './runtime.js'
 import { registerPosCommands } from './pos-commands.js'
 import type { Config } from '../platform/config.js'
 import type { ApiKeyInfo } from '../platform/auth/api-keys.js'
@@ -21,11 +21,13 @@ function keyLine(key: ApiKeyInfo): string {
 
 /**
  * `barstock worker`: the workers of `serve` on the same database, without HTTP, so delivery can scale
- * apart from the API (PostgreSQL; an embedded data dir can only be held by one process).
+ * apart from the API (PostgreSQL; an embedded data dir can only be held by one process, so there the
+ * worker also serves the admin commands, as the server does).
  */
 async function runWorkers(config: Config): Promise<void> {
   const [{ default: Fastify }, { loggerOptions }, { startWorkers }] = await Promise.all([import('fastify'), import('../platform/logging.js'), import('../workers.js')])
   const database = await openDatabase(config)
+  const channel = await serveAdminChannel(config, database)
   // Fastify's logger alone: the same pino setup as the server's, with no server around it.
   const logger = Fastify({ logger: loggerOptions(config) }).log
   const workers = await startWorkers({ config, database: database.handle, logger })
@@ -33,6 +35,7 @@ async function runWorkers(config: Config): Promise<void> {
     logger.info({ signal }, 'stopping workers')
     workers
       .stop()
+      .then(() => channel?.close())
       .then(() => database.close())
       .then(() => process.exit(0))
       .catch((error: unknown) => {

@@ -1,8 +1,8 @@
 import type { Config } from '../platform/config.js'
 import { type DatabaseHandle, openPglite, openPostgres } from '../platform/db/connect.js'
-import { lockDataDir, lockHolder } from '../platform/db/data-dir-lock.js'
+import { DataDirLockedError, lockDataDir, lockHolder } from '../platform/db/data-dir-lock.js'
 import { migrate } from '../platform/db/migrate.js'
-import { type AdminSession, adminSocketPath, callAdminChannel } from '../platform/admin-channel.js'
+import { type AdminChannel, type AdminSession, adminSocketPath, callAdminChannel, startAdminChannel } from '../platform/admin-channel.js'
 import { adminCommands } from './commands.js'
 
 /** How long the CLI waits for a server on the port to answer /healthz. */
@@ -39,6 +39,16 @@ export async function openDatabase(config: Config): Promise<OpenDatabase> {
     release()
     throw error
   }
+}
+
+/**
+ * Serves the admin commands (keys, accounts, backup…) on the embedded database this process holds, on a
+ * socket in its data dir, so the CLI reaches it while the server or `barstock worker` runs; nothing on
+ * PostgreSQL, which the CLI opens itself.
+ */
+export async function serveAdminChannel(config: Config, database: OpenDatabase): Promise<AdminChannel | undefined> {
+  if (database.handle.kind !== 'pglite') return undefined
+  return startAdminChannel(adminSocketPath(config.dataDir), adminCommands(database.handle))
 }
 
 /** The URL without its password, to name the database in messages. */
@@ -85,8 +95,13 @@ async function announceDatabase(config: Config, serverPid: number | undefined): 
   }
 }
 
-/** Opens the configured database for a migration and says which one it is. */
+/**
+ * Opens the configured database for a migration and says which one it is. An embedded data dir another
+ * process holds is refused before anything is said of it: that process is not "another server".
+ */
 export async function openDatabaseForCommand(config: Config): Promise<OpenDatabase> {
+  const holder = config.databaseUrl ? undefined : lockHolder(config.dataDir)
+  if (holder !== undefined) throw new DataDirLockedError(config.dataDir, holder)
   await announceDatabase(config, undefined)
   return openDatabase(config)
 }

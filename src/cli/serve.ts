@@ -1,14 +1,13 @@
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../app.js'
-import { type AdminChannel, adminSocketPath, startAdminChannel } from '../platform/admin-channel.js'
+import type { AdminChannel } from '../platform/admin-channel.js'
 import type { Config } from '../platform/config.js'
 import { describeDatabase } from '../platform/db/connect.js'
 import { purgeExpiredIdempotencyRecords } from '../platform/idempotency.js'
 import { serviceVersion } from '../platform/version.js'
 import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore } from '../platform/rate-limit.js'
 import { resolveSecretKey } from '../platform/secret-key.js'
-import { adminCommands } from './commands.js'
-import { openDatabase } from './runtime.js'
+import { openDatabase, serveAdminChannel } from './runtime.js'
 import { checkWorkerSettings, startWorkers } from '../workers.js'
 import { createServiceMetrics } from '../service-metrics.js'
 
@@ -41,9 +40,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const metrics = createServiceMetrics(database.handle)
   app = await buildApp({ config, database: database.handle, rateLimiter: limiter, metrics })
   try {
-    if (database.handle.kind === 'pglite') {
-      channel = await startAdminChannel(adminSocketPath(config.dataDir), adminCommands(database.handle))
-    }
+    channel = await serveAdminChannel(config, database)
     address = await app.listen({ port: config.port, host: config.host })
   } catch (error) {
     await app.close()

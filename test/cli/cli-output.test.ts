@@ -47,6 +47,12 @@ test('a command on a data dir no server holds warns when a server answers on the
     const through = await runCli(['keys', 'list', '--json'], { BARSTOCK_DATA_DIR: serverDir, PORT: port })
     assert.equal(through.code, 0, through.stderr)
     assert.equal(through.stderr, `barstock: data dir ${serverDir} (through the server running as pid ${server.child.pid})\n`)
+
+    // migrate opens the data dir itself: refused while the server holds it, with no word of another server.
+    const migrating = await runCli(['migrate'], { BARSTOCK_DATA_DIR: serverDir, PORT: port })
+    assert.equal(migrating.code, 1)
+    assert.match(migrating.stderr, new RegExp(`in use by another barstock server \\(pid ${server.child.pid}\\)`))
+    assert.doesNotMatch(migrating.stderr, /warning/)
   } finally {
     server.child.kill('SIGTERM')
     assert.equal(await server.exited, 0)

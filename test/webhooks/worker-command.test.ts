@@ -6,16 +6,24 @@ import { openPostgres } from '../../src/platform/db/connect.js'
 import { enqueue } from '../../src/platform/outbox.js'
 import { createWebhook } from '../../src/webhooks/webhooks.service.js'
 import '../../src/inventory/inventory.events.js'
-import { startCliProcess } from '../helpers/server-process.js'
+import { runCli, startCliProcess } from '../helpers/server-process.js'
 import { migratedDataDir } from '../helpers/pglite-image.js'
 import { startReceiver } from './receiver.js'
 
 /** Starts `barstock worker` and waits until its workers run. */
 const startWorker = (env: Record<string, string>) => startCliProcess(['worker'], env, /workers running/)
 
-test('barstock worker runs the workers on the embedded database and stops cleanly on SIGTERM', { timeout: 180_000 }, async () => {
-  const worker = await startWorker({ BARSTOCK_DATA_DIR: await migratedDataDir() })
-  worker.child.kill('SIGTERM')
+test('barstock worker runs the workers on the embedded database, serves the admin commands on it, and stops cleanly on SIGTERM', { timeout: 180_000 }, async () => {
+  const dir = await migratedDataDir()
+  const worker = await startWorker({ BARSTOCK_DATA_DIR: dir })
+  try {
+    // The worker holds the data dir, so the CLI reaches the database through the worker's channel.
+    const listed = await runCli(['keys', 'list', '--json'], { BARSTOCK_DATA_DIR: dir })
+    assert.equal(listed.code, 0, listed.stderr)
+    assert.deepEqual(JSON.parse(listed.stdout), [])
+  } finally {
+    worker.child.kill('SIGTERM')
+  }
   assert.equal(await worker.exited, 0)
 })
 
