@@ -14,6 +14,11 @@ function printResult(result: unknown, json: boolean, describe: (result: never) =
   process.stdout.write(json ? `${JSON.stringify(result)}\n` : `${describe(result as never)}\n`)
 }
 
+/** Commander's message ("error: …", sometimes a hint on a second line) as one line. */
+function oneLine(message: string): string {
+  return message.replace(/^error: /, '').trim().split('\n').map((line) => line.trim()).join(' ')
+}
+
 function keyLine(key: ApiKeyInfo): string {
   const state = key.revoked_at ? 'revoked' : key.expires_at && new Date(key.expires_at) <= new Date() ? 'expired' : 'active'
   return `${key.id}  ${key.environment.padEnd(10)}  ${state.padEnd(7)}  ${key.name}  [${key.permissions.join(',')}]`
@@ -51,7 +56,8 @@ async function runWorkers(config: Config): Promise<void> {
 const program = new Command('barstock')
   .description('Stock and purchasing for bars: the barstock service and its administration')
   .version(serviceVersion())
-  .showHelpAfterError()
+  // A command line commander refuses is one line too, like every other failure (docs/cli.md).
+  .configureOutput({ outputError: (message, write) => write(`barstock: ${oneLine(message)} (--help shows the usage)\n`) })
 
 program
   .command('serve')

@@ -70,4 +70,12 @@ test('CLI errors are one message and exit code 1, never a stack trace', async ()
   assert.equal(unreachable.code, 1)
   assert.equal(unreachable.stderr, 'barstock: database postgres://barstock@127.0.0.1:1/barstock\nbarstock: connect ECONNREFUSED 127.0.0.1:1\n')
   assert.equal(unreachable.stdout, '')
+
+  // The command line itself, refused before anything runs: one line too.
+  const noPermissions = await runCli(['keys', 'create', '--name', 'x'], { BARSTOCK_DATA_DIR: dir })
+  assert.equal(noPermissions.code, 1)
+  assert.equal(noPermissions.stderr, "barstock: required option '--permissions <list>' not specified (--help shows the usage)\n")
+  const typo = await runCli(['keys', 'lst'], { BARSTOCK_DATA_DIR: dir })
+  assert.equal(typo.code, 1)
+  assert.equal(typo.stderr, "barstock: unknown command 'lst' (Did you mean list?) (--help shows the usage)\n")
 })
