@@ -58,6 +58,9 @@ export function recentSlope(series: readonly number[], weeks: number): RecentSlo
   return { perDay: slope / WEEK_DAYS, standardError: Math.sqrt(residualVariance / spread) / WEEK_DAYS }
 }
 
+/** Scale of the median absolute deviation that estimates a normal standard deviation. */
+export const MAD_TO_STANDARD_DEVIATION = 1.4826
+
 export function median(values: readonly number[]): number {
   if (values.length === 0) return 0
   const sorted = [...values].sort((a, b) => a - b)

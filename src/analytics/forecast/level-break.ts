@@ -1,13 +1,11 @@
 import { mean } from './baseline.model.js'
-import { median } from './demand-signals.js'
+import { MAD_TO_STANDARD_DEVIATION, median } from './demand-signals.js'
 import { WEEK_DAYS } from './mstl.model.js'
 
 /** The most recent weeks a break is looked for in: an older one, AutoETS's level has already followed. */
 const BREAK_RECENT_WEEKS = 3
 /** A new level must lie this many standard errors from the earlier weeks' mean and from their line. */
 const BREAK_STANDARD_ERRORS = 5
-/** Scale of the median absolute deviation that estimates a normal standard deviation. */
-const MAD_TO_STANDARD_DEVIATION = 1.4826
 
 /**
  * How many of the last weeks (1 to BREAK_RECENT_WEEKS, the fewest first) sit on a new level, or null:

@@ -1,7 +1,7 @@
 import { AutoETS } from '@bsull/augurs/ets'
 import { initForecasting } from './augurs.js'
 import { mean } from './baseline.model.js'
-import { median } from './demand-signals.js'
+import { MAD_TO_STANDARD_DEVIATION, median } from './demand-signals.js'
 import { recentLevelBreak } from './level-break.js'
 import { WEEK_DAYS } from './mstl.model.js'
 
@@ -9,8 +9,6 @@ import { WEEK_DAYS } from './mstl.model.js'
 const LOCAL_LEVEL_RADIUS_DAYS = 10
 /** A day above its expected demand by more than this many robust standard deviations is clipped to that bound. */
 const SPIKE_DEVIATIONS = 3
-/** Scale of the median absolute deviation that estimates a normal standard deviation. */
-const MAD_TO_STANDARD_DEVIATION = 1.4826
 /**
  * AutoETS's model search: additive errors (sales have zeros, which multiplicative errors cannot take),
  * the trend component left to the search, no season (the weekday profile has taken it out).

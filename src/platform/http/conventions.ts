@@ -127,8 +127,7 @@ function bodyRule(route: RouteOptions): void {
  * routes (vendor pushes, health) take what their callers append.
  */
 function queryRule(route: RouteOptions): void {
-  const config = route.config as { public?: boolean } | undefined
-  if (!route.url.startsWith('/v1/') || config?.public || route.schema?.querystring) return
+  if (!route.url.startsWith('/v1/') || route.config?.public || route.schema?.querystring) return
   route.schema = { ...route.schema, querystring: { type: 'object', properties: {}, additionalProperties: false } }
 }
 
