@@ -30,6 +30,17 @@ describe('rate limits', () => {
     assert.ok(Math.abs(reset - now - resetAfter) <= 1)
   })
 
+  test('a malformed path counts against the client address: past its limit it is 429, not 400', async () => {
+    const ctx = await context()
+    // Without a valid key, requests count per client address at the production limit (5).
+    for (let index = 0; index < 5; index++) assert.equal((await ctx.request('GET', '/v1/orders/%zz')).statusCode, 400)
+    const response = await ctx.request('GET', '/v1/orders/%zz')
+    assert.equal(response.statusCode, 429)
+    assert.equal(json(response).error.code, 'rate_limit_exceeded')
+    assert.equal(response.headers['x-ratelimit-remaining'], '0')
+    assert.ok(Number(response.headers['retry-after']) >= 1)
+  })
+
   test('over the limit is 429 rate_limit_exceeded with Retry-After; errors carry the headers too', async () => {
     const ctx = await context()
     const caller = await ctx.newCaller({ environment: 'sandbox' })
