@@ -87,6 +87,20 @@ export async function lockItemRows(trx: Trx, tenant: Tenant, ids: string[]): Pro
   return new Map(rows.map((row) => [row.id, row]))
 }
 
+/**
+ * Holds the tenant's SKU until the transaction ends, so writers of one SKU check what its items at other
+ * locations agree on (size_ml, unit) one after the other: two venues creating a new SKU at once with
+ * different sizes cannot both pass. A SKU-scoped advisory lock, since the first item of a SKU has no row to lock.
+ */
+export async function lockSku(trx: Trx, tenant: Tenant, sku: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`inventory_items/sku/${tenant.accountId}/${tenant.environment}/${sku}`}, 0))`.execute(trx)
+}
+
+/** The live items of one SKU, one per location at most, by location. */
+export async function liveItemsOfSku(db: Executor, tenant: Tenant, sku: string): Promise<ItemRow[]> {
+  return liveItems(db, tenant).selectAll().where('sku', '=', sku).orderBy('location_id').execute()
+}
+
 /** The words of a search, each matched anywhere in the name or the SKU (apostrophes ignored: titos finds Tito's). */
 function searchWords(q: string | undefined): string[] {
   return (q ?? '').replace(/['’]/g, '').split(/\s+/).filter(Boolean)
@@ -252,10 +266,11 @@ export async function* countLineBatches(db: Executor, countId: string): AsyncGen
   for await (const rows of batches) yield rows.map(rowToCountLine)
 }
 
-/** Stock value and live items per location and category (a location filter, or all), in cost_per_unit's money. */
-export async function stockValueRows(db: Executor, tenant: Tenant, location: string | undefined) {
+/** Stock value and live items per location and category (of one location, one SKU, or all), in cost_per_unit's money. */
+export async function stockValueRows(db: Executor, tenant: Tenant, filter: { location?: string; sku?: string }) {
   let items = liveItems(db, tenant)
-  if (location !== undefined) items = items.where('location_id', '=', location)
+  if (filter.location !== undefined) items = items.where('location_id', '=', filter.location)
+  if (filter.sku !== undefined) items = items.where('sku', '=', filter.sku)
   return items
     .select((eb) => [
       'location_id',

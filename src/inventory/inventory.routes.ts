@@ -61,7 +61,7 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
   const listSchema = {
     tags,
     summary: 'List inventory items',
-    description: 'Filter by location, category and low_stock; search with q (every word in the name or SKU) or sku (exact); sort by name, quantity, last_updated, created_at, sku or category.',
+    description: 'Filter by location, category and low_stock; search with q (every word in the name or SKU) or sku (exact: one product at every location); sort by name, quantity, last_updated, created_at, sku or category.',
     querystring: ListItemsQuery,
     response: { 200: jsonOrCsv(listEnvelope(InventoryItem), columnsOf(InventoryItem)) },
   }
@@ -87,7 +87,8 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
       schema: {
         tags,
         summary: 'Create an inventory item',
-        description: 'Its starting quantity is the first row of its stock ledger. The SKU must be unique among live items; unit decides what quantity counts.',
+        description:
+          'Its starting quantity is the first row of its stock ledger. The SKU must be unique among the live items of the location; the same SKU at another location is the same product, with the same size_ml and unit (or case). unit decides what quantity counts.',
         body: CreateItemBody, response: { 201: envelope(InventoryItem) } },
       config: { permission: 'inventory:write', errors: [invalidQuantity, invalidUnit, duplicateSku, locationNotFound] },
     },
@@ -110,7 +111,7 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
       schema: {
         tags,
         summary: 'Stock value per location and category',
-        description: 'quantity × cost_per_unit of the live items, in the account’s currency; stock below zero counts as none.',
+        description: 'quantity × cost_per_unit of the live items, in the account’s currency; stock below zero counts as none. With sku, one product across the locations that stock it.',
         querystring: StockValueQuery,
         response: { 200: envelope(StockValue) },
       },
@@ -191,7 +192,8 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
       schema: {
         tags,
         summary: 'Update an inventory item',
-        description: 'Any of the item fields; a quantity change is recorded in the stock ledger as an adjustment.',
+        description:
+          'Any of the item fields; a quantity change is recorded in the stock ledger as an adjustment. A new sku, location, unit or size_ml follows the rules of create (duplicate_sku).',
         params: ItemParams,
         body: UpdateItemBody,
         response: { 200: envelope(InventoryItem) },

@@ -13,7 +13,7 @@ const Money = Type.Number({ minimum: 0, maximum: NUMBER_LIMITS.money, descriptio
 export const InventoryItem = Type.Object({
   id: Type.String({ description: 'The item’s id', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
   name: Type.String({ description: 'Its name', examples: ["Tito's Handmade Vodka 750ml"] }),
-  sku: Type.String({ description: 'Its stock-keeping unit, unique among the account’s live items', examples: ['TITO-750'] }),
+  sku: Type.String({ description: 'Its stock-keeping unit: unique among the live items of its location; the same product at other locations has the same SKU', examples: ['TITO-750'] }),
   category: Type.String({ description: `One of ${CATEGORIES.join(', ')}`, examples: ['spirits'] }),
   quantity: Type.Number({ description: 'Current theoretical stock, in unit; may be below zero when sales outran a recorded delivery', examples: [11.4] }),
   unit: Type.String({ description: `What quantity counts: one of ${UNITS.join(', ')}`, examples: ['bottle'] }),
@@ -29,7 +29,14 @@ export type InventoryItem = Static<typeof InventoryItem>
 
 const itemFields = {
   name: Type.String({ minLength: 1, maxLength: 200, pattern: NOT_BLANK, description: 'Its name, 1 to 200 characters', examples: ["Tito's Handmade Vodka 750ml"] }),
-  sku: Type.String({ minLength: 1, maxLength: 100, pattern: NOT_BLANK, description: 'Stock-keeping unit, 1 to 100 characters, unique among live items (duplicate_sku)', examples: ['TITO-750'] }),
+  sku: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    pattern: NOT_BLANK,
+    description:
+      'Stock-keeping unit, 1 to 100 characters, unique among the live items of the location (duplicate_sku). The same product at other locations takes the same SKU, with the same size_ml and unit (or case): otherwise duplicate_sku with details.field',
+    examples: ['TITO-750'],
+  }),
   category: Category,
   quantity: QuantityField,
   unit: UnitField,
@@ -91,7 +98,7 @@ export const ListItemsQuery = Type.Object(
         examples: ['titos 750'],
       }),
     ),
-    sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only the item with exactly this SKU', examples: ['TITO-750'] })),
+    sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only the items with exactly this SKU: the product at every location (with location, at one)', examples: ['TITO-750'] })),
     sort: Type.Optional(StringEnum(SORT_FIELDS, { default: 'name', description: 'The field to sort by, default name' })),
     order: Type.Optional(StringEnum(['asc', 'desc'], { default: 'asc', description: 'asc (default) or desc' })),
   },
@@ -168,7 +175,10 @@ export const CountResult = Type.Object({
 export type CountResult = Static<typeof CountResult>
 
 export const StockValueQuery = Type.Object(
-  { location: Type.Optional(Type.String({ description: 'Only this location id (location_not_found otherwise)', examples: ['main_bar'] })) },
+  {
+    location: Type.Optional(Type.String({ description: 'Only this location id (location_not_found otherwise)', examples: ['main_bar'] })),
+    sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only the items of this SKU: one product’s value at each location', examples: ['TITO-750'] })),
+  },
   { additionalProperties: false },
 )
 export type StockValueQuery = Static<typeof StockValueQuery>

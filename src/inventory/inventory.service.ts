@@ -19,6 +19,8 @@ import {
   lastDeliveryUnitCosts,
   listItemsForMatching,
   listItemRows,
+  liveItemsOfSku,
+  lockSku,
   listMovementRows,
   listCountRows,
   findCountDetail,
@@ -73,16 +75,62 @@ function checkCost(value: number | undefined): void {
 
 const UNIQUE_VIOLATION = '23505'
 
-/** Runs a statement that may hit the live-SKU unique index, answering 409 duplicate_sku for it. */
-async function guardSku<T>(sku: string, statement: () => Promise<T>): Promise<T> {
+/** Runs a statement that may hit the unique index of live SKUs per location, answering 409 duplicate_sku for it. */
+async function guardSku<T>(product: ProductFields, statement: () => Promise<T>): Promise<T> {
   try {
     return await statement()
   } catch (error) {
     const pgError = error as { code?: string; constraint?: string }
-    if (pgError.code === UNIQUE_VIOLATION && pgError.constraint === 'inventory_items_sku') {
-      throw inventoryErrors.duplicateSku(sku, { sku })
-    }
+    if (pgError.code === UNIQUE_VIOLATION && pgError.constraint === 'inventory_items_sku_per_location') throw duplicateAt(product)
     throw error
+  }
+}
+
+/** What an item must agree on with the items of its SKU at other locations, and where it is. */
+type ProductFields = Pick<ItemRow, 'sku' | 'location_id' | 'unit' | 'size_ml'> & { id?: string }
+
+function duplicateAt(product: ProductFields) {
+  return inventoryErrors.duplicateSku([product.sku, `already exists at ${product.location_id}`], { sku: product.sku })
+}
+
+function sizeText(sizeMl: number | null): string {
+  return sizeMl === null ? 'without size_ml' : `${sizeMl} ml`
+}
+
+/**
+ * Why `product` cannot be the product that `other` (its SKU at another location) is, or undefined when it
+ * can: one SKU has one size_ml everywhere, and one unit, except that a case stands for the units it holds
+ * (a storeroom may keep by the case what the bars keep by the bottle).
+ */
+function productConflict(product: ProductFields, other: ItemRow): { field: 'size_ml' | 'unit'; message: string } | undefined {
+  const where = `at ${other.location_id} (item ${other.id})`
+  if (product.size_ml !== other.size_ml) {
+    return { field: 'size_ml', message: `is ${sizeText(other.size_ml)} ${where}, not ${sizeText(product.size_ml)}: a SKU has one size_ml at every location` }
+  }
+  if (product.unit === other.unit || product.unit === 'case' || other.unit === 'case') return undefined
+  return { field: 'unit', message: `is kept in ${other.unit} ${where}, not ${product.unit}: a SKU has one unit at every location, or case` }
+}
+
+/**
+ * Checks a product about to be written against its SKU's other live items: one at its own location is
+ * duplicate_sku, one elsewhere that disagrees (productConflict) is duplicate_sku with details.field. The
+ * SKU stays locked to the end of the transaction, so the write lands before another writer of the SKU checks.
+ */
+async function checkProduct(trx: Trx, tenant: Tenant, product: ProductFields): Promise<void> {
+  await lockSku(trx, tenant, product.sku)
+  for (const other of await liveItemsOfSku(trx, tenant, product.sku)) {
+    if (other.id === product.id) continue
+    if (other.location_id === product.location_id) throw duplicateAt(product)
+    const conflict = productConflict(product, other)
+    if (conflict) {
+      throw inventoryErrors.duplicateSku([product.sku, conflict.message], {
+        sku: product.sku,
+        field: conflict.field,
+        value: product[conflict.field],
+        item_id: other.id,
+        location: other.location_id,
+      })
+    }
   }
 }
 
@@ -174,7 +222,9 @@ export async function createItemRow(trx: Trx, tenant: Tenant, input: CreateItemB
   const reorderPoint = parseQuantity(input.reorder_point ?? 0, 'reorder_point')
   checkCost(input.cost_per_unit)
   await getLocation(trx, tenant, input.location)
-  const created = await guardSku(input.sku, () =>
+  const product = { sku: input.sku, location_id: input.location, unit: input.unit, size_ml: input.size_ml ?? null }
+  await checkProduct(trx, tenant, product)
+  const created = await guardSku(product, () =>
     trx
       .insertInto('inventory_items')
       .values({
@@ -202,6 +252,9 @@ export async function createItemRow(trx: Trx, tenant: Tenant, input: CreateItemB
   return stocked
 }
 
+/** The fields of an update that change which product an item is, or where. */
+const PRODUCT_INPUTS = ['sku', 'location', 'unit', 'size_ml'] as const
+
 async function lockItem(trx: Trx, tenant: Tenant, id: string): Promise<ItemRow> {
   const row = await lockItemRow(trx, tenant, id)
   if (!row) throw inventoryErrors.itemNotFound(id)
@@ -227,8 +280,16 @@ export async function updateItem(trx: Trx, tenant: Tenant, id: string, input: Up
     ...(cost_per_unit !== undefined && { cost_per_unit: toDbNumeric(cost_per_unit) }),
   }
   const changesFields = Object.keys(fields).length > 0
+  const product = {
+    id,
+    sku: input.sku ?? original.sku,
+    location_id: location ?? original.location_id,
+    unit: input.unit ?? original.unit,
+    size_ml: input.size_ml === undefined ? original.size_ml : input.size_ml,
+  }
+  if (PRODUCT_INPUTS.some((field) => input[field] !== undefined)) await checkProduct(trx, tenant, product)
   const updated = changesFields
-    ? await guardSku(input.sku ?? original.sku, () =>
+    ? await guardSku(product, () =>
         trx
           .updateTable('inventory_items')
           .set({ ...fields, last_updated: new Date() })

@@ -8,11 +8,12 @@ import type { StockValue, StockValueQuery } from './inventory.schemas.js'
 /**
  * What the stock on the shelves is worth, per location and category: quantity × cost_per_unit of the
  * live items, in the account's currency. Stock below zero (sales ahead of a recorded delivery) counts as
- * none: it is a gap in the records, not a negative asset. Throws location_not_found.
+ * none: it is a gap in the records, not a negative asset. A SKU filter values one product at each
+ * location that stocks it. Throws location_not_found.
  */
 export async function stockValue(db: Executor, tenant: Tenant, query: StockValueQuery): Promise<StockValue> {
   if (query.location !== undefined) await getLocation(db, tenant, query.location)
-  const rows = await stockValueRows(db, tenant, query.location)
+  const rows = await stockValueRows(db, tenant, query)
   const byLocation = new Map<string, { category: string; value: Decimal; items: number }[]>()
   for (const row of rows) {
     const categories = byLocation.get(row.location_id) ?? []

@@ -192,7 +192,7 @@ test('the event registry is the spec’s Events table: the document’s webhooks
 
 test('error responses say when each code happens', () => {
   const create = document.paths['/v1/inventory/items'].post
-  assert.match(create.responses['409'].description, /`duplicate_sku`: Another live item has this SKU/)
+  assert.match(create.responses['409'].description, /`duplicate_sku`: Another live item at the location has this SKU/)
   assert.match(create.responses['400'].description, /`idempotency_key_reused`: /)
 })
 
