@@ -1,4 +1,3 @@
-import { sql } from 'kysely'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal, quantityOut, QUANTITY_STORED_DECIMALS, UNIT_COST_DECIMALS, unitCostOut } from '../platform/decimal.js'
 import { invalidParameter } from '../platform/errors.js'
@@ -8,7 +7,7 @@ import { newId } from '../platform/ids.js'
 import { getLocation } from '../locations/locations.service.js'
 import { inventoryErrors } from './inventory.errors.js'
 import type { Category } from './units.js'
-import { findItemRows, type ItemRow, lockItemRows } from './inventory.repository.js'
+import { findItemRows, type ItemRow, lockItemRows, lockSku } from './inventory.repository.js'
 import { createItemRow, parseQuantity } from './inventory.service.js'
 import { findTransferRow, insertTransfer, listTransferRows, markVoided, operationLines, type OperationLineRow, type TransferRow } from './operations.repository.js'
 import type { ListTransfersQuery, Transfer, TransferBody } from './operations.schemas.js'
@@ -45,12 +44,6 @@ function mismatch(source: ItemRow, destination: ItemRow, index: number) {
     `items[${index}]: ${source.id} (${describe(source)}) does not convert to ${destination.id} at ${destination.location_id} (${describe(destination)}), though both are SKU ${source.sku}`,
     { parameter: `items[${index}].item_id`, from_item_id: source.id, to_item_id: destination.id },
   )
-}
-
-/** Serialises transfers that may create an item of the same SKU at a location: one creates, the other finds it. */
-async function lockDestinationSkus(trx: Trx, tenant: Tenant, location: string, skus: string[]): Promise<void> {
-  const keys = [...new Set(skus)].sort().map((sku) => `inventory_items/${tenant.accountId}/${tenant.environment}/${location}/${sku}`)
-  await sql`SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0))) FROM unnest(${keys}::text[]) WITH ORDINALITY AS t (k, n)`.execute(trx)
 }
 
 /** The live items of these SKUs at a location, by SKU. */
@@ -164,11 +157,14 @@ export async function createTransfer(trx: Trx, tenant: Tenant, input: TransferBo
   const transferredAt = parsePastTime(input.transferred_at, 'transferred_at')
   await getLocation(trx, tenant, input.from_location)
   await getLocation(trx, tenant, input.to_location)
-  const skus = [...(await findItemRows(trx, tenant, checked.map((line) => line.itemId))).values()].map((item) => item.sku)
-  await lockDestinationSkus(trx, tenant, input.to_location, skus)
+  const skus = [...new Set([...(await findItemRows(trx, tenant, checked.map((line) => line.itemId))).values()].map((item) => item.sku))].sort()
+  // Sources and destinations locked in one statement, in id order (transfers both ways never deadlock),
+  // then their SKUs, as a PUT of an item does: a transfer that creates the destination item creates it once.
+  const locked = await lockItemRows(trx, tenant, [...checked.map((line) => line.itemId), ...(await itemIdsBySku(trx, tenant, input.to_location, skus)).values()])
+  for (const sku of skus) await lockSku(trx, tenant, sku)
   const existing = await itemIdsBySku(trx, tenant, input.to_location, skus)
-  // Sources and destinations locked in one statement, in id order: transfers both ways never deadlock.
-  const locked = await lockItemRows(trx, tenant, [...checked.map((line) => line.itemId), ...existing.values()])
+  const createdMeanwhile = [...existing.values()].filter((id) => !locked.has(id))
+  for (const [id, item] of await lockItemRows(trx, tenant, createdMeanwhile)) locked.set(id, item)
   const lines = sourceLinesOf(input, checked, locked)
   const destinations = await destinationsOf(trx, tenant, input, lines, locked, existing, transferredAt, input.transferred_by)
   const moves = movesOf(lines, destinations)
