@@ -13,7 +13,7 @@ const tags = ['Inventory']
 const { itemNotFound, invalidQuantity, invalidUnit, transferMismatch, transferNotFound, wasteNotFound } = inventoryErrors
 const { locationNotFound } = locationErrors
 
-/** Transfers between locations and recorded waste, under /v1/inventory (docs/operations-stock.md). */
+/** Transfers between locations and recorded waste, under /v1/inventory (docs/bar-operations.md). */
 export async function stockOperationRoutes(app: App) {
   app.post(
     '/transfers',
