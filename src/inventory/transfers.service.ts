@@ -154,7 +154,7 @@ function transferOut(row: TransferRow, lines: OperationLineRow[]): Transfer {
  */
 export async function createTransfer(trx: Trx, tenant: Tenant, input: TransferBody, actor: string): Promise<Transfer> {
   const checked = checkLines(input)
-  const transferredAt = parsePastTime(input.transferred_at, 'transferred_at')
+  const requestedAt = input.transferred_at === undefined ? undefined : parsePastTime(input.transferred_at, 'transferred_at')
   await getLocation(trx, tenant, input.from_location)
   await getLocation(trx, tenant, input.to_location)
   const skus = [...new Set([...(await findItemRows(trx, tenant, checked.map((line) => line.itemId))).values()].map((item) => item.sku))].sort()
@@ -165,6 +165,8 @@ export async function createTransfer(trx: Trx, tenant: Tenant, input: TransferBo
   const existing = await itemIdsBySku(trx, tenant, input.to_location, skus)
   const createdMeanwhile = [...existing.values()].filter((id) => !locked.has(id))
   for (const [id, item] of await lockItemRows(trx, tenant, createdMeanwhile)) locked.set(id, item)
+  // Now by default, taken under the locks as a count's is: a change committed while this waited is before it.
+  const transferredAt = requestedAt ?? new Date()
   const lines = sourceLinesOf(input, checked, locked)
   const destinations = await destinationsOf(trx, tenant, input, lines, locked, existing, transferredAt, input.transferred_by)
   const moves = movesOf(lines, destinations)

@@ -92,9 +92,11 @@ function wasteOut(row: WasteRow, lines: OperationLineRow[]): WasteEntry {
  * invalid_unit, location_not_found, item_not_found.
  */
 export async function recordWaste(trx: Trx, tenant: Tenant, input: WasteBody): Promise<WasteEntry> {
-  const occurredAt = parsePastTime(input.occurred_at, 'occurred_at')
+  const requestedAt = input.occurred_at === undefined ? undefined : parsePastTime(input.occurred_at, 'occurred_at')
   await getLocation(trx, tenant, input.location)
   const items = await lockItemRows(trx, tenant, input.items.map((line) => line.item_id))
+  // Now by default, taken under the locks as a count's is.
+  const occurredAt = requestedAt ?? new Date()
   const moves = input.items.map((line, index) => moveOf(itemOf(items, line, input.location, index), line, index))
   const row = await insertWaste(trx, {
     id: newId('wst'),
