@@ -2,7 +2,7 @@ import type { Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal, toDbNumeric, UNIT_COST_DECIMALS } from '../platform/decimal.js'
 import type { ItemRow } from './inventory.repository.js'
 import { lockItemRows } from './inventory.repository.js'
-import { insertOperationLines, type OperationLineRow } from './operations.repository.js'
+import { insertOperationLines, markVoided, operationLines, type OperationLineRow } from './operations.repository.js'
 import type { OperationLineKind } from './operations.tables.js'
 import { type LedgerStep, writeMovements } from './stock-ledger.js'
 
@@ -90,7 +90,7 @@ export async function applyOperation(trx: Trx, tenant: Tenant, operation: Operat
  * reversing ledger rows dated at the operation's time, for the items whose anchor is still before it. An
  * item counted since already holds what the shelf held: its stock stays. Deleted items are left alone.
  */
-export async function reverseOperation(trx: Trx, tenant: Tenant, operation: Operation, lines: OperationLineRow[]): Promise<void> {
+async function reverseOperation(trx: Trx, tenant: Tenant, operation: Operation, lines: OperationLineRow[]): Promise<void> {
   const applied = lines.filter((line) => line.applied)
   const items = await lockItemRows(trx, tenant, applied.map((line) => line.item_id))
   const steps = new Map<string, { item: ItemRow; steps: LedgerStep[] }>()
@@ -100,4 +100,15 @@ export async function reverseOperation(trx: Trx, tenant: Tenant, operation: Oper
     addStep(steps, item, { delta: signed({ kind: line.kind, quantity: decimal(line.quantity) }).neg(), occurredAt: operation.occurredAt })
   }
   await writeSteps(trx, tenant, operation, steps)
+}
+
+/**
+ * Voids a recorded operation (its header row locked by the caller): reverses it (reverseOperation) and
+ * marks it and its lines voided, so reports leave it out. An operation voided before changes nothing.
+ */
+export async function voidOperation(trx: Trx, tenant: Tenant, operation: Operation & { table: 'inventory_transfers' | 'inventory_waste'; voidedAt: Date | null }): Promise<void> {
+  if (operation.voidedAt !== null) return
+  const lines = (await operationLines(trx, [operation.id])).get(operation.id) ?? []
+  await reverseOperation(trx, tenant, operation, lines)
+  await markVoided(trx, operation.table, operation.id, new Date())
 }

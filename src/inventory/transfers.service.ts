@@ -9,9 +9,9 @@ import { inventoryErrors } from './inventory.errors.js'
 import type { Category } from './units.js'
 import { findItemRows, type ItemRow, lockItemRows, lockSku } from './inventory.repository.js'
 import { createItemRow, parseQuantity } from './inventory.service.js'
-import { findTransferRow, insertTransfer, listTransferRows, markVoided, operationLines, type OperationLineRow, type TransferRow } from './operations.repository.js'
+import { findTransferRow, insertTransfer, listTransferRows, operationLines, type OperationLineRow, type TransferRow } from './operations.repository.js'
 import type { ListTransfersQuery, Transfer, TransferBody } from './operations.schemas.js'
-import { applyOperation, type OperationMove, reverseOperation } from './stock-operations.js'
+import { applyOperation, type OperationMove, voidOperation } from './stock-operations.js'
 
 /**
  * Transfers move stock between two locations of the account (DECISIONS, Bar operations → Transfers):
@@ -207,10 +207,6 @@ export async function listTransfers(db: Executor, tenant: Tenant, query: ListTra
 export async function voidTransfer(trx: Trx, tenant: Tenant, id: string, actor: string): Promise<Transfer> {
   const row = await findTransferRow(trx, tenant, id, { lock: true })
   if (!row) throw inventoryErrors.transferNotFound(id)
-  if (row.voided_at === null) {
-    const lines = (await operationLines(trx, [id])).get(id) ?? []
-    await reverseOperation(trx, tenant, { id, kind: 'transfer', occurredAt: row.transferred_at, actor }, lines)
-    await markVoided(trx, 'inventory_transfers', id, new Date())
-  }
+  await voidOperation(trx, tenant, { table: 'inventory_transfers', id, kind: 'transfer', occurredAt: row.transferred_at, actor, voidedAt: row.voided_at })
   return getTransfer(trx, tenant, id)
 }

@@ -10,9 +10,9 @@ import { convertibleUnits, toItemUnits } from './conversion.js'
 import { inventoryErrors } from './inventory.errors.js'
 import { type ItemRow, lockItemRows } from './inventory.repository.js'
 import { parseQuantity } from './inventory.service.js'
-import { findWasteRow, insertWaste, listWasteRows, markVoided, operationLines, type OperationLineRow, type WasteRow } from './operations.repository.js'
+import { findWasteRow, insertWaste, listWasteRows, operationLines, type OperationLineRow, type WasteRow } from './operations.repository.js'
 import { type ListWasteQuery, WASTE_REASONS, type WasteBody, type WasteEntry } from './operations.schemas.js'
-import { applyOperation, type OperationMove, reverseOperation } from './stock-operations.js'
+import { applyOperation, type OperationMove, voidOperation } from './stock-operations.js'
 import { isUnit, UNITS } from './units.js'
 
 /**
@@ -138,10 +138,6 @@ export async function listWaste(db: Executor, tenant: Tenant, query: ListWasteQu
 export async function voidWaste(trx: Trx, tenant: Tenant, id: string, actor: string): Promise<WasteEntry> {
   const row = await findWasteRow(trx, tenant, id, { lock: true })
   if (!row) throw inventoryErrors.wasteNotFound(id)
-  if (row.voided_at === null) {
-    const lines = (await operationLines(trx, [id])).get(id) ?? []
-    await reverseOperation(trx, tenant, { id, kind: 'waste', occurredAt: row.occurred_at, actor }, lines)
-    await markVoided(trx, 'inventory_waste', id, new Date())
-  }
+  await voidOperation(trx, tenant, { table: 'inventory_waste', id, kind: 'waste', occurredAt: row.occurred_at, actor, voidedAt: row.voided_at })
   return getWaste(trx, tenant, id)
 }

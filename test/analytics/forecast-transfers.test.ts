@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { refitForecasts } from '../../src/analytics/forecast-refit.js'
 import { createTestContext, json, type TestContext } from '../helpers/context.js'
-import { createItem } from '../helpers/inventory.js'
+import { createItem, createLocations } from '../helpers/inventory.js'
 import { DAY_MS, refitClock } from './analytics-helpers.js'
 
 let ctx: TestContext
@@ -13,8 +13,7 @@ after(() => ctx.close())
 
 test('a storeroom’s demand is what the bars draw from it: transfers out are forecast like sales, voided ones are not', async () => {
   const caller = await ctx.newCaller()
-  const created = await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'storeroom', name: 'Storeroom' } })
-  assert.equal(created.statusCode, 201, created.body)
+  await createLocations(ctx, caller, ['storeroom'])
   const store = await createItem(ctx, caller, { name: 'Lager 24-pack', sku: 'LAGER', unit: 'case', case_size: 24, size_ml: 355, category: 'beer', location: 'storeroom', quantity: 200 })
   const clock = refitClock()
   const transfers: string[] = []

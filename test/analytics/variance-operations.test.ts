@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { json, type Caller, type TestContext } from '../helpers/context.js'
-import { createItem } from '../helpers/inventory.js'
+import { createItem, createLocations } from '../helpers/inventory.js'
 import { createPosTestContext } from '../pos/pos-helpers.js'
 import { count, dateOf, daysAgo, salesChannel } from './analytics-helpers.js'
 
@@ -24,8 +24,7 @@ const GIN = { name: 'Tanqueray 750ml', sku: 'TANQ-750', size_ml: 750, cost_per_u
  * a week ago, 3 bottles sold at the bar, one broken there, both counted three days ago with nothing missing.
  */
 async function weekWithMovesAndBreakage(caller: Caller) {
-  const created = await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'storeroom', name: 'Storeroom' } })
-  assert.equal(created.statusCode, 201, created.body)
+  await createLocations(ctx, caller, ['storeroom'])
   const store = await createItem(ctx, caller, { ...GIN, location: 'storeroom', quantity: 18 })
   const bar = await createItem(ctx, caller, { ...GIN, location: 'main_bar', quantity: 4 })
   await count(ctx, caller, [{ item_id: store.id, quantity: 24 }], daysAgo(10), 'storeroom')

@@ -23,3 +23,11 @@ export async function createItem(ctx: TestContext, caller: Caller, fields: Recor
   if (response.statusCode !== 201) throw new Error(`item create failed: ${response.statusCode} ${response.body}`)
   return json(response).data as { id: string; quantity: number; sku: string; name: string; [key: string]: unknown }
 }
+
+/** Adds locations (id, name the same) to the caller's account through the API, beside main_bar. */
+export async function createLocations(ctx: TestContext, caller: Caller, ids: string[]) {
+  for (const id of ids) {
+    const response = await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id, name: id } })
+    if (response.statusCode !== 201) throw new Error(`location create failed: ${response.statusCode} ${response.body}`)
+  }
+}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { type Caller, createTestContext, json, type TestContext } from '../helpers/context.js'
-import { createItem } from '../helpers/inventory.js'
+import { createItem, createLocations } from '../helpers/inventory.js'
 
 /**
  * Transfers, waste and counts running at once on the same items lose no movement and never deadlock:
@@ -34,7 +34,7 @@ async function assertLedgerChains(caller: Caller, itemId: string) {
 
 test('transfers both ways and waste at once on the same items all land, and the ledger chains', { skip }, async () => {
   const caller = await ctx.newCaller()
-  assert.equal((await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'storeroom', name: 'Storeroom' } })).statusCode, 201)
+  await createLocations(ctx, caller, ['storeroom'])
   const product = { name: 'Tanqueray 750ml', sku: 'TANQ', size_ml: 750 }
   const store = await createItem(ctx, caller, { ...product, location: 'storeroom', quantity: 100 })
   const bar = await createItem(ctx, caller, { ...product, location: 'main_bar', quantity: 100 })
@@ -56,7 +56,7 @@ test('transfers both ways and waste at once on the same items all land, and the 
 
 test('transfers racing a count keep every movement in the ledger; transfers creating one destination create it once', { skip }, async () => {
   const caller = await ctx.newCaller()
-  for (const id of ['storeroom', 'bar_b']) assert.equal((await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id, name: id } })).statusCode, 201)
+  await createLocations(ctx, caller, ['storeroom', 'bar_b'])
   const store = await createItem(ctx, caller, { name: 'Lager', sku: 'LAGER', unit: 'can', size_ml: 355, category: 'beer', location: 'storeroom', quantity: 200 })
   const transfers = Array.from({ length: 8 }, () =>
     ctx.request('POST', '/v1/inventory/transfers', { key: caller.key, body: { from_location: 'storeroom', to_location: 'bar_b', transferred_by: 'sam', items: [{ item_id: store.id, quantity: 3 }] } }),

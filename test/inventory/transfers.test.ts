@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { listEvents } from '../../src/platform/outbox.js'
 import { type Caller, createTestContext, json, type TestContext } from '../helpers/context.js'
-import { createItem } from '../helpers/inventory.js'
+import { createItem, createLocations } from '../helpers/inventory.js'
 
 let ctx: TestContext
 before(async () => {
@@ -13,13 +13,7 @@ after(() => ctx.close())
 /** A caller whose account has a storeroom and a second bar beside main_bar. */
 async function groupCaller(): Promise<Caller> {
   const caller = await ctx.newCaller()
-  for (const [id, name] of [
-    ['storeroom', 'Storeroom'],
-    ['bar_b', 'Bar B'],
-  ]) {
-    const response = await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id, name } })
-    assert.equal(response.statusCode, 201, response.body)
-  }
+  await createLocations(ctx, caller, ['storeroom', 'bar_b'])
   return caller
 }
 
