@@ -6,13 +6,14 @@ import { itemsInScope } from '../inventory/stock-history.js'
 import { getSettings } from '../settings/settings.service.js'
 import './analytics.events.js'
 import { forgetWindowsSpanning } from './count-windows.repository.js'
-import { causesOf, itemOut, planWindows, scoreItems } from './variance.service.js'
+import { causesOf, grossOf, itemOut, planWindows, scoreItems } from './variance.service.js'
 import { COST_PLACES, varianceRate } from './variance-windows.js'
 
 /**
  * The variance of each counted item since its previous count, by the report's rules: variance.detected
  * for each item above the account's threshold (severity high above twice it), and
- * variance.threshold_exceeded when the count's overall variance rate is above it. Runs in the count's
+ * variance.threshold_exceeded when the count's gross loss rate (Σ losses' cost ÷ Σ expected cost × 100)
+ * is above it, with that rate as variance_rate and the net loss as total_loss. Runs in the count's
  * transaction, so the events exist exactly when the count does. The windows it measures are stored for
  * reports; stored windows the count falls inside (a back-dated count) are forgotten: they are two now.
  */
@@ -52,8 +53,9 @@ async function emitThresholdExceeded(
 ): Promise<void> {
   const loss = sumScaled(entries.map(({ out }) => out.loss))
   const expectedCost = sumScaled(entries.map(({ out }) => out.expectedCost))
-  const rate = varianceRate(loss, expectedCost)
-  if (!(Math.abs(rate) > threshold)) return
+  // On the gross loss rate (DECISIONS): gains elsewhere in the count (a move nobody recorded) cannot hide a loss.
+  const rate = varianceRate(grossOf(entries.map(({ out }) => out)).grossLoss, expectedCost)
+  if (!(rate > threshold)) return
   const openedAt = new Date(Math.min(...entries.map(({ openedAt }) => openedAt.getTime())))
   await enqueue(trx, tenant, 'variance.threshold_exceeded', {
     period: `${openedAt.toISOString().slice(0, 10)}/${count.countedAt.toISOString().slice(0, 10)}`,

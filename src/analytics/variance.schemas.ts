@@ -121,7 +121,8 @@ const VARIANCE_EXAMPLE = {
       recorded_waste_cost: 0,
     },
   ],
-  summary: { total_items_analyzed: 1, items_above_threshold: 1, high_variance_items: 1, recorded_waste_cost: 0, waste_by_reason: {} },
+  period_measured: { from: '2026-11-12T12:00:00.000Z', to: '2026-11-19T12:00:00.000Z' },
+  summary: { total_items_analyzed: 1, items_above_threshold: 1, high_variance_items: 1, gross_loss: 32.68, gross_gain: 0, gross_loss_percentage: 69.07, recorded_waste_cost: 0, waste_by_reason: {} },
   data_quality: {
     mapped_revenue_share: 0.6202,
     items_counted_share: 0.5,
@@ -133,6 +134,13 @@ const VARIANCE_EXAMPLE = {
 
 export const VarianceReport = Type.Object({
   period: Type.String({ description: 'date_from/date_to', examples: ['2026-10-23/2026-11-22'] }),
+  period_measured: Type.Object(
+    {
+      from: Type.String({ format: 'date-time', description: 'The earliest opening count of the windows used' }),
+      to: Type.String({ format: 'date-time', description: 'The latest closing count of the windows used' }),
+    },
+    { description: 'What the report measured: windows run between counts, so they may start before date_from and end before date_to' },
+  ),
   threshold: Type.Number({ description: 'The threshold the report applied, percent' }),
   currency: Type.String({ description: 'Currency of every money amount (settings)' }),
   total_variance: Type.Number({ description: 'Σ estimated_loss, account currency' }),
@@ -142,6 +150,9 @@ export const VarianceReport = Type.Object({
     total_items_analyzed: Type.Integer({ description: 'Items with two counts in the period (the entries of items)' }),
     items_above_threshold: Type.Integer({ description: '|variance_percentage| > threshold' }),
     high_variance_items: Type.Integer({ description: '|variance_percentage| > 2 × threshold' }),
+    gross_loss: Type.Number({ description: 'Σ of the positive estimated_loss (items that lost stock), account currency: the net total_variance lets gains hide losses' }),
+    gross_gain: Type.Number({ description: 'Σ of the negative estimated_loss as a positive amount (items with more stock than explained: a count or a delivery nobody recorded to check), account currency' }),
+    gross_loss_percentage: Type.Number({ description: 'gross_loss ÷ Σ expected cost × 100: what the alert (variance.threshold_exceeded) compares with the threshold' }),
     recorded_waste_cost: Type.Number({ description: 'Σ cost of the waste recorded in the items’ windows, account currency: explained usage, not in total_variance' }),
     waste_by_reason: Type.Record(Type.String(), Type.Number(), {
       description: 'That cost by reason (spill, breakage, comp, staff_drink, spoilage, returned, other); reasons without waste are absent',

@@ -157,6 +157,27 @@ function largestLossFirst<Entry extends { loss: bigint; answer: { name: string }
   return keyed.map(({ entry }) => entry)
 }
 
+/**
+ * The losses and the gains of the items apart (exact, COST_PLACES), the gain as a positive amount: the
+ * net total lets a false gain (a move nobody recorded) hide a real loss.
+ */
+export function grossOf(entries: { loss: bigint }[]): { grossLoss: bigint; grossGain: bigint } {
+  let grossLoss = 0n
+  let grossGain = 0n
+  for (const { loss } of entries) {
+    if (loss > 0n) grossLoss += loss
+    else grossGain -= loss
+  }
+  return { grossLoss, grossGain }
+}
+
+/** The moments the report measured: its windows' earliest opening and latest closing count. */
+function periodMeasured(scored: ScoredItem[]): { from: string; to: string } {
+  const openings = scored.map((entry) => entry.measured.opening.countedAt.getTime())
+  const closings = scored.map((entry) => entry.measured.closing.countedAt.getTime())
+  return { from: new Date(Math.min(...openings)).toISOString(), to: new Date(Math.max(...closings)).toISOString() }
+}
+
 /** The cost of the waste recorded in the scored windows, in all and by reason (money, 2 decimals). */
 async function recordedWaste(db: Executor, scored: ScoredItem[]) {
   const withWaste = scored.filter((entry) => entry.measured.waste !== 0n)
@@ -231,8 +252,10 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
   const entries = largestLossFirst(explained.map(({ out }) => out))
   const totalLoss = sumScaled(entries.map((entry) => entry.loss))
   const expectedCost = sumScaled(entries.map((entry) => entry.expectedCost))
+  const { grossLoss, grossGain } = grossOf(entries)
   return {
     period: periodLabel(period),
+    period_measured: periodMeasured(scored),
     threshold,
     currency: settings.currency,
     total_variance: scaledOut(totalLoss, COST_PLACES, MONEY_DECIMALS),
@@ -242,6 +265,9 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
       total_items_analyzed: entries.length,
       items_above_threshold: scored.filter((entry) => entry.aboveThreshold).length,
       high_variance_items: scored.filter((entry) => entry.highVariance).length,
+      gross_loss: scaledOut(grossLoss, COST_PLACES, MONEY_DECIMALS),
+      gross_gain: scaledOut(grossGain, COST_PLACES, MONEY_DECIMALS),
+      gross_loss_percentage: varianceRate(grossLoss, expectedCost),
       ...(await recordedWaste(db, scored)),
     },
     data_quality: dataQuality(revenue, { items, planned: explained.length, plans, bounds }),

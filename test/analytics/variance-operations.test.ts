@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { listEvents } from '../../src/platform/outbox.js'
 import { json, type Caller, type TestContext } from '../helpers/context.js'
 import { createItem, createLocations } from '../helpers/inventory.js'
 import { createPosTestContext } from '../pos/pos-helpers.js'
@@ -90,5 +91,22 @@ describe('variance with transfers and recorded waste', () => {
     barItem = data.items.find((item: { inventory_item_id: string }) => item.inventory_item_id === bar.id)
     assert.deepEqual([storeItem.window.transfers_out, storeItem.variance], [0, 6], 'without the transfer the storeroom lost 6')
     assert.deepEqual([barItem.window.transfers_in, barItem.variance], [0, -5], 'and the bar gained what it did not receive')
+    // The net ($126 lost − $105 gained) hides most of the loss; the gross figures do not.
+    assert.deepEqual([data.total_variance, data.summary.gross_loss, data.summary.gross_gain], [21, 126, 105])
+    assert.deepEqual(data.period_measured, { from: daysAgo(10), to: daysAgo(3) })
+  })
+})
+
+describe('the count alert on the gross loss rate', () => {
+  test('a count where one item lost what another gained fires variance.threshold_exceeded, with the net as total_loss', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const gin = await createItem(ctx, caller, { ...GIN, quantity: 10 })
+    const vodka = await createItem(ctx, caller, { ...GIN, name: 'Vodka', sku: 'VODKA', quantity: 10 })
+    await count(ctx, caller, [{ item_id: gin.id, quantity: 10 }, { item_id: vodka.id, quantity: 10 }])
+    await count(ctx, caller, [{ item_id: gin.id, quantity: 8 }, { item_id: vodka.id, quantity: 12 }])
+    const alerts = await listEvents(ctx.database.db, caller.tenant, 'variance.threshold_exceeded')
+    assert.equal(alerts.length, 1, 'two bottles gone cannot hide behind two bottles found')
+    const alert = alerts[0]!.data as { total_loss: number; variance_rate: number }
+    assert.deepEqual([alert.total_loss, alert.variance_rate], [0, 100])
   })
 })

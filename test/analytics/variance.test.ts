@@ -116,7 +116,7 @@ describe('GET /v1/analytics/variance', () => {
     assert.deepEqual(item.potential_causes, item.cause_evidence.map((entry: { cause: string }) => entry.cause))
     assert.equal(data.total_variance, 32.68)
     assert.equal(data.variance_percentage, 69.07)
-    assert.deepEqual(data.summary, { total_items_analyzed: 1, items_above_threshold: 1, high_variance_items: 1, recorded_waste_cost: 0, waste_by_reason: {} })
+    assert.deepEqual(data.summary, { total_items_analyzed: 1, items_above_threshold: 1, high_variance_items: 1, gross_loss: 32.68, gross_gain: 0, gross_loss_percentage: 69.07, recorded_waste_cost: 0, waste_by_reason: {} })
     assert.equal(data.threshold, 5)
     assert.equal(data.currency, 'USD')
     assert.deepEqual(data.data_quality, {
