@@ -77,6 +77,30 @@ export function LocationSelect(props: { value: string; onChange: (value: string)
   )
 }
 
+const NAME_STORAGE = 'barstock.your_name'
+
+/** The name last given on this device: counts, transfers and waste each ask who did it, and it is typed once. */
+export const rememberedName = () => localStorage.getItem(NAME_STORAGE) ?? ''
+export const rememberName = (name: string) => localStorage.setItem(NAME_STORAGE, name.trim())
+
+/** Who did it: a person's name, filled with the one last given on this device. */
+export function NameField(props: { id: string; label?: string; value: string; onChange: (value: string) => void }) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label ?? 'Your name'}</label>
+      <input id={props.id} required autocomplete="name" value={props.value} onInput={(event) => props.onChange(event.currentTarget.value)} />
+    </div>
+  )
+}
+
+/** A typed quantity as a number: a decimal comma is read as a point; undefined when it is not a number. */
+export function parseQuantity(text: string): number | undefined {
+  const value = Number(text.trim().replace(',', '.'))
+  return text.trim() === '' || !Number.isFinite(value) ? undefined : value
+}
+
+export const NOT_A_NUMBER = 'Enter a number, such as 3 or 2.5'
+
 const money = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 })
 const quantity = new Intl.NumberFormat(undefined, { maximumFractionDigits: 3 })
 
