@@ -129,6 +129,13 @@ export const api = {
   items: (query: QueryOf<'/v1/inventory/items'>) => send((headers) => client.GET('/v1/inventory/items', { params: { query: compact(query) }, headers })),
   recordCount: async (body: PostBodyOf<'/v1/inventory/count'>, idempotencyKey: string) =>
     (await send((headers) => client.POST('/v1/inventory/count', { body, headers }), { idempotencyKey })).data,
+  createTransfer: async (body: PostBodyOf<'/v1/inventory/transfers'>, idempotencyKey: string) =>
+    (await send((headers) => client.POST('/v1/inventory/transfers', { body, headers }), { idempotencyKey })).data,
+  transfers: async (query: QueryOf<'/v1/inventory/transfers'>) =>
+    (await send((headers) => client.GET('/v1/inventory/transfers', { params: { query: compact(query) }, headers }))).data,
+  /** Reverses the transfer's movements; the record stays, with voided_at. Voiding it again changes nothing. */
+  voidTransfer: async (id: string) =>
+    (await send((headers) => client.DELETE('/v1/inventory/transfers/{id}', { params: { path: { id } }, headers }))).data,
   variance: async (query: QueryOf<'/v1/analytics/variance'>) =>
     (await send((headers) => client.GET('/v1/analytics/variance', { params: { query: compact(query) }, headers }))).data,
   forecasts: async (query: QueryOf<'/v1/analytics/forecast'>) =>
@@ -190,6 +197,7 @@ type Answer<F extends (...args: never[]) => Promise<unknown>> = Awaited<ReturnTy
 export type Location = Answer<typeof api.locations>[number]
 export type Item = Answer<typeof api.items>['data'][number]
 export type CountResult = Answer<typeof api.recordCount>
+export type Transfer = Answer<typeof api.createTransfer>
 export type VarianceItem = Answer<typeof api.variance>['items'][number]
 export type ForecastSeries = Answer<typeof api.forecastSeries>
 export type OrderSummary = Answer<typeof api.orders>['data'][number]

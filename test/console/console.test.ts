@@ -66,6 +66,19 @@ async function countsOf(caller: Caller): Promise<number> {
   return json(await ctx.request('GET', '/v1/inventory/counts', { key: caller.key })).pagination.total
 }
 
+/** The page is no wider than its viewport: nothing to scroll sideways. */
+async function assertFitsWidth(page: Page) {
+  const [scrollWidth, innerWidth] = (await page.evaluate('[document.documentElement.scrollWidth, innerWidth]')) as [number, number]
+  assert.ok(scrollWidth <= innerWidth, `the page is ${scrollWidth} px wide in a ${innerWidth} px viewport`)
+}
+
+/** A caller whose account has a storeroom beside main_bar. */
+async function callerWithStoreroom(): Promise<Caller> {
+  const caller = await ctx.newCaller()
+  await ok(ctx, caller, 'POST', '/v1/locations', { id: 'storeroom', name: 'Storeroom' })
+  return caller
+}
+
 describe('the operator console at /app', { skip: SKIP }, () => {
   before(async () => {
     ctx = await createPosTestContext()
@@ -193,6 +206,44 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     assert.equal(await quantityOf(caller, jameson.id), 2.3)
     assert.equal(await quantityOf(caller, titos.id), 7.5)
     assert.equal(await countsOf(caller), 1, 'the retries recorded the count once')
+  })
+
+  test('on a phone, a transfer moves the quantities typed, shows the API’s refusal on its line, is listed and can be voided', async (t) => {
+    const caller = await callerWithStoreroom()
+    const gin = await createItem(ctx, caller, { name: 'Tanqueray London Dry Gin 750ml', location: 'storeroom', quantity: 12 })
+    await createItem(ctx, caller, { name: 'Aperol 1L', location: 'storeroom', quantity: 6, size_ml: 1000 })
+    const page = await openPage(t, PHONE)
+    page.on('dialog', (dialog) => void dialog.accept())
+    await signIn(page, caller.key)
+    await page.getByRole('link', { name: 'Transfer' }).click()
+    await page.getByLabel('From', { exact: true }).selectOption('storeroom')
+    await page.getByLabel('To', { exact: true }).selectOption('main_bar')
+    await page.getByLabel('Moved by').fill('Sam')
+    const ginQuantity = page.getByLabel('Tanqueray London Dry Gin 750ml')
+    await ginQuantity.fill('0')
+    await page.getByRole('button', { name: 'Record transfer (1)' }).click()
+    await page.getByText('items[0].quantity must be more than zero').waitFor()
+    assert.equal(await ginQuantity.getAttribute('aria-invalid'), 'true')
+    assert.equal(json(await ctx.request('GET', '/v1/inventory/transfers', { key: caller.key })).data.length, 0)
+
+    await ginQuantity.fill('6.5')
+    await page.getByRole('button', { name: 'Record transfer (1)' }).click()
+    await page.getByText('Transfer recorded: 1 item from storeroom to main_bar.').waitFor()
+    const card = page.locator('.record', { hasText: 'storeroom → main_bar' })
+    await card.getByText('Tanqueray London Dry Gin 750ml: 6.5 bottle').waitFor()
+    await card.getByText('By Sam').waitFor()
+    await assertFitsWidth(page)
+    await screenshot(page, 'transfer-phone')
+    const [transfer] = json(await ctx.request('GET', '/v1/inventory/transfers', { key: caller.key })).data
+    assert.deepEqual([transfer.from_location, transfer.to_location, transfer.transferred_by], ['storeroom', 'main_bar', 'Sam'])
+    assert.deepEqual(transfer.items.map((line: { from_item_id: string; quantity: number }) => [line.from_item_id, line.quantity]), [[gin.id, 6.5]])
+    assert.equal(await quantityOf(caller, gin.id), 5.5)
+
+    await card.getByRole('button', { name: 'Void' }).click()
+    await card.getByText('Voided').waitFor()
+    assert.equal(await card.getByRole('button', { name: 'Void' }).count(), 0)
+    assert.notEqual(json(await ctx.request('GET', `/v1/inventory/transfers/${transfer.id}`, { key: caller.key })).data.voided_at, null)
+    assert.equal(await quantityOf(caller, gin.id), 12)
   })
 
   test('variance charts the loss by item and opens each cause’s evidence', async (t) => {
