@@ -136,6 +136,12 @@ export const api = {
   /** Reverses the transfer's movements; the record stays, with voided_at. Voiding it again changes nothing. */
   voidTransfer: async (id: string) =>
     (await send((headers) => client.DELETE('/v1/inventory/transfers/{id}', { params: { path: { id } }, headers }))).data,
+  recordWaste: async (body: PostBodyOf<'/v1/inventory/waste'>, idempotencyKey: string) =>
+    (await send((headers) => client.POST('/v1/inventory/waste', { body, headers }), { idempotencyKey })).data,
+  wasteEntries: async (query: QueryOf<'/v1/inventory/waste'>) =>
+    (await send((headers) => client.GET('/v1/inventory/waste', { params: { query: compact(query) }, headers }))).data,
+  /** Reverses the entry's movements; the record stays, with voided_at. Voiding it again changes nothing. */
+  voidWaste: async (id: string) => (await send((headers) => client.DELETE('/v1/inventory/waste/{id}', { params: { path: { id } }, headers }))).data,
   variance: async (query: QueryOf<'/v1/analytics/variance'>) =>
     (await send((headers) => client.GET('/v1/analytics/variance', { params: { query: compact(query) }, headers }))).data,
   forecasts: async (query: QueryOf<'/v1/analytics/forecast'>) =>
@@ -198,6 +204,8 @@ export type Location = Answer<typeof api.locations>[number]
 export type Item = Answer<typeof api.items>['data'][number]
 export type CountResult = Answer<typeof api.recordCount>
 export type Transfer = Answer<typeof api.createTransfer>
+export type WasteEntry = Answer<typeof api.recordWaste>
+export type WasteReason = WasteEntry['items'][number]['reason']
 export type VarianceItem = Answer<typeof api.variance>['items'][number]
 export type ForecastSeries = Answer<typeof api.forecastSeries>
 export type OrderSummary = Answer<typeof api.orders>['data'][number]

@@ -246,6 +246,53 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     assert.equal(await quantityOf(caller, gin.id), 12)
   })
 
+  test('on a phone, waste is logged line by line (a spill in oz, a breakage in bottles) without sideways scrolling, listed with its cost, and can be voided', async (t) => {
+    const caller = await ctx.newCaller()
+    const titos = await createItem(ctx, caller, { name: 'Tito’s Handmade Vodka 750ml', quantity: 10, cost_per_unit: 18.5 })
+    const jameson = await createItem(ctx, caller, { name: 'Jameson Irish Whiskey 750ml', quantity: 4, cost_per_unit: 24 })
+    const page = await openPage(t, PHONE)
+    page.on('dialog', (dialog) => void dialog.accept())
+    await signIn(page, caller.key)
+    await page.getByRole('link', { name: 'Waste' }).click()
+    await page.getByLabel('Location').selectOption('main_bar')
+    await page.getByLabel('Your name').fill('Maria')
+    const first = page.getByRole('group', { name: 'Item 1' })
+    await first.getByLabel('Item', { exact: true }).selectOption({ label: 'Tito’s Handmade Vodka 750ml' })
+    await first.getByLabel('Quantity').fill('1.5')
+    await first.getByLabel('Unit').selectOption('oz')
+    await first.getByLabel('Reason').selectOption('spill')
+    await first.getByLabel('Notes (optional)').fill('knocked over at close')
+    await page.getByRole('button', { name: 'Add another item' }).click()
+    const second = page.getByRole('group', { name: 'Item 2' })
+    await second.getByLabel('Item', { exact: true }).selectOption({ label: 'Jameson Irish Whiskey 750ml' })
+    await second.getByLabel('Quantity').fill('1')
+    await second.getByLabel('Reason').selectOption('breakage')
+    await assertFitsWidth(page)
+    await screenshot(page, 'waste-phone')
+    await page.getByRole('button', { name: 'Record waste (2)' }).click()
+
+    const [entry] = json(await ctx.request('GET', '/v1/inventory/waste', { key: caller.key })).data
+    await page.getByText(`Waste recorded at main_bar: ${entry.total_cost.toFixed(2)}.`).waitFor()
+    assert.equal(entry.recorded_by, 'Maria')
+    assert.deepEqual(
+      entry.items.map((line: { item_id: string; quantity: number; unit: string; reason: string; notes: string | null }) => [line.item_id, line.quantity, line.unit, line.reason, line.notes]),
+      [
+        [titos.id, 1.5, 'oz', 'spill', 'knocked over at close'],
+        [jameson.id, 1, 'bottle', 'breakage', null],
+      ],
+    )
+    const card = page.locator('.record', { hasText: `main_bar: ${entry.total_cost.toFixed(2)}` })
+    await card.getByText('Tito’s Handmade Vodka 750ml: 1.5 oz, Spill').waitFor()
+    await card.getByText('Jameson Irish Whiskey 750ml: 1 bottle, Breakage (24.00)').waitFor()
+    await assertFitsWidth(page)
+    assert.equal(await quantityOf(caller, jameson.id), 3)
+
+    await card.getByRole('button', { name: 'Void' }).click()
+    await card.getByText('Voided').waitFor()
+    assert.notEqual(json(await ctx.request('GET', `/v1/inventory/waste/${entry.id}`, { key: caller.key })).data.voided_at, null)
+    assert.equal(await quantityOf(caller, jameson.id), 4)
+  })
+
   test('variance charts the loss by item and opens each cause’s evidence', async (t) => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const titos = await createItem(ctx, caller, { name: 'Tito’s Handmade Vodka 750ml', quantity: 12 })
