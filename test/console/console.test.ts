@@ -293,12 +293,21 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     assert.equal(await quantityOf(caller, jameson.id), 4)
   })
 
-  test('variance charts the loss by item and opens each cause’s evidence', async (t) => {
+  test('variance charts the loss by item, opens each cause’s evidence, and shows transfers and recorded waste apart', async (t) => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
+    await ok(ctx, caller, 'POST', '/v1/locations', { id: 'storeroom', name: 'Storeroom' })
     const titos = await createItem(ctx, caller, { name: 'Tito’s Handmade Vodka 750ml', quantity: 12 })
     const jameson = await createItem(ctx, caller, { name: 'Jameson Irish Whiskey 750ml', quantity: 8, cost_per_unit: 24 })
     await count(ctx, caller, [{ item_id: titos.id, quantity: 12 }, { item_id: jameson.id, quantity: 8 }], daysAgo(10))
-    await count(ctx, caller, [{ item_id: titos.id, quantity: 8 }, { item_id: jameson.id, quantity: 7 }], daysAgo(3))
+    await ok(ctx, caller, 'POST', '/v1/inventory/transfers', {
+      from_location: 'main_bar',
+      to_location: 'storeroom',
+      transferred_by: 'Sam',
+      transferred_at: daysAgo(8),
+      items: [{ item_id: titos.id, quantity: 2 }],
+    })
+    await ok(ctx, caller, 'POST', '/v1/inventory/waste', { location: 'main_bar', recorded_by: 'Maria', occurred_at: daysAgo(6), items: [{ item_id: jameson.id, quantity: 1, reason: 'breakage' }] })
+    await count(ctx, caller, [{ item_id: titos.id, quantity: 6 }, { item_id: jameson.id, quantity: 6 }], daysAgo(3))
     const page = await openPage(t)
     await signIn(page, caller.key)
     await page.getByRole('link', { name: 'Variance' }).click()
@@ -307,6 +316,9 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     const row = page.locator('tbody tr', { hasText: 'Tito’s Handmade Vodka 750ml' })
     await row.locator('summary').first().click()
     await row.locator('.evidence').first().waitFor()
+    await row.getByText('Transferred out: 2 bottle').waitFor()
+    await page.locator('tbody tr', { hasText: 'Jameson Irish Whiskey 750ml' }).getByText('Recorded waste: 1 bottle (24.00)').waitFor()
+    await page.locator('.cards').getByText('Breakage: 24.00').waitFor()
     await screenshot(page, 'variance')
   })
 
