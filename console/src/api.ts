@@ -31,6 +31,11 @@ export class ApiError extends Error {
   get parameter(): string | undefined {
     return this.body.details?.parameter
   }
+  /** The index of the `items` line the API named (`items[2].quantity` → 2), when it named one. */
+  get line(): number | undefined {
+    const index = /^items\[(\d+)\]/.exec(this.parameter ?? '')?.[1]
+    return index === undefined ? undefined : Number(index)
+  }
 }
 
 /** The request never got an answer: offline, DNS, a dropped connection. Safe to retry with the same idempotency key. */
@@ -102,6 +107,13 @@ export function newIdempotencyKey(): string {
   return crypto.randomUUID()
 }
 
+/** Unanswered, or answered "later": the same write may be sent again with its idempotency key. */
+export function worthRetrying(error: unknown): boolean {
+  if (error instanceof NetworkError) return true
+  if (!(error instanceof ApiError)) return false
+  return error.status === 429 || error.status >= 502 || error.code === 'idempotency_in_progress'
+}
+
 // ---- The operations ----
 
 type JsonOf<Operation> = Operation extends { responses: { 200: { content: { 'application/json': infer Body } } } } ? Body : never
@@ -109,13 +121,27 @@ type JsonOf<Operation> = Operation extends { responses: { 200: { content: { 'app
 export type PosItem = JsonOf<paths['/v1/pos/connections/{id}/mappings']['get']>['data'][number]
 
 type QueryOf<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } } ? NonNullable<Q> : never
+type PostBodyOf<P extends keyof paths> = paths[P] extends { post: { requestBody: { content: { 'application/json': infer Body } } } } ? Body : never
 
 export const api = {
   checkKey: async (key: string) => (await send((headers) => client.GET('/v1/auth/test', { headers }), { key })).data,
   locations: async () => (await send((headers) => client.GET('/v1/locations', { params: { query: { per_page: 100 } }, headers }))).data,
   items: (query: QueryOf<'/v1/inventory/items'>) => send((headers) => client.GET('/v1/inventory/items', { params: { query: compact(query) }, headers })),
-  recordCount: async (body: paths['/v1/inventory/count']['post']['requestBody']['content']['application/json'], idempotencyKey: string) =>
+  recordCount: async (body: PostBodyOf<'/v1/inventory/count'>, idempotencyKey: string) =>
     (await send((headers) => client.POST('/v1/inventory/count', { body, headers }), { idempotencyKey })).data,
+  createTransfer: async (body: PostBodyOf<'/v1/inventory/transfers'>, idempotencyKey: string) =>
+    (await send((headers) => client.POST('/v1/inventory/transfers', { body, headers }), { idempotencyKey })).data,
+  transfers: async (query: QueryOf<'/v1/inventory/transfers'>) =>
+    (await send((headers) => client.GET('/v1/inventory/transfers', { params: { query: compact(query) }, headers }))).data,
+  /** Reverses the transfer's movements; the record stays, with voided_at. Voiding it again changes nothing. */
+  voidTransfer: async (id: string) =>
+    (await send((headers) => client.DELETE('/v1/inventory/transfers/{id}', { params: { path: { id } }, headers }))).data,
+  recordWaste: async (body: PostBodyOf<'/v1/inventory/waste'>, idempotencyKey: string) =>
+    (await send((headers) => client.POST('/v1/inventory/waste', { body, headers }), { idempotencyKey })).data,
+  wasteEntries: async (query: QueryOf<'/v1/inventory/waste'>) =>
+    (await send((headers) => client.GET('/v1/inventory/waste', { params: { query: compact(query) }, headers }))).data,
+  /** Reverses the entry's movements; the record stays, with voided_at. Voiding it again changes nothing. */
+  voidWaste: async (id: string) => (await send((headers) => client.DELETE('/v1/inventory/waste/{id}', { params: { path: { id } }, headers }))).data,
   variance: async (query: QueryOf<'/v1/analytics/variance'>) =>
     (await send((headers) => client.GET('/v1/analytics/variance', { params: { query: compact(query) }, headers }))).data,
   forecasts: async (query: QueryOf<'/v1/analytics/forecast'>) =>
@@ -125,7 +151,7 @@ export const api = {
   distributors: async () => (await send((headers) => client.GET('/v1/distributors', { params: { query: { per_page: 100 } }, headers }))).data,
   recommendations: async (query: QueryOf<'/v1/orders/recommendations'>) =>
     (await send((headers) => client.GET('/v1/orders/recommendations', { params: { query: compact(query) }, headers }))).data,
-  createOrder: async (body: paths['/v1/orders']['post']['requestBody']['content']['application/json'], idempotencyKey: string) =>
+  createOrder: async (body: PostBodyOf<'/v1/orders'>, idempotencyKey: string) =>
     (await send((headers) => client.POST('/v1/orders', { body, headers }), { idempotencyKey })).data,
   orders: (query: QueryOf<'/v1/orders'>) => send((headers) => client.GET('/v1/orders', { params: { query: compact(query) }, headers })),
   submitOrder: async (id: string) =>
@@ -159,12 +185,27 @@ export const api = {
     ).data,
 }
 
+const ITEMS_PAGE_SIZE = 100
+
+/** Every item stored at the location (at every location when none is given), by name. */
+export async function itemsAt(location?: string): Promise<Item[]> {
+  const items: Item[] = []
+  for (let page = 1; ; page++) {
+    const answer = await api.items({ location, page, per_page: ITEMS_PAGE_SIZE, sort: 'name' })
+    items.push(...answer.data)
+    if (page >= answer.pagination.total_pages) return items
+  }
+}
+
 // ---- Shapes of the answers the console reads: the document's own, as the client types them ----
 
 type Answer<F extends (...args: never[]) => Promise<unknown>> = Awaited<ReturnType<F>>
 export type Location = Answer<typeof api.locations>[number]
 export type Item = Answer<typeof api.items>['data'][number]
 export type CountResult = Answer<typeof api.recordCount>
+export type Transfer = Answer<typeof api.createTransfer>
+export type WasteEntry = Answer<typeof api.recordWaste>
+export type WasteReason = WasteEntry['items'][number]['reason']
 export type VarianceItem = Answer<typeof api.variance>['items'][number]
 export type ForecastSeries = Answer<typeof api.forecastSeries>
 export type OrderSummary = Answer<typeof api.orders>['data'][number]

@@ -6,11 +6,15 @@ import { OrdersScreen } from './screens/orders.js'
 import { PosScreen } from './screens/pos.js'
 import { SignIn } from './screens/sign-in.js'
 import { StockScreen } from './screens/stock.js'
+import { TransferScreen } from './screens/transfer.js'
 import { VarianceScreen } from './screens/variance.js'
+import { WasteScreen } from './screens/waste.js'
 
 const SCREENS = [
   { path: 'stock', label: 'Stock', render: () => <StockScreen /> },
   { path: 'count', label: 'Count', render: () => <CountScreen /> },
+  { path: 'transfer', label: 'Transfer', render: () => <TransferScreen /> },
+  { path: 'waste', label: 'Waste', render: () => <WasteScreen /> },
   { path: 'variance', label: 'Variance', render: () => <VarianceScreen /> },
   { path: 'forecast', label: 'Forecast', render: () => <ForecastScreen /> },
   { path: 'orders', label: 'Orders', render: () => <OrdersScreen /> },

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact'
-import { useCallback, useEffect, useState } from 'preact/hooks'
-import { ApiError, NetworkError, type Location, api } from './api.js'
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
+import { ApiError, NetworkError, type Location, api, newIdempotencyKey, worthRetrying } from './api.js'
 
 /** What a failed call says to a person: the API's own message, or that the connection is down. */
 export function describeError(error: unknown): string {
@@ -9,10 +9,11 @@ export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
 
-export function ErrorNote({ error }: { error: unknown }) {
+/** `id` lets the field it is about point to it (aria-describedby). */
+export function ErrorNote({ error, id }: { error: unknown; id?: string }) {
   if (!error) return null
   return (
-    <p class="error" role="alert">
+    <p class="error" role="alert" id={id}>
       {describeError(error)}
       {error instanceof ApiError && <span class="code"> ({error.code})</span>}
     </p>
@@ -45,6 +46,43 @@ export function useLoad<T>(load: () => Promise<T>, inputs: unknown[]): Loaded<T>
   return { data: state.data, error: state.error, loading: state.loading, reload }
 }
 
+export interface Submission {
+  busy: boolean
+  /** The last attempt's failure, until the next attempt. */
+  error: unknown
+  /** Sends `body` by `write`; answers what the API answered, or undefined when it failed (see `error`). */
+  submit<B, T>(body: B, write: (body: B, idempotencyKey: string) => Promise<T>): Promise<T | undefined>
+}
+
+/**
+ * A form's write: the same body sent again after no answer (a lost connection, a 502) carries the same
+ * idempotency key, so it is recorded once; anything answered, or a changed body, is a new write.
+ */
+export function useSubmission(): Submission {
+  const pending = useRef<{ body: string; key: string } | undefined>(undefined)
+  const [state, setState] = useState<{ busy: boolean; error?: unknown }>({ busy: false })
+  async function submit<B, T>(body: B, write: (body: B, idempotencyKey: string) => Promise<T>): Promise<T | undefined> {
+    const text = JSON.stringify(body)
+    const key = pending.current?.body === text ? pending.current.key : newIdempotencyKey()
+    pending.current = { body: text, key }
+    setState({ busy: true })
+    try {
+      const answer = await write(body, key)
+      pending.current = undefined
+      setState({ busy: false })
+      return answer
+    } catch (error) {
+      if (!worthRetrying(error)) pending.current = undefined
+      setState({ busy: false, error })
+      return undefined
+    }
+  }
+  return { busy: state.busy, error: state.error, submit }
+}
+
+/** The `items` line an error is about, when the API named one (`items[2].quantity` → 2). */
+export const lineOf = (error: unknown): number | undefined => (error instanceof ApiError ? error.line : undefined)
+
 export function Screen({ title, children }: { title: string; children: ComponentChildren }) {
   useEffect(() => {
     document.title = `${title} · barstock`
@@ -57,25 +95,52 @@ export function Screen({ title, children }: { title: string; children: Component
   )
 }
 
-export function LocationSelect(props: { value: string; onChange: (value: string) => void; allowAll?: boolean; id?: string }) {
+/** The account's locations to choose from; `exclude` leaves one out (a transfer's destination is not its source). */
+export function LocationSelect(props: { value: string; onChange: (value: string) => void; allowAll?: boolean; id?: string; label?: string; exclude?: string }) {
   const locations = useLoad<Location[]>(() => api.locations(), [])
   const id = props.id ?? 'location'
   return (
     <div class="field">
-      <label for={id}>Location</label>
+      <label for={id}>{props.label ?? 'Location'}</label>
       <select id={id} value={props.value} onChange={(event) => props.onChange(event.currentTarget.value)}>
         {props.allowAll && <option value="">All locations</option>}
         {!props.allowAll && <option value="">Choose a location</option>}
-        {locations.data?.map((location) => (
-          <option value={location.id} key={location.id}>
-            {location.name}
-          </option>
-        ))}
+        {locations.data
+          ?.filter((location) => location.id !== props.exclude)
+          .map((location) => (
+            <option value={location.id} key={location.id}>
+              {location.name}
+            </option>
+          ))}
       </select>
       <ErrorNote error={locations.error} />
     </div>
   )
 }
+
+const NAME_STORAGE = 'barstock.your_name'
+
+/** The name last given on this device: counts, transfers and waste each ask who did it, and it is typed once. */
+export const rememberedName = () => localStorage.getItem(NAME_STORAGE) ?? ''
+export const rememberName = (name: string) => localStorage.setItem(NAME_STORAGE, name.trim())
+
+/** Who did it: a person's name, filled with the one last given on this device. */
+export function NameField(props: { id: string; label?: string; value: string; onChange: (value: string) => void }) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label ?? 'Your name'}</label>
+      <input id={props.id} required autocomplete="name" value={props.value} onInput={(event) => props.onChange(event.currentTarget.value)} />
+    </div>
+  )
+}
+
+/** A typed quantity as a number: a decimal comma is read as a point; undefined when it is not a number. */
+export function parseQuantity(text: string): number | undefined {
+  const value = Number(text.trim().replace(',', '.'))
+  return text.trim() === '' || !Number.isFinite(value) ? undefined : value
+}
+
+export const NOT_A_NUMBER = 'Enter a number, such as 3 or 2.5'
 
 const money = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 })
 const quantity = new Intl.NumberFormat(undefined, { maximumFractionDigits: 3 })

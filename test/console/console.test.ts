@@ -66,6 +66,19 @@ async function countsOf(caller: Caller): Promise<number> {
   return json(await ctx.request('GET', '/v1/inventory/counts', { key: caller.key })).pagination.total
 }
 
+/** The page is no wider than its viewport: nothing to scroll sideways. */
+async function assertFitsWidth(page: Page) {
+  const [scrollWidth, innerWidth] = (await page.evaluate('[document.documentElement.scrollWidth, innerWidth]')) as [number, number]
+  assert.ok(scrollWidth <= innerWidth, `the page is ${scrollWidth} px wide in a ${innerWidth} px viewport`)
+}
+
+/** A caller whose account has a storeroom beside main_bar. */
+async function callerWithStoreroom(): Promise<Caller> {
+  const caller = await ctx.newCaller()
+  await ok(ctx, caller, 'POST', '/v1/locations', { id: 'storeroom', name: 'Storeroom' })
+  return caller
+}
+
 describe('the operator console at /app', { skip: SKIP }, () => {
   before(async () => {
     ctx = await createPosTestContext()
@@ -195,12 +208,106 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     assert.equal(await countsOf(caller), 1, 'the retries recorded the count once')
   })
 
-  test('variance charts the loss by item and opens each cause’s evidence', async (t) => {
+  test('on a phone, a transfer moves the quantities typed, shows the API’s refusal on its line, is listed and can be voided', async (t) => {
+    const caller = await callerWithStoreroom()
+    const gin = await createItem(ctx, caller, { name: 'Tanqueray London Dry Gin 750ml', location: 'storeroom', quantity: 12 })
+    await createItem(ctx, caller, { name: 'Aperol 1L', location: 'storeroom', quantity: 6, size_ml: 1000 })
+    const page = await openPage(t, PHONE)
+    page.on('dialog', (dialog) => void dialog.accept())
+    await signIn(page, caller.key)
+    await page.getByRole('link', { name: 'Transfer' }).click()
+    await page.getByLabel('From', { exact: true }).selectOption('storeroom')
+    await page.getByLabel('To', { exact: true }).selectOption('main_bar')
+    await page.getByLabel('Moved by').fill('Sam')
+    const ginQuantity = page.getByLabel('Tanqueray London Dry Gin 750ml')
+    await ginQuantity.fill('0')
+    await page.getByRole('button', { name: 'Record transfer (1)' }).click()
+    await page.getByText('items[0].quantity must be more than zero').waitFor()
+    assert.equal(await ginQuantity.getAttribute('aria-invalid'), 'true')
+    assert.equal(json(await ctx.request('GET', '/v1/inventory/transfers', { key: caller.key })).data.length, 0)
+
+    await ginQuantity.fill('6.5')
+    await page.getByRole('button', { name: 'Record transfer (1)' }).click()
+    await page.getByText('Transfer recorded: 1 item from storeroom to main_bar.').waitFor()
+    const card = page.locator('.record', { hasText: 'storeroom → main_bar' })
+    await card.getByText('Tanqueray London Dry Gin 750ml: 6.5 bottle').waitFor()
+    await card.getByText('By Sam').waitFor()
+    await assertFitsWidth(page)
+    await screenshot(page, 'transfer-phone')
+    const [transfer] = json(await ctx.request('GET', '/v1/inventory/transfers', { key: caller.key })).data
+    assert.deepEqual([transfer.from_location, transfer.to_location, transfer.transferred_by], ['storeroom', 'main_bar', 'Sam'])
+    assert.deepEqual(transfer.items.map((line: { from_item_id: string; quantity: number }) => [line.from_item_id, line.quantity]), [[gin.id, 6.5]])
+    assert.equal(await quantityOf(caller, gin.id), 5.5)
+
+    await card.getByRole('button', { name: 'Void' }).click()
+    await card.getByText('Voided').waitFor()
+    assert.equal(await card.getByRole('button', { name: 'Void' }).count(), 0)
+    assert.notEqual(json(await ctx.request('GET', `/v1/inventory/transfers/${transfer.id}`, { key: caller.key })).data.voided_at, null)
+    assert.equal(await quantityOf(caller, gin.id), 12)
+  })
+
+  test('on a phone, waste is logged line by line (a spill in oz, a breakage in bottles) without sideways scrolling, listed with its cost, and can be voided', async (t) => {
+    const caller = await ctx.newCaller()
+    const titos = await createItem(ctx, caller, { name: 'Tito’s Handmade Vodka 750ml', quantity: 10, cost_per_unit: 18.5 })
+    const jameson = await createItem(ctx, caller, { name: 'Jameson Irish Whiskey 750ml', quantity: 4, cost_per_unit: 24 })
+    const page = await openPage(t, PHONE)
+    page.on('dialog', (dialog) => void dialog.accept())
+    await signIn(page, caller.key)
+    await page.getByRole('link', { name: 'Waste' }).click()
+    await page.getByLabel('Location').selectOption('main_bar')
+    await page.getByLabel('Your name').fill('Maria')
+    const first = page.getByRole('group', { name: 'Item 1' })
+    await first.getByLabel('Item', { exact: true }).selectOption({ label: 'Tito’s Handmade Vodka 750ml' })
+    await first.getByLabel('Quantity').fill('1.5')
+    await first.getByLabel('Unit').selectOption('oz')
+    await first.getByLabel('Reason').selectOption('spill')
+    await first.getByLabel('Notes (optional)').fill('knocked over at close')
+    await page.getByRole('button', { name: 'Add another item' }).click()
+    const second = page.getByRole('group', { name: 'Item 2' })
+    await second.getByLabel('Item', { exact: true }).selectOption({ label: 'Jameson Irish Whiskey 750ml' })
+    await second.getByLabel('Quantity').fill('1')
+    await second.getByLabel('Reason').selectOption('breakage')
+    await assertFitsWidth(page)
+    await screenshot(page, 'waste-phone')
+    await page.getByRole('button', { name: 'Record waste (2)' }).click()
+
+    const [entry] = json(await ctx.request('GET', '/v1/inventory/waste', { key: caller.key })).data
+    await page.getByText(`Waste recorded at main_bar: ${entry.total_cost.toFixed(2)}.`).waitFor()
+    assert.equal(entry.recorded_by, 'Maria')
+    assert.deepEqual(
+      entry.items.map((line: { item_id: string; quantity: number; unit: string; reason: string; notes: string | null }) => [line.item_id, line.quantity, line.unit, line.reason, line.notes]),
+      [
+        [titos.id, 1.5, 'oz', 'spill', 'knocked over at close'],
+        [jameson.id, 1, 'bottle', 'breakage', null],
+      ],
+    )
+    const card = page.locator('.record', { hasText: `main_bar: ${entry.total_cost.toFixed(2)}` })
+    await card.getByText('Tito’s Handmade Vodka 750ml: 1.5 oz, Spill').waitFor()
+    await card.getByText('Jameson Irish Whiskey 750ml: 1 bottle, Breakage (24.00)').waitFor()
+    await assertFitsWidth(page)
+    assert.equal(await quantityOf(caller, jameson.id), 3)
+
+    await card.getByRole('button', { name: 'Void' }).click()
+    await card.getByText('Voided').waitFor()
+    assert.notEqual(json(await ctx.request('GET', `/v1/inventory/waste/${entry.id}`, { key: caller.key })).data.voided_at, null)
+    assert.equal(await quantityOf(caller, jameson.id), 4)
+  })
+
+  test('variance charts the loss by item, opens each cause’s evidence, and shows transfers and recorded waste apart', async (t) => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
+    await ok(ctx, caller, 'POST', '/v1/locations', { id: 'storeroom', name: 'Storeroom' })
     const titos = await createItem(ctx, caller, { name: 'Tito’s Handmade Vodka 750ml', quantity: 12 })
     const jameson = await createItem(ctx, caller, { name: 'Jameson Irish Whiskey 750ml', quantity: 8, cost_per_unit: 24 })
     await count(ctx, caller, [{ item_id: titos.id, quantity: 12 }, { item_id: jameson.id, quantity: 8 }], daysAgo(10))
-    await count(ctx, caller, [{ item_id: titos.id, quantity: 8 }, { item_id: jameson.id, quantity: 7 }], daysAgo(3))
+    await ok(ctx, caller, 'POST', '/v1/inventory/transfers', {
+      from_location: 'main_bar',
+      to_location: 'storeroom',
+      transferred_by: 'Sam',
+      transferred_at: daysAgo(8),
+      items: [{ item_id: titos.id, quantity: 2 }],
+    })
+    await ok(ctx, caller, 'POST', '/v1/inventory/waste', { location: 'main_bar', recorded_by: 'Maria', occurred_at: daysAgo(6), items: [{ item_id: jameson.id, quantity: 1, reason: 'breakage' }] })
+    await count(ctx, caller, [{ item_id: titos.id, quantity: 6 }, { item_id: jameson.id, quantity: 6 }], daysAgo(3))
     const page = await openPage(t)
     await signIn(page, caller.key)
     await page.getByRole('link', { name: 'Variance' }).click()
@@ -209,6 +316,9 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     const row = page.locator('tbody tr', { hasText: 'Tito’s Handmade Vodka 750ml' })
     await row.locator('summary').first().click()
     await row.locator('.evidence').first().waitFor()
+    await row.getByText('Transferred out: 2 bottle').waitFor()
+    await page.locator('tbody tr', { hasText: 'Jameson Irish Whiskey 750ml' }).getByText('Recorded waste: 1 bottle (24.00)').waitFor()
+    await page.locator('.cards').getByText('Breakage: 24.00').waitFor()
     await screenshot(page, 'variance')
   })
 

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { ApiError, type CountResult, type Item, NetworkError, api, newIdempotencyKey } from '../api.js'
-import { ErrorNote, LocationSelect, Screen, describeError, formatQuantity } from '../ui.js'
+import { ApiError, type CountResult, type Item, api, itemsAt, newIdempotencyKey, worthRetrying } from '../api.js'
+import { ErrorNote, LocationSelect, NOT_A_NUMBER, NameField, Screen, describeError, formatQuantity, parseQuantity, rememberName, rememberedName } from '../ui.js'
 
 /**
  * The count in progress, saved on this device after every keystroke: a reload, a closed tab or a lost
@@ -19,8 +19,6 @@ interface CountDraft {
 }
 
 const DRAFT_STORAGE = 'barstock.count_draft'
-const COUNTED_BY_STORAGE = 'barstock.counted_by'
-const PAGE_SIZE = 100
 const FIRST_RETRY_MS = 2_000
 const LONGEST_RETRY_MS = 30_000
 
@@ -34,33 +32,9 @@ function saveDraft(draft: CountDraft | null) {
   else localStorage.removeItem(DRAFT_STORAGE)
 }
 
-/** Every item stored at the location, by name. */
-async function itemsAt(location: string): Promise<Item[]> {
-  const items: Item[] = []
-  for (let page = 1; ; page++) {
-    const answer = await api.items({ location, page, per_page: PAGE_SIZE, sort: 'name' })
-    items.push(...answer.data)
-    if (page >= answer.pagination.total_pages) return items
-  }
-}
-
-/** A typed quantity as a number: a decimal comma is read as a point; undefined when it is not a number. */
-function quantityOf(text: string): number | undefined {
-  const value = Number(text.trim().replace(',', '.'))
-  return text.trim() === '' || !Number.isFinite(value) ? undefined : value
-}
-
-/** Unanswered, or answered "later": the same submission is sent again with its idempotency key. */
-function worthRetrying(error: unknown): boolean {
-  if (error instanceof NetworkError) return true
-  if (!(error instanceof ApiError)) return false
-  return error.status === 429 || error.status >= 502 || error.code === 'idempotency_in_progress'
-}
-
 /** The item a field error of the API is about: `items[3].quantity` names the 4th line sent; item_not_found names the id. */
 function lineOfError(error: ApiError, sentIds: string[]): string | undefined {
-  const index = /^items\[(\d+)\]/.exec(error.parameter ?? '')?.[1]
-  if (index !== undefined) return sentIds[Number(index)]
+  if (error.line !== undefined) return sentIds[error.line]
   return sentIds.find((id) => error.message.includes(id))
 }
 
@@ -91,7 +65,7 @@ export function CountScreen() {
 
 function CountSetup({ onStart }: { onStart: (draft: CountDraft) => void }) {
   const [location, setLocation] = useState('')
-  const [countedBy, setCountedBy] = useState(localStorage.getItem(COUNTED_BY_STORAGE) ?? '')
+  const [countedBy, setCountedBy] = useState(rememberedName)
   const [error, setError] = useState<unknown>(undefined)
   const [loading, setLoading] = useState(false)
 
@@ -102,7 +76,7 @@ function CountSetup({ onStart }: { onStart: (draft: CountDraft) => void }) {
     try {
       const items = await itemsAt(location)
       if (items.length === 0) throw new Error('No items are stored at this location yet.')
-      localStorage.setItem(COUNTED_BY_STORAGE, countedBy.trim())
+      rememberName(countedBy)
       onStart({ location, countedBy: countedBy.trim(), items: items.map(({ id, name, sku, unit }) => ({ id, name, sku, unit })), values: {}, position: 0 })
     } catch (failure) {
       setError(failure)
@@ -115,10 +89,7 @@ function CountSetup({ onStart }: { onStart: (draft: CountDraft) => void }) {
     <Screen title="Count">
       <form class="count-setup" onSubmit={start}>
         <LocationSelect value={location} onChange={setLocation} id="count-location" />
-        <div class="field">
-          <label for="counted-by">Your name</label>
-          <input id="counted-by" required autocomplete="name" value={countedBy} onInput={(event) => setCountedBy(event.currentTarget.value)} />
-        </div>
+        <NameField id="counted-by" value={countedBy} onChange={setCountedBy} />
         <ErrorNote error={error} />
         <button type="submit" class="big" disabled={loading || location === '' || countedBy.trim() === ''}>
           {loading ? 'Loading items…' : 'Start count'}
@@ -138,10 +109,10 @@ function CountSheet(props: { draft: CountDraft; setDraft: (draft: CountDraft | n
   const counted = draft.items.filter((item) => (draft.values[item.id] ?? '').trim() !== '')
 
   async function send(current: CountDraft) {
-    const lines = counted.map((item) => ({ item_id: item.id, quantity: quantityOf(current.values[item.id]!) }))
+    const lines = counted.map((item) => ({ item_id: item.id, quantity: parseQuantity(current.values[item.id]!) }))
     const unreadable = lines.find((line) => line.quantity === undefined)
     if (unreadable) {
-      setLineErrors({ [unreadable.item_id]: 'Enter a number, such as 3 or 2.5' })
+      setLineErrors({ [unreadable.item_id]: NOT_A_NUMBER })
       goTo(current.items.findIndex((item) => item.id === unreadable.item_id))
       return
     }
@@ -252,7 +223,7 @@ function CountLine(props: {
   useEffect(() => input.current?.focus(), [])
   // Whole units and tenths (a partly full bottle); never below zero.
   const step = (delta: number) => {
-    const next = Math.max(0, Math.round(((quantityOf(props.value) ?? 0) + delta) * 10) / 10)
+    const next = Math.max(0, Math.round(((parseQuantity(props.value) ?? 0) + delta) * 10) / 10)
     props.onChange(String(next))
   }
   return (

@@ -2,6 +2,7 @@ import { useMemo, useState } from 'preact/hooks'
 import { api, type VarianceItem } from '../api.js'
 import { Chart, barChart } from '../chart.js'
 import { DataTable, ErrorNote, LocationSelect, Screen, formatMoney, formatQuantity, useLoad } from '../ui.js'
+import { reasonLabel } from './waste.js'
 
 const CHART_ITEMS = 10
 const LOSS_COLOR = '#b42318'
@@ -54,6 +55,15 @@ export function VarianceScreen() {
               </dd>
             </div>
             <div>
+              <dt>Recorded waste</dt>
+              <dd>{formatMoney(data.summary.recorded_waste_cost, data.currency)}</dd>
+              {Object.entries(data.summary.waste_by_reason).map(([reason, cost]) => (
+                <dd class="breakdown" key={reason}>
+                  {reasonLabel(reason)}: {formatMoney(cost)}
+                </dd>
+              ))}
+            </div>
+            <div>
               <dt>Sales mapped</dt>
               <dd>{Math.round(data.data_quality.mapped_revenue_share * 100)} %</dd>
             </div>
@@ -75,7 +85,7 @@ export function VarianceScreen() {
 
 function VarianceTable({ items, currency }: { items: VarianceItem[]; currency: string }) {
   return (
-    <DataTable columns={['Item', { label: 'Expected', number: true }, { label: 'Used', number: true }, { label: 'Variance', number: true }, { label: `Loss (${currency})`, number: true }, 'Causes and evidence']}>
+    <DataTable columns={['Item', { label: 'Expected', number: true }, { label: 'Used', number: true }, { label: 'Variance', number: true }, { label: `Loss (${currency})`, number: true }, 'Transfers and waste', 'Causes and evidence']}>
       {items.map((item) => (
         <tr key={item.inventory_item_id}>
           <th scope="row">
@@ -90,6 +100,9 @@ function VarianceTable({ items, currency }: { items: VarianceItem[]; currency: s
           </td>
           <td class="number">{formatQuantity(item.variance_percentage)} %</td>
           <td class="number">{formatMoney(item.estimated_loss)}</td>
+          <td>
+            <ExplainedMovements item={item} />
+          </td>
           <td>
             {item.cause_evidence.length === 0
               ? 'Within the threshold'
@@ -112,5 +125,23 @@ function VarianceTable({ items, currency }: { items: VarianceItem[]; currency: s
         </tr>
       ))}
     </DataTable>
+  )
+}
+
+/** What moved in the item's window besides sales: transfers and recorded waste, explained usage that is not a loss. */
+function ExplainedMovements({ item }: { item: VarianceItem }) {
+  const { transfers_in, transfers_out, recorded_waste, recorded_waste_cost } = item.window
+  const movements = [
+    transfers_in > 0 && `Transferred in: ${formatQuantity(transfers_in)} ${item.unit}`,
+    transfers_out > 0 && `Transferred out: ${formatQuantity(transfers_out)} ${item.unit}`,
+    recorded_waste > 0 && `Recorded waste: ${formatQuantity(recorded_waste)} ${item.unit} (${formatMoney(recorded_waste_cost)})`,
+  ].filter((movement) => movement !== false)
+  if (movements.length === 0) return <>—</>
+  return (
+    <ul class="plain">
+      {movements.map((movement) => (
+        <li key={movement}>{movement}</li>
+      ))}
+    </ul>
   )
 }
