@@ -25,7 +25,7 @@ export const emitCountVariance: CountObserver = async (trx, tenant, count) => {
   const { planned } = await planWindows(trx, items, { kind: 'count', itemIds: count.itemIds, countId: count.countId, countedAt: count.countedAt })
   if (planned.length === 0) return
   const scored = await scoreItems(trx, tenant, planned, threshold)
-  const causes = await causesOf(trx, tenant, scored, threshold, items)
+  const causes = await causesOf(trx, tenant, scored, threshold)
   const entries = scored.map((entry) => ({ entry, out: itemOut(entry, causes.get(entry.item.id) ?? []) }))
   for (const { entry, out } of entries.filter(({ entry }) => entry.aboveThreshold)) {
     const { answer } = out

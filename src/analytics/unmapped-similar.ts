@@ -12,8 +12,8 @@ import type { CountWindow } from './variance-windows.js'
 
 /**
  * The unmapped POS items sold inside an item's count window whose names resemble the item (the
- * unmapped_sales cause rule's input): each POS name is matched once against all items in scope with the
- * auto-map matcher, and the sales are read per distinct window (items counted together share one).
+ * unmapped_sales cause rule's input): each POS name is matched once against the items of its location
+ * with the auto-map matcher, and the sales are read per distinct window (items counted together share one).
  */
 
 /** An unmapped POS item resembles an inventory item from this name similarity (the auto-map matcher's). */
@@ -92,24 +92,28 @@ function similarOf(item: ReportItem, resembling: Resembling[]): UnmappedSimilar[
 
 /**
  * For each window's item, the unmapped POS items sold at its location after its opening count and up to
- * its closing count whose names resemble it (from SIMILAR_NAME up; `items` are the items names are
- * matched among), by item id.
+ * its closing count whose names resemble it (from SIMILAR_NAME up), by item id. Names are matched among
+ * the live items of the sales' own location (`catalogues`, by location id), whatever else a report
+ * covers: an item's causes do not depend on which other locations or categories are in the report.
  */
-export async function unmappedSimilarTo(db: Executor, tenant: Tenant, windows: WindowOfItem[], items: ReportItem[]): Promise<Map<string, UnmappedSimilar[]>> {
+export async function unmappedSimilarTo(db: Executor, tenant: Tenant, windows: WindowOfItem[], catalogues: Map<string, ReportItem[]>): Promise<Map<string, UnmappedSimilar[]>> {
   const similar = new Map<string, UnmappedSimilar[]>()
   const { spans, indexOf } = await distinctSpans(db, tenant, windows)
   const unmapped = await unmappedSalesInSpans(db, tenant, spans)
   if (unmapped.length === 0) return similar
-  const matches = bestMatches(items, new Set(unmapped.map((sales) => sales.name)))
   // Per span, per resembling item.
   const bySpanAndItem = new Map<string, Resembling[]>()
-  for (const sales of unmapped) {
-    const match = matches.get(sales.name)
-    if (!match || match.confidence < SIMILAR_NAME) continue
-    const key = `${sales.span}|${match.item.id}`
-    const resembling = bySpanAndItem.get(key) ?? []
-    resembling.push({ sales, similarity: match.confidence })
-    bySpanAndItem.set(key, resembling)
+  for (const [location, catalogue] of catalogues) {
+    const atLocation = unmapped.filter((sales) => spans[sales.span]?.location === location)
+    const matches = bestMatches(catalogue, new Set(atLocation.map((sales) => sales.name)))
+    for (const sales of atLocation) {
+      const match = matches.get(sales.name)
+      if (!match || match.confidence < SIMILAR_NAME) continue
+      const key = `${sales.span}|${match.item.id}`
+      const resembling = bySpanAndItem.get(key) ?? []
+      resembling.push({ sales, similarity: match.confidence })
+      bySpanAndItem.set(key, resembling)
+    }
   }
   for (const { item, window } of windows) {
     const resembling = bySpanAndItem.get(`${indexOf.get(spanKey(item.location_id, window))}|${item.id}`)

@@ -98,11 +98,18 @@ export async function scoreItems(db: Executor, tenant: Tenant, planned: PlannedI
   })
 }
 
+/** The live items of each location, by location id: what unmapped POS names are matched among there. */
+async function cataloguesOf(db: Executor, tenant: Tenant, locations: Iterable<string>): Promise<Map<string, ReportItem[]>> {
+  const ids = [...new Set(locations)]
+  const catalogues = await Promise.all(ids.map((location) => itemsInScope(db, tenant, { location })))
+  return new Map(ids.map((location, index) => [location, catalogues[index] as ReportItem[]]))
+}
+
 /**
- * Causes for each item above the threshold, from its earlier windows and the location's unmapped sales;
- * `items` are the items names are matched among.
+ * Causes for each item above the threshold, from its earlier windows and the unmapped sales at its
+ * location (matched among that location's items: the causes do not depend on the report's scope).
  */
-export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[], threshold: number, items: ReportItem[]) {
+export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[], threshold: number) {
   const flagged = scored.filter((entry) => entry.aboveThreshold)
   const causes = new Map<string, ReturnType<typeof rankCauses>>()
   if (flagged.length === 0) return causes
@@ -111,7 +118,7 @@ export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[
   const [flaggedFacts, previousFacts, unmappedSimilar] = await Promise.all([
     walkedFacts(db, tenant, flagged),
     earlierFacts(db, tenant, flagged.map((entry) => ({ item: entry.item, earlier: entry.window.earlier }))),
-    unmappedSimilarTo(db, tenant, flagged, items),
+    cataloguesOf(db, tenant, flagged.map((entry) => entry.item.location_id)).then((catalogues) => unmappedSimilarTo(db, tenant, flagged, catalogues)),
   ])
   flagged.forEach((entry, index) => {
     const input = {
@@ -215,12 +222,12 @@ function dataQuality(
 
 /**
  * The items' report windows, scored, with the causes of those above the threshold (`items` are also the
- * items names are matched among), and every item's plan.
+ * scope of the report), and every item’s plan.
  */
 async function explainWindows(db: Executor, tenant: Tenant, items: ReportItem[], bounds: Map<string, LocationBounds>, threshold: number) {
   const { planned, plans } = await planReportWindows(db, items, bounds)
   const scored = await scoreItems(db, tenant, planned, threshold)
-  const causes = await causesOf(db, tenant, scored, threshold, items)
+  const causes = await causesOf(db, tenant, scored, threshold)
   return { explained: scored.map((entry) => ({ entry, out: itemOut(entry, causes.get(entry.item.id) ?? []) })), plans }
 }
 
