@@ -12628,7 +12628,7 @@ export interface paths {
         put?: never;
         /**
          * Connect a POS
-         * @description Checks the credentials' shape for the pos_type, then logs in with the vendor (sandbox keys: the built-in simulator). Credentials are stored encrypted and never returned. For a vendor with pushes, a push_secret is generated when none is supplied and shown in this response only. The first sync run (incremental, reading the last 30 days) is queued with the connection: first_sync_id names it, and the scheduler's next run is one sync_frequency later.
+         * @description Checks the credentials' shape for the pos_type, then logs in with the vendor (sandbox keys: the built-in simulator). Credentials are stored encrypted and never returned. For a vendor with pushes, a push_secret is generated when none is supplied and shown in this response only. No sync runs unless initial_sync asks for one: then that run is queued with the connection and first_sync_id names it (null otherwise; POST /v1/pos/connections/{id}/sync starts the first run). The scheduler's first run is one sync_frequency after the create.
          *
          *     Requires the `pos:write` permission.
          */
@@ -12658,7 +12658,8 @@ export interface paths {
                      *       "sync_frequency": "realtime",
                      *       "location": "main_bar",
                      *       "push_secret": "sqwh_sig_4Kp9Xw2Qz7Lm1Rt8",
-                     *       "sales_reread_hours": 120
+                     *       "sales_reread_hours": 120,
+                     *       "initial_sync": "incremental"
                      *     }
                      */
                     "application/json": {
@@ -12703,6 +12704,12 @@ export interface paths {
                          * @example 120
                          */
                         sales_reread_hours?: number;
+                        /**
+                         * @description Queues a first sync run of this type with the connection, answered as first_sync_id: incremental (with no cursor yet it reads the last 30 days of sales, and the menu) or full. Absent: no run is queued; POST …/sync starts the first, and the scheduler’s first run is one sync_frequency after the create
+                         * @example incremental
+                         * @enum {string}
+                         */
+                        initial_sync?: "incremental" | "full";
                     };
                 };
             };
@@ -12810,10 +12817,10 @@ export interface paths {
                                  */
                                 updated_at: string;
                                 /**
-                                 * @description The first sync run, queued with the connection (incremental: with no cursor yet it reads the last 30 days of sales) and triggered by this key; poll GET /v1/pos/syncs/:sync_id. Until it finishes, POST …/sync is 409 sync_in_progress
+                                 * @description The sync run initial_sync queued with the connection, triggered by this key; poll GET /v1/pos/syncs/:sync_id (until it finishes, POST …/sync is 409 sync_in_progress). null when the create asked for none: no run is queued, and POST …/sync starts the first
                                  * @example sync_01jd2x3v4w5y6z7a8b9c0d1e2f
                                  */
-                                first_sync_id: string;
+                                first_sync_id: string | null;
                                 /**
                                  * @description The generated push secret, shown in this response only (absent when push_secret was supplied)
                                  * @example pps_q3Vx8bN2kL7mR4tY9wE1hJ6dF0sA5gC2
