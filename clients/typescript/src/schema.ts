@@ -33339,7 +33339,7 @@ export interface paths {
         };
         /**
          * Forecast demand per item
-         * @description Reads the stored forecasts (refitted in the background when a business day closes or sales history changes; never fitted on request). Items with under 14 days of sales history have none and are left out; forecast_unavailable when no item in scope has one. forecasted_demand sums the first days_ahead stored days; confidence is 1 − the back-test WAPE; events are the public holidays of the location’s country in the horizon. See docs/forecasts.md.
+         * @description Reads the stored forecasts (refitted in the background when a business day closes, and at most BARSTOCK_FORECAST_REFIT_DELAY_SECONDS (default 60) after the first change of sales history not yet reflected; never fitted on request). Items with under 14 days of sales history have none and are left out; forecast_unavailable when no item in scope has one, with details.next_refit_at: when the next refit is due. forecasted_demand sums the first days_ahead stored days; confidence is 1 − the back-test WAPE; events are the public holidays of the location’s country in the horizon. See docs/forecasts.md.
          *
          *     Requires the `analytics:read` permission.
          */
@@ -33483,7 +33483,7 @@ export interface paths {
                 };
                 /**
                  * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
-                 *     - `forecast_unavailable`: GET /v1/analytics/forecast: no item in scope (location, category) has a stored demand forecast; an item needs 14 days of sales history and forecasts are refitted in the background (docs/forecasts.md)
+                 *     - `forecast_unavailable`: GET /v1/analytics/forecast: no item in scope (location, category) has a stored demand forecast (GET /v1/analytics/forecast/items/:id: the item has none); an item needs 14 days of sales history and forecasts are refitted in the background, at most `BARSTOCK_FORECAST_REFIT_DELAY_SECONDS` (60) after history changes. `details.next_refit_at` (ISO timestamp): when the next refit is due (absent before the account has history and a first refit) (docs/forecasts.md)
                  */
                 400: {
                     headers: {
@@ -33818,7 +33818,7 @@ export interface paths {
         };
         /**
          * One item’s daily usage and forecast with its band
-         * @description The last 56 business days of the item’s usage, then its 30 stored forecast days, each with a band of ±1.96 × the back-test’s daily error spread (about 95 % of days if errors were normal). For a chart: the console’s forecast screen draws it. forecast_unavailable when the item has no stored forecast. See docs/forecasts.md.
+         * @description The last 56 business days of the item’s usage, then its 30 stored forecast days, each with a band of ±1.96 × the back-test’s daily error spread (about 95 % of days if errors were normal). For a chart: the console’s forecast screen draws it. forecast_unavailable when the item has no stored forecast (details.next_refit_at: when the next refit is due). See docs/forecasts.md.
          *
          *     Requires the `analytics:read` permission.
          */
@@ -33941,7 +33941,7 @@ export interface paths {
                 };
                 /**
                  * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
-                 *     - `forecast_unavailable`: GET /v1/analytics/forecast: no item in scope (location, category) has a stored demand forecast; an item needs 14 days of sales history and forecasts are refitted in the background (docs/forecasts.md)
+                 *     - `forecast_unavailable`: GET /v1/analytics/forecast: no item in scope (location, category) has a stored demand forecast (GET /v1/analytics/forecast/items/:id: the item has none); an item needs 14 days of sales history and forecasts are refitted in the background, at most `BARSTOCK_FORECAST_REFIT_DELAY_SECONDS` (60) after history changes. `details.next_refit_at` (ISO timestamp): when the next refit is due (absent before the account has history and a first refit) (docs/forecasts.md)
                  */
                 400: {
                     headers: {
