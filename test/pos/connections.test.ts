@@ -41,7 +41,7 @@ describe('POST /v1/pos/connections', () => {
     assert.equal(connection.first_sync_id, null, 'no initial_sync: no run')
   })
 
-  test('starts no sync without initial_sync: POST …/sync then answers 201 with the only run, and the scheduler waits a period', async () => {
+  test('starts no sync without initial_sync, nor does the scheduler for a period: POST …/sync then answers 201 with the only run', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const created = await ctx.request('POST', '/v1/pos/connections', {
       key: caller.key,
@@ -53,17 +53,18 @@ describe('POST /v1/pos/connections', () => {
     const listRuns = async () => json(await ctx.request('GET', '/v1/pos/syncs', { key: caller.key, query: { connection_id: connection.id } }))
     assert.equal((await listRuns()).pagination.total, 0)
 
+    // The scheduler's first run is one sync_frequency (an hour) after the create, not at once.
+    const createdMs = Date.parse(connection.created_at)
+    await scheduleDueSyncs(ctx.database.db, new Date(createdMs + 3_600_000 - 60_000))
+    assert.equal((await listRuns()).pagination.total, 0, 'not due for the scheduler yet')
+    const { next_sync_at } = await ctx.database.db.selectFrom('pos_connections').select('next_sync_at').where('id', '=', connection.id).executeTakeFirstOrThrow()
+    assert.ok(Math.abs(next_sync_at.getTime() - (createdMs + 3_600_000)) < 60_000, `next sync ${next_sync_at.toISOString()} is an hour after ${connection.created_at}`)
+
     const sync = await ctx.request('POST', `/v1/pos/connections/${connection.id}/sync`, { key: caller.key, body: {} })
     assert.equal(sync.statusCode, 201, sync.body)
     const run = json(sync).data
     assert.deepEqual([run.status, run.sync_type], ['processing', 'incremental'])
     assert.deepEqual((await listRuns()).data.map((listed: { sync_id: string }) => listed.sync_id), [run.sync_id])
-
-    // The scheduler's first run is one sync_frequency (an hour) after the create, not at once.
-    const createdMs = Date.parse(connection.created_at)
-    assert.equal(await scheduleDueSyncs(ctx.database.db, new Date(createdMs + 3_600_000 - 60_000)), 0)
-    const { next_sync_at } = await ctx.database.db.selectFrom('pos_connections').select('next_sync_at').where('id', '=', connection.id).executeTakeFirstOrThrow()
-    assert.ok(Math.abs(next_sync_at.getTime() - (createdMs + 3_600_000)) < 60_000, `next sync ${next_sync_at.toISOString()} is an hour after ${connection.created_at}`)
   })
 
   test('initial_sync queues that run with the connection: first_sync_id names it, by this key; the next is a period later, and a replay names the same run', async () => {
