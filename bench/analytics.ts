@@ -143,8 +143,8 @@ function progress(message: string): void {
 
 /**
  * Waits until the server's background forecast refit has settled: the forecast answers, comes from a
- * refit that started after the last import of history (imports refit at most once per 10 minutes, so the
- * last one may wait that long) and stayed the same for a while.
+ * refit that started after the last import of history (due BARSTOCK_FORECAST_REFIT_DELAY_SECONDS, 60 s,
+ * after the first import it had not seen, plus the refit's own time) and stayed the same for a while.
  */
 async function forecastsSettled(server: Server, lastImport: Date): Promise<number> {
   let last: string | undefined

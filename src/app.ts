@@ -132,7 +132,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     forecaster: storedDemandForecasts,
   })
   await app.register(varianceRoutes, { prefix: '/v1/analytics' })
-  await app.register(forecastRoutes, { prefix: '/v1/analytics' })
+  await app.register(forecastRoutes, { prefix: '/v1/analytics', refitDelayMs: config.forecastRefitDelayMs })
   await app.register(costingRoutes, { prefix: '/v1/analytics' })
   await app.register(metricsRoutes, { prefix: '/v1/analytics' })
   return app

@@ -157,6 +157,9 @@ export const api = {
   submitOrder: async (id: string) =>
     (await send((headers) => client.POST('/v1/orders/{id}/submit', { params: { path: { id } }, headers }), { idempotencyKey: `submit-${id}` })).data,
   posConnections: async () => (await send((headers) => client.GET('/v1/pos/connections', { params: { query: { per_page: 100 } }, headers }))).data,
+  /** Connects a POS and asks for its first sync in the same call (initial_sync), so the new connection fills at once. */
+  connectPos: async (body: Omit<NewPosConnection, 'initial_sync'>, idempotencyKey: string) =>
+    (await send((headers) => client.POST('/v1/pos/connections', { body: { ...body, initial_sync: 'incremental' }, headers }), { idempotencyKey })).data,
   syncRuns: async (connectionId: string) =>
     (await send((headers) => client.GET('/v1/pos/syncs', { params: { query: { connection_id: connectionId, per_page: 20 } }, headers }))).data,
   startSync: async (id: string) =>
@@ -213,3 +216,4 @@ export type OrderStatus = OrderSummary['status']
 export type Order = Answer<typeof api.submitOrder>
 export type PosConnection = Answer<typeof api.posConnections>[number]
 type PosMappingUnit = paths['/v1/pos/connections/{id}/mappings']['post']['requestBody']['content']['application/json']['conversion_unit']
+export type NewPosConnection = paths['/v1/pos/connections']['post']['requestBody']['content']['application/json']

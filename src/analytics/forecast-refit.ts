@@ -1,9 +1,9 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
-import { dailyUsage, firstUsageDays, latestUsageSequence, usageRecordedLate } from '../inventory/usage-history.js'
+import { dailyUsage, firstLateUsage, firstUsageDays, latestUsageSequence } from '../inventory/usage-history.js'
 import type { BackgroundLoop } from '../platform/background.js'
 import { startJobLoop } from '../platform/jobs.js'
-import type { Db, Tenant, Trx } from '../platform/db/database.js'
+import type { Db, Executor, Tenant, Trx } from '../platform/db/database.js'
 import type { MetricsReporter } from '../platform/metrics/metrics-registry.js'
 import type { WorkerDependencies } from '../platform/background.js'
 import { allLocations } from './catalog-reads.js'
@@ -18,6 +18,7 @@ import {
 import {
   businessCalendar,
   claimRefit,
+  findRefit,
   finishRefit,
   type RefitRow,
   REFIT_QUEUE,
@@ -43,13 +44,10 @@ export const REFIT_LEASE_MS = 10 * 60_000
 export const RETRY_DELAY_MS = 15 * 60_000
 export const RETRY_MAX_MS = 6 * 3_600_000
 /**
- * History that changed (late sales, a mapping applied to old lines) refits a tenant at once, then at most
- * once per this interval (workers' clock): an import of a year of sales in thousands of requests
- * coalesces into one refit per interval instead of one per request. A closing business day or a retry is
- * not held back.
+ * The longest the worker goes without looking for due refits (the refit delay when that is shorter, so
+ * a history change is seen before it falls due); it also looks right after a refit and when a change
+ * it saw falls due.
  */
-export const HISTORY_REFIT_INTERVAL_MS = 10 * 60_000
-/** The worker looks for due refits this often, besides right after a refit. */
 const WORKER_INTERVAL_MS = 60_000
 const DAY_MS = 86_400_000
 /** Stored precision of forecast values (numeric(20, 6)). */
@@ -187,12 +185,43 @@ export async function refitForecasts(db: Db, tenant: Tenant, now: Date, options:
   return result
 }
 
-/** Why a tenant's forecasts are due at `now`, or undefined when they are not. */
-async function dueReason(db: Db, refit: RefitRow, now: Date): Promise<'scheduled' | 'history_changed' | undefined> {
-  if (refit.next_attempt_at <= now || refit.fitted_as_of === null) return 'scheduled'
-  if (refit.history_refit_at && now.getTime() - refit.history_refit_at.getTime() < HISTORY_REFIT_INTERVAL_MS) return undefined
-  const tenant = { accountId: refit.account_id, environment: refit.environment }
-  return (await usageRecordedLate(db, tenant, { afterSequence: refit.seen_sequence, asOf: refit.fitted_as_of })) ? 'history_changed' : undefined
+/** Whether a tenant's refit is due at `now`, and why; when it is not, how long until a history change makes it due. */
+interface RefitDue {
+  reason?: 'scheduled' | 'history_changed'
+  /** Not due yet, but history changed: milliseconds (database time) until that change falls due. */
+  waitMs?: number
+}
+
+/**
+ * When a history change is due for a refit: `delayMs` after the first change the stored forecasts do not
+ * reflect yet (the first late usage row above the watermark), so the changes that follow it in a burst
+ * (an import in thousands of requests) coalesce into that refit and never push it further out. Timed on
+ * the database's clock, like the rows' recorded_at. Before the tenant's first refit every day before
+ * today's is unreflected history. Undefined when nothing changed.
+ */
+async function historyChange(db: Executor, tenant: Tenant, refit: RefitRow | undefined, delayMs: number) {
+  const late = await firstLateUsage(db, tenant, { afterSequence: refit?.seen_sequence ?? '0', asOf: refit?.fitted_as_of ?? new Date() })
+  return late && { dueAt: new Date(late.recordedAt.getTime() + delayMs), waitMs: Math.max(0, delayMs - late.ageMs) }
+}
+
+async function refitDue(db: Db, refit: RefitRow, now: Date, delayMs: number): Promise<RefitDue> {
+  if (refit.next_attempt_at <= now || refit.fitted_as_of === null) return { reason: 'scheduled' }
+  const change = await historyChange(db, { accountId: refit.account_id, environment: refit.environment }, refit, delayMs)
+  if (!change) return {}
+  return change.waitMs === 0 ? { reason: 'history_changed' } : { waitMs: change.waitMs }
+}
+
+/**
+ * When the tenant's stored forecasts are next refitted (what forecast_unavailable tells as
+ * next_refit_at): the refit a history change not yet reflected makes due, or the scheduled one (a
+ * business day closing, a retry), whichever comes first; in the past while it is about to run.
+ * Undefined for a tenant without history that the worker has not seen yet.
+ */
+export async function nextRefitAt(db: Executor, tenant: Tenant, delayMs: number): Promise<Date | undefined> {
+  const refit = await findRefit(db, tenant)
+  const change = await historyChange(db, tenant, refit, delayMs)
+  const due = [refit?.next_attempt_at, change?.dueAt].filter((date) => date !== undefined)
+  return due.length > 0 ? new Date(Math.min(...due.map((date) => date.getTime()))) : undefined
 }
 
 export interface RefitRun {
@@ -204,6 +233,8 @@ export interface RefitRun {
 }
 
 export interface DueRefitOptions extends Omit<RefitOptions, 'onChunk'> {
+  /** How long after the first change not yet reflected a history change is refitted (BARSTOCK_FORECAST_REFIT_DELAY_SECONDS). */
+  refitDelayMs: number
   logger?: Pick<FastifyBaseLogger, 'warn' | 'error'>
   /** Where each refit's outcome and duration are reported. */
   metrics?: MetricsReporter
@@ -215,66 +246,94 @@ function retryAt(now: Date, failures: number, nextCloseAt?: Date): Date {
   return nextCloseAt && nextCloseAt < retry ? nextCloseAt : retry
 }
 
-/**
- * Runs the refit of one tenant whose forecasts are due at `now` (a business day closed since its last
- * refit, a retry is due, or usage was recorded late for a day already fitted and no refit for that ran in
- * the last HISTORY_REFIT_INTERVAL_MS), claimed so that it runs
- * once across instances. Returns what ran, or undefined when nothing was due (or every due tenant was
- * taken by another worker). A refit with failed items, or one that crashed, is retried RETRY_DELAY_MS
- * later (doubling per failure in a row); its items keep their previous forecasts.
- */
-export async function runDueRefit(db: Db, now: Date, options: DueRefitOptions = {}): Promise<RefitRun | undefined> {
-  await seedRefits(db, now)
-  for (const refit of await unclaimedRefits(db)) {
-    const reason = await dueReason(db, refit, now)
-    if (!reason) continue
-    const tenant: Tenant = { accountId: refit.account_id, environment: refit.environment }
-    const claim = await claimRefit(db, tenant, REFIT_LEASE_MS)
-    if (!claim) continue
-    // Read before the history: usage recorded while the refit runs is newer and triggers the next one.
-    const started = performance.now()
-    const seenSequence = await latestUsageSequence(db, tenant)
-    const historyRefitAt = reason === 'history_changed' ? now : undefined
-    try {
-      const result = await refitForecasts(db, tenant, now, { ...options, onChunk: (trx) => renewRefitLease(trx, claim, REFIT_LEASE_MS) })
-      const failures = result.failed.length > 0 ? refit.failures + 1 : 0
-      const lastError = result.failed[0] ? `${result.failed.length} item(s) failed, first ${result.failed[0].itemId}: ${result.failed[0].error}` : null
-      if (lastError) options.logger?.warn({ tenant, failed: result.failed.length, error: lastError }, 'forecast refit: some items failed; retrying later')
-      await finishRefit(db, claim, {
-        dueAt: failures > 0 ? retryAt(now, failures, result.nextCloseAt) : result.nextCloseAt,
-        fittedAsOf: now,
-        seenSequence,
-        historyRefitAt,
-        failures,
-        lastError,
-      })
-      options.metrics?.forecastRefit(lastError ? 'partial' : 'succeeded', performance.now() - started)
-      return { tenant, reason, result }
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error)
-      options.logger?.error({ err: error, tenant }, 'forecast refit failed; retrying later')
-      await finishRefit(db, claim, { dueAt: retryAt(now, refit.failures + 1), historyRefitAt, failures: refit.failures + 1, lastError: message })
-      options.metrics?.forecastRefit('failed', performance.now() - started)
-      return { tenant, reason, error: message }
-    }
-  }
-  return undefined
+/** What one pass over the tenants did. */
+export interface RefitPass {
+  /** The refit it ran; undefined when none was due (or every due tenant was taken by another worker). */
+  run?: RefitRun
+  /** When none ran: milliseconds until the first pending history change falls due, if one waits. */
+  nextDueInMs?: number
 }
 
 /**
- * The background worker of stored forecasts: every minute (and right after each refit) it runs the next
- * due tenant's refit on the workers' clock.
+ * Runs the refit of one tenant whose forecasts are due at `now` (a business day closed since its last
+ * refit, a retry is due, or history changed refitDelayMs ago without a refit since: see historyChange),
+ * claimed so that it runs once across instances. A refit with failed items, or one that crashed, is
+ * retried RETRY_DELAY_MS later (doubling per failure in a row); its items keep their previous forecasts.
+ */
+export async function runDueRefit(db: Db, now: Date, options: DueRefitOptions): Promise<RefitPass> {
+  await seedRefits(db, now)
+  let nextDueInMs: number | undefined
+  for (const refit of await unclaimedRefits(db)) {
+    const due = await refitDue(db, refit, now, options.refitDelayMs)
+    if (due.waitMs !== undefined) nextDueInMs = Math.min(nextDueInMs ?? Infinity, due.waitMs)
+    if (!due.reason) continue
+    const tenant: Tenant = { accountId: refit.account_id, environment: refit.environment }
+    const claim = await claimRefit(db, tenant, REFIT_LEASE_MS)
+    if (!claim) continue
+    return { run: await refitClaimed(db, claim, due.reason, now, options) }
+  }
+  return { nextDueInMs }
+}
+
+/** Refits a claimed tenant and records the outcome, releasing the claim. */
+async function refitClaimed(db: Db, claim: RefitRow, reason: RefitRun['reason'], now: Date, options: DueRefitOptions): Promise<RefitRun> {
+  const tenant: Tenant = { accountId: claim.account_id, environment: claim.environment }
+  // Read before the history: usage recorded while the refit runs is newer and triggers the next one.
+  const started = performance.now()
+  const seenSequence = await latestUsageSequence(db, tenant)
+  try {
+    const result = await refitForecasts(db, tenant, now, { ...options, onChunk: (trx) => renewRefitLease(trx, claim, REFIT_LEASE_MS) })
+    const failures = result.failed.length > 0 ? claim.failures + 1 : 0
+    const lastError = result.failed[0] ? `${result.failed.length} item(s) failed, first ${result.failed[0].itemId}: ${result.failed[0].error}` : null
+    if (lastError) options.logger?.warn({ tenant, failed: result.failed.length, error: lastError }, 'forecast refit: some items failed; retrying later')
+    await finishRefit(db, claim, {
+      dueAt: failures > 0 ? retryAt(now, failures, result.nextCloseAt) : result.nextCloseAt,
+      fittedAsOf: now,
+      seenSequence,
+      failures,
+      lastError,
+    })
+    options.metrics?.forecastRefit(lastError ? 'partial' : 'succeeded', performance.now() - started)
+    return { tenant, reason, result }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    options.logger?.error({ err: error, tenant }, 'forecast refit failed; retrying later')
+    await finishRefit(db, claim, { dueAt: retryAt(now, claim.failures + 1), failures: claim.failures + 1, lastError: message })
+    options.metrics?.forecastRefit('failed', performance.now() - started)
+    return { tenant, reason, error: message }
+  }
+}
+
+/**
+ * The background worker of stored forecasts: it runs the next due tenant's refit on the workers' clock
+ * every minute (every BARSTOCK_FORECAST_REFIT_DELAY_SECONDS when that is shorter), right after each
+ * refit, and when the first pending history change falls due.
  */
 export async function startForecastWorker(deps: WorkerDependencies): Promise<BackgroundLoop> {
   const { db } = deps.database
   const clock = deps.clock ?? (() => new Date())
-  return startJobLoop({
+  const refitDelayMs = deps.config.forecastRefitDelayMs
+  let loop: BackgroundLoop | undefined
+  let wakeWhenDue: NodeJS.Timeout | undefined
+  loop = await startJobLoop({
     queue: REFIT_QUEUE,
     database: deps.database,
     logger: deps.logger,
-    intervalMs: WORKER_INTERVAL_MS,
+    // A change is seen before it falls due; the timer below then runs its refit on time.
+    intervalMs: Math.min(WORKER_INTERVAL_MS, refitDelayMs),
     async tick() {
-      return (await runDueRefit(db, clock(), { logger: deps.logger, metrics: deps.metrics })) !== undefined
+      const pass = await runDueRefit(db, clock(), { refitDelayMs, logger: deps.logger, metrics: deps.metrics })
+      if (pass.run) return true
+      clearTimeout(wakeWhenDue)
+      if (pass.nextDueInMs !== undefined) wakeWhenDue = setTimeout(() => loop?.wake(), pass.nextDueInMs)
+      return false
     },
   })
+  return {
+    wake: loop.wake,
+    async stop() {
+      clearTimeout(wakeWhenDue)
+      await loop?.stop()
+    },
+  }
 }

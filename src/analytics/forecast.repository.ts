@@ -129,6 +129,17 @@ export async function seedRefits(db: Executor, now: Date): Promise<void> {
     ON CONFLICT DO NOTHING`.execute(db)
 }
 
+/** The tenant's refit row; undefined before the worker first saw the tenant. */
+export async function findRefit(db: Executor, tenant: Tenant): Promise<RefitRow | undefined> {
+  const row = await db
+    .selectFrom('forecast_refits')
+    .selectAll()
+    .where('account_id', '=', tenant.accountId)
+    .where('environment', '=', tenant.environment)
+    .executeTakeFirst()
+  return row && { ...row, seen_sequence: String(row.seen_sequence) }
+}
+
 /** Refit rows no worker holds, the most overdue first. */
 export async function unclaimedRefits(db: Executor): Promise<RefitRow[]> {
   // bigint comes back as a number (connect.ts); the sequence is compared as text, as it is typed.
@@ -149,7 +160,7 @@ export async function renewRefitLease(trx: Trx, refit: RefitRow, leaseMs: number
 export async function finishRefit(
   db: Executor,
   refit: RefitRow,
-  outcome: { dueAt: Date; fittedAsOf?: Date; seenSequence?: string; historyRefitAt?: Date; failures: number; lastError: string | null },
+  outcome: { dueAt: Date; fittedAsOf?: Date; seenSequence?: string; failures: number; lastError: string | null },
 ): Promise<void> {
   await settleJob(db, REFIT_QUEUE, refit, {
     next_attempt_at: outcome.dueAt,
@@ -158,7 +169,6 @@ export async function finishRefit(
     updated_at: new Date(),
     ...(outcome.fittedAsOf ? { fitted_as_of: outcome.fittedAsOf } : {}),
     ...(outcome.seenSequence ? { seen_sequence: outcome.seenSequence } : {}),
-    ...(outcome.historyRefitAt ? { history_refit_at: outcome.historyRefitAt } : {}),
   })
 }
 

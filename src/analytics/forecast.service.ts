@@ -7,6 +7,7 @@ import { decimal, QUANTITY_STORED_DECIMALS, scaledOut, sumScaled, toScaled } fro
 import { analyticsErrors } from './analytics.errors.js'
 import { allItems, allLocations } from './catalog-reads.js'
 import { BACKTEST_PLAN, holidayNames } from './forecast/index.js'
+import { nextRefitAt } from './forecast-refit.js'
 import { findForecasts, type StoredForecast } from './forecast.repository.js'
 import {
   DEFAULT_FORECAST_DAYS,
@@ -118,11 +119,24 @@ function itemForecast(item: InventoryItem, stored: StoredForecast, daysAhead: nu
 }
 
 /**
+ * forecast_unavailable for `missing` (what has no forecast), with when the next refit is due as
+ * details.next_refit_at when one is: a client that just imported history knows when to ask again.
+ */
+async function forecastUnavailable(db: Executor, tenant: Tenant, refitDelayMs: number, missing: string, details: Record<string, unknown>) {
+  const next = await nextRefitAt(db, tenant, refitDelayMs)
+  const when = next ? `; the next refit is due at ${next.toISOString()}` : ''
+  return analyticsErrors.forecastUnavailable(
+    `${missing}: an item needs 14 days of sales history, and forecasts are refitted in the background when a business day closes and at most ${refitDelayMs / 1000} s after sales history changes${when}`,
+    { ...details, ...(next && { next_refit_at: next.toISOString() }) },
+  )
+}
+
+/**
  * The stored demand forecasts of the items in scope (location, category), over days_ahead business
  * days from each forecast's first day; never fits. Items without a stored forecast are left out.
  * Throws location_not_found, and forecast_unavailable when no item in scope has a stored forecast.
  */
-export async function getDemandForecast(db: Executor, tenant: Tenant, query: ForecastQuery): Promise<DemandForecastReport> {
+export async function getDemandForecast(db: Executor, tenant: Tenant, query: ForecastQuery, refitDelayMs: number): Promise<DemandForecastReport> {
   const daysAhead = query.days_ahead ?? DEFAULT_FORECAST_DAYS
   if (query.location) await getLocation(db, tenant, query.location)
   const items = await allItems(db, tenant, { location: query.location, category: query.category })
@@ -136,10 +150,10 @@ export async function getDemandForecast(db: Executor, tenant: Tenant, query: For
     return forecast ? [{ item, forecast }] : []
   })
   if (shown.length === 0) {
-    throw analyticsErrors.forecastUnavailable(
-      'No item in scope has a demand forecast yet: an item needs 14 days of sales history, and forecasts are refitted in the background when a business day closes',
-      { location: query.location ?? null, category: query.category ?? null },
-    )
+    throw await forecastUnavailable(db, tenant, refitDelayMs, 'No item in scope has a demand forecast yet', {
+      location: query.location ?? null,
+      category: query.category ?? null,
+    })
   }
   const firstDays = shown.map(({ forecast }) => firstForecastDay(forecast)).sort()
   const first = firstDays[0] as string
@@ -180,15 +194,10 @@ const fourDecimals = (value: number) => Number(value.toFixed(4))
  * One item's recent daily usage and its stored forecast with a band, for a chart. Throws item_not_found,
  * and forecast_unavailable when the item has no stored forecast (under 14 days of sales history).
  */
-export async function getItemForecastSeries(db: Executor, tenant: Tenant, itemId: string): Promise<ItemForecastSeries> {
+export async function getItemForecastSeries(db: Executor, tenant: Tenant, itemId: string, refitDelayMs: number): Promise<ItemForecastSeries> {
   const item = await getItem(db, tenant, itemId)
   const stored = (await findForecasts(db, tenant, [itemId])).get(itemId)
-  if (!stored) {
-    throw analyticsErrors.forecastUnavailable(
-      `${item.name} has no demand forecast yet: an item needs 14 days of sales history, and forecasts are refitted in the background when a business day closes`,
-      { inventory_item_id: itemId },
-    )
-  }
+  if (!stored) throw await forecastUnavailable(db, tenant, refitDelayMs, `${item.name} has no demand forecast yet`, { inventory_item_id: itemId })
   const from = shiftDate(stored.historyThrough, 1 - FORECAST_HISTORY_DAYS)
   const used = new Map((await dailyUsage(db, tenant, { itemIds: [itemId], from, to: stored.historyThrough })).map((row) => [row.day, Number(row.units)]))
   const spread = BAND_SPREADS * Number(stored.dailyErrorStdDev)

@@ -28,7 +28,6 @@ export interface ForecastRefitTable {
   /** Due on the workers' clock (the job columns of src/platform/jobs.ts). */
   next_attempt_at: Date
   fitted_as_of: Date | null
-  history_refit_at: Date | null
   seen_sequence: ColumnType<string, string | undefined, string>
   lease_expires_at: Date | null
   attempts: Generated<number>

@@ -101,19 +101,31 @@ export async function latestUsageSequence(db: Executor, tenant: Tenant): Promise
   return result.rows[0]?.latest ?? '0'
 }
 
+/** A change of history: the first usage row recorded for an earlier business day, and how long ago. */
+export interface LateUsage {
+  /** When it was recorded (database time). */
+  recordedAt: Date
+  /** Its age on the database's clock, in milliseconds. */
+  ageMs: number
+}
+
 /**
- * Whether usage was recorded after `afterSequence` for a business day before the one `asOf` falls in
- * (a late sale, or a mapping that applied older sales): history up to the day before `asOf` changed.
+ * The first usage row (by sequence) recorded after `afterSequence` for a business day before the one
+ * `asOf` falls in (a late sale, or a mapping that applied older sales): when history up to the day
+ * before `asOf` first changed; undefined when it did not. The scan walks the primary key up from the
+ * watermark and stops at the first such row, so it stays cheap however long the history.
  */
-export async function usageRecordedLate(db: Executor, tenant: Tenant, since: { afterSequence: string; asOf: Date }): Promise<boolean> {
-  const result = await sql<{ late: boolean }>`
-    SELECT EXISTS (
-      SELECT 1 FROM stock_sale_usage u
-      JOIN inventory_items i ON i.id = u.item_id
-      JOIN locations l ON l.account_id = i.account_id AND l.environment = i.environment AND l.id = i.location_id
-      WHERE u.sequence > ${since.afterSequence}::bigint
-        AND u.account_id = ${tenant.accountId} AND u.environment = ${tenant.environment}
-        AND business_day(u.sold_at, l.timezone, l.business_day_cutoff) < business_day(${since.asOf}::timestamptz, l.timezone, l.business_day_cutoff)
-    ) AS late`.execute(db)
-  return result.rows[0]?.late === true
+export async function firstLateUsage(db: Executor, tenant: Tenant, since: { afterSequence: string; asOf: Date }): Promise<LateUsage | undefined> {
+  const result = await sql<{ recorded_at: Date; age_ms: number }>`
+    SELECT u.recorded_at, (extract(epoch FROM now() - u.recorded_at) * 1000)::float8 AS age_ms
+    FROM stock_sale_usage u
+    JOIN inventory_items i ON i.id = u.item_id
+    JOIN locations l ON l.account_id = i.account_id AND l.environment = i.environment AND l.id = i.location_id
+    WHERE u.sequence > ${since.afterSequence}::bigint
+      AND u.account_id = ${tenant.accountId} AND u.environment = ${tenant.environment}
+      AND business_day(u.sold_at, l.timezone, l.business_day_cutoff) < business_day(${since.asOf}::timestamptz, l.timezone, l.business_day_cutoff)
+    ORDER BY u.sequence
+    LIMIT 1`.execute(db)
+  const row = result.rows[0]
+  return row && { recordedAt: new Date(row.recorded_at), ageMs: Number(row.age_ms) }
 }

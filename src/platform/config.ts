@@ -38,6 +38,11 @@ export interface Config {
   posRunBudgetMs: number
   /** The bearer token GET /metrics requires; undefined: /metrics is off (404). */
   metricsToken: string | undefined
+  /**
+   * The longest stored forecasts may lag a change of sales history: the refit that takes it in is due
+   * this long after the first change not yet reflected (later changes of a burst wait for the same one).
+   */
+  forecastRefitDelayMs: number
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -164,5 +169,6 @@ export function loadConfig(env: Env = process.env): Config {
     posRequestTimeoutMs: positiveInteger(env, 'BARSTOCK_POS_REQUEST_TIMEOUT_SECONDS', 10, 600) * 1000,
     posRunBudgetMs: positiveInteger(env, 'BARSTOCK_POS_RUN_BUDGET_SECONDS', 1800, 86_400) * 1000,
     metricsToken: token(env, 'BARSTOCK_METRICS_TOKEN'),
+    forecastRefitDelayMs: positiveInteger(env, 'BARSTOCK_FORECAST_REFIT_DELAY_SECONDS', 60, 3600) * 1000,
   }
 }

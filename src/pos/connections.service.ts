@@ -124,9 +124,11 @@ export async function verifyNewConnection(gateway: PosGateway, tenant: Tenant, i
 }
 
 /**
- * Stores a verified connection, credentials and push secret sealed, and queues its first sync run,
- * triggered by `triggeredBy`, so the answer names it (first_sync_id); the scheduler's next run is one
- * period later. A push secret generated here is in this answer only. Throws location_not_found.
+ * Stores a verified connection, credentials and push secret sealed. The run `initial_sync` asks for is
+ * queued in the same transaction, triggered by `triggeredBy`, and named in the answer (first_sync_id,
+ * null without one): a client that asks for none starts the first run itself with POST …/sync, which a
+ * hidden run would refuse as sync_in_progress. The scheduler's first run is one period later either
+ * way. A push secret generated here is in this answer only. Throws location_not_found.
  */
 export async function createConnection(
   trx: Trx,
@@ -159,9 +161,8 @@ export async function createConnection(
     last_sync: null,
     next_sync_at: new Date(Date.now() + FREQUENCY_SECONDS[syncFrequency] * 1000),
   })
-  // Incremental, as the scheduler would have queued it: with no cursor yet, it reads the history window.
-  const firstSync = await queueSyncRun(trx, tenant, id, 'incremental', triggeredBy)
-  return { ...rowToConnection(row), first_sync_id: firstSync.sync_id, ...(push?.generated && { push_secret: push.secret }) }
+  const firstSync = input.initial_sync ? await queueSyncRun(trx, tenant, id, input.initial_sync, triggeredBy) : undefined
+  return { ...rowToConnection(row), first_sync_id: firstSync?.sync_id ?? null, ...(push?.generated && { push_secret: push.secret }) }
 }
 
 /** The live connection row, or 404 connection_not_found. */

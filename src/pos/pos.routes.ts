@@ -85,7 +85,7 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
         tags,
         summary: 'Connect a POS',
         description:
-          'Checks the credentials\' shape for the pos_type, then logs in with the vendor (sandbox keys: the built-in simulator). Credentials are stored encrypted and never returned. For a vendor with pushes, a push_secret is generated when none is supplied and shown in this response only. The first sync run (incremental, reading the last 30 days) is queued with the connection: first_sync_id names it, and the scheduler\'s next run is one sync_frequency later.',
+          'Checks the credentials\' shape for the pos_type, then logs in with the vendor (sandbox keys: the built-in simulator). Credentials are stored encrypted and never returned. For a vendor with pushes, a push_secret is generated when none is supplied and shown in this response only. No sync runs unless initial_sync asks for one: then that run is queued with the connection and first_sync_id names it (null otherwise; POST /v1/pos/connections/{id}/sync starts the first run). The scheduler\'s first run is one sync_frequency after the create.',
         body: CreateConnectionBody,
         response: { 201: envelope(CreatedPosConnection) },
       },

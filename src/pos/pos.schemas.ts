@@ -5,6 +5,8 @@ import { StringEnum } from '../platform/http/types.js'
 
 export const SYNC_FREQUENCIES = ['realtime', 'hourly', 'daily'] as const
 export const SYNC_TYPES = ['full', 'incremental', 'sales_only'] as const
+/** The runs a create may queue as its first: sales_only would leave the connection without its menu. */
+export const INITIAL_SYNC_TYPES = ['incremental', 'full'] as const
 export const MAX_IMPORT_LINES = 10_000
 export const DEFAULT_CONFIDENCE_THRESHOLD = 0.85
 
@@ -57,11 +59,13 @@ export type PosConnection = Static<typeof PosConnection>
 
 export const CreatedPosConnection = Type.Object({
   ...connectionFields,
-  first_sync_id: Type.String({
-    examples: ['sync_01jd2x3v4w5y6z7a8b9c0d1e2f'],
-    description:
-      'The first sync run, queued with the connection (incremental: with no cursor yet it reads the last 30 days of sales) and triggered by this key; poll GET /v1/pos/syncs/:sync_id. Until it finishes, POST …/sync is 409 sync_in_progress',
-  }),
+  first_sync_id: Nullable(
+    Type.String({
+      examples: ['sync_01jd2x3v4w5y6z7a8b9c0d1e2f'],
+      description:
+        'The sync run initial_sync queued with the connection, triggered by this key; poll GET /v1/pos/syncs/:sync_id (until it finishes, POST …/sync is 409 sync_in_progress). null when the create asked for none: no run is queued, and POST …/sync starts the first',
+    }),
+  ),
   push_secret: Type.Optional(
     Type.String({ description: 'The generated push secret, shown in this response only (absent when push_secret was supplied)', examples: ['pps_q3Vx8bN2kL7mR4tY9wE1hJ6dF0sA5gC2'] }),
   ),
@@ -101,6 +105,13 @@ export const CreateConnectionBody = Type.Object(
     location: Type.Optional(Type.String({ minLength: 1, maxLength: 63, description: 'The location id sales are recorded at, default main_bar', examples: ['main_bar'] })),
     push_secret: Type.Optional(PushSecret),
     sales_reread_hours: Type.Optional(SalesRereadHours),
+    initial_sync: Type.Optional(
+      StringEnum(INITIAL_SYNC_TYPES, {
+        description:
+          'Queues a first sync run of this type with the connection, answered as first_sync_id: incremental (with no cursor yet it reads the last 30 days of sales, and the menu) or full. Absent: no run is queued; POST …/sync starts the first, and the scheduler’s first run is one sync_frequency after the create',
+        examples: ['incremental'],
+      }),
+    ),
   },
   { additionalProperties: false },
 )

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { setTimeout } from 'node:timers/promises'
 import { json, type Caller, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { createConnection, createPosTestContext } from '../pos/pos-helpers.js'
-import { type DemandModel, HISTORY_REFIT_INTERVAL_MS, REFIT_CHUNK_SIZE, refitForecasts, RETRY_DELAY_MS, runDueRefit } from '../../src/analytics/forecast-refit.js'
+import { type DemandModel, REFIT_CHUNK_SIZE, refitForecasts, RETRY_DELAY_MS, runDueRefit } from '../../src/analytics/forecast-refit.js'
 import { forecastDemand } from '../../src/analytics/forecast/index.js'
 import { scrape } from '../helpers/prometheus.js'
 
@@ -94,12 +95,15 @@ function sumOf(values: number[]): number {
   return Number((millionths / 1e6).toFixed(4))
 }
 
-/** Runs every due refit at `now`, as the worker would; the runs of `caller`'s tenant. */
-async function refitDue(caller: Caller, now: Date, model?: DemandModel) {
+/**
+ * Runs every due refit at `now`, as the worker would; the runs of `caller`'s tenant. A history change is
+ * due `refitDelayMs` after it (database time): 0 refits it at once.
+ */
+async function refitDue(caller: Caller, now: Date, model?: DemandModel, refitDelayMs = 0) {
   const runs = []
   // Every tenant of this file's database is refitted once at most per clock: a bound, not a loop forever.
   for (let attempt = 0; attempt < 100; attempt++) {
-    const run = await runDueRefit(ctx.database.db, now, { model, metrics: ctx.metrics })
+    const { run } = await runDueRefit(ctx.database.db, now, { model, metrics: ctx.metrics, refitDelayMs })
     if (!run) return runs
     if (run.tenant.accountId === caller.tenant.accountId && run.tenant.environment === caller.tenant.environment) runs.push(run)
   }
@@ -199,6 +203,31 @@ describe('GET /v1/analytics/forecast', () => {
     const reader = await ctx.keyFor(caller, ['analytics:read'])
     assert.equal((await ctx.request('GET', '/v1/analytics/forecast', { key: reader })).statusCode, 200)
   })
+
+  test('forecast_unavailable tells when the refit of new history is due: by default 60 s after the first change not yet reflected, which later imports do not move', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const pos = await posFor(caller)
+    const item = await createItem(ctx, caller, { name: 'Amaro' })
+    await pos.map(item)
+    const importStarted = Date.now()
+    await pos.sell(item, history(Array(29).fill(2)))
+    const importEnded = Date.now()
+
+    const refused = await forecast(caller)
+    assertError(refused, 400, 'forecast_unavailable')
+    const { details, message } = json(refused).error
+    const nextRefitAt = Date.parse(details.next_refit_at)
+    assert.equal(new Date(nextRefitAt).toISOString(), details.next_refit_at)
+    assert.ok(nextRefitAt >= importStarted + 60_000 && nextRefitAt <= importEnded + 60_000, `${details.next_refit_at}: 60 s after the import`)
+    assert.match(message, /at most 60 s after sales history changes; the next refit is due at /)
+
+    // A second import of the burst joins the same refit.
+    await pos.sell(item, [{ day: dateOf(30), quantity: 2 }])
+    assert.equal(json(await forecast(caller)).error.details.next_refit_at, details.next_refit_at)
+    const series = await ctx.request('GET', `/v1/analytics/forecast/items/${item.id}`, { key: caller.key })
+    assertError(series, 400, 'forecast_unavailable')
+    assert.equal(json(series).error.details.next_refit_at, details.next_refit_at)
+  })
 })
 
 describe('forecast refits', () => {
@@ -236,34 +265,41 @@ describe('forecast refits', () => {
     assert.equal((await forecastData(caller)).forecast_period, '2025-12-21/2025-12-27')
   })
 
-  test('an import of history refits at once, then at most once per interval: imports inside it coalesce into the next refit', async () => {
+  test('a history change is refitted the delay after the first change not yet reflected: later changes of the burst join that refit, never pushing it out', async () => {
+    const delayMs = 2000
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const pos = await posFor(caller)
     const item = await createItem(ctx, caller, { name: 'Mezcal' })
     await pos.map(item)
     await pos.sell(item, history(Array(29).fill(2)))
-    assert.equal((await refitDue(caller, NOW))[0]?.reason, 'scheduled')
-    await pos.sell(item, [{ day: dateOf(4), quantity: 10 }])
-    const first = new Date(NOW.getTime() + MINUTE_MS)
-    assert.deepEqual((await refitDue(caller, first)).map((run) => run.reason), ['history_changed'])
+    assert.equal((await refitDue(caller, NOW, undefined, delayMs))[0]?.reason, 'scheduled')
     const before = await storedDaily(item.id)
+    const later = new Date(NOW.getTime() + MINUTE_MS)
 
-    // Three more imports of old sales: not refitted while the last refit for history is under the interval old.
-    const soon = new Date(first.getTime() + HISTORY_REFIT_INTERVAL_MS - 1)
-    for (const daysBefore of [3, 2, 1]) {
-      await pos.sell(item, [{ day: dateOf(daysBefore), quantity: 10 }])
-      assert.deepEqual(await refitDue(caller, soon), [])
+    const firstImportStarted = Date.now()
+    await pos.sell(item, [{ day: dateOf(4), quantity: 10 }])
+    assert.deepEqual(await refitDue(caller, later, undefined, delayMs), [], 'not due before the delay')
+    await setTimeout(delayMs / 2)
+    const secondImportStarted = Date.now()
+    await pos.sell(item, [{ day: dateOf(3), quantity: 10 }])
+    assert.deepEqual(await refitDue(caller, later, undefined, delayMs), [])
+
+    // Due delayMs after the first import, not after the second: one refit sees both.
+    let runs: Awaited<ReturnType<typeof refitDue>> = []
+    while (runs.length === 0) {
+      runs = await refitDue(caller, later, undefined, delayMs)
+      if (runs.length === 0) await setTimeout(25)
     }
-    // Then one refit sees all three.
-    const due = new Date(first.getTime() + HISTORY_REFIT_INTERVAL_MS)
-    const runs = await refitDue(caller, due)
+    const refittedAt = Date.now()
     assert.deepEqual(runs.map((run) => run.reason), ['history_changed'])
-    assert.equal((await forecastData(caller)).generated_at, due.toISOString())
+    assert.ok(refittedAt >= firstImportStarted + delayMs, `refitted ${refittedAt - firstImportStarted} ms after the first import`)
+    assert.ok(refittedAt < secondImportStarted + delayMs, `refitted ${refittedAt - secondImportStarted} ms after the second import: the delay runs from the first`)
     const coalesced = await storedDaily(item.id)
     assert.notDeepEqual(coalesced, before)
-    await refitForecasts(ctx.database.db, caller.tenant, due)
-    assert.deepEqual(await storedDaily(item.id), coalesced, 'the refit saw every import')
-    assert.deepEqual(await refitDue(caller, new Date(due.getTime() + HISTORY_REFIT_INTERVAL_MS)), [], 'nothing changed since')
+    await refitForecasts(ctx.database.db, caller.tenant, later)
+    assert.deepEqual(await storedDaily(item.id), coalesced, 'the refit saw both imports')
+    await setTimeout(delayMs)
+    assert.deepEqual(await refitDue(caller, later, undefined, delayMs), [], 'nothing changed since')
   })
 
   test('a refit whose fit throws keeps the previous forecast and is retried later', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { json, type Caller, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
-import { createConnection, createPosTestContext, runFirstSync } from '../pos/pos-helpers.js'
+import { createPosTestContext, createSyncedConnection, runFirstSync } from '../pos/pos-helpers.js'
 import { count, dateOf, daysAgo, salesChannel } from './analytics-helpers.js'
 
 let ctx: TestContext
@@ -33,7 +33,7 @@ const PERIOD = { date_from: dateOf(daysAgo(50)), date_to: dateOf(daysAgo(41)) }
  */
 async function staffHistory(caller: Caller) {
   assert.equal((await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'sim', name: 'Simulated bar' } })).statusCode, 201)
-  const simulated = await createConnection(ctx, caller, { location: 'sim' })
+  const simulated = await createSyncedConnection(ctx, caller, { location: 'sim' })
   // Only this first run syncs: the sales channel's own first run stays queued, with no worker to take it.
   assert.equal((await runFirstSync(ctx, caller, simulated)).status, 'completed')
   const roster = (await staffReport(caller, { per_page: '100' })).data as { staff_id: string; name: string; role: string }[]

@@ -9,7 +9,7 @@ import { type Caller, json, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { count, daysAgo, salesChannel, sellDaily } from '../analytics/analytics-helpers.js'
 import { createDistributor, ok } from '../ordering/fixtures.js'
-import { createPosTestContext } from '../pos/pos-helpers.js'
+import { createPosTestContext, SQUARE_CREDENTIALS } from '../pos/pos-helpers.js'
 
 /** Debian's chromium package (.ci/run installs it); CHROMIUM_PATH names another build. */
 const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium'].find((path) => path && existsSync(path))
@@ -384,5 +384,25 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     assert.deepEqual(mapped.map((mapping: { inventory_item_id: string }) => mapping.inventory_item_id), [titos.id])
     const waiting = json(await ctx.request('GET', `/v1/pos/connections/${channel.connectionId}/mappings?mapped=false`, { key: caller.key })).data
     assert.deepEqual(waiting.map((item: { pos_item_id: string; suggestion: unknown }) => [item.pos_item_id, item.suggestion]), [['JAM-SHOT', null]])
+  })
+
+  test('POS connects a vendor and asks for its first sync in the same call: the new connection shows its run', async (t) => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const page = await openPage(t)
+    await signIn(page, caller.key)
+    await page.getByRole('link', { name: 'POS' }).click()
+    await page.getByText('No POS is connected yet.').waitFor()
+    await page.getByLabel('POS', { exact: true }).selectOption('square')
+    await page.getByLabel('Connection name').fill('Front bar Square')
+    await page.getByLabel('Access token').fill(SQUARE_CREDENTIALS.access_token)
+    await page.getByLabel('Location ID').fill(SQUARE_CREDENTIALS.location_id)
+    await page.getByRole('button', { name: 'Connect and sync' }).click()
+    await page.getByRole('button', { name: 'Front bar Square' }).waitFor()
+    // No worker runs in this file: the first run stays queued, as the console shows it.
+    await page.getByRole('heading', { name: 'Sync runs of Front bar Square' }).waitFor()
+    await page.locator('.badge.sync-processing').waitFor()
+    const [connection] = json(await ctx.request('GET', '/v1/pos/connections', { key: caller.key })).data
+    const runs = json(await ctx.request('GET', '/v1/pos/syncs', { key: caller.key, query: { connection_id: connection.id } })).data
+    assert.deepEqual(runs.map((run: { sync_type: string; status: string }) => [run.sync_type, run.status]), [['incremental', 'processing']])
   })
 })

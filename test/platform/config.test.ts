@@ -14,6 +14,8 @@ test('defaults follow the run contract', () => {
   assert.equal(loadConfig({ BARSTOCK_POS_REQUEST_TIMEOUT_SECONDS: '90' }).posRequestTimeoutMs, 90_000)
   assert.equal(config.posRunBudgetMs, 1_800_000)
   assert.equal(loadConfig({ BARSTOCK_POS_RUN_BUDGET_SECONDS: '600' }).posRunBudgetMs, 600_000)
+  assert.equal(config.forecastRefitDelayMs, 60_000)
+  assert.equal(loadConfig({ BARSTOCK_FORECAST_REFIT_DELAY_SECONDS: '1' }).forecastRefitDelayMs, 1000)
 })
 
 test('each bad value is refused with a message naming its variable', () => {
@@ -31,6 +33,9 @@ test('each bad value is refused with a message naming its variable', () => {
     [{ BARSTOCK_POS_RUN_BUDGET_SECONDS: '86401' }, 'BARSTOCK_POS_RUN_BUDGET_SECONDS'],
     [{ BARSTOCK_POS_RUN_BUDGET_SECONDS: '0' }, 'BARSTOCK_POS_RUN_BUDGET_SECONDS'],
     [{ BARSTOCK_METRICS_TOKEN: 'a token with spaces in it' }, 'BARSTOCK_METRICS_TOKEN'],
+    [{ BARSTOCK_FORECAST_REFIT_DELAY_SECONDS: '0' }, 'BARSTOCK_FORECAST_REFIT_DELAY_SECONDS'],
+    [{ BARSTOCK_FORECAST_REFIT_DELAY_SECONDS: '3601' }, 'BARSTOCK_FORECAST_REFIT_DELAY_SECONDS'],
+    [{ BARSTOCK_FORECAST_REFIT_DELAY_SECONDS: '1.5' }, 'BARSTOCK_FORECAST_REFIT_DELAY_SECONDS'],
   ]
   for (const [env, variable] of cases) {
     assert.throws(

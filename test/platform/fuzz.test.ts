@@ -42,9 +42,9 @@ async function seed(): Promise<void> {
   const order = await post('/v1/orders', { distributor_id: distributor.id, location: location.id, items: [{ inventory_item_id: item.id, quantity: 2, unit: 'bottle' }] })
   const recipe = await post('/v1/recipes', { name: 'Fuzz Sour', category: 'cocktail', selling_price: 9, ingredients: [{ inventory_item_id: item.id, quantity: 1.5, unit: 'oz' }] })
   const count = await post('/v1/inventory/count', { location: location.id, counted_by: 'fuzz', items: [{ item_id: item.id, quantity: 9 }] })
-  const connection = await post('/v1/pos/connections', { pos_type: 'square', name: 'Fuzz Square', credentials: SQUARE_CREDENTIALS })
+  const connection = await post('/v1/pos/connections', { pos_type: 'square', name: 'Fuzz Square', credentials: SQUARE_CREDENTIALS, initial_sync: 'incremental' })
   const mapping = await post(`/v1/pos/connections/${connection.id}/mappings`, { pos_item_id: 'fuzz-pos-item', pos_name: 'Fuzz Pour', inventory_item_id: item.id, conversion_factor: 1.5 })
-  // Creating the connection queued its first sync: the fuzzed sync routes use its id.
+  // The create asked for a first sync: the fuzzed sync routes use its id.
   const sync = { sync_id: connection.first_sync_id }
   const webhook = await post('/v1/webhooks', { url: 'https://hooks.example.com/fuzz', events: ['*'] })
   Object.assign(ids, {

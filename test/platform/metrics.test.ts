@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createTestContext, json, type TestContext } from '../helpers/context.js'
 import { scrape } from '../helpers/prometheus.js'
-import { createConnection, createPosTestContext, startWorker, waitForSync } from '../pos/pos-helpers.js'
+import { createPosTestContext, createSyncedConnection, startWorker, waitForSync } from '../pos/pos-helpers.js'
 import { startReceiver } from '../webhooks/receiver.js'
 import { createWebhook, deliveriesOf, eventually, startTestDispatcher } from '../webhooks/support.js'
 
@@ -125,8 +125,8 @@ describe('metrics', () => {
     const runs = 'barstock_pos_sync_runs_total'
     const labels = { vendor: 'square', outcome: 'completed' }
     const before = await scrape(ctx, TOKEN)
-    // Creating the connection queues its first run.
-    const connection = await createConnection(ctx, caller)
+    // The create asks for the first run.
+    const connection = await createSyncedConnection(ctx, caller)
     const run = await waitForSync(ctx, caller, connection.first_sync_id)
     assert.equal(run.status, 'completed')
     // The count follows the run's commit by a moment: wait for it rather than race it.

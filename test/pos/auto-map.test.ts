@@ -5,7 +5,7 @@ import { DEFAULT_CONFIDENCE_THRESHOLD } from '../../src/pos/pos.schemas.js'
 import { json, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { loadLabelledSet, measure } from './auto-map-quality.js'
-import { createConnection, createPosTestContext, startWorker, waitForSync } from './pos-helpers.js'
+import { createConnection, createPosTestContext, createSyncedConnection, startWorker, waitForSync } from './pos-helpers.js'
 
 let ctx: TestContext
 let worker: BackgroundLoop
@@ -51,7 +51,7 @@ describe('POST /v1/pos/connections/:id/auto-map', () => {
 
   test('maps synced POS items by name with conversions read from the name, and keeps near matches for review', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
-    const connection = await createConnection(ctx, caller)
+    const connection = await createSyncedConnection(ctx, caller)
     const firstSync = await waitForSync(ctx, caller, connection.first_sync_id)
     assert.equal(firstSync.status, 'completed', JSON.stringify(firstSync.error))
     const titos = await createItem(ctx, caller, { name: "Tito's Handmade Vodka 1L", size_ml: 1000, quantity: 50 })
@@ -92,7 +92,7 @@ describe('POST /v1/pos/connections/:id/auto-map', () => {
 
   test('never maps a pour it cannot convert (a keg without size_ml): the match waits for review with the reason, and stock stays', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
-    const connection = await createConnection(ctx, caller)
+    const connection = await createSyncedConnection(ctx, caller)
     const firstSync = await waitForSync(ctx, caller, connection.first_sync_id)
     assert.equal(firstSync.status, 'completed', JSON.stringify(firstSync.error))
     const keg = await createItem(ctx, caller, { name: 'Guinness Draught Keg', unit: 'keg', size_ml: undefined, quantity: 2, category: 'beer' })

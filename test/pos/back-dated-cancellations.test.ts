@@ -42,7 +42,7 @@ async function connect(extra: Record<string, unknown>): Promise<{ id: string; ca
   const caller = await pos.ctx.newCaller({ environment: 'production' })
   const created = await pos.ctx.request('POST', '/v1/pos/connections', {
     key: caller.key,
-    body: { pos_type: 'lightspeed', name: 'K-Series bar', credentials: lightspeedVendor.exampleCredentials, sync_frequency: 'daily', ...extra },
+    body: { pos_type: 'lightspeed', name: 'K-Series bar', credentials: lightspeedVendor.exampleCredentials, sync_frequency: 'daily', initial_sync: 'incremental', ...extra },
   })
   assert.equal(created.statusCode, 201, created.body)
   const connection = json(created).data as { id: string; first_sync_id: string; sales_reread_hours: number | null }

@@ -36,7 +36,7 @@ test('an incremental Lightspeed run reads from two days before its cursor', asyn
   const caller = await ctx.newCaller({ environment: 'production' })
   const created = await ctx.request('POST', '/v1/pos/connections', {
     key: caller.key,
-    body: { pos_type: 'lightspeed', name: 'K-Series bar', credentials: lightspeedVendor.exampleCredentials },
+    body: { pos_type: 'lightspeed', name: 'K-Series bar', credentials: lightspeedVendor.exampleCredentials, initial_sync: 'incremental' },
   })
   assert.equal(created.statusCode, 201, created.body)
   const { id: connectionId, first_sync_id: firstSyncId } = json(created).data

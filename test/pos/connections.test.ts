@@ -4,6 +4,7 @@ import { type Caller, json, type TestContext } from '../helpers/context.js'
 import { createPosTestContext, createConnection, SQUARE_CREDENTIALS } from './pos-helpers.js'
 import { PosGateway } from '../../src/pos/pos-gateway.js'
 import { findVendor } from '../../src/pos/vendor-registry.js'
+import { scheduleDueSyncs } from '../../src/pos/sync-worker.js'
 
 let ctx: TestContext
 before(async () => {
@@ -37,23 +38,53 @@ describe('POST /v1/pos/connections', () => {
     assert.ok(!Number.isNaN(Date.parse(connection.created_at)))
     assert.equal(connection.credentials, undefined)
     assert.ok(!response.body.includes(SQUARE_CREDENTIALS.access_token))
-    assert.match(connection.first_sync_id, /^sync_/)
+    assert.equal(connection.first_sync_id, null, 'no initial_sync: no run')
   })
 
-  test('queues the first sync with the connection: first_sync_id names an incremental run by this key, the next one is a period later, and a replay names the same run', async () => {
+  test('starts no sync without initial_sync, nor does the scheduler for a period: POST …/sync then answers 201 with the only run', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
-    const body = { pos_type: 'square', name: 'Front bar', credentials: SQUARE_CREDENTIALS, sync_frequency: 'daily' }
+    const created = await ctx.request('POST', '/v1/pos/connections', {
+      key: caller.key,
+      body: { pos_type: 'square', name: 'Front bar', credentials: SQUARE_CREDENTIALS, sync_frequency: 'hourly' },
+    })
+    assert.equal(created.statusCode, 201, created.body)
+    const connection = json(created).data
+    assert.equal(connection.first_sync_id, null)
+    const listRuns = async () => json(await ctx.request('GET', '/v1/pos/syncs', { key: caller.key, query: { connection_id: connection.id } }))
+    assert.equal((await listRuns()).pagination.total, 0)
+
+    // The scheduler's first run is one sync_frequency (an hour) after the create, not at once.
+    const createdMs = Date.parse(connection.created_at)
+    await scheduleDueSyncs(ctx.database.db, new Date(createdMs + 3_600_000 - 60_000))
+    assert.equal((await listRuns()).pagination.total, 0, 'not due for the scheduler yet')
+    const { next_sync_at } = await ctx.database.db.selectFrom('pos_connections').select('next_sync_at').where('id', '=', connection.id).executeTakeFirstOrThrow()
+    assert.ok(Math.abs(next_sync_at.getTime() - (createdMs + 3_600_000)) < 60_000, `next sync ${next_sync_at.toISOString()} is an hour after ${connection.created_at}`)
+
+    const sync = await ctx.request('POST', `/v1/pos/connections/${connection.id}/sync`, { key: caller.key, body: {} })
+    assert.equal(sync.statusCode, 201, sync.body)
+    const run = json(sync).data
+    assert.deepEqual([run.status, run.sync_type], ['processing', 'incremental'])
+    assert.deepEqual((await listRuns()).data.map((listed: { sync_id: string }) => listed.sync_id), [run.sync_id])
+  })
+
+  test('initial_sync queues that run with the connection: first_sync_id names it, by this key; the next is a period later, and a replay names the same run', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const body = { pos_type: 'square', name: 'Front bar', credentials: SQUARE_CREDENTIALS, sync_frequency: 'daily', initial_sync: 'full' }
     const headers = { 'x-idempotency-key': 'first-sync-replay' }
     const response = await ctx.request('POST', '/v1/pos/connections', { key: caller.key, body, headers })
     assert.equal(response.statusCode, 201, response.body)
     const connection = json(response).data
+    assert.match(connection.first_sync_id, /^sync_/)
     const run = json(await ctx.request('GET', `/v1/pos/syncs/${connection.first_sync_id}`, { key: caller.key })).data
-    assert.deepEqual([run.connection_id, run.status, run.sync_type], [connection.id, 'processing', 'incremental'])
+    assert.deepEqual([run.connection_id, run.status, run.sync_type], [connection.id, 'processing', 'full'])
     const [row] = await runsOf(caller)
     assert.equal(row?.triggered_by, caller.keyId)
     const { next_sync_at } = await ctx.database.db.selectFrom('pos_connections').select('next_sync_at').where('id', '=', connection.id).executeTakeFirstOrThrow()
     const createdMs = Date.parse(connection.created_at)
     assert.ok(Math.abs(next_sync_at.getTime() - (createdMs + 86_400_000)) < 60_000, `next sync ${next_sync_at.toISOString()} is a day after ${connection.created_at}`)
+    const second = await ctx.request('POST', `/v1/pos/connections/${connection.id}/sync`, { key: caller.key, body: {} })
+    assert.equal(second.statusCode, 409, 'the first run is still queued')
+    assert.equal(json(second).error.details.sync_id, connection.first_sync_id)
 
     const replay = await ctx.request('POST', '/v1/pos/connections', { key: caller.key, body, headers })
     assert.equal(replay.statusCode, 201)
@@ -63,12 +94,30 @@ describe('POST /v1/pos/connections', () => {
     assert.deepEqual((await runsOf(caller)).map((queued) => queued.id), [connection.first_sync_id])
   })
 
-  test('documents first_sync_id in the create answer of /openapi.json, and only there', async () => {
+  test('refuses an initial_sync other than incremental or full with 400 invalid_parameter, and creates nothing', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    for (const initialSync of ['sales_only', 'everything', true]) {
+      const response = await ctx.request('POST', '/v1/pos/connections', {
+        key: caller.key,
+        body: { pos_type: 'square', name: 'Front bar', credentials: SQUARE_CREDENTIALS, initial_sync: initialSync },
+      })
+      assert.equal(response.statusCode, 400, response.body)
+      assert.deepEqual([json(response).error.code, json(response).error.details.parameter], ['invalid_parameter', 'initial_sync'])
+    }
+    assert.equal(await connectionCount(caller), 0)
+    assert.deepEqual(await runsOf(caller), [])
+  })
+
+  test('documents initial_sync in the create body and first_sync_id (null without one) in the create answer of /openapi.json, and only there', async () => {
     const document = json(await ctx.request('GET', '/openapi.json', { key: null }))
-    const dataOf = (method: string, status: string) => document.paths['/v1/pos/connections'][method].responses[status].content['application/json'].schema.properties.data
+    const operation = (method: string) => document.paths['/v1/pos/connections'][method]
+    const dataOf = (method: string, status: string) => operation(method).responses[status].content['application/json'].schema.properties.data
+    const initialSync = operation('post').requestBody.content['application/json'].schema.properties.initial_sync
+    assert.deepEqual(initialSync.enum, ['incremental', 'full'])
     const created = dataOf('post', '201')
     assert.ok(created.required.includes('first_sync_id'))
-    assert.match(created.properties.first_sync_id.description, /sync_in_progress/)
+    assert.deepEqual(created.properties.first_sync_id.anyOf.map((option: { type: string }) => option.type), ['string', 'null'])
+    assert.match(created.properties.first_sync_id.description, /initial_sync/)
     assert.equal(dataOf('get', '200').items.properties.first_sync_id, undefined)
   })
 

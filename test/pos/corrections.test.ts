@@ -7,7 +7,7 @@ import { PosGateway } from '../../src/pos/pos-gateway.js'
 import { startPosSyncWorker } from '../../src/pos/sync-worker.js'
 import type { Caller, TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
-import { createConnection, createPosTestContext, itemQuantity, ledgerOf, runSync, startSwitchableSquare, waitForSync } from './pos-helpers.js'
+import { createPosTestContext, createSyncedConnection, itemQuantity, ledgerOf, runSync, startSwitchableSquare, waitForSync } from './pos-helpers.js'
 
 /**
  * Modifiers and corrections through a sync run, from a scripted vendor: the core's rules (a correction
@@ -66,7 +66,7 @@ beforeEach(async () => {
 
 /** A connection whose two POS items map to a vodka bottle (1.5 oz a pour, 1 oz a shot): 25.36 oz. */
 async function mappedVodka() {
-  const connection = await createConnection(ctx, caller)
+  const connection = await createSyncedConnection(ctx, caller)
   await waitForSync(ctx, caller, connection.first_sync_id)
   const vodka = await createItem(ctx, caller, { name: "Tito's Handmade Vodka 750ml", unit: 'bottle', size_ml: 750, quantity: 10, category: 'spirits' })
   for (const [posItemId, ounces] of [['vodka-pour', 1.5], ['extra-shot', 1]] as const) {

@@ -23,7 +23,14 @@ export async function createConnection(ctx: TestContext, caller: Caller, body: R
     body: { pos_type: 'square', name: 'Front bar Square', credentials: SQUARE_CREDENTIALS, sync_frequency: 'hourly', ...body },
   })
   if (response.statusCode !== 201) throw new Error(`connection create failed: ${response.statusCode} ${response.body}`)
-  return json(response).data as { id: string; first_sync_id: string; [key: string]: unknown }
+  return json(response).data as { id: string; first_sync_id: string | null; [key: string]: unknown }
+}
+
+/** A connection whose create asked for its first sync (`initial_sync`, incremental unless `body` says otherwise): first_sync_id names it. */
+export async function createSyncedConnection(ctx: TestContext, caller: Caller, body: Record<string, unknown> = {}) {
+  const connection = await createConnection(ctx, caller, { initial_sync: 'incremental', ...body })
+  if (!connection.first_sync_id) throw new Error(`initial_sync queued no run: ${JSON.stringify(connection)}`)
+  return { ...connection, first_sync_id: connection.first_sync_id }
 }
 
 /** A vendor simulator a test file serves: where it listens and how it stops. */

@@ -16,10 +16,18 @@ after(() => ctx.close())
 const HOST = 'bar.example.com'
 const SQUARE_KEY = 'square-webhook-signature-key-0001'
 
+/** A realtime connection whose create asks for its first run (initial_sync): first_sync_id names it. */
 async function connect(caller: Caller, posType: string, extra: Record<string, unknown> = {}) {
   const response = await ctx.request('POST', '/v1/pos/connections', {
     key: caller.key,
-    body: { pos_type: posType, name: `${posType} bar`, credentials: findVendor(posType)!.exampleCredentials, sync_frequency: 'realtime', ...extra },
+    body: {
+      pos_type: posType,
+      name: `${posType} bar`,
+      credentials: findVendor(posType)!.exampleCredentials,
+      sync_frequency: 'realtime',
+      initial_sync: 'incremental',
+      ...extra,
+    },
   })
   assert.equal(response.statusCode, 201, response.body)
   return json(response).data as { id: string; first_sync_id: string; push_url: string | null; push_secret?: string }
@@ -28,7 +36,7 @@ async function connect(caller: Caller, posType: string, extra: Record<string, un
 /** A year before the sandbox bar's history: a first run there reads the menu and no sales, so it is quick. */
 const beforeTheBar = () => new Date(Date.now() - 365 * 86_400_000)
 
-/** A connection whose first run (queued at create) is over, so a push may queue the next one. */
+/** A connection whose first run (asked for at create) is over, so a push may queue the next one. */
 async function connectAndSync(caller: Caller, posType: string, extra: Record<string, unknown> = {}) {
   const connection = await connect(caller, posType, extra)
   assert.equal((await runFirstSync(ctx, caller, connection, beforeTheBar)).status, 'completed')
@@ -53,7 +61,7 @@ function pushSquare(connectionId: string, type = 'order.updated', key = SQUARE_K
   return push(connectionId, body, { 'x-square-hmacsha256-signature': squareSignature(connectionId, body, key) })
 }
 
-/** The runs queued on the connection besides the first one, which its creation queued. */
+/** The runs queued on the connection besides the first one, which its create asked for. */
 async function pushedRunsOf(connection: { id: string; first_sync_id: string }) {
   return ctx.database.db
     .selectFrom('pos_sync_runs')

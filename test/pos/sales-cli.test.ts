@@ -25,7 +25,7 @@ before(async () => {
   const config = loadConfig({ ...env, BARSTOCK_SECRET_KEY: randomBytes(32).toString('hex'), PORT: '0', HOST: '127.0.0.1', BARSTOCK_LOG_LEVEL: 'silent' })
   server = await startServer(config)
   key = (await createApiKey(server.app.db, { accountId: 'acct_default', environment: 'sandbox', name: 'cli test', permissions: parsePermissionList('*') })).key
-  const created = await post('/v1/pos/connections', { pos_type: 'square', name: 'CSV bar', credentials: SQUARE_CREDENTIALS })
+  const created = await post('/v1/pos/connections', { pos_type: 'square', name: 'CSV bar', credentials: SQUARE_CREDENTIALS, initial_sync: 'incremental' })
   connectionId = created.data.id
   // The server's worker takes the connection's first run at once: the imports come after it, not during it.
   const api = { request: (method: 'GET', url: string) => server.app.inject({ method, url, headers: { 'x-api-key': key } }) }

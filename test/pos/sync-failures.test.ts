@@ -6,7 +6,7 @@ import { decimal } from '../../src/platform/decimal.js'
 import { json } from '../helpers/context.js'
 import { assertRollupsMatchRaw } from '../analytics/analytics-helpers.js'
 import { createItem } from '../helpers/inventory.js'
-import { createConnection, itemQuantity, ledgerOf, runSync, startSwitchableSquare, usePosFixture, waitForSync } from './pos-helpers.js'
+import { createSyncedConnection, itemQuantity, ledgerOf, runSync, startSwitchableSquare, usePosFixture, waitForSync } from './pos-helpers.js'
 
 // The vendor and the worker live a day ahead, so the items a test creates now have a day of sales after
 // their starting stock (sales sold before it are history and take no stock).
@@ -25,7 +25,7 @@ async function salesCount(connectionId: string): Promise<number> {
 test('a run cut off mid-sales fails, keeps the pages it read, keeps the cursor, and the next run picks up', async () => {
   pos.simulators.square.state.mode = 'ok'
   const caller = await pos.ctx.newCaller({ environment: 'production' })
-  const connection = await createConnection(pos.ctx, caller, { sync_frequency: 'daily' })
+  const connection = await createSyncedConnection(pos.ctx, caller, { sync_frequency: 'daily' })
   // The first run reads the products, so a Well Vodka mapping exists before the failing run.
   const products = await waitForSync(pos.ctx, caller, connection.first_sync_id)
   await pos.ctx.database.db.deleteFrom('pos_sales').where('source_id', '=', products.sync_id).execute()
@@ -87,7 +87,7 @@ test('a run cut off mid-sales fails, keeps the pages it read, keeps the cursor, 
 test('a run the vendor refuses fails with authentication_failed and marks the connection error until a good run', async () => {
   pos.simulators.square.state.mode = 'ok'
   const caller = await pos.ctx.newCaller({ environment: 'production' })
-  const connection = await createConnection(pos.ctx, caller)
+  const connection = await createSyncedConnection(pos.ctx, caller)
   assert.equal((await waitForSync(pos.ctx, caller, connection.first_sync_id)).status, 'completed')
   pos.simulators.square.state.mode = 'unauthorized'
   const failed = await runSync(pos.ctx, caller, connection.id, 'full')
@@ -111,7 +111,7 @@ test('a run waits out a rate limit longer than a request would (2 s three times)
   // The first run, queued at create, meets the limits (logging in is no sales search).
   Object.assign(pos.simulators.square.state, { mode: 'rate_limit_sales', rateLimitsLeft: 3, retryAfterSeconds: 2 })
   waits.length = 0
-  const connection = await createConnection(pos.ctx, caller)
+  const connection = await createSyncedConnection(pos.ctx, caller)
   const run = await waitForSync(pos.ctx, caller, connection.first_sync_id)
   assert.equal(run.status, 'completed', JSON.stringify(run.error))
   assert.deepEqual(waits, [2_000, 2_000, 2_000])
@@ -126,7 +126,7 @@ test('a rate limit past BARSTOCK_POS_RETRY_WAIT_SECONDS fails the run with rate_
   pos.simulators.square.state.mode = 'ok'
   const caller = await pos.ctx.newCaller({ environment: 'production' })
   Object.assign(pos.simulators.square.state, { mode: 'rate_limit_sales', rateLimitsLeft: 1, retryAfterSeconds: 3_601 })
-  const connection = await createConnection(pos.ctx, caller)
+  const connection = await createSyncedConnection(pos.ctx, caller)
   const run = await waitForSync(pos.ctx, caller, connection.first_sync_id)
   pos.simulators.square.state.mode = 'ok'
   assert.equal(run.status, 'failed')

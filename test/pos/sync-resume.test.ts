@@ -149,7 +149,7 @@ async function connectBar(posType: ResumableVendor): Promise<{ caller: Caller; c
   const vendor = findVendor(posType) as PosVendor
   const created = await pos.ctx.request('POST', '/v1/pos/connections', {
     key: caller.key,
-    body: { pos_type: posType, name: `${posType} bar`, credentials: vendor.exampleCredentials, sync_frequency: 'daily' },
+    body: { pos_type: posType, name: `${posType} bar`, credentials: vendor.exampleCredentials, sync_frequency: 'daily', initial_sync: 'incremental' },
   })
   assert.equal(created.statusCode, 201, created.body)
   const connection = json(created).data as { id: string; first_sync_id: string }

@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import { decimal } from '../../src/platform/decimal.js'
 import { json } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
-import { createConnection, itemQuantity, ledgerOf, runSync, startSwitchableSquare, usePosFixture, waitForSync } from './pos-helpers.js'
+import { createSyncedConnection, itemQuantity, ledgerOf, runSync, startSwitchableSquare, usePosFixture, waitForSync } from './pos-helpers.js'
 
 // The vendor and the worker live two days ahead: an item created now has two days of sales after its
 // starting stock, and thirty days before it.
@@ -14,7 +14,7 @@ const pos = usePosFixture({ square: () => startSwitchableSquare(11, twoDaysAhead
 
 test('a run takes stock by sale time: one ledger row per business day after the starting stock, dated at its last sale; earlier sales are history', async () => {
   const caller = await pos.ctx.newCaller({ environment: 'production' })
-  const connection = await createConnection(pos.ctx, caller)
+  const connection = await createSyncedConnection(pos.ctx, caller)
   const catalog = await waitForSync(pos.ctx, caller, connection.first_sync_id)
   // Wipe the first run's lines so the next run brings them anew under the mapping.
   await pos.ctx.database.db.deleteFrom('pos_sales').where('source_id', '=', catalog.sync_id).execute()

@@ -8,7 +8,7 @@ import { scheduleDueSyncs } from '../../src/pos/sync-worker.js'
 import { json, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { MENU, MODIFIERS } from '../../src/pos/simulation/bar-data.js'
-import { createConnection, createPosTestContext, itemQuantity, ledgerOf, runSync, startWorker, waitForSync } from './pos-helpers.js'
+import { createConnection, createPosTestContext, createSyncedConnection, itemQuantity, ledgerOf, runSync, startWorker, waitForSync } from './pos-helpers.js'
 
 let ctx: TestContext
 let worker: BackgroundLoop
@@ -40,9 +40,9 @@ async function storedUnits(connectionId: string, posItemId: string): Promise<str
 }
 
 describe('sync runs', () => {
-  test('the first run, queued at create, reads 30 days and the menu, then completes with results, duration and pos.sync_completed', async () => {
+  test('the first run, asked for at create, reads 30 days and the menu, then completes with results, duration and pos.sync_completed', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
-    const connection = await createConnection(ctx, caller)
+    const connection = await createSyncedConnection(ctx, caller)
     const run = await waitForSync(ctx, caller, connection.first_sync_id)
     assert.equal(run.sync_type, 'incremental')
     assert.equal(run.status, 'completed', JSON.stringify(run.error))
@@ -71,9 +71,21 @@ describe('sync runs', () => {
     assert.equal(fetched.last_sync, run.completed_at)
   })
 
-  test('mapping after a first sync keeps 30 days of earlier sales as history: stock unchanged, usage stored per line; re-syncing never double counts', async () => {
+  test('as the API text has it: a connection created without initial_sync, then POST …/sync, which answers 201 and reads the 30 days and the menu', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const connection = await createConnection(ctx, caller)
+    assert.equal(connection.first_sync_id, null)
+    const run = await runSync(ctx, caller, connection.id)
+    assert.equal(run.status, 'completed', JSON.stringify(run.error))
+    assert.ok(run.results.sales_synced > 1000)
+    assert.equal(run.results.products_synced, MENU.length + MODIFIERS.length)
+    const listed = json(await ctx.request('GET', '/v1/pos/syncs', { key: caller.key, query: { connection_id: connection.id } }))
+    assert.deepEqual(listed.data.map((listedRun: { sync_id: string }) => listedRun.sync_id), [run.sync_id])
+  })
+
+  test('mapping after a first sync keeps 30 days of earlier sales as history: stock unchanged, usage stored per line; re-syncing never double counts', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const connection = await createSyncedConnection(ctx, caller)
     await waitForSync(ctx, caller, connection.first_sync_id)
     const titos = await createItem(ctx, caller, { name: "Tito's Handmade Vodka 750ml", quantity: 12, size_ml: 750 })
     const posItemId = await posItemNamed(caller, connection.id, "Tito's Vodka 1.5oz")
@@ -101,7 +113,7 @@ describe('sync runs', () => {
 
   test('sales_only reads no products', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
-    const connection = await createConnection(ctx, caller)
+    const connection = await createSyncedConnection(ctx, caller)
     assert.equal((await waitForSync(ctx, caller, connection.first_sync_id)).results.products_synced, MENU.length + MODIFIERS.length)
     const run = await runSync(ctx, caller, connection.id, 'sales_only')
     assert.equal(run.status, 'completed')
@@ -111,7 +123,7 @@ describe('sync runs', () => {
 
   test('an incremental run starts from the cursor of the last good run', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
-    const connection = await createConnection(ctx, caller)
+    const connection = await createSyncedConnection(ctx, caller)
     await waitForSync(ctx, caller, connection.first_sync_id)
     const cursor = await ctx.database.db.selectFrom('pos_connections').select('sales_cursor').where('id', '=', connection.id).executeTakeFirstOrThrow()
     assert.ok(cursor.sales_cursor)
@@ -131,12 +143,12 @@ describe('sync runs', () => {
 })
 
 describe('one sync at a time', () => {
-  test('answers 409 sync_in_progress right after create, while the first run is queued, and the database refuses a second running run', async () => {
+  test('answers 409 sync_in_progress right after a create that asked for a first run, while it is queued, and the database refuses a second running run', async () => {
     await worker.stop()
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     let queued: string | undefined
     try {
-      const connection = await createConnection(ctx, caller)
+      const connection = await createSyncedConnection(ctx, caller)
       queued = connection.first_sync_id
       const second = await ctx.request('POST', `/v1/pos/connections/${connection.id}/sync`, { key: caller.key, body: { sync_type: 'full' } })
       assert.equal(second.statusCode, 409)
@@ -169,7 +181,7 @@ describe('one sync at a time', () => {
 
   test('a run whose worker crashed is failed as interrupted, with pos.sync_failed, once its lease has run out', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
-    const connection = await createConnection(ctx, caller)
+    const connection = await createSyncedConnection(ctx, caller)
     await waitForSync(ctx, caller, connection.first_sync_id)
     const stale = new Date(Date.now() - 10 * 60_000)
     await ctx.database.db
@@ -204,7 +216,7 @@ describe('one sync at a time', () => {
   test('GET of an unknown or foreign sync is 404 sync_not_found; sync on an unknown connection is connection_not_found', async () => {
     const owner = await ctx.newCaller({ environment: 'sandbox' })
     const stranger = await ctx.newCaller({ environment: 'sandbox' })
-    const connection = await createConnection(ctx, owner)
+    const connection = await createSyncedConnection(ctx, owner)
     const run = await waitForSync(ctx, owner, connection.first_sync_id)
     for (const [key, id] of [[stranger.key, run.sync_id], [owner.key, 'sync_nope']] as const) {
       const response = await ctx.request('GET', `/v1/pos/syncs/${id}`, { key })
@@ -230,8 +242,8 @@ describe('one sync at a time', () => {
 describe('scheduler', () => {
   test('queues one incremental run for each due connection, skips inactive ones, and moves next_sync_at on', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
-    // Create queued the first run and put the next one a period later: a realtime connection is due a minute on.
-    const due = await createConnection(ctx, caller, { sync_frequency: 'realtime' })
+    // The create asked for the first run and put the next one a period later: a realtime connection is due a minute on.
+    const due = await createSyncedConnection(ctx, caller, { sync_frequency: 'realtime' })
     await waitForSync(ctx, caller, due.first_sync_id)
     await worker.stop()
     try {
@@ -254,7 +266,7 @@ describe('scheduler', () => {
 
 test('GET /v1/pos/syncs?connection_id= lists a connection\'s runs newest first; an unknown connection is 404, none named is 400', async () => {
   const caller = await ctx.newCaller({ environment: 'sandbox' })
-  const connection = await createConnection(ctx, caller)
+  const connection = await createSyncedConnection(ctx, caller)
   const first = await waitForSync(ctx, caller, connection.first_sync_id)
   const second = await runSync(ctx, caller, connection.id, 'sales_only')
   const listed = json(await ctx.request('GET', '/v1/pos/syncs', { key: caller.key, query: { connection_id: connection.id } }))

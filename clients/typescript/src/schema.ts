@@ -16743,7 +16743,7 @@ export interface paths {
         put?: never;
         /**
          * Connect a POS
-         * @description Checks the credentials' shape for the pos_type, then logs in with the vendor (sandbox keys: the built-in simulator). Credentials are stored encrypted and never returned. For a vendor with pushes, a push_secret is generated when none is supplied and shown in this response only. The first sync run (incremental, reading the last 30 days) is queued with the connection: first_sync_id names it, and the scheduler's next run is one sync_frequency later.
+         * @description Checks the credentials' shape for the pos_type, then logs in with the vendor (sandbox keys: the built-in simulator). Credentials are stored encrypted and never returned. For a vendor with pushes, a push_secret is generated when none is supplied and shown in this response only. No sync runs unless initial_sync asks for one: then that run is queued with the connection and first_sync_id names it (null otherwise; POST /v1/pos/connections/{id}/sync starts the first run). The scheduler's first run is one sync_frequency after the create.
          *
          *     Requires the `pos:write` permission.
          */
@@ -16773,7 +16773,8 @@ export interface paths {
                      *       "sync_frequency": "realtime",
                      *       "location": "main_bar",
                      *       "push_secret": "sqwh_sig_4Kp9Xw2Qz7Lm1Rt8",
-                     *       "sales_reread_hours": 120
+                     *       "sales_reread_hours": 120,
+                     *       "initial_sync": "incremental"
                      *     }
                      */
                     "application/json": {
@@ -16818,6 +16819,12 @@ export interface paths {
                          * @example 120
                          */
                         sales_reread_hours?: number;
+                        /**
+                         * @description Queues a first sync run of this type with the connection, answered as first_sync_id: incremental (with no cursor yet it reads the last 30 days of sales, and the menu) or full. Absent: no run is queued; POST …/sync starts the first, and the scheduler’s first run is one sync_frequency after the create
+                         * @example incremental
+                         * @enum {string}
+                         */
+                        initial_sync?: "incremental" | "full";
                     };
                 };
             };
@@ -16925,10 +16932,10 @@ export interface paths {
                                  */
                                 updated_at: string;
                                 /**
-                                 * @description The first sync run, queued with the connection (incremental: with no cursor yet it reads the last 30 days of sales) and triggered by this key; poll GET /v1/pos/syncs/:sync_id. Until it finishes, POST …/sync is 409 sync_in_progress
+                                 * @description The sync run initial_sync queued with the connection, triggered by this key; poll GET /v1/pos/syncs/:sync_id (until it finishes, POST …/sync is 409 sync_in_progress). null when the create asked for none: no run is queued, and POST …/sync starts the first
                                  * @example sync_01jd2x3v4w5y6z7a8b9c0d1e2f
                                  */
-                                first_sync_id: string;
+                                first_sync_id: string | null;
                                 /**
                                  * @description The generated push secret, shown in this response only (absent when push_secret was supplied)
                                  * @example pps_q3Vx8bN2kL7mR4tY9wE1hJ6dF0sA5gC2
@@ -37483,7 +37490,7 @@ export interface paths {
         };
         /**
          * Forecast demand per item
-         * @description Reads the stored forecasts (refitted in the background when a business day closes or sales history changes; never fitted on request). Items with under 14 days of sales history have none and are left out; forecast_unavailable when no item in scope has one. forecasted_demand sums the first days_ahead stored days; confidence is 1 − the back-test WAPE; events are the public holidays of the location’s country in the horizon. See docs/forecasts.md.
+         * @description Reads the stored forecasts (refitted in the background when a business day closes, and at most BARSTOCK_FORECAST_REFIT_DELAY_SECONDS (default 60) after the first change of sales history not yet reflected; never fitted on request). Items with under 14 days of sales history have none and are left out; forecast_unavailable when no item in scope has one, with details.next_refit_at: when the next refit is due. forecasted_demand sums the first days_ahead stored days; confidence is 1 − the back-test WAPE; events are the public holidays of the location’s country in the horizon. See docs/forecasts.md.
          *
          *     Requires the `analytics:read` permission.
          */
@@ -37627,7 +37634,7 @@ export interface paths {
                 };
                 /**
                  * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
-                 *     - `forecast_unavailable`: GET /v1/analytics/forecast: no item in scope (location, category) has a stored demand forecast; an item needs 14 days of sales history and forecasts are refitted in the background (docs/forecasts.md)
+                 *     - `forecast_unavailable`: GET /v1/analytics/forecast: no item in scope (location, category) has a stored demand forecast (GET /v1/analytics/forecast/items/:id: the item has none); an item needs 14 days of sales history and forecasts are refitted in the background, at most `BARSTOCK_FORECAST_REFIT_DELAY_SECONDS` (60) after history changes. `details.next_refit_at` (ISO timestamp): when the next refit is due (absent before the account has history and a first refit) (docs/forecasts.md)
                  */
                 400: {
                     headers: {
@@ -37962,7 +37969,7 @@ export interface paths {
         };
         /**
          * One item’s daily usage and forecast with its band
-         * @description The last 56 business days of the item’s usage, then its 30 stored forecast days, each with a band of ±1.96 × the back-test’s daily error spread (about 95 % of days if errors were normal). For a chart: the console’s forecast screen draws it. forecast_unavailable when the item has no stored forecast. See docs/forecasts.md.
+         * @description The last 56 business days of the item’s usage, then its 30 stored forecast days, each with a band of ±1.96 × the back-test’s daily error spread (about 95 % of days if errors were normal). For a chart: the console’s forecast screen draws it. forecast_unavailable when the item has no stored forecast (details.next_refit_at: when the next refit is due). See docs/forecasts.md.
          *
          *     Requires the `analytics:read` permission.
          */
@@ -38085,7 +38092,7 @@ export interface paths {
                 };
                 /**
                  * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
-                 *     - `forecast_unavailable`: GET /v1/analytics/forecast: no item in scope (location, category) has a stored demand forecast; an item needs 14 days of sales history and forecasts are refitted in the background (docs/forecasts.md)
+                 *     - `forecast_unavailable`: GET /v1/analytics/forecast: no item in scope (location, category) has a stored demand forecast (GET /v1/analytics/forecast/items/:id: the item has none); an item needs 14 days of sales history and forecasts are refitted in the background, at most `BARSTOCK_FORECAST_REFIT_DELAY_SECONDS` (60) after history changes. `details.next_refit_at` (ISO timestamp): when the next refit is due (absent before the account has history and a first refit) (docs/forecasts.md)
                  */
                 400: {
                     headers: {

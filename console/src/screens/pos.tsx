@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks'
 import { type PosConnection, type PosItem, api } from '../api.js'
 import { DataTable, ErrorNote, Screen, formatDate, useLoad } from '../ui.js'
+import { ConnectPos } from './connect-pos.js'
 
 type Suggested = PosItem & { suggestion: NonNullable<PosItem['suggestion']> }
 
@@ -33,6 +34,7 @@ export function PosScreen() {
       )}
       {connection && <SyncRuns connection={connection} key={`runs-${connection.id}`} />}
       {connection && <ReviewQueue connection={connection} key={`review-${connection.id}`} />}
+      <ConnectPos onConnected={(id) => (setSelected(id), connections.reload())} />
     </Screen>
   )
 }

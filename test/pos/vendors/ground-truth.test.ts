@@ -62,7 +62,7 @@ async function connectAndMapEverything(caller: Caller, vendor: PosVendor): Promi
   setClock(historyStart)
   const created = await ctx.request('POST', '/v1/pos/connections', {
     key: caller.key,
-    body: { pos_type: vendor.posType, name: `${vendor.posType} bar`, credentials: vendor.exampleCredentials, sync_frequency: 'daily' },
+    body: { pos_type: vendor.posType, name: `${vendor.posType} bar`, credentials: vendor.exampleCredentials, sync_frequency: 'daily', initial_sync: 'incremental' },
   })
   assert.equal(created.statusCode, 201, created.body)
   const { id: connectionId, first_sync_id: firstSyncId } = json(created).data as { id: string; first_sync_id: string }
