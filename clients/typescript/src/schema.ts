@@ -2804,7 +2804,7 @@ export interface paths {
         };
         /**
          * List inventory items
-         * @description Filter by location, category and low_stock; search with q (every word in the name or SKU) or sku (exact); sort by name, quantity, last_updated, created_at, sku or category.
+         * @description Filter by location, category, low_stock and below_par; search with q (every word in the name or SKU) or sku (exact); sort by name, quantity, last_updated, created_at, sku or category.
          *
          *     Requires the `inventory:read` permission.
          */
@@ -2838,6 +2838,11 @@ export interface paths {
                      * @example true
                      */
                     low_stock?: boolean;
+                    /**
+                     * @description true: only items whose quantity is below their par_level; false: only items at or above it, or without a par (unlike low_stock=false, which filters nothing)
+                     * @example true
+                     */
+                    below_par?: boolean;
                     /**
                      * @description Search: items whose name or SKU contains every word of q, ignoring case (e.g. "titos 750")
                      * @example titos 750
@@ -2885,6 +2890,9 @@ export interface paths {
                          *           "location": "main_bar",
                          *           "reorder_point": 6,
                          *           "cost_per_unit": 18.5,
+                         *           "full_weight_g": 1250,
+                         *           "empty_weight_g": 480,
+                         *           "par_level": 12,
                          *           "created_at": "2026-11-22T21:30:00.000Z",
                          *           "last_updated": "2026-11-22T21:30:00.000Z"
                          *         }
@@ -2961,6 +2969,21 @@ export interface paths {
                                  * @example 18.5
                                  */
                                 cost_per_unit: number;
+                                /**
+                                 * @description Grams of a full container (bottle, can or keg) for counting open ones by weight; null when not set
+                                 * @example 1250
+                                 */
+                                full_weight_g: number | null;
+                                /**
+                                 * @description Grams of an empty container (its tare); null when not set
+                                 * @example 480
+                                 */
+                                empty_weight_g: number | null;
+                                /**
+                                 * @description The quantity the item is stocked up to, in its unit; null without a par
+                                 * @example 12
+                                 */
+                                par_level: number | null;
                                 /**
                                  * Format: date-time
                                  * @description When it was created
@@ -3375,7 +3398,10 @@ export interface paths {
                      *       "size_ml": 750,
                      *       "case_size": 12,
                      *       "reorder_point": 6,
-                     *       "cost_per_unit": 18.5
+                     *       "cost_per_unit": 18.5,
+                     *       "full_weight_g": 1250,
+                     *       "empty_weight_g": 480,
+                     *       "par_level": 12
                      *     }
                      */
                     "application/json": {
@@ -3430,6 +3456,21 @@ export interface paths {
                          * @example 18.5
                          */
                         cost_per_unit?: number;
+                        /**
+                         * @description Grams of a full container, 0 to 1,000,000, up to 2 decimals; bottle, can and keg items only, with the other weight (both or neither, full above empty): an open container's weight converts to a fraction of it
+                         * @example 1250
+                         */
+                        full_weight_g?: number;
+                        /**
+                         * @description Grams of an empty container (its tare), 0 to 1,000,000, up to 2 decimals; bottle, can and keg items only, with the other weight (both or neither, full above empty): an open container's weight converts to a fraction of it
+                         * @example 480
+                         */
+                        empty_weight_g?: number;
+                        /**
+                         * @description The quantity the item is stocked up to, in its unit: zero or more, up to 3 decimals (invalid_quantity otherwise); orders recommended for it reach at least this
+                         * @example 12
+                         */
+                        par_level?: number;
                     };
                 };
             };
@@ -3459,6 +3500,9 @@ export interface paths {
                          *         "location": "main_bar",
                          *         "reorder_point": 6,
                          *         "cost_per_unit": 18.5,
+                         *         "full_weight_g": 1250,
+                         *         "empty_weight_g": 480,
+                         *         "par_level": 12,
                          *         "created_at": "2026-11-22T21:30:00.000Z",
                          *         "last_updated": "2026-11-22T21:30:00.000Z"
                          *       },
@@ -3526,6 +3570,21 @@ export interface paths {
                                  * @example 18.5
                                  */
                                 cost_per_unit: number;
+                                /**
+                                 * @description Grams of a full container (bottle, can or keg) for counting open ones by weight; null when not set
+                                 * @example 1250
+                                 */
+                                full_weight_g: number | null;
+                                /**
+                                 * @description Grams of an empty container (its tare); null when not set
+                                 * @example 480
+                                 */
+                                empty_weight_g: number | null;
+                                /**
+                                 * @description The quantity the item is stocked up to, in its unit; null without a par
+                                 * @example 12
+                                 */
+                                par_level: number | null;
                                 /**
                                  * Format: date-time
                                  * @description When it was created
@@ -3973,7 +4032,7 @@ export interface paths {
         };
         /**
          * List inventory items (alias of /v1/inventory/items)
-         * @description Filter by location, category and low_stock; search with q (every word in the name or SKU) or sku (exact); sort by name, quantity, last_updated, created_at, sku or category.
+         * @description Filter by location, category, low_stock and below_par; search with q (every word in the name or SKU) or sku (exact); sort by name, quantity, last_updated, created_at, sku or category.
          *
          *     Requires the `inventory:read` permission.
          */
@@ -4007,6 +4066,11 @@ export interface paths {
                      * @example true
                      */
                     low_stock?: boolean;
+                    /**
+                     * @description true: only items whose quantity is below their par_level; false: only items at or above it, or without a par (unlike low_stock=false, which filters nothing)
+                     * @example true
+                     */
+                    below_par?: boolean;
                     /**
                      * @description Search: items whose name or SKU contains every word of q, ignoring case (e.g. "titos 750")
                      * @example titos 750
@@ -4054,6 +4118,9 @@ export interface paths {
                          *           "location": "main_bar",
                          *           "reorder_point": 6,
                          *           "cost_per_unit": 18.5,
+                         *           "full_weight_g": 1250,
+                         *           "empty_weight_g": 480,
+                         *           "par_level": 12,
                          *           "created_at": "2026-11-22T21:30:00.000Z",
                          *           "last_updated": "2026-11-22T21:30:00.000Z"
                          *         }
@@ -4130,6 +4197,21 @@ export interface paths {
                                  * @example 18.5
                                  */
                                 cost_per_unit: number;
+                                /**
+                                 * @description Grams of a full container (bottle, can or keg) for counting open ones by weight; null when not set
+                                 * @example 1250
+                                 */
+                                full_weight_g: number | null;
+                                /**
+                                 * @description Grams of an empty container (its tare); null when not set
+                                 * @example 480
+                                 */
+                                empty_weight_g: number | null;
+                                /**
+                                 * @description The quantity the item is stocked up to, in its unit; null without a par
+                                 * @example 12
+                                 */
+                                par_level: number | null;
                                 /**
                                  * Format: date-time
                                  * @description When it was created
@@ -4572,6 +4654,9 @@ export interface paths {
                          *         "location": "main_bar",
                          *         "reorder_point": 6,
                          *         "cost_per_unit": 18.5,
+                         *         "full_weight_g": 1250,
+                         *         "empty_weight_g": 480,
+                         *         "par_level": 12,
                          *         "created_at": "2026-11-22T21:30:00.000Z",
                          *         "last_updated": "2026-11-22T21:30:00.000Z"
                          *       },
@@ -4639,6 +4724,21 @@ export interface paths {
                                  * @example 18.5
                                  */
                                 cost_per_unit: number;
+                                /**
+                                 * @description Grams of a full container (bottle, can or keg) for counting open ones by weight; null when not set
+                                 * @example 1250
+                                 */
+                                full_weight_g: number | null;
+                                /**
+                                 * @description Grams of an empty container (its tare); null when not set
+                                 * @example 480
+                                 */
+                                empty_weight_g: number | null;
+                                /**
+                                 * @description The quantity the item is stocked up to, in its unit; null without a par
+                                 * @example 12
+                                 */
+                                par_level: number | null;
                                 /**
                                  * Format: date-time
                                  * @description When it was created
@@ -5005,7 +5105,10 @@ export interface paths {
                      *       "size_ml": 750,
                      *       "case_size": 12,
                      *       "reorder_point": 6,
-                     *       "cost_per_unit": 18.5
+                     *       "cost_per_unit": 18.5,
+                     *       "full_weight_g": 1250,
+                     *       "empty_weight_g": 480,
+                     *       "par_level": 12
                      *     }
                      */
                     "application/json": {
@@ -5060,6 +5163,21 @@ export interface paths {
                          * @example 18.5
                          */
                         cost_per_unit?: number;
+                        /**
+                         * @description Grams of a full container; null (with empty_weight_g null) clears the weights
+                         * @example 1250
+                         */
+                        full_weight_g?: number | null;
+                        /**
+                         * @description Grams of an empty container; null (with full_weight_g null) clears the weights
+                         * @example 480
+                         */
+                        empty_weight_g?: number | null;
+                        /**
+                         * @description The quantity the item is stocked up to, zero or more, up to 3 decimals; null clears it
+                         * @example 12
+                         */
+                        par_level?: number | null;
                     };
                 };
             };
@@ -5089,6 +5207,9 @@ export interface paths {
                          *         "location": "main_bar",
                          *         "reorder_point": 6,
                          *         "cost_per_unit": 18.5,
+                         *         "full_weight_g": 1250,
+                         *         "empty_weight_g": 480,
+                         *         "par_level": 12,
                          *         "created_at": "2026-11-22T21:30:00.000Z",
                          *         "last_updated": "2026-11-22T21:30:00.000Z"
                          *       },
@@ -5156,6 +5277,21 @@ export interface paths {
                                  * @example 18.5
                                  */
                                 cost_per_unit: number;
+                                /**
+                                 * @description Grams of a full container (bottle, can or keg) for counting open ones by weight; null when not set
+                                 * @example 1250
+                                 */
+                                full_weight_g: number | null;
+                                /**
+                                 * @description Grams of an empty container (its tare); null when not set
+                                 * @example 480
+                                 */
+                                empty_weight_g: number | null;
+                                /**
+                                 * @description The quantity the item is stocked up to, in its unit; null without a par
+                                 * @example 12
+                                 */
+                                par_level: number | null;
                                 /**
                                  * Format: date-time
                                  * @description When it was created
@@ -6968,7 +7104,11 @@ export interface paths {
                          *             "expected": 11.4,
                          *             "actual": 10.5,
                          *             "variance": -0.9,
-                         *             "notes": "one open bottle"
+                         *             "notes": "one open bottle",
+                         *             "weights_g": [
+                         *               812.5,
+                         *               640
+                         *             ]
                          *           }
                          *         ]
                          *       },
@@ -7040,6 +7180,14 @@ export interface paths {
                                      * @example one open bottle
                                      */
                                     notes: string | null;
+                                    /**
+                                     * @description The open containers’ weights the line was counted from (weight_g as a list of one); null when counted by eye. In CSV, separated by spaces
+                                     * @example [
+                                     *       812.5,
+                                     *       640
+                                     *     ]
+                                     */
+                                    weights_g: number[] | null;
                                 }[];
                             };
                             /** @description The request’s id and time, on every /v1 answer */
@@ -7911,7 +8059,7 @@ export interface paths {
         put?: never;
         /**
          * Record a physical inventory count
-         * @description Sets stock to the counted quantities and reports differences from theoretical stock in variance_detected.
+         * @description Sets stock to the counted quantities and reports differences from theoretical stock in variance_detected. A line may weigh open containers (weight_g, or weights_g for several) of an item with full_weight_g and empty_weight_g: each adds its fraction of a unit to quantity. Any refused line refuses the whole count.
          *
          *     Requires the `inventory:write` permission.
          */
@@ -7939,6 +8087,10 @@ export interface paths {
                      *         {
                      *           "item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
                      *           "quantity": 10.5,
+                     *           "weight_g": 812.5,
+                     *           "weights_g": [
+                     *             812.5
+                     *           ],
                      *           "notes": "one open bottle"
                      *         }
                      *       ]
@@ -7969,10 +8121,17 @@ export interface paths {
                              */
                             item_id: string;
                             /**
-                             * @description What was counted, in the item’s unit (partial bottles as decimals, e.g. 10.5): zero or more, up to 3 decimals
+                             * @description What was counted, in the item’s unit (partial bottles as decimals, e.g. 10.5): zero or more, up to 3 decimals. With weight_g or weights_g: the full units only
                              * @example 10.5
                              */
                             quantity: number;
+                            /**
+                             * @description The weight of one open container, in grams, counted on top of quantity (the item needs full_weight_g and empty_weight_g): up to 2 decimals, from the empty weight less 5 % of the liquid’s weight (full − empty) to the full weight plus 5 % (invalid_quantity otherwise). Each adds (weight − empty) / (full − empty), clamped to 0..1
+                             * @example 812.5
+                             */
+                            weight_g?: number;
+                            /** @description The weights of several open containers, in grams (1 to 50), each counted on top of quantity; instead of weight_g */
+                            weights_g?: number[];
                             /**
                              * @description Up to 1,000 characters
                              * @example one open bottle
@@ -36419,7 +36578,7 @@ export interface webhooks {
                              */
                             location: string;
                             /**
-                             * @description Twice the reorder point minus current_quantity, in the item’s unit, rounded up to whole cases when the item has a case size
+                             * @description The item’s par_level (without one: twice the reorder point) minus current_quantity, in the item’s unit, rounded up to whole cases when the item has a case size; 0 when stock is at or above par
                              * @example 6
                              */
                             recommended_order: number;
