@@ -29284,7 +29284,7 @@ export interface paths {
         };
         /**
          * Recommend what to order
-         * @description Per item with a stored demand forecast (14 days of sales history or more): forecast demand over days_ahead plus the distributor’s lead time, plus safety stock at a 95 % service level from the back-test error, minus stock and what is on order, rounded up to whole cases. Items without a forecast are left out. See docs/forecasts.md.
+         * @description Per item with a stored demand forecast (14 days of sales history or more): forecast demand over days_ahead plus the distributor’s lead time, plus safety stock at a 95 % service level from the back-test error, or the item’s par_level where that is more, minus stock and what is on order, rounded up to whole cases. An item without a forecast is ordered up to its par_level, and left out without one. See docs/ordering.md.
          *
          *     Requires the `ordering:read` permission.
          */
@@ -29338,7 +29338,8 @@ export interface paths {
                          *             "recommended_order": 12,
                          *             "unit": "bottle",
                          *             "reason": "Forecast demand of 13.6 bottle over 7 days, plus 2.1 bottle safety stock (95 % service level), less 4 bottle in stock and 0 bottle on order, leaves 11.7 bottle short: order 12 bottle (1 cases of 12).",
-                         *             "confidence": 0.82
+                         *             "confidence": 0.82,
+                         *             "par_level": 12
                          *           }
                          *         ],
                          *         "total_recommended_amount": 222
@@ -29380,7 +29381,7 @@ export interface paths {
                                      */
                                     current_stock: number;
                                     /**
-                                     * @description Stored forecast demand over days_ahead plus lead time, in the item unit
+                                     * @description Stored forecast demand over days_ahead plus lead time, in the item unit; 0 for an item under 14 days of history ordered up to its par
                                      * @example 13.6
                                      */
                                     forecasted_demand: number;
@@ -29400,10 +29401,15 @@ export interface paths {
                                      */
                                     reason: string;
                                     /**
-                                     * @description Fraction 0..1: 1 − the forecast back-test WAPE (docs/forecasts.md)
+                                     * @description Fraction 0..1: 1 − the forecast back-test WAPE (docs/forecasts.md); 0 for an order up to par without a forecast
                                      * @example 0.82
                                      */
                                     confidence: number;
+                                    /**
+                                     * @description The item’s par level, in its unit: the order reaches at least this (the reason says when the par, not the forecast, set it); null without a par
+                                     * @example 12
+                                     */
+                                    par_level: number | null;
                                 }[];
                                 /**
                                  * @description Cost of every recommended order at distributor or item cost prices, in the account currency
