@@ -32926,6 +32926,8 @@ export interface paths {
                          *           "items_counted_share": 0.5,
                          *           "items_without_counts": 1,
                          *           "stale_count_items": 0,
+                         *           "items_counted_by_weight": 0,
+                         *           "items_counted_by_eye": 1,
                          *           "unmapped_pos_items": [
                          *             {
                          *               "connection_id": "pos_01jd3kq7w2e4r6t8y0u2i4o6p8",
@@ -33008,6 +33010,8 @@ export interface paths {
                              *         "items_counted_share": 0.5,
                              *         "items_without_counts": 1,
                              *         "stale_count_items": 0,
+                             *         "items_counted_by_weight": 0,
+                             *         "items_counted_by_eye": 1,
                              *         "unmapped_pos_items": [
                              *           {
                              *             "connection_id": "pos_01jd3kq7w2e4r6t8y0u2i4o6p8",
@@ -33133,6 +33137,10 @@ export interface paths {
                                     items_without_counts: number;
                                     /** @description Items whose latest count is over 14 days before the end of the period */
                                     stale_count_items: number;
+                                    /** @description Items of `items` whose closing count weighed open containers (weight_g or weights_g on the count line) */
+                                    items_counted_by_weight: number;
+                                    /** @description Items of `items` whose closing count gave quantity alone (open containers estimated, e.g. in tenths); with items_counted_by_weight, every item of `items` */
+                                    items_counted_by_eye: number;
                                     /** @description The 10 unmapped POS items with the most revenue in the period */
                                     unmapped_pos_items: {
                                         /**
