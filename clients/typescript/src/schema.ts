@@ -332,7 +332,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -684,7 +684,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1088,7 +1088,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  */
                 400: {
@@ -1562,7 +1562,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2003,7 +2003,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2428,7 +2428,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3048,7 +3048,7 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3603,9 +3603,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  *     - `invalid_unit`: Unit not one of bottle, can, keg, case, each, ml, liter, oz, gallon, g, kg, lb; or a recipe ingredient's unit that does not convert to its item's unit (`details.parameter` e.g. `ingredients[1].unit`, `details.allowed_units`)
                  */
                 400: {
@@ -4276,7 +4276,7 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4756,7 +4756,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5310,8 +5310,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  *     - `invalid_unit`: Unit not one of bottle, can, keg, case, each, ml, liter, oz, gallon, g, kg, lb; or a recipe ingredient's unit that does not convert to its item's unit (`details.parameter` e.g. `ingredients[1].unit`, `details.allowed_units`)
                  */
                 400: {
@@ -5786,7 +5786,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6233,7 +6233,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6722,7 +6722,7 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7208,7 +7208,7 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7723,7 +7723,7 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8241,9 +8241,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  */
                 400: {
                     headers: {
@@ -8799,7 +8799,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  */
                 400: {
@@ -9260,7 +9260,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9624,7 +9624,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10095,7 +10095,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10559,9 +10559,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  *     - `invalid_unit`: Unit not one of bottle, can, keg, case, each, ml, liter, oz, gallon, g, kg, lb; or a recipe ingredient's unit that does not convert to its item's unit (`details.parameter` e.g. `ingredients[1].unit`, `details.allowed_units`)
                  */
                 400: {
@@ -11102,7 +11102,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11610,8 +11610,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  *     - `invalid_unit`: Unit not one of bottle, can, keg, case, each, ml, liter, oz, gallon, g, kg, lb; or a recipe ingredient's unit that does not convert to its item's unit (`details.parameter` e.g. `ingredients[1].unit`, `details.allowed_units`)
                  */
                 400: {
@@ -12041,7 +12041,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12512,7 +12512,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12984,7 +12984,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  *     - `pos_not_supported`: `pos_type` is not one of toast, square, clover, lightspeed, simphony, spoton, revel (docs/pos.md)
                  *     - `invalid_credentials`: POS credentials of the wrong shape for the pos_type (`details.parameter` names the field), or refused by the vendor at login
@@ -13603,7 +13603,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14092,7 +14092,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), a `push_secret` given for one (`details.parameter`), or a push to (or `GET` of) an app-level URL for a vendor without one (all but Clover)
                  */
                 400: {
@@ -14522,7 +14522,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15024,7 +15024,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  */
                 400: {
@@ -15618,7 +15618,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16098,7 +16098,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16613,7 +16613,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17132,7 +17132,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  *     - `invalid_unit`: Unit not one of bottle, can, keg, case, each, ml, liter, oz, gallon, g, kg, lb; or a recipe ingredient's unit that does not convert to its item's unit (`details.parameter` e.g. `ingredients[1].unit`, `details.allowed_units`)
                  */
@@ -17674,7 +17674,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `invalid_unit`: Unit not one of bottle, can, keg, case, each, ml, liter, oz, gallon, g, kg, lb; or a recipe ingredient's unit that does not convert to its item's unit (`details.parameter` e.g. `ingredients[1].unit`, `details.allowed_units`)
                  */
                 400: {
@@ -18109,7 +18109,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18511,7 +18511,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19016,7 +19016,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  *     - `auto_map_failed`: Auto-map on a connection with no POS products yet (sync or import sales first)
                  */
@@ -19509,7 +19509,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), a `push_secret` given for one (`details.parameter`), or a push to (or `GET` of) an app-level URL for a vendor without one (all but Clover)
                  */
                 400: {
@@ -19961,7 +19961,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), a `push_secret` given for one (`details.parameter`), or a push to (or `GET` of) an app-level URL for a vendor without one (all but Clover)
                  */
                 400: {
@@ -20336,7 +20336,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), a `push_secret` given for one (`details.parameter`), or a push to (or `GET` of) an app-level URL for a vendor without one (all but Clover)
                  */
                 400: {
@@ -20789,9 +20789,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  */
                 400: {
                     headers: {
@@ -21319,7 +21319,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21720,7 +21720,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  */
                 400: {
@@ -22205,7 +22205,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22632,7 +22632,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23057,7 +23057,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23545,7 +23545,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24026,7 +24026,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  */
                 400: {
@@ -24550,7 +24550,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  */
                 400: {
@@ -25037,7 +25037,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25491,7 +25491,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  */
                 400: {
@@ -25988,7 +25988,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26485,7 +26485,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26910,7 +26910,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27341,7 +27341,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27777,9 +27777,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `invalid_unit`: Unit not one of bottle, can, keg, case, each, ml, liter, oz, gallon, g, kg, lb; or a recipe ingredient's unit that does not convert to its item's unit (`details.parameter` e.g. `ingredients[1].unit`, `details.allowed_units`)
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  */
                 400: {
                     headers: {
@@ -28292,7 +28292,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -28852,9 +28852,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  *     - `invalid_unit`: Unit not one of bottle, can, keg, case, each, ml, liter, oz, gallon, g, kg, lb; or a recipe ingredient's unit that does not convert to its item's unit (`details.parameter` e.g. `ingredients[1].unit`, `details.allowed_units`)
                  *     - `item_not_available`: The item's category is not in the distributor's `supported_categories`, or the distributor has a catalog without the item
                  *     - `insufficient_stock`: More than the catalog entry's `available_quantity` is ordered (`details.available_quantity`, `details.requested_quantity`, in item units)
@@ -29421,7 +29421,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -29990,7 +29990,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -30613,9 +30613,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `below_min_order`: At submit, the order total is below the distributor's `min_order_amount` (`details.total_amount`, `details.min_order_amount`)
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  *     - `invalid_unit`: Unit not one of bottle, can, keg, case, each, ml, liter, oz, gallon, g, kg, lb; or a recipe ingredient's unit that does not convert to its item's unit (`details.parameter` e.g. `ingredients[1].unit`, `details.allowed_units`)
                  *     - `item_not_available`: The item's category is not in the distributor's `supported_categories`, or the distributor has a catalog without the item
                  *     - `insufficient_stock`: More than the catalog entry's `available_quantity` is ordered (`details.available_quantity`, `details.requested_quantity`, in item units)
@@ -31099,7 +31099,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -31716,7 +31716,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  *     - `below_min_order`: At submit, the order total is below the distributor's `min_order_amount` (`details.total_amount`, `details.min_order_amount`)
                  */
@@ -32383,9 +32383,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  */
                 400: {
                     headers: {
@@ -33168,7 +33168,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `invalid_date_range`: An analytics period whose `date_from` is after its `date_to`, or that spans more than 366 days (a date that does not parse is `invalid_parameter`)
                  *     - `insufficient_data`: A variance report where no item in scope has two counts to measure between (`details.items_in_scope`); a performance report whose period has neither mapped sales nor an item with two counts (`details.period`)
                  */
@@ -33648,7 +33648,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `forecast_unavailable`: GET /v1/analytics/forecast: no item in scope (location, category) has a stored demand forecast; an item needs 14 days of sales history and forecasts are refitted in the background (docs/forecasts.md)
                  */
                 400: {
@@ -34106,7 +34106,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `forecast_unavailable`: GET /v1/analytics/forecast: no item in scope (location, category) has a stored demand forecast; an item needs 14 days of sales history and forecasts are refitted in the background (docs/forecasts.md)
                  */
                 400: {
@@ -34605,7 +34605,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -35156,7 +35156,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `invalid_date_range`: An analytics period whose `date_from` is after its `date_to`, or that spans more than 366 days (a date that does not parse is `invalid_parameter`)
                  *     - `insufficient_data`: A variance report where no item in scope has two counts to measure between (`details.items_in_scope`); a performance report whose period has neither mapped sales nor an item with two counts (`details.period`)
                  */
@@ -35616,7 +35616,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `invalid_date_range`: An analytics period whose `date_from` is after its `date_to`, or that spans more than 366 days (a date that does not parse is `invalid_parameter`)
                  */
                 400: {
@@ -36080,7 +36080,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `invalid_date_range`: An analytics period whose `date_from` is after its `date_to`, or that spans more than 366 days (a date that does not parse is `invalid_parameter`)
                  */
                 400: {
