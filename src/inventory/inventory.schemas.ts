@@ -197,7 +197,20 @@ export const CountBody = Type.Object(
       { minItems: 1, maxItems: 1000, description: '1 to 1,000 counted items' },
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // Given whole: composed from the fields' examples, a line would carry weight_g and weights_g at once.
+    examples: [
+      {
+        location: 'main_bar',
+        counted_by: 'Maria (closing shift)',
+        items: [
+          { item_id: 'item_01jd2x3v4w5y6z7a8b9c0d1e2f', quantity: 10.5, notes: 'one open bottle' },
+          { item_id: 'item_01jd2x4a5b6c7d8e9f0g1h2j3k', quantity: 3, weights_g: [812.5, 640] },
+        ],
+      },
+    ],
+  },
 )
 export type CountBody = Static<typeof CountBody>
 

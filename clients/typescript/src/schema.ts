@@ -8082,16 +8082,19 @@ export interface paths {
                      * @example {
                      *       "location": "main_bar",
                      *       "counted_by": "Maria (closing shift)",
-                     *       "counted_at": "2026-11-22T03:45:00Z",
                      *       "items": [
                      *         {
                      *           "item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
                      *           "quantity": 10.5,
-                     *           "weight_g": 812.5,
-                     *           "weights_g": [
-                     *             812.5
-                     *           ],
                      *           "notes": "one open bottle"
+                     *         },
+                     *         {
+                     *           "item_id": "item_01jd2x4a5b6c7d8e9f0g1h2j3k",
+                     *           "quantity": 3,
+                     *           "weights_g": [
+                     *             812.5,
+                     *             640
+                     *           ]
                      *         }
                      *       ]
                      *     }
