@@ -76,6 +76,8 @@ export const DataQuality = Type.Object(
     items_counted_share: Type.Number({ description: 'Share (0–1) of the items in scope with two counts to measure between' }),
     items_without_counts: Type.Integer({ description: 'Items in scope left out of `items` for lack of two counts' }),
     stale_count_items: Type.Integer({ description: 'Items whose latest count is over 14 days before the end of the period' }),
+    items_counted_by_weight: Type.Integer({ description: 'Items of `items` whose closing count weighed open containers (weight_g or weights_g on the count line)' }),
+    items_counted_by_eye: Type.Integer({ description: 'Items of `items` whose closing count gave quantity alone (open containers estimated, e.g. in tenths); with items_counted_by_weight, every item of `items`' }),
     unmapped_pos_items: Type.Array(UnmappedPosItem, { description: 'The 10 unmapped POS items with the most revenue in the period' }),
   },
   { description: 'How far the report can be trusted: unmapped sales and missing counts make variance look worse or better than it is' },
@@ -128,6 +130,8 @@ const VARIANCE_EXAMPLE = {
     items_counted_share: 0.5,
     items_without_counts: 1,
     stale_count_items: 0,
+    items_counted_by_weight: 0,
+    items_counted_by_eye: 1,
     unmapped_pos_items: [{ connection_id: 'pos_01jd3kq7w2e4r6t8y0u2i4o6p8', pos_item_id: 'TITO-DBL', name: "Tito's Vodka Dbl", revenue: 196 }],
   },
 }

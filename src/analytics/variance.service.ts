@@ -1,6 +1,6 @@
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { decimal, MONEY_DECIMALS, moneyOut, sum, QUANTITY_STORED_DECIMALS, quantityOut, scaledOut, sumScaled, toApiNumber, toScaled } from '../platform/decimal.js'
-import { itemsInScope, type ReportItem, wasteCostByReason } from '../inventory/stock-history.js'
+import { itemsCountedByWeight, itemsInScope, type ReportItem, wasteCostByReason } from '../inventory/stock-history.js'
 import { getLocation } from '../locations/locations.service.js'
 import { getSettings } from '../settings/settings.service.js'
 import { analyticsErrors } from './analytics.errors.js'
@@ -201,9 +201,15 @@ function revenueOf(db: Executor, tenant: Tenant, period: ReportPeriod, items: Re
   return posRevenue(db, tenant, { locations, from: period.from, to: period.to, top: UNMAPPED_LISTED })
 }
 
+/** How many of the report's items had their closing count taken by weight (an open container weighed), not by eye. */
+async function closingCountsByWeight(db: Executor, scored: ScoredItem[]): Promise<number> {
+  const weighed = await itemsCountedByWeight(db, scored.map(({ item, measured }) => ({ countId: measured.closing.countId, itemId: item.id })))
+  return weighed.size
+}
+
 function dataQuality(
   revenue: PosRevenue,
-  scope: { items: ReportItem[]; planned: number; plans: Map<string, ItemPlan>; bounds: Map<string, LocationBounds> },
+  scope: { items: ReportItem[]; planned: number; countedByWeight: number; plans: Map<string, ItemPlan>; bounds: Map<string, LocationBounds> },
 ) {
   const stale = scope.items.filter((item) => {
     const latest = scope.plans.get(item.id)?.latestCountedAt
@@ -216,6 +222,8 @@ function dataQuality(
     items_counted_share: scope.items.length === 0 ? 0 : toApiNumber(decimal(scope.planned).div(scope.items.length), 4),
     items_without_counts: scope.items.length - scope.planned,
     stale_count_items: stale.length,
+    items_counted_by_weight: scope.countedByWeight,
+    items_counted_by_eye: scope.planned - scope.countedByWeight,
     unmapped_pos_items: revenue.unmapped.map((entry) => ({ ...entry, revenue: moneyOut(entry.revenue) })),
   }
 }
@@ -256,6 +264,7 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
     )
   }
   const scored = explained.map(({ entry }) => entry)
+  const countedByWeight = await closingCountsByWeight(db, scored)
   const entries = largestLossFirst(explained.map(({ out }) => out))
   const totalLoss = sumScaled(entries.map((entry) => entry.loss))
   const expectedCost = sumScaled(entries.map((entry) => entry.expectedCost))
@@ -277,6 +286,6 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
       gross_loss_percentage: varianceRate(grossLoss, expectedCost),
       ...(await recordedWaste(db, scored)),
     },
-    data_quality: dataQuality(revenue, { items, planned: explained.length, plans, bounds }),
+    data_quality: dataQuality(revenue, { items, planned: explained.length, countedByWeight, plans, bounds }),
   }
 }

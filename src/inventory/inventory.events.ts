@@ -27,7 +27,7 @@ export const InventoryLowStockData = Type.Object(
     reorder_point: Type.Number({ description: 'The item’s reorder point, in the item’s unit', examples: [4] }),
     location: Type.String({ description: 'The item’s location id', examples: ['main_bar'] }),
     recommended_order: Type.Number({
-      description: 'Twice the reorder point minus current_quantity, in the item’s unit, rounded up to whole cases when the item has a case size',
+      description: 'The item’s par_level (without one: twice the reorder point) minus current_quantity, in the item’s unit, rounded up to whole cases when the item has a case size; 0 when stock is at or above par',
       examples: [6],
     }),
   },

@@ -23,9 +23,17 @@ export function rowToItem(row: ItemRow): InventoryItem {
     location: row.location_id,
     reorder_point: quantityOut(row.reorder_point),
     cost_per_unit: unitCostOut(row.cost_per_unit),
+    full_weight_g: nullableNumber(row.full_weight_g),
+    empty_weight_g: nullableNumber(row.empty_weight_g),
+    par_level: row.par_level === null ? null : quantityOut(row.par_level),
     created_at: row.created_at.toISOString(),
     last_updated: row.last_updated.toISOString(),
   }
+}
+
+/** A nullable numeric column as the API's number (its decimals as stored), or null. */
+function nullableNumber(value: string | null): number | null {
+  return value === null ? null : Number(value)
 }
 
 function liveItems(db: Executor, tenant: Tenant) {
@@ -112,6 +120,9 @@ function filteredItems(db: Executor, tenant: Tenant, query: ListItemsQuery) {
   if (query.location) select = select.where('location_id', '=', query.location)
   if (query.category) select = select.where('category', '=', query.category)
   if (query.low_stock) select = select.whereRef('quantity', '<', 'reorder_point')
+  // below_par=false is the complement: at or above par, or without one.
+  if (query.below_par === true) select = select.whereRef('quantity', '<', 'par_level')
+  if (query.below_par === false) select = select.where((eb) => eb.or([eb('par_level', 'is', null), eb('quantity', '>=', eb.ref('par_level'))]))
   if (query.sku) select = select.where('sku', '=', query.sku)
   for (const word of searchWords(query.q)) {
     const pattern = `%${word.replace(/[\\%_]/g, (character) => `\\${character}`)}%`
@@ -239,6 +250,7 @@ function rowToCountLine(line: Selectable<InventoryCountLineTable>): CountLine {
     actual: quantityOut(line.actual),
     variance: quantityOut(decimal(line.actual).minus(line.expected)),
     notes: line.notes,
+    weights_g: line.weights_g && line.weights_g.map(Number),
   }
 }
 

@@ -61,7 +61,7 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
   const listSchema = {
     tags,
     summary: 'List inventory items',
-    description: 'Filter by location, category and low_stock; search with q (every word in the name or SKU) or sku (exact: one product at every location); sort by name, quantity, last_updated, created_at, sku or category.',
+    description: 'Filter by location, category, low_stock and below_par; search with q (every word in the name or SKU) or sku (exact: one product at every location); sort by name, quantity, last_updated, created_at, sku or category.',
     querystring: ListItemsQuery,
     response: { 200: jsonOrCsv(listEnvelope(InventoryItem), columnsOf(InventoryItem)) },
   }
@@ -225,7 +225,8 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
       schema: {
         tags,
         summary: 'Record a physical inventory count',
-        description: 'Sets stock to the counted quantities and reports differences from theoretical stock in variance_detected.',
+        description:
+          'Sets stock to the counted quantities and reports differences from theoretical stock in variance_detected. A line may weigh open containers (weight_g, or weights_g for several) of an item with full_weight_g and empty_weight_g: each adds its fraction of a unit to quantity. Any refused line refuses the whole count.',
         body: CountBody,
         response: { 201: envelope(CountResult) },
       },

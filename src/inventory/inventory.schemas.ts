@@ -9,6 +9,18 @@ const Category = StringEnum(CATEGORIES, { description: `One of ${CATEGORIES.join
 const UnitField = Type.String({ description: `One of ${UNITS.join(', ')} (invalid_unit otherwise)`, examples: ['bottle'] })
 const QuantityField = Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'In the item’s unit: zero or more, up to 3 decimals (invalid_quantity otherwise), at most 1,000,000,000', examples: [12] })
 const Money = Type.Number({ minimum: 0, maximum: NUMBER_LIMITS.money, description: 'Cost of one unit in the account currency: exact decimal, up to 4 decimals kept; 0 to 1,000,000,000', examples: [18.5] })
+/** The heaviest weight taken, in grams (a tonne: far above any full keg). */
+export const MAX_WEIGHT_G = 1_000_000
+/** Decimals of a weight in grams (a kitchen or bar scale shows 1 g or 0.1 g). */
+export const WEIGHT_DECIMALS = 2
+const ContainerWeight = (which: string, example: number) =>
+  Type.Number({
+    minimum: 0,
+    maximum: MAX_WEIGHT_G,
+    description: `Grams ${which}, 0 to 1,000,000, up to 2 decimals; bottle, can and keg items only, with the other weight (both or neither, full above empty): an open container's weight converts to a fraction of it`,
+    examples: [example],
+  })
+const ParLevel = Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'The quantity the item is stocked up to, in its unit: zero or more, up to 3 decimals (invalid_quantity otherwise); orders recommended for it reach at least this', examples: [12] })
 
 export const InventoryItem = Type.Object({
   id: Type.String({ description: 'The item’s id', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
@@ -22,6 +34,9 @@ export const InventoryItem = Type.Object({
   location: Type.String({ description: 'The location id it is kept at', examples: ['main_bar'] }),
   reorder_point: Type.Number({ description: 'Below this quantity the item is low on stock (0: never)', examples: [6] }),
   cost_per_unit: Type.Number({ description: 'Cost of one unit, in the account currency', examples: [18.5] }),
+  full_weight_g: Nullable(Type.Number({ description: 'Grams of a full container (bottle, can or keg) for counting open ones by weight; null when not set', examples: [1250] })),
+  empty_weight_g: Nullable(Type.Number({ description: 'Grams of an empty container (its tare); null when not set', examples: [480] })),
+  par_level: Nullable(Type.Number({ description: 'The quantity the item is stocked up to, in its unit; null without a par', examples: [12] })),
   created_at: { ...Timestamp, description: 'When it was created' },
   last_updated: { ...Timestamp, description: 'When its quantity or fields last changed' },
 })
@@ -45,6 +60,9 @@ const itemFields = {
   location: Type.String({ minLength: 1, maxLength: 63, description: 'The location id it is kept at (location_not_found otherwise)', examples: ['main_bar'] }),
   reorder_point: Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'In the item’s unit: zero or more, at most 1,000,000,000; the item is low on stock below it. Default 0', examples: [6] }),
   cost_per_unit: Money,
+  full_weight_g: ContainerWeight('of a full container', 1250),
+  empty_weight_g: ContainerWeight('of an empty container (its tare)', 480),
+  par_level: ParLevel,
 }
 
 export const CreateItemBody = Type.Object(
@@ -59,6 +77,9 @@ export const CreateItemBody = Type.Object(
     case_size: Type.Optional(itemFields.case_size),
     reorder_point: Type.Optional(itemFields.reorder_point),
     cost_per_unit: Type.Optional(itemFields.cost_per_unit),
+    full_weight_g: Type.Optional(itemFields.full_weight_g),
+    empty_weight_g: Type.Optional(itemFields.empty_weight_g),
+    par_level: Type.Optional(itemFields.par_level),
   },
   { additionalProperties: false },
 )
@@ -76,6 +97,9 @@ export const UpdateItemBody = Type.Object(
     case_size: Type.Optional(Nullable(itemFields.case_size, 'Units per case, 1 to 10,000; null clears it')),
     reorder_point: Type.Optional(itemFields.reorder_point),
     cost_per_unit: Type.Optional(itemFields.cost_per_unit),
+    full_weight_g: Type.Optional(Nullable(itemFields.full_weight_g, 'Grams of a full container; null (with empty_weight_g null) clears the weights')),
+    empty_weight_g: Type.Optional(Nullable(itemFields.empty_weight_g, 'Grams of an empty container; null (with full_weight_g null) clears the weights')),
+    par_level: Type.Optional(Nullable(itemFields.par_level, 'The quantity the item is stocked up to, zero or more, up to 3 decimals; null clears it')),
   },
   { additionalProperties: false, minProperties: 1 },
 )
@@ -90,6 +114,12 @@ export const ListItemsQuery = Type.Object(
     location: Type.Optional(Type.String({ description: 'Only items at this location id', examples: ['main_bar'] })),
     category: Type.Optional(Category),
     low_stock: Type.Optional(Type.Boolean({ description: 'true: only items whose quantity is below their reorder point', examples: [true] })),
+    below_par: Type.Optional(
+      Type.Boolean({
+        description: 'true: only items whose quantity is below their par_level; false: only items at or above it, or without a par (unlike low_stock=false, which filters nothing)',
+        examples: [true],
+      }),
+    ),
     q: Type.Optional(
       Type.String({
         minLength: 1,
@@ -129,6 +159,16 @@ export const StockMovement = Type.Object({
 })
 export type StockMovement = Static<typeof StockMovement>
 
+/** Open containers one count line may weigh. */
+export const MAX_WEIGHED_CONTAINERS = 50
+const CountedWeight = (description: string) =>
+  Type.Number({
+    ...domainMinimum(0),
+    maximum: MAX_WEIGHT_G,
+    description: `${description}: up to 2 decimals, from the empty weight less 5 % of the liquid’s weight (full − empty) to the full weight plus 5 % (invalid_quantity otherwise). Each adds (weight − empty) / (full − empty), clamped to 0..1`,
+    examples: [812.5],
+  })
+
 export const CountBody = Type.Object(
   {
     location: Type.String({ minLength: 1, description: 'The counted location id (location_not_found otherwise)', examples: ['main_bar'] }),
@@ -144,7 +184,19 @@ export const CountBody = Type.Object(
       Type.Object(
         {
           item_id: Type.String({ description: 'A counted item at the location, each at most once', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
-          quantity: { ...QuantityField, description: 'What was counted, in the item’s unit (partial bottles as decimals, e.g. 10.5): zero or more, up to 3 decimals', examples: [10.5] },
+          quantity: {
+            ...QuantityField,
+            description: 'What was counted, in the item’s unit (partial bottles as decimals, e.g. 10.5): zero or more, up to 3 decimals. With weight_g or weights_g: the full units only',
+            examples: [10.5],
+          },
+          weight_g: Type.Optional(CountedWeight('The weight of one open container, in grams, counted on top of quantity (the item needs full_weight_g and empty_weight_g)')),
+          weights_g: Type.Optional(
+            Type.Array(CountedWeight('An open container’s weight in grams'), {
+              minItems: 1,
+              maxItems: MAX_WEIGHED_CONTAINERS,
+              description: `The weights of several open containers, in grams (1 to ${MAX_WEIGHED_CONTAINERS}), each counted on top of quantity; instead of weight_g`,
+            }),
+          ),
           notes: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()], { description: 'Up to 1,000 characters', examples: ['one open bottle'] })),
         },
         { additionalProperties: false },
@@ -152,7 +204,20 @@ export const CountBody = Type.Object(
       { minItems: 1, maxItems: 1000, description: '1 to 1,000 counted items' },
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // Given whole: composed from the fields' examples, a line would carry weight_g and weights_g at once.
+    examples: [
+      {
+        location: 'main_bar',
+        counted_by: 'Maria (closing shift)',
+        items: [
+          { item_id: 'item_01jd2x3v4w5y6z7a8b9c0d1e2f', quantity: 10.5, notes: 'one open bottle' },
+          { item_id: 'item_01jd2x4a5b6c7d8e9f0g1h2j3k', quantity: 3, weights_g: [812.5, 640] },
+        ],
+      },
+    ],
+  },
 )
 export type CountBody = Static<typeof CountBody>
 
@@ -223,7 +288,16 @@ export type CountSummary = Static<typeof CountSummary>
 export const CountParams = Type.Object({ count_id: Type.String({ description: 'The count’s id', examples: ['cnt_01jd3a9b8c7d6e5f4g3h2j1k0m'] }) })
 export const CountQuery = Type.Object({ ...FormatQuery }, { additionalProperties: false })
 
-const CountLine = Type.Object({ ...VarianceEntry.properties, notes: Nullable(Type.String({ description: 'The counter’s note', examples: ['one open bottle'] })) })
+const CountLine = Type.Object({
+  ...VarianceEntry.properties,
+  notes: Nullable(Type.String({ description: 'The counter’s note', examples: ['one open bottle'] })),
+  weights_g: Nullable(
+    Type.Array(Type.Number({ description: 'Grams', examples: [812.5] }), {
+      description: 'The open containers’ weights the line was counted from (weight_g as a list of one); null when counted by eye. In CSV, separated by spaces',
+      examples: [[812.5, 640]],
+    }),
+  ),
+})
 export type CountLine = Static<typeof CountLine>
 
 export const CountDetail = Type.Object({

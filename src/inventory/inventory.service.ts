@@ -48,6 +48,7 @@ import type {
   ListItemsQuery,
   UpdateItemBody,
 } from './inventory.schemas.js'
+import { countedQuantity, itemWeightsAfter } from './container-weights.js'
 import { notifyIfNewlyLow, setStock } from './stock-ledger.js'
 import { isUnit, UNITS } from './units.js'
 
@@ -67,6 +68,12 @@ export function parseQuantity(value: number, field: string): Decimal {
 
 function checkUnit(unit: string): void {
   if (!isUnit(unit)) throw inventoryErrors.invalidUnit([unit, UNITS.join(', ')], { parameter: 'unit', value: unit })
+}
+
+/** A par level from the API as its column's value: null clears it, absent (undefined) keeps it. Throws invalid_quantity. */
+function parLevelColumn(value: number | null | undefined): string | null | undefined {
+  if (value === undefined || value === null) return value
+  return toDbNumeric(parseQuantity(value, 'par_level'))
 }
 
 function checkCost(value: number | undefined): void {
@@ -220,7 +227,9 @@ export async function createItemRow(trx: Trx, tenant: Tenant, input: CreateItemB
   checkUnit(input.unit)
   const quantity = parseQuantity(input.quantity, 'quantity')
   const reorderPoint = parseQuantity(input.reorder_point ?? 0, 'reorder_point')
+  const parLevel = parLevelColumn(input.par_level) ?? null
   checkCost(input.cost_per_unit)
+  const weights = itemWeightsAfter(input.unit, input)
   await getLocation(trx, tenant, input.location)
   const product = { sku: input.sku, location_id: input.location, unit: input.unit, size_ml: input.size_ml ?? null }
   await checkProduct(trx, tenant, product)
@@ -242,6 +251,8 @@ export async function createItemRow(trx: Trx, tenant: Tenant, input: CreateItemB
         reorder_point: toDbNumeric(reorderPoint),
         cost_per_unit: toDbNumeric(input.cost_per_unit ?? 0),
         anchored_at: stockedAt,
+        ...weights,
+        par_level: parLevel,
       })
       .returningAll()
       .executeTakeFirstOrThrow(),
@@ -270,14 +281,20 @@ export async function updateItem(trx: Trx, tenant: Tenant, id: string, input: Up
   if (input.unit !== undefined) checkUnit(input.unit)
   const quantity = input.quantity === undefined ? undefined : parseQuantity(input.quantity, 'quantity')
   const reorderPoint = input.reorder_point === undefined ? undefined : parseQuantity(input.reorder_point, 'reorder_point')
+  const parLevel = parLevelColumn(input.par_level)
   checkCost(input.cost_per_unit)
+  // Checked whenever the weights or the unit change: weights stay valid for the unit they end up with.
+  const weights = itemWeightsAfter(input.unit ?? original.unit, input, original)
+  const changesWeights = input.full_weight_g !== undefined || input.empty_weight_g !== undefined
   if (input.location !== undefined) await getLocation(trx, tenant, input.location)
-  const { quantity: _q, location, reorder_point: _r, cost_per_unit, ...plain } = input
+  const { quantity: _q, location, reorder_point: _r, cost_per_unit, full_weight_g: _f, empty_weight_g: _e, par_level: _p, ...plain } = input
   const fields = {
     ...plain,
     ...(location !== undefined && { location_id: location }),
     ...(reorderPoint !== undefined && { reorder_point: toDbNumeric(reorderPoint) }),
     ...(cost_per_unit !== undefined && { cost_per_unit: toDbNumeric(cost_per_unit) }),
+    ...(changesWeights && weights),
+    ...(parLevel !== undefined && { par_level: parLevel }),
   }
   const changesFields = Object.keys(fields).length > 0
   const product = {
@@ -345,7 +362,8 @@ export type CountObserver = (trx: Trx, tenant: Tenant, count: RecordedCount) => 
  * Records a physical count: `expected` is each item's theoretical stock at counted_at. A count at or
  * after the item's anchor becomes its anchor: stock is what was counted plus what moved since counted_at
  * (deliveries, sales sold after it). A count back-dated before the anchor is history: recorded for
- * analytics, current stock unchanged. Emits inventory.updated per changed item and
+ * analytics, current stock unchanged. A line's weighed open containers (weight_g, weights_g) add their
+ * fractions of a unit to its quantity (container-weights.ts). Emits inventory.updated per changed item and
  * inventory.count_completed, then tells `observer` (variance events). Throws location_not_found,
  * item_not_found, invalid_quantity, invalid_parameter.
  */
@@ -354,7 +372,7 @@ export async function recordCount(trx: Trx, tenant: Tenant, input: CountBody, ob
   const ids = input.items.map((line) => line.item_id)
   const duplicate = ids.find((id, index) => ids.indexOf(id) !== index)
   if (duplicate) throw invalidParameter('items', duplicate, `item ${duplicate} is counted twice`)
-  const actuals = input.items.map((line, index) => parseQuantity(line.quantity, `items[${index}].quantity`))
+  const fullUnits = input.items.map((line, index) => parseQuantity(line.quantity, `items[${index}].quantity`))
   const items = await lockItemRows(trx, tenant, ids)
   // Taken under the lock: a change committed while this count waited is before it, not re-applied after it.
   const countedAt = parsePastTime(input.counted_at, 'counted_at')
@@ -365,6 +383,10 @@ export async function recordCount(trx: Trx, tenant: Tenant, input: CountBody, ob
       throw invalidParameter('items', id, `item ${id} is stored at ${item.location_id}, not ${input.location}`)
     }
   }
+  const counted = input.items.map((line, index) => {
+    const item = items.get(line.item_id) as ItemRow
+    return { line, item, ...countedQuantity(line, index, item, fullUnits[index] as Decimal) }
+  })
   const later = await changeAfter(trx, ids, countedAt)
   const countId = newId('cnt')
   const createdAt = new Date()
@@ -381,17 +403,17 @@ export async function recordCount(trx: Trx, tenant: Tenant, input: CountBody, ob
       created_at: createdAt,
     })
     .execute()
-  const counted = input.items.map((line, index) => ({ line, item: items.get(line.item_id) as ItemRow, actual: actuals[index] as Decimal }))
   const expected = await expectedAtCount(trx, [...items.values()], countedAt, later)
   await trx
     .insertInto('inventory_count_lines')
     .values(
-      counted.map(({ line, item, actual }) => ({
+      counted.map(({ line, item, actual, weights }) => ({
         count_id: countId,
         item_id: item.id,
         expected: toDbNumeric(expected.get(item.id) as Decimal),
         actual: toDbNumeric(actual),
         notes: line.notes ?? null,
+        weights_g: weights && weights.map(String),
         counted_at: countedAt,
         recorded_at: createdAt,
       })),

@@ -15,6 +15,11 @@ export interface InventoryItemTable {
   case_size: number | null
   reorder_point: Numeric
   cost_per_unit: Numeric
+  /** A full and an empty container's weight in grams (both or neither): partial containers are counted by weight. */
+  full_weight_g: Numeric | null
+  empty_weight_g: Numeric | null
+  /** The quantity the item is stocked up to; null without a par. */
+  par_level: Numeric | null
   created_at: Timestamp
   last_updated: Timestamp
   /** When the item's latest absolute quantity stands: sales sold at or before it are history. */
@@ -77,6 +82,8 @@ export interface InventoryCountLineTable {
   expected: Numeric
   actual: Numeric
   notes: string | null
+  /** The open containers' weights in grams the line was counted from; null when counted by eye. */
+  weights_g: ColumnType<string[] | null, string[] | null | undefined, string[] | null>
   /** The count's counted_at and created_at, copied so an item's counts read in time order from one index. */
   counted_at: Timestamp
   recorded_at: Timestamp

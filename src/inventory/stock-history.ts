@@ -29,6 +29,22 @@ export function itemCountLines(itemId: RawBuilder<string>, until: Date, keepBefo
       WHERE item_id = ${itemId} AND counted_at > ${keepAt} AND counted_at <= ${until})`
 }
 
+/** One count line: the count, and the item it counted. */
+export interface CountLineRef {
+  countId: string
+  itemId: string
+}
+
+/** The items whose line among `lines` was counted by weight (it keeps the open containers' weights), not by eye. */
+export async function itemsCountedByWeight(db: Executor, lines: CountLineRef[]): Promise<Set<string>> {
+  if (lines.length === 0) return new Set()
+  const result = await sql<{ item_id: string }>`
+    SELECT l.item_id FROM unnest(${lines.map((line) => line.countId)}::text[], ${lines.map((line) => line.itemId)}::text[]) AS s (count_id, item_id)
+    JOIN inventory_count_lines l ON l.count_id = s.count_id AND l.item_id = s.item_id
+    WHERE l.weights_g IS NOT NULL`.execute(db)
+  return new Set(result.rows.map((row) => row.item_id))
+}
+
 /** A span of one item's history: after `from`, up to and including `to`. */
 export interface HistorySpan {
   itemId: string

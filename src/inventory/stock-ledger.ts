@@ -26,11 +26,11 @@ export interface LedgerStep {
 }
 
 /**
- * The recommended order when an item runs low: enough to bring it back to twice its reorder point (the
- * par level), rounded up to whole cases when the item has a case size.
+ * The recommended order when an item runs low: enough to bring it back to its par level, or without one
+ * to twice its reorder point, rounded up to whole cases when the item has a case size.
  */
-export function recommendedOrder(quantity: Decimal, reorderPoint: Decimal, caseSize: number | null): number {
-  let amount = reorderPoint.times(2).minus(quantity)
+export function recommendedOrder(quantity: Decimal, reorderPoint: Decimal, parLevel: Decimal | null, caseSize: number | null): number {
+  let amount = (parLevel ?? reorderPoint.times(2)).minus(quantity)
   if (amount.lte(0)) return 0
   if (caseSize) amount = amount.div(caseSize).round(0, 3).times(caseSize)
   return quantityOut(amount)
@@ -152,7 +152,7 @@ function newlyLowStock(before: ItemRow | undefined, after: ItemRow): InventoryLo
     current_quantity: quantityOut(quantity),
     reorder_point: quantityOut(reorderPoint),
     location: after.location_id,
-    recommended_order: recommendedOrder(quantity, reorderPoint, after.case_size),
+    recommended_order: recommendedOrder(quantity, reorderPoint, after.par_level === null ? null : decimal(after.par_level), after.case_size),
   }
 }
 

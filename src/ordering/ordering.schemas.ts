@@ -279,11 +279,14 @@ export const Recommendation = Type.Object({
   inventory_item_id: Type.String({ description: 'The inventory item', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
   name: Type.String({ description: 'Its name', examples: ["Tito's Handmade Vodka 750ml"] }),
   current_stock: Type.Number({ description: 'In the item unit', examples: [4] }),
-  forecasted_demand: Type.Number({ description: 'Stored forecast demand over days_ahead plus lead time, in the item unit', examples: [13.6] }),
+  forecasted_demand: Type.Number({ description: 'Stored forecast demand over days_ahead plus lead time, in the item unit; 0 for an item under 14 days of history ordered up to its par', examples: [13.6] }),
   recommended_order: Type.Number({ description: 'In the item unit; whole cases when the item has a case size', examples: [12] }),
   unit: Type.String({ description: 'The item’s unit', examples: ['bottle'] }),
   reason: Type.String({ description: 'The numbers behind the order: demand, safety stock, stock, on order', examples: ['Forecast demand of 13.6 bottle over 7 days, plus 2.1 bottle safety stock (95 % service level), less 4 bottle in stock and 0 bottle on order, leaves 11.7 bottle short: order 12 bottle (1 cases of 12).'] }),
-  confidence: Type.Number({ description: 'Fraction 0..1: 1 − the forecast back-test WAPE (docs/forecasts.md)', examples: [0.82] }),
+  confidence: Type.Number({ description: 'Fraction 0..1: 1 − the forecast back-test WAPE (docs/forecasts.md); 0 for an order up to par without a forecast', examples: [0.82] }),
+  par_level: Nullable(
+    Type.Number({ description: 'The item’s par level, in its unit: the order reaches at least this (the reason says when the par, not the forecast, set it); null without a par', examples: [12] }),
+  ),
 })
 export type Recommendation = Static<typeof Recommendation>
 

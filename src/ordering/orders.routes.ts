@@ -85,7 +85,7 @@ export async function orderRoutes(app: App, options: OrderRoutesOptions) {
         tags,
         summary: 'Recommend what to order',
         description:
-          'Per item with a stored demand forecast (14 days of sales history or more): forecast demand over days_ahead plus the distributor’s lead time, plus safety stock at a 95 % service level from the back-test error, minus stock and what is on order, rounded up to whole cases. Items without a forecast are left out. See docs/forecasts.md.',
+          'Per item with a stored demand forecast (14 days of sales history or more): forecast demand over days_ahead plus the distributor’s lead time, plus safety stock at a 95 % service level from the back-test error, or the item’s par_level where that is more, minus stock and what is on order, rounded up to whole cases. An item without a forecast is ordered up to its par_level, and left out without one. See docs/ordering.md.',
         querystring: RecommendationsQuery,
         response: { 200: envelope(Recommendations) },
       },

@@ -55,35 +55,73 @@ export function demandOver(daily: Decimal[], days: number): Decimal {
   return stored.plus(sum(tail).div(tail.length).times(days - daily.length))
 }
 
-function recommend(item: InventoryItem, forecast: ItemDemandForecast, context: Context) {
-  const horizon = context.horizonDays
+/** What the forecast asks for over the horizon: its demand, and safety stock against its error. */
+interface ForecastNeed {
+  demand: Decimal
+  safety: Decimal
+  confidence: number
+}
+
+function forecastNeed(forecast: ItemDemandForecast, horizon: number): ForecastNeed {
   const demand = demandOver(forecast.daily, horizon)
   const safety = SAFETY_FACTOR.times(forecast.dailyErrorStdDev).times(decimal(horizon).sqrt())
+  return { demand, safety, confidence: forecast.confidence }
+}
+
+/** Which target the order fills: the forecast need, or the par level where it asks for more (or there is no forecast). */
+type OrderBasis = { kind: 'forecast'; need: ForecastNeed } | { kind: 'par'; par: Decimal; need: ForecastNeed | undefined }
+
+function basisOf(need: ForecastNeed | undefined, parLevel: number | null): OrderBasis | undefined {
+  if (parLevel === null) return need && { kind: 'forecast', need }
+  const par = decimal(parLevel)
+  if (need && need.demand.plus(need.safety).gte(par)) return { kind: 'forecast', need }
+  return { kind: 'par', par, need }
+}
+
+/** The reason's sentence up to the stock it subtracts: what the order fills up to, and why that. */
+function targetText(basis: OrderBasis, unit: string, context: Context): string {
+  const forecastText = (need: ForecastNeed) => {
+    const horizon = context.horizonDays
+    const days = context.leadTimeDays > 0 ? `${horizon - context.leadTimeDays} days plus ${context.leadTimeDays} days lead time` : `${horizon} days`
+    return `Forecast demand of ${quantityOut(need.demand)} ${unit} over ${days}, plus ${quantityOut(need.safety)} ${unit} safety stock (95 % service level)`
+  }
+  if (basis.kind === 'forecast') return forecastText(basis.need)
+  const par = `${quantityOut(basis.par)} ${unit}`
+  if (basis.need) return `${forecastText(basis.need)}, is under the par level of ${par}, so the order fills up to par: ${par}`
+  return `No demand forecast yet (under 14 days of sales history): ordering up to the par level of ${par}`
+}
+
+function recommend(item: InventoryItem, forecast: ItemDemandForecast | undefined, context: Context) {
+  const need = forecast && forecastNeed(forecast, context.horizonDays)
+  const basis = basisOf(need, item.par_level)
+  if (!basis) return undefined
+  const target = basis.kind === 'par' ? basis.par : basis.need.demand.plus(basis.need.safety)
   // Stock below zero means a delivery or count is missing, not that more must be bought.
   const stock = decimal(item.quantity).lt(0) ? ZERO : decimal(item.quantity)
   const onOrder = decimal(context.onOrder.get(item.id) ?? 0)
-  const shortfall = demand.plus(safety).minus(stock).minus(onOrder)
+  const shortfall = target.minus(stock).minus(onOrder)
   if (shortfall.lte(0)) return undefined
   const amount = roundUpToOrderable(shortfall, item.case_size)
   const unit = item.unit
-  const days = context.leadTimeDays > 0 ? `${horizon - context.leadTimeDays} days plus ${context.leadTimeDays} days lead time` : `${horizon} days`
   const cases = item.case_size ? ` (${quantityOut(amount.div(item.case_size))} cases of ${item.case_size})` : ''
   const reason =
-    `Forecast demand of ${quantityOut(demand)} ${unit} over ${days}, plus ${quantityOut(safety)} ${unit} safety stock (95 % service level), ` +
-    `less ${quantityOut(stock)} ${unit} in stock and ${quantityOut(onOrder)} ${unit} on order, leaves ${quantityOut(shortfall)} ${unit} short: ` +
-    `order ${quantityOut(amount)} ${unit}${cases}.`
+    `${targetText(basis, unit, context)}, less ${quantityOut(stock)} ${unit} in stock and ${quantityOut(onOrder)} ${unit} on order, ` +
+    `leaves ${quantityOut(shortfall)} ${unit} short: order ${quantityOut(amount)} ${unit}${cases}.`
   const recommendation: Recommendation = {
     inventory_item_id: item.id,
     name: item.name,
     current_stock: item.quantity,
-    forecasted_demand: quantityOut(demand),
+    // Without a forecast (ordering up to par alone) there is no demand or back-test to show: 0 for both.
+    forecasted_demand: quantityOut(need?.demand ?? ZERO),
     recommended_order: quantityOut(amount),
     unit,
     reason,
-    confidence: forecast.confidence,
+    confidence: need?.confidence ?? 0,
+    par_level: item.par_level,
   }
-  // Days until what is at hand and on order runs out at the horizon's mean rate: the most urgent come first.
-  const meanDaily = demand.div(horizon)
+  // Days until what is at hand and on order runs out at the horizon's mean rate: the most urgent come
+  // first, and items without a forecast (whose cover is unknown) last.
+  const meanDaily = (need?.demand ?? ZERO).div(context.horizonDays)
   const cover = meanDaily.gt(0) ? stock.plus(onOrder).div(meanDaily) : decimal(Number.MAX_SAFE_INTEGER)
   return { recommendation, cost: amount.times(unitPrice(item, context)), cover }
 }
@@ -91,9 +129,10 @@ function recommend(item: InventoryItem, forecast: ItemDemandForecast, context: C
 /**
  * What to order: per item with a stored demand forecast (`forecastDemand`, injected), forecast demand
  * over days_ahead plus the distributor's lead time, plus safety stock (1.65 × daily error spread ×
- * √horizon), minus stock (below zero counts as 0) and what is on order (submitted, processing, shipped),
- * rounded up to whole cases (or units). Items without a forecast are left out. With distributor_id only
- * items it sells, priced from its catalog. Throws distributor_not_found, location_not_found.
+ * √horizon), or its par level where that is more, minus stock (below zero counts as 0) and what is on
+ * order (submitted, processing, shipped), rounded up to whole cases (or units). An item without a
+ * forecast is ordered up to its par level, and left out without one. With distributor_id only items it
+ * sells, priced from its catalog. Throws distributor_not_found, location_not_found.
  */
 export async function recommendOrders(
   db: Executor,
@@ -113,8 +152,7 @@ export async function recommendOrders(
   const leadTimeDays = distributor?.lead_time_days ?? 0
   const context: Context = { horizonDays: daysAhead + leadTimeDays, leadTimeDays, onOrder, catalog }
   const results = items.flatMap((item) => {
-    const forecast = forecasts.get(item.id)
-    const result = forecast && recommend(item, forecast, context)
+    const result = recommend(item, forecasts.get(item.id), context)
     return result ? [result] : []
   })
   results.sort((a, b) => a.cover.cmp(b.cover) || a.recommendation.name.localeCompare(b.recommendation.name))

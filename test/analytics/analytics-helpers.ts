@@ -60,7 +60,15 @@ export async function sellDaily(ctx: TestContext, caller: Caller, itemId: string
   await refitForecasts(ctx.database.db, caller.tenant, clock)
 }
 
-export async function count(ctx: TestContext, caller: Caller, items: { item_id: string; quantity: number }[], countedAt?: string, location = 'main_bar') {
+/** A count line: full units, and open containers' weights for an item with container weights. */
+export interface CountedLine {
+  item_id: string
+  quantity: number
+  weight_g?: number
+  weights_g?: number[]
+}
+
+export async function count(ctx: TestContext, caller: Caller, items: CountedLine[], countedAt?: string, location = 'main_bar') {
   const response = await ctx.request('POST', '/v1/inventory/count', {
     key: caller.key,
     body: { location, counted_by: 'maria', items, ...(countedAt && { counted_at: countedAt }) },

@@ -125,8 +125,36 @@ describe('GET /v1/analytics/variance', () => {
       items_counted_share: 0.5,
       items_without_counts: 1,
       stale_count_items: 0,
+      items_counted_by_weight: 0,
+      items_counted_by_eye: 1,
       unmapped_pos_items: [{ connection_id: data.data_quality.unmapped_pos_items[0].connection_id, pos_item_id: 'TITO-DBL', name: "Tito's Vodka Dbl", revenue: 196 }],
     })
+  })
+
+  test('data quality counts the items whose closing count weighed open bottles apart from those counted by eye', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const weights = { full_weight_g: 1250, empty_weight_g: 450 }
+    const weighedLast = await createItem(ctx, caller, { name: 'Weighed at closing', ...weights })
+    const weighedFirst = await createItem(ctx, caller, { name: 'Weighed at opening', ...weights })
+    const byEye = await createItem(ctx, caller, { name: 'By eye' })
+    const once = await createItem(ctx, caller, { name: 'Counted once', ...weights })
+    await count(ctx, caller, [
+      { item_id: weighedLast.id, quantity: 10 },
+      { item_id: weighedFirst.id, quantity: 9, weights_g: [850, 650] },
+      { item_id: byEye.id, quantity: 6 },
+    ], daysAgo(10))
+    await count(ctx, caller, [
+      // 7 full and one half-full bottle.
+      { item_id: weighedLast.id, quantity: 7, weight_g: 850 },
+      { item_id: weighedFirst.id, quantity: 8.5 },
+      { item_id: byEye.id, quantity: 5.5 },
+      { item_id: once.id, quantity: 1, weight_g: 850 },
+    ], daysAgo(3))
+    const data = await report(caller, { date_from: dateOf(daysAgo(10)), date_to: dateOf(daysAgo(3)) })
+    const used = new Map(data.items.map((item: ReportedItem) => [item.inventory_item_id, item.actual_consumption]))
+    assert.deepEqual([used.get(weighedLast.id), used.get(weighedFirst.id), used.get(byEye.id)], [2.5, 1.25, 0.5])
+    assert.equal(data.summary.total_items_analyzed, 3)
+    assert.deepEqual([data.data_quality.items_counted_by_weight, data.data_quality.items_counted_by_eye], [1, 2])
   })
 
   test('reads unmapped look-alikes sold after the opening count and up to the closing one, matched against the catalogue as it stands', async () => {

@@ -71,7 +71,7 @@ describe('inventory through the client', () => {
     const counts = succeeded(await api.GET('/v1/inventory/counts')).data
     assert.equal(counts.length, 1)
     const detail = succeeded(await api.GET('/v1/inventory/counts/{count_id}', { params: { path: { count_id: counts[0]!.count_id } } })).data
-    assert.deepEqual(detail.items, [{ item_id: vodka.id, expected: 10, actual: 8.5, variance: -1.5, notes: 'one open bottle' }])
+    assert.deepEqual(detail.items, [{ item_id: vodka.id, expected: 10, actual: 8.5, variance: -1.5, notes: 'one open bottle', weights_g: null }])
   })
 
   test('errors arrive typed, by their code, and change nothing', async () => {

@@ -293,6 +293,29 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     assert.equal(await quantityOf(caller, jameson.id), 4)
   })
 
+  test('on a phone, an item with container weights counts its full bottles and weighs each open one', async (t) => {
+    const caller = await ctx.newCaller()
+    const titos = await createItem(ctx, caller, { name: 'Tito’s Handmade Vodka 750ml', quantity: 10, full_weight_g: 1250, empty_weight_g: 450 })
+    const page = await openPage(t, PHONE)
+    await signIn(page, caller.key)
+    await page.getByRole('link', { name: 'Count' }).click()
+    await page.getByLabel('Location').selectOption('main_bar')
+    await page.getByLabel('Your name').fill('Maria')
+    await page.getByRole('button', { name: 'Start count' }).click()
+
+    await page.getByLabel('Quantity (bottle)').fill('2')
+    await page.getByLabel('Weight of open bottle 1 (g)').fill('850')
+    await page.getByRole('button', { name: 'Add another open bottle' }).click()
+    await page.getByLabel('Weight of open bottle 2 (g)').fill('650')
+    await screenshot(page, 'count-weights')
+    await page.getByRole('button', { name: 'Review' }).click()
+    await page.getByText('2 bottle + open: 850 g, 650 g').waitFor()
+    await page.getByRole('button', { name: 'Submit count (1)' }).click()
+    await page.getByRole('heading', { name: 'Count recorded' }).waitFor()
+    // 2 full, one half full (400 of 800 g of liquid) and one a quarter full.
+    assert.equal(await quantityOf(caller, titos.id), 2.75)
+  })
+
   test('variance charts the loss by item, opens each cause’s evidence, and shows transfers and recorded waste apart', async (t) => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     await ok(ctx, caller, 'POST', '/v1/locations', { id: 'storeroom', name: 'Storeroom' })

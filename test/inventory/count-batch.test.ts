@@ -199,7 +199,7 @@ describe('reading counts', () => {
     })
     const detail = json(await ctx.request('GET', `/v1/inventory/counts/${newer.count_id}`, { key: caller.key })).data
     const lines = new Map(detail.items.map((line: { item_id: string }) => [line.item_id, line]))
-    assert.deepEqual(lines.get(gin.id), { item_id: gin.id, expected: 4, actual: 4, variance: 0, notes: null })
+    assert.deepEqual(lines.get(gin.id), { item_id: gin.id, expected: 4, actual: 4, variance: 0, notes: null, weights_g: null })
     assert.equal((lines.get(vodka.id) as { actual: number }).actual, 8.5)
     const missing = await ctx.request('GET', '/v1/inventory/counts/cnt_nope', { key: caller.key })
     assert.equal(missing.statusCode, 404)

@@ -61,7 +61,7 @@ describe('CSV export of GET /v1/inventory/items', () => {
     // Streamed: the length is not known when the headers go out.
     assert.equal(response.headers['content-length'], undefined)
     const rows = records(response.body)
-    assert.deepEqual(rows[0], ['id', 'name', 'sku', 'category', 'quantity', 'unit', 'size_ml', 'case_size', 'location', 'reorder_point', 'cost_per_unit', 'created_at', 'last_updated'])
+    assert.deepEqual(rows[0], ['id', 'name', 'sku', 'category', 'quantity', 'unit', 'size_ml', 'case_size', 'location', 'reorder_point', 'cost_per_unit', 'full_weight_g', 'empty_weight_g', 'par_level', 'created_at', 'last_updated'])
     assert.equal(rows.length, MANY_ITEMS + 1)
     assert.ok(response.body.endsWith('\r\n') && response.body.split('\r\n').length === MANY_ITEMS + 2, 'CRLF after every record')
     const jsonItem = json(await get(many, `/v1/inventory/items?sku=MANY-5`)).data[0]
@@ -190,10 +190,10 @@ describe('CSV export of counts', () => {
     const response = await get(caller, `/v1/inventory/counts/${count.count_id}`, { accept: 'text/csv' })
     assert.equal(response.headers['content-disposition'], `attachment; filename="${count.count_id}.csv"`)
     const lines = records(response.body)
-    assert.deepEqual(lines[0], ['count_id', 'location', 'counted_by', 'counted_at', 'items_updated', 'created_at', 'item_id', 'expected', 'actual', 'variance', 'notes'])
+    assert.deepEqual(lines[0], ['count_id', 'location', 'counted_by', 'counted_at', 'items_updated', 'created_at', 'item_id', 'expected', 'actual', 'variance', 'notes', 'weights_g'])
     const byItem = new Map(lines.slice(1).map((row) => [row[6], row]))
-    assert.deepEqual(byItem.get(first.id)!.slice(7), ['10', '8', '-2', 'broken, "one" bottle'])
-    assert.deepEqual(byItem.get(second.id)!.slice(7), ['4', '4', '0', ''])
+    assert.deepEqual(byItem.get(first.id)!.slice(7), ['10', '8', '-2', 'broken, "one" bottle', ''])
+    assert.deepEqual(byItem.get(second.id)!.slice(7), ['4', '4', '0', '', ''])
     assert.equal(byItem.get(second.id)![0], count.count_id)
   })
 

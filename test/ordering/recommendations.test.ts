@@ -104,6 +104,7 @@ describe('GET /v1/orders/recommendations', () => {
         unit: 'bottle',
         reason: undefined,
         confidence: 1,
+        par_level: null,
       },
     )
     assert.equal(
@@ -160,6 +161,50 @@ describe('GET /v1/orders/recommendations', () => {
     assert.equal(data.location, 'main_bar')
     const everyone = await recommendations(caller)
     assert.deepEqual(everyone.recommendations.map((line: any) => line.name).sort(), ['Rum', 'Wine'])
+  })
+
+  test('orders an item under 14 days of history up to its par, less stock and what is on order, in whole cases; items without a par or at it are left out', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const distributor = await createDistributor(ctx, caller, { lead_time_days: 0 })
+    const fresh = await createItem(ctx, caller, { name: 'Fresh', quantity: 3, par_level: 12, case_size: 6, cost_per_unit: 10 })
+    await createItem(ctx, caller, { name: 'Stocked', quantity: 5, par_level: 5 })
+    await createItem(ctx, caller, { name: 'No par', quantity: 0 })
+    await recordSales(caller, fresh.id, closedDays(13, 5))
+    const order = await createOrder(ctx, caller, distributor.id, [{ inventory_item_id: fresh.id, quantity: 1, unit: 'case' }])
+    await ok(ctx, caller, 'POST', `/v1/orders/${order.id}/submit`)
+
+    const data = await recommendations(caller)
+    assert.equal(data.recommendations.length, 1)
+    const [line] = data.recommendations
+    // 12 − 3 in stock − 6 on order = 3 short, rounded up to a whole case of 6.
+    assert.deepEqual(
+      { ...line, reason: undefined },
+      { inventory_item_id: fresh.id, name: 'Fresh', current_stock: 3, forecasted_demand: 0, recommended_order: 6, unit: 'bottle', reason: undefined, confidence: 0, par_level: 12 },
+    )
+    assert.equal(
+      line.reason,
+      'No demand forecast yet (under 14 days of sales history): ordering up to the par level of 12 bottle, less 3 bottle in stock and 6 bottle on order, leaves 3 bottle short: order 6 bottle (1 cases of 6).',
+    )
+    assert.equal(data.total_recommended_amount, 60)
+  })
+
+  test('orders up to par where the par asks for more than the forecast, and says so; the forecast where it asks for more', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const parDecides = await createItem(ctx, caller, { name: 'Par decides', quantity: 10, par_level: 30 })
+    const forecastDecides = await createItem(ctx, caller, { name: 'Forecast decides', quantity: 10, par_level: 12 })
+    await recordSales(caller, parDecides.id, closedDays(35, 2))
+    await recordSales(caller, forecastDecides.id, closedDays(35, 2))
+    const lines = new Map((await recommendations(caller)).recommendations.map((line: any) => [line.name, line]))
+    // Both forecast 14 over 7 days without safety stock; 10 in stock.
+    const byPar = lines.get('Par decides') as any
+    assert.deepEqual([byPar.forecasted_demand, byPar.recommended_order, byPar.par_level, byPar.confidence], [14, 20, 30, 1])
+    assert.equal(
+      byPar.reason,
+      'Forecast demand of 14 bottle over 7 days, plus 0 bottle safety stock (95 % service level), is under the par level of 30 bottle, so the order fills up to par: 30 bottle, less 10 bottle in stock and 0 bottle on order, leaves 20 bottle short: order 20 bottle.',
+    )
+    const byForecast = lines.get('Forecast decides') as any
+    assert.deepEqual([byForecast.recommended_order, byForecast.par_level], [4, 12])
+    assert.match(byForecast.reason, /^Forecast demand of 14 bottle over 7 days, plus 0 bottle safety stock \(95 % service level\), less 10 bottle/)
   })
 
   test('rejects an unknown distributor with distributor_not_found, an unknown location with location_not_found, and days_ahead 0', async () => {

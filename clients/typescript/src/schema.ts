@@ -332,7 +332,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -684,7 +684,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1088,7 +1088,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  */
                 400: {
@@ -1562,7 +1562,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2003,7 +2003,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2428,7 +2428,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2804,7 +2804,7 @@ export interface paths {
         };
         /**
          * List inventory items
-         * @description Filter by location, category and low_stock; search with q (every word in the name or SKU) or sku (exact: one product at every location); sort by name, quantity, last_updated, created_at, sku or category.
+         * @description Filter by location, category, low_stock and below_par; search with q (every word in the name or SKU) or sku (exact: one product at every location); sort by name, quantity, last_updated, created_at, sku or category.
          *
          *     Requires the `inventory:read` permission.
          */
@@ -2838,6 +2838,11 @@ export interface paths {
                      * @example true
                      */
                     low_stock?: boolean;
+                    /**
+                     * @description true: only items whose quantity is below their par_level; false: only items at or above it, or without a par (unlike low_stock=false, which filters nothing)
+                     * @example true
+                     */
+                    below_par?: boolean;
                     /**
                      * @description Search: items whose name or SKU contains every word of q, ignoring case (e.g. "titos 750")
                      * @example titos 750
@@ -2885,6 +2890,9 @@ export interface paths {
                          *           "location": "main_bar",
                          *           "reorder_point": 6,
                          *           "cost_per_unit": 18.5,
+                         *           "full_weight_g": 1250,
+                         *           "empty_weight_g": 480,
+                         *           "par_level": 12,
                          *           "created_at": "2026-11-22T21:30:00.000Z",
                          *           "last_updated": "2026-11-22T21:30:00.000Z"
                          *         }
@@ -2962,6 +2970,21 @@ export interface paths {
                                  */
                                 cost_per_unit: number;
                                 /**
+                                 * @description Grams of a full container (bottle, can or keg) for counting open ones by weight; null when not set
+                                 * @example 1250
+                                 */
+                                full_weight_g: number | null;
+                                /**
+                                 * @description Grams of an empty container (its tare); null when not set
+                                 * @example 480
+                                 */
+                                empty_weight_g: number | null;
+                                /**
+                                 * @description The quantity the item is stocked up to, in its unit; null without a par
+                                 * @example 12
+                                 */
+                                par_level: number | null;
+                                /**
                                  * Format: date-time
                                  * @description When it was created
                                  * @example 2026-11-22T21:30:00.000Z
@@ -3025,7 +3048,7 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3375,7 +3398,10 @@ export interface paths {
                      *       "size_ml": 750,
                      *       "case_size": 12,
                      *       "reorder_point": 6,
-                     *       "cost_per_unit": 18.5
+                     *       "cost_per_unit": 18.5,
+                     *       "full_weight_g": 1250,
+                     *       "empty_weight_g": 480,
+                     *       "par_level": 12
                      *     }
                      */
                     "application/json": {
@@ -3430,6 +3456,21 @@ export interface paths {
                          * @example 18.5
                          */
                         cost_per_unit?: number;
+                        /**
+                         * @description Grams of a full container, 0 to 1,000,000, up to 2 decimals; bottle, can and keg items only, with the other weight (both or neither, full above empty): an open container's weight converts to a fraction of it
+                         * @example 1250
+                         */
+                        full_weight_g?: number;
+                        /**
+                         * @description Grams of an empty container (its tare), 0 to 1,000,000, up to 2 decimals; bottle, can and keg items only, with the other weight (both or neither, full above empty): an open container's weight converts to a fraction of it
+                         * @example 480
+                         */
+                        empty_weight_g?: number;
+                        /**
+                         * @description The quantity the item is stocked up to, in its unit: zero or more, up to 3 decimals (invalid_quantity otherwise); orders recommended for it reach at least this
+                         * @example 12
+                         */
+                        par_level?: number;
                     };
                 };
             };
@@ -3459,6 +3500,9 @@ export interface paths {
                          *         "location": "main_bar",
                          *         "reorder_point": 6,
                          *         "cost_per_unit": 18.5,
+                         *         "full_weight_g": 1250,
+                         *         "empty_weight_g": 480,
+                         *         "par_level": 12,
                          *         "created_at": "2026-11-22T21:30:00.000Z",
                          *         "last_updated": "2026-11-22T21:30:00.000Z"
                          *       },
@@ -3527,6 +3571,21 @@ export interface paths {
                                  */
                                 cost_per_unit: number;
                                 /**
+                                 * @description Grams of a full container (bottle, can or keg) for counting open ones by weight; null when not set
+                                 * @example 1250
+                                 */
+                                full_weight_g: number | null;
+                                /**
+                                 * @description Grams of an empty container (its tare); null when not set
+                                 * @example 480
+                                 */
+                                empty_weight_g: number | null;
+                                /**
+                                 * @description The quantity the item is stocked up to, in its unit; null without a par
+                                 * @example 12
+                                 */
+                                par_level: number | null;
+                                /**
                                  * Format: date-time
                                  * @description When it was created
                                  * @example 2026-11-22T21:30:00.000Z
@@ -3544,9 +3603,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  *     - `invalid_unit`: Unit not one of bottle, can, keg, case, each, ml, liter, oz, gallon, g, kg, lb; or a recipe ingredient's unit that does not convert to its item's unit (`details.parameter` e.g. `ingredients[1].unit`, `details.allowed_units`)
                  */
                 400: {
@@ -3973,7 +4032,7 @@ export interface paths {
         };
         /**
          * List inventory items (alias of /v1/inventory/items)
-         * @description Filter by location, category and low_stock; search with q (every word in the name or SKU) or sku (exact: one product at every location); sort by name, quantity, last_updated, created_at, sku or category.
+         * @description Filter by location, category, low_stock and below_par; search with q (every word in the name or SKU) or sku (exact: one product at every location); sort by name, quantity, last_updated, created_at, sku or category.
          *
          *     Requires the `inventory:read` permission.
          */
@@ -4007,6 +4066,11 @@ export interface paths {
                      * @example true
                      */
                     low_stock?: boolean;
+                    /**
+                     * @description true: only items whose quantity is below their par_level; false: only items at or above it, or without a par (unlike low_stock=false, which filters nothing)
+                     * @example true
+                     */
+                    below_par?: boolean;
                     /**
                      * @description Search: items whose name or SKU contains every word of q, ignoring case (e.g. "titos 750")
                      * @example titos 750
@@ -4054,6 +4118,9 @@ export interface paths {
                          *           "location": "main_bar",
                          *           "reorder_point": 6,
                          *           "cost_per_unit": 18.5,
+                         *           "full_weight_g": 1250,
+                         *           "empty_weight_g": 480,
+                         *           "par_level": 12,
                          *           "created_at": "2026-11-22T21:30:00.000Z",
                          *           "last_updated": "2026-11-22T21:30:00.000Z"
                          *         }
@@ -4131,6 +4198,21 @@ export interface paths {
                                  */
                                 cost_per_unit: number;
                                 /**
+                                 * @description Grams of a full container (bottle, can or keg) for counting open ones by weight; null when not set
+                                 * @example 1250
+                                 */
+                                full_weight_g: number | null;
+                                /**
+                                 * @description Grams of an empty container (its tare); null when not set
+                                 * @example 480
+                                 */
+                                empty_weight_g: number | null;
+                                /**
+                                 * @description The quantity the item is stocked up to, in its unit; null without a par
+                                 * @example 12
+                                 */
+                                par_level: number | null;
+                                /**
                                  * Format: date-time
                                  * @description When it was created
                                  * @example 2026-11-22T21:30:00.000Z
@@ -4194,7 +4276,7 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4572,6 +4654,9 @@ export interface paths {
                          *         "location": "main_bar",
                          *         "reorder_point": 6,
                          *         "cost_per_unit": 18.5,
+                         *         "full_weight_g": 1250,
+                         *         "empty_weight_g": 480,
+                         *         "par_level": 12,
                          *         "created_at": "2026-11-22T21:30:00.000Z",
                          *         "last_updated": "2026-11-22T21:30:00.000Z"
                          *       },
@@ -4640,6 +4725,21 @@ export interface paths {
                                  */
                                 cost_per_unit: number;
                                 /**
+                                 * @description Grams of a full container (bottle, can or keg) for counting open ones by weight; null when not set
+                                 * @example 1250
+                                 */
+                                full_weight_g: number | null;
+                                /**
+                                 * @description Grams of an empty container (its tare); null when not set
+                                 * @example 480
+                                 */
+                                empty_weight_g: number | null;
+                                /**
+                                 * @description The quantity the item is stocked up to, in its unit; null without a par
+                                 * @example 12
+                                 */
+                                par_level: number | null;
+                                /**
                                  * Format: date-time
                                  * @description When it was created
                                  * @example 2026-11-22T21:30:00.000Z
@@ -4656,7 +4756,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5005,7 +5105,10 @@ export interface paths {
                      *       "size_ml": 750,
                      *       "case_size": 12,
                      *       "reorder_point": 6,
-                     *       "cost_per_unit": 18.5
+                     *       "cost_per_unit": 18.5,
+                     *       "full_weight_g": 1250,
+                     *       "empty_weight_g": 480,
+                     *       "par_level": 12
                      *     }
                      */
                     "application/json": {
@@ -5060,6 +5163,21 @@ export interface paths {
                          * @example 18.5
                          */
                         cost_per_unit?: number;
+                        /**
+                         * @description Grams of a full container; null (with empty_weight_g null) clears the weights
+                         * @example 1250
+                         */
+                        full_weight_g?: number | null;
+                        /**
+                         * @description Grams of an empty container; null (with full_weight_g null) clears the weights
+                         * @example 480
+                         */
+                        empty_weight_g?: number | null;
+                        /**
+                         * @description The quantity the item is stocked up to, zero or more, up to 3 decimals; null clears it
+                         * @example 12
+                         */
+                        par_level?: number | null;
                     };
                 };
             };
@@ -5089,6 +5207,9 @@ export interface paths {
                          *         "location": "main_bar",
                          *         "reorder_point": 6,
                          *         "cost_per_unit": 18.5,
+                         *         "full_weight_g": 1250,
+                         *         "empty_weight_g": 480,
+                         *         "par_level": 12,
                          *         "created_at": "2026-11-22T21:30:00.000Z",
                          *         "last_updated": "2026-11-22T21:30:00.000Z"
                          *       },
@@ -5157,6 +5278,21 @@ export interface paths {
                                  */
                                 cost_per_unit: number;
                                 /**
+                                 * @description Grams of a full container (bottle, can or keg) for counting open ones by weight; null when not set
+                                 * @example 1250
+                                 */
+                                full_weight_g: number | null;
+                                /**
+                                 * @description Grams of an empty container (its tare); null when not set
+                                 * @example 480
+                                 */
+                                empty_weight_g: number | null;
+                                /**
+                                 * @description The quantity the item is stocked up to, in its unit; null without a par
+                                 * @example 12
+                                 */
+                                par_level: number | null;
+                                /**
                                  * Format: date-time
                                  * @description When it was created
                                  * @example 2026-11-22T21:30:00.000Z
@@ -5174,8 +5310,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  *     - `invalid_unit`: Unit not one of bottle, can, keg, case, each, ml, liter, oz, gallon, g, kg, lb; or a recipe ingredient's unit that does not convert to its item's unit (`details.parameter` e.g. `ingredients[1].unit`, `details.allowed_units`)
                  */
                 400: {
@@ -5650,7 +5786,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6102,7 +6238,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6591,7 +6727,7 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6973,7 +7109,11 @@ export interface paths {
                          *             "expected": 11.4,
                          *             "actual": 10.5,
                          *             "variance": -0.9,
-                         *             "notes": "one open bottle"
+                         *             "notes": "one open bottle",
+                         *             "weights_g": [
+                         *               812.5,
+                         *               640
+                         *             ]
                          *           }
                          *         ]
                          *       },
@@ -7045,6 +7185,14 @@ export interface paths {
                                      * @example one open bottle
                                      */
                                     notes: string | null;
+                                    /**
+                                     * @description The open containers’ weights the line was counted from (weight_g as a list of one); null when counted by eye. In CSV, separated by spaces
+                                     * @example [
+                                     *       812.5,
+                                     *       640
+                                     *     ]
+                                     */
+                                    weights_g: number[] | null;
                                 }[];
                             };
                             /** @description The request’s id and time, on every /v1 answer */
@@ -7065,7 +7213,7 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7580,7 +7728,7 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7916,7 +8064,7 @@ export interface paths {
         put?: never;
         /**
          * Record a physical inventory count
-         * @description Sets stock to the counted quantities and reports differences from theoretical stock in variance_detected.
+         * @description Sets stock to the counted quantities and reports differences from theoretical stock in variance_detected. A line may weigh open containers (weight_g, or weights_g for several) of an item with full_weight_g and empty_weight_g: each adds its fraction of a unit to quantity. Any refused line refuses the whole count.
          *
          *     Requires the `inventory:write` permission.
          */
@@ -7939,12 +8087,19 @@ export interface paths {
                      * @example {
                      *       "location": "main_bar",
                      *       "counted_by": "Maria (closing shift)",
-                     *       "counted_at": "2026-11-22T03:45:00Z",
                      *       "items": [
                      *         {
                      *           "item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
                      *           "quantity": 10.5,
                      *           "notes": "one open bottle"
+                     *         },
+                     *         {
+                     *           "item_id": "item_01jd2x4a5b6c7d8e9f0g1h2j3k",
+                     *           "quantity": 3,
+                     *           "weights_g": [
+                     *             812.5,
+                     *             640
+                     *           ]
                      *         }
                      *       ]
                      *     }
@@ -7974,10 +8129,17 @@ export interface paths {
                              */
                             item_id: string;
                             /**
-                             * @description What was counted, in the item’s unit (partial bottles as decimals, e.g. 10.5): zero or more, up to 3 decimals
+                             * @description What was counted, in the item’s unit (partial bottles as decimals, e.g. 10.5): zero or more, up to 3 decimals. With weight_g or weights_g: the full units only
                              * @example 10.5
                              */
                             quantity: number;
+                            /**
+                             * @description The weight of one open container, in grams, counted on top of quantity (the item needs full_weight_g and empty_weight_g): up to 2 decimals, from the empty weight less 5 % of the liquid’s weight (full − empty) to the full weight plus 5 % (invalid_quantity otherwise). Each adds (weight − empty) / (full − empty), clamped to 0..1
+                             * @example 812.5
+                             */
+                            weight_g?: number;
+                            /** @description The weights of several open containers, in grams (1 to 50), each counted on top of quantity; instead of weight_g */
+                            weights_g?: number[];
                             /**
                              * @description Up to 1,000 characters
                              * @example one open bottle
@@ -8087,9 +8249,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  */
                 400: {
                     headers: {
@@ -8645,7 +8807,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  */
                 400: {
@@ -9189,7 +9351,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9698,9 +9860,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  */
                 400: {
                     headers: {
@@ -10258,7 +10420,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10708,7 +10870,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11223,7 +11385,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11757,9 +11919,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  *     - `invalid_unit`: Unit not one of bottle, can, keg, case, each, ml, liter, oz, gallon, g, kg, lb; or a recipe ingredient's unit that does not convert to its item's unit (`details.parameter` e.g. `ingredients[1].unit`, `details.allowed_units`)
                  */
                 400: {
@@ -12334,7 +12496,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12803,7 +12965,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13216,7 +13378,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13580,7 +13742,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14051,7 +14213,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14515,9 +14677,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  *     - `invalid_unit`: Unit not one of bottle, can, keg, case, each, ml, liter, oz, gallon, g, kg, lb; or a recipe ingredient's unit that does not convert to its item's unit (`details.parameter` e.g. `ingredients[1].unit`, `details.allowed_units`)
                  */
                 400: {
@@ -15058,7 +15220,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15566,8 +15728,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  *     - `invalid_unit`: Unit not one of bottle, can, keg, case, each, ml, liter, oz, gallon, g, kg, lb; or a recipe ingredient's unit that does not convert to its item's unit (`details.parameter` e.g. `ingredients[1].unit`, `details.allowed_units`)
                  */
                 400: {
@@ -15997,7 +16159,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16468,7 +16630,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16947,7 +17109,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  *     - `pos_not_supported`: `pos_type` is not one of toast, square, clover, lightspeed, simphony, spoton, revel (docs/pos.md)
                  *     - `invalid_credentials`: POS credentials of the wrong shape for the pos_type (`details.parameter` names the field), or refused by the vendor at login
@@ -17566,7 +17728,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18055,7 +18217,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), a `push_secret` given for one (`details.parameter`), or a push to (or `GET` of) an app-level URL for a vendor without one (all but Clover)
                  */
                 400: {
@@ -18485,7 +18647,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18987,7 +19149,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  */
                 400: {
@@ -19581,7 +19743,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20061,7 +20223,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20576,7 +20738,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21095,7 +21257,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  *     - `invalid_unit`: Unit not one of bottle, can, keg, case, each, ml, liter, oz, gallon, g, kg, lb; or a recipe ingredient's unit that does not convert to its item's unit (`details.parameter` e.g. `ingredients[1].unit`, `details.allowed_units`)
                  */
@@ -21637,7 +21799,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `invalid_unit`: Unit not one of bottle, can, keg, case, each, ml, liter, oz, gallon, g, kg, lb; or a recipe ingredient's unit that does not convert to its item's unit (`details.parameter` e.g. `ingredients[1].unit`, `details.allowed_units`)
                  */
                 400: {
@@ -22072,7 +22234,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22474,7 +22636,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22979,7 +23141,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  *     - `auto_map_failed`: Auto-map on a connection with no POS products yet (sync or import sales first)
                  */
@@ -23472,7 +23634,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), a `push_secret` given for one (`details.parameter`), or a push to (or `GET` of) an app-level URL for a vendor without one (all but Clover)
                  */
                 400: {
@@ -23924,7 +24086,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), a `push_secret` given for one (`details.parameter`), or a push to (or `GET` of) an app-level URL for a vendor without one (all but Clover)
                  */
                 400: {
@@ -24299,7 +24461,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `push_not_supported`: A push to a connection of a vendor without pushes (Lightspeed, Simphony, SpotOn), a `push_secret` given for one (`details.parameter`), or a push to (or `GET` of) an app-level URL for a vendor without one (all but Clover)
                  */
                 400: {
@@ -24752,9 +24914,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  */
                 400: {
                     headers: {
@@ -25282,7 +25444,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25683,7 +25845,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  */
                 400: {
@@ -26168,7 +26330,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26595,7 +26757,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27020,7 +27182,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27508,7 +27670,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27989,7 +28151,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  */
                 400: {
@@ -28513,7 +28675,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  */
                 400: {
@@ -29000,7 +29162,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -29454,7 +29616,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  */
                 400: {
@@ -29951,7 +30113,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -30448,7 +30610,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -30873,7 +31035,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -31304,7 +31466,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -31740,9 +31902,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `invalid_unit`: Unit not one of bottle, can, keg, case, each, ml, liter, oz, gallon, g, kg, lb; or a recipe ingredient's unit that does not convert to its item's unit (`details.parameter` e.g. `ingredients[1].unit`, `details.allowed_units`)
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  */
                 400: {
                     headers: {
@@ -32255,7 +32417,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -32815,9 +32977,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  *     - `invalid_unit`: Unit not one of bottle, can, keg, case, each, ml, liter, oz, gallon, g, kg, lb; or a recipe ingredient's unit that does not convert to its item's unit (`details.parameter` e.g. `ingredients[1].unit`, `details.allowed_units`)
                  *     - `item_not_available`: The item's category is not in the distributor's `supported_categories`, or the distributor has a catalog without the item
                  *     - `insufficient_stock`: More than the catalog entry's `available_quantity` is ordered (`details.available_quantity`, `details.requested_quantity`, in item units)
@@ -33247,7 +33409,7 @@ export interface paths {
         };
         /**
          * Recommend what to order
-         * @description Per item with a stored demand forecast (14 days of sales history or more): forecast demand over days_ahead plus the distributor’s lead time, plus safety stock at a 95 % service level from the back-test error, minus stock and what is on order, rounded up to whole cases. Items without a forecast are left out. See docs/forecasts.md.
+         * @description Per item with a stored demand forecast (14 days of sales history or more): forecast demand over days_ahead plus the distributor’s lead time, plus safety stock at a 95 % service level from the back-test error, or the item’s par_level where that is more, minus stock and what is on order, rounded up to whole cases. An item without a forecast is ordered up to its par_level, and left out without one. See docs/ordering.md.
          *
          *     Requires the `ordering:read` permission.
          */
@@ -33301,7 +33463,8 @@ export interface paths {
                          *             "recommended_order": 12,
                          *             "unit": "bottle",
                          *             "reason": "Forecast demand of 13.6 bottle over 7 days, plus 2.1 bottle safety stock (95 % service level), less 4 bottle in stock and 0 bottle on order, leaves 11.7 bottle short: order 12 bottle (1 cases of 12).",
-                         *             "confidence": 0.82
+                         *             "confidence": 0.82,
+                         *             "par_level": 12
                          *           }
                          *         ],
                          *         "total_recommended_amount": 222
@@ -33343,7 +33506,7 @@ export interface paths {
                                      */
                                     current_stock: number;
                                     /**
-                                     * @description Stored forecast demand over days_ahead plus lead time, in the item unit
+                                     * @description Stored forecast demand over days_ahead plus lead time, in the item unit; 0 for an item under 14 days of history ordered up to its par
                                      * @example 13.6
                                      */
                                     forecasted_demand: number;
@@ -33363,10 +33526,15 @@ export interface paths {
                                      */
                                     reason: string;
                                     /**
-                                     * @description Fraction 0..1: 1 − the forecast back-test WAPE (docs/forecasts.md)
+                                     * @description Fraction 0..1: 1 − the forecast back-test WAPE (docs/forecasts.md); 0 for an order up to par without a forecast
                                      * @example 0.82
                                      */
                                     confidence: number;
+                                    /**
+                                     * @description The item’s par level, in its unit: the order reaches at least this (the reason says when the par, not the forecast, set it); null without a par
+                                     * @example 12
+                                     */
+                                    par_level: number | null;
                                 }[];
                                 /**
                                  * @description Cost of every recommended order at distributor or item cost prices, in the account currency
@@ -33378,7 +33546,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -33947,7 +34115,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -34570,9 +34738,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `below_min_order`: At submit, the order total is below the distributor's `min_order_amount` (`details.total_amount`, `details.min_order_amount`)
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  *     - `invalid_unit`: Unit not one of bottle, can, keg, case, each, ml, liter, oz, gallon, g, kg, lb; or a recipe ingredient's unit that does not convert to its item's unit (`details.parameter` e.g. `ingredients[1].unit`, `details.allowed_units`)
                  *     - `item_not_available`: The item's category is not in the distributor's `supported_categories`, or the distributor has a catalog without the item
                  *     - `insufficient_stock`: More than the catalog entry's `available_quantity` is ordered (`details.available_quantity`, `details.requested_quantity`, in item units)
@@ -35056,7 +35224,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -35673,7 +35841,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
                  *     - `below_min_order`: At submit, the order total is below the distributor's `min_order_amount` (`details.total_amount`, `details.min_order_amount`)
                  */
@@ -36340,9 +36508,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
-                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals; a count weight outside the item's empty − 5 % to full + 5 % of its liquid (`details.min_g`, `details.max_g`) or with more than 2 decimals
                  */
                 400: {
                     headers: {
@@ -36878,10 +37046,17 @@ export interface paths {
                          *             "recorded_waste_cost": 0
                          *           }
                          *         ],
+                         *         "period_measured": {
+                         *           "from": "2026-11-12T12:00:00.000Z",
+                         *           "to": "2026-11-19T12:00:00.000Z"
+                         *         },
                          *         "summary": {
                          *           "total_items_analyzed": 1,
                          *           "items_above_threshold": 1,
                          *           "high_variance_items": 1,
+                         *           "gross_loss": 32.68,
+                         *           "gross_gain": 0,
+                         *           "gross_loss_percentage": 69.07,
                          *           "recorded_waste_cost": 0,
                          *           "waste_by_reason": {}
                          *         },
@@ -36890,6 +37065,8 @@ export interface paths {
                          *           "items_counted_share": 0.5,
                          *           "items_without_counts": 1,
                          *           "stale_count_items": 0,
+                         *           "items_counted_by_weight": 0,
+                         *           "items_counted_by_eye": 1,
                          *           "unmapped_pos_items": [
                          *             {
                          *               "connection_id": "pos_01jd3kq7w2e4r6t8y0u2i4o6p8",
@@ -36967,10 +37144,17 @@ export interface paths {
                              *           "recorded_waste_cost": 0
                              *         }
                              *       ],
+                             *       "period_measured": {
+                             *         "from": "2026-11-12T12:00:00.000Z",
+                             *         "to": "2026-11-19T12:00:00.000Z"
+                             *       },
                              *       "summary": {
                              *         "total_items_analyzed": 1,
                              *         "items_above_threshold": 1,
                              *         "high_variance_items": 1,
+                             *         "gross_loss": 32.68,
+                             *         "gross_gain": 0,
+                             *         "gross_loss_percentage": 69.07,
                              *         "recorded_waste_cost": 0,
                              *         "waste_by_reason": {}
                              *       },
@@ -36979,6 +37163,8 @@ export interface paths {
                              *         "items_counted_share": 0.5,
                              *         "items_without_counts": 1,
                              *         "stale_count_items": 0,
+                             *         "items_counted_by_weight": 0,
+                             *         "items_counted_by_eye": 1,
                              *         "unmapped_pos_items": [
                              *           {
                              *             "connection_id": "pos_01jd3kq7w2e4r6t8y0u2i4o6p8",
@@ -36996,6 +37182,19 @@ export interface paths {
                                  * @example 2026-10-23/2026-11-22
                                  */
                                 period: string;
+                                /** @description What the report measured: windows run between counts, so they may start before date_from and end before date_to */
+                                period_measured: {
+                                    /**
+                                     * Format: date-time
+                                     * @description The earliest opening count of the windows used
+                                     */
+                                    from: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description The latest closing count of the windows used
+                                     */
+                                    to: string;
+                                };
                                 /** @description The threshold the report applied, percent */
                                 threshold: number;
                                 /** @description Currency of every money amount (settings) */
@@ -37103,6 +37302,12 @@ export interface paths {
                                     items_above_threshold: number;
                                     /** @description |variance_percentage| > 2 × threshold */
                                     high_variance_items: number;
+                                    /** @description Σ of the positive estimated_loss (items that lost stock), account currency: the net total_variance lets gains hide losses */
+                                    gross_loss: number;
+                                    /** @description Σ of the negative estimated_loss as a positive amount (items with more stock than explained: a count or a delivery nobody recorded to check), account currency */
+                                    gross_gain: number;
+                                    /** @description gross_loss ÷ Σ expected cost × 100: what the alert (variance.threshold_exceeded) compares with the threshold */
+                                    gross_loss_percentage: number;
                                     /** @description Σ cost of the waste recorded in the items’ windows, account currency: explained usage, not in total_variance */
                                     recorded_waste_cost: number;
                                     /**
@@ -37126,6 +37331,10 @@ export interface paths {
                                     items_without_counts: number;
                                     /** @description Items whose latest count is over 14 days before the end of the period */
                                     stale_count_items: number;
+                                    /** @description Items of `items` whose closing count weighed open containers (weight_g or weights_g on the count line) */
+                                    items_counted_by_weight: number;
+                                    /** @description Items of `items` whose closing count gave quantity alone (open containers estimated, e.g. in tenths); with items_counted_by_weight, every item of `items` */
+                                    items_counted_by_eye: number;
                                     /** @description The 10 unmapped POS items with the most revenue in the period */
                                     unmapped_pos_items: {
                                         /**
@@ -37153,7 +37362,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `invalid_date_range`: An analytics period whose `date_from` is after its `date_to`, or that spans more than 366 days (a date that does not parse is `invalid_parameter`)
                  *     - `insufficient_data`: A variance report where no item in scope has two counts to measure between (`details.items_in_scope`); a performance report whose period has neither mapped sales nor an item with two counts (`details.period`)
                  */
@@ -37633,7 +37842,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `forecast_unavailable`: GET /v1/analytics/forecast: no item in scope (location, category) has a stored demand forecast (GET /v1/analytics/forecast/items/:id: the item has none); an item needs 14 days of sales history and forecasts are refitted in the background, at most `BARSTOCK_FORECAST_REFIT_DELAY_SECONDS` (60) after history changes. `details.next_refit_at` (ISO timestamp): when the next refit is due (absent before the account has history and a first refit) (docs/forecasts.md)
                  */
                 400: {
@@ -38091,7 +38300,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `forecast_unavailable`: GET /v1/analytics/forecast: no item in scope (location, category) has a stored demand forecast (GET /v1/analytics/forecast/items/:id: the item has none); an item needs 14 days of sales history and forecasts are refitted in the background, at most `BARSTOCK_FORECAST_REFIT_DELAY_SECONDS` (60) after history changes. `details.next_refit_at` (ISO timestamp): when the next refit is due (absent before the account has history and a first refit) (docs/forecasts.md)
                  */
                 400: {
@@ -38590,7 +38799,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
                 400: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -39141,7 +39350,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `invalid_date_range`: An analytics period whose `date_from` is after its `date_to`, or that spans more than 366 days (a date that does not parse is `invalid_parameter`)
                  *     - `insufficient_data`: A variance report where no item in scope has two counts to measure between (`details.items_in_scope`); a performance report whose period has neither mapped sales nor an item with two counts (`details.period`)
                  */
@@ -39601,7 +39810,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `invalid_date_range`: An analytics period whose `date_from` is after its `date_to`, or that spans more than 366 days (a date that does not parse is `invalid_parameter`)
                  */
                 400: {
@@ -40065,7 +40274,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g`
                  *     - `invalid_date_range`: An analytics period whose `date_from` is after its `date_to`, or that spans more than 366 days (a date that does not parse is `invalid_parameter`)
                  */
                 400: {
@@ -40577,7 +40786,7 @@ export interface webhooks {
                              */
                             location: string;
                             /**
-                             * @description Twice the reorder point minus current_quantity, in the item’s unit, rounded up to whole cases when the item has a case size
+                             * @description The item’s par_level (without one: twice the reorder point) minus current_quantity, in the item’s unit, rounded up to whole cases when the item has a case size; 0 when stock is at or above par
                              * @example 6
                              */
                             recommended_order: number;

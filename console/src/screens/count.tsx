@@ -9,9 +9,11 @@ import { ErrorNote, LocationSelect, NOT_A_NUMBER, NameField, Screen, describeErr
 interface CountDraft {
   location: string
   countedBy: string
-  items: Pick<Item, 'id' | 'name' | 'sku' | 'unit'>[]
+  items: Pick<Item, 'id' | 'name' | 'sku' | 'unit' | 'full_weight_g' | 'empty_weight_g'>[]
   /** What was typed per item id, as typed ('' or absent: not counted). */
   values: Record<string, string>
+  /** The open containers' weights typed per item id (grams, as typed), for items with container weights. */
+  weights: Record<string, string[]>
   /** The item shown; items.length is the review. */
   position: number
   /** The idempotency key of a submission sent but not answered: a retry reuses it, so the count is recorded once. */
@@ -24,12 +26,43 @@ const LONGEST_RETRY_MS = 30_000
 
 function loadDraft(): CountDraft | null {
   const saved = localStorage.getItem(DRAFT_STORAGE)
-  return saved ? (JSON.parse(saved) as CountDraft) : null
+  if (!saved) return null
+  // A draft saved before weights were taken has none.
+  const draft = JSON.parse(saved) as Omit<CountDraft, 'weights'> & { weights?: CountDraft['weights'] }
+  return { ...draft, weights: draft.weights ?? {} }
 }
 
 function saveDraft(draft: CountDraft | null) {
   if (draft) localStorage.setItem(DRAFT_STORAGE, JSON.stringify(draft))
   else localStorage.removeItem(DRAFT_STORAGE)
+}
+
+/** The weights typed for an item, blanks left out. */
+function typedWeights(draft: CountDraft, itemId: string): string[] {
+  return (draft.weights[itemId] ?? []).filter((weight) => weight.trim() !== '')
+}
+
+/** Counted: a quantity or an open container's weight was typed. */
+function isCounted(draft: CountDraft, itemId: string): boolean {
+  return (draft.values[itemId] ?? '').trim() !== '' || typedWeights(draft, itemId).length > 0
+}
+
+/** A count line as sent, or the error to show on its item when something typed is not a number. */
+function lineOf(draft: CountDraft, itemId: string): { item_id: string; quantity: number; weights_g?: number[] } | { error: string } {
+  const typed = (draft.values[itemId] ?? '').trim()
+  const quantity = typed === '' ? 0 : parseQuantity(typed)
+  if (quantity === undefined) return { error: NOT_A_NUMBER }
+  const weights = typedWeights(draft, itemId).map(parseQuantity)
+  if (weights.some((weight) => weight === undefined)) return { error: 'Enter each weight in grams, such as 812' }
+  return weights.length === 0 ? { item_id: itemId, quantity } : { item_id: itemId, quantity, weights_g: weights as number[] }
+}
+
+/** A counted line as the review shows it: full units, then each weighed open container. */
+function reviewText(draft: CountDraft, item: CountDraft['items'][number]): string {
+  if (!isCounted(draft, item.id)) return 'not counted'
+  const weights = typedWeights(draft, item.id)
+  const quantity = `${(draft.values[item.id] ?? '').trim() || '0'} ${item.unit}`
+  return weights.length === 0 ? quantity : `${quantity} + open: ${weights.map((weight) => `${weight} g`).join(', ')}`
 }
 
 /** The item a field error of the API is about: `items[3].quantity` names the 4th line sent; item_not_found names the id. */
@@ -77,7 +110,8 @@ function CountSetup({ onStart }: { onStart: (draft: CountDraft) => void }) {
       const items = await itemsAt(location)
       if (items.length === 0) throw new Error('No items are stored at this location yet.')
       rememberName(countedBy)
-      onStart({ location, countedBy: countedBy.trim(), items: items.map(({ id, name, sku, unit }) => ({ id, name, sku, unit })), values: {}, position: 0 })
+      const kept = items.map(({ id, name, sku, unit, full_weight_g, empty_weight_g }) => ({ id, name, sku, unit, full_weight_g, empty_weight_g }))
+      onStart({ location, countedBy: countedBy.trim(), items: kept, values: {}, weights: {}, position: 0 })
     } catch (failure) {
       setError(failure)
     } finally {
@@ -106,21 +140,24 @@ function CountSheet(props: { draft: CountDraft; setDraft: (draft: CountDraft | n
   const update = (change: Partial<CountDraft>) => setDraft({ ...draft, ...change })
   const goTo = (position: number) => update({ position: Math.max(0, Math.min(draft.items.length, position)) })
 
-  const counted = draft.items.filter((item) => (draft.values[item.id] ?? '').trim() !== '')
+  const counted = draft.items.filter((item) => isCounted(draft, item.id))
 
   async function send(current: CountDraft) {
-    const lines = counted.map((item) => ({ item_id: item.id, quantity: parseQuantity(current.values[item.id]!) }))
-    const unreadable = lines.find((line) => line.quantity === undefined)
-    if (unreadable) {
-      setLineErrors({ [unreadable.item_id]: NOT_A_NUMBER })
-      goTo(current.items.findIndex((item) => item.id === unreadable.item_id))
-      return
+    const lines = []
+    for (const item of current.items.filter((candidate) => isCounted(current, candidate.id))) {
+      const line = lineOf(current, item.id)
+      if ('error' in line) {
+        setLineErrors({ [item.id]: line.error })
+        goTo(current.items.indexOf(item))
+        return
+      }
+      lines.push(line)
     }
     const submission = current.submission ?? newIdempotencyKey()
     if (!current.submission) setDraft({ ...current, submission })
     setSending({ state: 'sending' })
     try {
-      const body = { location: current.location, counted_by: current.countedBy, items: lines.map((line) => ({ item_id: line.item_id, quantity: line.quantity! })) }
+      const body = { location: current.location, counted_by: current.countedBy, items: lines }
       props.onRecorded(await api.recordCount(body, submission))
     } catch (error) {
       if (worthRetrying(error)) {
@@ -165,7 +202,7 @@ function CountSheet(props: { draft: CountDraft; setDraft: (draft: CountDraft | n
           {draft.items.map((item, index) => (
             <li key={item.id} class={lineErrors[item.id] ? 'has-error' : undefined}>
               <span class="name">{item.name}</span>
-              <span class="value">{(draft.values[item.id] ?? '').trim() === '' ? 'not counted' : `${draft.values[item.id]} ${item.unit}`}</span>
+              <span class="value">{reviewText(draft, item)}</span>
               <button type="button" class="link" onClick={() => goTo(index)} aria-label={`Change ${item.name}`}>
                 Change
               </button>
@@ -200,8 +237,10 @@ function CountSheet(props: { draft: CountDraft; setDraft: (draft: CountDraft | n
         position={draft.position}
         total={draft.items.length}
         value={draft.values[draft.items[draft.position]!.id] ?? ''}
+        weights={draft.weights[draft.items[draft.position]!.id] ?? []}
         error={lineErrors[draft.items[draft.position]!.id]}
         onChange={(value) => update({ values: { ...draft.values, [draft.items[draft.position]!.id]: value } })}
+        onWeightsChange={(weights) => update({ weights: { ...draft.weights, [draft.items[draft.position]!.id]: weights } })}
         onMove={(step) => goTo(draft.position + step)}
       />
       {status}
@@ -214,8 +253,10 @@ function CountLine(props: {
   position: number
   total: number
   value: string
+  weights: string[]
   error: string | undefined
   onChange: (value: string) => void
+  onWeightsChange: (weights: string[]) => void
   onMove: (step: number) => void
 }) {
   const { item } = props
@@ -239,7 +280,8 @@ function CountLine(props: {
       </p>
       <h2 id="count-item-name">{item.name}</h2>
       <p class="help">
-        SKU {item.sku}. Count in {item.unit}s; an open one in tenths (0.3 is a third full).
+        SKU {item.sku}. Count in {item.unit}s; an open one in tenths (0.3 is a third full)
+        {weighable(item) ? `, or count the full ones and weigh each open one below` : ''}.
       </p>
       <label for="count-quantity">Quantity ({item.unit})</label>
       <input
@@ -259,6 +301,7 @@ function CountLine(props: {
         <button type="button" onClick={() => step(0.1)} aria-label="Plus one tenth">+0.1</button>
         <button type="button" onClick={() => step(1)} aria-label="Plus one">+1</button>
       </div>
+      {weighable(item) && <OpenContainerWeights item={item} weights={props.weights} onChange={props.onWeightsChange} />}
       <p id="count-quantity-error" class="error" role="alert">
         {props.error ?? ''}
       </p>
@@ -271,6 +314,37 @@ function CountLine(props: {
         </button>
       </div>
     </form>
+  )
+}
+
+function weighable(item: CountDraft['items'][number]): boolean {
+  return item.full_weight_g != null && item.empty_weight_g != null
+}
+
+/** One input per open container weighed (the phone's decimal keypad has no list separator), and a button for another. */
+function OpenContainerWeights(props: { item: CountDraft['items'][number]; weights: string[]; onChange: (weights: string[]) => void }) {
+  const { item } = props
+  const shown = props.weights.length > 0 ? props.weights : ['']
+  const change = (index: number, weight: string) => props.onChange(shown.map((typed, position) => (position === index ? weight : typed)))
+  return (
+    <fieldset class="weights">
+      <legend>
+        Open {item.unit}s by weight (g): empty {item.empty_weight_g} g, full {item.full_weight_g} g
+      </legend>
+      {shown.map((weight, index) => (
+        <input
+          key={index}
+          aria-label={`Weight of open ${item.unit} ${index + 1} (g)`}
+          inputMode="decimal"
+          autocomplete="off"
+          value={weight}
+          onInput={(event) => change(index, event.currentTarget.value)}
+        />
+      ))}
+      <button type="button" onClick={() => props.onChange([...shown, ''])}>
+        Add another open {item.unit}
+      </button>
+    </fieldset>
   )
 }
 

@@ -9,7 +9,7 @@ import { StringEnum } from './types.js'
  * filters, read in keyset batches and written to the reply as they come, never the whole list in memory.
  */
 
-export type CsvValue = string | number | boolean | null | undefined
+export type CsvValue = string | number | boolean | null | undefined | readonly (string | number)[]
 
 /** The `format` query parameter of the routes that export CSV. */
 export const FormatQuery = {
@@ -31,9 +31,10 @@ export function columnsOf<T extends TObject>(schema: T): (keyof Static<T> & stri
  */
 const FORMULA_START = /^[=+\-@\t\r]/
 
-/** One field, quoted per RFC 4180 when it must be; null is an empty field. */
+/** One field, quoted per RFC 4180 when it must be; null is an empty field, a list its values separated by spaces. */
 export function csvField(value: CsvValue): string {
   if (value === null || value === undefined) return ''
+  if (Array.isArray(value)) return csvField(value.join(' '))
   if (typeof value !== 'string') return String(value)
   const text = FORMULA_START.test(value) ? `'${value}` : value
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
