@@ -2804,7 +2804,7 @@ export interface paths {
         };
         /**
          * List inventory items
-         * @description Filter by location, category and low_stock; search with q (every word in the name or SKU) or sku (exact); sort by name, quantity, last_updated, created_at, sku or category.
+         * @description Filter by location, category and low_stock; search with q (every word in the name or SKU) or sku (exact: one product at every location); sort by name, quantity, last_updated, created_at, sku or category.
          *
          *     Requires the `inventory:read` permission.
          */
@@ -2844,7 +2844,7 @@ export interface paths {
                      */
                     q?: string;
                     /**
-                     * @description Only the item with exactly this SKU
+                     * @description Only the items with exactly this SKU: the product at every location (with location, at one)
                      * @example TITO-750
                      */
                     sku?: string;
@@ -2917,7 +2917,7 @@ export interface paths {
                                  */
                                 name: string;
                                 /**
-                                 * @description Its stock-keeping unit, unique among the account’s live items
+                                 * @description Its stock-keeping unit: unique among the live items of its location; the same product at other locations has the same SKU
                                  * @example TITO-750
                                  */
                                 sku: string;
@@ -3345,7 +3345,7 @@ export interface paths {
         put?: never;
         /**
          * Create an inventory item
-         * @description Its starting quantity is the first row of its stock ledger. The SKU must be unique among live items; unit decides what quantity counts.
+         * @description Its starting quantity is the first row of its stock ledger. The SKU must be unique among the live items of the location; the same SKU at another location is the same product, with the same size_ml and unit (or case). unit decides what quantity counts.
          *
          *     Requires the `inventory:write` permission.
          */
@@ -3385,7 +3385,7 @@ export interface paths {
                          */
                         name: string;
                         /**
-                         * @description Stock-keeping unit, 1 to 100 characters, unique among live items (duplicate_sku)
+                         * @description Stock-keeping unit, 1 to 100 characters, unique among the live items of the location (duplicate_sku). The same product at other locations takes the same SKU, with the same size_ml and unit (or case): otherwise duplicate_sku with details.field
                          * @example TITO-750
                          */
                         sku: string;
@@ -3482,7 +3482,7 @@ export interface paths {
                                  */
                                 name: string;
                                 /**
-                                 * @description Its stock-keeping unit, unique among the account’s live items
+                                 * @description Its stock-keeping unit: unique among the live items of its location; the same product at other locations has the same SKU
                                  * @example TITO-750
                                  */
                                 sku: string;
@@ -3730,7 +3730,7 @@ export interface paths {
                 };
                 /**
                  * @description - `idempotency_in_progress`: A request with the same `X-Idempotency-Key` is still running
-                 *     - `duplicate_sku`: Another live item has this SKU
+                 *     - `duplicate_sku`: Another live item at the location has this SKU, or the SKU is stocked at another location with another `size_ml` or unit (`details.field`)
                  */
                 409: {
                     headers: {
@@ -3973,7 +3973,7 @@ export interface paths {
         };
         /**
          * List inventory items (alias of /v1/inventory/items)
-         * @description Filter by location, category and low_stock; search with q (every word in the name or SKU) or sku (exact); sort by name, quantity, last_updated, created_at, sku or category.
+         * @description Filter by location, category and low_stock; search with q (every word in the name or SKU) or sku (exact: one product at every location); sort by name, quantity, last_updated, created_at, sku or category.
          *
          *     Requires the `inventory:read` permission.
          */
@@ -4013,7 +4013,7 @@ export interface paths {
                      */
                     q?: string;
                     /**
-                     * @description Only the item with exactly this SKU
+                     * @description Only the items with exactly this SKU: the product at every location (with location, at one)
                      * @example TITO-750
                      */
                     sku?: string;
@@ -4086,7 +4086,7 @@ export interface paths {
                                  */
                                 name: string;
                                 /**
-                                 * @description Its stock-keeping unit, unique among the account’s live items
+                                 * @description Its stock-keeping unit: unique among the live items of its location; the same product at other locations has the same SKU
                                  * @example TITO-750
                                  */
                                 sku: string;
@@ -4595,7 +4595,7 @@ export interface paths {
                                  */
                                 name: string;
                                 /**
-                                 * @description Its stock-keeping unit, unique among the account’s live items
+                                 * @description Its stock-keeping unit: unique among the live items of its location; the same product at other locations has the same SKU
                                  * @example TITO-750
                                  */
                                 sku: string;
@@ -4975,7 +4975,7 @@ export interface paths {
         };
         /**
          * Update an inventory item
-         * @description Any of the item fields; a quantity change is recorded in the stock ledger as an adjustment.
+         * @description Any of the item fields; a quantity change is recorded in the stock ledger as an adjustment. A new sku, location, unit or size_ml follows the rules of create (duplicate_sku).
          *
          *     Requires the `inventory:write` permission.
          */
@@ -5015,7 +5015,7 @@ export interface paths {
                          */
                         name?: string;
                         /**
-                         * @description Stock-keeping unit, 1 to 100 characters, unique among live items (duplicate_sku)
+                         * @description Stock-keeping unit, 1 to 100 characters, unique among the live items of the location (duplicate_sku). The same product at other locations takes the same SKU, with the same size_ml and unit (or case): otherwise duplicate_sku with details.field
                          * @example TITO-750
                          */
                         sku?: string;
@@ -5112,7 +5112,7 @@ export interface paths {
                                  */
                                 name: string;
                                 /**
-                                 * @description Its stock-keeping unit, unique among the account’s live items
+                                 * @description Its stock-keeping unit: unique among the live items of its location; the same product at other locations has the same SKU
                                  * @example TITO-750
                                  */
                                 sku: string;
@@ -5360,7 +5360,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `duplicate_sku`: Another live item has this SKU */
+                /** @description - `duplicate_sku`: Another live item at the location has this SKU, or the SKU is stocked at another location with another `size_ml` or unit (`details.field`) */
                 409: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5375,7 +5375,7 @@ export interface paths {
                          * @example {
                          *       "error": {
                          *         "code": "duplicate_sku",
-                         *         "message": "SKU … already exists"
+                         *         "message": "SKU … …"
                          *       },
                          *       "meta": {
                          *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
@@ -5981,7 +5981,7 @@ export interface paths {
         };
         /**
          * Stock value per location and category
-         * @description quantity × cost_per_unit of the live items, in the account’s currency; stock below zero counts as none.
+         * @description quantity × cost_per_unit of the live items, in the account’s currency; stock below zero counts as none. With sku, one product across the locations that stock it.
          *
          *     Requires the `inventory:read` permission.
          */
@@ -5993,6 +5993,11 @@ export interface paths {
                      * @example main_bar
                      */
                     location?: string;
+                    /**
+                     * @description Only the items of this SKU: one product’s value at each location
+                     * @example TITO-750
+                     */
+                    sku?: string;
                 };
                 header?: never;
                 path?: never;
