@@ -72,6 +72,10 @@ export const DataQuality = Type.Object(
     items_without_counts: Type.Integer({ description: 'Items in scope left out of `items` for lack of two counts' }),
     stale_count_items: Type.Integer({ description: 'Items whose latest count is over 14 days before the end of the period' }),
     unmapped_pos_items: Type.Array(UnmappedPosItem, { description: 'The 10 unmapped POS items with the most revenue in the period' }),
+    cross_location_lines: Type.Integer({
+      description:
+        'Sale lines of the period that depleted an item in scope at another location than their own: sold where no item of the SKU is stocked, they took the mapped item (a line sold where the SKU is stocked depletes that location’s item)',
+    }),
   },
   { description: 'How far the report can be trusted: unmapped sales and missing counts make variance look worse or better than it is' },
 )
@@ -118,6 +122,7 @@ const VARIANCE_EXAMPLE = {
     items_without_counts: 1,
     stale_count_items: 0,
     unmapped_pos_items: [{ connection_id: 'pos_01jd3kq7w2e4r6t8y0u2i4o6p8', pos_item_id: 'TITO-DBL', name: "Tito's Vodka Dbl", revenue: 196 }],
+    cross_location_lines: 0,
   },
 }
 

@@ -121,6 +121,7 @@ describe('GET /v1/analytics/variance', () => {
       items_without_counts: 1,
       stale_count_items: 0,
       unmapped_pos_items: [{ connection_id: data.data_quality.unmapped_pos_items[0].connection_id, pos_item_id: 'TITO-DBL', name: "Tito's Vodka Dbl", revenue: 196 }],
+      cross_location_lines: 0,
     })
   })
 
