@@ -434,9 +434,20 @@ export async function usageDaysOfBatch(trx: Trx, batchId: string): Promise<Usage
   return result.rows
 }
 
-/** The live items with the fields name matching needs. */
-export async function listItemsForMatching(db: Executor, tenant: Tenant) {
-  return liveItems(db, tenant).select(['id', 'name', 'unit', 'size_ml', 'category']).execute()
+/**
+ * The live items name matching chooses among, one per SKU (an item is a product at a location, and a
+ * mapping stands for its SKU): the one at `location` where that location stocks the SKU, else one kept
+ * by its own unit rather than by the case; with the fields matching needs and its location.
+ */
+export async function listItemsForMatching(db: Executor, tenant: Tenant, location: string) {
+  return liveItems(db, tenant)
+    .distinctOn('sku')
+    .select(['id', 'name', 'unit', 'size_ml', 'category', 'location_id'])
+    .orderBy('sku')
+    .orderBy(sql`location_id = ${location}`, 'desc')
+    .orderBy(sql`unit = 'case'`)
+    .orderBy('id')
+    .execute()
 }
 
 /** An item as reports read it: what names, units, places and costs it. */

@@ -132,4 +132,40 @@ describe('sales deplete the venue that sold', () => {
     assert.equal(await itemQuantity(ctx, caller, main.id), 10)
     assert.equal(await itemQuantity(ctx, caller, barC.id), 5)
   })
+
+  test('auto-map proposes the item at the connection’s location and shows each proposal’s location', async () => {
+    const caller = await groupCaller()
+    const titos = { name: "Tito's Handmade Vodka 1L", sku: 'TITO-1L', size_ml: 1000 }
+    await createItem(ctx, caller, titos)
+    const titosAtB = await createItem(ctx, caller, { ...titos, location: 'bar_b' })
+    const patron = await createItem(ctx, caller, { name: 'Patron Reposado Tequila 750ml', sku: 'PATRON-REP', size_ml: 750 })
+    const connection = await createConnection(ctx, caller, { location: 'bar_b' })
+    const imported = await ctx.request('POST', '/v1/sales', {
+      key: caller.key,
+      body: {
+        connection_id: connection.id,
+        sales: [
+          { location: 'bar_b', pos_item_id: 'TITO-SHOT', name: "Tito's Vodka 1.5oz", quantity: 1, unit_price: 8, sold_at: new Date().toISOString() },
+          { location: 'bar_b', pos_item_id: 'PATRON-SILVER', name: 'Patron Silver Tequila 1.5oz', quantity: 1, unit_price: 9, sold_at: new Date().toISOString() },
+        ],
+      },
+    })
+    assert.equal(imported.statusCode, 201, imported.body)
+    const response = await ctx.request('POST', `/v1/pos/connections/${connection.id}/auto-map`, { key: caller.key, body: {} })
+    assert.equal(response.statusCode, 200, response.body)
+    const result = json(response).data
+    assert.deepEqual(
+      result.mapped.map((entry: { pos_item_id: string; inventory_item_id: string; location: string }) => [entry.pos_item_id, entry.inventory_item_id, entry.location]),
+      [['TITO-SHOT', titosAtB.id, 'bar_b']],
+    )
+    assert.deepEqual(
+      result.review.map((entry: { pos_item_id: string; inventory_item_id: string; location: string }) => [entry.pos_item_id, entry.inventory_item_id, entry.location]),
+      [['PATRON-SILVER', patron.id, 'main_bar']],
+    )
+    const unmapped = json(await ctx.request('GET', `/v1/pos/connections/${connection.id}/mappings`, { key: caller.key, query: { mapped: 'false' } })).data
+    assert.deepEqual(
+      unmapped.map((entry: { suggestion: { inventory_item_id: string; location: string; inventory_name: string } }) => entry.suggestion),
+      [{ ...unmapped[0].suggestion, inventory_item_id: patron.id, location: 'main_bar', inventory_name: 'Patron Reposado Tequila 750ml' }],
+    )
+  })
 })
