@@ -20,6 +20,7 @@ import { metricsPlugin } from './platform/metrics/metrics-plugin.js'
 import type { MetricsRegistry } from './platform/metrics/metrics-registry.js'
 import { costingRoutes } from './analytics/costing.routes.js'
 import { inventoryRoutes } from './inventory/inventory.routes.js'
+import { stockOperationRoutes } from './inventory/operations.routes.js'
 import { locationRoutes } from './locations/locations.routes.js'
 import { recipeRoutes } from './recipes/recipes.routes.js'
 import { settingsRoutes } from './settings/settings.routes.js'
@@ -115,6 +116,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(authRoutes, { prefix: '/v1/auth' })
   await app.register(locationRoutes, { prefix: '/v1/locations' })
   await app.register(inventoryRoutes, { prefix: '/v1/inventory', countObserver: emitCountVariance })
+  await app.register(stockOperationRoutes, { prefix: '/v1/inventory' })
   await app.register(settingsRoutes, { prefix: '/v1/settings' })
   await app.register(recipeRoutes, { prefix: '/v1/recipes' })
   const posGateway = new PosGateway(config, options.resolver)

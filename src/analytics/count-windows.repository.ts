@@ -24,6 +24,11 @@ export interface WindowTotals {
   /** Usage of every sale line sold in the window (expected usage). */
   usage: string
   saleLines: number
+  /** Transfers into and out of the item, and recorded waste (units and cost at the time), voided ones left out. */
+  transfersIn: string
+  transfersOut: string
+  waste: string
+  wasteCost: string
   /** The lowest that deliveries less usage took stock below the opening count; null when not walked. */
   lowestNet: string | null
 }
@@ -36,6 +41,7 @@ export interface StoredWindow extends WindowKey {
 
 /** A window's totals in numbers, as the cause rules read them (no decimal is parsed). */
 export interface WindowNumbers {
+  /** What came in that the bar explains, less what went out that it explains: deliveries + transfers in − transfers out − recorded waste. */
   deliveries: number
   usage: number
   saleLines: number
@@ -55,18 +61,24 @@ export async function mayStoreWindows(trx: Trx, tenant: Tenant): Promise<boolean
 /** Stores measured windows; a window stored before is replaced (a walk adds its lowest net). */
 export async function storeWindows(trx: Trx, tenant: Tenant, windows: StoredWindow[]): Promise<void> {
   if (windows.length === 0) return
+  const column = (pick: (totals: WindowTotals) => string | number | null) => windows.map((w) => pick(w.totals))
   await sql`
     INSERT INTO analytics_count_windows (account_id, environment, item_id, opening_count_id, closing_count_id, opening_at, closing_at,
-      deliveries, usage_units, sale_lines, lowest_net)
+      deliveries, usage_units, sale_lines, lowest_net, transfers_in, transfers_out, waste_units, waste_cost)
     SELECT ${tenant.accountId}, ${tenant.environment}, w.*
     FROM unnest(${windows.map((w) => w.itemId)}::text[], ${windows.map((w) => w.openingCountId)}::text[], ${windows.map((w) => w.closingCountId)}::text[],
       ${windows.map((w) => w.openingAt.toISOString())}::timestamptz[], ${windows.map((w) => w.closingAt.toISOString())}::timestamptz[],
-      ${windows.map((w) => w.totals.deliveries)}::numeric[], ${windows.map((w) => w.totals.usage)}::numeric[],
-      ${windows.map((w) => w.totals.saleLines)}::bigint[], ${windows.map((w) => w.totals.lowestNet)}::numeric[])
-      AS w (item_id, opening_count_id, closing_count_id, opening_at, closing_at, deliveries, usage_units, sale_lines, lowest_net)
+      ${column((t) => t.deliveries)}::numeric[], ${column((t) => t.usage)}::numeric[],
+      ${column((t) => t.saleLines)}::bigint[], ${column((t) => t.lowestNet)}::numeric[],
+      ${column((t) => t.transfersIn)}::numeric[], ${column((t) => t.transfersOut)}::numeric[],
+      ${column((t) => t.waste)}::numeric[], ${column((t) => t.wasteCost)}::numeric[])
+      AS w (item_id, opening_count_id, closing_count_id, opening_at, closing_at, deliveries, usage_units, sale_lines, lowest_net,
+        transfers_in, transfers_out, waste_units, waste_cost)
     ORDER BY w.item_id, w.opening_count_id, w.closing_count_id
     ON CONFLICT (item_id, opening_count_id, closing_count_id) DO UPDATE SET
       deliveries = excluded.deliveries, usage_units = excluded.usage_units, sale_lines = excluded.sale_lines,
+      transfers_in = excluded.transfers_in, transfers_out = excluded.transfers_out,
+      waste_units = excluded.waste_units, waste_cost = excluded.waste_cost,
       lowest_net = coalesce(excluded.lowest_net, analytics_count_windows.lowest_net)`.execute(trx)
 }
 

@@ -4,7 +4,7 @@ import { type ReportItem, usageOfSaleLines } from '../inventory/stock-history.js
 import { type SaleLine, saleLinesInSpans } from '../pos/sales-history.js'
 import { type LocationBounds, PERCENT_DECIMALS } from './report-period.js'
 import { type PlannedItem, planReportWindows } from './variance.service.js'
-import { COST_PLACES, type MeasuredWindow, measureWindows, QUANTITY_PLACES } from './variance-windows.js'
+import { COST_PLACES, type MeasuredWindow, measureWindows, QUANTITY_PLACES, unexplainedUsage } from './variance-windows.js'
 
 /**
  * The facts the performance, staff and category reports share (docs/metrics.md): the period's sale lines
@@ -69,7 +69,7 @@ export interface ItemWindow extends PlannedItem {
   expectedCost: bigint
   /** actual × cost_per_unit (COST_PLACES). */
   actualCost: bigint
-  /** (actual − expected) × cost_per_unit: the variance report's estimated_loss (COST_PLACES). */
+  /** (actual − expected − recorded waste) × cost_per_unit: the variance report's estimated_loss (COST_PLACES). */
   varianceCost: bigint
   /** (opening + closing) / 2 × cost_per_unit. */
   averageValue: Decimal
@@ -91,7 +91,7 @@ export async function itemWindows(db: Executor, tenant: Tenant, items: ReportIte
       days: (window.closing.countedAt.getTime() - window.opening.countedAt.getTime()) / DAY_MS,
       expectedCost: window.expected * cost,
       actualCost: window.actual * cost,
-      varianceCost: (window.actual - window.expected) * cost,
+      varianceCost: unexplainedUsage(window) * cost,
       averageValue: decimal(window.opening.quantity).plus(window.closing.quantity).div(2).times(plan.item.cost_per_unit),
     }
   })

@@ -13,7 +13,7 @@ export interface ItemDays {
 
 export interface DayNet {
   day: string
-  /** Deliveries less usage of the day, item units. */
+  /** What came in less what went out that day (deliveries and transfers in, less usage, transfers out and waste), item units. */
   net: string
 }
 
@@ -21,6 +21,10 @@ export interface DaysTotal {
   usage: string
   saleLines: number
   deliveries: string
+  transfersIn: string
+  transfersOut: string
+  waste: string
+  wasteCost: string
   /** Each day's net, oldest first, when asked for. */
   days: DayNet[]
 }
@@ -30,25 +34,48 @@ function spansTable(spans: ItemDays[]) {
     ${spans.map((span) => span.firstDay)}::date[], ${spans.map((span) => span.lastDay)}::date[]) AS s (ord, item_id, first_day, last_day)`
 }
 
-/** Usage, sale lines and deliveries of each item over its days from the daily rollup, in order; with each day's net when `withDays`. */
+interface TotalsRow {
+  ord: number
+  usage: string
+  sale_lines: string
+  deliveries: string
+  transfers_in: string
+  transfers_out: string
+  waste: string
+  waste_cost: string
+}
+
+/** Usage, sale lines, deliveries, transfers and waste of each item over its days from the daily rollup, in order; with each day's net when `withDays`. */
 export async function rolledUpDays(db: Executor, spans: ItemDays[], withDays: boolean): Promise<DaysTotal[]> {
   if (spans.length === 0) return []
-  const totals = await sql<{ ord: number; usage: string; sale_lines: string; deliveries: string }>`
+  const totals = await sql<TotalsRow>`
     SELECT s.ord, coalesce(sum(d.usage_units), 0)::text AS usage, coalesce(sum(d.sale_lines), 0)::text AS sale_lines,
-      coalesce(sum(d.deliveries), 0)::text AS deliveries
+      coalesce(sum(d.deliveries), 0)::text AS deliveries, coalesce(sum(d.transfers_in), 0)::text AS transfers_in,
+      coalesce(sum(d.transfers_out), 0)::text AS transfers_out, coalesce(sum(d.waste_units), 0)::text AS waste,
+      coalesce(sum(d.waste_cost), 0)::text AS waste_cost
     FROM ${spansTable(spans)}
     LEFT JOIN analytics_item_days d ON d.item_id = s.item_id AND d.business_day BETWEEN s.first_day AND s.last_day
     GROUP BY s.ord ORDER BY s.ord`.execute(db)
   const days = new Map<number, DayNet[]>()
   if (withDays) {
     const rows = await sql<{ ord: number; day: string; net: string }>`
-      SELECT s.ord, d.business_day::text AS day, sum(d.deliveries - d.usage_units)::text AS net
+      SELECT s.ord, d.business_day::text AS day,
+        sum(d.deliveries + d.transfers_in - d.transfers_out - d.waste_units - d.usage_units)::text AS net
       FROM ${spansTable(spans)}
       JOIN analytics_item_days d ON d.item_id = s.item_id AND d.business_day BETWEEN s.first_day AND s.last_day
       GROUP BY s.ord, d.business_day ORDER BY s.ord, d.business_day`.execute(db)
     for (const row of rows.rows) days.set(row.ord, [...(days.get(row.ord) ?? []), { day: row.day, net: row.net }])
   }
-  return totals.rows.map((row) => ({ usage: row.usage, saleLines: Number(row.sale_lines), deliveries: row.deliveries, days: days.get(row.ord) ?? [] }))
+  return totals.rows.map((row) => ({
+    usage: row.usage,
+    saleLines: Number(row.sale_lines),
+    deliveries: row.deliveries,
+    transfersIn: row.transfers_in,
+    transfersOut: row.transfers_out,
+    waste: row.waste,
+    wasteCost: row.waste_cost,
+    days: days.get(row.ord) ?? [],
+  }))
 }
 
 export interface PosRevenue {

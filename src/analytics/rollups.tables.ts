@@ -11,6 +11,10 @@ export interface AnalyticsItemDayTable {
   usage_cost: Numeric
   sale_lines: Numeric
   deliveries: Numeric
+  transfers_in: Numeric
+  transfers_out: Numeric
+  waste_units: Numeric
+  waste_cost: Numeric
 }
 
 export interface AnalyticsPosItemDayTable {
@@ -53,6 +57,10 @@ export interface AnalyticsCountWindowTable {
   usage_units: Numeric
   sale_lines: Numeric
   lowest_net: Numeric | null
+  transfers_in: Numeric
+  transfers_out: Numeric
+  waste_units: Numeric
+  waste_cost: Numeric
 }
 
 declare module '../platform/db/database.js' {

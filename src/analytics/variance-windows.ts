@@ -10,8 +10,9 @@ import { mayStoreWindows, storeWindows, type WindowNumbers, type WindowTotals } 
 import type { CountPoint, EarlierWindow } from './window-plan.repository.js'
 
 /**
- * Count windows: an item's usage between two of its counts. actual = opening + deliveries − closing;
- * expected = the usage of every sale line sold in the window (DECISIONS, Analytics → Variance).
+ * Count windows: an item's usage between two of its counts. actual = opening + deliveries + transfers in
+ * − transfers out − closing; expected = the usage of every sale line sold in the window; recorded waste
+ * is usage explained apart (DECISIONS, Analytics → Variance).
  */
 
 const DAY_MS = 86_400_000
@@ -31,6 +32,8 @@ export interface MeasuredWindow extends CountWindow {
   /** Exact figures in the item's unit, scaled to QUANTITY_PLACES. */
   expected: bigint
   actual: bigint
+  /** Recorded waste: usage explained apart from sales. */
+  waste: bigint
   /** Sale lines that used the item in the window. */
   saleLines: number
   /** As read or measured: the cause rules' walked facts reuse them when they hold the lowest net. */
@@ -75,8 +78,13 @@ function partsOf({ item, openedAt: from, closedAt: to }: WindowSpan, split: Busi
   return { edges, days: firstWhole <= lastWhole ? { itemId: item.id, firstDay: firstWhole, lastDay: lastWhole } : undefined }
 }
 
+/** What came in less what went out in a span: deliveries and transfers in, less usage, transfers out and waste. */
+function netOf(movement: Omit<WindowTotals, 'saleLines' | 'lowestNet' | 'wasteCost'>): Decimal {
+  return decimal(movement.deliveries).plus(movement.transfersIn).minus(movement.transfersOut).minus(movement.waste).minus(movement.usage)
+}
+
 /**
- * The lowest that deliveries less sales took stock below the opening count, walking the window: exact
+ * The lowest that what came in less what went out took stock below the opening count, walking the window: exact
  * inside the partial days at its ends, at each day's end in between (a dip inside a whole day is not seen).
  */
 function lowestNet(edges: SpanMovement[], days: DayNet[]): Decimal {
@@ -86,7 +94,7 @@ function lowestNet(edges: SpanMovement[], days: DayNet[]): Decimal {
     if (!edge) return
     const dip = running.plus(edge.lowestNet)
     if (dip.lt(lowest)) lowest = dip
-    running = running.plus(edge.deliveries).minus(edge.usage)
+    running = running.plus(netOf(edge))
   }
   step(edges[0])
   for (const day of days) {
@@ -112,10 +120,15 @@ async function measureTotals(db: Executor, tenant: Tenant, windows: WindowSpan[]
   return parts.map((part) => {
     const edges = part.edges.map(() => rawMovements[rawIndex++] as SpanMovement)
     const middle = part.days ? (rolled[rolledIndex++] as DaysTotal) : undefined
+    const total = (pick: (movement: SpanMovement | DaysTotal) => string) => sum([...edges.map((edge) => decimal(pick(edge))), decimal(middle ? pick(middle) : 0)]).toFixed()
     return {
-      deliveries: sum([...edges.map((edge) => decimal(edge.deliveries)), decimal(middle?.deliveries ?? 0)]).toFixed(),
-      usage: sum([...edges.map((edge) => decimal(edge.usage)), decimal(middle?.usage ?? 0)]).toFixed(),
+      deliveries: total((movement) => movement.deliveries),
+      usage: total((movement) => movement.usage),
       saleLines: edges.reduce((total, edge) => total + edge.saleLines, middle?.saleLines ?? 0),
+      transfersIn: total((movement) => movement.transfersIn),
+      transfersOut: total((movement) => movement.transfersOut),
+      waste: total((movement) => movement.waste),
+      wasteCost: total((movement) => movement.wasteCost),
       lowestNet: walk ? lowestNet(edges, middle?.days ?? []).toFixed() : null,
     }
   })
@@ -147,9 +160,9 @@ async function measureAndStore(db: Executor, tenant: Tenant, windows: WindowSpan
   return db.isTransaction ? measure(db as Trx) : db.transaction().execute(measure)
 }
 
-/** A window's totals in numbers (Number() of each decimal). */
+/** A window's totals in numbers (Number() of each decimal), what the bar explains netted into deliveries. */
 function numbersOf(totals: WindowTotals): WindowNumbers {
-  return { deliveries: Number(totals.deliveries), usage: Number(totals.usage), saleLines: totals.saleLines }
+  return { deliveries: Number(netOf({ ...totals, usage: '0' })), usage: Number(totals.usage), saleLines: totals.saleLines }
 }
 
 /** A window's facts in numbers, as the cause rules read them. */
@@ -182,10 +195,16 @@ function lowestTheoreticalOf(window: CountWindow, totals: WindowTotals & { lowes
   return scaledOut(toScaled(window.opening.quantity, QUANTITY_PLACES) + toScaled(totals.lowestNet, QUANTITY_PLACES), QUANTITY_PLACES, QUANTITY_PLACES)
 }
 
+/** actual − expected − recorded waste (positive: a loss nobody explained), scaled to QUANTITY_PLACES. */
+export function unexplainedUsage(window: MeasuredWindow): bigint {
+  return window.actual - window.expected - window.waste
+}
+
 /** A window's figures from its counts and what moved between them, exact. */
 function measuredWindow(window: CountWindow, totals: WindowTotals): MeasuredWindow {
-  const actual = toScaled(window.opening.quantity, QUANTITY_PLACES) + toScaled(totals.deliveries, QUANTITY_PLACES) - toScaled(window.closing.quantity, QUANTITY_PLACES)
-  return { opening: window.opening, closing: window.closing, expected: toScaled(totals.usage, QUANTITY_PLACES), actual, saleLines: totals.saleLines, totals }
+  const scaled = (value: string) => toScaled(value, QUANTITY_PLACES)
+  const actual = scaled(window.opening.quantity) + scaled(totals.deliveries) + scaled(totals.transfersIn) - scaled(totals.transfersOut) - scaled(window.closing.quantity)
+  return { opening: window.opening, closing: window.closing, expected: scaled(totals.usage), actual, waste: scaled(totals.waste), saleLines: totals.saleLines, totals }
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Executor, Tenant } from '../platform/db/database.js'
-import { decimal, MONEY_DECIMALS, moneyOut, QUANTITY_STORED_DECIMALS, quantityOut, scaledOut, sumScaled, toApiNumber, toScaled } from '../platform/decimal.js'
-import { crossLocationSaleLines, itemsInScope, type ReportItem } from '../inventory/stock-history.js'
+import { decimal, MONEY_DECIMALS, moneyOut, sum, QUANTITY_STORED_DECIMALS, quantityOut, scaledOut, sumScaled, toApiNumber, toScaled } from '../platform/decimal.js'
+import { crossLocationSaleLines, itemsInScope, type ReportItem, wasteCostByReason } from '../inventory/stock-history.js'
 import { getLocation } from '../locations/locations.service.js'
 import { getSettings } from '../settings/settings.service.js'
 import { analyticsErrors } from './analytics.errors.js'
@@ -9,7 +9,7 @@ import { type PosRevenue, posRevenue } from './rollups.repository.js'
 import { rankCauses, type WindowFacts } from './variance-causes.js'
 import { unmappedSimilarTo } from './unmapped-similar.js'
 import type { VarianceItem, VarianceQuery, VarianceReport } from './variance.schemas.js'
-import { COST_PLACES, earlierFacts, type MeasuredWindow, measureWindows, PREVIOUS_WINDOWS, QUANTITY_PLACES, varianceRate, walkedFacts } from './variance-windows.js'
+import { COST_PLACES, earlierFacts, type MeasuredWindow, measureWindows, PREVIOUS_WINDOWS, QUANTITY_PLACES, unexplainedUsage, varianceRate, walkedFacts } from './variance-windows.js'
 import { type ItemPlan, plannedWindows, type PlannedWindow, type WindowChoice } from './window-plan.repository.js'
 
 /** A count older than this before the period's end makes an item's figures stale. */
@@ -24,7 +24,7 @@ export interface PlannedItem {
 
 export interface ScoredItem extends PlannedItem {
   measured: MeasuredWindow
-  /** actual − expected, scaled to QUANTITY_PLACES. */
+  /** actual − expected − recorded waste, scaled to QUANTITY_PLACES. */
   variance: bigint
   /** The variance percentage as answered (2 decimals), which thresholds are compared with. */
   percentage: number
@@ -78,6 +78,10 @@ function windowOut(measured: MeasuredWindow, salesUnits: number): VarianceItem['
     closing_counted_at: isoOf(measured.closing.countedAt),
     sales_units: salesUnits,
     sale_lines: measured.saleLines,
+    transfers_in: quantityOut(measured.totals.transfersIn),
+    transfers_out: quantityOut(measured.totals.transfersOut),
+    recorded_waste: quantityOut(measured.totals.waste),
+    recorded_waste_cost: moneyOut(measured.totals.wasteCost),
   }
 }
 
@@ -86,7 +90,7 @@ export async function scoreItems(db: Executor, tenant: Tenant, planned: PlannedI
   const measured = await measureWindows(db, tenant, planned)
   return planned.map((plan, index) => {
     const window = measured[index] as MeasuredWindow
-    const variance = window.actual - window.expected
+    const variance = unexplainedUsage(window)
     const percentage = varianceRate(variance, window.expected)
     const size = Math.abs(percentage)
     // Every field named, none spread: V8 builds a literal with spread and more fields slowly, a thousand times here.
@@ -140,6 +144,7 @@ export function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>
     potential_causes: causes.map((cause) => cause.cause),
     cause_evidence: causes,
     window: windowOut(measured, expected),
+    recorded_waste_cost: moneyOut(measured.totals.wasteCost),
   }
   return { answer, loss, expectedCost: measured.expected * cost }
 }
@@ -150,6 +155,17 @@ function largestLossFirst<Entry extends { loss: bigint; answer: { name: string }
   const keyed = entries.map((entry) => ({ entry, size: entry.loss < 0n ? -entry.loss : entry.loss }))
   keyed.sort((a, b) => (b.size > a.size ? 1 : b.size < a.size ? -1 : byName.compare(a.entry.answer.name, b.entry.answer.name)))
   return keyed.map(({ entry }) => entry)
+}
+
+/** The cost of the waste recorded in the scored windows, in all and by reason (money, 2 decimals). */
+async function recordedWaste(db: Executor, scored: ScoredItem[]) {
+  const withWaste = scored.filter((entry) => entry.measured.waste !== 0n)
+  const spans = withWaste.map((entry) => ({ itemId: entry.item.id, from: entry.measured.opening.countedAt, to: entry.measured.closing.countedAt }))
+  const byReason = await wasteCostByReason(db, spans)
+  return {
+    recorded_waste_cost: moneyOut(sum(withWaste.map((entry) => decimal(entry.measured.totals.wasteCost)))),
+    waste_by_reason: Object.fromEntries([...byReason].map(([reason, cost]) => [reason, moneyOut(cost)])),
+  }
 }
 
 /** What data quality reads of the period's sales at the items' locations. */
@@ -238,6 +254,7 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
       total_items_analyzed: entries.length,
       items_above_threshold: scored.filter((entry) => entry.aboveThreshold).length,
       high_variance_items: scored.filter((entry) => entry.highVariance).length,
+      ...(await recordedWaste(db, scored)),
     },
     data_quality: dataQuality(sales, { items, planned: explained.length, plans, bounds }),
   }

@@ -36,6 +36,7 @@ export type EarlierWindow = [
   closedAt: number,
   opening: number,
   closing: number,
+  /** Deliveries + transfers in − transfers out − recorded waste (what the bar explains), null when not stored. */
   deliveries: number | null,
   usage: number | null,
   saleLines: number | null,
@@ -116,6 +117,10 @@ interface PlanRow {
   usage: string | null
   sale_lines: number | null
   lowest_net: string | null
+  transfers_in: string | null
+  transfers_out: string | null
+  waste: string | null
+  waste_cost: string | null
   earlier: EarlierWindow[] | null
 }
 
@@ -128,7 +133,16 @@ function windowOf(row: PlanRow, dateAt: (ms: number) => Date): PlannedWindow | u
     stored:
       row.sale_lines === null
         ? undefined
-        : { deliveries: row.deliveries as string, usage: row.usage as string, saleLines: row.sale_lines, lowestNet: row.lowest_net },
+        : {
+            deliveries: row.deliveries as string,
+            usage: row.usage as string,
+            saleLines: row.sale_lines,
+            lowestNet: row.lowest_net,
+            transfersIn: row.transfers_in as string,
+            transfersOut: row.transfers_out as string,
+            waste: row.waste as string,
+            wasteCost: row.waste_cost as string,
+          },
     earlier: row.earlier ?? [],
   }
 }
@@ -179,8 +193,9 @@ async function planRows(db: Executor, choice: WindowChoice, previous: number): P
         o.count_id AS opening_id, ${epochMs(sql.ref('o.counted_at'))}::float8 AS opening_ms, o.actual::text AS opening,
         c.count_id AS closing_id, ${epochMs(sql.ref('c.counted_at'))}::float8 AS closing_ms, c.actual::text AS closing,
         s.deliveries::text AS deliveries, s.usage_units::text AS usage, s.sale_lines::float8 AS sale_lines, s.lowest_net::text AS lowest_net,
+        s.transfers_in::text AS transfers_in, s.transfers_out::text AS transfers_out, s.waste_units::text AS waste, s.waste_cost::text AS waste_cost,
         (SELECT json_agg(json_build_array(${epochMs(sql.ref('e.previous_at'))}, ${epochMs(sql.ref('e.counted_at'))}, e.previous, e.actual,
-            es.deliveries, es.usage_units, es.sale_lines,
+            es.deliveries + es.transfers_in - es.transfers_out - es.waste_units, es.usage_units, es.sale_lines,
             CASE WHEN es.item_id IS NULL THEN e.previous_id END, CASE WHEN es.item_id IS NULL THEN e.count_id END) ORDER BY e.n)
           FROM counts e
           LEFT JOIN analytics_count_windows es ON es.item_id = i.item_id AND es.opening_count_id = e.previous_id AND es.closing_count_id = e.count_id

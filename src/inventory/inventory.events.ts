@@ -11,11 +11,11 @@ export const InventoryUpdatedData = Type.Object(
     change: Type.Number({ description: 'new_quantity − previous_quantity, in the item’s unit', examples: [-0.6] }),
     location: Type.String({ description: 'The item’s location id', examples: ['main_bar'] }),
     updated_by: Type.String({
-      description: 'Who changed it: the API key id of the request, the counter’s name for a count, who received an order for a delivery, the POS connection id for POS sales',
+      description: 'Who changed it: the API key id of the request, the counter’s name for a count, who received an order for a delivery, the POS connection id for POS sales, who moved a transfer or logged waste (the API key id for a void)',
       examples: ['key_01jd2x0k7m3n5p7q9r1s3t5v7w'],
     }),
   },
-  { description: 'An item’s quantity changed (count, adjustment, batch, delivery or POS sales)' },
+  { description: 'An item’s quantity changed (count, adjustment, batch, delivery, POS sales, transfer or recorded waste)' },
 )
 export type InventoryUpdatedData = Static<typeof InventoryUpdatedData>
 
@@ -47,11 +47,33 @@ export const InventoryCountCompletedData = Type.Object(
 )
 export type InventoryCountCompletedData = Static<typeof InventoryCountCompletedData>
 
-/** The inventory events by kind, in the spec's order: the composition root assembles every domain's. */
+export const InventoryWasteRecordedData = Type.Object(
+  {
+    waste_id: Type.String({ description: 'The waste entry (GET /v1/inventory/waste/{id})', examples: ['wst_01jd3a9b8c7d6e5f4g3h2j1k0m'] }),
+    location: Type.String({ description: 'Where it was wasted', examples: ['main_bar'] }),
+    recorded_by: Type.String({ description: 'Who logged it', examples: ['Maria'] }),
+    items: Type.Array(
+      Type.Object({
+        item_id: Type.String({ description: 'The wasted item', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+        name: Type.String({ description: 'The item’s name', examples: ["Tito's Handmade Vodka 750ml"] }),
+        quantity: Type.Number({ description: 'What left stock, in the item’s unit', examples: [0.0591] }),
+        reason: Type.String({ description: 'spill, breakage, comp, staff_drink, spoilage, returned or other', examples: ['spill'] }),
+        cost: Type.Number({ description: 'Its cost in the account currency, 2 decimals', examples: [1.09] }),
+      }),
+      { description: 'The wasted items' },
+    ),
+    total_cost: Type.Number({ description: 'Σ cost, 2 decimals', examples: [1.09] }),
+  },
+  { description: 'Waste was recorded (POST /v1/inventory/waste): spills, breakage, comps, staff drinks, spoilage, returns' },
+)
+export type InventoryWasteRecordedData = Static<typeof InventoryWasteRecordedData>
+
+/** The inventory events by kind, in the spec's order (then the ones barstock adds): the composition root assembles every domain's. */
 export const inventoryEvents = {
   'inventory.updated': InventoryUpdatedData,
   'inventory.low_stock': InventoryLowStockData,
   'inventory.count_completed': InventoryCountCompletedData,
+  'inventory.waste_recorded': InventoryWasteRecordedData,
 }
 
 declare module '../platform/outbox.js' {

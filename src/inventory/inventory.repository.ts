@@ -294,16 +294,24 @@ export async function countItemsAtLocation(db: Executor, tenant: Tenant, locatio
 
 /**
  * What moved the stock of the item `itemId` (an SQL column) in (from, to]: ledger deltas that are neither
- * sales nor absolute quantities (deliveries, batch changes), less the usage of the sale lines sold in it:
- * only those that took current stock with `appliedOnly`, else every one (history too).
+ * sales nor absolute quantities (deliveries, batch changes, transfers and waste that took stock), less the
+ * usage of the sale lines sold in it: only those that took current stock with `appliedOnly`, else every
+ * one, and the transfers and waste that are history too.
  */
+/** `+ what transfers and waste moved as history` (no ledger row: dated before the item's anchor when recorded), voided ones left out. */
+function historyOperations(itemId: RawBuilder<unknown>, from: RawBuilder<unknown>, until: RawBuilder<unknown>) {
+  return sql`+ coalesce((SELECT sum(CASE WHEN o.kind = 'transfer_in' THEN o.quantity ELSE -o.quantity END) FROM stock_operation_lines o
+      WHERE o.item_id = ${itemId} AND NOT o.applied AND o.voided_at IS NULL AND o.occurred_at > ${from} ${until}), 0)`
+}
+
 function netMovement(itemId: RawBuilder<unknown>, from: RawBuilder<unknown>, to: RawBuilder<unknown> | undefined, appliedOnly: boolean) {
   const until = (column: string) => (to === undefined ? sql`` : sql`AND ${sql.ref(column)} <= ${to}`)
   return sql`(
     coalesce((SELECT sum(m.delta) FROM stock_movements m WHERE m.item_id = ${itemId} AND m.occurred_at > ${from} ${until('m.occurred_at')}
       AND m.kind <> 'sale' AND NOT m.anchor), 0)
     - coalesce((SELECT sum(u.units) FROM stock_sale_usage u WHERE u.item_id = ${itemId} AND u.sold_at > ${from} ${until('u.sold_at')}
-      ${appliedOnly ? sql`AND u.applied` : sql``}), 0))`
+      ${appliedOnly ? sql`AND u.applied` : sql``}), 0)
+    ${appliedOnly ? sql`` : historyOperations(itemId, from, until('o.occurred_at'))})`
 }
 
 /**

@@ -112,9 +112,9 @@ export const ListMovementsQuery = Type.Object({ ...PageQuery, ...FormatQuery }, 
 export type ListMovementsQuery = Static<typeof ListMovementsQuery>
 
 export const StockMovement = Type.Object({
-  kind: StringEnum(['count', 'adjustment', 'batch', 'delivery', 'sale', 'transfer'], {
+  kind: StringEnum(['count', 'adjustment', 'batch', 'delivery', 'sale', 'transfer', 'waste'], {
     description:
-      'count (a count set it), adjustment (a PUT quantity, or the starting stock), batch, delivery (an order received), sale (POS or imported sales of a business day; positive when a refund gave units back)',
+      'count (a count set it), adjustment (a PUT quantity, or the starting stock), batch, delivery (an order received), sale (POS or imported sales of a business day; positive when a refund gave units back), transfer (out of or into the item; reference_id is the transfer, and a voided transfer’s reversal), waste (recorded waste; reference_id is the waste entry)',
     examples: ['sale'],
   }),
   change: Type.Number({ description: 'quantity_after − quantity_before, in the item’s unit', examples: [-0.6] }),

@@ -1,5 +1,5 @@
 import { checkDecimalPlaces } from '../platform/number-input.js'
-import { isInTheFuture } from '../platform/zoned-time.js'
+import { parsePastTime } from '../platform/http/date-filter.js'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal, decimalPlaces, QUANTITY_INPUT_DECIMALS, QUANTITY_STORED_DECIMALS, quantityOut, toDbNumeric, UNIT_COST_DECIMALS } from '../platform/decimal.js'
 import { AppError, invalidParameter } from '../platform/errors.js'
@@ -214,10 +214,17 @@ export async function exportItems(db: Executor, tenant: Tenant, query: ListItems
 }
 
 /**
- * Creates an item. Its starting quantity is the first ledger row, so the ledger always sums to the stock.
- * Throws invalid_unit, invalid_quantity, location_not_found, duplicate_sku (also under concurrent creates).
+ * Creates an item. Its starting quantity is the first ledger row, so the ledger always sums to the stock;
+ * it stands like a count at `stockedAt` (default now: a transfer that creates its destination item stocks
+ * it just before the transfer's own time). Throws invalid_unit, invalid_quantity, location_not_found,
+ * duplicate_sku (also under concurrent creates).
  */
-export async function createItem(trx: Trx, tenant: Tenant, input: CreateItemBody, actor: string): Promise<InventoryItem> {
+export async function createItem(trx: Trx, tenant: Tenant, input: CreateItemBody, actor: string, stockedAt = new Date()): Promise<InventoryItem> {
+  return rowToItem(await createItemRow(trx, tenant, input, actor, stockedAt))
+}
+
+/** createItem's row, for inventory's own operations (a transfer creating its destination item). */
+export async function createItemRow(trx: Trx, tenant: Tenant, input: CreateItemBody, actor: string, stockedAt: Date): Promise<ItemRow> {
   checkUnit(input.unit)
   const quantity = parseQuantity(input.quantity, 'quantity')
   const reorderPoint = parseQuantity(input.reorder_point ?? 0, 'reorder_point')
@@ -242,14 +249,15 @@ export async function createItem(trx: Trx, tenant: Tenant, input: CreateItemBody
         case_size: input.case_size ?? null,
         reorder_point: toDbNumeric(reorderPoint),
         cost_per_unit: toDbNumeric(input.cost_per_unit ?? 0),
+        anchored_at: stockedAt,
       })
       .returningAll()
       .executeTakeFirstOrThrow(),
   )
   // The starting quantity stands like a count of this moment, even at 0: sales sold before it are history.
-  const stocked = await setStock(trx, tenant, created, quantity, { kind: 'adjustment', actor, referenceId: created.id, anchorQuantity: quantity })
+  const stocked = await setStock(trx, tenant, created, quantity, { kind: 'adjustment', actor, referenceId: created.id, occurredAt: stockedAt, anchorQuantity: quantity })
   if (quantity.eq(0)) await notifyIfNewlyLow(trx, tenant, undefined, stocked)
-  return rowToItem(stocked)
+  return stocked
 }
 
 /** The fields of an update that change which product an item is, or where. */
@@ -313,15 +321,6 @@ export async function deleteItem(trx: Trx, tenant: Tenant, id: string) {
   return { id, deleted: true as const }
 }
 
-function countedAtOf(input: CountBody): Date {
-  if (input.counted_at === undefined) return new Date()
-  const countedAt = new Date(input.counted_at)
-  if (isInTheFuture(countedAt)) {
-    throw invalidParameter('counted_at', input.counted_at, 'counted_at is in the future')
-  }
-  return countedAt
-}
-
 /**
  * Each item's theoretical stock at a count's time: for an item the count anchors (counted at or after
  * its anchor), current stock less what moved since; for one counted before its anchor (history), from
@@ -366,7 +365,7 @@ export async function recordCount(trx: Trx, tenant: Tenant, input: CountBody, ob
   const actuals = input.items.map((line, index) => parseQuantity(line.quantity, `items[${index}].quantity`))
   const items = await lockItemRows(trx, tenant, ids)
   // Taken under the lock: a change committed while this count waited is before it, not re-applied after it.
-  const countedAt = countedAtOf(input)
+  const countedAt = parsePastTime(input.counted_at, 'counted_at')
   for (const id of ids) {
     const item = items.get(id)
     if (!item) throw inventoryErrors.itemNotFound(id)

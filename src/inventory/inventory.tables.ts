@@ -61,7 +61,7 @@ export interface StockSaleUsageTable {
   recorded_at: Timestamp
 }
 
-export type MovementKind = 'count' | 'adjustment' | 'batch' | 'delivery' | 'sale' | 'transfer'
+export type MovementKind = 'count' | 'adjustment' | 'batch' | 'delivery' | 'sale' | 'transfer' | 'waste'
 
 export interface InventoryCountTable {
   id: string

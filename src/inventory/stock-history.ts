@@ -43,9 +43,30 @@ export interface SpanMovement {
   usage: string
   /** Sale lines that used the item. */
   saleLines: number
-  /** The lowest that deliveries so far less usage so far reached inside the span (0 or below). */
+  /** Transfers into and out of the item (voided ones left out), item units. */
+  transfersIn: string
+  transfersOut: string
+  /** Recorded waste, item units, and its cost at the time it was recorded. */
+  waste: string
+  wasteCost: string
+  /** The lowest that what came in so far less what went out so far reached inside the span (0 or below). */
   lowestNet: string
 }
+
+/**
+ * The sums of an item's transfers and recorded waste in a span (s.item_id, s.from_at, s.to_at), as a
+ * lateral subquery with columns transfers_in, transfers_out, waste, waste_cost.
+ */
+const operationSums = sql`(
+  SELECT coalesce(sum(o.quantity) FILTER (WHERE o.kind = 'transfer_in'), 0) AS transfers_in,
+    coalesce(sum(o.quantity) FILTER (WHERE o.kind = 'transfer_out'), 0) AS transfers_out,
+    coalesce(sum(o.quantity) FILTER (WHERE o.kind = 'waste'), 0) AS waste,
+    coalesce(sum(o.quantity * o.unit_cost) FILTER (WHERE o.kind = 'waste'), 0) AS waste_cost
+  FROM stock_operation_lines o
+  WHERE o.item_id = s.item_id AND o.voided_at IS NULL AND o.occurred_at > s.from_at AND o.occurred_at <= s.to_at)`
+
+const operationColumns = sql`o.transfers_in::text AS "transfersIn", o.transfers_out::text AS "transfersOut",
+  o.waste::text AS waste, o.waste_cost::text AS "wasteCost"`
 
 function spansTable(spans: HistorySpan[]) {
   return sql`unnest(${spans.map((_, index) => index)}::int[], ${spans.map((span) => span.itemId)}::text[],
@@ -61,24 +82,29 @@ export async function movementsInSpans(db: Executor, spans: HistorySpan[], optio
   if (spans.length === 0) return []
   if (!options.walk) return sumsInSpans(db, spans)
   const result = await sql<SpanMovement & { ord: number }>`
-    SELECT s.ord, e.deliveries::text AS deliveries, e.usage::text AS usage, e.sale_lines::int AS "saleLines",
+    SELECT s.ord, e.deliveries::text AS deliveries, e.usage::text AS usage, e.sale_lines::int AS "saleLines", ${operationColumns},
       least(0, coalesce(e.lowest, 0))::text AS "lowestNet"
     FROM ${spansTable(spans)}
+    CROSS JOIN LATERAL ${operationSums} o
     CROSS JOIN LATERAL (
-      SELECT coalesce(sum(change) FILTER (WHERE change > 0), 0) AS deliveries,
+      SELECT coalesce(sum(change) FILTER (WHERE is_delivery), 0) AS deliveries,
         coalesce(-sum(change) FILTER (WHERE is_sale), 0) AS usage,
         count(*) FILTER (WHERE is_sale) AS sale_lines,
         min(running) AS lowest
       FROM (
-        SELECT change, is_sale, sum(change) OVER (ORDER BY at, is_sale, seq) AS running
+        SELECT change, is_sale, is_delivery, sum(change) OVER (ORDER BY at, is_sale, seq) AS running
         FROM (
-          SELECT m.occurred_at AS at, m.delta AS change, false AS is_sale, m.sequence AS seq
+          SELECT m.occurred_at AS at, m.delta AS change, false AS is_sale, true AS is_delivery, m.sequence AS seq
           FROM stock_movements m
           WHERE m.item_id = s.item_id AND m.kind = 'delivery' AND m.occurred_at > s.from_at AND m.occurred_at <= s.to_at
           UNION ALL
-          SELECT u.sold_at, -u.units, true, u.sequence
+          SELECT u.sold_at, -u.units, true, false, u.sequence
           FROM stock_sale_usage u
           WHERE u.item_id = s.item_id AND u.sold_at > s.from_at AND u.sold_at <= s.to_at
+          UNION ALL
+          SELECT l.occurred_at, CASE WHEN l.kind = 'transfer_in' THEN l.quantity ELSE -l.quantity END, false, false, l.sequence
+          FROM stock_operation_lines l
+          WHERE l.item_id = s.item_id AND l.voided_at IS NULL AND l.occurred_at > s.from_at AND l.occurred_at <= s.to_at
         ) events
       ) walked
     ) e
@@ -154,17 +180,30 @@ export async function lineUsageInSpans(db: Executor, spans: HistorySpan[]): Prom
   return result.rows
 }
 
-/** Deliveries and usage of each span by two indexed sums, without ordering its events. */
+/** Deliveries, usage, transfers and waste of each span by indexed sums, without ordering its events. */
 async function sumsInSpans(db: Executor, spans: HistorySpan[]): Promise<SpanMovement[]> {
   const result = await sql<SpanMovement & { ord: number }>`
     SELECT s.ord,
       (SELECT coalesce(sum(m.delta), 0) FROM stock_movements m
         WHERE m.item_id = s.item_id AND m.kind = 'delivery' AND m.occurred_at > s.from_at AND m.occurred_at <= s.to_at)::text AS deliveries,
-      u.usage::text AS usage, u.sale_lines::int AS "saleLines", '0' AS "lowestNet"
+      u.usage::text AS usage, u.sale_lines::int AS "saleLines", ${operationColumns}, '0' AS "lowestNet"
     FROM ${spansTable(spans)}
     CROSS JOIN LATERAL (
       SELECT coalesce(sum(units), 0) AS usage, count(*) AS sale_lines FROM stock_sale_usage
       WHERE item_id = s.item_id AND sold_at > s.from_at AND sold_at <= s.to_at) u
+    CROSS JOIN LATERAL ${operationSums} o
     ORDER BY s.ord`.execute(db)
   return result.rows.map(({ ord: _, ...movement }) => movement)
+}
+
+/** Recorded waste cost by reason in spans of items' history (voided entries left out), reason → decimal string. */
+export async function wasteCostByReason(db: Executor, spans: HistorySpan[]): Promise<Map<string, string>> {
+  if (spans.length === 0) return new Map()
+  const result = await sql<{ reason: string; cost: string }>`
+    SELECT l.reason, sum(l.quantity * l.unit_cost)::text AS cost
+    FROM ${spansTable(spans)}
+    JOIN stock_operation_lines l ON l.item_id = s.item_id AND l.kind = 'waste' AND l.voided_at IS NULL
+      AND l.occurred_at > s.from_at AND l.occurred_at <= s.to_at
+    GROUP BY l.reason ORDER BY l.reason`.execute(db)
+  return new Map(result.rows.map((row) => [row.reason, row.cost]))
 }

@@ -2,8 +2,9 @@ import { type RawBuilder, sql } from 'kysely'
 import type { Executor, Tenant } from '../platform/db/database.js'
 
 /**
- * What analytics reads of sales usage. Every usage row is demand, whether it took stock or is history
- * sold before the item's anchor. Days are business days in the calendar of the item's current location
+ * What analytics reads of demand: sales usage and transfers out (a storeroom's demand is what the bars
+ * draw from it; DECISIONS, Bar operations → Transfers). Every usage row is demand, whether it took stock
+ * or is history sold before the item's anchor; voided transfers are not. Days are business days in the calendar of the item's current location
  * (its time zone and cut-off), as `YYYY-MM-DD`; only live items count. This file is the only place
  * that SQL lives.
  */
@@ -41,7 +42,7 @@ function calendars(tenant: Tenant, filter: Pick<UsageFilter, 'itemIds' | 'locati
       ${filter.location ? sql`AND i.location_id = ${filter.location}` : sql``}`
 }
 
-/** Units used per item per business day in [from, to]; days without usage are absent; ordered by item and day. */
+/** Units used (sold or transferred out) per item per business day in [from, to]; days without usage are absent; ordered by item and day. */
 export async function dailyUsage(db: Executor, tenant: Tenant, filter: UsageFilter): Promise<DailyUsage[]> {
   if (filter.itemIds?.length === 0) return []
   // A business day starts at most 2 days before its date at 00:00 UTC and ends within 3 days after it:
@@ -54,6 +55,12 @@ export async function dailyUsage(db: Executor, tenant: Tenant, filter: UsageFilt
       JOIN stock_sale_usage u ON u.item_id = c.item_id
         ${filter.from ? sql`AND u.sold_at >= ${filter.from}::date - 2` : sql``}
         AND u.sold_at < ${filter.to}::date + 3
+      UNION ALL
+      SELECT o.item_id, business_day(o.occurred_at, c.timezone, c.cutoff), o.quantity
+      FROM calendar c
+      JOIN stock_operation_lines o ON o.item_id = c.item_id AND o.kind = 'transfer_out' AND o.voided_at IS NULL
+        ${filter.from ? sql`AND o.occurred_at >= ${filter.from}::date - 2` : sql``}
+        AND o.occurred_at < ${filter.to}::date + 3
     )
     SELECT item_id, day::text AS day, sum(units)::text AS units
     FROM usage
@@ -75,7 +82,10 @@ export async function firstUsageDays(db: Executor, tenant: Tenant, filter: Omit<
     SELECT item_id, first_day::text AS first_day FROM (
       SELECT c.item_id, business_day(first.sold_at, c.timezone, c.cutoff) AS first_day
       FROM calendar c
-      CROSS JOIN LATERAL (SELECT min(u.sold_at) AS sold_at FROM stock_sale_usage u WHERE u.item_id = c.item_id) first
+      CROSS JOIN LATERAL (SELECT least(
+        (SELECT min(u.sold_at) FROM stock_sale_usage u WHERE u.item_id = c.item_id),
+        (SELECT min(o.occurred_at) FROM stock_operation_lines o WHERE o.item_id = c.item_id AND o.kind = 'transfer_out' AND o.voided_at IS NULL)
+      ) AS sold_at) first
       WHERE first.sold_at IS NOT NULL
     ) firsts
     WHERE first_day <= ${filter.to}::date`.execute(db)

@@ -1,9 +1,9 @@
-import { isExistingDate } from '../platform/zoned-time.js'
+import { parseDateRange } from '../platform/http/date-filter.js'
 import { randomBytes } from 'node:crypto'
 import { getLocation } from '../locations/locations.service.js'
 import { parseQuantity } from '../inventory/inventory.service.js'
 import { inventoryErrors } from '../inventory/inventory.errors.js'
-import { type Executor, isStorableTime, type Tenant, type Trx } from '../platform/db/database.js'
+import { type Executor, type Tenant, type Trx } from '../platform/db/database.js'
 import { type Decimal, decimal, MONEY_DECIMALS, moneyOut, toDbNumeric, UNIT_COST_DECIMALS } from '../platform/decimal.js'
 import { invalidParameter } from '../platform/errors.js'
 import type { PageRequest } from '../platform/http/pagination.js'
@@ -83,28 +83,9 @@ export async function getOrder(db: Executor, tenant: Tenant, id: string): Promis
   return rowToOrder(order, lines, dispatch)
 }
 
-/**
- * An ISO 8601 date or date-time of a list filter; a bare date as an upper bound covers its whole day.
- * An upper bound past the last storable time bounds nothing (no order was created after it).
- */
-function parseDateFilter(value: string | undefined, field: string, wholeDay: boolean): Date | undefined {
-  if (value === undefined) return undefined
-  const time = Date.parse(value)
-  if (!isStorableTime(time) || !isExistingDate(value.slice(0, 10))) {
-    throw invalidParameter(field, value, `${field} must be an ISO 8601 date or date-time in the years 0001 to 9999`)
-  }
-  const bareDate = /^\d{4}-\d{2}-\d{2}$/.test(value)
-  const bound = bareDate && wholeDay ? time + DAY_MS : time + (wholeDay ? 1 : 0)
-  return isStorableTime(bound) ? new Date(bound) : undefined
-}
-
 /** One page of orders, newest first, filtered by status, distributor and creation date. Throws invalid_parameter. */
 export async function listOrders(db: Executor, tenant: Tenant, query: ListOrdersQuery, page: PageRequest) {
-  const createdFrom = parseDateFilter(query.date_from, 'date_from', false)
-  const createdBefore = parseDateFilter(query.date_to, 'date_to', true)
-  if (createdFrom && createdBefore && createdFrom >= createdBefore) {
-    throw invalidParameter('date_to', query.date_to, 'date_to is before date_from')
-  }
+  const { from: createdFrom, before: createdBefore } = parseDateRange(query)
   const filters = { status: query.status, distributorId: query.distributor_id, createdFrom, createdBefore }
   const { rows, total } = await listOrderRows(db, tenant, filters, page)
   return { orders: rows.map(rowToOrderSummary), total }

@@ -102,7 +102,12 @@ describe('GET /v1/analytics/variance', () => {
           closing_counted_at: daysAgo(3),
           sales_units: 2.3659,
           sale_lines: 1,
+          transfers_in: 0,
+          transfers_out: 0,
+          recorded_waste: 0,
+          recorded_waste_cost: 0,
         },
+        recorded_waste_cost: 0,
       },
     )
     assert.equal(item.potential_causes[0], 'unmapped_sales')
@@ -111,7 +116,7 @@ describe('GET /v1/analytics/variance', () => {
     assert.deepEqual(item.potential_causes, item.cause_evidence.map((entry: { cause: string }) => entry.cause))
     assert.equal(data.total_variance, 32.68)
     assert.equal(data.variance_percentage, 69.07)
-    assert.deepEqual(data.summary, { total_items_analyzed: 1, items_above_threshold: 1, high_variance_items: 1 })
+    assert.deepEqual(data.summary, { total_items_analyzed: 1, items_above_threshold: 1, high_variance_items: 1, recorded_waste_cost: 0, waste_by_reason: {} })
     assert.equal(data.threshold, 5)
     assert.equal(data.currency, 'USD')
     assert.deepEqual(data.data_quality, {

@@ -167,11 +167,12 @@ test('the idempotency header is documented on every POST that takes a key, rate-
   }
 })
 
-/** The spec's Events table, in its order. */
+/** The spec's Events table, in its order, with the one DECISIONS adds (inventory.waste_recorded) among the inventory events. */
 const SPEC_EVENT_KINDS = [
   'inventory.updated',
   'inventory.low_stock',
   'inventory.count_completed',
+  'inventory.waste_recorded',
   'variance.detected',
   'variance.threshold_exceeded',
   'order.created',

@@ -7476,11 +7476,11 @@ export interface paths {
                             /** @description This page’s items */
                             data: {
                                 /**
-                                 * @description count (a count set it), adjustment (a PUT quantity, or the starting stock), batch, delivery (an order received), sale (POS or imported sales of a business day; positive when a refund gave units back)
+                                 * @description count (a count set it), adjustment (a PUT quantity, or the starting stock), batch, delivery (an order received), sale (POS or imported sales of a business day; positive when a refund gave units back), transfer (out of or into the item; reference_id is the transfer, and a voided transfer’s reversal), waste (recorded waste; reference_id is the waste entry)
                                  * @example sale
                                  * @enum {string}
                                  */
-                                kind: "count" | "adjustment" | "batch" | "delivery" | "sale" | "transfer";
+                                kind: "count" | "adjustment" | "batch" | "delivery" | "sale" | "transfer" | "waste";
                                 /**
                                  * @description quantity_after − quantity_before, in the item’s unit
                                  * @example -0.6
@@ -9010,6 +9010,4116 @@ export interface paths {
             };
         };
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inventory/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List transfers
+         * @description Newest first (by transferred_at); filter by a location on either side, an item on either side and transferred_at dates. Voided transfers are listed with voided_at.
+         *
+         *     Requires the `inventory:read` permission.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /**
+                     * @description Page number, 1 to 1,000,000; past the last page, data is empty
+                     * @example 1
+                     */
+                    page?: number;
+                    /**
+                     * @description Items per page, 1 to 100
+                     * @example 50
+                     */
+                    per_page?: number;
+                    /**
+                     * @description Only transfers out of or into this location id (location_not_found otherwise)
+                     * @example storeroom
+                     */
+                    location?: string;
+                    /**
+                     * @description Only transfers of this item, on either side
+                     * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                     */
+                    item_id?: string;
+                    /**
+                     * @description ISO 8601 date or date-time in the years 0001 to 9999; a bare date_to includes that whole day (UTC)
+                     * @example 2026-11-01
+                     */
+                    date_from?: string;
+                    /**
+                     * @description ISO 8601 date or date-time in the years 0001 to 9999; a bare date_to includes that whole day (UTC)
+                     * @example 2026-11-30
+                     */
+                    date_to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Done: the answer is in `data` */
+                200: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "trf_01jd3a9b8c7d6e5f4g3h2j1k0m",
+                         *           "from_location": "storeroom",
+                         *           "to_location": "main_bar",
+                         *           "transferred_by": "Sam (bar back)",
+                         *           "notes": "for the Friday rush",
+                         *           "items": [
+                         *             {
+                         *               "from_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                         *               "to_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e30",
+                         *               "quantity": 6,
+                         *               "unit_cost": 18.5
+                         *             }
+                         *           ],
+                         *           "transferred_at": "2026-11-22T21:30:00.000Z",
+                         *           "voided_at": "2026-11-22T21:30:00.000Z",
+                         *           "created_at": "2026-11-22T21:30:00.000Z"
+                         *         }
+                         *       ],
+                         *       "pagination": {
+                         *         "total": 137,
+                         *         "page": 1,
+                         *         "per_page": 50,
+                         *         "total_pages": 3,
+                         *         "next_page_url": "/v1/inventory/items?category=spirits&page=2",
+                         *         "prev_page_url": null
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description This page’s items */
+                            data: {
+                                /**
+                                 * @description The transfer’s id
+                                 * @example trf_01jd3a9b8c7d6e5f4g3h2j1k0m
+                                 */
+                                id: string;
+                                /**
+                                 * @description Where the stock left
+                                 * @example storeroom
+                                 */
+                                from_location: string;
+                                /**
+                                 * @description Where it arrived
+                                 * @example main_bar
+                                 */
+                                to_location: string;
+                                /**
+                                 * @description Who moved it
+                                 * @example Sam (bar back)
+                                 */
+                                transferred_by: string;
+                                /**
+                                 * @description As given
+                                 * @example for the Friday rush
+                                 */
+                                notes: string | null;
+                                /** @description The moved items, in the request’s order */
+                                items: {
+                                    /**
+                                     * @description The source item
+                                     * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                                     */
+                                    from_item_id: string;
+                                    /**
+                                     * @description The item of the same SKU at to_location (created by the transfer when that location had none)
+                                     * @example item_01jd2x3v4w5y6z7a8b9c0d1e30
+                                     */
+                                    to_item_id: string;
+                                    /**
+                                     * @description Moved, in the source item’s unit (the destination received it in its own unit: cases convert to the units they hold)
+                                     * @example 6
+                                     */
+                                    quantity: number;
+                                    /**
+                                     * @description The source item’s cost per unit at the time, in the account currency
+                                     * @example 18.5
+                                     */
+                                    unit_cost: number;
+                                }[];
+                                /**
+                                 * Format: date-time
+                                 * @description When it moved
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                transferred_at: string;
+                                /**
+                                 * @description When it was voided (DELETE): its movements were reversed; null while it stands
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                voided_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When it was recorded
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                created_at: string;
+                            }[];
+                            pagination: components["schemas"]["Pagination"];
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                400: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_parameter",
+                         *         "message": "quantity must be >= 0"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `invalid_api_key`: `X-API-Key` missing, unknown, revoked or expired */
+                401: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_api_key",
+                         *         "message": "The API key is missing, invalid, revoked or expired…"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `insufficient_permissions`: The key lacks the route's permission (`details.required`, `details.provided`) */
+                403: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "insufficient_permissions",
+                         *         "message": "This API key lacks the permission …"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `location_not_found`: No such location */
+                404: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "location_not_found",
+                         *         "message": "Location … does not exist"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `rate_limit_exceeded`: Over the key's requests per minute; `Retry-After` says when to retry */
+                429: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limit_exceeded",
+                         *         "message": "Rate limit of … requests a minute exceeded; retry in … seconds"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `internal_error`: An unexpected failure; the message never carries internals. Quote `meta.request_id` when reporting it */
+                500: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "internal_error",
+                         *         "message": "Internal server error"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), takes no more connections or did not answer within the timeouts (README); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                503: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "database_unavailable",
+                         *         "message": "The database is unavailable or did not answer in time; retry shortly"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Move stock between two locations
+         * @description Out of each item at from_location and into the item of the same SKU at to_location (created there from the source’s product fields when missing), in one transaction: ledger rows of kind transfer on both sides. Cases convert to the units they hold. A back-dated transferred_at before an item’s latest count is history for that item.
+         *
+         *     Requires the `inventory:write` permission.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /**
+                     * @description Makes the POST safe to retry: a repeat with the same key, method, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing. 1 to 255 characters, per API key.
+                     * @example 4f1c2a9e-7b3d-4e8f-9a6c-1d2e3f4a5b6c
+                     */
+                    "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "from_location": "storeroom",
+                     *       "to_location": "main_bar",
+                     *       "transferred_by": "Sam (bar back)",
+                     *       "transferred_at": "2026-11-22T18:00:00Z",
+                     *       "notes": "for the Friday rush",
+                     *       "items": [
+                     *         {
+                     *           "item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                     *           "quantity": 6
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Where the stock leaves (location_not_found otherwise)
+                         * @example storeroom
+                         */
+                        from_location: string;
+                        /**
+                         * @description Where it arrives; not from_location (invalid_parameter)
+                         * @example main_bar
+                         */
+                        to_location: string;
+                        /**
+                         * @description Who moved it, 1 to 200 characters
+                         * @example Sam (bar back)
+                         */
+                        transferred_by: string;
+                        /**
+                         * Format: date-time
+                         * @description When it moved; default now. Not in the future (invalid_parameter). Dated before an item’s latest count it is history for that item: recorded for reports, current stock unchanged (the counts’ rule)
+                         * @example 2026-11-22T18:00:00Z
+                         */
+                        transferred_at?: string;
+                        /**
+                         * @description Up to 1,000 characters
+                         * @example for the Friday rush
+                         */
+                        notes?: string | null;
+                        /** @description 1 to 500 lines */
+                        items: {
+                            /**
+                             * @description An item at from_location (invalid_parameter naming the line otherwise), each at most once
+                             * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                             */
+                            item_id: string;
+                            /**
+                             * @description In the source item’s unit: more than zero, up to 3 decimals (invalid_quantity otherwise), at most 1,000,000,000
+                             * @example 6
+                             */
+                            quantity: number;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Created: the new resource is in `data` */
+                201: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": {
+                         *         "id": "trf_01jd3a9b8c7d6e5f4g3h2j1k0m",
+                         *         "from_location": "storeroom",
+                         *         "to_location": "main_bar",
+                         *         "transferred_by": "Sam (bar back)",
+                         *         "notes": "for the Friday rush",
+                         *         "items": [
+                         *           {
+                         *             "from_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                         *             "to_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e30",
+                         *             "quantity": 6,
+                         *             "unit_cost": 18.5
+                         *           }
+                         *         ],
+                         *         "transferred_at": "2026-11-22T21:30:00.000Z",
+                         *         "voided_at": "2026-11-22T21:30:00.000Z",
+                         *         "created_at": "2026-11-22T21:30:00.000Z"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The answer */
+                            data: {
+                                /**
+                                 * @description The transfer’s id
+                                 * @example trf_01jd3a9b8c7d6e5f4g3h2j1k0m
+                                 */
+                                id: string;
+                                /**
+                                 * @description Where the stock left
+                                 * @example storeroom
+                                 */
+                                from_location: string;
+                                /**
+                                 * @description Where it arrived
+                                 * @example main_bar
+                                 */
+                                to_location: string;
+                                /**
+                                 * @description Who moved it
+                                 * @example Sam (bar back)
+                                 */
+                                transferred_by: string;
+                                /**
+                                 * @description As given
+                                 * @example for the Friday rush
+                                 */
+                                notes: string | null;
+                                /** @description The moved items, in the request’s order */
+                                items: {
+                                    /**
+                                     * @description The source item
+                                     * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                                     */
+                                    from_item_id: string;
+                                    /**
+                                     * @description The item of the same SKU at to_location (created by the transfer when that location had none)
+                                     * @example item_01jd2x3v4w5y6z7a8b9c0d1e30
+                                     */
+                                    to_item_id: string;
+                                    /**
+                                     * @description Moved, in the source item’s unit (the destination received it in its own unit: cases convert to the units they hold)
+                                     * @example 6
+                                     */
+                                    quantity: number;
+                                    /**
+                                     * @description The source item’s cost per unit at the time, in the account currency
+                                     * @example 18.5
+                                     */
+                                    unit_cost: number;
+                                }[];
+                                /**
+                                 * Format: date-time
+                                 * @description When it moved
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                transferred_at: string;
+                                /**
+                                 * @description When it was voided (DELETE): its movements were reversed; null while it stands
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                voided_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When it was recorded
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                created_at: string;
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /**
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 */
+                400: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_parameter",
+                         *         "message": "quantity must be >= 0"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `invalid_api_key`: `X-API-Key` missing, unknown, revoked or expired */
+                401: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_api_key",
+                         *         "message": "The API key is missing, invalid, revoked or expired…"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `insufficient_permissions`: The key lacks the route's permission (`details.required`, `details.provided`) */
+                403: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "insufficient_permissions",
+                         *         "message": "This API key lacks the permission …"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /**
+                 * @description - `item_not_found`: No such inventory item in this account and environment
+                 *     - `location_not_found`: No such location
+                 */
+                404: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "item_not_found",
+                         *         "message": "Inventory item … does not exist"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /**
+                 * @description - `idempotency_in_progress`: A request with the same `X-Idempotency-Key` is still running
+                 *     - `transfer_mismatch`: A transfer line whose source item and the destination's item of the same SKU do not convert: not the same unit and size, nor a case with its `case_size` against the units it holds (`details.parameter` names the line, `details.from_item_id`, `details.to_item_id`)
+                 */
+                409: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "idempotency_in_progress",
+                         *         "message": "A request with this X-Idempotency-Key is still being processed"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `payload_too_large`: Body over 1 MiB */
+                413: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "payload_too_large",
+                         *         "message": "The request body exceeds … bytes"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `rate_limit_exceeded`: Over the key's requests per minute; `Retry-After` says when to retry */
+                429: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limit_exceeded",
+                         *         "message": "Rate limit of … requests a minute exceeded; retry in … seconds"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `internal_error`: An unexpected failure; the message never carries internals. Quote `meta.request_id` when reporting it */
+                500: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "internal_error",
+                         *         "message": "Internal server error"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), takes no more connections or did not answer within the timeouts (README); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                503: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "database_unavailable",
+                         *         "message": "The database is unavailable or did not answer in time; retry shortly"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inventory/transfers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a transfer
+         * @description The transfer with its lines.
+         *
+         *     Requires the `inventory:read` permission.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description The transfer’s or waste entry’s id
+                     * @example trf_01jd3a9b8c7d6e5f4g3h2j1k0m
+                     */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Done: the answer is in `data` */
+                200: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": {
+                         *         "id": "trf_01jd3a9b8c7d6e5f4g3h2j1k0m",
+                         *         "from_location": "storeroom",
+                         *         "to_location": "main_bar",
+                         *         "transferred_by": "Sam (bar back)",
+                         *         "notes": "for the Friday rush",
+                         *         "items": [
+                         *           {
+                         *             "from_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                         *             "to_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e30",
+                         *             "quantity": 6,
+                         *             "unit_cost": 18.5
+                         *           }
+                         *         ],
+                         *         "transferred_at": "2026-11-22T21:30:00.000Z",
+                         *         "voided_at": "2026-11-22T21:30:00.000Z",
+                         *         "created_at": "2026-11-22T21:30:00.000Z"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The answer */
+                            data: {
+                                /**
+                                 * @description The transfer’s id
+                                 * @example trf_01jd3a9b8c7d6e5f4g3h2j1k0m
+                                 */
+                                id: string;
+                                /**
+                                 * @description Where the stock left
+                                 * @example storeroom
+                                 */
+                                from_location: string;
+                                /**
+                                 * @description Where it arrived
+                                 * @example main_bar
+                                 */
+                                to_location: string;
+                                /**
+                                 * @description Who moved it
+                                 * @example Sam (bar back)
+                                 */
+                                transferred_by: string;
+                                /**
+                                 * @description As given
+                                 * @example for the Friday rush
+                                 */
+                                notes: string | null;
+                                /** @description The moved items, in the request’s order */
+                                items: {
+                                    /**
+                                     * @description The source item
+                                     * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                                     */
+                                    from_item_id: string;
+                                    /**
+                                     * @description The item of the same SKU at to_location (created by the transfer when that location had none)
+                                     * @example item_01jd2x3v4w5y6z7a8b9c0d1e30
+                                     */
+                                    to_item_id: string;
+                                    /**
+                                     * @description Moved, in the source item’s unit (the destination received it in its own unit: cases convert to the units they hold)
+                                     * @example 6
+                                     */
+                                    quantity: number;
+                                    /**
+                                     * @description The source item’s cost per unit at the time, in the account currency
+                                     * @example 18.5
+                                     */
+                                    unit_cost: number;
+                                }[];
+                                /**
+                                 * Format: date-time
+                                 * @description When it moved
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                transferred_at: string;
+                                /**
+                                 * @description When it was voided (DELETE): its movements were reversed; null while it stands
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                voided_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When it was recorded
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                created_at: string;
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                400: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_parameter",
+                         *         "message": "quantity must be >= 0"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `invalid_api_key`: `X-API-Key` missing, unknown, revoked or expired */
+                401: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_api_key",
+                         *         "message": "The API key is missing, invalid, revoked or expired…"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `insufficient_permissions`: The key lacks the route's permission (`details.required`, `details.provided`) */
+                403: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "insufficient_permissions",
+                         *         "message": "This API key lacks the permission …"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `transfer_not_found`: No such transfer in this account and environment */
+                404: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "transfer_not_found",
+                         *         "message": "Transfer … does not exist"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `rate_limit_exceeded`: Over the key's requests per minute; `Retry-After` says when to retry */
+                429: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limit_exceeded",
+                         *         "message": "Rate limit of … requests a minute exceeded; retry in … seconds"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `internal_error`: An unexpected failure; the message never carries internals. Quote `meta.request_id` when reporting it */
+                500: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "internal_error",
+                         *         "message": "Internal server error"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), takes no more connections or did not answer within the timeouts (README); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                503: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "database_unavailable",
+                         *         "message": "The database is unavailable or did not answer in time; retry shortly"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Void a transfer
+         * @description Reverses its movements (where they took current stock) and sets voided_at; the record stays and reports leave it out. Voiding it again changes nothing.
+         *
+         *     Requires the `inventory:write` permission.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description The transfer’s or waste entry’s id
+                     * @example trf_01jd3a9b8c7d6e5f4g3h2j1k0m
+                     */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Done: the answer is in `data` */
+                200: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": {
+                         *         "id": "trf_01jd3a9b8c7d6e5f4g3h2j1k0m",
+                         *         "from_location": "storeroom",
+                         *         "to_location": "main_bar",
+                         *         "transferred_by": "Sam (bar back)",
+                         *         "notes": "for the Friday rush",
+                         *         "items": [
+                         *           {
+                         *             "from_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                         *             "to_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e30",
+                         *             "quantity": 6,
+                         *             "unit_cost": 18.5
+                         *           }
+                         *         ],
+                         *         "transferred_at": "2026-11-22T21:30:00.000Z",
+                         *         "voided_at": "2026-11-22T21:30:00.000Z",
+                         *         "created_at": "2026-11-22T21:30:00.000Z"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The answer */
+                            data: {
+                                /**
+                                 * @description The transfer’s id
+                                 * @example trf_01jd3a9b8c7d6e5f4g3h2j1k0m
+                                 */
+                                id: string;
+                                /**
+                                 * @description Where the stock left
+                                 * @example storeroom
+                                 */
+                                from_location: string;
+                                /**
+                                 * @description Where it arrived
+                                 * @example main_bar
+                                 */
+                                to_location: string;
+                                /**
+                                 * @description Who moved it
+                                 * @example Sam (bar back)
+                                 */
+                                transferred_by: string;
+                                /**
+                                 * @description As given
+                                 * @example for the Friday rush
+                                 */
+                                notes: string | null;
+                                /** @description The moved items, in the request’s order */
+                                items: {
+                                    /**
+                                     * @description The source item
+                                     * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                                     */
+                                    from_item_id: string;
+                                    /**
+                                     * @description The item of the same SKU at to_location (created by the transfer when that location had none)
+                                     * @example item_01jd2x3v4w5y6z7a8b9c0d1e30
+                                     */
+                                    to_item_id: string;
+                                    /**
+                                     * @description Moved, in the source item’s unit (the destination received it in its own unit: cases convert to the units they hold)
+                                     * @example 6
+                                     */
+                                    quantity: number;
+                                    /**
+                                     * @description The source item’s cost per unit at the time, in the account currency
+                                     * @example 18.5
+                                     */
+                                    unit_cost: number;
+                                }[];
+                                /**
+                                 * Format: date-time
+                                 * @description When it moved
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                transferred_at: string;
+                                /**
+                                 * @description When it was voided (DELETE): its movements were reversed; null while it stands
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                voided_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When it was recorded
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                created_at: string;
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                400: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_parameter",
+                         *         "message": "quantity must be >= 0"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `invalid_api_key`: `X-API-Key` missing, unknown, revoked or expired */
+                401: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_api_key",
+                         *         "message": "The API key is missing, invalid, revoked or expired…"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `insufficient_permissions`: The key lacks the route's permission (`details.required`, `details.provided`) */
+                403: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "insufficient_permissions",
+                         *         "message": "This API key lacks the permission …"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `transfer_not_found`: No such transfer in this account and environment */
+                404: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "transfer_not_found",
+                         *         "message": "Transfer … does not exist"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `rate_limit_exceeded`: Over the key's requests per minute; `Retry-After` says when to retry */
+                429: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limit_exceeded",
+                         *         "message": "Rate limit of … requests a minute exceeded; retry in … seconds"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `internal_error`: An unexpected failure; the message never carries internals. Quote `meta.request_id` when reporting it */
+                500: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "internal_error",
+                         *         "message": "Internal server error"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), takes no more connections or did not answer within the timeouts (README); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                503: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "database_unavailable",
+                         *         "message": "The database is unavailable or did not answer in time; retry shortly"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inventory/waste": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List waste entries
+         * @description Newest first (by occurred_at); filter by location, reason (entries with a line of it) and occurred_at dates. Voided entries are listed with voided_at.
+         *
+         *     Requires the `inventory:read` permission.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /**
+                     * @description Page number, 1 to 1,000,000; past the last page, data is empty
+                     * @example 1
+                     */
+                    page?: number;
+                    /**
+                     * @description Items per page, 1 to 100
+                     * @example 50
+                     */
+                    per_page?: number;
+                    /**
+                     * @description Only waste at this location id (location_not_found otherwise)
+                     * @example main_bar
+                     */
+                    location?: string;
+                    /**
+                     * @description Only entries with a line of this reason
+                     * @example breakage
+                     */
+                    reason?: "spill" | "breakage" | "comp" | "staff_drink" | "spoilage" | "returned" | "other";
+                    /**
+                     * @description ISO 8601 date or date-time in the years 0001 to 9999; a bare date_to includes that whole day (UTC)
+                     * @example 2026-11-01
+                     */
+                    date_from?: string;
+                    /**
+                     * @description ISO 8601 date or date-time in the years 0001 to 9999; a bare date_to includes that whole day (UTC)
+                     * @example 2026-11-30
+                     */
+                    date_to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Done: the answer is in `data` */
+                200: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "wst_01jd3a9b8c7d6e5f4g3h2j1k0m",
+                         *           "location": "main_bar",
+                         *           "recorded_by": "Maria",
+                         *           "occurred_at": "2026-11-22T21:30:00.000Z",
+                         *           "items": [
+                         *             {
+                         *               "item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                         *               "name": "Tito's Handmade Vodka 750ml",
+                         *               "quantity": 1.5,
+                         *               "unit": "oz",
+                         *               "quantity_in_item_unit": 0.0591,
+                         *               "reason": "spill",
+                         *               "notes": "knocked over at close",
+                         *               "cost": 1.09
+                         *             }
+                         *           ],
+                         *           "total_cost": 1.09,
+                         *           "voided_at": "2026-11-22T21:30:00.000Z",
+                         *           "created_at": "2026-11-22T21:30:00.000Z"
+                         *         }
+                         *       ],
+                         *       "pagination": {
+                         *         "total": 137,
+                         *         "page": 1,
+                         *         "per_page": 50,
+                         *         "total_pages": 3,
+                         *         "next_page_url": "/v1/inventory/items?category=spirits&page=2",
+                         *         "prev_page_url": null
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description This page’s items */
+                            data: {
+                                /**
+                                 * @description The waste entry’s id
+                                 * @example wst_01jd3a9b8c7d6e5f4g3h2j1k0m
+                                 */
+                                id: string;
+                                /**
+                                 * @description Where it was wasted
+                                 * @example main_bar
+                                 */
+                                location: string;
+                                /**
+                                 * @description Who logged it
+                                 * @example Maria
+                                 */
+                                recorded_by: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When it happened
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                occurred_at: string;
+                                /** @description The wasted items, in the request’s order */
+                                items: {
+                                    /**
+                                     * @description The wasted item
+                                     * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                                     */
+                                    item_id: string;
+                                    /**
+                                     * @description The item’s name
+                                     * @example Tito's Handmade Vodka 750ml
+                                     */
+                                    name: string;
+                                    /**
+                                     * @description As entered, in unit
+                                     * @example 1.5
+                                     */
+                                    quantity: number;
+                                    /**
+                                     * @description The unit it was entered in
+                                     * @example oz
+                                     */
+                                    unit: string;
+                                    /**
+                                     * @description What left stock, in the item’s unit (4 decimals)
+                                     * @example 0.0591
+                                     */
+                                    quantity_in_item_unit: number;
+                                    /**
+                                     * @description Why
+                                     * @example spill
+                                     * @enum {string}
+                                     */
+                                    reason: "spill" | "breakage" | "comp" | "staff_drink" | "spoilage" | "returned" | "other";
+                                    /**
+                                     * @description As given
+                                     * @example knocked over at close
+                                     */
+                                    notes: string | null;
+                                    /**
+                                     * @description quantity_in_item_unit × the item’s cost per unit at the time, in the account currency, 2 decimals
+                                     * @example 1.09
+                                     */
+                                    cost: number;
+                                }[];
+                                /**
+                                 * @description Σ cost of the lines, 2 decimals
+                                 * @example 1.09
+                                 */
+                                total_cost: number;
+                                /**
+                                 * @description When it was voided (DELETE): its movements were reversed; null while it stands
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                voided_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When it was recorded
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                created_at: string;
+                            }[];
+                            pagination: components["schemas"]["Pagination"];
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                400: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_parameter",
+                         *         "message": "quantity must be >= 0"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `invalid_api_key`: `X-API-Key` missing, unknown, revoked or expired */
+                401: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_api_key",
+                         *         "message": "The API key is missing, invalid, revoked or expired…"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `insufficient_permissions`: The key lacks the route's permission (`details.required`, `details.provided`) */
+                403: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "insufficient_permissions",
+                         *         "message": "This API key lacks the permission …"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `location_not_found`: No such location */
+                404: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "location_not_found",
+                         *         "message": "Location … does not exist"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `rate_limit_exceeded`: Over the key's requests per minute; `Retry-After` says when to retry */
+                429: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limit_exceeded",
+                         *         "message": "Rate limit of … requests a minute exceeded; retry in … seconds"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `internal_error`: An unexpected failure; the message never carries internals. Quote `meta.request_id` when reporting it */
+                500: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "internal_error",
+                         *         "message": "Internal server error"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), takes no more connections or did not answer within the timeouts (README); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                503: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "database_unavailable",
+                         *         "message": "The database is unavailable or did not answer in time; retry shortly"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Record waste
+         * @description Spills, breakage, comps the POS did not ring, staff drinks, spoilage and returns, with who and when (back-dated allowed, like counts). Each line leaves stock in the item’s unit (a spill may be given in oz or ml); the variance report counts it as explained usage. Emits inventory.waste_recorded.
+         *
+         *     Requires the `inventory:write` permission.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /**
+                     * @description Makes the POST safe to retry: a repeat with the same key, method, path and body within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and changes nothing. 1 to 255 characters, per API key.
+                     * @example 4f1c2a9e-7b3d-4e8f-9a6c-1d2e3f4a5b6c
+                     */
+                    "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "location": "main_bar",
+                     *       "recorded_by": "Maria",
+                     *       "occurred_at": "2026-11-22T18:00:00Z",
+                     *       "items": [
+                     *         {
+                     *           "item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                     *           "quantity": 1.5,
+                     *           "unit": "oz",
+                     *           "reason": "spill",
+                     *           "notes": "for the Friday rush"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Where it was wasted (location_not_found otherwise)
+                         * @example main_bar
+                         */
+                        location: string;
+                        /**
+                         * @description Who logged it, 1 to 200 characters
+                         * @example Maria
+                         */
+                        recorded_by: string;
+                        /**
+                         * Format: date-time
+                         * @description When it happened; default now. Not in the future (invalid_parameter). Dated before an item’s latest count it is history for that item: recorded for reports, current stock unchanged (the counts’ rule)
+                         * @example 2026-11-22T18:00:00Z
+                         */
+                        occurred_at?: string;
+                        /** @description 1 to 500 lines */
+                        items: {
+                            /**
+                             * @description An item at the location (invalid_parameter naming the line otherwise)
+                             * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                             */
+                            item_id: string;
+                            /**
+                             * @description In unit: more than zero, up to 3 decimals (invalid_quantity otherwise), at most 1,000,000,000
+                             * @example 1.5
+                             */
+                            quantity: number;
+                            /**
+                             * @description The item’s own unit (default), or for an item with size_ml a volume (ml, oz, liter, gallon: a spill is a pour); another unit is invalid_unit
+                             * @example oz
+                             */
+                            unit?: string;
+                            /**
+                             * @description One of spill, breakage, comp, staff_drink, spoilage, returned, other (invalid_parameter listing them otherwise). A comp the POS rang is a sale: log only what the POS did not ring
+                             * @example spill
+                             */
+                            reason: string;
+                            /**
+                             * @description Up to 1,000 characters
+                             * @example for the Friday rush
+                             */
+                            notes?: string | null;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Created: the new resource is in `data` */
+                201: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": {
+                         *         "id": "wst_01jd3a9b8c7d6e5f4g3h2j1k0m",
+                         *         "location": "main_bar",
+                         *         "recorded_by": "Maria",
+                         *         "occurred_at": "2026-11-22T21:30:00.000Z",
+                         *         "items": [
+                         *           {
+                         *             "item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                         *             "name": "Tito's Handmade Vodka 750ml",
+                         *             "quantity": 1.5,
+                         *             "unit": "oz",
+                         *             "quantity_in_item_unit": 0.0591,
+                         *             "reason": "spill",
+                         *             "notes": "knocked over at close",
+                         *             "cost": 1.09
+                         *           }
+                         *         ],
+                         *         "total_cost": 1.09,
+                         *         "voided_at": "2026-11-22T21:30:00.000Z",
+                         *         "created_at": "2026-11-22T21:30:00.000Z"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The answer */
+                            data: {
+                                /**
+                                 * @description The waste entry’s id
+                                 * @example wst_01jd3a9b8c7d6e5f4g3h2j1k0m
+                                 */
+                                id: string;
+                                /**
+                                 * @description Where it was wasted
+                                 * @example main_bar
+                                 */
+                                location: string;
+                                /**
+                                 * @description Who logged it
+                                 * @example Maria
+                                 */
+                                recorded_by: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When it happened
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                occurred_at: string;
+                                /** @description The wasted items, in the request’s order */
+                                items: {
+                                    /**
+                                     * @description The wasted item
+                                     * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                                     */
+                                    item_id: string;
+                                    /**
+                                     * @description The item’s name
+                                     * @example Tito's Handmade Vodka 750ml
+                                     */
+                                    name: string;
+                                    /**
+                                     * @description As entered, in unit
+                                     * @example 1.5
+                                     */
+                                    quantity: number;
+                                    /**
+                                     * @description The unit it was entered in
+                                     * @example oz
+                                     */
+                                    unit: string;
+                                    /**
+                                     * @description What left stock, in the item’s unit (4 decimals)
+                                     * @example 0.0591
+                                     */
+                                    quantity_in_item_unit: number;
+                                    /**
+                                     * @description Why
+                                     * @example spill
+                                     * @enum {string}
+                                     */
+                                    reason: "spill" | "breakage" | "comp" | "staff_drink" | "spoilage" | "returned" | "other";
+                                    /**
+                                     * @description As given
+                                     * @example knocked over at close
+                                     */
+                                    notes: string | null;
+                                    /**
+                                     * @description quantity_in_item_unit × the item’s cost per unit at the time, in the account currency, 2 decimals
+                                     * @example 1.09
+                                     */
+                                    cost: number;
+                                }[];
+                                /**
+                                 * @description Σ cost of the lines, 2 decimals
+                                 * @example 1.09
+                                 */
+                                total_cost: number;
+                                /**
+                                 * @description When it was voided (DELETE): its movements were reversed; null while it stands
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                voided_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When it was recorded
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                created_at: string;
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /**
+                 * @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below)
+                 *     - `idempotency_key_reused`: The `X-Idempotency-Key` was used with a different method, path or body
+                 *     - `invalid_quantity`: A negative quantity, more than 3 decimals, or a change that would take stock below zero; a recipe ingredient's quantity of 0 or less or with more than 4 decimals
+                 *     - `invalid_unit`: Unit not one of bottle, can, keg, case, each, ml, liter, oz, gallon, g, kg, lb; or a recipe ingredient's unit that does not convert to its item's unit (`details.parameter` e.g. `ingredients[1].unit`, `details.allowed_units`)
+                 */
+                400: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_parameter",
+                         *         "message": "quantity must be >= 0"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `invalid_api_key`: `X-API-Key` missing, unknown, revoked or expired */
+                401: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_api_key",
+                         *         "message": "The API key is missing, invalid, revoked or expired…"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `insufficient_permissions`: The key lacks the route's permission (`details.required`, `details.provided`) */
+                403: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "insufficient_permissions",
+                         *         "message": "This API key lacks the permission …"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /**
+                 * @description - `item_not_found`: No such inventory item in this account and environment
+                 *     - `location_not_found`: No such location
+                 */
+                404: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "item_not_found",
+                         *         "message": "Inventory item … does not exist"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `idempotency_in_progress`: A request with the same `X-Idempotency-Key` is still running */
+                409: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "idempotency_in_progress",
+                         *         "message": "A request with this X-Idempotency-Key is still being processed"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `payload_too_large`: Body over 1 MiB */
+                413: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "payload_too_large",
+                         *         "message": "The request body exceeds … bytes"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `rate_limit_exceeded`: Over the key's requests per minute; `Retry-After` says when to retry */
+                429: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limit_exceeded",
+                         *         "message": "Rate limit of … requests a minute exceeded; retry in … seconds"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `internal_error`: An unexpected failure; the message never carries internals. Quote `meta.request_id` when reporting it */
+                500: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "internal_error",
+                         *         "message": "Internal server error"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), takes no more connections or did not answer within the timeouts (README); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                503: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "database_unavailable",
+                         *         "message": "The database is unavailable or did not answer in time; retry shortly"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inventory/waste/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a waste entry
+         * @description The entry with its lines.
+         *
+         *     Requires the `inventory:read` permission.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description The transfer’s or waste entry’s id
+                     * @example trf_01jd3a9b8c7d6e5f4g3h2j1k0m
+                     */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Done: the answer is in `data` */
+                200: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": {
+                         *         "id": "wst_01jd3a9b8c7d6e5f4g3h2j1k0m",
+                         *         "location": "main_bar",
+                         *         "recorded_by": "Maria",
+                         *         "occurred_at": "2026-11-22T21:30:00.000Z",
+                         *         "items": [
+                         *           {
+                         *             "item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                         *             "name": "Tito's Handmade Vodka 750ml",
+                         *             "quantity": 1.5,
+                         *             "unit": "oz",
+                         *             "quantity_in_item_unit": 0.0591,
+                         *             "reason": "spill",
+                         *             "notes": "knocked over at close",
+                         *             "cost": 1.09
+                         *           }
+                         *         ],
+                         *         "total_cost": 1.09,
+                         *         "voided_at": "2026-11-22T21:30:00.000Z",
+                         *         "created_at": "2026-11-22T21:30:00.000Z"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The answer */
+                            data: {
+                                /**
+                                 * @description The waste entry’s id
+                                 * @example wst_01jd3a9b8c7d6e5f4g3h2j1k0m
+                                 */
+                                id: string;
+                                /**
+                                 * @description Where it was wasted
+                                 * @example main_bar
+                                 */
+                                location: string;
+                                /**
+                                 * @description Who logged it
+                                 * @example Maria
+                                 */
+                                recorded_by: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When it happened
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                occurred_at: string;
+                                /** @description The wasted items, in the request’s order */
+                                items: {
+                                    /**
+                                     * @description The wasted item
+                                     * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                                     */
+                                    item_id: string;
+                                    /**
+                                     * @description The item’s name
+                                     * @example Tito's Handmade Vodka 750ml
+                                     */
+                                    name: string;
+                                    /**
+                                     * @description As entered, in unit
+                                     * @example 1.5
+                                     */
+                                    quantity: number;
+                                    /**
+                                     * @description The unit it was entered in
+                                     * @example oz
+                                     */
+                                    unit: string;
+                                    /**
+                                     * @description What left stock, in the item’s unit (4 decimals)
+                                     * @example 0.0591
+                                     */
+                                    quantity_in_item_unit: number;
+                                    /**
+                                     * @description Why
+                                     * @example spill
+                                     * @enum {string}
+                                     */
+                                    reason: "spill" | "breakage" | "comp" | "staff_drink" | "spoilage" | "returned" | "other";
+                                    /**
+                                     * @description As given
+                                     * @example knocked over at close
+                                     */
+                                    notes: string | null;
+                                    /**
+                                     * @description quantity_in_item_unit × the item’s cost per unit at the time, in the account currency, 2 decimals
+                                     * @example 1.09
+                                     */
+                                    cost: number;
+                                }[];
+                                /**
+                                 * @description Σ cost of the lines, 2 decimals
+                                 * @example 1.09
+                                 */
+                                total_cost: number;
+                                /**
+                                 * @description When it was voided (DELETE): its movements were reversed; null while it stands
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                voided_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When it was recorded
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                created_at: string;
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                400: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_parameter",
+                         *         "message": "quantity must be >= 0"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `invalid_api_key`: `X-API-Key` missing, unknown, revoked or expired */
+                401: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_api_key",
+                         *         "message": "The API key is missing, invalid, revoked or expired…"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `insufficient_permissions`: The key lacks the route's permission (`details.required`, `details.provided`) */
+                403: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "insufficient_permissions",
+                         *         "message": "This API key lacks the permission …"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `waste_not_found`: No such waste entry in this account and environment */
+                404: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "waste_not_found",
+                         *         "message": "Waste entry … does not exist"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `rate_limit_exceeded`: Over the key's requests per minute; `Retry-After` says when to retry */
+                429: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limit_exceeded",
+                         *         "message": "Rate limit of … requests a minute exceeded; retry in … seconds"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `internal_error`: An unexpected failure; the message never carries internals. Quote `meta.request_id` when reporting it */
+                500: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "internal_error",
+                         *         "message": "Internal server error"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), takes no more connections or did not answer within the timeouts (README); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                503: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "database_unavailable",
+                         *         "message": "The database is unavailable or did not answer in time; retry shortly"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Void a waste entry
+         * @description Gives its quantities back to stock (where they took current stock) and sets voided_at; the record stays and reports leave it out. Voiding it again changes nothing.
+         *
+         *     Requires the `inventory:write` permission.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description The transfer’s or waste entry’s id
+                     * @example trf_01jd3a9b8c7d6e5f4g3h2j1k0m
+                     */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Done: the answer is in `data` */
+                200: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": {
+                         *         "id": "wst_01jd3a9b8c7d6e5f4g3h2j1k0m",
+                         *         "location": "main_bar",
+                         *         "recorded_by": "Maria",
+                         *         "occurred_at": "2026-11-22T21:30:00.000Z",
+                         *         "items": [
+                         *           {
+                         *             "item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                         *             "name": "Tito's Handmade Vodka 750ml",
+                         *             "quantity": 1.5,
+                         *             "unit": "oz",
+                         *             "quantity_in_item_unit": 0.0591,
+                         *             "reason": "spill",
+                         *             "notes": "knocked over at close",
+                         *             "cost": 1.09
+                         *           }
+                         *         ],
+                         *         "total_cost": 1.09,
+                         *         "voided_at": "2026-11-22T21:30:00.000Z",
+                         *         "created_at": "2026-11-22T21:30:00.000Z"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The answer */
+                            data: {
+                                /**
+                                 * @description The waste entry’s id
+                                 * @example wst_01jd3a9b8c7d6e5f4g3h2j1k0m
+                                 */
+                                id: string;
+                                /**
+                                 * @description Where it was wasted
+                                 * @example main_bar
+                                 */
+                                location: string;
+                                /**
+                                 * @description Who logged it
+                                 * @example Maria
+                                 */
+                                recorded_by: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When it happened
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                occurred_at: string;
+                                /** @description The wasted items, in the request’s order */
+                                items: {
+                                    /**
+                                     * @description The wasted item
+                                     * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                                     */
+                                    item_id: string;
+                                    /**
+                                     * @description The item’s name
+                                     * @example Tito's Handmade Vodka 750ml
+                                     */
+                                    name: string;
+                                    /**
+                                     * @description As entered, in unit
+                                     * @example 1.5
+                                     */
+                                    quantity: number;
+                                    /**
+                                     * @description The unit it was entered in
+                                     * @example oz
+                                     */
+                                    unit: string;
+                                    /**
+                                     * @description What left stock, in the item’s unit (4 decimals)
+                                     * @example 0.0591
+                                     */
+                                    quantity_in_item_unit: number;
+                                    /**
+                                     * @description Why
+                                     * @example spill
+                                     * @enum {string}
+                                     */
+                                    reason: "spill" | "breakage" | "comp" | "staff_drink" | "spoilage" | "returned" | "other";
+                                    /**
+                                     * @description As given
+                                     * @example knocked over at close
+                                     */
+                                    notes: string | null;
+                                    /**
+                                     * @description quantity_in_item_unit × the item’s cost per unit at the time, in the account currency, 2 decimals
+                                     * @example 1.09
+                                     */
+                                    cost: number;
+                                }[];
+                                /**
+                                 * @description Σ cost of the lines, 2 decimals
+                                 * @example 1.09
+                                 */
+                                total_cost: number;
+                                /**
+                                 * @description When it was voided (DELETE): its movements were reversed; null while it stands
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                voided_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When it was recorded
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                created_at: string;
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below) */
+                400: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_parameter",
+                         *         "message": "quantity must be >= 0"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `invalid_api_key`: `X-API-Key` missing, unknown, revoked or expired */
+                401: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_api_key",
+                         *         "message": "The API key is missing, invalid, revoked or expired…"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `insufficient_permissions`: The key lacks the route's permission (`details.required`, `details.provided`) */
+                403: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "insufficient_permissions",
+                         *         "message": "This API key lacks the permission …"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `waste_not_found`: No such waste entry in this account and environment */
+                404: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "waste_not_found",
+                         *         "message": "Waste entry … does not exist"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `rate_limit_exceeded`: Over the key's requests per minute; `Retry-After` says when to retry */
+                429: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limit_exceeded",
+                         *         "message": "Rate limit of … requests a minute exceeded; retry in … seconds"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `internal_error`: An unexpected failure; the message never carries internals. Quote `meta.request_id` when reporting it */
+                500: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "internal_error",
+                         *         "message": "Internal server error"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), takes no more connections or did not answer within the timeouts (README); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                503: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "database_unavailable",
+                         *         "message": "The database is unavailable or did not answer in time; retry shortly"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -21500,13 +25610,13 @@ export interface paths {
                          */
                         url: string;
                         /**
-                         * @description Event kinds to receive, each at most once (inventory.updated, inventory.low_stock, inventory.count_completed, variance.detected, variance.threshold_exceeded, order.created, order.submitted, order.shipped, order.delivered, pos.sync_completed, pos.sync_failed), or ["*"] alone for every kind, including kinds added later
+                         * @description Event kinds to receive, each at most once (inventory.updated, inventory.low_stock, inventory.count_completed, inventory.waste_recorded, variance.detected, variance.threshold_exceeded, order.created, order.submitted, order.shipped, order.delivered, pos.sync_completed, pos.sync_failed), or ["*"] alone for every kind, including kinds added later
                          * @example [
                          *       "inventory.low_stock",
                          *       "order.shipped"
                          *     ]
                          */
-                        events: ("inventory.updated" | "inventory.low_stock" | "inventory.count_completed" | "variance.detected" | "variance.threshold_exceeded" | "order.created" | "order.submitted" | "order.shipped" | "order.delivered" | "pos.sync_completed" | "pos.sync_failed" | "*")[];
+                        events: ("inventory.updated" | "inventory.low_stock" | "inventory.count_completed" | "inventory.waste_recorded" | "variance.detected" | "variance.threshold_exceeded" | "order.created" | "order.submitted" | "order.shipped" | "order.delivered" | "pos.sync_completed" | "pos.sync_failed" | "*")[];
                         /**
                          * @description Signing secret, 16 to 256 printable ASCII characters without spaces; generated (whsec_…) when omitted
                          * @example whsec_Zx8kq2VbN4mP7rT1yW3eH6jL9sD0fG5a
@@ -22424,13 +26534,13 @@ export interface paths {
                      */
                     "application/json": {
                         /**
-                         * @description Event kinds to receive, each at most once (inventory.updated, inventory.low_stock, inventory.count_completed, variance.detected, variance.threshold_exceeded, order.created, order.submitted, order.shipped, order.delivered, pos.sync_completed, pos.sync_failed), or ["*"] alone for every kind, including kinds added later
+                         * @description Event kinds to receive, each at most once (inventory.updated, inventory.low_stock, inventory.count_completed, inventory.waste_recorded, variance.detected, variance.threshold_exceeded, order.created, order.submitted, order.shipped, order.delivered, pos.sync_completed, pos.sync_failed), or ["*"] alone for every kind, including kinds added later
                          * @example [
                          *       "inventory.low_stock",
                          *       "order.shipped"
                          *     ]
                          */
-                        events?: ("inventory.updated" | "inventory.low_stock" | "inventory.count_completed" | "variance.detected" | "variance.threshold_exceeded" | "order.created" | "order.submitted" | "order.shipped" | "order.delivered" | "pos.sync_completed" | "pos.sync_failed" | "*")[];
+                        events?: ("inventory.updated" | "inventory.low_stock" | "inventory.count_completed" | "inventory.waste_recorded" | "variance.detected" | "variance.threshold_exceeded" | "order.created" | "order.submitted" | "order.shipped" | "order.delivered" | "pos.sync_completed" | "pos.sync_failed" | "*")[];
                         /**
                          * @description active, or disabled (nothing is sent)
                          * @example active
@@ -32776,14 +36886,21 @@ export interface paths {
                          *               "closing_count_id": "cnt_01jd3n9z8y7x6w5v4t3s2r1q0p",
                          *               "closing_counted_at": "2026-11-19T12:00:00.000Z",
                          *               "sales_units": 2.3659,
-                         *               "sale_lines": 40
-                         *             }
+                         *               "sale_lines": 40,
+                         *               "transfers_in": 0,
+                         *               "transfers_out": 0,
+                         *               "recorded_waste": 0,
+                         *               "recorded_waste_cost": 0
+                         *             },
+                         *             "recorded_waste_cost": 0
                          *           }
                          *         ],
                          *         "summary": {
                          *           "total_items_analyzed": 1,
                          *           "items_above_threshold": 1,
-                         *           "high_variance_items": 1
+                         *           "high_variance_items": 1,
+                         *           "recorded_waste_cost": 0,
+                         *           "waste_by_reason": {}
                          *         },
                          *         "data_quality": {
                          *           "mapped_revenue_share": 0.6202,
@@ -32859,14 +36976,21 @@ export interface paths {
                              *             "closing_count_id": "cnt_01jd3n9z8y7x6w5v4t3s2r1q0p",
                              *             "closing_counted_at": "2026-11-19T12:00:00.000Z",
                              *             "sales_units": 2.3659,
-                             *             "sale_lines": 40
-                             *           }
+                             *             "sale_lines": 40,
+                             *             "transfers_in": 0,
+                             *             "transfers_out": 0,
+                             *             "recorded_waste": 0,
+                             *             "recorded_waste_cost": 0
+                             *           },
+                             *           "recorded_waste_cost": 0
                              *         }
                              *       ],
                              *       "summary": {
                              *         "total_items_analyzed": 1,
                              *         "items_above_threshold": 1,
-                             *         "high_variance_items": 1
+                             *         "high_variance_items": 1,
+                             *         "recorded_waste_cost": 0,
+                             *         "waste_by_reason": {}
                              *       },
                              *       "data_quality": {
                              *         "mapped_revenue_share": 0.6202,
@@ -32920,14 +37044,16 @@ export interface paths {
                                     unit: string;
                                     /** @description Σ mapped sales in the window, converted to item units */
                                     expected_consumption: number;
-                                    /** @description opening + deliveries − closing */
+                                    /** @description opening + deliveries + transfers in − transfers out − closing */
                                     actual_consumption: number;
-                                    /** @description actual − expected; positive: more was used than sold (a loss) */
+                                    /** @description actual − expected − recorded waste; positive: more was used than sold or logged as waste (a loss) */
                                     variance: number;
                                     /** @description variance / expected × 100 (100 when nothing was expected but some was used) */
                                     variance_percentage: number;
-                                    /** @description variance × cost_per_unit, in the account currency */
+                                    /** @description variance × cost_per_unit, in the account currency (recorded waste is not in it: see recorded_waste_cost) */
                                     estimated_loss: number;
+                                    /** @description The cost of the waste recorded in the window (the same as window.recorded_waste_cost), account currency */
+                                    recorded_waste_cost: number;
                                     /** @description Most likely first; empty within the threshold */
                                     potential_causes: ("over_pouring" | "theft_or_breakage" | "unmapped_sales" | "unrecorded_waste" | "missing_delivery" | "conversion_error" | "count_error" | "under_pouring")[];
                                     /** @description Every cause the numbers support, with its confidence and evidence, most likely first */
@@ -32978,9 +37104,17 @@ export interface paths {
                                         sales_units: number;
                                         /** @description Mapped sale lines in the window */
                                         sale_lines: number;
+                                        /** @description Moved into the item from other locations inside the window, item units (voided transfers left out) */
+                                        transfers_in: number;
+                                        /** @description Moved out of the item to other locations inside the window, item units */
+                                        transfers_out: number;
+                                        /** @description Waste recorded inside the window (spills, breakage, comps, …), item units: usage explained apart from sales */
+                                        recorded_waste: number;
+                                        /** @description Its cost at the costs of the time it was recorded, account currency */
+                                        recorded_waste_cost: number;
                                     };
                                 }[];
-                                /** @description How many items were analysed and flagged */
+                                /** @description How many items were analysed and flagged, and the waste that explains part of the usage */
                                 summary: {
                                     /** @description Items with two counts in the period (the entries of items) */
                                     total_items_analyzed: number;
@@ -32988,6 +37122,18 @@ export interface paths {
                                     items_above_threshold: number;
                                     /** @description |variance_percentage| > 2 × threshold */
                                     high_variance_items: number;
+                                    /** @description Σ cost of the waste recorded in the items’ windows, account currency: explained usage, not in total_variance */
+                                    recorded_waste_cost: number;
+                                    /**
+                                     * @description That cost by reason (spill, breakage, comp, staff_drink, spoilage, returned, other); reasons without waste are absent
+                                     * @example {
+                                     *       "spill": 12.4,
+                                     *       "breakage": 21
+                                     *     }
+                                     */
+                                    waste_by_reason: {
+                                        [key: string]: number;
+                                    };
                                 };
                                 /** @description How far the report can be trusted: unmapped sales and missing counts make variance look worse or better than it is */
                                 data_quality: {
@@ -36235,7 +40381,7 @@ export interface webhooks {
         put?: never;
         /**
          * inventory.updated
-         * @description An item’s quantity changed (count, adjustment, batch, delivery or POS sales). Sent to every active webhook subscribed to `inventory.updated` or `*`.
+         * @description An item’s quantity changed (count, adjustment, batch, delivery, POS sales, transfer or recorded waste). Sent to every active webhook subscribed to `inventory.updated` or `*`.
          */
         post: {
             parameters: {
@@ -36296,7 +40442,7 @@ export interface webhooks {
                          * @example 2026-11-22T21:30:00.000Z
                          */
                         timestamp: string;
-                        /** @description An item’s quantity changed (count, adjustment, batch, delivery or POS sales) */
+                        /** @description An item’s quantity changed (count, adjustment, batch, delivery, POS sales, transfer or recorded waste) */
                         data: {
                             /**
                              * @description The inventory item
@@ -36329,7 +40475,7 @@ export interface webhooks {
                              */
                             location: string;
                             /**
-                             * @description Who changed it: the API key id of the request, the counter’s name for a count, who received an order for a delivery, the POS connection id for POS sales
+                             * @description Who changed it: the API key id of the request, the counter’s name for a count, who received an order for a delivery, the POS connection id for POS sales, who moved a transfer or logged waste (the API key id for a void)
                              * @example key_01jd2x0k7m3n5p7q9r1s3t5v7w
                              */
                             updated_by: string;
@@ -36573,6 +40719,154 @@ export interface webhooks {
                              * @example Maria (closing shift)
                              */
                             counted_by: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Acknowledged: any 2xx within 5 seconds. Anything else is retried for 3 days. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "inventory.waste_recorded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * inventory.waste_recorded
+         * @description Waste was recorded (POST /v1/inventory/waste): spills, breakage, comps, staff drinks, spoilage, returns. Sent to every active webhook subscribed to `inventory.waste_recorded` or `*`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event id, the same on every retry of the event: de-duplicate on it
+                     * @example evt_01jd3k6m2q8v4r7t9w1y3z5b7c
+                     */
+                    "X-Webhook-Id": string;
+                    /**
+                     * @description The event kind
+                     * @example inventory.low_stock
+                     */
+                    "X-Webhook-Event": string;
+                    /**
+                     * @description `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<body>" keyed with the webhook secret>` (see Verifying the signature)
+                     * @example t=1795250000,v1=5f2b8c0e9d4a7f1b3c6e8a0d2f4b6c8e1a3c5e7f9b1d3f5a7c9e1b3d5f7a9c1e
+                     */
+                    "X-Webhook-Signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_01jd3k6m2q8v4r7t9w1y3z5b7c",
+                     *       "event": "inventory.waste_recorded",
+                     *       "timestamp": "2026-11-22T21:30:00.000Z",
+                     *       "data": {
+                     *         "waste_id": "wst_01jd3a9b8c7d6e5f4g3h2j1k0m",
+                     *         "location": "main_bar",
+                     *         "recorded_by": "Maria",
+                     *         "items": [
+                     *           {
+                     *             "item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                     *             "name": "Tito's Handmade Vodka 750ml",
+                     *             "quantity": 0.0591,
+                     *             "reason": "spill",
+                     *             "cost": 1.09
+                     *           }
+                     *         ],
+                     *         "total_cost": 1.09
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description The event id, also X-Webhook-Id
+                         * @example evt_01jd3k6m2q8v4r7t9w1y3z5b7c
+                         */
+                        id: string;
+                        /**
+                         * @description The event kind
+                         * @example inventory.waste_recorded
+                         * @constant
+                         */
+                        event: "inventory.waste_recorded";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (not when it was sent)
+                         * @example 2026-11-22T21:30:00.000Z
+                         */
+                        timestamp: string;
+                        /** @description Waste was recorded (POST /v1/inventory/waste): spills, breakage, comps, staff drinks, spoilage, returns */
+                        data: {
+                            /**
+                             * @description The waste entry (GET /v1/inventory/waste/{id})
+                             * @example wst_01jd3a9b8c7d6e5f4g3h2j1k0m
+                             */
+                            waste_id: string;
+                            /**
+                             * @description Where it was wasted
+                             * @example main_bar
+                             */
+                            location: string;
+                            /**
+                             * @description Who logged it
+                             * @example Maria
+                             */
+                            recorded_by: string;
+                            /** @description The wasted items */
+                            items: {
+                                /**
+                                 * @description The wasted item
+                                 * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                                 */
+                                item_id: string;
+                                /**
+                                 * @description The item’s name
+                                 * @example Tito's Handmade Vodka 750ml
+                                 */
+                                name: string;
+                                /**
+                                 * @description What left stock, in the item’s unit
+                                 * @example 0.0591
+                                 */
+                                quantity: number;
+                                /**
+                                 * @description spill, breakage, comp, staff_drink, spoilage, returned or other
+                                 * @example spill
+                                 */
+                                reason: string;
+                                /**
+                                 * @description Its cost in the account currency, 2 decimals
+                                 * @example 1.09
+                                 */
+                                cost: number;
+                            }[];
+                            /**
+                             * @description Σ cost, 2 decimals
+                             * @example 1.09
+                             */
+                            total_cost: number;
                         };
                     };
                 };
