@@ -5,6 +5,7 @@ import { parseDateRange, parsePastTime } from '../platform/http/date-filter.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { newId } from '../platform/ids.js'
 import { getLocation } from '../locations/locations.service.js'
+import { skuUnitsPer } from './conversion.js'
 import { inventoryErrors } from './inventory.errors.js'
 import type { Category } from './units.js'
 import { findItemRows, type ItemRow, lockItemRows, lockSku } from './inventory.repository.js'
@@ -32,10 +33,8 @@ interface SourceLine {
  */
 function destinationUnitsPer(source: ItemRow, destination: ItemRow): Decimal | undefined {
   if (source.size_ml !== null && destination.size_ml !== null && source.size_ml !== destination.size_ml) return undefined
-  if (source.unit === destination.unit) return source.size_ml === destination.size_ml ? decimal(1) : undefined
-  if (source.unit === 'case' && source.case_size !== null) return decimal(source.case_size)
-  if (destination.unit === 'case' && destination.case_size !== null) return decimal(1).div(destination.case_size)
-  return undefined
+  if (source.unit === destination.unit && source.size_ml !== destination.size_ml) return undefined
+  return skuUnitsPer(source, destination)
 }
 
 function mismatch(source: ItemRow, destination: ItemRow, index: number) {
