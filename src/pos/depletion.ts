@@ -80,7 +80,11 @@ async function placeRules(trx: Trx, tenant: Tenant, rules: UsageRule[], connecti
   const sold = await sql<{ pos_item_id: string; location_id: string }>`
     SELECT DISTINCT s.pos_item_id, s.location_id FROM pos_sales s WHERE ${selectedLines(connectionId, lines)}`.execute(trx)
   const rulesOf = new Map<string, UsageRule[]>()
-  for (const rule of rules) rulesOf.set(rule.posItemId, [...(rulesOf.get(rule.posItemId) ?? []), rule])
+  for (const rule of rules) {
+    const ofPosItem = rulesOf.get(rule.posItemId)
+    if (ofPosItem) ofPosItem.push(rule)
+    else rulesOf.set(rule.posItemId, [rule])
+  }
   const unplaced = sold.rows.flatMap((line) => (rulesOf.get(line.pos_item_id) ?? []).map((rule) => ({ ...rule, locationId: line.location_id })))
   const depletedAt = await itemsDepletedAt(trx, tenant, unplaced.map((rule) => ({ itemId: rule.itemId, location: rule.locationId })))
   const placed = new Map<string, PlacedRule>()
@@ -110,9 +114,9 @@ async function usageSource(trx: Trx, tenant: Tenant, connectionId: string, lines
 }
 
 /**
- * Turns a connection's stored lines that are marked depleted and match `lines` into usage of the mapped
- * items, through inventory's sale-time rule (applySaleUsage): each line is converted once, here, and
- * stored per item. The caller holds the transaction.
+ * Turns a connection's stored lines that are marked depleted and match `lines` into usage of the items
+ * their mappings stand for at the lines' own locations (placeRules), through inventory's sale-time rule
+ * (applySaleUsage): each line is converted once, here, and stored per item. The caller holds the transaction.
  */
 export async function depleteLines(
   trx: Trx,
@@ -129,7 +133,8 @@ export async function depleteLines(
 
 /**
  * Restates the usage of one POS item's depleted lines at its mapping's current conversion (after the
- * mapping changed), through inventory's restateSaleUsage. The caller holds the transaction.
+ * mapping changed), each line again taking the item of the SKU at its own location where there is one,
+ * through inventory's restateSaleUsage. The caller holds the transaction.
  */
 export async function restateLines(
   trx: Trx,
