@@ -79,6 +79,10 @@ export const DataQuality = Type.Object(
     items_counted_by_weight: Type.Integer({ description: 'Items of `items` whose closing count weighed open containers (weight_g or weights_g on the count line)' }),
     items_counted_by_eye: Type.Integer({ description: 'Items of `items` whose closing count gave quantity alone (open containers estimated, e.g. in tenths); with items_counted_by_weight, every item of `items`' }),
     unmapped_pos_items: Type.Array(UnmappedPosItem, { description: 'The 10 unmapped POS items with the most revenue in the period' }),
+    cross_location_lines: Type.Integer({
+      description:
+        'Sale lines of the period that depleted an item in scope at another location than their own: sold where no item of the SKU is stocked, they took the mapped item (a line sold where the SKU is stocked depletes that location’s item)',
+    }),
   },
   { description: 'How far the report can be trusted: unmapped sales and missing counts make variance look worse or better than it is' },
 )
@@ -133,6 +137,7 @@ const VARIANCE_EXAMPLE = {
     items_counted_by_weight: 0,
     items_counted_by_eye: 1,
     unmapped_pos_items: [{ connection_id: 'pos_01jd3kq7w2e4r6t8y0u2i4o6p8', pos_item_id: 'TITO-DBL', name: "Tito's Vodka Dbl", revenue: 196 }],
+    cross_location_lines: 0,
   },
 }
 

@@ -1,6 +1,6 @@
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { decimal, MONEY_DECIMALS, moneyOut, sum, QUANTITY_STORED_DECIMALS, quantityOut, scaledOut, sumScaled, toApiNumber, toScaled } from '../platform/decimal.js'
-import { itemsCountedByWeight, itemsInScope, type ReportItem, wasteCostByReason } from '../inventory/stock-history.js'
+import { crossLocationSaleLines, itemsCountedByWeight, itemsInScope, type ReportItem, wasteCostByReason } from '../inventory/stock-history.js'
 import { getLocation } from '../locations/locations.service.js'
 import { getSettings } from '../settings/settings.service.js'
 import { analyticsErrors } from './analytics.errors.js'
@@ -196,9 +196,20 @@ async function recordedWaste(db: Executor, scored: ScoredItem[]) {
   }
 }
 
-function revenueOf(db: Executor, tenant: Tenant, period: ReportPeriod, items: ReportItem[]) {
+/** What data quality reads of the period's sales at the items' locations. */
+interface SalesQuality {
+  revenue: PosRevenue
+  /** Sale lines that depleted an item in scope from another location (theirs does not stock the SKU). */
+  crossLocationLines: number
+}
+
+async function salesQualityOf(db: Executor, tenant: Tenant, period: ReportPeriod, items: ReportItem[], bounds: Map<string, LocationBounds>): Promise<SalesQuality> {
   const locations = [...new Set(items.map((item) => item.location_id))]
-  return posRevenue(db, tenant, { locations, from: period.from, to: period.to, top: UNMAPPED_LISTED })
+  const [revenue, crossLocationLines] = await Promise.all([
+    posRevenue(db, tenant, { locations, from: period.from, to: period.to, top: UNMAPPED_LISTED }),
+    crossLocationSaleLines(db, tenant, items.map((item) => item.id), locations.map((location) => boundsOf(bounds, location))),
+  ])
+  return { revenue, crossLocationLines }
 }
 
 /** How many of the report's items had their closing count taken by weight (an open container weighed), not by eye. */
@@ -208,7 +219,7 @@ async function closingCountsByWeight(db: Executor, scored: ScoredItem[]): Promis
 }
 
 function dataQuality(
-  revenue: PosRevenue,
+  { revenue, crossLocationLines }: SalesQuality,
   scope: { items: ReportItem[]; planned: number; countedByWeight: number; plans: Map<string, ItemPlan>; bounds: Map<string, LocationBounds> },
 ) {
   const stale = scope.items.filter((item) => {
@@ -225,6 +236,7 @@ function dataQuality(
     items_counted_by_weight: scope.countedByWeight,
     items_counted_by_eye: scope.planned - scope.countedByWeight,
     unmapped_pos_items: revenue.unmapped.map((entry) => ({ ...entry, revenue: moneyOut(entry.revenue) })),
+    cross_location_lines: crossLocationLines,
   }
 }
 
@@ -255,8 +267,8 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
     query.location ? getLocation(db, tenant, query.location) : undefined,
   ])
   const threshold = query.threshold ?? settings.variance_threshold
-  // Data quality's revenue reads only the rollups: it is read while the windows are worked on.
-  const [{ explained, plans }, revenue] = await Promise.all([explainWindows(db, tenant, items, bounds, threshold), revenueOf(db, tenant, period, items)])
+  // Data quality's sales read only the rollups and the few cross-location rows: they are read while the windows are worked on.
+  const [{ explained, plans }, sales] = await Promise.all([explainWindows(db, tenant, items, bounds, threshold), salesQualityOf(db, tenant, period, items, bounds)])
   if (explained.length === 0) {
     throw analyticsErrors.insufficientData(
       `No item in scope has two counts up to ${period.to}: count the items at the start and the end of the period`,
@@ -286,6 +298,6 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
       gross_loss_percentage: varianceRate(grossLoss, expectedCost),
       ...(await recordedWaste(db, scored)),
     },
-    data_quality: dataQuality(revenue, { items, planned: explained.length, countedByWeight, plans, bounds }),
+    data_quality: dataQuality(sales, { items, planned: explained.length, countedByWeight, plans, bounds }),
   }
 }

@@ -69,3 +69,21 @@ export function stockUsed(posUnits: Decimal, factor: string, conversionUnit: str
   // read the factor in the item's own unit rather than lose the sale.
   return posUnits.times(factor).times(per ?? 1)
 }
+
+/** What converts between items of one SKU: their unit and, for a case, the units it holds. */
+export interface SkuUnitOf {
+  unit: string
+  case_size: number | null
+}
+
+/**
+ * How many units of `to` one unit of `from` is, for two items of one SKU (which agree on size_ml, and on
+ * unit but for `case`): 1 in the same unit; between a case and the units it holds, through the case
+ * item's case_size; undefined when a case item has no case_size.
+ */
+export function skuUnitsPer(from: SkuUnitOf, to: SkuUnitOf): Decimal | undefined {
+  if (from.unit === to.unit) return decimal(1)
+  if (to.unit === 'case' && to.case_size !== null) return decimal(1).div(to.case_size)
+  if (from.unit === 'case' && from.case_size !== null) return decimal(from.case_size)
+  return undefined
+}

@@ -370,11 +370,50 @@ export async function theoreticalStocksAt(db: Executor, itemIds: string[], at: D
   return new Map(result.rows.map((row) => [row.item_id, row.quantity]))
 }
 
-/** Records per-line sale usage from `source` for the tenant's live items; a (line, item) stored before is skipped. */
+/** The live item of the named item's SKU at a location, for one of the pairs asked about (`ord`: its index). */
+export interface SkuItemAt {
+  ord: number
+  named: { unit: string; case_size: number | null }
+  local: { id: string; unit: string; case_size: number | null }
+}
+
+/**
+ * For each (item, location) pair, the live item of the item's SKU at that location (the item itself when
+ * it is there), in one query; pairs whose location stocks no live item of the SKU are absent.
+ */
+export async function skuItemsAt(db: Executor, tenant: Tenant, pairs: { itemId: string; location: string }[]): Promise<SkuItemAt[]> {
+  if (pairs.length === 0) return []
+  const result = await sql<{ ord: number; named_unit: string; named_case_size: number | null; id: string; unit: string; case_size: number | null }>`
+    SELECT p.ord::int - 1 AS ord, n.unit AS named_unit, n.case_size AS named_case_size, l.id, l.unit, l.case_size
+    FROM unnest(${pairs.map((pair) => pair.itemId)}::text[], ${pairs.map((pair) => pair.location)}::text[]) WITH ORDINALITY AS p (item_id, location_id, ord)
+    JOIN inventory_items n ON n.id = p.item_id AND n.account_id = ${tenant.accountId} AND n.environment = ${tenant.environment}
+    JOIN inventory_items l ON l.account_id = n.account_id AND l.environment = n.environment AND l.sku = n.sku
+      AND l.location_id = p.location_id AND l.deleted_at IS NULL`.execute(db)
+  return result.rows.map((row) => ({
+    ord: row.ord,
+    named: { unit: row.named_unit, case_size: row.named_case_size },
+    local: { id: row.id, unit: row.unit, case_size: row.case_size },
+  }))
+}
+
+/** The items that hold usage of the sale lines `source` names (before it is restated). */
+export async function itemsUsedByLines(trx: Trx, tenant: Tenant, source: RawBuilder<unknown>): Promise<string[]> {
+  const result = await sql<{ item_id: string }>`
+    SELECT DISTINCT u.item_id FROM stock_sale_usage u
+    WHERE u.account_id = ${tenant.accountId} AND u.environment = ${tenant.environment}
+      AND u.sale_line IN (SELECT s.sale_line FROM (${source}) AS s)`.execute(trx)
+  return result.rows.map((row) => row.item_id)
+}
+
+/**
+ * Records per-line sale usage from `source` for the tenant's live items, each row with the item's location
+ * (where stock was taken) and the line's (where it was sold); a (line, item) stored before is skipped.
+ */
 export async function insertSaleUsage(trx: Trx, tenant: Tenant, batchId: string, source: RawBuilder<unknown>): Promise<void> {
   await sql`
-    INSERT INTO stock_sale_usage (account_id, environment, item_id, location_id, sale_line, recipe_id, sold_at, units, unit_cost, applied, batch_id)
-    SELECT i.account_id, i.environment, i.id, i.location_id, s.sale_line, s.recipe_id, s.sold_at, s.units, i.cost_per_unit,
+    INSERT INTO stock_sale_usage (account_id, environment, item_id, location_id, sale_location_id, sale_line, recipe_id, sold_at, units, unit_cost,
+      applied, batch_id)
+    SELECT i.account_id, i.environment, i.id, i.location_id, s.sale_location_id, s.sale_line, s.recipe_id, s.sold_at, s.units, i.cost_per_unit,
       s.sold_at > i.anchored_at, ${batchId}
     FROM (${source}) AS s
     JOIN inventory_items i ON i.id = s.item_id AND i.account_id = ${tenant.accountId} AND i.environment = ${tenant.environment}
@@ -415,9 +454,20 @@ export async function usageDaysOfBatch(trx: Trx, batchId: string): Promise<Usage
   return result.rows
 }
 
-/** The live items with the fields name matching needs. */
-export async function listItemsForMatching(db: Executor, tenant: Tenant) {
-  return liveItems(db, tenant).select(['id', 'name', 'unit', 'size_ml', 'category']).execute()
+/**
+ * The live items name matching chooses among, one per SKU (an item is a product at a location, and a
+ * mapping stands for its SKU): the one at `location` where that location stocks the SKU, else one kept
+ * by its own unit rather than by the case; with the fields matching needs and its location.
+ */
+export async function listItemsForMatching(db: Executor, tenant: Tenant, location: string) {
+  return liveItems(db, tenant)
+    .distinctOn('sku')
+    .select(['id', 'name', 'unit', 'size_ml', 'category', 'location_id'])
+    .orderBy('sku')
+    .orderBy(sql`location_id = ${location}`, 'desc')
+    .orderBy(sql`unit = 'case'`)
+    .orderBy('id')
+    .execute()
 }
 
 /** An item as reports read it: what names, units, places and costs it. */

@@ -146,7 +146,15 @@ export { countItemsAtLocation, findItemRow, findItemRows, findItemRowsInCategori
 // What each item cost when it was last delivered (receiving records the item's cost_per_unit on the movement).
 export { lastDeliveryUnitCosts, type DeliveryUnitCost }
 export { setStock, type StockMovement } from './stock-ledger.js'
-export { applySaleUsage, restateSaleUsage, type SaleUsageResult, type SaleUsageSource } from './sale-usage.js'
+export {
+  applySaleUsage,
+  type DepletedItem,
+  type DepletedItemAt,
+  itemsDepletedAt,
+  restateSaleUsage,
+  type SaleUsageResult,
+  type SaleUsageSource,
+} from './sale-usage.js'
 
 export async function getItem(db: Executor, tenant: Tenant, id: string): Promise<InventoryItem> {
   const row = await findItemRow(db, tenant, id)

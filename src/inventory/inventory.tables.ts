@@ -51,8 +51,11 @@ export interface StockSaleUsageTable {
   sequence: Generated<string>
   account_id: string
   environment: Environment
+  /** The depleted item and its location: where the stock was taken. */
   item_id: string
   location_id: string
+  /** Where the line was sold: another location than location_id when that one does not stock the SKU. */
+  sale_location_id: string
   sale_line: Numeric
   recipe_id: string | null
   sold_at: Timestamp

@@ -1,8 +1,18 @@
 import type { RawBuilder } from 'kysely'
-import type { Tenant, Trx } from '../platform/db/database.js'
+import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal, QUANTITY_STORED_DECIMALS } from '../platform/decimal.js'
 import { newId } from '../platform/ids.js'
-import { type ItemRow, insertSaleUsage, lockItemRows, removeSaleUsageOfLines, type UsageDay, usageDaysOfBatch } from './inventory.repository.js'
+import { skuUnitsPer } from './conversion.js'
+import {
+  type ItemRow,
+  insertSaleUsage,
+  itemsUsedByLines,
+  lockItemRows,
+  removeSaleUsageOfLines,
+  skuItemsAt,
+  type UsageDay,
+  usageDaysOfBatch,
+} from './inventory.repository.js'
 import { type LedgerStep, writeMovements } from './stock-ledger.js'
 
 /**
@@ -16,8 +26,41 @@ import { type LedgerStep, writeMovements } from './stock-ledger.js'
 export interface SaleUsageSource {
   /** The items the rows may name: locked first, in id order. */
   itemIds: string[]
-  /** A SELECT of `(sale_line bigint, item_id text, sold_at timestamptz, units numeric, recipe_id text)`, units in the item's unit. */
+  /**
+   * A SELECT of `(sale_line bigint, item_id text, sale_location_id text, sold_at timestamptz, units numeric,
+   * recipe_id text)`: the item each line depletes (see itemsDepletedAt) and the location the line was sold
+   * at, units in the item's unit.
+   */
   rows: RawBuilder<unknown>
+}
+
+/** The item a sale line depletes for the item its mapping or recipe names, and how many of its units one named unit is. */
+export interface DepletedItem {
+  itemId: string
+  unitsPerNamedUnit: Decimal
+}
+
+/** Answers, for an item a mapping or recipe names and the location a line was sold at, the item the line depletes. */
+export type DepletedItemAt = (namedItemId: string, location: string) => DepletedItem
+
+/**
+ * Sales deplete the venue that sold. A mapping or a recipe ingredient names an item and stands for its
+ * SKU: a line sold at a location that stocks the SKU (a live item) takes from that item, converted
+ * between a case and the units it holds where the two differ; a line sold where the SKU is not stocked
+ * takes from the named item, at its own location, as before (reports count those lines). Resolved for
+ * every distinct (item, location) pair of `sold` in one query, never per line.
+ */
+export async function itemsDepletedAt(db: Executor, tenant: Tenant, sold: { itemId: string; location: string }[]): Promise<DepletedItemAt> {
+  const keyOf = (itemId: string, location: string) => JSON.stringify([itemId, location])
+  const pairs = [...new Map(sold.map((pair) => [keyOf(pair.itemId, pair.location), pair])).values()]
+  const local = new Map<string, DepletedItem>()
+  for (const found of await skuItemsAt(db, tenant, pairs)) {
+    const pair = pairs[found.ord] as { itemId: string; location: string }
+    // A case item without case_size cannot stand for bottles: the named item is depleted instead.
+    const unitsPerNamedUnit = skuUnitsPer(found.named, found.local)
+    if (unitsPerNamedUnit) local.set(keyOf(pair.itemId, pair.location), { itemId: found.local.id, unitsPerNamedUnit })
+  }
+  return (namedItemId, location) => local.get(keyOf(namedItemId, location)) ?? { itemId: namedItemId, unitsPerNamedUnit: decimal(1) }
 }
 
 export interface SaleUsageResult {
@@ -83,7 +126,9 @@ export async function applySaleUsage(trx: Trx, tenant: Tenant, source: SaleUsage
  * per item and business day. Analytics then reads the new figures. The caller holds the transaction.
  */
 export async function restateSaleUsage(trx: Trx, tenant: Tenant, source: SaleUsageSource, movement: Movement): Promise<void> {
-  const items = await lockItemRows(trx, tenant, source.itemIds)
+  // The lines may have depleted other items than they will now (an item of the SKU added at their
+  // location since): those get their usage back, so they are locked too.
+  const items = await lockItemRows(trx, tenant, [...source.itemIds, ...(await itemsUsedByLines(trx, tenant, source.rows))])
   const steps = new DailyStockSteps()
   steps.add(await removeSaleUsageOfLines(trx, tenant, source.rows), 1)
   const batchId = newId('use')

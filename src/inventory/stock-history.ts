@@ -128,6 +128,30 @@ export async function movementsInSpans(db: Executor, spans: HistorySpan[], optio
   return result.rows.map(({ ord: _, ...movement }) => movement)
 }
 
+/** Moments of one location: from `start` up to `end` (excluded). */
+export interface LocationSpan {
+  location: string
+  start: Date
+  end: Date
+}
+
+/**
+ * How many sale lines depleted one of `itemIds` at another location than their own (sold where no item
+ * of the SKU is stocked, they took the mapped item): those sold in the span of the depleted item's
+ * location. Reads the few such rows by their own index.
+ */
+export async function crossLocationSaleLines(db: Executor, tenant: Tenant, itemIds: string[], spans: LocationSpan[]): Promise<number> {
+  if (itemIds.length === 0 || spans.length === 0) return 0
+  const result = await sql<{ lines: number }>`
+    SELECT count(DISTINCT u.sale_line)::int AS lines
+    FROM unnest(${spans.map((span) => span.location)}::text[], ${spans.map((span) => span.start.toISOString())}::timestamptz[],
+      ${spans.map((span) => span.end.toISOString())}::timestamptz[]) AS b (location_id, start_at, end_at)
+    JOIN stock_sale_usage u ON u.account_id = ${tenant.accountId} AND u.environment = ${tenant.environment} AND u.location_id = b.location_id
+      AND u.sold_at >= b.start_at AND u.sold_at < b.end_at AND u.location_id <> u.sale_location_id
+    WHERE u.item_id = ANY(${itemIds}::text[])`.execute(db)
+  return result.rows[0]?.lines ?? 0
+}
+
 /** One item's usage by one sale line, as recorded when the line was applied. */
 export interface LineUsage {
   /** The sale line (POS's line sequence, as text). */

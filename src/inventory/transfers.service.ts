@@ -5,6 +5,7 @@ import { parseDateRange, parsePastTime } from '../platform/http/date-filter.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { newId } from '../platform/ids.js'
 import { getLocation } from '../locations/locations.service.js'
+import { skuUnitsPer } from './conversion.js'
 import { inventoryErrors } from './inventory.errors.js'
 import type { Category } from './units.js'
 import { findItemRows, type ItemRow, lockItemRows, lockSku } from './inventory.repository.js'
@@ -32,10 +33,8 @@ interface SourceLine {
  */
 function destinationUnitsPer(source: ItemRow, destination: ItemRow): Decimal | undefined {
   if (source.size_ml !== null && destination.size_ml !== null && source.size_ml !== destination.size_ml) return undefined
-  if (source.unit === destination.unit) return source.size_ml === destination.size_ml ? decimal(1) : undefined
-  if (source.unit === 'case' && source.case_size !== null) return decimal(source.case_size)
-  if (destination.unit === 'case' && destination.case_size !== null) return decimal(1).div(destination.case_size)
-  return undefined
+  if (source.unit === destination.unit && source.size_ml !== destination.size_ml) return undefined
+  return skuUnitsPer(source, destination)
 }
 
 function mismatch(source: ItemRow, destination: ItemRow, index: number) {
@@ -98,7 +97,7 @@ async function destinationsOf(trx: Trx, tenant: Tenant, input: TransferBody, lin
   return destinations
 }
 
-/** The destination item a transfer creates: the source's product fields, no stock before the move (nor par or reorder point). */
+/** The destination item a transfer creates: the source's product fields and container weights, no stock before the move (nor par or reorder point). */
 async function createDestination(trx: Trx, tenant: Tenant, source: ItemRow, location: string, transferredAt: Date, actor: string): Promise<ItemRow> {
   const product = {
     name: source.name,
@@ -110,6 +109,7 @@ async function createDestination(trx: Trx, tenant: Tenant, source: ItemRow, loca
     cost_per_unit: Number(source.cost_per_unit),
     ...(source.size_ml !== null && { size_ml: source.size_ml }),
     ...(source.case_size !== null && { case_size: source.case_size }),
+    ...(source.full_weight_g !== null && source.empty_weight_g !== null && { full_weight_g: Number(source.full_weight_g), empty_weight_g: Number(source.empty_weight_g) }),
   }
   return createItemRow(trx, tenant, product, actor, new Date(transferredAt.getTime() - 1))
 }

@@ -13,18 +13,19 @@ import { type AutoMapResult, DEFAULT_CONFIDENCE_THRESHOLD } from './pos.schemas.
 export const REVIEW_THRESHOLD = 0.6
 
 /**
- * Matches the connection's unmapped POS items to the tenant's inventory items by name (never to recipes): at or above the
+ * Matches the connection's unmapped POS items to the tenant's inventory items by name (never to recipes), one
+ * candidate per SKU (the item at the connection's location where it stocks the SKU): at or above the
  * threshold a mapping is made (conversion read from the POS name, e.g. 1.5oz) when its conversion can be
  * computed; from 0.6 up, a match under the threshold or without a computable conversion is kept as a
  * suggestion with its reason; below 0.6, or the item a person rejected for it, nothing. Counts partition the unmapped items.
  * Throws connection_not_found, auto_map_failed (no POS products to map).
  */
 export async function autoMap(trx: Trx, tenant: Tenant, connectionId: string, threshold = DEFAULT_CONFIDENCE_THRESHOLD, actor: string): Promise<AutoMapResult> {
-  await lockConnection(trx, tenant, connectionId)
+  const connection = await lockConnection(trx, tenant, connectionId)
   if ((await countPosItems(trx, connectionId)) === 0) {
     throw posErrors.autoMapFailed(`Connection ${connectionId} has no POS products yet: run a sync or import sales first`)
   }
-  const items = await listItemsForMatching(trx, tenant)
+  const items = await listItemsForMatching(trx, tenant, connection.location_id)
   const matcher = new NameMatcher(items)
   const result: AutoMapResult = { mappings_created: 0, mappings_review: 0, unmapped_items: 0, mapped: [], review: [] }
   for (const posItem of await unmappedPosItems(trx, connectionId)) {
@@ -41,7 +42,7 @@ export async function autoMap(trx: Trx, tenant: Tenant, connectionId: string, th
     const decision = decide(confidence, threshold, defaultConversionFor(posItem.name, item))
     if ('review' in decision) {
       await setSuggestion(trx, connectionId, posItem.posItemId, { itemId: item.id, confidence, reason: decision.review })
-      result.review.push({ pos_item_id: posItem.posItemId, name: posItem.name, inventory_item_id: item.id, confidence, reason: decision.review })
+      result.review.push({ pos_item_id: posItem.posItemId, name: posItem.name, inventory_item_id: item.id, location: item.location_id, confidence, reason: decision.review })
       result.mappings_review++
       continue
     }
@@ -53,7 +54,15 @@ export async function autoMap(trx: Trx, tenant: Tenant, connectionId: string, th
       conversionFactor: toDbNumeric(factor),
       actor,
     })
-    result.mapped.push({ pos_item_id: posItem.posItemId, name: posItem.name, inventory_item_id: item.id, conversion_factor: factor, conversion_unit: unit, confidence })
+    result.mapped.push({
+      pos_item_id: posItem.posItemId,
+      name: posItem.name,
+      inventory_item_id: item.id,
+      location: item.location_id,
+      conversion_factor: factor,
+      conversion_unit: unit,
+      confidence,
+    })
     result.mappings_created++
   }
   return result

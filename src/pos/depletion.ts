@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from 'kysely'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal } from '../platform/decimal.js'
 import { stockUsed } from '../inventory/conversion.js'
-import { applySaleUsage, findItemRows, restateSaleUsage } from '../inventory/inventory.service.js'
+import { applySaleUsage, findItemRows, itemsDepletedAt, restateSaleUsage } from '../inventory/inventory.service.js'
 import { ingredientsPerServing } from '../recipes/recipes.service.js'
 import { mappingsOf } from './mappings.repository.js'
 
@@ -60,25 +60,63 @@ interface LineSelection {
   where: RawBuilder<boolean>
 }
 
+/** The connection's depleted lines that match `lines`, as a condition on `s`, the pos_sales row. */
+function selectedLines(connectionId: string, lines: LineSelection): RawBuilder<boolean> {
+  return sql<boolean>`s.connection_id = ${connectionId} AND s.depleted AND ${lines.where}`
+}
+
+/** A usage rule as it applies to the lines sold at one location. */
+interface PlacedRule extends UsageRule {
+  locationId: string
+}
+
+/**
+ * The rules as they apply at each location the selected lines were sold at: each rule's item becomes
+ * the item its lines deplete there (inventory's itemsDepletedAt: the item of its SKU at that location,
+ * else the rule's own), its units converted to that item's. Rules of one POS item that land on one item
+ * (a recipe naming one product at two locations) are added up: a line records one usage per item.
+ */
+async function placeRules(trx: Trx, tenant: Tenant, rules: UsageRule[], connectionId: string, lines: LineSelection): Promise<PlacedRule[]> {
+  const sold = await sql<{ pos_item_id: string; location_id: string }>`
+    SELECT DISTINCT s.pos_item_id, s.location_id FROM pos_sales s WHERE ${selectedLines(connectionId, lines)}`.execute(trx)
+  const rulesOf = new Map<string, UsageRule[]>()
+  for (const rule of rules) {
+    const ofPosItem = rulesOf.get(rule.posItemId)
+    if (ofPosItem) ofPosItem.push(rule)
+    else rulesOf.set(rule.posItemId, [rule])
+  }
+  const unplaced = sold.rows.flatMap((line) => (rulesOf.get(line.pos_item_id) ?? []).map((rule) => ({ ...rule, locationId: line.location_id })))
+  const depletedAt = await itemsDepletedAt(trx, tenant, unplaced.map((rule) => ({ itemId: rule.itemId, location: rule.locationId })))
+  const placed = new Map<string, PlacedRule>()
+  for (const rule of unplaced) {
+    const depleted = depletedAt(rule.itemId, rule.locationId)
+    const key = JSON.stringify([rule.posItemId, rule.locationId, depleted.itemId])
+    const unitsPerPosUnit = rule.unitsPerPosUnit.times(depleted.unitsPerNamedUnit).plus(placed.get(key)?.unitsPerPosUnit ?? 0)
+    placed.set(key, { ...rule, itemId: depleted.itemId, unitsPerPosUnit })
+  }
+  return [...placed.values()]
+}
+
 /** The per-line usage of a connection's depleted lines that match `lines`, as inventory's sale usage source; undefined without rules. */
 async function usageSource(trx: Trx, tenant: Tenant, connectionId: string, lines: LineSelection) {
   const rules = await usageRules(trx, tenant, connectionId, lines.posItemIds)
   if (rules.length === 0) return undefined
-  const column = <T>(pick: (rule: UsageRule) => T) => rules.map(pick)
+  const placed = await placeRules(trx, tenant, rules, connectionId, lines)
+  const column = <T>(pick: (rule: PlacedRule) => T) => placed.map(pick)
   const rows = sql`
-    SELECT s.sequence AS sale_line, f.item_id, s.sold_at, s.quantity * f.per_unit AS units, f.recipe_id
+    SELECT s.sequence AS sale_line, f.item_id, s.location_id AS sale_location_id, s.sold_at, s.quantity * f.per_unit AS units, f.recipe_id
     FROM pos_sales s
-    JOIN unnest(${column((r) => r.posItemId)}::text[], ${column((r) => r.itemId)}::text[],
+    JOIN unnest(${column((r) => r.posItemId)}::text[], ${column((r) => r.locationId)}::text[], ${column((r) => r.itemId)}::text[],
       ${column((r) => r.unitsPerPosUnit.toFixed(PER_UNIT_DECIMALS))}::numeric[], ${column((r) => r.recipeId)}::text[])
-      AS f (pos_item_id, item_id, per_unit, recipe_id) ON f.pos_item_id = s.pos_item_id
-    WHERE s.connection_id = ${connectionId} AND s.depleted AND ${lines.where}`
-  return { source: { itemIds: [...new Set(column((r) => r.itemId))], rows }, posItemIds: new Set(column((r) => r.posItemId)) }
+      AS f (pos_item_id, location_id, item_id, per_unit, recipe_id) ON f.pos_item_id = s.pos_item_id AND f.location_id = s.location_id
+    WHERE ${selectedLines(connectionId, lines)}`
+  return { source: { itemIds: [...new Set(column((r) => r.itemId))], rows }, posItemIds: new Set(rules.map((r) => r.posItemId)) }
 }
 
 /**
- * Turns a connection's stored lines that are marked depleted and match `lines` into usage of the mapped
- * items, through inventory's sale-time rule (applySaleUsage): each line is converted once, here, and
- * stored per item. The caller holds the transaction.
+ * Turns a connection's stored lines that are marked depleted and match `lines` into usage of the items
+ * their mappings stand for at the lines' own locations (placeRules), through inventory's sale-time rule
+ * (applySaleUsage): each line is converted once, here, and stored per item. The caller holds the transaction.
  */
 export async function depleteLines(
   trx: Trx,
@@ -95,7 +133,8 @@ export async function depleteLines(
 
 /**
  * Restates the usage of one POS item's depleted lines at its mapping's current conversion (after the
- * mapping changed), through inventory's restateSaleUsage. The caller holds the transaction.
+ * mapping changed), each line again taking the item of the SKU at its own location where there is one,
+ * through inventory's restateSaleUsage. The caller holds the transaction.
  */
 export async function restateLines(
   trx: Trx,

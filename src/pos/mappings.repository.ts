@@ -1,9 +1,9 @@
 import { type Selectable, sql } from 'kysely'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
-import { quantityOut, toDbNumeric } from '../platform/decimal.js'
+import { toDbNumeric } from '../platform/decimal.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import type { PosProduct, PosStaffMember } from './adapter.js'
-import type { ListMappingsQuery, ProductMapping } from './pos.schemas.js'
+import type { ListMappingsQuery } from './pos.schemas.js'
 import type { PosMappingTable } from './pos.tables.js'
 import { pageWithTotal } from '../platform/db/page.js'
 
@@ -149,11 +149,26 @@ function mappingListQuery(db: Executor, connectionId: string, query: MappingFilt
   return select
 }
 
-export async function listMappingRows(db: Executor, connectionId: string, query: MappingFilter, page: PageRequest) {
-  const { rows, total } = await pageWithTotal(
+/** An entry of the mappings list as POS stores it: names of inventory items and recipes are inventory's and recipes' to give. */
+export interface MappingListRow {
+  pos_item_id: string
+  pos_name: string
+  category: string | null
+  last_synced: Date | null
+  suggested_item_id: string | null
+  suggested_confidence: string | null
+  suggested_reason: string | null
+  inventory_item_id: string | null
+  recipe_id: string | null
+  conversion_factor: string | null
+  conversion_unit: string | null
+  created_at: Date | null
+  updated_at: Date | null
+}
+
+export async function listMappingRows(db: Executor, connectionId: string, query: MappingFilter, page: PageRequest): Promise<{ rows: MappingListRow[]; total: number }> {
+  return pageWithTotal(
     mappingListQuery(db, connectionId, query)
-      .leftJoin('inventory_items as i', 'i.id', 'm.inventory_item_id')
-      .leftJoin('inventory_items as s', 's.id', 'p.suggested_item_id')
       .select([
         'p.pos_item_id',
         'p.name as pos_name',
@@ -162,43 +177,16 @@ export async function listMappingRows(db: Executor, connectionId: string, query:
         'p.suggested_item_id',
         'p.suggested_confidence',
         'p.suggested_reason',
-        's.name as suggested_name',
         'm.inventory_item_id',
         'm.recipe_id',
         'm.conversion_factor',
         'm.conversion_unit',
         'm.created_at',
         'm.updated_at',
-        'i.name as inventory_name',
       ])
       .orderBy('p.name')
       .orderBy('p.pos_item_id'),
     mappingListQuery(db, connectionId, query),
     page,
   )
-  // A recipe mapping's inventory_name is the recipe's name: the service fills it in (recipes are not POS tables).
-  const mappings: ProductMapping[] = rows.map((row) => ({
-    pos_item_id: row.pos_item_id,
-    pos_name: row.pos_name,
-    category: row.category,
-    mapped: row.inventory_item_id !== null || row.recipe_id !== null,
-    inventory_item_id: row.inventory_item_id,
-    recipe_id: row.recipe_id,
-    inventory_name: row.inventory_name,
-    conversion_factor: row.conversion_factor === null ? null : quantityOut(row.conversion_factor),
-    conversion_unit: row.conversion_unit,
-    last_synced: row.last_synced?.toISOString() ?? null,
-    suggestion:
-      row.inventory_item_id === null && row.recipe_id === null && row.suggested_item_id && row.suggested_name && row.suggested_confidence !== null
-        ? {
-            inventory_item_id: row.suggested_item_id,
-            inventory_name: row.suggested_name,
-            confidence: Number(row.suggested_confidence),
-            reason: row.suggested_reason,
-          }
-        : null,
-    created_at: row.created_at?.toISOString() ?? null,
-    updated_at: row.updated_at?.toISOString() ?? null,
-  }))
-  return { mappings, total }
 }

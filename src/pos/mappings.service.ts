@@ -5,7 +5,7 @@ import { quantityOut, toDbNumeric } from '../platform/decimal.js'
 import { invalidParameter, platformErrors } from '../platform/errors.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { inventoryErrors } from '../inventory/inventory.errors.js'
-import { findItemRow } from '../inventory/inventory.service.js'
+import { findItemRow, findItemRows, type ItemRow } from '../inventory/inventory.service.js'
 import { checkConversionUnit } from '../inventory/conversion.js'
 import { findRecipeNames, getRecipe } from '../recipes/recipes.service.js'
 import { lockConnection, getConnectionRow } from './connections.service.js'
@@ -19,6 +19,7 @@ import {
   rejectSuggestionRow,
   setSuggestion,
   updateMappingRow,
+  type MappingListRow,
   type MappingRow,
 } from './mappings.repository.js'
 import { posErrors } from './pos.errors.js'
@@ -32,19 +33,55 @@ function checkFactor(value: number): string {
   return toDbNumeric(value)
 }
 
-/** Fills in the recipe's name as inventory_name of recipe mappings (a deleted recipe keeps its last name). */
-async function withRecipeNames(db: Executor, tenant: Tenant, mappings: ProductMapping[]): Promise<ProductMapping[]> {
-  const names = await findRecipeNames(db, tenant, mappings.flatMap((mapping) => (mapping.recipe_id === null ? [] : [mapping.recipe_id])))
-  if (names.size === 0) return mappings
-  return mappings.map((mapping) =>
-    mapping.recipe_id === null ? mapping : { ...mapping, inventory_name: names.get(mapping.recipe_id) ?? mapping.recipe_id },
-  )
+/** The name of what a mapping takes from: its recipe's, else its item's; null when unmapped. */
+function targetName(row: MappingListRow, items: Map<string, ItemRow>, recipeNames: Map<string, string>): string | null {
+  if (row.recipe_id !== null) return recipeNames.get(row.recipe_id) ?? row.recipe_id
+  return row.inventory_item_id === null ? null : (items.get(row.inventory_item_id)?.name ?? null)
+}
+
+/**
+ * Mappings list entries in the API's shape, with what inventory and recipes tell of their targets: the
+ * mapped item's name (the recipe's for a recipe mapping), the suggested item's name and location. Items
+ * and recipes deleted since keep their last names.
+ */
+async function toProductMappings(db: Executor, tenant: Tenant, rows: MappingListRow[]): Promise<ProductMapping[]> {
+  const itemIds = rows.flatMap((row) => [row.inventory_item_id, row.suggested_item_id].filter((id): id is string => id !== null))
+  const recipeIds = rows.flatMap((row) => (row.recipe_id === null ? [] : [row.recipe_id]))
+  const [items, recipeNames] = await Promise.all([findItemRows(db, tenant, itemIds, { includeDeleted: true }), findRecipeNames(db, tenant, recipeIds)])
+  return rows.map((row) => {
+    const suggested = row.suggested_item_id === null ? undefined : items.get(row.suggested_item_id)
+    const mapped = row.inventory_item_id !== null || row.recipe_id !== null
+    return {
+      pos_item_id: row.pos_item_id,
+      pos_name: row.pos_name,
+      category: row.category,
+      mapped,
+      inventory_item_id: row.inventory_item_id,
+      recipe_id: row.recipe_id,
+      inventory_name: targetName(row, items, recipeNames),
+      conversion_factor: row.conversion_factor === null ? null : quantityOut(row.conversion_factor),
+      conversion_unit: row.conversion_unit,
+      last_synced: row.last_synced?.toISOString() ?? null,
+      suggestion:
+        !mapped && suggested && row.suggested_confidence !== null
+          ? {
+              inventory_item_id: suggested.id,
+              location: suggested.location_id,
+              inventory_name: suggested.name,
+              confidence: Number(row.suggested_confidence),
+              reason: row.suggested_reason,
+            }
+          : null,
+      created_at: row.created_at?.toISOString() ?? null,
+      updated_at: row.updated_at?.toISOString() ?? null,
+    }
+  })
 }
 
 export async function listMappings(db: Executor, tenant: Tenant, connectionId: string, query: ListMappingsQuery, page: PageRequest) {
   await getConnectionRow(db, tenant, connectionId)
-  const { mappings, total } = await listMappingRows(db, connectionId, query, page)
-  return { mappings: await withRecipeNames(db, tenant, mappings), total }
+  const { rows, total } = await listMappingRows(db, connectionId, query, page)
+  return { mappings: await toProductMappings(db, tenant, rows), total }
 }
 
 /** What a mapping takes from stock: an inventory item (factor in conversionUnit) or a recipe (factor in servings). */
@@ -138,8 +175,8 @@ export async function createMapping(trx: Trx, tenant: Tenant, connectionId: stri
   await lockConnection(trx, tenant, connectionId)
   const { target, conversionFactor } = parseTarget(input)
   const mapping = await addMapping(trx, tenant, connectionId, { posItemId: input.pos_item_id, posName: input.pos_name, target, conversionFactor, actor })
-  const { mappings } = await listMappingRows(trx, connectionId, { posItemId: mapping.pos_item_id }, { page: 1, perPage: 1, offset: 0 })
-  const [created] = await withRecipeNames(trx, tenant, mappings)
+  const { rows } = await listMappingRows(trx, connectionId, { posItemId: mapping.pos_item_id }, { page: 1, perPage: 1, offset: 0 })
+  const [created] = await toProductMappings(trx, tenant, rows)
   return created as ProductMapping
 }
 

@@ -208,6 +208,7 @@ export const ProductMapping = Type.Object({
     Type.Object(
       {
         inventory_item_id: Type.String({ description: 'The suggested inventory item', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+        location: Type.String({ description: 'That item’s location: lines sold at another location that stocks its SKU deplete the item there', examples: ['main_bar'] }),
         inventory_name: Type.String({ description: 'Its name', examples: ["Tito's Handmade Vodka 750ml"] }),
         confidence: Type.Number({ description: 'Name similarity, 0.6 to 1', examples: [0.78] }),
         reason: Nullable(Type.String({ description: 'Why it was not mapped: under the threshold, or a conversion that cannot be computed', examples: ['confidence 0.78 is below the threshold 0.85'] })),
@@ -299,6 +300,7 @@ const AutoMapped = Type.Object({
   pos_item_id: Type.String({ description: 'The POS’s id of the item', examples: ['SQ-ITEM-TITOS-SHOT'] }),
   name: Type.String({ description: 'The POS item’s name', examples: ["Tito's Vodka Shot"] }),
   inventory_item_id: Type.String({ description: 'The inventory item it was mapped to', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+  location: Type.String({ description: 'That item’s location: lines sold at another location that stocks its SKU deplete the item there', examples: ['main_bar'] }),
   conversion_factor: Type.Number({ description: 'Amount of the item per POS unit, in conversion_unit', examples: [1.5] }),
   conversion_unit: Type.String({ description: 'The unit of conversion_factor', examples: ['oz'] }),
   confidence: Type.Number({ description: 'Name similarity, 0.6 to 1', examples: [0.93] }),
@@ -308,6 +310,7 @@ const AutoMapReview = Type.Object({
   pos_item_id: Type.String({ description: 'The POS’s id of the item', examples: ['SQ-ITEM-HOUSE-MARG'] }),
   name: Type.String({ description: 'The POS item’s name', examples: ['House Marg'] }),
   inventory_item_id: Type.String({ description: 'The suggested inventory item', examples: ['item_01jd2x4a5b6c7d8e9f0g1h2j3k'] }),
+  location: Type.String({ description: 'That item’s location: lines sold at another location that stocks its SKU deplete the item there', examples: ['main_bar'] }),
   confidence: Type.Number({ description: 'Name similarity, 0.6 to 1', examples: [0.71] }),
   reason: Type.String({ description: 'Why it was left for review: under the threshold, or a conversion that cannot be computed', examples: ['confidence 0.71 is below the threshold 0.85'] }),
 })

@@ -128,6 +128,7 @@ describe('GET /v1/analytics/variance', () => {
       items_counted_by_weight: 0,
       items_counted_by_eye: 1,
       unmapped_pos_items: [{ connection_id: data.data_quality.unmapped_pos_items[0].connection_id, pos_item_id: 'TITO-DBL', name: "Tito's Vodka Dbl", revenue: 196 }],
+      cross_location_lines: 0,
     })
   })
 

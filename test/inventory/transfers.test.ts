@@ -72,11 +72,15 @@ describe('POST /v1/inventory/transfers', () => {
 
   test('creates the destination item from the source’s product fields when that location has none, and a case arrives as its units', async () => {
     const caller = await groupCaller()
-    const cases = await createItem(ctx, caller, { ...GIN, sku: 'TANQ-CASE', location: 'storeroom', unit: 'case', case_size: 12, quantity: 5, cost_per_unit: 240, reorder_point: 1 })
+    const cases = await createItem(ctx, caller, { ...GIN, sku: 'TANQ-CASE', location: 'storeroom', unit: 'case', case_size: 12, quantity: 5, cost_per_unit: 240, reorder_point: 1, par_level: 4 })
     const result = json(await transfer(caller, { items: [{ item_id: cases.id, quantity: 1 }] })).data
     const created = json(await ctx.request('GET', `/v1/inventory/items/${result.items[0].to_item_id}`, { key: caller.key })).data
     assert.equal(created.location, 'main_bar')
-    assert.deepEqual([created.sku, created.unit, created.case_size, created.cost_per_unit, created.quantity, created.reorder_point], ['TANQ-CASE', 'case', 12, 240, 1, 0])
+    assert.deepEqual([created.sku, created.unit, created.case_size, created.cost_per_unit, created.quantity, created.reorder_point, created.par_level], ['TANQ-CASE', 'case', 12, 240, 1, 0, null])
+    const weighed = await createItem(ctx, caller, { ...GIN, sku: 'TANQ-W', location: 'storeroom', quantity: 3, full_weight_g: 1250, empty_weight_g: 450 })
+    const withWeights = json(await transfer(caller, { items: [{ item_id: weighed.id, quantity: 1 }] })).data
+    const weighedThere = json(await ctx.request('GET', `/v1/inventory/items/${withWeights.items[0].to_item_id}`, { key: caller.key })).data
+    assert.deepEqual([weighedThere.full_weight_g, weighedThere.empty_weight_g], [1250, 450])
     assert.equal(await quantityOf(caller, cases.id), 4)
 
     // The bar keeps the product by the bottle: a case of 12 arrives as 12 bottles, at a twelfth of the case's cost.

@@ -20624,6 +20624,7 @@ export interface paths {
                          *           "last_synced": "2026-11-22T21:30:00.000Z",
                          *           "suggestion": {
                          *             "inventory_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                         *             "location": "main_bar",
                          *             "inventory_name": "Tito's Handmade Vodka 750ml",
                          *             "confidence": 0.78,
                          *             "reason": "confidence 0.78 is below the threshold 0.85"
@@ -20706,6 +20707,11 @@ export interface paths {
                                      * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
                                      */
                                     inventory_item_id: string;
+                                    /**
+                                     * @description That item’s location: lines sold at another location that stocks its SKU deplete the item there
+                                     * @example main_bar
+                                     */
+                                    location: string;
                                     /**
                                      * @description Its name
                                      * @example Tito's Handmade Vodka 750ml
@@ -21152,6 +21158,7 @@ export interface paths {
                          *         "last_synced": "2026-11-22T21:30:00.000Z",
                          *         "suggestion": {
                          *           "inventory_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                         *           "location": "main_bar",
                          *           "inventory_name": "Tito's Handmade Vodka 750ml",
                          *           "confidence": 0.78,
                          *           "reason": "confidence 0.78 is below the threshold 0.85"
@@ -21225,6 +21232,11 @@ export interface paths {
                                      * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
                                      */
                                     inventory_item_id: string;
+                                    /**
+                                     * @description That item’s location: lines sold at another location that stocks its SKU deplete the item there
+                                     * @example main_bar
+                                     */
+                                    location: string;
                                     /**
                                      * @description Its name
                                      * @example Tito's Handmade Vodka 750ml
@@ -23035,6 +23047,7 @@ export interface paths {
                          *             "pos_item_id": "SQ-ITEM-TITOS-SHOT",
                          *             "name": "Tito's Vodka Shot",
                          *             "inventory_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                         *             "location": "main_bar",
                          *             "conversion_factor": 1.5,
                          *             "conversion_unit": "oz",
                          *             "confidence": 0.93
@@ -23045,6 +23058,7 @@ export interface paths {
                          *             "pos_item_id": "SQ-ITEM-HOUSE-MARG",
                          *             "name": "House Marg",
                          *             "inventory_item_id": "item_01jd2x4a5b6c7d8e9f0g1h2j3k",
+                         *             "location": "main_bar",
                          *             "confidence": 0.71,
                          *             "reason": "confidence 0.71 is below the threshold 0.85"
                          *           }
@@ -23092,6 +23106,11 @@ export interface paths {
                                      */
                                     inventory_item_id: string;
                                     /**
+                                     * @description That item’s location: lines sold at another location that stocks its SKU deplete the item there
+                                     * @example main_bar
+                                     */
+                                    location: string;
+                                    /**
                                      * @description Amount of the item per POS unit, in conversion_unit
                                      * @example 1.5
                                      */
@@ -23124,6 +23143,11 @@ export interface paths {
                                      * @example item_01jd2x4a5b6c7d8e9f0g1h2j3k
                                      */
                                     inventory_item_id: string;
+                                    /**
+                                     * @description That item’s location: lines sold at another location that stocks its SKU deplete the item there
+                                     * @example main_bar
+                                     */
+                                    location: string;
                                     /**
                                      * @description Name similarity, 0.6 to 1
                                      * @example 0.71
@@ -37074,7 +37098,8 @@ export interface paths {
                          *               "name": "Tito's Vodka Dbl",
                          *               "revenue": 196
                          *             }
-                         *           ]
+                         *           ],
+                         *           "cross_location_lines": 0
                          *         }
                          *       },
                          *       "meta": {
@@ -37172,7 +37197,8 @@ export interface paths {
                              *             "name": "Tito's Vodka Dbl",
                              *             "revenue": 196
                              *           }
-                             *         ]
+                             *         ],
+                             *         "cross_location_lines": 0
                              *       }
                              *     }
                              */
@@ -37355,6 +37381,8 @@ export interface paths {
                                         /** @description Revenue of its lines in the period, account currency */
                                         revenue: number;
                                     }[];
+                                    /** @description Sale lines of the period that depleted an item in scope at another location than their own: sold where no item of the SKU is stocked, they took the mapped item (a line sold where the SKU is stocked depletes that location’s item) */
+                                    cross_location_lines: number;
                                 };
                             };
                             meta?: components["schemas"]["Meta"];
