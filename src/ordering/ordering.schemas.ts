@@ -287,6 +287,13 @@ export const Recommendation = Type.Object({
   par_level: Nullable(
     Type.Number({ description: 'The item’s par level, in its unit: the order reaches at least this (the reason says when the par, not the forecast, set it); null without a par', examples: [12] }),
   ),
+  transfer_from: Type.Array(
+    Type.Object({
+      location: Type.String({ description: 'A location holding the item’s SKU above its own par (or, without a par, above its forecast need over the same horizon)', examples: ['storeroom'] }),
+      quantity: Type.Number({ description: 'What to move from there first, in this item’s unit', examples: [24] }),
+    }),
+    { description: 'Transfers to make before buying (POST /v1/inventory/transfers): recommended_order covers only what they cannot. Each surplus is offered once in an answer, to the most urgent item first; empty when none' },
+  ),
 })
 export type Recommendation = Static<typeof Recommendation>
 

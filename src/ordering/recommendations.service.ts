@@ -1,4 +1,5 @@
 import type { InventoryItem } from '../inventory/inventory.schemas.js'
+import { skuUnitsPer } from '../inventory/conversion.js'
 import { listItems } from '../inventory/inventory.service.js'
 import { getLocation } from '../locations/locations.service.js'
 import type { Executor, Tenant } from '../platform/db/database.js'
@@ -91,7 +92,17 @@ function targetText(basis: OrderBasis, unit: string, context: Context): string {
   return `No demand forecast yet (under 14 days of sales history): ordering up to the par level of ${par}`
 }
 
-function recommend(item: InventoryItem, forecast: ItemDemandForecast | undefined, context: Context) {
+/** What an item lacks over the horizon: its target (forecast need or par), less stock and what is on order. */
+interface Shortfall {
+  item: InventoryItem
+  basis: OrderBasis
+  need: ForecastNeed | undefined
+  stock: Decimal
+  onOrder: Decimal
+  shortfall: Decimal
+}
+
+function shortfallOf(item: InventoryItem, forecast: ItemDemandForecast | undefined, context: Context): Shortfall | undefined {
   const need = forecast && forecastNeed(forecast, context.horizonDays)
   const basis = basisOf(need, item.par_level)
   if (!basis) return undefined
@@ -100,13 +111,53 @@ function recommend(item: InventoryItem, forecast: ItemDemandForecast | undefined
   const stock = decimal(item.quantity).lt(0) ? ZERO : decimal(item.quantity)
   const onOrder = decimal(context.onOrder.get(item.id) ?? 0)
   const shortfall = target.minus(stock).minus(onOrder)
-  if (shortfall.lte(0)) return undefined
-  const amount = roundUpToOrderable(shortfall, item.case_size)
+  return shortfall.gt(0) ? { item, basis, need, stock, onOrder, shortfall } : undefined
+}
+
+/** Stock of the same SKU that another location holds above what it needs, offered once per answer. */
+interface Surplus {
+  item: InventoryItem
+  /** What is left to offer, in that item's unit. */
+  left: Decimal
+}
+
+/** A transfer a recommendation proposes before buying: from where, and how much in the recommended item's unit. */
+interface ProposedTransfer {
+  location: string
+  quantity: Decimal
+}
+
+/** Takes from the surpluses of the item's SKU elsewhere (largest first) up to its shortfall. */
+function takeTransfers(short: Shortfall, surpluses: Surplus[]): ProposedTransfer[] {
+  const transfers: ProposedTransfer[] = []
+  let missing = short.shortfall
+  const candidates = surpluses.filter((surplus) => surplus.item.sku === short.item.sku && surplus.item.location !== short.item.location && surplus.left.gt(0))
+  for (const surplus of candidates.sort((a, b) => b.left.cmp(a.left))) {
+    const per = skuUnitsPer(surplus.item, short.item)
+    if (!per || missing.lte(0)) continue
+    const quantity = surplus.left.times(per).gt(missing) ? missing : surplus.left.times(per)
+    surplus.left = surplus.left.minus(quantity.div(per))
+    missing = missing.minus(quantity)
+    transfers.push({ location: surplus.item.location, quantity })
+  }
+  return transfers
+}
+
+function transferText(transfers: ProposedTransfer[], unit: string): string {
+  if (transfers.length === 0) return ''
+  return `; transfer ${transfers.map((transfer) => `${quantityOut(transfer.quantity)} ${unit} from ${transfer.location}`).join(' and ')} first (stock above its need there)`
+}
+
+function recommend(short: Shortfall, transfers: ProposedTransfer[], context: Context) {
+  const { item, basis, need, stock, onOrder, shortfall } = short
+  const transferred = sum(transfers.map((transfer) => transfer.quantity))
+  const toBuy = shortfall.minus(transferred)
+  const amount = toBuy.gt(0) ? roundUpToOrderable(toBuy, item.case_size) : ZERO
   const unit = item.unit
   const cases = item.case_size ? ` (${quantityOut(amount.div(item.case_size))} cases of ${item.case_size})` : ''
   const reason =
     `${targetText(basis, unit, context)}, less ${quantityOut(stock)} ${unit} in stock and ${quantityOut(onOrder)} ${unit} on order, ` +
-    `leaves ${quantityOut(shortfall)} ${unit} short: order ${quantityOut(amount)} ${unit}${cases}.`
+    `leaves ${quantityOut(shortfall)} ${unit} short${transferText(transfers, unit)}: order ${quantityOut(amount)} ${unit}${cases}.`
   const recommendation: Recommendation = {
     inventory_item_id: item.id,
     name: item.name,
@@ -118,12 +169,38 @@ function recommend(item: InventoryItem, forecast: ItemDemandForecast | undefined
     reason,
     confidence: need?.confidence ?? 0,
     par_level: item.par_level,
+    transfer_from: transfers.map((transfer) => ({ location: transfer.location, quantity: quantityOut(transfer.quantity) })),
   }
-  // Days until what is at hand and on order runs out at the horizon's mean rate: the most urgent come
-  // first, and items without a forecast (whose cover is unknown) last.
-  const meanDaily = (need?.demand ?? ZERO).div(context.horizonDays)
-  const cover = meanDaily.gt(0) ? stock.plus(onOrder).div(meanDaily) : decimal(Number.MAX_SAFE_INTEGER)
-  return { recommendation, cost: amount.times(unitPrice(item, context)), cover }
+  return { recommendation, cost: amount.times(unitPrice(item, context)) }
+}
+
+/**
+ * Days until what is at hand and on order runs out at the horizon's mean rate: the most urgent come
+ * first, and items without a forecast (whose cover is unknown) last.
+ */
+function coverOf(short: Shortfall, context: Context): Decimal {
+  const meanDaily = (short.need?.demand ?? ZERO).div(context.horizonDays)
+  return meanDaily.gt(0) ? short.stock.plus(short.onOrder).div(meanDaily) : decimal(Number.MAX_SAFE_INTEGER)
+}
+
+/**
+ * The stock each item of these SKUs holds above what it needs over the horizon: above its par, or
+ * without one above its forecast need (demand and safety stock); items with neither offer nothing.
+ */
+async function surplusesOf(db: Executor, tenant: Tenant, skus: Set<string>, forecastDemand: DemandForecaster, context: Context): Promise<Surplus[]> {
+  if (skus.size === 0) return []
+  const candidates = (await allItems(db, tenant, undefined)).filter((item) => skus.has(item.sku))
+  const forecasts = await forecastDemand(db, tenant, candidates.filter((item) => item.par_level === null).map((item) => item.id))
+  return candidates.flatMap((item) => {
+    const forecast = forecasts.get(item.id)
+    const need = item.par_level !== null ? decimal(item.par_level) : forecast && demandAndSafety(forecastNeed(forecast, context.horizonDays))
+    const left = need === undefined ? ZERO : decimal(item.quantity).minus(need)
+    return left.gt(0) ? [{ item, left }] : []
+  })
+}
+
+function demandAndSafety(need: ForecastNeed): Decimal {
+  return need.demand.plus(need.safety)
 }
 
 /**
@@ -131,7 +208,8 @@ function recommend(item: InventoryItem, forecast: ItemDemandForecast | undefined
  * over days_ahead plus the distributor's lead time, plus safety stock (1.65 × daily error spread ×
  * √horizon), or its par level where that is more, minus stock (below zero counts as 0) and what is on
  * order (submitted, processing, shipped), rounded up to whole cases (or units). An item without a
- * forecast is ordered up to its par level, and left out without one. With distributor_id only items it
+ * forecast is ordered up to its par level, and left out without one. Where another location holds the
+ * SKU above its own need (transfer_from), the order covers only what transfers cannot. With distributor_id only items it
  * sells, priced from its catalog. Throws distributor_not_found, location_not_found.
  */
 export async function recommendOrders(
@@ -151,11 +229,14 @@ export async function recommendOrders(
   const [forecasts, onOrder] = await Promise.all([forecastDemand(db, tenant, ids), quantitiesOnOrder(db, tenant, ids)])
   const leadTimeDays = distributor?.lead_time_days ?? 0
   const context: Context = { horizonDays: daysAhead + leadTimeDays, leadTimeDays, onOrder, catalog }
-  const results = items.flatMap((item) => {
-    const result = recommend(item, forecasts.get(item.id), context)
-    return result ? [result] : []
+  const shortfalls = items.flatMap((item) => {
+    const short = shortfallOf(item, forecasts.get(item.id), context)
+    return short ? [{ short, cover: coverOf(short, context) }] : []
   })
-  results.sort((a, b) => a.cover.cmp(b.cover) || a.recommendation.name.localeCompare(b.recommendation.name))
+  shortfalls.sort((a, b) => a.cover.cmp(b.cover) || a.short.item.name.localeCompare(b.short.item.name))
+  // The most urgent item takes another location's surplus first.
+  const surpluses = await surplusesOf(db, tenant, new Set(shortfalls.map(({ short }) => short.item.sku)), forecastDemand, context)
+  const results = shortfalls.map(({ short }) => recommend(short, takeTransfers(short, surpluses), context))
   const until = new Date(now.getTime() + daysAhead * DAY_MS)
   return {
     location: query.location ?? 'all',

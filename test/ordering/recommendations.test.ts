@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { json, type Caller, type TestContext } from '../helpers/context.js'
 import { createConnection, createPosTestContext } from '../pos/pos-helpers.js'
-import { createItem } from '../helpers/inventory.js'
+import { createItem, createLocations } from '../helpers/inventory.js'
 import { createDistributor, createOrder, ok } from './fixtures.js'
 import { refitForecasts } from '../../src/analytics/forecast-refit.js'
 
@@ -105,6 +105,7 @@ describe('GET /v1/orders/recommendations', () => {
         reason: undefined,
         confidence: 1,
         par_level: null,
+        transfer_from: [],
       },
     )
     assert.equal(
@@ -179,13 +180,33 @@ describe('GET /v1/orders/recommendations', () => {
     // 12 − 3 in stock − 6 on order = 3 short, rounded up to a whole case of 6.
     assert.deepEqual(
       { ...line, reason: undefined },
-      { inventory_item_id: fresh.id, name: 'Fresh', current_stock: 3, forecasted_demand: 0, recommended_order: 6, unit: 'bottle', reason: undefined, confidence: 0, par_level: 12 },
+      { inventory_item_id: fresh.id, name: 'Fresh', current_stock: 3, forecasted_demand: 0, recommended_order: 6, unit: 'bottle', reason: undefined, confidence: 0, par_level: 12, transfer_from: [] },
     )
     assert.equal(
       line.reason,
       'No demand forecast yet (under 14 days of sales history): ordering up to the par level of 12 bottle, less 3 bottle in stock and 6 bottle on order, leaves 3 bottle short: order 6 bottle (1 cases of 6).',
     )
     assert.equal(data.total_recommended_amount, 60)
+  })
+
+  test('proposes a transfer from a location holding the SKU above its par before buying, each surplus once', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    await createLocations(ctx, caller, ['storeroom', 'restaurant'])
+    const beer = { name: 'Lager 355ml', sku: 'LAGER', unit: 'bottle', size_ml: 355, category: 'beer', cost_per_unit: 1.5 }
+    await createItem(ctx, caller, { ...beer, sku: 'LAGER', name: 'Lager 24-pack', unit: 'case', case_size: 24, location: 'storeroom', quantity: 3, par_level: 1, cost_per_unit: 36 })
+    const bar = await createItem(ctx, caller, { ...beer, quantity: 0, par_level: 24 })
+    const restaurant = await createItem(ctx, caller, { ...beer, location: 'restaurant', quantity: 12, par_level: 48 })
+
+    const data = await recommendations(caller)
+    const byItem = new Map(data.recommendations.map((line: { inventory_item_id: string }) => [line.inventory_item_id, line]))
+    // The storeroom holds 2 cases (48 bottles) above its par of 1: the bar (most urgent: nothing left) takes 24, the restaurant (36 short) the other 24 and buys 12.
+    const barLine = byItem.get(bar.id) as { transfer_from: unknown; recommended_order: number; reason: string }
+    assert.deepEqual([barLine.transfer_from, barLine.recommended_order], [[{ location: 'storeroom', quantity: 24 }], 0])
+    assert.match(barLine.reason, /transfer 24 bottle from storeroom first/)
+    const restaurantLine = byItem.get(restaurant.id) as { transfer_from: unknown; recommended_order: number }
+    assert.deepEqual([restaurantLine.transfer_from, restaurantLine.recommended_order], [[{ location: 'storeroom', quantity: 24 }], 12])
+    assert.equal(data.total_recommended_amount, 18, 'only the 12 bottles no transfer covers are bought')
+    assert.deepEqual((await recommendations(caller, '?location=restaurant')).recommendations.map((line: { transfer_from: unknown }) => line.transfer_from), [[{ location: 'storeroom', quantity: 36 }]])
   })
 
   test('orders up to par where the par asks for more than the forecast, and says so; the forecast where it asks for more', async () => {

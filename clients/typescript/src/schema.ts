@@ -33488,7 +33488,13 @@ export interface paths {
                          *             "unit": "bottle",
                          *             "reason": "Forecast demand of 13.6 bottle over 7 days, plus 2.1 bottle safety stock (95 % service level), less 4 bottle in stock and 0 bottle on order, leaves 11.7 bottle short: order 12 bottle (1 cases of 12).",
                          *             "confidence": 0.82,
-                         *             "par_level": 12
+                         *             "par_level": 12,
+                         *             "transfer_from": [
+                         *               {
+                         *                 "location": "storeroom",
+                         *                 "quantity": 24
+                         *               }
+                         *             ]
                          *           }
                          *         ],
                          *         "total_recommended_amount": 222
@@ -33559,6 +33565,19 @@ export interface paths {
                                      * @example 12
                                      */
                                     par_level: number | null;
+                                    /** @description Transfers to make before buying (POST /v1/inventory/transfers): recommended_order covers only what they cannot. Each surplus is offered once in an answer, to the most urgent item first; empty when none */
+                                    transfer_from: {
+                                        /**
+                                         * @description A location holding the item’s SKU above its own par (or, without a par, above its forecast need over the same horizon)
+                                         * @example storeroom
+                                         */
+                                        location: string;
+                                        /**
+                                         * @description What to move from there first, in this item’s unit
+                                         * @example 24
+                                         */
+                                        quantity: number;
+                                    }[];
                                 }[];
                                 /**
                                  * @description Cost of every recommended order at distributor or item cost prices, in the account currency

@@ -19,12 +19,13 @@ export function StockScreen() {
   const [location, setLocation] = useState('')
   const [search, setSearch] = useState('')
   const [lowOnly, setLowOnly] = useState(false)
+  const [belowParOnly, setBelowParOnly] = useState(false)
   const [page, setPage] = useState(1)
   const q = useSettled(search.trim())
-  useEffect(() => setPage(1), [location, q, lowOnly])
+  useEffect(() => setPage(1), [location, q, lowOnly, belowParOnly])
   const items = useLoad(
-    () => api.items({ location, q, low_stock: lowOnly || undefined, page, per_page: PAGE_SIZE, sort: 'name' }),
-    [location, q, lowOnly, page],
+    () => api.items({ location, q, low_stock: lowOnly || undefined, below_par: belowParOnly || undefined, page, per_page: PAGE_SIZE, sort: 'name' }),
+    [location, q, lowOnly, belowParOnly, page],
   )
   const pagination = items.data?.pagination
 
@@ -40,12 +41,16 @@ export function StockScreen() {
           <input id="low-stock" type="checkbox" checked={lowOnly} onChange={(event) => setLowOnly(event.currentTarget.checked)} />
           <label for="low-stock">Low stock only</label>
         </div>
+        <div class="field checkbox">
+          <input id="below-par" type="checkbox" checked={belowParOnly} onChange={(event) => setBelowParOnly(event.currentTarget.checked)} />
+          <label for="below-par">Below par only</label>
+        </div>
       </form>
       <ErrorNote error={items.error} />
       <p class="status" aria-live="polite">
         {items.loading ? 'Loading…' : pagination ? `${pagination.total} item${pagination.total === 1 ? '' : 's'}` : ''}
       </p>
-      <DataTable caption="Stock by location" columns={['Item', 'SKU', 'Location', { label: 'On hand', number: true }, { label: 'Reorder point', number: true }, 'Status']}>
+      <DataTable caption="Stock by location" columns={['Item', 'SKU', 'Location', { label: 'On hand', number: true }, { label: 'Reorder point', number: true }, { label: 'Par', number: true }, 'Status']}>
         {items.data?.data.map((item) => {
           const low = item.quantity < item.reorder_point
           return (
@@ -57,6 +62,7 @@ export function StockScreen() {
                 {formatQuantity(item.quantity)} {item.unit}
               </td>
               <td class="number">{formatQuantity(item.reorder_point)}</td>
+              <td class="number">{item.par_level === null ? '–' : formatQuantity(item.par_level)}</td>
               <td>{low ? <span class="badge low">Low stock</span> : <span class="badge ok">OK</span>}</td>
             </tr>
           )
