@@ -1,3 +1,4 @@
+import { existsSync, readdirSync } from 'node:fs'
 import type { Config } from '../platform/config.js'
 import { type DatabaseHandle, openPglite, openPostgres } from '../platform/db/connect.js'
 import { DataDirLockedError, lockDataDir, lockHolder } from '../platform/db/data-dir-lock.js'
@@ -71,6 +72,11 @@ async function serverAnswersOnPort(config: Config): Promise<string | undefined> 
   }
 }
 
+/** A data dir that holds no database yet: missing or empty. */
+function isNewDataDir(dataDir: string): boolean {
+  return !existsSync(dataDir) || readdirSync(dataDir).length === 0
+}
+
 /**
  * Says on stderr (stdout stays the command's output) which database a command uses, and warns when the
  * data dir is free while a server answers on the port: that server uses other data, the usual cause
@@ -86,6 +92,12 @@ async function announceDatabase(config: Config, serverPid: number | undefined): 
     return
   }
   process.stderr.write(`barstock: data dir ${config.dataDir}\n`)
+  if (isNewDataDir(config.dataDir)) {
+    process.stderr.write(
+      `barstock: warning: the data dir ${config.dataDir} is new: this command creates a database there, which no running server uses ` +
+        '(a key made here reaches no server). To reach a running server, set BARSTOCK_DATA_DIR to its data dir or DATABASE_URL to its database.\n',
+    )
+  }
   const server = await serverAnswersOnPort(config)
   if (server) {
     process.stderr.write(

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { test } from 'node:test'
 import { promisify } from 'node:util'
 import { projectPath } from '../../src/platform/paths.js'
@@ -57,6 +60,15 @@ test('a command on a data dir no server holds warns when a server answers on the
     server.child.kill('SIGTERM')
     assert.equal(await server.exited, 0)
   }
+})
+
+test('a command on a new data dir says plainly that it makes a database no running server uses', async () => {
+  const fresh = join(await mkdtemp(join(tmpdir(), 'barstock-new-')), 'data')
+  const created = await runCli(['keys', 'create', '--name', 'x', '--permissions', '*', '--json'], { BARSTOCK_DATA_DIR: fresh })
+  assert.equal(created.code, 0, created.stderr)
+  assert.match(created.stderr, new RegExp(`warning: the data dir ${fresh} is new: .*a key made here reaches no server`))
+  const again = await runCli(['keys', 'list', '--json'], { BARSTOCK_DATA_DIR: fresh })
+  assert.doesNotMatch(again.stderr, /is new/)
 })
 
 test('CLI errors are one message and exit code 1, never a stack trace', async () => {
