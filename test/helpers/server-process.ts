@@ -50,7 +50,12 @@ export interface ServerProcess {
  * test (the runner ends a file with SIGTERM) must not leave a server running after `npm test`.
  */
 const children = new Set<ChildProcess>()
-const killChildren = () => children.forEach((child) => child.kill('SIGKILL'))
+/**
+ * SIGKILLs every process the tests of this process started that still runs. The shard runner calls it
+ * after each file: a test that timed out while a server started never got to kill it, and its open pipes
+ * would keep the shard's process (and `npm test`) running for good.
+ */
+export const killChildren = () => children.forEach((child) => child.kill('SIGKILL'))
 process.on('exit', killChildren)
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {

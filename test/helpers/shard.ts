@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { after, before, describe } from 'node:test'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { killChildren } from './server-process.js'
 import { beginTestFile, keepSharedPgliteBetweenFiles } from './shared-pglite.js'
 
 /**
@@ -81,6 +82,7 @@ export async function runShard(index: number, count: number): Promise<void> {
     // The bound of a whole file, which each of its tests inherits unless it sets its own.
     describe(relative(TEST_ROOT, path), { timeout: FILE_TIMEOUT_MS }, async () => {
       before(beginTestFile)
+      after(killChildren)
       await import(pathToFileURL(path).href)
     })
   }
