@@ -139,3 +139,14 @@ export async function claimUndepletedLines(trx: Trx, connectionId: string, posIt
     RETURNING s.sequence`.execute(trx)
   return result.rows.map((row) => String(row.sequence))
 }
+
+/** Marks the stored lines of one POS item as never depleted (its mapping is gone): reports count them as unmapped sales. */
+export async function releaseDepletedLines(trx: Trx, connectionId: string, posItemId: string): Promise<void> {
+  await trx
+    .updateTable('pos_sales')
+    .set({ depleted: false })
+    .where('connection_id', '=', connectionId)
+    .where('pos_item_id', '=', posItemId)
+    .where('depleted', '=', true)
+    .execute()
+}
