@@ -86,8 +86,8 @@ export interface UsageCheckOf {
   category: string
 }
 
-/** Categories whose bottles and cans are sold whole: a sale takes a container, not a pour of it. */
-const SOLD_BY_THE_CONTAINER = ['beer', 'cider']
+/** Bottles and cans of these categories are sold whole: a sale takes a container, not a pour of it. */
+const SOLD_BY_THE_CONTAINER = { categories: ['beer', 'cider'], units: ['bottle', 'can'] }
 
 /**
  * Why taking `unitsPerSale` of the item for one POS unit looks wrong, or undefined when it looks right:
@@ -101,7 +101,8 @@ export function implausibleUsage(item: UsageCheckOf, unitsPerSale: Decimal, opti
   if (unitsPerSale.gt(1)) {
     return `1 sale takes ${units} of ${item.name}: more than one ${item.unit} per sale; check conversion_factor and conversion_unit`
   }
-  if (options.soldWhole && unitsPerSale.lt(1) && item.unit !== 'keg' && SOLD_BY_THE_CONTAINER.includes(item.category)) {
+  const soldByTheContainer = SOLD_BY_THE_CONTAINER.units.includes(item.unit) && SOLD_BY_THE_CONTAINER.categories.includes(item.category)
+  if (options.soldWhole && soldByTheContainer && unitsPerSale.lt(1)) {
     return `1 sale takes ${units} of ${item.name}, a ${item.category} sold by the ${item.unit}: use conversion_unit ${item.unit} with a factor of 1`
   }
   return undefined

@@ -48,6 +48,7 @@ async function usageRules(db: Executor, tenant: Tenant, connectionId: string, po
   })
 }
 
+/** The rules grouped by the POS item they deplete for. */
 function byPosItem(rules: UsageRule[]): Map<string, UsageRule[]> {
   const rulesOf = new Map<string, UsageRule[]>()
   for (const rule of rules) {
