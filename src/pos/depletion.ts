@@ -152,7 +152,8 @@ export async function depleteLines(
  * changed its conversion, item or recipe), each line again taking the item of the SKU at its own location
  * where there is one, through inventory's restateSaleUsage. Without a mapping that takes anything (deleted,
  * or its item or recipe deleted) the lines' usage is withdrawn and they become unmapped sales again
- * (depleted false), for a later mapping to take. The caller holds the transaction.
+ * (depleted false), for a later mapping to take; a run still in flight decides its own lines at its
+ * commit. The caller holds the transaction.
  */
 export async function restateLines(
   trx: Trx,
@@ -167,6 +168,6 @@ export async function restateLines(
     await restateSaleUsage(trx, tenant, usage.source, movement)
     return
   }
-  await withdrawSaleUsage(trx, tenant, sql`SELECT s.sequence AS sale_line FROM pos_sales s WHERE ${selectedLines(connectionId, lines)}`, movement)
-  await releaseDepletedLines(trx, connectionId, posItemId)
+  const released = await releaseDepletedLines(trx, connectionId, posItemId)
+  if (released.length > 0) await withdrawSaleUsage(trx, tenant, sql`SELECT unnest(${released}::bigint[]) AS sale_line`, movement)
 }
