@@ -52,14 +52,23 @@ export function toItemUnits(quantity: Decimal, unit: string, item: StockUnitOf):
   return per === undefined ? undefined : quantity.times(per)
 }
 
-/** The conversion unit to store for an item: the requested one if it converts, else invalid_unit. */
+/** The conversion unit to store for an item: the requested one if it converts, else invalid_unit saying what to send. */
 export function checkConversionUnit(item: StockUnitOf, requested: string | undefined): string {
   const unit = requested ?? defaultConversionUnit(item)
   if (itemUnitsPer(unit, item) === undefined) {
-    const allowed = convertibleUnits(item)
-    throw inventoryErrors.invalidUnit([unit, allowed.join(', ')], { parameter: 'conversion_unit', value: unit })
+    const allowed = `${convertibleUnits(item).join(', ')}${volumeHint(item, unit)}`
+    throw inventoryErrors.invalidUnit([unit, allowed], { parameter: 'conversion_unit', value: unit })
   }
   return unit
+}
+
+/**
+ * What to send instead of a volume for a container without size_ml: a keg of unknown size cannot say what
+ * a pint of it is, so either the item gets its size or the mapping counts containers.
+ */
+function volumeHint(item: StockUnitOf, unit: string): string {
+  if (ML_PER[unit] === undefined || !(VOLUMETRIC_UNITS as readonly string[]).includes(item.unit)) return ''
+  return ` (the item has no size_ml: give the item a size_ml, or use conversion_unit ${item.unit} with a factor of 1/(${unit} per ${item.unit}))`
 }
 
 /** Item units that `posUnits` sold POS units take from stock under a mapping. */
@@ -68,6 +77,35 @@ export function stockUsed(posUnits: Decimal, factor: string, conversionUnit: str
   // The item's unit changed after the mapping was made, to one the mapping's unit does not convert to:
   // read the factor in the item's own unit rather than lose the sale.
   return posUnits.times(factor).times(per ?? 1)
+}
+
+/** What a usage warning reads of an item. */
+export interface UsageCheckOf {
+  name: string
+  unit: string
+  category: string
+}
+
+/** Bottles and cans of these categories are sold whole: a sale takes a container, not a pour of it. */
+const SOLD_BY_THE_CONTAINER = { categories: ['beer', 'cider'], units: ['bottle', 'can'] }
+
+/**
+ * Why taking `unitsPerSale` of the item for one POS unit looks wrong, or undefined when it looks right:
+ * more than one container per sale (16 kegs per pint), or, when `soldWhole` may apply (an item mapping,
+ * not a recipe's ingredient), less than one bottle or can of beer or cider (1 oz of a bottled beer: the
+ * volumetric default read a factor of 1 as 1 oz). The mapping works either way; this is for the person.
+ */
+export function implausibleUsage(item: UsageCheckOf, unitsPerSale: Decimal, options: { soldWhole: boolean }): string | undefined {
+  if (!(VOLUMETRIC_UNITS as readonly string[]).includes(item.unit)) return undefined
+  const units = `${Number(unitsPerSale.prec(4))} ${item.unit}`
+  if (unitsPerSale.gt(1)) {
+    return `1 sale takes ${units} of ${item.name}: more than one ${item.unit} per sale; check conversion_factor and conversion_unit`
+  }
+  const soldByTheContainer = SOLD_BY_THE_CONTAINER.units.includes(item.unit) && SOLD_BY_THE_CONTAINER.categories.includes(item.category)
+  if (options.soldWhole && soldByTheContainer && unitsPerSale.lt(1)) {
+    return `1 sale takes ${units} of ${item.name}, a ${item.category} sold by the ${item.unit}: use conversion_unit ${item.unit} with a factor of 1`
+  }
+  return undefined
 }
 
 /** What converts between items of one SKU: their unit and, for a case, the units it holds. */

@@ -154,6 +154,7 @@ export {
   restateSaleUsage,
   type SaleUsageResult,
   type SaleUsageSource,
+  withdrawSaleUsage,
 } from './sale-usage.js'
 
 export async function getItem(db: Executor, tenant: Tenant, id: string): Promise<InventoryItem> {

@@ -126,14 +126,31 @@ export async function applySaleUsage(trx: Trx, tenant: Tenant, source: SaleUsage
  * per item and business day. Analytics then reads the new figures. The caller holds the transaction.
  */
 export async function restateSaleUsage(trx: Trx, tenant: Tenant, source: SaleUsageSource, movement: Movement): Promise<void> {
+  await replaceSaleUsage(trx, tenant, source.rows, source, movement)
+}
+
+/**
+ * Removes the usage of stored sale lines (a deleted mapping): what the lines sold after each item's anchor
+ * took from current stock is given back, one ledger row per item and business day; lines sold at or before
+ * it were history and give nothing back. `saleLines` is a SELECT with a `sale_line bigint` column. The
+ * caller holds the transaction.
+ */
+export async function withdrawSaleUsage(trx: Trx, tenant: Tenant, saleLines: RawBuilder<unknown>, movement: Movement): Promise<void> {
+  await replaceSaleUsage(trx, tenant, saleLines, undefined, movement)
+}
+
+/** Removes the usage of `saleLines` and records `replacement`'s instead (none: the lines take nothing), netting the stock moves per item and day. */
+async function replaceSaleUsage(trx: Trx, tenant: Tenant, saleLines: RawBuilder<unknown>, replacement: SaleUsageSource | undefined, movement: Movement) {
   // The lines may have depleted other items than they will now (an item of the SKU added at their
   // location since): those get their usage back, so they are locked too.
-  const items = await lockItemRows(trx, tenant, [...source.itemIds, ...(await itemsUsedByLines(trx, tenant, source.rows))])
+  const items = await lockItemRows(trx, tenant, [...(replacement?.itemIds ?? []), ...(await itemsUsedByLines(trx, tenant, saleLines))])
   const steps = new DailyStockSteps()
-  steps.add(await removeSaleUsageOfLines(trx, tenant, source.rows), 1)
-  const batchId = newId('use')
-  await insertSaleUsage(trx, tenant, batchId, source.rows)
-  steps.add(await usageDaysOfBatch(trx, batchId), -1)
+  steps.add(await removeSaleUsageOfLines(trx, tenant, saleLines), 1)
+  if (replacement) {
+    const batchId = newId('use')
+    await insertSaleUsage(trx, tenant, batchId, replacement.rows)
+    steps.add(await usageDaysOfBatch(trx, batchId), -1)
+  }
   await steps.write(trx, tenant, items, movement)
 }
 

@@ -2,12 +2,13 @@ import { type RawBuilder, sql } from 'kysely'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal } from '../platform/decimal.js'
 import { stockUsed } from '../inventory/conversion.js'
-import { applySaleUsage, findItemRows, itemsDepletedAt, restateSaleUsage } from '../inventory/inventory.service.js'
+import { applySaleUsage, findItemRows, itemsDepletedAt, restateSaleUsage, withdrawSaleUsage } from '../inventory/inventory.service.js'
 import { ingredientsPerServing } from '../recipes/recipes.service.js'
 import { mappingsOf } from './mappings.repository.js'
+import { releaseDepletedLines } from './sales.repository.js'
 
 /** What one POS unit of a mapped POS item takes from one inventory item, in the item's unit. */
-interface UsageRule {
+export interface UsageRule {
   posItemId: string
   itemId: string
   unitsPerPosUnit: Decimal
@@ -47,6 +48,26 @@ async function usageRules(db: Executor, tenant: Tenant, connectionId: string, po
   })
 }
 
+/** The rules grouped by the POS item they deplete for. */
+function byPosItem(rules: UsageRule[]): Map<string, UsageRule[]> {
+  const rulesOf = new Map<string, UsageRule[]>()
+  for (const rule of rules) {
+    const ofPosItem = rulesOf.get(rule.posItemId)
+    if (ofPosItem) ofPosItem.push(rule)
+    else rulesOf.set(rule.posItemId, [rule])
+  }
+  return rulesOf
+}
+
+/**
+ * What one POS unit of each of these POS items takes, by POS item: the rules depletion applies (one per
+ * item mapping, one per live ingredient of a recipe mapping), of the items the mappings name; a line sold
+ * at another venue takes the same amount from that venue's item of the SKU. No entry: depletes nothing.
+ */
+export async function usagePerPosUnit(db: Executor, tenant: Tenant, connectionId: string, posItemIds: string[]): Promise<Map<string, UsageRule[]>> {
+  return byPosItem(await usageRules(db, tenant, connectionId, posItemIds))
+}
+
 export interface DepletionResult {
   /** POS items whose lines took usage (mapped to a live item, or to a live recipe with a live ingredient). */
   depletedPosItems: Set<string>
@@ -79,12 +100,7 @@ interface PlacedRule extends UsageRule {
 async function placeRules(trx: Trx, tenant: Tenant, rules: UsageRule[], connectionId: string, lines: LineSelection): Promise<PlacedRule[]> {
   const sold = await sql<{ pos_item_id: string; location_id: string }>`
     SELECT DISTINCT s.pos_item_id, s.location_id FROM pos_sales s WHERE ${selectedLines(connectionId, lines)}`.execute(trx)
-  const rulesOf = new Map<string, UsageRule[]>()
-  for (const rule of rules) {
-    const ofPosItem = rulesOf.get(rule.posItemId)
-    if (ofPosItem) ofPosItem.push(rule)
-    else rulesOf.set(rule.posItemId, [rule])
-  }
+  const rulesOf = byPosItem(rules)
   const unplaced = sold.rows.flatMap((line) => (rulesOf.get(line.pos_item_id) ?? []).map((rule) => ({ ...rule, locationId: line.location_id })))
   const depletedAt = await itemsDepletedAt(trx, tenant, unplaced.map((rule) => ({ itemId: rule.itemId, location: rule.locationId })))
   const placed = new Map<string, PlacedRule>()
@@ -132,9 +148,12 @@ export async function depleteLines(
 }
 
 /**
- * Restates the usage of one POS item's depleted lines at its mapping's current conversion (after the
- * mapping changed), each line again taking the item of the SKU at its own location where there is one,
- * through inventory's restateSaleUsage. The caller holds the transaction.
+ * Restates the usage of one POS item's depleted lines at its mapping as it now stands (after the mapping
+ * changed its conversion, item or recipe), each line again taking the item of the SKU at its own location
+ * where there is one, through inventory's restateSaleUsage. Without a mapping that takes anything (deleted,
+ * or its item or recipe deleted) the lines' usage is withdrawn and they become unmapped sales again
+ * (depleted false), for a later mapping to take; a run still in flight decides its own lines at its
+ * commit. The caller holds the transaction.
  */
 export async function restateLines(
   trx: Trx,
@@ -143,6 +162,12 @@ export async function restateLines(
   posItemId: string,
   movement: { actor: string; referenceId: string | null },
 ): Promise<void> {
-  const usage = await usageSource(trx, tenant, connectionId, { posItemIds: [posItemId], where: sql<boolean>`s.pos_item_id = ${posItemId}` })
-  if (usage) await restateSaleUsage(trx, tenant, usage.source, movement)
+  const lines = { posItemIds: [posItemId], where: sql<boolean>`s.pos_item_id = ${posItemId}` }
+  const usage = await usageSource(trx, tenant, connectionId, lines)
+  if (usage) {
+    await restateSaleUsage(trx, tenant, usage.source, movement)
+    return
+  }
+  const released = await releaseDepletedLines(trx, connectionId, posItemId)
+  if (released.length > 0) await withdrawSaleUsage(trx, tenant, sql`SELECT unnest(${released}::bigint[]) AS sale_line`, movement)
 }

@@ -25,7 +25,10 @@ export async function insertMapping(trx: Trx, row: Omit<MappingRow, 'created_at'
   return trx.insertInto('pos_mappings').values(row).returningAll().executeTakeFirstOrThrow()
 }
 
-export async function updateMappingRow(trx: Trx, connectionId: string, posItemId: string, fields: { conversion_factor: string; conversion_unit: string | null }) {
+/** What a mapping takes and at what conversion: exactly one of the two ids, conversion_unit null for a recipe. */
+export type MappingTargetColumns = Pick<MappingRow, 'inventory_item_id' | 'recipe_id' | 'conversion_factor' | 'conversion_unit'>
+
+export async function updateMappingRow(trx: Trx, connectionId: string, posItemId: string, fields: MappingTargetColumns) {
   return trx
     .updateTable('pos_mappings')
     .set({ ...fields, updated_at: new Date() })

@@ -6,10 +6,10 @@ import { invalidParameter, platformErrors } from '../platform/errors.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { inventoryErrors } from '../inventory/inventory.errors.js'
 import { findItemRow, findItemRows, type ItemRow } from '../inventory/inventory.service.js'
-import { checkConversionUnit } from '../inventory/conversion.js'
+import { checkConversionUnit, implausibleUsage } from '../inventory/conversion.js'
 import { findRecipeNames, getRecipe } from '../recipes/recipes.service.js'
 import { lockConnection, getConnectionRow } from './connections.service.js'
-import { depleteLines, restateLines } from './depletion.js'
+import { depleteLines, restateLines, usagePerPosUnit, type UsageRule } from './depletion.js'
 import {
   deleteMappingRow,
   ensurePosItem,
@@ -23,7 +23,7 @@ import {
   type MappingRow,
 } from './mappings.repository.js'
 import { posErrors } from './pos.errors.js'
-import type { CreateMappingBody, ListMappingsQuery, ProductMapping, UpdatedMapping, UpdateMappingBody } from './pos.schemas.js'
+import type { CreateMappingBody, ListMappingsQuery, MappingWarning, ProductMapping, UpdateMappingBody, UsagePerSale } from './pos.schemas.js'
 import { claimUndepletedLines } from './sales.repository.js'
 
 const FACTOR_DECIMALS = 4
@@ -39,18 +39,45 @@ function targetName(row: MappingListRow, items: Map<string, ItemRow>, recipeName
   return row.inventory_item_id === null ? null : (items.get(row.inventory_item_id)?.name ?? null)
 }
 
+/** Digits of usage_per_sale: a 1.5 oz pour of a 750 ml bottle is 0.059147 bottle. */
+const USAGE_DECIMALS = 6
+
+/** What one POS unit takes, per item its mapping names, in the item's unit. */
+function usagePerSale(rules: UsageRule[], items: Map<string, ItemRow>): UsagePerSale[] {
+  return rules.flatMap((rule) => {
+    const item = items.get(rule.itemId)
+    return item ? [{ inventory_item_id: item.id, inventory_name: item.name, units: Number(rule.unitsPerPosUnit.round(USAGE_DECIMALS)), unit: item.unit }] : []
+  })
+}
+
+/** An implausible_usage warning per rule that looks wrong (inventory's implausibleUsage); a recipe's ingredient is never sold whole. */
+function usageWarnings(rules: UsageRule[], items: Map<string, ItemRow>): MappingWarning[] {
+  return rules.flatMap((rule) => {
+    const item = items.get(rule.itemId)
+    const message = item && implausibleUsage(item, rule.unitsPerPosUnit, { soldWhole: rule.recipeId === null })
+    return message ? [{ code: 'implausible_usage', message }] : []
+  })
+}
+
 /**
  * Mappings list entries in the API's shape, with what inventory and recipes tell of their targets: the
- * mapped item's name (the recipe's for a recipe mapping), the suggested item's name and location. Items
+ * mapped item's name (the recipe's for a recipe mapping), the suggested item's name and location, and
+ * what one POS unit depletes (the rules depletion applies) with warnings when that looks wrong. Items
  * and recipes deleted since keep their last names.
  */
-async function toProductMappings(db: Executor, tenant: Tenant, rows: MappingListRow[]): Promise<ProductMapping[]> {
-  const itemIds = rows.flatMap((row) => [row.inventory_item_id, row.suggested_item_id].filter((id): id is string => id !== null))
+async function toProductMappings(db: Executor, tenant: Tenant, connectionId: string, rows: MappingListRow[]): Promise<ProductMapping[]> {
   const recipeIds = rows.flatMap((row) => (row.recipe_id === null ? [] : [row.recipe_id]))
-  const [items, recipeNames] = await Promise.all([findItemRows(db, tenant, itemIds, { includeDeleted: true }), findRecipeNames(db, tenant, recipeIds)])
+  const mappedIds = rows.flatMap((row) => (row.inventory_item_id !== null || row.recipe_id !== null ? [row.pos_item_id] : []))
+  const [rules, recipeNames] = await Promise.all([usagePerPosUnit(db, tenant, connectionId, mappedIds), findRecipeNames(db, tenant, recipeIds)])
+  const itemIds = [
+    ...rows.flatMap((row) => [row.inventory_item_id, row.suggested_item_id].filter((id): id is string => id !== null)),
+    ...[...rules.values()].flat().map((rule) => rule.itemId),
+  ]
+  const items = await findItemRows(db, tenant, itemIds, { includeDeleted: true })
   return rows.map((row) => {
     const suggested = row.suggested_item_id === null ? undefined : items.get(row.suggested_item_id)
     const mapped = row.inventory_item_id !== null || row.recipe_id !== null
+    const rulesOfRow = rules.get(row.pos_item_id) ?? []
     return {
       pos_item_id: row.pos_item_id,
       pos_name: row.pos_name,
@@ -61,6 +88,8 @@ async function toProductMappings(db: Executor, tenant: Tenant, rows: MappingList
       inventory_name: targetName(row, items, recipeNames),
       conversion_factor: row.conversion_factor === null ? null : quantityOut(row.conversion_factor),
       conversion_unit: row.conversion_unit,
+      usage_per_sale: usagePerSale(rulesOfRow, items),
+      warnings: usageWarnings(rulesOfRow, items),
       last_synced: row.last_synced?.toISOString() ?? null,
       suggestion:
         !mapped && suggested && row.suggested_confidence !== null
@@ -81,7 +110,16 @@ async function toProductMappings(db: Executor, tenant: Tenant, rows: MappingList
 export async function listMappings(db: Executor, tenant: Tenant, connectionId: string, query: ListMappingsQuery, page: PageRequest) {
   await getConnectionRow(db, tenant, connectionId)
   const { rows, total } = await listMappingRows(db, connectionId, query, page)
-  return { mappings: await toProductMappings(db, tenant, rows), total }
+  return { mappings: await toProductMappings(db, tenant, connectionId, rows), total }
+}
+
+/** One POS item of the list (mapped or not). Throws connection_not_found, mapping_not_found (a POS item the connection never reported). */
+export async function getMapping(db: Executor, tenant: Tenant, connectionId: string, posItemId: string): Promise<ProductMapping> {
+  await getConnectionRow(db, tenant, connectionId)
+  const { rows } = await listMappingRows(db, connectionId, { posItemId }, { page: 1, perPage: 1, offset: 0 })
+  const [mapping] = await toProductMappings(db, tenant, connectionId, rows)
+  if (!mapping) throw posErrors.mappingNotFound([posItemId, connectionId])
+  return mapping
 }
 
 /** What a mapping takes from stock: an inventory item (factor in conversionUnit) or a recipe (factor in servings). */
@@ -139,23 +177,31 @@ export async function addMapping(trx: Trx, tenant: Tenant, connectionId: string,
 
 const TARGET_FIELDS = ['inventory_item_id', 'recipe_id']
 
+/** invalid_parameter for a body naming both an item and a recipe, or (on create) neither. */
+function oneTargetError(both: boolean, recipeId: string | undefined) {
+  return platformErrors.invalidParameter(`Give exactly one of inventory_item_id and recipe_id; got ${both ? 'both' : 'neither'}`, {
+    parameter: both ? 'recipe_id' : 'inventory_item_id',
+    value: both ? recipeId : null,
+    fields: TARGET_FIELDS,
+  })
+}
+
+/** A recipe mapping counts servings: every ingredient carries its own unit, so it takes no conversion_unit. */
+function refuseRecipeUnit(conversionUnit: string | undefined): void {
+  if (conversionUnit !== undefined) {
+    throw invalidParameter('conversion_unit', conversionUnit, 'A recipe mapping counts servings per POS unit: it takes no conversion_unit')
+  }
+}
+
 /**
  * The target of a create body: exactly one of inventory_item_id and recipe_id (invalid_parameter naming
  * both otherwise); a recipe mapping takes no conversion_unit, an item mapping needs a conversion_factor.
  */
 function parseTarget(input: CreateMappingBody): { target: MappingTarget; conversionFactor: string } {
   const { inventory_item_id: itemId, recipe_id: recipeId } = input
-  if ((itemId === undefined) === (recipeId === undefined)) {
-    const both = itemId !== undefined
-    throw platformErrors.invalidParameter(
-      `Give exactly one of inventory_item_id and recipe_id; got ${both ? 'both' : 'neither'}`,
-      { parameter: both ? 'recipe_id' : 'inventory_item_id', value: both ? recipeId : null, fields: TARGET_FIELDS },
-    )
-  }
+  if ((itemId === undefined) === (recipeId === undefined)) throw oneTargetError(itemId !== undefined, recipeId)
   if (recipeId !== undefined) {
-    if (input.conversion_unit !== undefined) {
-      throw invalidParameter('conversion_unit', input.conversion_unit, 'A recipe mapping counts servings per POS unit: it takes no conversion_unit')
-    }
+    refuseRecipeUnit(input.conversion_unit)
     return { target: { recipeId }, conversionFactor: checkFactor(input.conversion_factor ?? 1) }
   }
   if (input.conversion_factor === undefined) {
@@ -175,16 +221,39 @@ export async function createMapping(trx: Trx, tenant: Tenant, connectionId: stri
   await lockConnection(trx, tenant, connectionId)
   const { target, conversionFactor } = parseTarget(input)
   const mapping = await addMapping(trx, tenant, connectionId, { posItemId: input.pos_item_id, posName: input.pos_name, target, conversionFactor, actor })
-  const { rows } = await listMappingRows(trx, connectionId, { posItemId: mapping.pos_item_id }, { page: 1, perPage: 1, offset: 0 })
-  const [created] = await toProductMappings(trx, tenant, rows)
-  return created as ProductMapping
+  return getMapping(trx, tenant, connectionId, mapping.pos_item_id)
 }
 
 /**
- * Changes a mapping's conversion (servings per POS unit for a recipe mapping, which takes no
- * conversion_unit) and restates the usage of the sales already stored at it (sales sold after an
- * item's anchor move its stock by the difference). Throws connection_not_found, mapping_not_found,
- * invalid_unit, invalid_parameter.
+ * The target of an update body over the current mapping: what the body names, else what the mapping
+ * had. Moving between an item and a recipe needs conversion_factor (an amount of the item and a number
+ * of servings do not convert); re-pointing to another item keeps the factor and conversion_unit unless
+ * given. Throws invalid_parameter.
+ */
+function updatedTarget(current: MappingRow, input: UpdateMappingBody): { target: MappingTarget; conversionFactor: string } {
+  const { inventory_item_id: itemId, recipe_id: recipeId } = input
+  if (itemId !== undefined && recipeId !== undefined) throw oneTargetError(true, recipeId)
+  const wasRecipe = current.recipe_id !== null
+  const toRecipe = recipeId !== undefined || (itemId === undefined && wasRecipe)
+  if (toRecipe !== wasRecipe && input.conversion_factor === undefined) {
+    const meaning = toRecipe ? 'servings of the recipe per POS unit' : 'the amount of the item one POS unit takes'
+    throw invalidParameter('conversion_factor', null, `Switching a mapping between an item and a recipe needs conversion_factor: ${meaning}`)
+  }
+  const conversionFactor = input.conversion_factor === undefined ? current.conversion_factor : checkFactor(input.conversion_factor)
+  if (toRecipe) {
+    refuseRecipeUnit(input.conversion_unit)
+    return { target: { recipeId: recipeId ?? (current.recipe_id as string) }, conversionFactor }
+  }
+  const conversionUnit = input.conversion_unit ?? (wasRecipe ? undefined : (current.conversion_unit ?? undefined))
+  return { target: { inventoryItemId: itemId ?? (current.inventory_item_id as string), conversionUnit }, conversionFactor }
+}
+
+/**
+ * Changes what a mapping takes (its item or recipe) and at what conversion, then restates the history it
+ * covers: every stored line of the POS item is depleted again under the new mapping (restateLines), so
+ * reports move the usage to the new item or recipe, and lines sold after an item's anchor move its stock
+ * (the old item gets its usage back, the new one gives it). Throws connection_not_found,
+ * mapping_not_found, item_not_found, recipe_not_found, invalid_unit, invalid_parameter.
  */
 export async function updateMapping(
   trx: Trx,
@@ -193,35 +262,17 @@ export async function updateMapping(
   posItemId: string,
   input: UpdateMappingBody,
   actor: string,
-): Promise<UpdatedMapping> {
+): Promise<ProductMapping> {
   await lockConnection(trx, tenant, connectionId)
   const current = await findMapping(trx, connectionId, posItemId)
   if (!current) throw posErrors.mappingNotFound([posItemId, connectionId])
-  let conversionUnit: string | null = null
-  if (current.recipe_id !== null) {
-    if (input.conversion_unit !== undefined) {
-      throw invalidParameter('conversion_unit', input.conversion_unit, 'A recipe mapping counts servings per POS unit: it takes no conversion_unit')
-    }
-  } else {
-    const item = current.inventory_item_id === null ? undefined : await findItemRow(trx, tenant, current.inventory_item_id)
-    conversionUnit = item ? checkConversionUnit(item, input.conversion_unit ?? current.conversion_unit ?? undefined) : current.conversion_unit
-  }
-  const updated = (await updateMappingRow(trx, connectionId, posItemId, {
-    conversion_factor: checkFactor(input.conversion_factor),
-    conversion_unit: conversionUnit,
-  })) as MappingRow
+  const { target, conversionFactor } = updatedTarget(current, input)
+  const columns = await targetColumns(trx, tenant, target)
+  await updateMappingRow(trx, connectionId, posItemId, { ...columns, conversion_factor: conversionFactor })
   await restateLines(trx, tenant, connectionId, posItemId, { actor, referenceId: connectionId })
-  return {
-    pos_item_id: updated.pos_item_id,
-    inventory_item_id: updated.inventory_item_id,
-    recipe_id: updated.recipe_id,
-    conversion_factor: quantityOut(updated.conversion_factor),
-    conversion_unit: updated.conversion_unit,
-    updated_at: updated.updated_at.toISOString(),
-  }
+  return getMapping(trx, tenant, connectionId, posItemId)
 }
 
-/** Removes a mapping; the POS item stays listed as unmapped. Throws connection_not_found, mapping_not_found. */
 /**
  * A person's "no" to an auto-map suggestion: it leaves the review queue, and auto-map never suggests or
  * maps that inventory item for this POS item again. Throws connection_not_found, and mapping_not_found
@@ -234,8 +285,15 @@ export async function rejectSuggestion(trx: Trx, tenant: Tenant, connectionId: s
   return { pos_item_id: posItemId, rejected_item_id: rejected }
 }
 
-export async function deleteMapping(trx: Trx, tenant: Tenant, connectionId: string, posItemId: string) {
+/**
+ * Removes a mapping: later lines of the POS item stay unmapped, and its stored lines become unmapped sales
+ * again (restateLines without a mapping): their usage leaves the reports, stock they took after an item's
+ * anchor is given back, and a new mapping takes them as it takes any unmapped line. The POS item stays
+ * listed as unmapped. Throws connection_not_found, mapping_not_found.
+ */
+export async function deleteMapping(trx: Trx, tenant: Tenant, connectionId: string, posItemId: string, actor: string) {
   await lockConnection(trx, tenant, connectionId)
   if (!(await deleteMappingRow(trx, connectionId, posItemId))) throw posErrors.mappingNotFound([posItemId, connectionId])
+  await restateLines(trx, tenant, connectionId, posItemId, { actor, referenceId: connectionId })
   return { pos_item_id: posItemId, deleted: true as const }
 }

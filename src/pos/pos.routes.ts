@@ -15,7 +15,7 @@ import {
   updateConnection,
   verifyNewConnection,
 } from './connections.service.js'
-import { createMapping, deleteMapping, listMappings, rejectSuggestion, updateMapping } from './mappings.service.js'
+import { createMapping, deleteMapping, getMapping, listMappings, rejectSuggestion, updateMapping } from './mappings.service.js'
 import { posErrors } from './pos.errors.js'
 import type { PosGateway } from './pos-gateway.js'
 import {
@@ -37,7 +37,6 @@ import {
   SyncRun,
   TriggerSyncBody,
   UpdateConnectionBody,
-  UpdatedMapping,
   UpdateMappingBody,
 } from './pos.schemas.js'
 import { getSyncRun, listSyncRuns, triggerSync } from './sync.service.js'
@@ -219,6 +218,21 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
     },
   )
 
+  app.get(
+    '/connections/:id/mappings/:pos_item_id',
+    {
+      schema: {
+        tags,
+        summary: 'Get a POS item and its mapping',
+        description: 'One entry of the mappings list: the mapping, what one POS unit depletes (usage_per_sale) and its warnings. A POS item the connection never reported: 404 mapping_not_found.',
+        params: MappingParams,
+        response: { 200: envelope(ProductMapping) },
+      },
+      config: { permission: 'pos:read', errors: [connectionNotFound, mappingNotFound] },
+    },
+    async (request) => ({ data: await getMapping(app.db, tenantOf(request), request.params.id, request.params.pos_item_id) }),
+  )
+
   app.post(
     '/connections/:id/mappings',
     {
@@ -242,14 +256,17 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
     {
       schema: {
         tags,
-        summary: 'Change a mapping\'s conversion',
+        summary: 'Change what a mapping takes: its item or recipe, and its conversion',
         description:
-          'For a recipe mapping, conversion_factor is servings per POS unit and conversion_unit is refused (400 invalid_parameter). The usage of the sales already stored is restated at the new conversion: analytics reads the new figures, and for sales sold after an item\'s latest count the difference is taken from or given back to stock.',
+          'Give any of inventory_item_id, recipe_id (not both), conversion_factor and conversion_unit; the rest is kept. Switching between an item and a recipe needs conversion_factor (400 invalid_parameter); a recipe mapping refuses conversion_unit. The history the mapping covers is restated: every stored sale of the POS item is depleted again under the new mapping, so reports move its usage to the new item or recipe, and for sales sold after an item\'s latest count stock follows (the old item gets it back, the new one gives it).',
         params: MappingParams,
         body: UpdateMappingBody,
-        response: { 200: envelope(UpdatedMapping) },
+        response: { 200: envelope(ProductMapping) },
       },
-      config: { permission: 'pos:write', errors: [connectionNotFound, mappingNotFound, inventoryErrors.invalidUnit] },
+      config: {
+        permission: 'pos:write',
+        errors: [connectionNotFound, mappingNotFound, inventoryErrors.itemNotFound, recipeErrors.recipeNotFound, inventoryErrors.invalidUnit],
+      },
     },
     (request, reply) =>
       runWrite(app.db, request, reply, 200, (trx) =>
@@ -280,12 +297,17 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
       schema: {
         tags,
         summary: 'Delete a mapping',
-        description: 'The POS item is unmapped again: its future sales take no stock until it is mapped. Stock already taken stays.',
-        params: MappingParams, response: { 200: envelope(Deleted('pos_item_id')) } },
+        description:
+          'The POS item is unmapped again: its later sales take no stock until it is mapped, and its stored sales become unmapped sales in reports (their usage is removed; stock they took after an item\'s latest count is given back). A new mapping takes them again.',
+        params: MappingParams,
+        response: { 200: envelope(Deleted('pos_item_id')) },
+      },
       config: { permission: 'pos:write', errors: [connectionNotFound, mappingNotFound] },
     },
     (request, reply) =>
-      runWrite(app.db, request, reply, 200, (trx) => deleteMapping(trx, tenantOf(request), request.params.id, request.params.pos_item_id)),
+      runWrite(app.db, request, reply, 200, (trx) =>
+        deleteMapping(trx, tenantOf(request), request.params.id, request.params.pos_item_id, actorOf(request)),
+      ),
   )
 
   app.post(

@@ -189,6 +189,33 @@ export const ListSyncRunsQuery = Type.Object(
 )
 export type ListSyncRunsQuery = Static<typeof ListSyncRunsQuery>
 
+export const UsagePerSale = Type.Object(
+  {
+    inventory_item_id: Type.String({ description: 'An item the mapping names (a recipe mapping: one entry per ingredient)', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+    inventory_name: Type.String({ description: 'Its name', examples: ["Tito's Handmade Vodka 750ml"] }),
+    units: Type.Number({ description: 'Units of the item one POS unit depletes, in `unit`, 6 decimals: 1.5 oz of a 750 ml bottle is 0.059147', examples: [0.059147] }),
+    unit: Type.String({ description: 'The item’s unit', examples: ['bottle'] }),
+  },
+  { description: 'What one POS unit depletes from one item' },
+)
+export type UsagePerSale = Static<typeof UsagePerSale>
+
+export const MappingWarning = Type.Object(
+  {
+    code: Type.String({
+      description:
+        'implausible_usage: one POS unit depletes more than one container (bottle, can, keg) of an item, or less than one bottle or can of an item in category beer or cider (sold by the container)',
+      examples: ['implausible_usage'],
+    }),
+    message: Type.String({
+      description: 'What looks wrong and what to send instead',
+      examples: ['1 sale takes 0.08329 bottle of Bud Light 12oz Bottle, a beer sold by the bottle: use conversion_unit bottle with a factor of 1'],
+    }),
+  },
+  { description: 'A mapping that works but probably does not say what was meant' },
+)
+export type MappingWarning = Static<typeof MappingWarning>
+
 export const ProductMapping = Type.Object({
   pos_item_id: Type.String({ description: 'The POS’s id of the item', examples: ['SQ-ITEM-TITOS-SHOT'] }),
   pos_name: Type.String({ description: 'The POS’s name of the item', examples: ["Tito's Vodka Shot"] }),
@@ -203,6 +230,11 @@ export const ProductMapping = Type.Object({
     Type.Number({ description: 'Item mapping: amount of the item per POS unit, in conversion_unit. Recipe mapping: servings of the recipe per POS unit', examples: [1.5] }),
   ),
   conversion_unit: Nullable(Type.String({ description: 'The unit of an item mapping’s conversion_factor; null for a recipe mapping', examples: ['oz'] })),
+  usage_per_sale: Type.Array(UsagePerSale, {
+    description:
+      'What one POS unit depletes, per item, in the item’s unit: one entry for an item mapping, one per live ingredient for a recipe mapping; empty when unmapped or when the mapped item or recipe was deleted (its sales deplete nothing)',
+  }),
+  warnings: Type.Array(MappingWarning, { description: 'Why the mapping looks wrong; empty when none. The mapping works either way' }),
   last_synced: Nullable(Timestamp, 'When a sync last reported the POS item'),
   suggestion: Nullable(
     Type.Object(
@@ -242,13 +274,10 @@ export const ListMappingsQuery = Type.Object(
 )
 export type ListMappingsQuery = Static<typeof ListMappingsQuery>
 
-const ConversionFactor = Type.Number({
-  exclusiveMinimum: 0,
-  maximum: NUMBER_LIMITS.conversionFactor,
-  description:
-    'Greater than 0 and at most 1,000,000, up to 4 decimals. Item mapping: amount of the item per POS unit, in conversion_unit (required). Recipe mapping: servings per POS unit (default 1)',
-  examples: [1.5],
-})
+const CONVERSION_FACTOR_LIMITS = { exclusiveMinimum: 0, maximum: NUMBER_LIMITS.conversionFactor, examples: [1.5] }
+const CONVERSION_FACTOR_MEANING =
+  'Greater than 0 and at most 1,000,000, up to 4 decimals. Item mapping: amount of the item per POS unit, in conversion_unit (required). Recipe mapping: servings per POS unit (default 1)'
+const ConversionFactor = Type.Number({ ...CONVERSION_FACTOR_LIMITS, description: CONVERSION_FACTOR_MEANING })
 const ConversionUnit = Type.String({
   description: 'Item mappings only: default oz for bottle/can/keg items (through size_ml), else the item unit. A recipe mapping takes none',
   examples: ['oz'],
@@ -271,20 +300,20 @@ export const CreateMappingBody = Type.Object(
 export type CreateMappingBody = Static<typeof CreateMappingBody>
 
 export const UpdateMappingBody = Type.Object(
-  { conversion_factor: ConversionFactor, conversion_unit: Type.Optional(ConversionUnit) },
-  { additionalProperties: false },
+  {
+    inventory_item_id: Type.Optional(Type.String({ description: 'Re-points the mapping to this item (from another item or from a recipe)', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] })),
+    recipe_id: Type.Optional(Type.String({ description: 'Re-points the mapping to this recipe (from an item or another recipe)', examples: ['rcp_01jd2x3v4w5y6z7a8b9c0d1e2f'] })),
+    conversion_factor: Type.Optional(
+      Type.Number({
+        ...CONVERSION_FACTOR_LIMITS,
+        description: `${CONVERSION_FACTOR_MEANING}. Kept when not given; required when switching between an item and a recipe`,
+      }),
+    ),
+    conversion_unit: Type.Optional(ConversionUnit),
+  },
+  { additionalProperties: false, minProperties: 1, examples: [{ inventory_item_id: 'item_01jd2x3v4w5y6z7a8b9c0d1e2f', conversion_factor: 1, conversion_unit: 'bottle' }] },
 )
 export type UpdateMappingBody = Static<typeof UpdateMappingBody>
-
-export const UpdatedMapping = Type.Object({
-  pos_item_id: Type.String({ description: 'The POS’s id of the item', examples: ['SQ-ITEM-TITOS-SHOT'] }),
-  inventory_item_id: Nullable(Type.String({ description: 'The mapped inventory item; null for a recipe mapping', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] })),
-  recipe_id: Nullable(Type.String({ description: 'The mapped recipe; null for an item mapping', examples: [null] })),
-  conversion_factor: Type.Number({ description: 'Item mapping: amount per POS unit, in conversion_unit. Recipe mapping: servings per POS unit', examples: [1.5] }),
-  conversion_unit: Nullable(Type.String({ description: 'The unit of conversion_factor; null for a recipe mapping', examples: ['oz'] })),
-  updated_at: { ...Timestamp, description: 'When it changed' },
-})
-export type UpdatedMapping = Static<typeof UpdatedMapping>
 
 export const AutoMapBody = Type.Object(
   {

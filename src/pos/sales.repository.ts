@@ -139,3 +139,17 @@ export async function claimUndepletedLines(trx: Trx, connectionId: string, posIt
     RETURNING s.sequence`.execute(trx)
   return result.rows.map((row) => String(row.sequence))
 }
+
+/**
+ * Marks the depleted stored lines of one POS item as never depleted (its mapping is gone), so reports count
+ * them as unmapped sales, and answers their line numbers. Lines of a run still in flight are left to that
+ * run's commit, as claimUndepletedLines leaves them.
+ */
+export async function releaseDepletedLines(trx: Trx, connectionId: string, posItemId: string): Promise<string[]> {
+  const result = await sql<{ sequence: string }>`
+    UPDATE pos_sales s SET depleted = false
+    WHERE s.connection_id = ${connectionId} AND s.pos_item_id = ${posItemId} AND s.depleted
+      AND NOT EXISTS (SELECT 1 FROM pos_sync_runs r WHERE r.id = s.source_id AND r.status = 'processing')
+    RETURNING s.sequence`.execute(trx)
+  return result.rows.map((row) => String(row.sequence))
+}

@@ -401,6 +401,8 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     await screenshot(page, 'pos')
     await accept.click()
     await accept.waitFor({ state: 'detached' })
+    // The mapping made says what a sale takes, in words.
+    await page.getByText('1 sale = 3 oz = 0.089 bottle of Tito’s Handmade Vodka 1L').waitFor()
     await page.getByRole('button', { name: 'Reject Jameson Irish Whiskey 750ml for Jameson Shot' }).click()
     await page.getByText('No suggestion waits for review.').waitFor()
     const mapped = json(await ctx.request('GET', `/v1/pos/connections/${channel.connectionId}/mappings?mapped=true`, { key: caller.key })).data

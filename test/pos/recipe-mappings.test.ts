@@ -135,15 +135,20 @@ describe('recipe mappings', () => {
     const url = `/v1/pos/connections/${bar.connection.id}/mappings/K-1`
     const updated = await ctx.request('PUT', url, { key: bar.caller.key, body: { conversion_factor: 1.5 } })
     assert.equal(updated.statusCode, 200, updated.body)
-    const data = json(updated).data
-    assert.deepEqual({ ...data, updated_at: undefined }, {
+    const { pos_item_id, inventory_item_id, recipe_id, conversion_factor, conversion_unit, usage_per_sale, warnings } = json(updated).data
+    assert.deepEqual({ pos_item_id, inventory_item_id, recipe_id, conversion_factor, conversion_unit, warnings }, {
       pos_item_id: 'K-1',
       inventory_item_id: null,
       recipe_id: bar.recipe.id,
       conversion_factor: 1.5,
       conversion_unit: null,
-      updated_at: undefined,
+      warnings: [],
     })
+    // 1.5 servings per POS unit, per ingredient in its item's unit: 3 oz of a 750 ml bottle, 1.5 oz of a 1 L bottle, 1.125 oz in liters.
+    assert.deepEqual(
+      usage_per_sale.map((usage: { inventory_item_id: string; units: number; unit: string }) => [usage.inventory_item_id, usage.units, usage.unit]),
+      [[bar.vodka.id, 0.118294, 'bottle'], [bar.tripleSec.id, 0.04436, 'bottle'], [bar.lime.id, 0.03327, 'liter']],
+    )
     const refused = await ctx.request('PUT', url, { key: bar.caller.key, body: { conversion_factor: 2, conversion_unit: 'oz' } })
     assert.equal(refused.statusCode, 400)
     assert.equal(json(refused).error.code, 'invalid_parameter')

@@ -20621,6 +20621,20 @@ export interface paths {
                          *           "inventory_name": "Tito's Handmade Vodka 750ml",
                          *           "conversion_factor": 1.5,
                          *           "conversion_unit": "oz",
+                         *           "usage_per_sale": [
+                         *             {
+                         *               "inventory_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                         *               "inventory_name": "Tito's Handmade Vodka 750ml",
+                         *               "units": 0.059147,
+                         *               "unit": "bottle"
+                         *             }
+                         *           ],
+                         *           "warnings": [
+                         *             {
+                         *               "code": "implausible_usage",
+                         *               "message": "1 sale takes 0.08329 bottle of Bud Light 12oz Bottle, a beer sold by the bottle: use conversion_unit bottle with a factor of 1"
+                         *             }
+                         *           ],
                          *           "last_synced": "2026-11-22T21:30:00.000Z",
                          *           "suggestion": {
                          *             "inventory_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
@@ -20695,6 +20709,42 @@ export interface paths {
                                  * @example oz
                                  */
                                 conversion_unit: string | null;
+                                /** @description What one POS unit depletes, per item, in the item’s unit: one entry for an item mapping, one per live ingredient for a recipe mapping; empty when unmapped or when the mapped item or recipe was deleted (its sales deplete nothing) */
+                                usage_per_sale: {
+                                    /**
+                                     * @description An item the mapping names (a recipe mapping: one entry per ingredient)
+                                     * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                                     */
+                                    inventory_item_id: string;
+                                    /**
+                                     * @description Its name
+                                     * @example Tito's Handmade Vodka 750ml
+                                     */
+                                    inventory_name: string;
+                                    /**
+                                     * @description Units of the item one POS unit depletes, in `unit`, 6 decimals: 1.5 oz of a 750 ml bottle is 0.059147
+                                     * @example 0.059147
+                                     */
+                                    units: number;
+                                    /**
+                                     * @description The item’s unit
+                                     * @example bottle
+                                     */
+                                    unit: string;
+                                }[];
+                                /** @description Why the mapping looks wrong; empty when none. The mapping works either way */
+                                warnings: {
+                                    /**
+                                     * @description implausible_usage: one POS unit depletes more than one container (bottle, can, keg) of an item, or less than one bottle or can of an item in category beer or cider (sold by the container)
+                                     * @example implausible_usage
+                                     */
+                                    code: string;
+                                    /**
+                                     * @description What looks wrong and what to send instead
+                                     * @example 1 sale takes 0.08329 bottle of Bud Light 12oz Bottle, a beer sold by the bottle: use conversion_unit bottle with a factor of 1
+                                     */
+                                    message: string;
+                                }[];
                                 /**
                                  * @description When a sync last reported the POS item
                                  * @example 2026-11-22T21:30:00.000Z
@@ -21155,6 +21205,20 @@ export interface paths {
                          *         "inventory_name": "Tito's Handmade Vodka 750ml",
                          *         "conversion_factor": 1.5,
                          *         "conversion_unit": "oz",
+                         *         "usage_per_sale": [
+                         *           {
+                         *             "inventory_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                         *             "inventory_name": "Tito's Handmade Vodka 750ml",
+                         *             "units": 0.059147,
+                         *             "unit": "bottle"
+                         *           }
+                         *         ],
+                         *         "warnings": [
+                         *           {
+                         *             "code": "implausible_usage",
+                         *             "message": "1 sale takes 0.08329 bottle of Bud Light 12oz Bottle, a beer sold by the bottle: use conversion_unit bottle with a factor of 1"
+                         *           }
+                         *         ],
                          *         "last_synced": "2026-11-22T21:30:00.000Z",
                          *         "suggestion": {
                          *           "inventory_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
@@ -21220,6 +21284,42 @@ export interface paths {
                                  * @example oz
                                  */
                                 conversion_unit: string | null;
+                                /** @description What one POS unit depletes, per item, in the item’s unit: one entry for an item mapping, one per live ingredient for a recipe mapping; empty when unmapped or when the mapped item or recipe was deleted (its sales deplete nothing) */
+                                usage_per_sale: {
+                                    /**
+                                     * @description An item the mapping names (a recipe mapping: one entry per ingredient)
+                                     * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                                     */
+                                    inventory_item_id: string;
+                                    /**
+                                     * @description Its name
+                                     * @example Tito's Handmade Vodka 750ml
+                                     */
+                                    inventory_name: string;
+                                    /**
+                                     * @description Units of the item one POS unit depletes, in `unit`, 6 decimals: 1.5 oz of a 750 ml bottle is 0.059147
+                                     * @example 0.059147
+                                     */
+                                    units: number;
+                                    /**
+                                     * @description The item’s unit
+                                     * @example bottle
+                                     */
+                                    unit: string;
+                                }[];
+                                /** @description Why the mapping looks wrong; empty when none. The mapping works either way */
+                                warnings: {
+                                    /**
+                                     * @description implausible_usage: one POS unit depletes more than one container (bottle, can, keg) of an item, or less than one bottle or can of an item in category beer or cider (sold by the container)
+                                     * @example implausible_usage
+                                     */
+                                    code: string;
+                                    /**
+                                     * @description What looks wrong and what to send instead
+                                     * @example 1 sale takes 0.08329 bottle of Bud Light 12oz Bottle, a beer sold by the bottle: use conversion_unit bottle with a factor of 1
+                                     */
+                                    message: string;
+                                }[];
                                 /**
                                  * @description When a sync last reported the POS item
                                  * @example 2026-11-22T21:30:00.000Z
@@ -21696,10 +21796,541 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
         /**
-         * Change a mapping's conversion
-         * @description For a recipe mapping, conversion_factor is servings per POS unit and conversion_unit is refused (400 invalid_parameter). The usage of the sales already stored is restated at the new conversion: analytics reads the new figures, and for sales sold after an item's latest count the difference is taken from or given back to stock.
+         * Get a POS item and its mapping
+         * @description One entry of the mappings list: the mapping, what one POS unit depletes (usage_per_sale) and its warnings. A POS item the connection never reported: 404 mapping_not_found.
+         *
+         *     Requires the `pos:read` permission.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description The connection’s id
+                     * @example pos_01jd2x3v4w5y6z7a8b9c0d1e2f
+                     */
+                    id: string;
+                    /**
+                     * @description The POS’s id of the item
+                     * @example SQ-ITEM-TITOS-SHOT
+                     */
+                    pos_item_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Done: the answer is in `data` */
+                200: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": {
+                         *         "pos_item_id": "SQ-ITEM-TITOS-SHOT",
+                         *         "pos_name": "Tito's Vodka Shot",
+                         *         "category": "Vodka",
+                         *         "mapped": true,
+                         *         "inventory_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                         *         "recipe_id": null,
+                         *         "inventory_name": "Tito's Handmade Vodka 750ml",
+                         *         "conversion_factor": 1.5,
+                         *         "conversion_unit": "oz",
+                         *         "usage_per_sale": [
+                         *           {
+                         *             "inventory_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                         *             "inventory_name": "Tito's Handmade Vodka 750ml",
+                         *             "units": 0.059147,
+                         *             "unit": "bottle"
+                         *           }
+                         *         ],
+                         *         "warnings": [
+                         *           {
+                         *             "code": "implausible_usage",
+                         *             "message": "1 sale takes 0.08329 bottle of Bud Light 12oz Bottle, a beer sold by the bottle: use conversion_unit bottle with a factor of 1"
+                         *           }
+                         *         ],
+                         *         "last_synced": "2026-11-22T21:30:00.000Z",
+                         *         "suggestion": {
+                         *           "inventory_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                         *           "location": "main_bar",
+                         *           "inventory_name": "Tito's Handmade Vodka 750ml",
+                         *           "confidence": 0.78,
+                         *           "reason": "confidence 0.78 is below the threshold 0.85"
+                         *         },
+                         *         "created_at": "2026-11-22T21:30:00.000Z",
+                         *         "updated_at": "2026-11-22T21:30:00.000Z"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The answer */
+                            data: {
+                                /**
+                                 * @description The POS’s id of the item
+                                 * @example SQ-ITEM-TITOS-SHOT
+                                 */
+                                pos_item_id: string;
+                                /**
+                                 * @description The POS’s name of the item
+                                 * @example Tito's Vodka Shot
+                                 */
+                                pos_name: string;
+                                /**
+                                 * @description The POS category
+                                 * @example Vodka
+                                 */
+                                category: string | null;
+                                /**
+                                 * @description true when the POS item is mapped to an inventory item or to a recipe
+                                 * @example true
+                                 */
+                                mapped: boolean;
+                                /**
+                                 * @description The mapped inventory item; null for a recipe mapping and for an unmapped POS item
+                                 * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                                 */
+                                inventory_item_id: string | null;
+                                /**
+                                 * @description The mapped recipe; null for an item mapping and for an unmapped POS item
+                                 * @example null
+                                 */
+                                recipe_id: string | null;
+                                /**
+                                 * @description The mapped inventory item’s name, or the recipe’s name for a recipe mapping (its last name once deleted)
+                                 * @example Tito's Handmade Vodka 750ml
+                                 */
+                                inventory_name: string | null;
+                                /**
+                                 * @description Item mapping: amount of the item per POS unit, in conversion_unit. Recipe mapping: servings of the recipe per POS unit
+                                 * @example 1.5
+                                 */
+                                conversion_factor: number | null;
+                                /**
+                                 * @description The unit of an item mapping’s conversion_factor; null for a recipe mapping
+                                 * @example oz
+                                 */
+                                conversion_unit: string | null;
+                                /** @description What one POS unit depletes, per item, in the item’s unit: one entry for an item mapping, one per live ingredient for a recipe mapping; empty when unmapped or when the mapped item or recipe was deleted (its sales deplete nothing) */
+                                usage_per_sale: {
+                                    /**
+                                     * @description An item the mapping names (a recipe mapping: one entry per ingredient)
+                                     * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                                     */
+                                    inventory_item_id: string;
+                                    /**
+                                     * @description Its name
+                                     * @example Tito's Handmade Vodka 750ml
+                                     */
+                                    inventory_name: string;
+                                    /**
+                                     * @description Units of the item one POS unit depletes, in `unit`, 6 decimals: 1.5 oz of a 750 ml bottle is 0.059147
+                                     * @example 0.059147
+                                     */
+                                    units: number;
+                                    /**
+                                     * @description The item’s unit
+                                     * @example bottle
+                                     */
+                                    unit: string;
+                                }[];
+                                /** @description Why the mapping looks wrong; empty when none. The mapping works either way */
+                                warnings: {
+                                    /**
+                                     * @description implausible_usage: one POS unit depletes more than one container (bottle, can, keg) of an item, or less than one bottle or can of an item in category beer or cider (sold by the container)
+                                     * @example implausible_usage
+                                     */
+                                    code: string;
+                                    /**
+                                     * @description What looks wrong and what to send instead
+                                     * @example 1 sale takes 0.08329 bottle of Bud Light 12oz Bottle, a beer sold by the bottle: use conversion_unit bottle with a factor of 1
+                                     */
+                                    message: string;
+                                }[];
+                                /**
+                                 * @description When a sync last reported the POS item
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                last_synced: string | null;
+                                /** @description An auto-map match left for review (accept it with POST …/mappings); null when none */
+                                suggestion: {
+                                    /**
+                                     * @description The suggested inventory item
+                                     * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                                     */
+                                    inventory_item_id: string;
+                                    /**
+                                     * @description That item’s location: lines sold at another location that stocks its SKU deplete the item there
+                                     * @example main_bar
+                                     */
+                                    location: string;
+                                    /**
+                                     * @description Its name
+                                     * @example Tito's Handmade Vodka 750ml
+                                     */
+                                    inventory_name: string;
+                                    /**
+                                     * @description Name similarity, 0.6 to 1
+                                     * @example 0.78
+                                     */
+                                    confidence: number;
+                                    /**
+                                     * @description Why it was not mapped: under the threshold, or a conversion that cannot be computed
+                                     * @example confidence 0.78 is below the threshold 0.85
+                                     */
+                                    reason: string | null;
+                                } | null;
+                                /**
+                                 * @description When the mapping was made; null when unmapped
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                created_at: string | null;
+                                /**
+                                 * @description When the mapping last changed; null when unmapped
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                updated_at: string | null;
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `invalid_parameter`: Malformed JSON, a wrong type, an unknown field, a missing required field, an out-of-range query value (page outside 1–1,000,000, per_page outside 1–100), an unknown sort field, a number past its documented range (below); an item's container weights not given both or neither, not full above empty, or on an item that is not a bottle, can or keg; a count line weighing an item without them, or giving both `weight_g` and `weights_g` */
+                400: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_parameter",
+                         *         "message": "quantity must be >= 0"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `invalid_api_key`: `X-API-Key` missing, unknown, revoked or expired */
+                401: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "invalid_api_key",
+                         *         "message": "The API key is missing, invalid, revoked or expired…"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `insufficient_permissions`: The key lacks the route's permission (`details.required`, `details.provided`) */
+                403: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "insufficient_permissions",
+                         *         "message": "This API key lacks the permission …"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /**
+                 * @description - `connection_not_found`: No such POS connection in this account and environment (also when named in a sales import)
+                 *     - `mapping_not_found`: No mapping for that POS item on the connection
+                 */
+                404: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "connection_not_found",
+                         *         "message": "POS connection … does not exist"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `rate_limit_exceeded`: Over the key's requests per minute; `Retry-After` says when to retry */
+                429: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limit_exceeded",
+                         *         "message": "Rate limit of … requests a minute exceeded; retry in … seconds"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `internal_error`: An unexpected failure; the message never carries internals. Quote `meta.request_id` when reporting it */
+                500: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "internal_error",
+                         *         "message": "Internal server error"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), takes no more connections or did not answer within the timeouts (README); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                503: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-RateLimit-Reset-After": components["headers"]["X-RateLimit-Reset-After"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "database_unavailable",
+                         *         "message": "The database is unavailable or did not answer in time; retry shortly"
+                         *       },
+                         *       "meta": {
+                         *         "request_id": "req_01jd3m4n5p6q7r8s9t0v1w2x3y",
+                         *         "timestamp": "2026-11-22T21:30:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Change what a mapping takes: its item or recipe, and its conversion
+         * @description Give any of inventory_item_id, recipe_id (not both), conversion_factor and conversion_unit; the rest is kept. Switching between an item and a recipe needs conversion_factor (400 invalid_parameter); a recipe mapping refuses conversion_unit. The history the mapping covers is restated: every stored sale of the POS item is depleted again under the new mapping, so reports move its usage to the new item or recipe, and for sales sold after an item's latest count stock follows (the old item gets it back, the new one gives it).
          *
          *     Requires the `pos:write` permission.
          */
@@ -21725,16 +22356,27 @@ export interface paths {
                 content: {
                     /**
                      * @example {
-                     *       "conversion_factor": 1.5,
-                     *       "conversion_unit": "oz"
+                     *       "inventory_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                     *       "conversion_factor": 1,
+                     *       "conversion_unit": "bottle"
                      *     }
                      */
                     "application/json": {
                         /**
-                         * @description Greater than 0 and at most 1,000,000, up to 4 decimals. Item mapping: amount of the item per POS unit, in conversion_unit (required). Recipe mapping: servings per POS unit (default 1)
+                         * @description Re-points the mapping to this item (from another item or from a recipe)
+                         * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                         */
+                        inventory_item_id?: string;
+                        /**
+                         * @description Re-points the mapping to this recipe (from an item or another recipe)
+                         * @example rcp_01jd2x3v4w5y6z7a8b9c0d1e2f
+                         */
+                        recipe_id?: string;
+                        /**
+                         * @description Greater than 0 and at most 1,000,000, up to 4 decimals. Item mapping: amount of the item per POS unit, in conversion_unit (required). Recipe mapping: servings per POS unit (default 1). Kept when not given; required when switching between an item and a recipe
                          * @example 1.5
                          */
-                        conversion_factor: number;
+                        conversion_factor?: number;
                         /**
                          * @description Item mappings only: default oz for bottle/can/keg items (through size_ml), else the item unit. A recipe mapping takes none
                          * @example oz
@@ -21759,10 +22401,37 @@ export interface paths {
                          * @example {
                          *       "data": {
                          *         "pos_item_id": "SQ-ITEM-TITOS-SHOT",
+                         *         "pos_name": "Tito's Vodka Shot",
+                         *         "category": "Vodka",
+                         *         "mapped": true,
                          *         "inventory_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
                          *         "recipe_id": null,
+                         *         "inventory_name": "Tito's Handmade Vodka 750ml",
                          *         "conversion_factor": 1.5,
                          *         "conversion_unit": "oz",
+                         *         "usage_per_sale": [
+                         *           {
+                         *             "inventory_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                         *             "inventory_name": "Tito's Handmade Vodka 750ml",
+                         *             "units": 0.059147,
+                         *             "unit": "bottle"
+                         *           }
+                         *         ],
+                         *         "warnings": [
+                         *           {
+                         *             "code": "implausible_usage",
+                         *             "message": "1 sale takes 0.08329 bottle of Bud Light 12oz Bottle, a beer sold by the bottle: use conversion_unit bottle with a factor of 1"
+                         *           }
+                         *         ],
+                         *         "last_synced": "2026-11-22T21:30:00.000Z",
+                         *         "suggestion": {
+                         *           "inventory_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                         *           "location": "main_bar",
+                         *           "inventory_name": "Tito's Handmade Vodka 750ml",
+                         *           "confidence": 0.78,
+                         *           "reason": "confidence 0.78 is below the threshold 0.85"
+                         *         },
+                         *         "created_at": "2026-11-22T21:30:00.000Z",
                          *         "updated_at": "2026-11-22T21:30:00.000Z"
                          *       },
                          *       "meta": {
@@ -21780,31 +22449,124 @@ export interface paths {
                                  */
                                 pos_item_id: string;
                                 /**
-                                 * @description The mapped inventory item; null for a recipe mapping
+                                 * @description The POS’s name of the item
+                                 * @example Tito's Vodka Shot
+                                 */
+                                pos_name: string;
+                                /**
+                                 * @description The POS category
+                                 * @example Vodka
+                                 */
+                                category: string | null;
+                                /**
+                                 * @description true when the POS item is mapped to an inventory item or to a recipe
+                                 * @example true
+                                 */
+                                mapped: boolean;
+                                /**
+                                 * @description The mapped inventory item; null for a recipe mapping and for an unmapped POS item
                                  * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
                                  */
                                 inventory_item_id: string | null;
                                 /**
-                                 * @description The mapped recipe; null for an item mapping
+                                 * @description The mapped recipe; null for an item mapping and for an unmapped POS item
                                  * @example null
                                  */
                                 recipe_id: string | null;
                                 /**
-                                 * @description Item mapping: amount per POS unit, in conversion_unit. Recipe mapping: servings per POS unit
+                                 * @description The mapped inventory item’s name, or the recipe’s name for a recipe mapping (its last name once deleted)
+                                 * @example Tito's Handmade Vodka 750ml
+                                 */
+                                inventory_name: string | null;
+                                /**
+                                 * @description Item mapping: amount of the item per POS unit, in conversion_unit. Recipe mapping: servings of the recipe per POS unit
                                  * @example 1.5
                                  */
-                                conversion_factor: number;
+                                conversion_factor: number | null;
                                 /**
-                                 * @description The unit of conversion_factor; null for a recipe mapping
+                                 * @description The unit of an item mapping’s conversion_factor; null for a recipe mapping
                                  * @example oz
                                  */
                                 conversion_unit: string | null;
+                                /** @description What one POS unit depletes, per item, in the item’s unit: one entry for an item mapping, one per live ingredient for a recipe mapping; empty when unmapped or when the mapped item or recipe was deleted (its sales deplete nothing) */
+                                usage_per_sale: {
+                                    /**
+                                     * @description An item the mapping names (a recipe mapping: one entry per ingredient)
+                                     * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                                     */
+                                    inventory_item_id: string;
+                                    /**
+                                     * @description Its name
+                                     * @example Tito's Handmade Vodka 750ml
+                                     */
+                                    inventory_name: string;
+                                    /**
+                                     * @description Units of the item one POS unit depletes, in `unit`, 6 decimals: 1.5 oz of a 750 ml bottle is 0.059147
+                                     * @example 0.059147
+                                     */
+                                    units: number;
+                                    /**
+                                     * @description The item’s unit
+                                     * @example bottle
+                                     */
+                                    unit: string;
+                                }[];
+                                /** @description Why the mapping looks wrong; empty when none. The mapping works either way */
+                                warnings: {
+                                    /**
+                                     * @description implausible_usage: one POS unit depletes more than one container (bottle, can, keg) of an item, or less than one bottle or can of an item in category beer or cider (sold by the container)
+                                     * @example implausible_usage
+                                     */
+                                    code: string;
+                                    /**
+                                     * @description What looks wrong and what to send instead
+                                     * @example 1 sale takes 0.08329 bottle of Bud Light 12oz Bottle, a beer sold by the bottle: use conversion_unit bottle with a factor of 1
+                                     */
+                                    message: string;
+                                }[];
                                 /**
-                                 * Format: date-time
-                                 * @description When it changed
+                                 * @description When a sync last reported the POS item
                                  * @example 2026-11-22T21:30:00.000Z
                                  */
-                                updated_at: string;
+                                last_synced: string | null;
+                                /** @description An auto-map match left for review (accept it with POST …/mappings); null when none */
+                                suggestion: {
+                                    /**
+                                     * @description The suggested inventory item
+                                     * @example item_01jd2x3v4w5y6z7a8b9c0d1e2f
+                                     */
+                                    inventory_item_id: string;
+                                    /**
+                                     * @description That item’s location: lines sold at another location that stocks its SKU deplete the item there
+                                     * @example main_bar
+                                     */
+                                    location: string;
+                                    /**
+                                     * @description Its name
+                                     * @example Tito's Handmade Vodka 750ml
+                                     */
+                                    inventory_name: string;
+                                    /**
+                                     * @description Name similarity, 0.6 to 1
+                                     * @example 0.78
+                                     */
+                                    confidence: number;
+                                    /**
+                                     * @description Why it was not mapped: under the threshold, or a conversion that cannot be computed
+                                     * @example confidence 0.78 is below the threshold 0.85
+                                     */
+                                    reason: string | null;
+                                } | null;
+                                /**
+                                 * @description When the mapping was made; null when unmapped
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                created_at: string | null;
+                                /**
+                                 * @description When the mapping last changed; null when unmapped
+                                 * @example 2026-11-22T21:30:00.000Z
+                                 */
+                                updated_at: string | null;
                             };
                             meta?: components["schemas"]["Meta"];
                         };
@@ -21951,6 +22713,8 @@ export interface paths {
                 /**
                  * @description - `connection_not_found`: No such POS connection in this account and environment (also when named in a sales import)
                  *     - `mapping_not_found`: No mapping for that POS item on the connection
+                 *     - `item_not_found`: No such inventory item in this account and environment
+                 *     - `recipe_not_found`: No such live recipe in this account and environment (unknown, deleted, or another account's) on GET, PUT or DELETE /v1/recipes/:id, as a POS mapping's `recipe_id`, or as `recipe_id` of GET /v1/analytics/costing
                  */
                 404: {
                     headers: {
@@ -22181,7 +22945,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a mapping
-         * @description The POS item is unmapped again: its future sales take no stock until it is mapped. Stock already taken stays.
+         * @description The POS item is unmapped again: its later sales take no stock until it is mapped, and its stored sales become unmapped sales in reports (their usage is removed; stock they took after an item's latest count is given back). A new mapping takes them again.
          *
          *     Requires the `pos:write` permission.
          */

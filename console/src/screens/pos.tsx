@@ -86,19 +86,50 @@ function SyncRuns({ connection }: { connection: PosConnection }) {
   )
 }
 
+/** What one sale of a mapping takes, in words: "1 sale = 1.5 oz = 0.059 bottle of Tito's Handmade Vodka 750ml". */
+function usageInWords(mapping: PosItem): string {
+  const given = mapping.recipe_id === null ? `${mapping.conversion_factor} ${mapping.conversion_unit}` : `${mapping.conversion_factor} serving(s)`
+  const taken = mapping.usage_per_sale.map((usage) => `${Number(usage.units.toFixed(3))} ${usage.unit} of ${usage.inventory_name}`).join(' + ')
+  return `1 sale = ${given} = ${taken || 'nothing'}`
+}
+
+/** The mapping just made, in words, with its warnings: a beer mapped in oz says so before its sales deplete the wrong amount. */
+function MappedNote({ mapping }: { mapping: PosItem }) {
+  return (
+    <div class="help" role="status">
+      <p>
+        Mapped {mapping.pos_name}: {usageInWords(mapping)}
+      </p>
+      {mapping.warnings.length > 0 && (
+        <ul class="warnings">
+          {mapping.warnings.map((warning) => (
+            <li key={warning.message}>{warning.message}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  )
+}
+
 /** Auto-map matches left for a person to decide: accepting maps the POS item to the suggested inventory item, rejecting drops the suggestion for good. */
 function ReviewQueue({ connection }: { connection: PosConnection }) {
   const items = useLoad(() => api.posItems(connection.id), [connection.id])
+  const [mapped, setMapped] = useState<PosItem | undefined>(undefined)
   const suggested = (items.data ?? []).filter((item): item is Suggested => item.suggestion !== null)
+  const onDecided = (created?: PosItem) => {
+    setMapped(created)
+    items.reload()
+  }
   return (
     <section aria-labelledby="review-title">
       <h2 id="review-title">Mappings to review</h2>
       <ErrorNote error={items.error} />
+      {mapped && <MappedNote mapping={mapped} />}
       {items.data && suggested.length === 0 && <p>No suggestion waits for review.</p>}
       {suggested.length > 0 && (
         <DataTable columns={['POS item', 'Suggested inventory item', { label: 'Confidence', number: true }, 'Why it waits', 'Amount per POS unit', { label: 'Actions', hidden: true }]}>
           {suggested.map((item) => (
-            <ReviewRow key={item.pos_item_id} connection={connection} item={item} onDecided={items.reload} />
+            <ReviewRow key={item.pos_item_id} connection={connection} item={item} onDecided={onDecided} />
           ))}
         </DataTable>
       )}
@@ -108,23 +139,27 @@ function ReviewQueue({ connection }: { connection: PosConnection }) {
 }
 
 /** A POS sale takes an amount of the item: a pour in oz or ml (1.5 oz for a shot), 1 bottle for a bottle sold. */
-function ReviewRow({ connection, item, onDecided }: { connection: PosConnection; item: Suggested; onDecided: () => void }) {
+function ReviewRow({ connection, item, onDecided }: { connection: PosConnection; item: Suggested; onDecided: (created?: PosItem) => void }) {
   const [amount, setAmount] = useState('')
   const [unit, setUnit] = useState('oz')
   const [error, setError] = useState<unknown>(undefined)
   const id = `amount-${item.pos_item_id}`
-  async function decide(answer: () => Promise<unknown>) {
+  /** Runs an accept (answering the mapping made) or a reject (answering nothing). */
+  async function decide(answer: () => Promise<PosItem | undefined>) {
     setError(undefined)
     try {
-      await answer()
-      onDecided()
+      onDecided(await answer())
     } catch (failure) {
       setError(failure)
     }
   }
   const accept = () =>
     decide(() => api.acceptSuggestion(connection.id, item, { conversion_factor: Number(amount.replace(',', '.')), conversion_unit: unit }))
-  const reject = () => decide(() => api.rejectSuggestion(connection.id, item.pos_item_id))
+  const reject = () =>
+    decide(async () => {
+      await api.rejectSuggestion(connection.id, item.pos_item_id)
+      return undefined
+    })
   return (
     <tr>
       <th scope="row">{item.pos_name}</th>
