@@ -136,8 +136,9 @@ async function checkProduct(trx: Trx, tenant: Tenant, product: ProductFields): P
 
 // What other domains use to read and change stock: they import this service, never the repository.
 export { countItemsAtLocation, findItemRow, findItemRows, findItemRowsInCategories, listItemsForMatching, lockItemRows, type ItemRow }
-// What each item cost when it was last delivered (receiving records the item's cost_per_unit on the movement).
+// What each item cost when it was last delivered (each delivery keeps the price it was received at).
 export { lastDeliveryUnitCosts, type DeliveryUnitCost }
+export { receiveDelivery, type DeliveredLine, type Delivery } from './deliveries.js'
 export { setStock, type StockMovement } from './stock-ledger.js'
 export { applySaleUsage, restateSaleUsage, type SaleUsageResult, type SaleUsageSource } from './sale-usage.js'
 
