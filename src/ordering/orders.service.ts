@@ -1,7 +1,7 @@
-import { parseDateRange } from '../platform/http/date-filter.js'
+import { parseDateRange, parsePastTime } from '../platform/http/date-filter.js'
 import { randomBytes } from 'node:crypto'
 import { getLocation } from '../locations/locations.service.js'
-import { parseQuantity } from '../inventory/inventory.service.js'
+import { type DeliveredLine, parseQuantity, receiveDelivery } from '../inventory/inventory.service.js'
 import { inventoryErrors } from '../inventory/inventory.errors.js'
 import { type Executor, type Tenant, type Trx } from '../platform/db/database.js'
 import { type Decimal, decimal, MONEY_DECIMALS, moneyOut, toDbNumeric, UNIT_COST_DECIMALS } from '../platform/decimal.js'
@@ -18,6 +18,7 @@ import {
   listOrderLines,
   listOrderRows,
   lockOrderRow,
+  type OrderLineRow,
   type OrderRow,
   replaceOrderLines,
   rowToOrder,
@@ -38,7 +39,6 @@ import type {
 } from './ordering.schemas.js'
 import type { OrderStatus } from './ordering.tables.js'
 import { cancelUnsentDispatch, findDispatch, insertDispatch } from './purchase-orders.repository.js'
-import { addDeliveredStock } from './stock-receipt.js'
 
 /** How the service was configured: whether submitted purchase orders are e-mailed. */
 export interface OrderingOptions {
@@ -211,8 +211,16 @@ export async function deleteOrder(trx: Trx, tenant: Tenant, id: string): Promise
   return { id, deleted: true, status: 'cancelled' }
 }
 
-function parseReceipts(items: ReceiptLineInput[], orderedItemIds: Set<string>) {
-  const receipts = new Map<string, { received: Decimal; damaged: Decimal }>()
+/** What arrived of an order line and how much of it was damaged, in the unit ordered. */
+interface LineReceipt {
+  received: Decimal
+  damaged: Decimal
+}
+
+const NOTHING_RECEIVED: LineReceipt = { received: decimal(0), damaged: decimal(0) }
+
+function parseReceipts(items: ReceiptLineInput[], orderedItemIds: Set<string>): Map<string, LineReceipt> {
+  const receipts = new Map<string, LineReceipt>()
   for (const [index, line] of items.entries()) {
     const field = `items[${index}]`
     if (!orderedItemIds.has(line.inventory_item_id)) {
@@ -234,22 +242,26 @@ function parseReceipts(items: ReceiptLineInput[], orderedItemIds: Set<string>) {
   return receipts
 }
 
+/** What a received line brings into stock: the good units, at the line's price per item unit. */
+function deliveredLine(line: OrderLineRow, receipt: LineReceipt): DeliveredLine {
+  return {
+    itemId: line.inventory_item_id,
+    lineNo: line.position,
+    units: receipt.received.minus(receipt.damaged).times(line.units_per_ordered_unit),
+    unitCost: decimal(line.unit_price).div(line.units_per_ordered_unit),
+  }
+}
+
 async function receiveLocked(trx: Trx, tenant: Tenant, order: OrderRow, input: ReceiveOrderBody): Promise<void> {
   checkTransition(order, 'delivered')
+  const requestedAt = input.received_at === undefined ? undefined : parsePastTime(input.received_at, 'received_at')
   const lines = await listOrderLines(trx, order.id)
   const receipts = parseReceipts(input.items, new Set(lines.map((line) => line.inventory_item_id)))
-  const deliveredAt = new Date()
-  const zero = { received: decimal(0), damaged: decimal(0) }
-  const additions = lines
-    .map((line) => {
-      const { received, damaged } = receipts.get(line.inventory_item_id) ?? zero
-      return { itemId: line.inventory_item_id, units: received.minus(damaged).times(line.units_per_ordered_unit) }
-    })
-    .filter((addition) => addition.units.gt(0))
-  await addDeliveredStock(trx, tenant, additions, { actor: input.received_by, orderId: order.id, occurredAt: deliveredAt })
-  for (const line of lines) {
-    const { received, damaged } = receipts.get(line.inventory_item_id) ?? zero
-    await setLineReceipt(trx, order.id, line.inventory_item_id, toDbNumeric(received), toDbNumeric(damaged))
+  const received = lines.map((line) => ({ line, receipt: receipts.get(line.inventory_item_id) ?? NOTHING_RECEIVED }))
+  const delivered = received.map(({ line, receipt }) => deliveredLine(line, receipt)).filter((line) => line.units.gt(0))
+  const deliveredAt = await receiveDelivery(trx, tenant, { referenceId: order.id, actor: input.received_by, receivedAt: requestedAt }, delivered)
+  for (const { line, receipt } of received) {
+    await setLineReceipt(trx, order.id, line.inventory_item_id, toDbNumeric(receipt.received), toDbNumeric(receipt.damaged))
   }
   await updateOrderRow(trx, order.id, { status: 'delivered', delivered_at: deliveredAt, received_by: input.received_by })
   const counted = [...receipts.values()]
@@ -263,10 +275,12 @@ async function receiveLocked(trx: Trx, tenant: Tenant, order: OrderRow, input: R
 }
 
 /**
- * Receives a shipped order: records received and damaged quantities per line (lines not listed got
- * nothing), adds received minus damaged, in item units, to stock through the ledger, and emits
- * order.delivered. The order row lock makes a second receipt see `delivered` and fail.
- * Throws order_not_found, invalid_status, invalid_quantity, invalid_parameter, item_not_found.
+ * Receives a shipped order at `received_at` (default now): records received and damaged quantities per
+ * line (lines not listed got nothing), and hands what arrived to inventory's receiveDelivery, which adds
+ * received minus damaged, in item units, to stock by the counts' rule and sets each item's cost_per_unit
+ * from the line's price per item unit when this is its latest delivery; emits order.delivered. The order
+ * row lock makes a second receipt see `delivered` and fail. Throws order_not_found, invalid_status,
+ * invalid_quantity, invalid_parameter (also a future received_at), item_not_found.
  */
 export async function receiveOrder(trx: Trx, tenant: Tenant, id: string, input: ReceiveOrderBody): Promise<Order> {
   await receiveLocked(trx, tenant, await lockOrder(trx, tenant, id), input)
@@ -299,6 +313,7 @@ const FIELDS_OF_STATUS: Record<string, OrderStatus> = {
   carrier: 'shipped',
   estimated_delivery: 'shipped',
   received_by: 'delivered',
+  received_at: 'delivered',
 }
 
 function checkStatusFields(input: UpdateOrderBody): void {
@@ -321,7 +336,7 @@ function splitItems(input: UpdateOrderBody): { orderLines?: OrderLineInput[]; re
       }
       return { inventory_item_id: line.inventory_item_id, quantity_received: line.quantity_received, quantity_damaged: line.quantity_damaged }
     })
-    return { receipt: { received_by: input.received_by, items: receiptLines } }
+    return { receipt: { received_by: input.received_by, received_at: input.received_at, items: receiptLines } }
   }
   if (!input.items) return {}
   const orderLines = input.items.map((line, index) => {
