@@ -134,7 +134,8 @@ export const OrderItem = Type.Object({
   unit_price: Type.Number({ description: 'Price of one unit, in the account currency (the catalog’s, else the item’s cost). Receiving sets the item’s cost_per_unit from it (per item unit)', examples: [198] }),
   total: Type.Number({ description: 'quantity × unit_price, in the account currency', examples: [396] }),
   quantity_received: Nullable(Type.Number({ description: 'Set on delivery, in `unit`; null before', examples: [null] })),
-  quantity_damaged: Nullable(Type.Number({ description: 'Set on delivery, in `unit`; null before', examples: [null] })),
+  quantity_damaged: Nullable(Type.Number({ description: 'Set on delivery, in `unit` (a fraction of a case when damage was given in units_damaged); null before', examples: [null] })),
+  units_damaged: Nullable(Type.Number({ description: 'Set on delivery: the damaged part in the item’s own unit (quantity_damaged × units per `unit`, or as given); null before', examples: [null] })),
 })
 export type OrderItem = Static<typeof OrderItem>
 
@@ -192,12 +193,18 @@ export const CreateOrderBody = Type.Object(
 export type CreateOrderBody = Static<typeof CreateOrderBody>
 
 const DamagedQuantity = { ...ReceivedQuantity, description: 'How much of it arrived damaged (not added to stock), in the unit ordered, at most quantity_received; default 0', examples: [0] }
+const DamagedUnits = {
+  ...ReceivedQuantity,
+  description: 'Instead of quantity_damaged: how much arrived damaged in the item’s own unit (1 bottle of a case of 12), at most what arrived; both given: invalid_parameter',
+  examples: [1],
+}
 
 const ReceiptLineInput = Type.Object(
   {
     inventory_item_id: Type.String({ description: 'An item of the order', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
     quantity_received: { ...ReceivedQuantity, description: 'How much arrived, damaged included, in the unit ordered: zero or more, up to 3 decimals, at most 1,000,000,000' },
     quantity_damaged: Type.Optional(DamagedQuantity),
+    units_damaged: Type.Optional(DamagedUnits),
   },
   { additionalProperties: false },
 )
@@ -228,6 +235,7 @@ export const UpdateOrderBody = Type.Object(
             unit: Type.Optional(UnitField),
             quantity_received: Type.Optional({ ...ReceivedQuantity, description: 'With status delivered: how much arrived, in the unit ordered' }),
             quantity_damaged: Type.Optional({ ...DamagedQuantity, description: `With status delivered: ${DamagedQuantity.description}` }),
+            units_damaged: Type.Optional({ ...DamagedUnits, description: `With status delivered: ${DamagedUnits.description}` }),
           },
           { additionalProperties: false },
         ),
@@ -235,7 +243,7 @@ export const UpdateOrderBody = Type.Object(
           minItems: 1,
           maxItems: 500,
           description:
-            'Order lines {inventory_item_id, quantity, unit} (draft only), or with status delivered the received lines {inventory_item_id, quantity_received, quantity_damaged?}',
+            'Order lines {inventory_item_id, quantity, unit} (draft only), or with status delivered the received lines {inventory_item_id, quantity_received, quantity_damaged? or units_damaged?}',
         },
       ),
     ),
