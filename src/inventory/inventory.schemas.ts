@@ -254,6 +254,14 @@ export const BatchBody = Type.Object(
       ),
       { minItems: 1, maxItems: 1000, description: '1 to 1,000 updates' },
     ),
+    occurred_at: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          'When the updates happened, for updates entered after the fact; default now. Not in the future (invalid_parameter). For an item whose latest count or absolute quantity is later, the counts’ rule: a quantity is history (recorded as what the shelf held then, current stock unchanged), and a change is refused in `failed` with invalid_parameter (that count already holds it)',
+        examples: ['2026-11-22T18:00:00Z'],
+      }),
+    ),
   },
   { additionalProperties: false, examples: [{ updates: [{ item_id: 'item_01jd2x3v4w5y6z7a8b9c0d1e2f', quantity: 24 }, { item_id: 'item_01jd2x4a5b6c7d8e9f0g1h2j3k', change: -2 }] }] },
 )
