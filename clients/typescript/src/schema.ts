@@ -7476,7 +7476,7 @@ export interface paths {
                             /** @description This page’s items */
                             data: {
                                 /**
-                                 * @description count (a count set it), adjustment (a PUT quantity, or the starting stock), batch, delivery (an order received), sale (POS or imported sales of a business day; positive when a refund gave units back), transfer (out of or into the item; reference_id is the transfer, and a voided transfer’s reversal), waste (recorded waste; reference_id is the waste entry)
+                                 * @description count (a count set it), adjustment (a PUT quantity, or the starting stock), batch, delivery (an order received; one dated before the item’s latest count is history, with no row), sale (POS or imported sales of a business day; positive when a refund gave units back), transfer (out of or into the item; reference_id is the transfer, and a voided transfer’s reversal), waste (recorded waste; reference_id is the waste entry)
                                  * @example sale
                                  * @enum {string}
                                  */
@@ -7514,7 +7514,7 @@ export interface paths {
                                  */
                                 location: string;
                                 /**
-                                 * @description The item’s cost per unit at the time, in the account currency
+                                 * @description The item’s cost per unit at the time (a delivery: the price it was received at, per item unit), in the account currency
                                  * @example 18.5
                                  */
                                 unit_cost: number;
@@ -8517,7 +8517,7 @@ export interface paths {
         put?: never;
         /**
          * Update many quantities at once
-         * @description Each update sets `quantity` (absolute) or applies `change` (signed delta). Valid updates land; invalid ones come back in `failed` as {item_id, error: {code, message}}.
+         * @description Each update sets `quantity` (absolute) or applies `change` (signed delta), dated `occurred_at` (default now) by the counts’ rule. Valid updates land; invalid ones come back in `failed` as {item_id, error: {code, message}}.
          *
          *     Requires the `inventory:write` permission.
          */
@@ -8569,6 +8569,12 @@ export interface paths {
                              */
                             change?: number;
                         }[];
+                        /**
+                         * Format: date-time
+                         * @description When the updates happened, for updates entered after the fact; default now. Not in the future (invalid_parameter). For an item whose latest count or absolute quantity is later, the counts’ rule: a quantity is history (recorded as what the shelf held then, current stock unchanged), and a change is refused in `failed` with invalid_parameter (that count already holds it)
+                         * @example 2026-11-22T18:00:00Z
+                         */
+                        occurred_at?: string;
                     };
                 };
             };
@@ -32626,7 +32632,8 @@ export interface paths {
                          *             "unit_price": 198,
                          *             "total": 396,
                          *             "quantity_received": null,
-                         *             "quantity_damaged": null
+                         *             "quantity_damaged": null,
+                         *             "units_damaged": null
                          *           }
                          *         ],
                          *         "notes": "Deliver to the side door before 2 pm",
@@ -32721,7 +32728,7 @@ export interface paths {
                                      */
                                     unit: string;
                                     /**
-                                     * @description Price of one unit, in the account currency (the catalog’s, else the item’s cost)
+                                     * @description Price of one unit, in the account currency (the catalog’s, else the item’s cost). Receiving sets the item’s cost_per_unit from it (per item unit)
                                      * @example 198
                                      */
                                     unit_price: number;
@@ -32736,10 +32743,15 @@ export interface paths {
                                      */
                                     quantity_received: number | null;
                                     /**
-                                     * @description Set on delivery, in `unit`; null before
+                                     * @description Set on delivery, in `unit` (a fraction of a case when damage was given in units_damaged); null before
                                      * @example null
                                      */
                                     quantity_damaged: number | null;
+                                    /**
+                                     * @description Set on delivery: the damaged part in the item’s own unit (quantity_damaged × units per `unit`, or as given); null before
+                                     * @example null
+                                     */
+                                    units_damaged: number | null;
                                 }[];
                                 /**
                                  * @description Your notes, also on the purchase order
@@ -33759,7 +33771,8 @@ export interface paths {
                          *             "unit_price": 198,
                          *             "total": 396,
                          *             "quantity_received": null,
-                         *             "quantity_damaged": null
+                         *             "quantity_damaged": null,
+                         *             "units_damaged": null
                          *           }
                          *         ],
                          *         "notes": "Deliver to the side door before 2 pm",
@@ -33854,7 +33867,7 @@ export interface paths {
                                      */
                                     unit: string;
                                     /**
-                                     * @description Price of one unit, in the account currency (the catalog’s, else the item’s cost)
+                                     * @description Price of one unit, in the account currency (the catalog’s, else the item’s cost). Receiving sets the item’s cost_per_unit from it (per item unit)
                                      * @example 198
                                      */
                                     unit_price: number;
@@ -33869,10 +33882,15 @@ export interface paths {
                                      */
                                     quantity_received: number | null;
                                     /**
-                                     * @description Set on delivery, in `unit`; null before
+                                     * @description Set on delivery, in `unit` (a fraction of a case when damage was given in units_damaged); null before
                                      * @example null
                                      */
                                     quantity_damaged: number | null;
+                                    /**
+                                     * @description Set on delivery: the damaged part in the item’s own unit (quantity_damaged × units per `unit`, or as given); null before
+                                     * @example null
+                                     */
+                                    units_damaged: number | null;
                                 }[];
                                 /**
                                  * @description Your notes, also on the purchase order
@@ -34259,7 +34277,7 @@ export interface paths {
         };
         /**
          * Update an order or move its status
-         * @description Items change only in draft. status: submitted (from draft), processing (from submitted), shipped (from processing, with tracking_number and carrier), delivered (from shipped, with received_by and received items), cancelled (from draft, submitted or processing).
+         * @description Items change only in draft. status: submitted (from draft), processing (from submitted), shipped (from processing, with tracking_number and carrier), delivered (from shipped, with received_by, received items and received_at?, as POST receive), cancelled (from draft, submitted or processing).
          *
          *     Requires the `ordering:write` permission.
          */
@@ -34291,7 +34309,7 @@ export interface paths {
                          * @enum {string}
                          */
                         status?: "draft" | "submitted" | "processing" | "shipped" | "delivered" | "cancelled";
-                        /** @description Order lines {inventory_item_id, quantity, unit} (draft only), or with status delivered the received lines {inventory_item_id, quantity_received, quantity_damaged?} */
+                        /** @description Order lines {inventory_item_id, quantity, unit} (draft only), or with status delivered the received lines {inventory_item_id, quantity_received, quantity_damaged? or units_damaged?} */
                         items?: {
                             /**
                              * @description An item of the order
@@ -34314,10 +34332,15 @@ export interface paths {
                              */
                             quantity_received?: number;
                             /**
-                             * @description With status delivered: how much arrived damaged
+                             * @description With status delivered: How much of it arrived damaged (not added to stock), in the unit ordered, at most quantity_received; default 0
                              * @example 0
                              */
                             quantity_damaged?: number;
+                            /**
+                             * @description With status delivered: Instead of quantity_damaged: how much arrived damaged in the item’s own unit (1 bottle of a case of 12), at most what arrived; both given: invalid_parameter
+                             * @example 1
+                             */
+                            units_damaged?: number;
                         }[];
                         /**
                          * @description Up to 2,000 characters; null clears them
@@ -34341,10 +34364,16 @@ export interface paths {
                          */
                         estimated_delivery?: string;
                         /**
-                         * @description Required with status delivered: who took the delivery
+                         * @description Required with status delivered: who took the delivery, 1 to 200 characters
                          * @example Jamal (bar manager)
                          */
                         received_by?: string;
+                        /**
+                         * Format: date-time
+                         * @description With status delivered: when the delivery arrived (the invoice’s date and time), for a receipt entered after the fact; default now. Not in the future (invalid_parameter). Dated before an item’s latest count it is history for that item: recorded for reports, current stock unchanged (the counts’ rule)
+                         * @example 2026-11-22T18:00:00Z
+                         */
+                        received_at?: string;
                     };
                 };
             };
@@ -34381,7 +34410,8 @@ export interface paths {
                          *             "unit_price": 198,
                          *             "total": 396,
                          *             "quantity_received": null,
-                         *             "quantity_damaged": null
+                         *             "quantity_damaged": null,
+                         *             "units_damaged": null
                          *           }
                          *         ],
                          *         "notes": "Deliver to the side door before 2 pm",
@@ -34476,7 +34506,7 @@ export interface paths {
                                      */
                                     unit: string;
                                     /**
-                                     * @description Price of one unit, in the account currency (the catalog’s, else the item’s cost)
+                                     * @description Price of one unit, in the account currency (the catalog’s, else the item’s cost). Receiving sets the item’s cost_per_unit from it (per item unit)
                                      * @example 198
                                      */
                                     unit_price: number;
@@ -34491,10 +34521,15 @@ export interface paths {
                                      */
                                     quantity_received: number | null;
                                     /**
-                                     * @description Set on delivery, in `unit`; null before
+                                     * @description Set on delivery, in `unit` (a fraction of a case when damage was given in units_damaged); null before
                                      * @example null
                                      */
                                     quantity_damaged: number | null;
+                                    /**
+                                     * @description Set on delivery: the damaged part in the item’s own unit (quantity_damaged × units per `unit`, or as given); null before
+                                     * @example null
+                                     */
+                                    units_damaged: number | null;
                                 }[];
                                 /**
                                  * @description Your notes, also on the purchase order
@@ -35484,7 +35519,8 @@ export interface paths {
                          *             "unit_price": 198,
                          *             "total": 396,
                          *             "quantity_received": null,
-                         *             "quantity_damaged": null
+                         *             "quantity_damaged": null,
+                         *             "units_damaged": null
                          *           }
                          *         ],
                          *         "notes": "Deliver to the side door before 2 pm",
@@ -35579,7 +35615,7 @@ export interface paths {
                                      */
                                     unit: string;
                                     /**
-                                     * @description Price of one unit, in the account currency (the catalog’s, else the item’s cost)
+                                     * @description Price of one unit, in the account currency (the catalog’s, else the item’s cost). Receiving sets the item’s cost_per_unit from it (per item unit)
                                      * @example 198
                                      */
                                     unit_price: number;
@@ -35594,10 +35630,15 @@ export interface paths {
                                      */
                                     quantity_received: number | null;
                                     /**
-                                     * @description Set on delivery, in `unit`; null before
+                                     * @description Set on delivery, in `unit` (a fraction of a case when damage was given in units_damaged); null before
                                      * @example null
                                      */
                                     quantity_damaged: number | null;
+                                    /**
+                                     * @description Set on delivery: the damaged part in the item’s own unit (quantity_damaged × units per `unit`, or as given); null before
+                                     * @example null
+                                     */
+                                    units_damaged: number | null;
                                 }[];
                                 /**
                                  * @description Your notes, also on the purchase order
@@ -36054,7 +36095,7 @@ export interface paths {
         put?: never;
         /**
          * Receive a shipped order
-         * @description Adds received minus damaged quantities (cases converted to item units) to stock through the ledger.
+         * @description Adds received minus damaged quantities (cases converted to item units, damage given in the unit ordered or as units_damaged in the item’s unit) to stock through the ledger, dated received_at (default now). A delivery dated before an item’s latest count is history for it: recorded for reports, current stock unchanged. Sets each item’s cost_per_unit to the line’s unit price per item unit when this is its latest delivery by time; each delivery keeps the price it was received at. See docs/ordering.md.
          *
          *     Requires the `ordering:write` permission.
          */
@@ -36082,11 +36123,13 @@ export interface paths {
                     /**
                      * @example {
                      *       "received_by": "Jamal (bar manager)",
+                     *       "received_at": "2026-11-22T18:00:00Z",
                      *       "items": [
                      *         {
                      *           "inventory_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
                      *           "quantity_received": 2,
-                     *           "quantity_damaged": 0
+                     *           "quantity_damaged": 0,
+                     *           "units_damaged": 1
                      *         }
                      *       ]
                      *     }
@@ -36097,6 +36140,12 @@ export interface paths {
                          * @example Jamal (bar manager)
                          */
                         received_by: string;
+                        /**
+                         * Format: date-time
+                         * @description When the delivery arrived (the invoice’s date and time), for a receipt entered after the fact; default now. Not in the future (invalid_parameter). Dated before an item’s latest count it is history for that item: recorded for reports, current stock unchanged (the counts’ rule)
+                         * @example 2026-11-22T18:00:00Z
+                         */
+                        received_at?: string;
                         /** @description Lines not listed count as not delivered */
                         items: {
                             /**
@@ -36110,10 +36159,15 @@ export interface paths {
                              */
                             quantity_received: number;
                             /**
-                             * @description How much of it arrived damaged (not added to stock), at most quantity_received; default 0
+                             * @description How much of it arrived damaged (not added to stock), in the unit ordered, at most quantity_received; default 0
                              * @example 0
                              */
                             quantity_damaged?: number;
+                            /**
+                             * @description Instead of quantity_damaged: how much arrived damaged in the item’s own unit (1 bottle of a case of 12), at most what arrived; both given: invalid_parameter
+                             * @example 1
+                             */
+                            units_damaged?: number;
                         }[];
                     };
                 };
@@ -36151,7 +36205,8 @@ export interface paths {
                          *             "unit_price": 198,
                          *             "total": 396,
                          *             "quantity_received": null,
-                         *             "quantity_damaged": null
+                         *             "quantity_damaged": null,
+                         *             "units_damaged": null
                          *           }
                          *         ],
                          *         "notes": "Deliver to the side door before 2 pm",
@@ -36246,7 +36301,7 @@ export interface paths {
                                      */
                                     unit: string;
                                     /**
-                                     * @description Price of one unit, in the account currency (the catalog’s, else the item’s cost)
+                                     * @description Price of one unit, in the account currency (the catalog’s, else the item’s cost). Receiving sets the item’s cost_per_unit from it (per item unit)
                                      * @example 198
                                      */
                                     unit_price: number;
@@ -36261,10 +36316,15 @@ export interface paths {
                                      */
                                     quantity_received: number | null;
                                     /**
-                                     * @description Set on delivery, in `unit`; null before
+                                     * @description Set on delivery, in `unit` (a fraction of a case when damage was given in units_damaged); null before
                                      * @example null
                                      */
                                     quantity_damaged: number | null;
+                                    /**
+                                     * @description Set on delivery: the damaged part in the item’s own unit (quantity_damaged × units per `unit`, or as given); null before
+                                     * @example null
+                                     */
+                                    units_damaged: number | null;
                                 }[];
                                 /**
                                  * @description Your notes, also on the purchase order
@@ -36871,10 +36931,17 @@ export interface paths {
                          *             "recorded_waste_cost": 0
                          *           }
                          *         ],
+                         *         "period_measured": {
+                         *           "from": "2026-11-12T12:00:00.000Z",
+                         *           "to": "2026-11-19T12:00:00.000Z"
+                         *         },
                          *         "summary": {
                          *           "total_items_analyzed": 1,
                          *           "items_above_threshold": 1,
                          *           "high_variance_items": 1,
+                         *           "gross_loss": 32.68,
+                         *           "gross_gain": 0,
+                         *           "gross_loss_percentage": 69.07,
                          *           "recorded_waste_cost": 0,
                          *           "waste_by_reason": {}
                          *         },
@@ -36960,10 +37027,17 @@ export interface paths {
                              *           "recorded_waste_cost": 0
                              *         }
                              *       ],
+                             *       "period_measured": {
+                             *         "from": "2026-11-12T12:00:00.000Z",
+                             *         "to": "2026-11-19T12:00:00.000Z"
+                             *       },
                              *       "summary": {
                              *         "total_items_analyzed": 1,
                              *         "items_above_threshold": 1,
                              *         "high_variance_items": 1,
+                             *         "gross_loss": 32.68,
+                             *         "gross_gain": 0,
+                             *         "gross_loss_percentage": 69.07,
                              *         "recorded_waste_cost": 0,
                              *         "waste_by_reason": {}
                              *       },
@@ -36989,6 +37063,19 @@ export interface paths {
                                  * @example 2026-10-23/2026-11-22
                                  */
                                 period: string;
+                                /** @description What the report measured: windows run between counts, so they may start before date_from and end before date_to */
+                                period_measured: {
+                                    /**
+                                     * Format: date-time
+                                     * @description The earliest opening count of the windows used
+                                     */
+                                    from: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description The latest closing count of the windows used
+                                     */
+                                    to: string;
+                                };
                                 /** @description The threshold the report applied, percent */
                                 threshold: number;
                                 /** @description Currency of every money amount (settings) */
@@ -37096,6 +37183,12 @@ export interface paths {
                                     items_above_threshold: number;
                                     /** @description |variance_percentage| > 2 × threshold */
                                     high_variance_items: number;
+                                    /** @description Σ of the positive estimated_loss (items that lost stock), account currency: the net total_variance lets gains hide losses */
+                                    gross_loss: number;
+                                    /** @description Σ of the negative estimated_loss as a positive amount (items with more stock than explained: a count or a delivery nobody recorded to check), account currency */
+                                    gross_gain: number;
+                                    /** @description gross_loss ÷ Σ expected cost × 100: what the alert (variance.threshold_exceeded) compares with the threshold */
+                                    gross_loss_percentage: number;
                                     /** @description Σ cost of the waste recorded in the items’ windows, account currency: explained usage, not in total_variance */
                                     recorded_waste_cost: number;
                                     /**
