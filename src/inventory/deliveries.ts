@@ -14,7 +14,7 @@ import { takesStock } from './stock-operations.js'
  * its movement and leaves the newer price alone.
  */
 
-/** One item's part of a delivery. */
+/** One item's part of a delivery; a delivery has one line per item, as an order does. */
 export interface DeliveredLine {
   itemId: string
   /** The delivery's line (the order line's position): a history line is recorded under it. */
@@ -54,17 +54,15 @@ export async function receiveDelivery(trx: Trx, tenant: Tenant, delivery: Delive
     const last = lastDeliveries.get(item.id)
     const priced = last === undefined || receivedAt >= last.deliveredAt ? await setCost(trx, item, line.unitCost) : item
     if (takesStock(priced, receivedAt)) {
-      const stocked = await setStock(trx, tenant, priced, decimal(priced.quantity).plus(line.units), {
+      await setStock(trx, tenant, priced, decimal(priced.quantity).plus(line.units), {
         kind: 'delivery',
         actor: delivery.actor,
         referenceId: delivery.referenceId,
         occurredAt: receivedAt,
         unitCost: line.unitCost,
       })
-      items.set(item.id, stocked)
     } else {
       await recordHistoryDelivery(trx, tenant, delivery.referenceId, priced, line, receivedAt)
-      items.set(item.id, priced)
     }
   }
   return receivedAt
