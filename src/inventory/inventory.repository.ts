@@ -7,6 +7,7 @@ import type { InventoryCountLineTable, InventoryCountTable, InventoryItemTable, 
 import type { PageRequest } from '../platform/http/pagination.js'
 import { type RawBuilder, type Selectable, sql } from 'kysely'
 import { pageWithTotal, type RowPage } from '../platform/db/page.js'
+import { signedLineQuantity } from './operations.repository.js'
 
 export type ItemRow = Selectable<InventoryItemTable>
 
@@ -305,17 +306,20 @@ export async function countItemsAtLocation(db: Executor, tenant: Tenant, locatio
 }
 
 /**
- * What moved the stock of the item `itemId` (an SQL column) in (from, to]: ledger deltas that are neither
- * sales nor absolute quantities (deliveries, batch changes, transfers and waste that took stock), less the
- * usage of the sale lines sold in it: only those that took current stock with `appliedOnly`, else every
- * one, and the transfers and waste that are history too.
+ * `+ what transfers, waste and deliveries moved as history` (no ledger row: dated before the item's anchor
+ * when recorded), voided ones left out.
  */
-/** `+ what transfers and waste moved as history` (no ledger row: dated before the item's anchor when recorded), voided ones left out. */
 function historyOperations(itemId: RawBuilder<unknown>, from: RawBuilder<unknown>, until: RawBuilder<unknown>) {
-  return sql`+ coalesce((SELECT sum(CASE WHEN o.kind = 'transfer_in' THEN o.quantity ELSE -o.quantity END) FROM stock_operation_lines o
+  return sql`+ coalesce((SELECT sum(${signedLineQuantity('o')}) FROM stock_operation_lines o
       WHERE o.item_id = ${itemId} AND NOT o.applied AND o.voided_at IS NULL AND o.occurred_at > ${from} ${until}), 0)`
 }
 
+/**
+ * What moved the stock of the item `itemId` (an SQL column) in (from, to]: ledger deltas that are neither
+ * sales nor absolute quantities (deliveries, batch changes, transfers and waste that took stock), less the
+ * usage of the sale lines sold in it: only those that took current stock with `appliedOnly`, else every
+ * one, and the transfers, waste and deliveries that are history too.
+ */
 function netMovement(itemId: RawBuilder<unknown>, from: RawBuilder<unknown>, to: RawBuilder<unknown> | undefined, appliedOnly: boolean) {
   const until = (column: string) => (to === undefined ? sql`` : sql`AND ${sql.ref(column)} <= ${to}`)
   return sql`(
@@ -504,27 +508,29 @@ export async function findItemRowsInCategories(db: Executor, tenant: Tenant, cat
 }
 
 export interface DeliveryUnitCost {
-  /** The item's cost per unit when its latest delivery was received (4 decimals). */
+  /** The unit cost its latest delivery was received at (4 decimals). */
   unitCost: string
   deliveredAt: Date
 }
 
-/** Per item among `itemIds`, the unit cost recorded on its latest delivery movement; items never delivered are absent. */
+/**
+ * Per item among `itemIds`, the unit cost of its latest delivery by time, a ledger row or a history line
+ * (dated before the item's anchor); items never delivered are absent.
+ */
 export async function lastDeliveryUnitCosts(db: Executor, tenant: Tenant, itemIds: string[]): Promise<Map<string, DeliveryUnitCost>> {
   if (itemIds.length === 0) return new Map()
-  const rows = await db
-    .selectFrom('stock_movements')
-    .distinctOn('item_id')
-    .select(['item_id', 'unit_cost', 'occurred_at'])
-    .where('account_id', '=', tenant.accountId)
-    .where('environment', '=', tenant.environment)
-    .where('kind', '=', 'delivery')
-    .where('item_id', 'in', [...new Set(itemIds)])
-    .orderBy('item_id')
-    .orderBy('occurred_at', 'desc')
-    .orderBy('sequence', 'desc')
-    .execute()
-  return new Map(rows.map((row) => [row.item_id, { unitCost: row.unit_cost, deliveredAt: row.occurred_at }]))
+  const ids = [...new Set(itemIds)]
+  const result = await sql<{ item_id: string; unit_cost: string; occurred_at: Date }>`
+    SELECT DISTINCT ON (item_id) item_id, unit_cost::text AS unit_cost, occurred_at FROM (
+      SELECT m.item_id, m.unit_cost, m.occurred_at, m.sequence FROM stock_movements m
+      WHERE m.account_id = ${tenant.accountId} AND m.environment = ${tenant.environment} AND m.kind = 'delivery'
+        AND m.item_id = ANY(${ids}::text[])
+      UNION ALL
+      SELECT l.item_id, l.unit_cost, l.occurred_at, l.sequence FROM stock_operation_lines l
+      WHERE l.account_id = ${tenant.accountId} AND l.environment = ${tenant.environment} AND l.kind = 'delivery'
+        AND l.item_id = ANY(${ids}::text[]) AND l.voided_at IS NULL) deliveries
+    ORDER BY item_id, occurred_at DESC, sequence DESC`.execute(db)
+  return new Map(result.rows.map((row) => [row.item_id, { unitCost: row.unit_cost, deliveredAt: row.occurred_at }]))
 }
 
 /**

@@ -242,7 +242,7 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
         tags,
         summary: 'Update many quantities at once',
         description:
-          'Each update sets `quantity` (absolute) or applies `change` (signed delta). Valid updates land; invalid ones come back in `failed` as {item_id, error: {code, message}}.',
+          'Each update sets `quantity` (absolute) or applies `change` (signed delta), dated `occurred_at` (default now) by the counts’ rule. Valid updates land; invalid ones come back in `failed` as {item_id, error: {code, message}}.',
         body: BatchBody,
         response: { 201: envelope(BatchResult) },
       },

@@ -8,6 +8,9 @@ const Category = StringEnum(CATEGORIES, { description: `One of ${CATEGORIES.join
 // A plain string here: an unknown unit is the domain error invalid_unit, not a schema violation.
 const UnitField = Type.String({ description: `One of ${UNITS.join(', ')} (invalid_unit otherwise)`, examples: ['bottle'] })
 const QuantityField = Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'In the item’s unit: zero or more, up to 3 decimals (invalid_quantity otherwise), at most 1,000,000,000', examples: [12] })
+/** When a stock change happened, for one entered after the fact (a transfer, waste, a delivery received). */
+export const PastTime = (description: string) =>
+  Type.String({ format: 'date-time', description: `${description}; default now. Not in the future (invalid_parameter). Dated before an item’s latest count it is history for that item: recorded for reports, current stock unchanged (the counts’ rule)`, examples: ['2026-11-22T18:00:00Z'] })
 const Money = Type.Number({ minimum: 0, maximum: NUMBER_LIMITS.money, description: 'Cost of one unit in the account currency: exact decimal, up to 4 decimals kept; 0 to 1,000,000,000', examples: [18.5] })
 /** The heaviest weight taken, in grams (a tonne: far above any full keg). */
 export const MAX_WEIGHT_G = 1_000_000
@@ -144,7 +147,7 @@ export type ListMovementsQuery = Static<typeof ListMovementsQuery>
 export const StockMovement = Type.Object({
   kind: StringEnum(['count', 'adjustment', 'batch', 'delivery', 'sale', 'transfer', 'waste'], {
     description:
-      'count (a count set it), adjustment (a PUT quantity, or the starting stock), batch, delivery (an order received), sale (POS or imported sales of a business day; positive when a refund gave units back), transfer (out of or into the item; reference_id is the transfer, and a voided transfer’s reversal), waste (recorded waste; reference_id is the waste entry)',
+      'count (a count set it), adjustment (a PUT quantity, or the starting stock), batch, delivery (an order received; one dated before the item’s latest count is history, with no row), sale (POS or imported sales of a business day; positive when a refund gave units back), transfer (out of or into the item; reference_id is the transfer, and a voided transfer’s reversal), waste (recorded waste; reference_id is the waste entry)',
     examples: ['sale'],
   }),
   change: Type.Number({ description: 'quantity_after − quantity_before, in the item’s unit', examples: [-0.6] }),
@@ -153,7 +156,7 @@ export const StockMovement = Type.Object({
   occurred_at: { ...Timestamp, description: 'When it happened (a count’s counted_at, a business day’s end for sales)' },
   recorded_at: { ...Timestamp, description: 'When barstock recorded it' },
   location: Type.String({ description: 'The item’s location id', examples: ['main_bar'] }),
-  unit_cost: Type.Number({ description: 'The item’s cost per unit at the time, in the account currency', examples: [18.5] }),
+  unit_cost: Type.Number({ description: 'The item’s cost per unit at the time (a delivery: the price it was received at, per item unit), in the account currency', examples: [18.5] }),
   actor: Type.String({ description: 'Who made it: the API key id, a POS connection id, or who received an order', examples: ['key_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
   reference_id: Nullable(Type.String({ description: 'The count, order, sync run or import it came from', examples: ['cnt_01jd2x3v4w5y6z7a8b9c0d1e2f'] })),
 })
@@ -324,6 +327,14 @@ export const BatchBody = Type.Object(
         { additionalProperties: false, description: 'Exactly one of quantity or change' },
       ),
       { minItems: 1, maxItems: 1000, description: '1 to 1,000 updates' },
+    ),
+    occurred_at: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          'When the updates happened, for updates entered after the fact; default now. Not in the future (invalid_parameter). For an item whose latest count or absolute quantity is later, the counts’ rule: a quantity is history (recorded as what the shelf held then, current stock unchanged), and a change is refused in `failed` with invalid_parameter (that count already holds it)',
+        examples: ['2026-11-22T18:00:00Z'],
+      }),
     ),
   },
   { additionalProperties: false, examples: [{ updates: [{ item_id: 'item_01jd2x3v4w5y6z7a8b9c0d1e2f', quantity: 24 }, { item_id: 'item_01jd2x4a5b6c7d8e9f0g1h2j3k', change: -2 }] }] },

@@ -49,7 +49,7 @@ import type {
   UpdateItemBody,
 } from './inventory.schemas.js'
 import { countedQuantity, itemWeightsAfter } from './container-weights.js'
-import { notifyIfNewlyLow, setStock } from './stock-ledger.js'
+import { notifyIfNewlyLow, setStock, type StockMovement } from './stock-ledger.js'
 import { isUnit, UNITS } from './units.js'
 
 /** A stock quantity from the API: zero or more, at most 3 decimals (invalid_quantity otherwise). */
@@ -143,8 +143,9 @@ async function checkProduct(trx: Trx, tenant: Tenant, product: ProductFields): P
 
 // What other domains use to read and change stock: they import this service, never the repository.
 export { countItemsAtLocation, findItemRow, findItemRows, findItemRowsInCategories, listItemsForMatching, lockItemRows, type ItemRow }
-// What each item cost when it was last delivered (receiving records the item's cost_per_unit on the movement).
+// What each item cost when it was last delivered (each delivery keeps the price it was received at).
 export { lastDeliveryUnitCosts, type DeliveryUnitCost }
+export { receiveDelivery, type DeliveredLine, type Delivery } from './deliveries.js'
 export { setStock, type StockMovement } from './stock-ledger.js'
 export {
   applySaleUsage,
@@ -466,13 +467,34 @@ export async function recordCount(trx: Trx, tenant: Tenant, input: CountBody, ob
 
 type BatchUpdate = BatchBody['updates'][number]
 
-function targetQuantity(update: BatchUpdate, item: ItemRow, index: number): Decimal {
-  if ((update.quantity === undefined) === (update.change === undefined)) {
-    throw invalidParameter(`updates[${index}]`, update, 'give exactly one of quantity and change')
-  }
-  if (update.quantity !== undefined) return parseQuantity(update.quantity, `updates[${index}].quantity`)
+/** A batch's ledger fields; every update of a batch is dated at the batch's time. */
+type BatchMovement = StockMovement & { occurredAt: Date }
+
+/**
+ * Whether an update dated `at` is history for the item, as a count is: before its anchor. At the anchor's
+ * own time it applies, as a count does and unlike a sale: the batch's own earlier update of the item may
+ * have set that anchor.
+ */
+function isHistory(item: ItemRow, at: Date): boolean {
+  return at < item.anchored_at
+}
+
+/**
+ * An absolute quantity as of the batch's time. At or after the item's anchor it becomes the anchor, and
+ * what moved since (`later`) stays on top, as for a count; before it, its row records what the shelf held
+ * then (theoretical stock reads it) and current stock stays.
+ */
+function absoluteTarget(item: ItemRow, quantity: Decimal, later: string | undefined, movement: BatchMovement): Decimal {
+  return isHistory(item, movement.occurredAt) ? decimal(item.quantity) : quantity.plus(later ?? 0)
+}
+
+function changedTarget(update: BatchUpdate, item: ItemRow, index: number, movement: BatchMovement): Decimal {
   const change = update.change as number
   parseQuantity(Math.abs(change), `updates[${index}].change`)
+  if (isHistory(item, movement.occurredAt)) {
+    const message = `occurred_at is before ${item.id}’s latest count or absolute quantity (${item.anchored_at.toISOString()}), which already holds this change; give quantity to record what the shelf held then`
+    throw invalidParameter(`updates[${index}].change`, change, message)
+  }
   const result = decimal(item.quantity).plus(change)
   if (result.lt(0)) {
     throw inventoryErrors.invalidQuantity(`change ${change} would take ${item.id} below zero`, {
@@ -483,22 +505,35 @@ function targetQuantity(update: BatchUpdate, item: ItemRow, index: number): Deci
   return result
 }
 
+async function applyUpdate(trx: Trx, tenant: Tenant, item: ItemRow, update: BatchUpdate, index: number, later: string | undefined, movement: BatchMovement): Promise<ItemRow> {
+  if ((update.quantity === undefined) === (update.change === undefined)) {
+    throw invalidParameter(`updates[${index}]`, update, 'give exactly one of quantity and change')
+  }
+  if (update.quantity === undefined) return setStock(trx, tenant, item, changedTarget(update, item, index, movement), movement)
+  const quantity = parseQuantity(update.quantity, `updates[${index}].quantity`)
+  return setStock(trx, tenant, item, absoluteTarget(item, quantity, later, movement), { ...movement, anchorQuantity: quantity })
+}
+
 /**
- * Applies quantity updates item by item: valid ones land, invalid ones come back in `failed` with their
- * error. Each item is locked (in id order) for the whole batch.
+ * Applies quantity updates item by item, dated at `occurred_at` (default now) by the counts' rule
+ * (absoluteTarget, changedTarget): valid ones land, invalid ones come back in `failed` with their error.
+ * Each item is locked (in id order) for the whole batch. Throws invalid_parameter for a future occurred_at.
  */
 export async function applyBatch(trx: Trx, tenant: Tenant, input: BatchBody, actor: string): Promise<BatchResult> {
+  const requestedAt = input.occurred_at === undefined ? undefined : parsePastTime(input.occurred_at, 'occurred_at')
   const batchId = newId('bat')
   const items = await lockItemRows(trx, tenant, input.updates.map((update) => update.item_id))
+  // Now by default, taken under the locks as a count's is: a change committed while this waited is before it.
+  const movement = { kind: 'batch' as const, actor, referenceId: batchId, occurredAt: requestedAt ?? new Date() }
+  // Read once: the batch's own rows are dated at its time, never after it.
+  const later = await changeAfter(trx, [...items.keys()], movement.occurredAt)
   const failed: BatchResult['failed'] = []
   let updated = 0
   for (const [index, update] of input.updates.entries()) {
     try {
       const item = items.get(update.item_id)
       if (!item) throw inventoryErrors.itemNotFound(update.item_id)
-      const quantity = targetQuantity(update, item, index)
-      const absolute = update.quantity !== undefined && { anchorQuantity: quantity }
-      items.set(item.id, await setStock(trx, tenant, item, quantity, { kind: 'batch', actor, referenceId: batchId, ...absolute }))
+      items.set(item.id, await applyUpdate(trx, tenant, item, update, index, later.get(item.id), movement))
       updated++
     } catch (error) {
       if (!(error instanceof AppError)) throw error

@@ -1,10 +1,24 @@
-import { type Insertable, type Selectable, sql } from 'kysely'
+import { type Insertable, type RawBuilder, type Selectable, sql } from 'kysely'
 import './operations.tables.js'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { pageWithTotal, type RowPage } from '../platform/db/page.js'
-import type { InventoryTransferTable, InventoryWasteTable, StockOperationLineTable } from './operations.tables.js'
+import type { InventoryTransferTable, InventoryWasteTable, OperationLineKind, StockOperationLineTable } from './operations.tables.js'
 
-/** SQL of transfers and waste entries: their headers and their lines in stock_operation_lines. */
+/** SQL of transfers and waste entries (their headers and their lines in stock_operation_lines) and of history deliveries' lines. */
+
+/** The line kinds that add to their item's stock; the others (transfer_out, waste) take from it. */
+const KINDS_ADDING_STOCK: readonly OperationLineKind[] = ['transfer_in', 'delivery']
+
+/** Whether a line of this kind adds to its item's stock (KINDS_ADDING_STOCK). */
+export function addsStock(kind: OperationLineKind): boolean {
+  return KINDS_ADDING_STOCK.includes(kind)
+}
+
+/** The SQL of a line's quantity signed as it moved its item's stock (`alias` names the stock_operation_lines row). */
+export function signedLineQuantity(alias: string): RawBuilder<string> {
+  const adding = sql.join(KINDS_ADDING_STOCK.map((kind) => sql.lit(kind)))
+  return sql<string>`CASE WHEN ${sql.ref(`${alias}.kind`)} IN (${adding}) THEN ${sql.ref(`${alias}.quantity`)} ELSE -${sql.ref(`${alias}.quantity`)} END`
+}
 
 export type TransferRow = Selectable<InventoryTransferTable>
 export type WasteRow = Selectable<InventoryWasteTable>

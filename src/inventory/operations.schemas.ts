@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox'
 import { domainMinimum, NOT_BLANK, Nullable, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
 import { StringEnum } from '../platform/http/types.js'
+import { PastTime } from './inventory.schemas.js'
 
 /** Why stock was wasted (DECISIONS, Bar operations → Waste). */
 export const WASTE_REASONS = ['spill', 'breakage', 'comp', 'staff_drink', 'spoilage', 'returned', 'other'] as const
@@ -11,8 +12,6 @@ const Moved = (description: string, example: number) =>
   Type.Number({ ...domainMinimum(0, true), maximum: NUMBER_LIMITS.quantity, description: `${description}: ${MOVED_RULE}`, examples: [example] })
 const Person = (description: string, example: string) =>
   Type.String({ minLength: 1, maxLength: 200, pattern: NOT_BLANK, description: `${description}, 1 to 200 characters`, examples: [example] })
-const PastTime = (description: string) =>
-  Type.Optional(Type.String({ format: 'date-time', description: `${description}; default now. Not in the future (invalid_parameter). Dated before an item’s latest count it is history for that item: recorded for reports, current stock unchanged (the counts’ rule)`, examples: ['2026-11-22T18:00:00Z'] }))
 const DateQuery = (example: string) =>
   Type.String({ description: 'ISO 8601 date or date-time in the years 0001 to 9999; a bare date_to includes that whole day (UTC)', examples: [example] })
 const Notes = Type.Optional(Nullable(Type.String({ maxLength: 1000, description: 'Up to 1,000 characters', examples: ['for the Friday rush'] })))
@@ -24,7 +23,7 @@ export const TransferBody = Type.Object(
     from_location: Type.String({ minLength: 1, description: 'Where the stock leaves (location_not_found otherwise)', examples: ['storeroom'] }),
     to_location: Type.String({ minLength: 1, description: 'Where it arrives; not from_location (invalid_parameter)', examples: ['main_bar'] }),
     transferred_by: Person('Who moved it', 'Sam (bar back)'),
-    transferred_at: PastTime('When it moved'),
+    transferred_at: Type.Optional(PastTime('When it moved')),
     notes: Notes,
     items: Type.Array(
       Type.Object(
@@ -79,7 +78,7 @@ export const WasteBody = Type.Object(
   {
     location: Type.String({ minLength: 1, description: 'Where it was wasted (location_not_found otherwise)', examples: ['main_bar'] }),
     recorded_by: Person('Who logged it', 'Maria'),
-    occurred_at: PastTime('When it happened'),
+    occurred_at: Type.Optional(PastTime('When it happened')),
     items: Type.Array(
       Type.Object(
         {

@@ -26,9 +26,13 @@ export interface InventoryWasteTable {
   created_at: Generated<Date>
 }
 
-export type OperationLineKind = 'transfer_out' | 'transfer_in' | 'waste'
+export type OperationLineKind = 'transfer_out' | 'transfer_in' | 'waste' | 'delivery'
 
-/** One item's side of a transfer line, or a waste line: what analytics reads, applied or history. */
+/**
+ * One item's side of a transfer line, a waste line, or a history delivery: what analytics reads, applied or
+ * history. A delivery line is history only (migrations/20261128090000_history_deliveries.sql): a delivery
+ * that took current stock is its ledger row.
+ */
 export interface StockOperationLineTable {
   sequence: Generated<string>
   account_id: string

@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely'
 import type { Executor, Tenant } from '../platform/db/database.js'
+import { signedLineQuantity } from './operations.repository.js'
 /** Live items, optionally of one location and one category, by name then id, with the fields reports read. */
 export { liveReportItemsIn as itemsInScope, type ReportItem } from './inventory.repository.js'
 
@@ -53,7 +54,7 @@ export interface HistorySpan {
 }
 
 export interface SpanMovement {
-  /** Received deliveries, item units. */
+  /** Received deliveries, item units: those that took stock and those dated before a count (history). */
   deliveries: string
   /** Usage of every sale line sold in the span, item units. */
   usage: string
@@ -70,14 +71,16 @@ export interface SpanMovement {
 }
 
 /**
- * The sums of an item's transfers and recorded waste in a span (s.item_id, s.from_at, s.to_at), as a
- * lateral subquery with columns transfers_in, transfers_out, waste, waste_cost.
+ * The sums of an item's transfers, recorded waste and history deliveries in a span (s.item_id, s.from_at,
+ * s.to_at), as a lateral subquery with columns transfers_in, transfers_out, waste, waste_cost,
+ * history_deliveries (deliveries that took stock are ledger rows).
  */
 const operationSums = sql`(
   SELECT coalesce(sum(o.quantity) FILTER (WHERE o.kind = 'transfer_in'), 0) AS transfers_in,
     coalesce(sum(o.quantity) FILTER (WHERE o.kind = 'transfer_out'), 0) AS transfers_out,
     coalesce(sum(o.quantity) FILTER (WHERE o.kind = 'waste'), 0) AS waste,
-    coalesce(sum(o.quantity * o.unit_cost) FILTER (WHERE o.kind = 'waste'), 0) AS waste_cost
+    coalesce(sum(o.quantity * o.unit_cost) FILTER (WHERE o.kind = 'waste'), 0) AS waste_cost,
+    coalesce(sum(o.quantity) FILTER (WHERE o.kind = 'delivery'), 0) AS history_deliveries
   FROM stock_operation_lines o
   WHERE o.item_id = s.item_id AND o.voided_at IS NULL AND o.occurred_at > s.from_at AND o.occurred_at <= s.to_at)`
 
@@ -118,7 +121,7 @@ export async function movementsInSpans(db: Executor, spans: HistorySpan[], optio
           FROM stock_sale_usage u
           WHERE u.item_id = s.item_id AND u.sold_at > s.from_at AND u.sold_at <= s.to_at
           UNION ALL
-          SELECT l.occurred_at, CASE WHEN l.kind = 'transfer_in' THEN l.quantity ELSE -l.quantity END, false, false, l.sequence
+          SELECT l.occurred_at, ${signedLineQuantity('l')}, false, l.kind = 'delivery', l.sequence
           FROM stock_operation_lines l
           WHERE l.item_id = s.item_id AND l.voided_at IS NULL AND l.occurred_at > s.from_at AND l.occurred_at <= s.to_at
         ) events
@@ -200,8 +203,9 @@ export async function lineUsageInSpans(db: Executor, spans: HistorySpan[]): Prom
 async function sumsInSpans(db: Executor, spans: HistorySpan[]): Promise<SpanMovement[]> {
   const result = await sql<SpanMovement & { ord: number }>`
     SELECT s.ord,
-      (SELECT coalesce(sum(m.delta), 0) FROM stock_movements m
-        WHERE m.item_id = s.item_id AND m.kind = 'delivery' AND m.occurred_at > s.from_at AND m.occurred_at <= s.to_at)::text AS deliveries,
+      ((SELECT coalesce(sum(m.delta), 0) FROM stock_movements m
+        WHERE m.item_id = s.item_id AND m.kind = 'delivery' AND m.occurred_at > s.from_at AND m.occurred_at <= s.to_at)
+        + o.history_deliveries)::text AS deliveries,
       u.usage::text AS usage, u.sale_lines::int AS "saleLines", ${operationColumns}, '0' AS "lowestNet"
     FROM ${spansTable(spans)}
     CROSS JOIN LATERAL (

@@ -1,5 +1,5 @@
 import type { Tenant, Trx } from '../platform/db/database.js'
-import { type Decimal, decimal, QUANTITY_STORED_DECIMALS, quantityOut, toDbNumeric } from '../platform/decimal.js'
+import { type Decimal, decimal, QUANTITY_STORED_DECIMALS, quantityOut, toDbNumeric, UNIT_COST_DECIMALS } from '../platform/decimal.js'
 import { enqueue, outboxRow } from '../platform/outbox.js'
 import type { InventoryLowStockData } from './inventory.events.js'
 import type { ItemRow } from './inventory.repository.js'
@@ -17,6 +17,8 @@ export interface StockMovement {
    * occurredAt. It becomes the item's anchor when it is the latest, and is written even when nothing changed.
    */
   anchorQuantity?: Decimal
+  /** The cost per unit the rows keep; default the item's cost_per_unit (a delivery keeps the price it was received at). */
+  unitCost?: Decimal
 }
 
 /** One step of a change written as several ledger rows at once (a day of sales each). */
@@ -87,7 +89,7 @@ export async function writeMovements(
       environment: tenant.environment,
       item_id: item.id,
       location_id: item.location_id,
-      unit_cost: item.cost_per_unit,
+      unit_cost: movement.unitCost === undefined ? item.cost_per_unit : toDbNumeric(movement.unitCost, UNIT_COST_DECIMALS),
       kind: movement.kind,
       delta: toDbNumeric(delta),
       quantity_before: toDbNumeric(rowBefore),

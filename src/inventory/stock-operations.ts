@@ -2,7 +2,7 @@ import type { Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal, toDbNumeric, UNIT_COST_DECIMALS } from '../platform/decimal.js'
 import type { ItemRow } from './inventory.repository.js'
 import { lockItemRows } from './inventory.repository.js'
-import { insertOperationLines, markVoided, operationLines, type OperationLineRow } from './operations.repository.js'
+import { addsStock, insertOperationLines, markVoided, operationLines, type OperationLineRow } from './operations.repository.js'
 import type { OperationLineKind } from './operations.tables.js'
 import { type LedgerStep, writeMovements } from './stock-ledger.js'
 
@@ -33,10 +33,11 @@ export interface Operation {
 }
 
 function signed(move: { kind: OperationLineKind; quantity: Decimal }): Decimal {
-  return move.kind === 'transfer_in' ? move.quantity : move.quantity.neg()
+  return addsStock(move.kind) ? move.quantity : move.quantity.neg()
 }
 
-function takesStock(item: ItemRow, at: Date): boolean {
+/** Whether a movement dated `at` takes the item's current stock: dated after its anchor, else it is history. */
+export function takesStock(item: ItemRow, at: Date): boolean {
   return at > item.anchored_at
 }
 

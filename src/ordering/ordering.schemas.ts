@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { PastTime } from '../inventory/inventory.schemas.js'
 import { CATEGORIES, UNITS } from '../inventory/units.js'
 import { domainMinimum, NOT_BLANK, Nullable, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
 import { StringEnum } from '../platform/http/types.js'
@@ -130,10 +131,11 @@ export const OrderItem = Type.Object({
   name: Type.String({ description: 'Its name', examples: ["Tito's Handmade Vodka 750ml"] }),
   quantity: Type.Number({ description: 'How much is ordered, in unit', examples: [2] }),
   unit: Type.String({ description: 'The unit ordered: the item’s unit or case', examples: ['case'] }),
-  unit_price: Type.Number({ description: 'Price of one unit, in the account currency (the catalog’s, else the item’s cost)', examples: [198] }),
+  unit_price: Type.Number({ description: 'Price of one unit, in the account currency (the catalog’s, else the item’s cost). Receiving sets the item’s cost_per_unit from it (per item unit)', examples: [198] }),
   total: Type.Number({ description: 'quantity × unit_price, in the account currency', examples: [396] }),
   quantity_received: Nullable(Type.Number({ description: 'Set on delivery, in `unit`; null before', examples: [null] })),
-  quantity_damaged: Nullable(Type.Number({ description: 'Set on delivery, in `unit`; null before', examples: [null] })),
+  quantity_damaged: Nullable(Type.Number({ description: 'Set on delivery, in `unit` (a fraction of a case when damage was given in units_damaged); null before', examples: [null] })),
+  units_damaged: Nullable(Type.Number({ description: 'Set on delivery: the damaged part in the item’s own unit (quantity_damaged × units per `unit`, or as given); null before', examples: [null] })),
 })
 export type OrderItem = Static<typeof OrderItem>
 
@@ -190,19 +192,31 @@ export const CreateOrderBody = Type.Object(
 )
 export type CreateOrderBody = Static<typeof CreateOrderBody>
 
+const DamagedQuantity = { ...ReceivedQuantity, description: 'How much of it arrived damaged (not added to stock), in the unit ordered, at most quantity_received; default 0', examples: [0] }
+const DamagedUnits = {
+  ...ReceivedQuantity,
+  description: 'Instead of quantity_damaged: how much arrived damaged in the item’s own unit (1 bottle of a case of 12), at most what arrived; both given: invalid_parameter',
+  examples: [1],
+}
+
 const ReceiptLineInput = Type.Object(
   {
     inventory_item_id: Type.String({ description: 'An item of the order', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
     quantity_received: { ...ReceivedQuantity, description: 'How much arrived, damaged included, in the unit ordered: zero or more, up to 3 decimals, at most 1,000,000,000' },
-    quantity_damaged: Type.Optional({ ...ReceivedQuantity, description: 'How much of it arrived damaged (not added to stock), at most quantity_received; default 0', examples: [0] }),
+    quantity_damaged: Type.Optional(DamagedQuantity),
+    units_damaged: Type.Optional(DamagedUnits),
   },
   { additionalProperties: false },
 )
 export type ReceiptLineInput = Static<typeof ReceiptLineInput>
 
+const ReceivedBy = Type.String({ minLength: 1, maxLength: 200, description: 'Who took the delivery, 1 to 200 characters', examples: ['Jamal (bar manager)'] })
+const ARRIVED = 'the delivery arrived (the invoice’s date and time), for a receipt entered after the fact'
+
 export const ReceiveOrderBody = Type.Object(
   {
-    received_by: Type.String({ minLength: 1, maxLength: 200, description: 'Who took the delivery, 1 to 200 characters', examples: ['Jamal (bar manager)'] }),
+    received_by: ReceivedBy,
+    received_at: Type.Optional(PastTime(`When ${ARRIVED}`)),
     items: Type.Array(ReceiptLineInput, { minItems: 1, maxItems: 500, description: 'Lines not listed count as not delivered' }),
   },
   { additionalProperties: false },
@@ -220,7 +234,8 @@ export const UpdateOrderBody = Type.Object(
             quantity: Type.Optional(OrderedQuantity),
             unit: Type.Optional(UnitField),
             quantity_received: Type.Optional({ ...ReceivedQuantity, description: 'With status delivered: how much arrived, in the unit ordered' }),
-            quantity_damaged: Type.Optional({ ...ReceivedQuantity, description: 'With status delivered: how much arrived damaged', examples: [0] }),
+            quantity_damaged: Type.Optional({ ...DamagedQuantity, description: `With status delivered: ${DamagedQuantity.description}` }),
+            units_damaged: Type.Optional({ ...DamagedUnits, description: `With status delivered: ${DamagedUnits.description}` }),
           },
           { additionalProperties: false },
         ),
@@ -228,7 +243,7 @@ export const UpdateOrderBody = Type.Object(
           minItems: 1,
           maxItems: 500,
           description:
-            'Order lines {inventory_item_id, quantity, unit} (draft only), or with status delivered the received lines {inventory_item_id, quantity_received, quantity_damaged?}',
+            'Order lines {inventory_item_id, quantity, unit} (draft only), or with status delivered the received lines {inventory_item_id, quantity_received, quantity_damaged? or units_damaged?}',
         },
       ),
     ),
@@ -236,7 +251,8 @@ export const UpdateOrderBody = Type.Object(
     tracking_number: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Required with status shipped, 1 to 200 characters', examples: ['1Z999AA10123456784'] })),
     carrier: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Required with status shipped, 1 to 200 characters', examples: ['UPS'] })),
     estimated_delivery: Type.Optional(Type.String({ format: 'date-time', description: 'With status shipped: the shipper’s delivery estimate (default: the one set at submission)', examples: ['2026-11-24T18:00:00Z'] })),
-    received_by: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Required with status delivered: who took the delivery', examples: ['Jamal (bar manager)'] })),
+    received_by: Type.Optional({ ...ReceivedBy, description: 'Required with status delivered: who took the delivery, 1 to 200 characters' }),
+    received_at: Type.Optional(PastTime(`With status delivered: when ${ARRIVED}`)),
   },
   { additionalProperties: false, minProperties: 1, examples: [{ status: 'shipped', tracking_number: '1Z999AA10123456784', carrier: 'UPS' }] },
 )

@@ -61,6 +61,8 @@ export interface OrderLineTable {
   total: Numeric
   quantity_received: Numeric | null
   quantity_damaged: Numeric | null
+  /** The damaged part in the item's own unit, as received. */
+  units_damaged: Numeric | null
 }
 
 export const DISPATCH_STATUSES = ['pending', 'sending', 'sent', 'failed', 'skipped', 'cancelled'] as const

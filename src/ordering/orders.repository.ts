@@ -23,6 +23,7 @@ export function rowToOrderItem(line: OrderLineRow): OrderItem {
     total: moneyOut(line.total),
     quantity_received: quantityOrNull(line.quantity_received),
     quantity_damaged: quantityOrNull(line.quantity_damaged),
+    units_damaged: quantityOrNull(line.units_damaged),
   }
 }
 
@@ -129,10 +130,10 @@ export async function replaceOrderLines(trx: Trx, orderId: string, lines: Insert
   if (lines.length > 0) await trx.insertInto('order_lines').values(lines).execute()
 }
 
-export async function setLineReceipt(trx: Trx, orderId: string, itemId: string, received: string, damaged: string) {
+export async function setLineReceipt(trx: Trx, orderId: string, itemId: string, receipt: Pick<Updateable<OrderLineTable>, 'quantity_received' | 'quantity_damaged' | 'units_damaged'>) {
   await trx
     .updateTable('order_lines')
-    .set({ quantity_received: received, quantity_damaged: damaged })
+    .set(receipt)
     .where('order_id', '=', orderId)
     .where('inventory_item_id', '=', itemId)
     .execute()

@@ -110,7 +110,7 @@ export async function orderRoutes(app: App, options: OrderRoutesOptions) {
         tags,
         summary: 'Update an order or move its status',
         description:
-          'Items change only in draft. status: submitted (from draft), processing (from submitted), shipped (from processing, with tracking_number and carrier), delivered (from shipped, with received_by and received items), cancelled (from draft, submitted or processing).',
+          'Items change only in draft. status: submitted (from draft), processing (from submitted), shipped (from processing, with tracking_number and carrier), delivered (from shipped, with received_by, received items and received_at?, as POST receive), cancelled (from draft, submitted or processing).',
         params: IdParams,
         body: UpdateOrderBody,
         response: { 200: envelope(Order) },
@@ -158,7 +158,8 @@ export async function orderRoutes(app: App, options: OrderRoutesOptions) {
       schema: {
         tags,
         summary: 'Receive a shipped order',
-        description: 'Adds received minus damaged quantities (cases converted to item units) to stock through the ledger.',
+        description:
+          'Adds received minus damaged quantities (cases converted to item units, damage given in the unit ordered or as units_damaged in the item’s unit) to stock through the ledger, dated received_at (default now). A delivery dated before an item’s latest count is history for it: recorded for reports, current stock unchanged. Sets each item’s cost_per_unit to the line’s unit price per item unit when this is its latest delivery by time; each delivery keeps the price it was received at. See docs/ordering.md.',
         params: IdParams,
         body: ReceiveOrderBody,
         response: { 200: envelope(Order) },

@@ -1,7 +1,7 @@
-import { parseDateRange } from '../platform/http/date-filter.js'
+import { parseDateRange, parsePastTime } from '../platform/http/date-filter.js'
 import { randomBytes } from 'node:crypto'
 import { getLocation } from '../locations/locations.service.js'
-import { parseQuantity } from '../inventory/inventory.service.js'
+import { type DeliveredLine, parseQuantity, receiveDelivery } from '../inventory/inventory.service.js'
 import { inventoryErrors } from '../inventory/inventory.errors.js'
 import { type Executor, type Tenant, type Trx } from '../platform/db/database.js'
 import { type Decimal, decimal, MONEY_DECIMALS, moneyOut, toDbNumeric, UNIT_COST_DECIMALS } from '../platform/decimal.js'
@@ -18,6 +18,7 @@ import {
   listOrderLines,
   listOrderRows,
   lockOrderRow,
+  type OrderLineRow,
   type OrderRow,
   replaceOrderLines,
   rowToOrder,
@@ -38,7 +39,6 @@ import type {
 } from './ordering.schemas.js'
 import type { OrderStatus } from './ordering.tables.js'
 import { cancelUnsentDispatch, findDispatch, insertDispatch } from './purchase-orders.repository.js'
-import { addDeliveredStock } from './stock-receipt.js'
 
 /** How the service was configured: whether submitted purchase orders are e-mailed. */
 export interface OrderingOptions {
@@ -211,45 +211,75 @@ export async function deleteOrder(trx: Trx, tenant: Tenant, id: string): Promise
   return { id, deleted: true, status: 'cancelled' }
 }
 
-function parseReceipts(items: ReceiptLineInput[], orderedItemIds: Set<string>) {
-  const receipts = new Map<string, { received: Decimal; damaged: Decimal }>()
+/** What arrived of an order line: in the unit ordered, and the damaged part of it in the item's unit. */
+interface LineReceipt {
+  received: Decimal
+  damagedUnits: Decimal
+}
+
+const NOTHING_RECEIVED: LineReceipt = { received: decimal(0), damagedUnits: decimal(0) }
+
+/**
+ * A received line's damage in the item's unit, from units_damaged or from quantity_damaged (in the unit
+ * ordered), and the field it came from. Throws invalid_parameter when both are given, invalid_quantity.
+ */
+function parseDamage(line: ReceiptLineInput, orderLine: OrderLineRow, field: string): { units: Decimal; field: string; value: number } {
+  if (line.units_damaged === undefined) {
+    const value = line.quantity_damaged ?? 0
+    const units = parseQuantity(value, `${field}.quantity_damaged`).times(orderLine.units_per_ordered_unit)
+    return { units, field: `${field}.quantity_damaged`, value }
+  }
+  if (line.quantity_damaged !== undefined) {
+    throw invalidParameter(`${field}.units_damaged`, line.units_damaged, 'give quantity_damaged (in the unit ordered) or units_damaged (in the item’s unit), not both')
+  }
+  return { units: parseQuantity(line.units_damaged, `${field}.units_damaged`), field: `${field}.units_damaged`, value: line.units_damaged }
+}
+
+function parseReceipts(items: ReceiptLineInput[], orderLines: Map<string, OrderLineRow>): Map<string, LineReceipt> {
+  const receipts = new Map<string, LineReceipt>()
   for (const [index, line] of items.entries()) {
     const field = `items[${index}]`
-    if (!orderedItemIds.has(line.inventory_item_id)) {
+    const orderLine = orderLines.get(line.inventory_item_id)
+    if (!orderLine) {
       throw invalidParameter(`${field}.inventory_item_id`, line.inventory_item_id, `item ${line.inventory_item_id} is not on this order`)
     }
     if (receipts.has(line.inventory_item_id)) {
       throw invalidParameter(`${field}.inventory_item_id`, line.inventory_item_id, `item ${line.inventory_item_id} is received twice`)
     }
     const received = parseQuantity(line.quantity_received, `${field}.quantity_received`)
-    const damaged = parseQuantity(line.quantity_damaged ?? 0, `${field}.quantity_damaged`)
-    if (damaged.gt(received)) {
-      throw inventoryErrors.invalidQuantity(`${field}.quantity_damaged exceeds quantity_received`, {
-        parameter: `${field}.quantity_damaged`,
-        value: line.quantity_damaged,
-      })
+    const damage = parseDamage(line, orderLine, field)
+    if (damage.units.gt(received.times(orderLine.units_per_ordered_unit))) {
+      throw inventoryErrors.invalidQuantity(`${damage.field} exceeds quantity_received`, { parameter: damage.field, value: damage.value })
     }
-    receipts.set(line.inventory_item_id, { received, damaged })
+    receipts.set(line.inventory_item_id, { received, damagedUnits: damage.units })
   }
   return receipts
 }
 
+/** What a received line brings into stock: the good units, at the line's price per item unit. */
+function deliveredLine(line: OrderLineRow, receipt: LineReceipt): DeliveredLine {
+  return {
+    itemId: line.inventory_item_id,
+    lineNo: line.position,
+    units: receipt.received.times(line.units_per_ordered_unit).minus(receipt.damagedUnits),
+    unitCost: decimal(line.unit_price).div(line.units_per_ordered_unit),
+  }
+}
+
 async function receiveLocked(trx: Trx, tenant: Tenant, order: OrderRow, input: ReceiveOrderBody): Promise<void> {
   checkTransition(order, 'delivered')
+  const requestedAt = input.received_at === undefined ? undefined : parsePastTime(input.received_at, 'received_at')
   const lines = await listOrderLines(trx, order.id)
-  const receipts = parseReceipts(input.items, new Set(lines.map((line) => line.inventory_item_id)))
-  const deliveredAt = new Date()
-  const zero = { received: decimal(0), damaged: decimal(0) }
-  const additions = lines
-    .map((line) => {
-      const { received, damaged } = receipts.get(line.inventory_item_id) ?? zero
-      return { itemId: line.inventory_item_id, units: received.minus(damaged).times(line.units_per_ordered_unit) }
+  const receipts = parseReceipts(input.items, new Map(lines.map((line) => [line.inventory_item_id, line])))
+  const received = lines.map((line) => ({ line, receipt: receipts.get(line.inventory_item_id) ?? NOTHING_RECEIVED }))
+  const delivered = received.map(({ line, receipt }) => deliveredLine(line, receipt)).filter((line) => line.units.gt(0))
+  const deliveredAt = await receiveDelivery(trx, tenant, { referenceId: order.id, actor: input.received_by, receivedAt: requestedAt }, delivered)
+  for (const { line, receipt } of received) {
+    await setLineReceipt(trx, order.id, line.inventory_item_id, {
+      quantity_received: toDbNumeric(receipt.received),
+      quantity_damaged: toDbNumeric(receipt.damagedUnits.div(line.units_per_ordered_unit)),
+      units_damaged: toDbNumeric(receipt.damagedUnits),
     })
-    .filter((addition) => addition.units.gt(0))
-  await addDeliveredStock(trx, tenant, additions, { actor: input.received_by, orderId: order.id, occurredAt: deliveredAt })
-  for (const line of lines) {
-    const { received, damaged } = receipts.get(line.inventory_item_id) ?? zero
-    await setLineReceipt(trx, order.id, line.inventory_item_id, toDbNumeric(received), toDbNumeric(damaged))
   }
   await updateOrderRow(trx, order.id, { status: 'delivered', delivered_at: deliveredAt, received_by: input.received_by })
   const counted = [...receipts.values()]
@@ -258,15 +288,18 @@ async function receiveLocked(trx: Trx, tenant: Tenant, order: OrderRow, input: R
     delivered_at: deliveredAt.toISOString(),
     received_by: input.received_by,
     items_received: counted.filter((receipt) => receipt.received.gt(0)).length,
-    items_damaged: counted.filter((receipt) => receipt.damaged.gt(0)).length,
+    items_damaged: counted.filter((receipt) => receipt.damagedUnits.gt(0)).length,
   })
 }
 
 /**
- * Receives a shipped order: records received and damaged quantities per line (lines not listed got
- * nothing), adds received minus damaged, in item units, to stock through the ledger, and emits
- * order.delivered. The order row lock makes a second receipt see `delivered` and fail.
- * Throws order_not_found, invalid_status, invalid_quantity, invalid_parameter, item_not_found.
+ * Receives a shipped order at `received_at` (default now): records received and damaged quantities per
+ * line (lines not listed got nothing), and hands what arrived to inventory's receiveDelivery, which adds
+ * received minus damaged, in item units, to stock by the counts' rule and sets each item's cost_per_unit
+ * from the line's price per item unit when this is its latest delivery; emits order.delivered. The order
+ * row lock makes a second receipt see `delivered` and fail. Throws order_not_found, invalid_status,
+ * invalid_quantity, invalid_parameter (also a future received_at, or both quantity_damaged and
+ * units_damaged), item_not_found.
  */
 export async function receiveOrder(trx: Trx, tenant: Tenant, id: string, input: ReceiveOrderBody): Promise<Order> {
   await receiveLocked(trx, tenant, await lockOrder(trx, tenant, id), input)
@@ -299,6 +332,7 @@ const FIELDS_OF_STATUS: Record<string, OrderStatus> = {
   carrier: 'shipped',
   estimated_delivery: 'shipped',
   received_by: 'delivered',
+  received_at: 'delivered',
 }
 
 function checkStatusFields(input: UpdateOrderBody): void {
@@ -317,15 +351,16 @@ function splitItems(input: UpdateOrderBody): { orderLines?: OrderLineInput[]; re
     if (!input.items) throw invalidParameter('items', null, 'items with quantity_received are required to receive an order')
     const receiptLines = input.items.map((line, index) => {
       if (line.quantity_received === undefined || line.quantity !== undefined || line.unit !== undefined) {
-        throw invalidParameter(`items[${index}]`, line, 'a received line has inventory_item_id, quantity_received and quantity_damaged')
+        throw invalidParameter(`items[${index}]`, line, 'a received line has inventory_item_id, quantity_received and quantity_damaged or units_damaged')
       }
-      return { inventory_item_id: line.inventory_item_id, quantity_received: line.quantity_received, quantity_damaged: line.quantity_damaged }
+      const { inventory_item_id, quantity_received, quantity_damaged, units_damaged } = line
+      return { inventory_item_id, quantity_received, quantity_damaged, units_damaged }
     })
-    return { receipt: { received_by: input.received_by, items: receiptLines } }
+    return { receipt: { received_by: input.received_by, received_at: input.received_at, items: receiptLines } }
   }
   if (!input.items) return {}
   const orderLines = input.items.map((line, index) => {
-    if (line.quantity === undefined || line.unit === undefined || line.quantity_received !== undefined || line.quantity_damaged !== undefined) {
+    if (line.quantity === undefined || line.unit === undefined || line.quantity_received !== undefined || line.quantity_damaged !== undefined || line.units_damaged !== undefined) {
       throw invalidParameter(`items[${index}]`, line, 'an order line has inventory_item_id, quantity and unit')
     }
     return { inventory_item_id: line.inventory_item_id, quantity: line.quantity, unit: line.unit }

@@ -77,7 +77,7 @@ export async function count(ctx: TestContext, caller: Caller, items: CountedLine
   return json(response).data
 }
 
-/** The daily rollups analytics keeps equal what they sum: usage and deliveries per item day, sales per POS item day, unmapped sales per POS item, name and day. */
+/** The daily rollups analytics keeps equal what they sum: usage and deliveries (ledger rows and history lines) per item day, sales per POS item day, unmapped sales per POS item, name and day. */
 export async function assertRollupsMatchRaw(ctx: TestContext, caller: Caller) {
   const tenant = [caller.tenant.accountId, caller.tenant.environment]
   const same = async (rolled: string, raw: string) => {
@@ -94,7 +94,11 @@ export async function assertRollupsMatchRaw(ctx: TestContext, caller: Caller) {
        UNION ALL
        SELECT m.item_id, business_day(m.occurred_at, l.timezone, l.business_day_cutoff), 0, 0, m.delta
        FROM stock_movements m JOIN locations l ON (l.account_id, l.environment, l.id) = (m.account_id, m.environment, m.location_id)
-       WHERE m.account_id = $1 AND m.environment = $2 AND m.kind = 'delivery') x GROUP BY 1, 2 ORDER BY 1, 2`,
+       WHERE m.account_id = $1 AND m.environment = $2 AND m.kind = 'delivery'
+       UNION ALL
+       SELECT o.item_id, business_day(o.occurred_at, l.timezone, l.business_day_cutoff), 0, 0, o.quantity
+       FROM stock_operation_lines o JOIN locations l ON (l.account_id, l.environment, l.id) = (o.account_id, o.environment, o.location_id)
+       WHERE o.account_id = $1 AND o.environment = $2 AND o.kind = 'delivery') x GROUP BY 1, 2 ORDER BY 1, 2`,
   )
   await same(
     `SELECT connection_id, pos_item_id, business_day::text AS day, quantity::numeric(24,4)::text AS quantity, revenue::numeric(24,4)::text AS revenue,

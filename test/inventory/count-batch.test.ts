@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { listEvents } from '../../src/platform/outbox.js'
-import { createTestContext, json, type TestContext } from '../helpers/context.js'
+import { type Caller, createTestContext, json, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 
 let ctx: TestContext
@@ -17,6 +17,18 @@ async function ledgerOf(itemId: string) {
     .where('item_id', '=', itemId)
     .orderBy('sequence')
     .execute()
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 5))
+
+async function batch(caller: Caller, body: object) {
+  const response = await ctx.request('POST', '/v1/inventory/batch', { key: caller.key, body })
+  assert.equal(response.statusCode, 201, response.body)
+  return json(response).data
+}
+
+async function quantityOf(caller: Caller, itemId: string): Promise<number> {
+  return json(await ctx.request('GET', `/v1/inventory/items/${itemId}`, { key: caller.key })).data.quantity
 }
 
 describe('POST /v1/inventory/count', () => {
@@ -160,6 +172,62 @@ describe('POST /v1/inventory/batch', () => {
     const batchRows = (await ledgerOf(b.id)).filter((row) => row.kind === 'batch')
     assert.equal(batchRows.length, 1)
     assert.equal(batchRows[0]!.reference_id, result.batch_id)
+  })
+
+  test('occurred_at dates the batch: a quantity anchors there with the movements since on top, a change moves stock at that time', async () => {
+    const caller = await ctx.newCaller()
+    const a = await createItem(ctx, caller, { quantity: 10 })
+    const b = await createItem(ctx, caller, { quantity: 5 })
+    await tick()
+    const occurredAt = new Date().toISOString()
+    await tick()
+    // Two bottles of a leave after the shelf was seen, before the batch is entered.
+    await batch(caller, { updates: [{ item_id: a.id, change: -2 }] })
+    const result = await batch(caller, { occurred_at: occurredAt, updates: [{ item_id: a.id, quantity: 9 }, { item_id: b.id, change: -1 }] })
+    assert.deepEqual([result.items_updated, result.failed], [2, []])
+    assert.equal(await quantityOf(caller, a.id), 7, 'set to 9 then, less the 2 that left since')
+    assert.equal(await quantityOf(caller, b.id), 4)
+    assert.equal((await ledgerOf(b.id)).at(-1)!.occurred_at.toISOString(), occurredAt)
+  })
+
+  test('dated before the item’s latest count, a quantity is history (stock unchanged, read by theoretical stock) and a change is refused', async () => {
+    const caller = await ctx.newCaller()
+    const item = await createItem(ctx, caller, { quantity: 10 })
+    await tick()
+    const occurredAt = new Date().toISOString()
+    await tick()
+    const between = new Date().toISOString()
+    await tick()
+    await ctx.request('POST', '/v1/inventory/count', { key: caller.key, body: { location: 'main_bar', counted_by: 'sam', items: [{ item_id: item.id, quantity: 8 }] } })
+    const result = await batch(caller, { occurred_at: occurredAt, updates: [{ item_id: item.id, quantity: 12 }, { item_id: item.id, change: -1 }] })
+    assert.equal(result.items_updated, 1)
+    assert.deepEqual(result.failed.map((entry: { item_id: string; error: { code: string } }) => [entry.item_id, entry.error.code]), [[item.id, 'invalid_parameter']])
+    assert.match(result.failed[0].error.message, /latest count/)
+    assert.equal(await quantityOf(caller, item.id), 8, 'as counted')
+    const last = (await ledgerOf(item.id)).at(-1)!
+    assert.deepEqual([last.kind, Number(last.delta), last.occurred_at.toISOString()], ['batch', 0, occurredAt])
+    // A count entered for a moment after the batch expects what the batch said the shelf held.
+    const response = await ctx.request('POST', '/v1/inventory/count', {
+      key: caller.key,
+      body: { location: 'main_bar', counted_by: 'sam', counted_at: between, items: [{ item_id: item.id, quantity: 11 }] },
+    })
+    assert.deepEqual(json(response).data.variance_detected, [{ item_id: item.id, expected: 12, actual: 11, variance: -1 }])
+  })
+
+  test('rejects an occurred_at in the future with invalid_parameter and changes nothing', async () => {
+    const caller = await ctx.newCaller()
+    const item = await createItem(ctx, caller, { quantity: 10 })
+    const ledgerBefore = await ledgerOf(item.id)
+    const response = await ctx.request('POST', '/v1/inventory/batch', {
+      key: caller.key,
+      body: { occurred_at: new Date(Date.now() + 3_600_000).toISOString(), updates: [{ item_id: item.id, quantity: 3 }] },
+    })
+    assert.equal(response.statusCode, 400, response.body)
+    const { error } = json(response)
+    assert.deepEqual([error.code, error.details.parameter], ['invalid_parameter', 'occurred_at'])
+    assert.match(error.message, /in the future/)
+    assert.equal(await quantityOf(caller, item.id), 10)
+    assert.deepEqual(await ledgerOf(item.id), ledgerBefore)
   })
 
   test('rejects an empty batch and a malformed entry with invalid_parameter', async () => {

@@ -68,6 +68,42 @@ describe('POST /v1/orders/:id/receive', () => {
     ])
   })
 
+  test('units_damaged gives the damage in the item’s unit: 1 bottle of a case of 12', async () => {
+    const caller = await ctx.newCaller()
+    const { order, vodka, gin } = await shippedOrder(caller)
+    const received = await ok(ctx, caller, 'POST', `/v1/orders/${order.id}/receive`, {
+      received_by: 'Sam',
+      items: [
+        { inventory_item_id: vodka.id, quantity_received: 2, units_damaged: 1 },
+        { inventory_item_id: gin.id, quantity_received: 3, quantity_damaged: 1 },
+      ],
+    })
+    assert.deepEqual(
+      received.items.map((line: any) => [line.inventory_item_id, line.quantity_received, line.quantity_damaged, line.units_damaged]),
+      [[vodka.id, 2, 0.0833, 1], [gin.id, 3, 1, 1]],
+    )
+    // 24 bottles arrived, 1 broken.
+    assert.equal(await quantityOf(caller, vodka.id), 33)
+    assert.equal(await quantityOf(caller, gin.id), 7)
+    assert.equal((await eventsOf(ctx, caller, 'order.delivered'))[0].items_damaged, 2)
+  })
+
+  test('rejects quantity_damaged and units_damaged on one line with invalid_parameter and changes nothing', async () => {
+    const caller = await ctx.newCaller()
+    const { order, vodka } = await shippedOrder(caller)
+    const before = await snapshot(ctx, caller, order.id)
+    const response = await ctx.request('POST', `/v1/orders/${order.id}/receive`, {
+      key: caller.key,
+      body: { received_by: 'Sam', items: [{ inventory_item_id: vodka.id, quantity_received: 2, quantity_damaged: 0.5, units_damaged: 1 }] },
+    })
+    assert.equal(response.statusCode, 400, response.body)
+    const { error } = json(response)
+    assert.equal(error.code, 'invalid_parameter')
+    assert.equal(error.details.parameter, 'items[0].units_damaged')
+    assert.match(error.message, /not both/)
+    assert.deepEqual(await snapshot(ctx, caller, order.id), before)
+  })
+
   test('PUT status delivered with the same fields receives too; unlisted lines count as not delivered', async () => {
     const caller = await ctx.newCaller()
     const { order, vodka, gin } = await shippedOrder(caller)
@@ -132,6 +168,7 @@ describe('POST /v1/orders/:id/receive', () => {
 
   const badReceipts: Array<[string, string, (ids: { vodka: string; gin: string }) => object]> = [
     ['more damaged than received', 'invalid_quantity', ({ gin }) => ({ inventory_item_id: gin, quantity_received: 1, quantity_damaged: 2 })],
+    ['more units damaged than arrived', 'invalid_quantity', ({ vodka }) => ({ inventory_item_id: vodka, quantity_received: 1, units_damaged: 13 })],
     ['a negative quantity', 'invalid_quantity', ({ gin }) => ({ inventory_item_id: gin, quantity_received: -1 })],
     ['an item not on the order', 'invalid_parameter', () => ({ inventory_item_id: 'item_other', quantity_received: 1 })],
   ]

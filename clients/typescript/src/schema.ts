@@ -7624,7 +7624,7 @@ export interface paths {
                             /** @description This page’s items */
                             data: {
                                 /**
-                                 * @description count (a count set it), adjustment (a PUT quantity, or the starting stock), batch, delivery (an order received), sale (POS or imported sales of a business day; positive when a refund gave units back), transfer (out of or into the item; reference_id is the transfer, and a voided transfer’s reversal), waste (recorded waste; reference_id is the waste entry)
+                                 * @description count (a count set it), adjustment (a PUT quantity, or the starting stock), batch, delivery (an order received; one dated before the item’s latest count is history, with no row), sale (POS or imported sales of a business day; positive when a refund gave units back), transfer (out of or into the item; reference_id is the transfer, and a voided transfer’s reversal), waste (recorded waste; reference_id is the waste entry)
                                  * @example sale
                                  * @enum {string}
                                  */
@@ -7662,7 +7662,7 @@ export interface paths {
                                  */
                                 location: string;
                                 /**
-                                 * @description The item’s cost per unit at the time, in the account currency
+                                 * @description The item’s cost per unit at the time (a delivery: the price it was received at, per item unit), in the account currency
                                  * @example 18.5
                                  */
                                 unit_cost: number;
@@ -8679,7 +8679,7 @@ export interface paths {
         put?: never;
         /**
          * Update many quantities at once
-         * @description Each update sets `quantity` (absolute) or applies `change` (signed delta). Valid updates land; invalid ones come back in `failed` as {item_id, error: {code, message}}.
+         * @description Each update sets `quantity` (absolute) or applies `change` (signed delta), dated `occurred_at` (default now) by the counts’ rule. Valid updates land; invalid ones come back in `failed` as {item_id, error: {code, message}}.
          *
          *     Requires the `inventory:write` permission.
          */
@@ -8731,6 +8731,12 @@ export interface paths {
                              */
                             change?: number;
                         }[];
+                        /**
+                         * Format: date-time
+                         * @description When the updates happened, for updates entered after the fact; default now. Not in the future (invalid_parameter). For an item whose latest count or absolute quantity is later, the counts’ rule: a quantity is history (recorded as what the shelf held then, current stock unchanged), and a change is refused in `failed` with invalid_parameter (that count already holds it)
+                         * @example 2026-11-22T18:00:00Z
+                         */
+                        occurred_at?: string;
                     };
                 };
             };
@@ -33583,7 +33589,8 @@ export interface paths {
                          *             "unit_price": 198,
                          *             "total": 396,
                          *             "quantity_received": null,
-                         *             "quantity_damaged": null
+                         *             "quantity_damaged": null,
+                         *             "units_damaged": null
                          *           }
                          *         ],
                          *         "notes": "Deliver to the side door before 2 pm",
@@ -33678,7 +33685,7 @@ export interface paths {
                                      */
                                     unit: string;
                                     /**
-                                     * @description Price of one unit, in the account currency (the catalog’s, else the item’s cost)
+                                     * @description Price of one unit, in the account currency (the catalog’s, else the item’s cost). Receiving sets the item’s cost_per_unit from it (per item unit)
                                      * @example 198
                                      */
                                     unit_price: number;
@@ -33693,10 +33700,15 @@ export interface paths {
                                      */
                                     quantity_received: number | null;
                                     /**
-                                     * @description Set on delivery, in `unit`; null before
+                                     * @description Set on delivery, in `unit` (a fraction of a case when damage was given in units_damaged); null before
                                      * @example null
                                      */
                                     quantity_damaged: number | null;
+                                    /**
+                                     * @description Set on delivery: the damaged part in the item’s own unit (quantity_damaged × units per `unit`, or as given); null before
+                                     * @example null
+                                     */
+                                    units_damaged: number | null;
                                 }[];
                                 /**
                                  * @description Your notes, also on the purchase order
@@ -34741,7 +34753,8 @@ export interface paths {
                          *             "unit_price": 198,
                          *             "total": 396,
                          *             "quantity_received": null,
-                         *             "quantity_damaged": null
+                         *             "quantity_damaged": null,
+                         *             "units_damaged": null
                          *           }
                          *         ],
                          *         "notes": "Deliver to the side door before 2 pm",
@@ -34836,7 +34849,7 @@ export interface paths {
                                      */
                                     unit: string;
                                     /**
-                                     * @description Price of one unit, in the account currency (the catalog’s, else the item’s cost)
+                                     * @description Price of one unit, in the account currency (the catalog’s, else the item’s cost). Receiving sets the item’s cost_per_unit from it (per item unit)
                                      * @example 198
                                      */
                                     unit_price: number;
@@ -34851,10 +34864,15 @@ export interface paths {
                                      */
                                     quantity_received: number | null;
                                     /**
-                                     * @description Set on delivery, in `unit`; null before
+                                     * @description Set on delivery, in `unit` (a fraction of a case when damage was given in units_damaged); null before
                                      * @example null
                                      */
                                     quantity_damaged: number | null;
+                                    /**
+                                     * @description Set on delivery: the damaged part in the item’s own unit (quantity_damaged × units per `unit`, or as given); null before
+                                     * @example null
+                                     */
+                                    units_damaged: number | null;
                                 }[];
                                 /**
                                  * @description Your notes, also on the purchase order
@@ -35241,7 +35259,7 @@ export interface paths {
         };
         /**
          * Update an order or move its status
-         * @description Items change only in draft. status: submitted (from draft), processing (from submitted), shipped (from processing, with tracking_number and carrier), delivered (from shipped, with received_by and received items), cancelled (from draft, submitted or processing).
+         * @description Items change only in draft. status: submitted (from draft), processing (from submitted), shipped (from processing, with tracking_number and carrier), delivered (from shipped, with received_by, received items and received_at?, as POST receive), cancelled (from draft, submitted or processing).
          *
          *     Requires the `ordering:write` permission.
          */
@@ -35273,7 +35291,7 @@ export interface paths {
                          * @enum {string}
                          */
                         status?: "draft" | "submitted" | "processing" | "shipped" | "delivered" | "cancelled";
-                        /** @description Order lines {inventory_item_id, quantity, unit} (draft only), or with status delivered the received lines {inventory_item_id, quantity_received, quantity_damaged?} */
+                        /** @description Order lines {inventory_item_id, quantity, unit} (draft only), or with status delivered the received lines {inventory_item_id, quantity_received, quantity_damaged? or units_damaged?} */
                         items?: {
                             /**
                              * @description An item of the order
@@ -35296,10 +35314,15 @@ export interface paths {
                              */
                             quantity_received?: number;
                             /**
-                             * @description With status delivered: how much arrived damaged
+                             * @description With status delivered: How much of it arrived damaged (not added to stock), in the unit ordered, at most quantity_received; default 0
                              * @example 0
                              */
                             quantity_damaged?: number;
+                            /**
+                             * @description With status delivered: Instead of quantity_damaged: how much arrived damaged in the item’s own unit (1 bottle of a case of 12), at most what arrived; both given: invalid_parameter
+                             * @example 1
+                             */
+                            units_damaged?: number;
                         }[];
                         /**
                          * @description Up to 2,000 characters; null clears them
@@ -35323,10 +35346,16 @@ export interface paths {
                          */
                         estimated_delivery?: string;
                         /**
-                         * @description Required with status delivered: who took the delivery
+                         * @description Required with status delivered: who took the delivery, 1 to 200 characters
                          * @example Jamal (bar manager)
                          */
                         received_by?: string;
+                        /**
+                         * Format: date-time
+                         * @description With status delivered: when the delivery arrived (the invoice’s date and time), for a receipt entered after the fact; default now. Not in the future (invalid_parameter). Dated before an item’s latest count it is history for that item: recorded for reports, current stock unchanged (the counts’ rule)
+                         * @example 2026-11-22T18:00:00Z
+                         */
+                        received_at?: string;
                     };
                 };
             };
@@ -35363,7 +35392,8 @@ export interface paths {
                          *             "unit_price": 198,
                          *             "total": 396,
                          *             "quantity_received": null,
-                         *             "quantity_damaged": null
+                         *             "quantity_damaged": null,
+                         *             "units_damaged": null
                          *           }
                          *         ],
                          *         "notes": "Deliver to the side door before 2 pm",
@@ -35458,7 +35488,7 @@ export interface paths {
                                      */
                                     unit: string;
                                     /**
-                                     * @description Price of one unit, in the account currency (the catalog’s, else the item’s cost)
+                                     * @description Price of one unit, in the account currency (the catalog’s, else the item’s cost). Receiving sets the item’s cost_per_unit from it (per item unit)
                                      * @example 198
                                      */
                                     unit_price: number;
@@ -35473,10 +35503,15 @@ export interface paths {
                                      */
                                     quantity_received: number | null;
                                     /**
-                                     * @description Set on delivery, in `unit`; null before
+                                     * @description Set on delivery, in `unit` (a fraction of a case when damage was given in units_damaged); null before
                                      * @example null
                                      */
                                     quantity_damaged: number | null;
+                                    /**
+                                     * @description Set on delivery: the damaged part in the item’s own unit (quantity_damaged × units per `unit`, or as given); null before
+                                     * @example null
+                                     */
+                                    units_damaged: number | null;
                                 }[];
                                 /**
                                  * @description Your notes, also on the purchase order
@@ -36466,7 +36501,8 @@ export interface paths {
                          *             "unit_price": 198,
                          *             "total": 396,
                          *             "quantity_received": null,
-                         *             "quantity_damaged": null
+                         *             "quantity_damaged": null,
+                         *             "units_damaged": null
                          *           }
                          *         ],
                          *         "notes": "Deliver to the side door before 2 pm",
@@ -36561,7 +36597,7 @@ export interface paths {
                                      */
                                     unit: string;
                                     /**
-                                     * @description Price of one unit, in the account currency (the catalog’s, else the item’s cost)
+                                     * @description Price of one unit, in the account currency (the catalog’s, else the item’s cost). Receiving sets the item’s cost_per_unit from it (per item unit)
                                      * @example 198
                                      */
                                     unit_price: number;
@@ -36576,10 +36612,15 @@ export interface paths {
                                      */
                                     quantity_received: number | null;
                                     /**
-                                     * @description Set on delivery, in `unit`; null before
+                                     * @description Set on delivery, in `unit` (a fraction of a case when damage was given in units_damaged); null before
                                      * @example null
                                      */
                                     quantity_damaged: number | null;
+                                    /**
+                                     * @description Set on delivery: the damaged part in the item’s own unit (quantity_damaged × units per `unit`, or as given); null before
+                                     * @example null
+                                     */
+                                    units_damaged: number | null;
                                 }[];
                                 /**
                                  * @description Your notes, also on the purchase order
@@ -37036,7 +37077,7 @@ export interface paths {
         put?: never;
         /**
          * Receive a shipped order
-         * @description Adds received minus damaged quantities (cases converted to item units) to stock through the ledger.
+         * @description Adds received minus damaged quantities (cases converted to item units, damage given in the unit ordered or as units_damaged in the item’s unit) to stock through the ledger, dated received_at (default now). A delivery dated before an item’s latest count is history for it: recorded for reports, current stock unchanged. Sets each item’s cost_per_unit to the line’s unit price per item unit when this is its latest delivery by time; each delivery keeps the price it was received at. See docs/ordering.md.
          *
          *     Requires the `ordering:write` permission.
          */
@@ -37064,11 +37105,13 @@ export interface paths {
                     /**
                      * @example {
                      *       "received_by": "Jamal (bar manager)",
+                     *       "received_at": "2026-11-22T18:00:00Z",
                      *       "items": [
                      *         {
                      *           "inventory_item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
                      *           "quantity_received": 2,
-                     *           "quantity_damaged": 0
+                     *           "quantity_damaged": 0,
+                     *           "units_damaged": 1
                      *         }
                      *       ]
                      *     }
@@ -37079,6 +37122,12 @@ export interface paths {
                          * @example Jamal (bar manager)
                          */
                         received_by: string;
+                        /**
+                         * Format: date-time
+                         * @description When the delivery arrived (the invoice’s date and time), for a receipt entered after the fact; default now. Not in the future (invalid_parameter). Dated before an item’s latest count it is history for that item: recorded for reports, current stock unchanged (the counts’ rule)
+                         * @example 2026-11-22T18:00:00Z
+                         */
+                        received_at?: string;
                         /** @description Lines not listed count as not delivered */
                         items: {
                             /**
@@ -37092,10 +37141,15 @@ export interface paths {
                              */
                             quantity_received: number;
                             /**
-                             * @description How much of it arrived damaged (not added to stock), at most quantity_received; default 0
+                             * @description How much of it arrived damaged (not added to stock), in the unit ordered, at most quantity_received; default 0
                              * @example 0
                              */
                             quantity_damaged?: number;
+                            /**
+                             * @description Instead of quantity_damaged: how much arrived damaged in the item’s own unit (1 bottle of a case of 12), at most what arrived; both given: invalid_parameter
+                             * @example 1
+                             */
+                            units_damaged?: number;
                         }[];
                     };
                 };
@@ -37133,7 +37187,8 @@ export interface paths {
                          *             "unit_price": 198,
                          *             "total": 396,
                          *             "quantity_received": null,
-                         *             "quantity_damaged": null
+                         *             "quantity_damaged": null,
+                         *             "units_damaged": null
                          *           }
                          *         ],
                          *         "notes": "Deliver to the side door before 2 pm",
@@ -37228,7 +37283,7 @@ export interface paths {
                                      */
                                     unit: string;
                                     /**
-                                     * @description Price of one unit, in the account currency (the catalog’s, else the item’s cost)
+                                     * @description Price of one unit, in the account currency (the catalog’s, else the item’s cost). Receiving sets the item’s cost_per_unit from it (per item unit)
                                      * @example 198
                                      */
                                     unit_price: number;
@@ -37243,10 +37298,15 @@ export interface paths {
                                      */
                                     quantity_received: number | null;
                                     /**
-                                     * @description Set on delivery, in `unit`; null before
+                                     * @description Set on delivery, in `unit` (a fraction of a case when damage was given in units_damaged); null before
                                      * @example null
                                      */
                                     quantity_damaged: number | null;
+                                    /**
+                                     * @description Set on delivery: the damaged part in the item’s own unit (quantity_damaged × units per `unit`, or as given); null before
+                                     * @example null
+                                     */
+                                    units_damaged: number | null;
                                 }[];
                                 /**
                                  * @description Your notes, also on the purchase order
