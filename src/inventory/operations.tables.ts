@@ -30,7 +30,7 @@ export type OperationLineKind = 'transfer_out' | 'transfer_in' | 'waste' | 'deli
 
 /**
  * One item's side of a transfer line, a waste line, or a history delivery: what analytics reads, applied or
- * history. A delivery line is history only (migrations/20261128090000_history_deliveries.sql): a delivery
+ * history. A delivery line is history only (migrations/20261127130000_history_deliveries.sql): a delivery
  * that took current stock is its ledger row.
  */
 export interface StockOperationLineTable {
