@@ -10,7 +10,8 @@ import { createConnection, createPosTestContext } from '../test/pos/pos-helpers.
  * day per item and as one line per sale, driven through the API in-process (the test context: PGlite, or
  * PostgreSQL with DATABASE_URL). One 28-day variance report per seed and sales shape measures every item.
  * Prints top-1 and top-2 per cause and the share of honest items flagged (|variance_percentage| above
- * the threshold or any cause, DECISIONS). Run: `npm run bench:causes` (BENCH_SEEDS=1,2,3 picks the seeds).
+ * the threshold or any cause, DECISIONS). Run: `npm run bench:causes` (BENCH_SEEDS=1,2,3 picks the seeds,
+ * BENCH_SHAPES=line_a_day,line_per_sale the sales shapes).
  */
 
 const CASES = ['honest', 'over_pouring', 'theft_or_breakage'] as const
@@ -155,13 +156,19 @@ function summarize(outcomes: Outcome[], title: string): void {
 }
 
 const seeds = (process.env.BENCH_SEEDS ?? '1,2,3').split(',').map(Number)
+const shapes = (process.env.BENCH_SHAPES?.split(',') ?? SHAPES).filter((shape): shape is Shape => (SHAPES as readonly string[]).includes(shape))
 const ctx = await createPosTestContext()
 try {
   const outcomes: Outcome[] = []
   const started = performance.now()
-  for (const seed of seeds) for (const shape of SHAPES) outcomes.push(...(await simulateMonth(ctx, seed, shape)))
+  for (const seed of seeds) {
+    for (const shape of shapes) {
+      outcomes.push(...(await simulateMonth(ctx, seed, shape)))
+      console.error(`seed ${seed} ${shape} done at ${((performance.now() - started) / 1000).toFixed(0)} s`)
+    }
+  }
   console.log(`${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}; seeds ${seeds.join(',')}; ${ITEMS_PER_CASE} items per case; ${cpus().length} × ${cpus()[0]?.model}; ${((performance.now() - started) / 1000).toFixed(0)} s`)
-  for (const shape of SHAPES) summarize(outcomes.filter((outcome) => outcome.shape === shape), `sales ${shape}:`)
+  for (const shape of shapes) summarize(outcomes.filter((outcome) => outcome.shape === shape), `sales ${shape}:`)
   summarize(outcomes, 'both shapes:')
 } finally {
   await ctx.close()
