@@ -1,6 +1,7 @@
 /**
  * Ranks the likely causes of one item's count-window variance from the window's facts, the item's
- * earlier windows and the unmapped POS items that resemble it. Each cause is a small rule that returns
+ * earlier windows, the count windows inside it (a period over several counts) and the unmapped POS items
+ * that resemble it. Each cause is a small rule that returns
  * its confidence (0..1) and the numbers behind it; the ranking is by confidence. Rules, thresholds and
  * measured accuracy on a labelled set: docs/variance-causes.md.
  */
