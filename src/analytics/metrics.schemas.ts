@@ -100,6 +100,13 @@ export const StaffPerformance = Type.Object({
       description:
         'From |variance_rate| against the settings’ variance_rate target T and drinks_served against the mean: needs_attention above 2 × T; excellent at most T with drinks at or above the mean; good at most T with fewer drinks, or at most 2 × T with drinks at or above the mean; average otherwise',
     }),
+    rating_evidence: Type.Object({
+      items: Type.Integer({ description: 'Items the member sold inside their count windows: the items whose variance the member shares' }),
+      windows: Type.Integer({ description: 'Item count windows in which the member sold' }),
+      sales_share_percentage: Type.Number({ description: 'The member’s expected usage cost / the expected usage cost of those windows × 100, 2 decimals: the member’s share of their sales' }),
+      variance_cost: Type.Number({ description: 'Σ the windows’ variance cost (net of recorded waste and transfers, as the variance report) × the member’s share of each, account currency, 2 decimals' }),
+      expected_cost: Type.Number({ description: 'The member’s expected usage cost in those windows, account currency, 2 decimals: variance_rate = variance_cost / expected_cost × 100' }),
+    }, { description: 'The numbers behind variance_rate and so behind performance_rating' }),
   }, { description: 'The member against the team’s mean' }),
 }, {
   examples: [
@@ -108,7 +115,12 @@ export const StaffPerformance = Type.Object({
       name: 'Jordan Lee',
       role: 'Bartender',
       metrics: { variance_rate: 2.4, drinks_served: 612, average_ticket: 38.5, customer_satisfaction: 18.2 },
-      comparison: { variance_rate_vs_avg: -0.6, drinks_served_vs_avg: 84.5, performance_rating: 'excellent' },
+      comparison: {
+        variance_rate_vs_avg: -0.6,
+        drinks_served_vs_avg: 84.5,
+        performance_rating: 'excellent',
+        rating_evidence: { items: 14, windows: 18, sales_share_percentage: 31.2, variance_cost: 41.6, expected_cost: 1733.4 },
+      },
     },
   ],
 })

@@ -7,7 +7,7 @@ import { staffMembers } from '../pos/staff-history.js'
 import { getSettings } from '../settings/settings.service.js'
 import { analyticsErrors } from './analytics.errors.js'
 import type { PERFORMANCE_RATINGS, StaffPerformance, StaffQuery } from './metrics.schemas.js'
-import { type ItemWindow, itemWindows, type PeriodLine, periodLines } from './period-facts.js'
+import { type ItemWindow, itemWindows, type PeriodLine, percentOf, percentOut, periodLines } from './period-facts.js'
 import { locationBounds, PERCENT_DECIMALS, reportPeriod } from './report-period.js'
 import { COST_PLACES, QUANTITY_PLACES } from './variance-windows.js'
 
@@ -23,6 +23,9 @@ interface Activity {
   /** In the count windows: Σ own units × cost_per_unit, and Σ own share of each item's variance cost. */
   expectedCost: Decimal
   varianceCost: Decimal
+  /** The rating's evidence: the item windows the member sold in (by index), and the expected cost of all of them. */
+  windows: Set<number>
+  windowsExpectedCost: Decimal
 }
 
 const newActivity = (): Activity => ({
@@ -34,6 +37,8 @@ const newActivity = (): Activity => ({
   tipped: false,
   expectedCost: ZERO,
   varianceCost: ZERO,
+  windows: new Set(),
+  windowsExpectedCost: ZERO,
 })
 
 /** Drinks, revenue, checks and tips per staff id of the period's lines; lines without a staff id are left out. */
@@ -76,6 +81,22 @@ async function shareWindowVariance(db: Executor, tenant: Tenant, windows: ItemWi
     activity.expectedCost = activity.expectedCost.plus(units.times(window.item.cost_per_unit))
     const expected = scaledDecimal(window.measured.expected, QUANTITY_PLACES)
     activity.varianceCost = activity.varianceCost.plus(scaledDecimal(window.varianceCost, COST_PLACES).times(units).div(expected))
+    if (!activity.windows.has(row.span)) {
+      activity.windows.add(row.span)
+      activity.windowsExpectedCost = activity.windowsExpectedCost.plus(scaledDecimal(window.expectedCost, COST_PLACES))
+    }
+  }
+}
+
+/** The numbers behind a member's variance rate: which item windows they share, and by how much. */
+function ratingEvidence(activity: Activity, windows: ItemWindow[]): StaffPerformance['comparison']['rating_evidence'] {
+  const items = new Set([...activity.windows].map((index) => (windows[index] as ItemWindow).item.id))
+  return {
+    items: items.size,
+    windows: activity.windows.size,
+    sales_share_percentage: percentOut(percentOf(activity.expectedCost, activity.windowsExpectedCost)) ?? 0,
+    variance_cost: moneyOut(activity.varianceCost),
+    expected_cost: moneyOut(activity.expectedCost),
   }
 }
 
@@ -114,7 +135,8 @@ export async function staffPerformance(
   const settings = await getSettings(db, tenant)
   const bounds = await locationBounds(db, tenant, period)
   const byStaff = activityOf(await periodLines(db, tenant, [...bounds.values()]))
-  await shareWindowVariance(db, tenant, await itemWindows(db, tenant, await itemsInScope(db, tenant, {}), bounds), byStaff)
+  const windows = await itemWindows(db, tenant, await itemsInScope(db, tenant, {}), bounds)
+  await shareWindowVariance(db, tenant, windows, byStaff)
   const members = await staffMembers(db, tenant, [...byStaff.keys()])
   const measured = [...byStaff.entries()].map(([staffId, activity]) => ({
     staffId,
@@ -145,6 +167,7 @@ export async function staffPerformance(
         variance_rate_vs_avg: toApiNumber(decimal(varianceRate).minus(meanRate), PERCENT_DECIMALS),
         drinks_served_vs_avg: toApiNumber(decimal(drinks).minus(meanDrinks), PERCENT_DECIMALS),
         performance_rating: ratingOf(varianceRate, target, drinks, meanDrinks),
+        rating_evidence: ratingEvidence(activity, windows),
       },
     }
   })

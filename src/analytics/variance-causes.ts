@@ -1,6 +1,7 @@
 /**
  * Ranks the likely causes of one item's count-window variance from the window's facts, the item's
- * earlier windows and the unmapped POS items that resemble it. Each cause is a small rule that returns
+ * earlier windows, the count windows inside it (a period over several counts) and the unmapped POS items
+ * that resemble it. Each cause is a small rule that returns
  * its confidence (0..1) and the numbers behind it; the ranking is by confidence. Rules, thresholds and
  * measured accuracy on a labelled set: docs/variance-causes.md.
  */
@@ -50,6 +51,12 @@ export interface CauseInput {
   window: WindowFacts
   /** The item's earlier windows, oldest first (up to 6). */
   previous: WindowFacts[]
+  /** The count-to-count windows inside the reported window, oldest first, when it spans several counts (weekly counts in a 28-day report); none otherwise. */
+  inside?: WindowFacts[]
+  /** Every mapped sale line depletes exactly 1 item unit per POS unit (a bottled beer sold by the bottle): no pour can vary. */
+  soldInOwnUnit?: boolean
+  /** The item's size in ml, when it has one: a ratio of it (per bottle for per ml) is a unit mix-up. */
+  sizeMl?: number | null
   /** Unmapped POS items sold at the item's location inside the window whose names resemble the item (similarity ≥ 0.5). */
   unmappedSimilar: UnmappedSimilar[]
 }
@@ -72,8 +79,6 @@ export interface WindowVariance {
   percentage: number
   /** actual / expected, or null when nothing was expected. */
   ratio: number | null
-  /** Mapped sale lines per day. */
-  linesPerDay: number
   facts: WindowFacts
 }
 
@@ -88,7 +93,6 @@ function measureWindow(facts: WindowFacts): WindowVariance {
     variance,
     percentage,
     ratio: facts.expected > 0 ? actual / facts.expected : null,
-    linesPerDay: facts.days > 0 ? facts.saleLines / facts.days : facts.saleLines,
     facts,
   }
 }
@@ -108,8 +112,10 @@ const SPIKE_FACTOR = 3
 const SPIKE_FULL_FACTOR = 8
 /** A loss or gain within this of a whole number of units looks like whole bottles, kegs or cases. */
 const WHOLE_UNIT_TOLERANCE = 0.15
-/** Up to 2 mapped sale lines a day (14 a week) is "few sales": usage then is mostly not from sales. */
-const FEW_LINES_PER_DAY = 2
+/** "Few sales": units sold (expected usage) at most this share of the usage to explain (actual usage). Measured in
+ * units, never in sale lines: a POS or an import may send one line a day. At half, what went unsold is at
+ * least what sales took. */
+const FEW_SALES_SHARE = 0.5
 /** Usage at 3× (or more) what sales explain is usage without sales. */
 const UNEXPLAINED_RATIO = 3
 /** A conversion error is visible only over this many windows with sales. */
@@ -119,11 +125,26 @@ const CONVERSION_MIN_WINDOWS = 3
  * about 1 % of noise into a week's ratio. */
 const CONVERSION_STEADY_CV = 0.005
 const CONVERSION_WANDERING_CV = 0.015
-/** How much a perfectly fixed ratio takes off the pouring causes' confidence. */
+/** How much a perfectly fixed, factor-like ratio takes off the pouring causes' confidence. */
 const POUR_STEADY_PENALTY = 0.25
-/** A steady gap under 15 % is what a pour looks like; beyond 25 % it is what a wrong factor looks like. */
-const CONVERSION_POUR_LIKE_GAP = 0.15
-const CONVERSION_FACTOR_LIKE_GAP = 0.25
+/** A steady ratio inside this range is a pour (5–25 % either way, DECISIONS), outside it a wrong factor. */
+const CONVERSION_RATIO_LOW = 0.75
+const CONVERSION_RATIO_HIGH = 1.33
+/** ml per US fluid ounce: a factor entered in oz for ml (or the reverse) makes the ratio this or its inverse. */
+const ML_PER_OZ = 29.5735
+/** A ratio within 2 % of a unit mix-up's factor matches it: tight, as mix-ups near 1 (a 20 oz pint mapped
+ * at 16 oz: 1.25) lie among the pours, and a steady ratio is steady to about 1 %. */
+const MIX_UP_TOLERANCE = 0.02
+/** Mix-ups of a unit that any item may suffer, as actual / expected. */
+const COMMON_MIX_UPS: readonly [string, number][] = [
+  ['oz_for_ml', 1 / ML_PER_OZ],
+  ['ml_for_oz', ML_PER_OZ],
+  ['750ml_bottle_for_1l', 0.75],
+  ['1l_bottle_for_750ml', 1000 / 750],
+  ['16oz_pint_for_20oz', 20 / 16],
+  ['20oz_pint_for_16oz', 16 / 20],
+  ['12oz_for_16oz_pint', 16 / 12],
+]
 /** Unmapped units covering 70–150 % of the loss explain it; under 20 % they explain nothing. */
 const UNMAPPED_EXPLAINS_MIN = 0.7
 const UNMAPPED_EXPLAINS_MAX = 1.5
@@ -137,12 +158,36 @@ const MIN_CONFIDENCE = 0.15
 
 // ---------------------------------------------------------------------------------------------------
 
+/**
+ * Ties in confidence go to the cause whose evidence is the more specific: a named thing (resembling
+ * unmapped items, a miscount and its correction, a fixed factor, stock that rose without a delivery)
+ * before a pattern of windows (one spike, a steady pour), before the residual explanation (usage without
+ * sales, which any unexplained loss with few sales also fits).
+ */
+const SPECIFICITY: readonly Cause[] = [
+  'unmapped_sales',
+  'count_error',
+  'conversion_error',
+  'missing_delivery',
+  'theft_or_breakage',
+  'over_pouring',
+  'under_pouring',
+  'unrecorded_waste',
+]
+
 interface Facts {
   threshold: number
   current: WindowVariance
   previous: WindowVariance[]
-  /** Previous windows then the current one. */
+  /** The windows the evidence counts, oldest first: the previous ones, then the count-to-count windows
+   * inside the reported one when it spans several counts, else the reported window itself. */
   all: WindowVariance[]
+  /** The window a one-off loss is judged in: the inside window with the largest variance %, else the reported one. */
+  spike: WindowVariance
+  /** `all` without `spike`: the item's usual variance. */
+  others: WindowVariance[]
+  /** Every sale depletes one item unit per POS unit: nothing is poured. */
+  soldInOwnUnit: boolean
   unmapped: UnmappedSimilar[]
   /** 0..1: how much of the current loss resembling unmapped sales account for. */
   unmappedExplains: number
@@ -160,7 +205,9 @@ export function rankCauses(input: CauseInput): CauseEvidence[] {
   // Compared as the report shows it (2 decimals), so 5.000000001 % from float arithmetic is 5 %.
   if (Math.abs(round2(current.percentage)) <= input.threshold) return []
   const previous = input.previous.map(measureWindow)
-  const all = [...previous, current]
+  const inside = (input.inside ?? []).map(measureWindow)
+  const all = [...previous, ...(inside.length >= 2 ? inside : [current])]
+  const spike = inside.length >= 2 ? inside.reduce((top, w) => (w.percentage > top.percentage ? w : top)) : current
   const compared = { threshold: input.threshold, current, previous, unmapped: input.unmappedSimilar }
   // One literal with every field, none spread or added later: that made a slow dictionary object, which every rule reads.
   const facts: Facts = {
@@ -169,30 +216,33 @@ export function rankCauses(input: CauseInput): CauseEvidence[] {
     previous,
     unmapped: input.unmappedSimilar,
     all,
+    spike,
+    others: all.filter((w) => w !== spike),
+    soldInOwnUnit: input.soldInOwnUnit ?? false,
     unmappedExplains: unmappedFit(compared).explains,
     countErrorMatch: countErrorCloseness(compared),
-    partialCounts: all.some((w) => !Number.isInteger(w.facts.opening) || !Number.isInteger(w.facts.closing)),
-    ratio: measureRatio(all, current),
+    partialCounts: [...all, current].some((w) => !Number.isInteger(w.facts.opening) || !Number.isInteger(w.facts.closing)),
+    ratio: measureRatio(all, current, input.sizeMl ?? null),
   }
   const ranked: CauseEvidence[] = []
   for (const rule of RULES) {
     const found = rule(facts)
     if (found && found.confidence >= MIN_CONFIDENCE) ranked.push(found)
   }
-  return ranked.sort((a, b) => b.confidence - a.confidence || CAUSES.indexOf(a.cause) - CAUSES.indexOf(b.cause))
+  return ranked.sort((a, b) => b.confidence - a.confidence || SPECIFICITY.indexOf(a.cause) - SPECIFICITY.indexOf(b.cause))
 }
 
 /** Steady loss of 5–25 % over several windows. */
 function overPouring(facts: Facts): CauseEvidence | undefined {
   const { current, all } = facts
-  if (current.variance <= 0 || current.percentage > POUR_IMPLAUSIBLE_PERCENT) return undefined
+  if (facts.soldInOwnUnit || current.variance <= 0 || current.percentage > POUR_IMPLAUSIBLE_PERCENT) return undefined
   const over = all.filter((w) => w.percentage >= POUR_WINDOW_MIN_PERCENT && w.percentage <= POUR_IMPLAUSIBLE_PERCENT)
   const share = over.length / all.length
   // One window is no trend; the run counts in full from three windows over.
   const run = Math.min(1, (over.length - 1) / 2)
   let confidence = 0.2 + 0.6 * share * run
   if (current.percentage > POUR_PLAUSIBLE_PERCENT) confidence *= 0.6
-  // Hands are never that steady: a fixed ratio is a factor (the conversion rule weighs it).
+  // Hands are never that steady: a fixed, factor-like ratio is a conversion error (that rule weighs it).
   confidence *= 1 - POUR_STEADY_PENALTY * facts.ratio.steadiness
   // Loss that unmapped sales account for is not poured away.
   confidence *= 1 - 0.5 * facts.unmappedExplains
@@ -225,20 +275,21 @@ function underPouring(facts: Facts): CauseEvidence | undefined {
   })
 }
 
-/** The same actual/expected ratio in every window: a wrong conversion factor or recipe. */
+/** The same factor-like actual/expected ratio in every window: a wrong conversion factor or recipe. */
 function conversionError(facts: Facts): CauseEvidence | undefined {
-  const { ratios, average, cv, steadiness } = facts.ratio
+  const { ratios, average, cv, steadiness, mixUp } = facts.ratio
   if (steadiness === 0) return undefined
-  const gap = Math.abs(average - 1)
-  const factorLike = gap >= CONVERSION_FACTOR_LIKE_GAP ? 1 : gap >= CONVERSION_POUR_LIKE_GAP ? 0.85 : 0.5
   // More windows make a fixed ratio less of a coincidence.
   const windows = 0.85 + 0.05 * Math.min(3, ratios.length - CONVERSION_MIN_WINDOWS)
-  return found('conversion_error', steadiness * factorLike * windows, {
+  const evidence: Record<string, number> = {
     variance_percentage: facts.current.percentage,
     mean_ratio: average,
     ratio_variation_percentage: cv * 100,
     windows: ratios.length,
-  })
+  }
+  // The factor of the unit mix-up the ratio matches (0.75: a 750 ml bottle entered for a 1 L one).
+  if (mixUp !== undefined) evidence.unit_mix_up_factor = mixUp
+  return found('conversion_error', steadiness * windows, evidence)
 }
 
 /** A large variance in one window, the opposite in the next: the count between them was wrong. */
@@ -284,26 +335,29 @@ function missingDelivery(facts: Facts): CauseEvidence | undefined {
 
 /** One large loss in one window, well above the item's usual variance, that sales do not explain. */
 function theftOrBreakage(facts: Facts): CauseEvidence | undefined {
-  const { current, previous, threshold } = facts
-  if (current.variance <= 0) return undefined
-  const usual = previous.length > 0 ? Math.max(mean(previous.map((w) => Math.abs(w.percentage))), threshold / 2) : threshold
-  const spike = current.percentage / usual
-  if (spike < SPIKE_FACTOR) return undefined
-  const spikeScore = clamp01((spike - SPIKE_FACTOR) / (SPIKE_FULL_FACTOR - SPIKE_FACTOR))
+  const { current, spike, others, threshold } = facts
+  if (current.variance <= 0 || spike.variance <= 0) return undefined
+  const usual = others.length > 0 ? Math.max(mean(others.map((w) => Math.abs(w.percentage))), threshold / 2) : threshold
+  const size = spike.percentage / usual
+  if (size < SPIKE_FACTOR) return undefined
+  const spikeScore = clamp01((size - SPIKE_FACTOR) / (SPIKE_FULL_FACTOR - SPIKE_FACTOR))
   // A one-off needs a clean history; with none, it is half believed.
-  const clean = previous.length > 0 ? previous.filter((w) => Math.abs(w.percentage) <= threshold).length / previous.length : 0.5
-  const wholeUnits = facts.partialCounts && isWholeUnits(current.variance)
+  const cleanWindows = others.filter((w) => Math.abs(w.percentage) <= threshold).length
+  const clean = others.length > 0 ? cleanWindows / others.length : 0.5
+  const wholeUnits = facts.partialCounts && isWholeUnits(spike.variance)
   let confidence = 0.3 + 0.25 * spikeScore + 0.25 * clean + (wholeUnits ? 0.1 : 0)
   // With few sales, usage without sales is as likely unrecorded waste; with none, more likely.
-  if (current.facts.saleLines === 0) confidence *= 0.7
-  else if (current.linesPerDay <= FEW_LINES_PER_DAY) confidence *= 0.85
+  if (spike.expected === 0) confidence *= 0.7
+  else if (isFewSales(spike)) confidence *= 0.85
   confidence *= 1 - facts.unmappedExplains
   confidence *= 1 - 0.6 * facts.countErrorMatch
   return found('theft_or_breakage', confidence, {
     variance_percentage: current.percentage,
-    variance_units: current.variance,
+    variance_units: spike.variance,
+    spike_variance_percentage: spike.percentage,
     usual_variance_percentage: usual,
-    clean_previous_windows: previous.filter((w) => Math.abs(w.percentage) <= threshold).length,
+    clean_windows: cleanWindows,
+    windows: facts.all.length,
   })
 }
 
@@ -327,18 +381,21 @@ function unmappedSales(facts: Facts): CauseEvidence | undefined {
 
 /** Usage with few or no sales behind it (comps, spills, staff drinks), the more so when it recurs. */
 function unrecordedWaste(facts: Facts): CauseEvidence | undefined {
-  const { current, previous, threshold } = facts
+  const { current, all, threshold } = facts
   if (current.variance <= 0 || !isUsageWithoutSales(current)) return undefined
-  const recurring = previous.filter((w) => w.percentage > threshold && isUsageWithoutSales(w)).length
+  // The windows before the latest one the evidence counts (earlier ones, and earlier weeks inside the period).
+  const before = all.slice(0, -1)
+  const recurring = before.filter((w) => w.percentage > threshold && isUsageWithoutSales(w)).length
   // Nothing earlier to compare with: the recurrence is unknown, not absent.
-  const recurrence = previous.length > 0 ? recurring / previous.length : 0.3
+  const recurrence = before.length > 0 ? recurring / before.length : 0.3
   const mostlyUnsold = current.ratio === null || current.ratio >= UNEXPLAINED_RATIO ? 0.1 : 0
   const confidence = (0.45 + mostlyUnsold + 0.35 * recurrence) * (1 - 0.5 * facts.unmappedExplains)
   return found('unrecorded_waste', confidence, {
     variance_percentage: current.percentage,
     variance_units: current.variance,
-    sale_lines: current.facts.saleLines,
-    sale_lines_per_day: current.linesPerDay,
+    units_sold: current.expected,
+    usage_units: current.actual,
+    sold_share_percentage: current.actual > 0 ? (current.expected / current.actual) * 100 : 0,
     recurring_windows: recurring,
   })
 }
@@ -362,17 +419,33 @@ interface RatioSteadiness {
   average: number
   /** Coefficient of variation of the ratios. */
   cv: number
-  /** 0..1: 1 when the ratio is fixed like a factor, 0 when it wanders like pours and counts do. */
+  /** 0..1: 1 when the ratio is fixed like a factor, 0 when it wanders like pours and counts do, or is
+   * inside the range a pour moves it (a steady 5–25 % excess is a pour, not a factor). */
   steadiness: number
+  /** The factor of the unit mix-up the average matches, if any. */
+  mixUp: number | undefined
 }
 
-function measureRatio(all: WindowVariance[], current: WindowVariance): RatioSteadiness {
+function measureRatio(all: WindowVariance[], current: WindowVariance, sizeMl: number | null): RatioSteadiness {
   const ratios = all.flatMap((w) => (w.ratio === null || w.facts.saleLines === 0 ? [] : [w.ratio]))
   const average = mean(ratios)
-  if (ratios.length < CONVERSION_MIN_WINDOWS || current.ratio === null || average <= 0) return { ratios, average, cv: 0, steadiness: 0 }
+  const none = { ratios, average, cv: 0, steadiness: 0, mixUp: undefined }
+  if (ratios.length < CONVERSION_MIN_WINDOWS || current.ratio === null || average <= 0) return none
+  const mixUp = unitMixUp(average, sizeMl)
+  if (!mixUp && average >= CONVERSION_RATIO_LOW && average <= CONVERSION_RATIO_HIGH) return none
   const cv = standardDeviation(ratios) / average
   const steadiness = clamp01((CONVERSION_WANDERING_CV - cv) / (CONVERSION_WANDERING_CV - CONVERSION_STEADY_CV))
-  return { ratios, average, cv, steadiness }
+  return { ratios, average, cv, steadiness, mixUp }
+}
+
+/** The factor of the unit mix-up a ratio of actual to expected matches within MIX_UP_TOLERANCE, if any. */
+function unitMixUp(ratio: number, sizeMl: number | null): number | undefined {
+  const factors = [...COMMON_MIX_UPS]
+  if (sizeMl) {
+    factors.push(['per_bottle_for_per_ml', 1 / sizeMl], ['per_ml_for_per_bottle', sizeMl])
+    factors.push(['per_bottle_for_per_oz', ML_PER_OZ / sizeMl], ['per_oz_for_per_bottle', sizeMl / ML_PER_OZ])
+  }
+  return factors.find(([, factor]) => Math.abs(ratio / factor - 1) <= MIX_UP_TOLERANCE)?.[1]
 }
 
 interface UnmappedFit {
@@ -414,8 +487,13 @@ function countErrorCloseness(facts: Pick<Facts, 'current' | 'previous' | 'thresh
   return closeness >= COUNT_ERROR_MIN_CLOSENESS ? closeness : 0
 }
 
+/** Sales took at most FEW_SALES_SHARE of the usage: in units sold, whatever the number of lines. */
+function isFewSales(w: WindowVariance): boolean {
+  return w.expected <= FEW_SALES_SHARE * w.actual
+}
+
 function isUsageWithoutSales(w: WindowVariance): boolean {
-  return w.actual > 0 && (w.expected === 0 || w.linesPerDay <= FEW_LINES_PER_DAY)
+  return w.actual > 0 && (w.expected === 0 || isFewSales(w))
 }
 
 function isWholeUnits(units: number): boolean {
@@ -424,8 +502,11 @@ function isWholeUnits(units: number): boolean {
 }
 
 /** `evidence` is the rule's own fresh object: its numbers are rounded in place. */
-function found(cause: Cause, confidence: number, evidence: Record<string, number>): CauseEvidence {
-  for (const key in evidence) evidence[key] = round2(evidence[key] as number)
+function found(cause: Cause, confidence: number, evidence: Record<string, number | string>): CauseEvidence {
+  for (const key in evidence) {
+    const value = evidence[key]
+    if (typeof value === 'number') evidence[key] = round2(value)
+  }
   return { cause, confidence: round2(clamp01(confidence)), evidence }
 }
 

@@ -7,6 +7,7 @@ import { analyticsErrors } from './analytics.errors.js'
 import { type LocationBounds, locationBounds, periodLabel, type ReportPeriod, reportPeriod } from './report-period.js'
 import { type PosRevenue, posRevenue } from './rollups.repository.js'
 import { rankCauses, type WindowFacts } from './variance-causes.js'
+import { itemsSoldInOwnUnit } from './sold-in-own-unit.js'
 import { unmappedSimilarTo } from './unmapped-similar.js'
 import type { VarianceItem, VarianceQuery, VarianceReport } from './variance.schemas.js'
 import { COST_PLACES, earlierFacts, type MeasuredWindow, measureWindows, PREVIOUS_WINDOWS, QUANTITY_PLACES, unexplainedUsage, varianceRate, walkedFacts } from './variance-windows.js'
@@ -106,26 +107,41 @@ async function cataloguesOf(db: Executor, tenant: Tenant, locations: Iterable<st
 }
 
 /**
- * Causes for each item above the threshold, from its earlier windows and the unmapped sales at its
- * location (matched among that location's items: the causes do not depend on the report's scope).
+ * An item's earlier windows' facts split at its window's opening count: those before it, and those inside
+ * the window (when it spans more than two counts).
+ */
+function splitAtOpening(entry: ScoredItem, facts: WindowFacts[]): { previous: WindowFacts[]; inside: WindowFacts[] } {
+  const opening = entry.measured.opening.countedAt.getTime()
+  const before = entry.window.earlier.filter(([, closedAt]) => Math.trunc(closedAt) <= opening).length
+  return { previous: facts.slice(0, before), inside: facts.slice(before) }
+}
+
+/**
+ * Causes for each item above the threshold, from its earlier windows, the windows inside its window, the
+ * unmapped sales at its location (matched among that location's items: the causes do not depend on the
+ * report's scope) and whether it is sold in its own unit.
  */
 export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[], threshold: number) {
   const flagged = scored.filter((entry) => entry.aboveThreshold)
   const causes = new Map<string, ReturnType<typeof rankCauses>>()
   if (flagged.length === 0) return causes
-  // The flagged windows walked for their lowest theoretical stock, and the windows before them.
-  // Only the reported window's lowest theoretical stock matters to the rules: the earlier ones are not walked.
-  const [flaggedFacts, previousFacts, unmappedSimilar] = await Promise.all([
+  // The flagged windows walked for their lowest theoretical stock, and the windows before and inside them.
+  // Only the reported window's lowest theoretical stock matters to the rules: the others are not walked.
+  const spans = flagged.map(({ item, measured }) => ({ itemId: item.id, from: measured.opening.countedAt, to: measured.closing.countedAt }))
+  const [flaggedFacts, earlier, unmappedSimilar, soldInOwnUnit] = await Promise.all([
     walkedFacts(db, tenant, flagged),
     earlierFacts(db, tenant, flagged.map((entry) => ({ item: entry.item, earlier: entry.window.earlier }))),
     cataloguesOf(db, tenant, flagged.map((entry) => entry.item.location_id)).then((catalogues) => unmappedSimilarTo(db, tenant, flagged, catalogues)),
+    itemsSoldInOwnUnit(db, tenant, spans),
   ])
   flagged.forEach((entry, index) => {
     const input = {
       threshold,
       window: flaggedFacts[index] as WindowFacts,
-      previous: previousFacts[index] as WindowFacts[],
+      ...splitAtOpening(entry, earlier[index] as WindowFacts[]),
       unmappedSimilar: unmappedSimilar.get(entry.item.id) ?? [],
+      soldInOwnUnit: soldInOwnUnit.has(entry.item.id),
+      sizeMl: entry.item.size_ml,
     }
     causes.set(entry.item.id, rankCauses(input))
   })

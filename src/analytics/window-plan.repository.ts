@@ -15,7 +15,8 @@ import type { WindowTotals } from './count-windows.repository.js'
  *   the opening is not before the closing;
  * - a count: closing = that count, opening = the item's count before it;
  * and in both, the cause rules' earlier windows: the `previous` consecutive windows (pairs of one count
- * and the next) that end at the opening count.
+ * and the next) that end at the opening count, then, when the window spans more than two counts (weekly
+ * counts in a 28-day report), every consecutive window between its opening and closing count.
  */
 
 export interface CountPoint {
@@ -49,7 +50,7 @@ export interface PlannedWindow {
   closing: CountPoint
   /** The store's totals of the window; undefined when it has none yet. */
   stored: WindowTotals | undefined
-  /** Oldest first. */
+  /** Oldest first: the windows before the opening count, then those inside the window when it spans more than two counts. */
   earlier: EarlierWindow[]
 }
 
@@ -148,7 +149,8 @@ function windowOf(row: PlanRow, dateAt: (ms: number) => Date): PlannedWindow | u
 }
 
 /**
- * Each item's window by `choice`, with the store's totals, and its `previous` earlier windows (0: none),
+ * Each item's window by `choice`, with the store's totals, and its `previous` earlier windows (0: none,
+ * and no windows inside either),
  * by item id; items without counts are absent. Numbers the cause rules read come as JSON numbers (the
  * database writes each numeric's decimal, JSON.parse takes its nearest double, as Number() would): one
  * JSON value per item costs the driver far less than a row per window.
@@ -199,7 +201,8 @@ async function planRows(db: Executor, choice: WindowChoice, previous: number): P
             CASE WHEN es.item_id IS NULL THEN e.previous_id END, CASE WHEN es.item_id IS NULL THEN e.count_id END) ORDER BY e.n)
           FROM counts e
           LEFT JOIN analytics_count_windows es ON es.item_id = i.item_id AND es.opening_count_id = e.previous_id AND es.closing_count_id = e.count_id
-          WHERE o.count_id IS NOT NULL AND e.n BETWEEN greatest(2, ch.opening_n - ${previous}::int + 1) AND ch.opening_n) AS earlier
+          WHERE o.count_id IS NOT NULL AND e.n BETWEEN greatest(2, ch.opening_n - ${previous}::int + 1)
+            AND CASE WHEN ${previous}::int > 0 AND ch.closing_n - ch.opening_n >= 2 THEN ch.closing_n ELSE ch.opening_n END) AS earlier
       FROM chosen ch
       LEFT JOIN counts o ON o.n = ch.opening_n AND ch.opening_n < ch.closing_n
       LEFT JOIN counts c ON c.n = ch.closing_n AND ch.opening_n < ch.closing_n AND o.count_id IS NOT NULL

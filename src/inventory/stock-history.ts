@@ -155,6 +155,16 @@ export async function crossLocationSaleLines(db: Executor, tenant: Tenant, itemI
   return result.rows[0]?.lines ?? 0
 }
 
+/**
+ * The tenant's sales usage as a relation a report's own query filters by item and time: item_id,
+ * sale_line (the POS line's sequence), sold_at, units (item units the line took; a recipe line may use
+ * an item in several rows).
+ */
+export function saleUsage(tenant: Tenant): RawBuilder<unknown> {
+  return sql`(SELECT item_id, sale_line, sold_at, units FROM stock_sale_usage
+    WHERE account_id = ${tenant.accountId} AND environment = ${tenant.environment})`
+}
+
 /** One item's usage by one sale line, as recorded when the line was applied. */
 export interface LineUsage {
   /** The sale line (POS's line sequence, as text). */

@@ -30,6 +30,12 @@ export function unmappedSaleLines(tenant: Tenant): RawBuilder<unknown> {
     WHERE account_id = ${tenant.accountId} AND environment = ${tenant.environment} AND NOT depleted)`
 }
 
+/** The tenant's mapped sale lines (they took stock through a mapping) as a relation: sequence, quantity (POS units). */
+export function mappedSaleLines(tenant: Tenant): RawBuilder<unknown> {
+  return sql`(SELECT sequence, quantity FROM pos_sales
+    WHERE account_id = ${tenant.accountId} AND environment = ${tenant.environment} AND depleted)`
+}
+
 /** One sale line as the POS reported it. */
 export interface SaleLine {
   /** The line's sequence (text): what inventory's usage names as its sale line. */

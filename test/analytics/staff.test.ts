@@ -79,6 +79,8 @@ describe('GET /v1/analytics/staff', () => {
     //   Mean (2 + 2 + 4.17 + 25) / 4 = 8.2925.
     // Ratings against the target 3: Maria ≤ 3 with drinks above the mean: excellent; Sam ≤ 3 below the mean:
     //   good; Lee in (3, 6] below the mean: average; Kim above 6: needs_attention.
+    // Each member's evidence: one item window each; their share of its sales, their variance and expected cost.
+    const evidence = (sales_share_percentage: number, variance_cost: number, expected_cost: number) => ({ items: 1, windows: 1, sales_share_percentage, variance_cost, expected_cost })
     assert.deepEqual(body.data, [
       {
         staff_id: mariaId,
@@ -88,7 +90,7 @@ describe('GET /v1/analytics/staff', () => {
         role: 'Bartender',
         // $800 over checks C1 and C2; tips $80 / $800.
         metrics: { variance_rate: 2, drinks_served: 100, average_ticket: 400, customer_satisfaction: 10 },
-        comparison: { variance_rate_vs_avg: -6.29, drinks_served_vs_avg: 56.5, performance_rating: 'excellent' },
+        comparison: { variance_rate_vs_avg: -6.29, drinks_served_vs_avg: 56.5, performance_rating: 'excellent', rating_evidence: evidence(80, 1.6, 80) },
       },
       {
         staff_id: 'S-SAM',
@@ -96,7 +98,7 @@ describe('GET /v1/analytics/staff', () => {
         role: null,
         // $200 + $20 on one check C3; the $30 tip was reported on the $200 line only: 30 / 200.
         metrics: { variance_rate: 2, drinks_served: 30, average_ticket: 220, customer_satisfaction: 15 },
-        comparison: { variance_rate_vs_avg: -6.29, drinks_served_vs_avg: -13.5, performance_rating: 'good' },
+        comparison: { variance_rate_vs_avg: -6.29, drinks_served_vs_avg: -13.5, performance_rating: 'good', rating_evidence: evidence(20, 0.4, 20) },
       },
       {
         staff_id: 'S-LEE',
@@ -104,7 +106,7 @@ describe('GET /v1/analytics/staff', () => {
         role: null,
         // $120 on two lines without a check: two tickets of $60; no tips reported.
         metrics: { variance_rate: 4.17, drinks_served: 24, average_ticket: 60, customer_satisfaction: null },
-        comparison: { variance_rate_vs_avg: -4.12, drinks_served_vs_avg: -19.5, performance_rating: 'average' },
+        comparison: { variance_rate_vs_avg: -4.12, drinks_served_vs_avg: -19.5, performance_rating: 'average', rating_evidence: evidence(100, 1.25, 30) },
       },
       {
         staff_id: 'S-KIM',
@@ -112,7 +114,7 @@ describe('GET /v1/analytics/staff', () => {
         role: null,
         // A reported tip of 0 is 0 %.
         metrics: { variance_rate: 25, drinks_served: 20, average_ticket: 200, customer_satisfaction: 0 },
-        comparison: { variance_rate_vs_avg: 16.71, drinks_served_vs_avg: -23.5, performance_rating: 'needs_attention' },
+        comparison: { variance_rate_vs_avg: 16.71, drinks_served_vs_avg: -23.5, performance_rating: 'needs_attention', rating_evidence: evidence(100, 5, 20) },
       },
     ])
     assert.equal(body.pagination.total, 4)

@@ -40624,7 +40624,14 @@ export interface paths {
                          *           "comparison": {
                          *             "variance_rate_vs_avg": -0.6,
                          *             "drinks_served_vs_avg": 84.5,
-                         *             "performance_rating": "excellent"
+                         *             "performance_rating": "excellent",
+                         *             "rating_evidence": {
+                         *               "items": 14,
+                         *               "windows": 18,
+                         *               "sales_share_percentage": 31.2,
+                         *               "variance_cost": 41.6,
+                         *               "expected_cost": 1733.4
+                         *             }
                          *           }
                          *         }
                          *       ],
@@ -40673,6 +40680,19 @@ export interface paths {
                                      * @enum {string}
                                      */
                                     performance_rating: "excellent" | "good" | "average" | "needs_attention";
+                                    /** @description The numbers behind variance_rate and so behind performance_rating */
+                                    rating_evidence: {
+                                        /** @description Items the member sold inside their count windows: the items whose variance the member shares */
+                                        items: number;
+                                        /** @description Item count windows in which the member sold */
+                                        windows: number;
+                                        /** @description The member’s expected usage cost / the expected usage cost of those windows × 100, 2 decimals: the member’s share of their sales */
+                                        sales_share_percentage: number;
+                                        /** @description Σ the windows’ variance cost (net of recorded waste and transfers, as the variance report) × the member’s share of each, account currency, 2 decimals */
+                                        variance_cost: number;
+                                        /** @description The member’s expected usage cost in those windows, account currency, 2 decimals: variance_rate = variance_cost / expected_cost × 100 */
+                                        expected_cost: number;
+                                    };
                                 };
                             }[];
                             pagination: components["schemas"]["Pagination"];

@@ -1,0 +1,26 @@
+import { sql } from 'kysely'
+import type { Executor, Tenant } from '../platform/db/database.js'
+import { type HistorySpan, saleUsage } from '../inventory/stock-history.js'
+import { mappedSaleLines } from '../pos/sales-history.js'
+
+/**
+ * Which items were sold in their own unit inside their spans: every mapped sale line took exactly one
+ * item unit per POS unit (a bottled beer sold by the bottle, a can by the can). No pour varies such an
+ * item's usage, so over_pouring is never its cause (DECISIONS, "Variance summaries"). Items with no sale
+ * in their span are not among them. Joins inventory's and POS's published relations, summed per line.
+ */
+export async function itemsSoldInOwnUnit(db: Executor, tenant: Tenant, spans: HistorySpan[]): Promise<Set<string>> {
+  if (spans.length === 0) return new Set()
+  const result = await sql<{ item_id: string }>`
+    SELECT per_line.item_id
+    FROM (
+      SELECT s.item_id, u.sale_line, sum(u.units) AS units
+      FROM unnest(${spans.map((span) => span.itemId)}::text[], ${spans.map((span) => span.from.toISOString())}::timestamptz[],
+        ${spans.map((span) => span.to.toISOString())}::timestamptz[]) AS s (item_id, from_at, to_at)
+      JOIN ${saleUsage(tenant)} u ON u.item_id = s.item_id AND u.sold_at > s.from_at AND u.sold_at <= s.to_at
+      GROUP BY s.item_id, u.sale_line) per_line
+    JOIN ${mappedSaleLines(tenant)} l ON l.sequence = per_line.sale_line
+    GROUP BY per_line.item_id
+    HAVING bool_and(per_line.units = l.quantity)`.execute(db)
+  return new Set(result.rows.map((row) => row.item_id))
+}
