@@ -270,6 +270,8 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     await assertFitsWidth(page)
     await screenshot(page, 'waste-phone')
     await page.getByRole('button', { name: 'Record waste (2)' }).click()
+    // The page's answer first: the entry exists once the console has been told so.
+    await page.getByText(/^Waste recorded at main_bar: /).waitFor()
 
     const [entry] = json(await ctx.request('GET', '/v1/inventory/waste', { key: caller.key })).data
     await page.getByText(`Waste recorded at main_bar: ${entry.total_cost.toFixed(2)}.`).waitFor()
