@@ -2,6 +2,7 @@ import { cpus } from 'node:os'
 import { type Caller, json, type TestContext } from '../test/helpers/context.js'
 import { createItem } from '../test/helpers/inventory.js'
 import { createConnection, createPosTestContext } from '../test/pos/pos-helpers.js'
+import { seededRandom } from '../src/pos/simulation/bar-data.js'
 
 /**
  * Labelled detection bench of the variance causes (docs/variance-causes.md, "Detection bench"): seeded
@@ -33,18 +34,6 @@ const THEFT_BOTTLES = 3
 const DEMAND = [4, 40] as const
 const OPENING_STOCK = 60
 const THRESHOLD = 5
-
-/** mulberry32: a small seeded generator, so a seed gives the same month every run. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
 
 function poisson(random: () => number, mean: number): number {
   // Knuth's method: fine for means under 50.
@@ -83,7 +72,7 @@ async function post(ctx: TestContext, caller: Caller, url: string, body: unknown
 
 /** One month of one seed and sales shape in an account of its own; returns each item's label and reported causes. */
 async function simulateMonth(ctx: TestContext, seed: number, shape: Shape) {
-  const random = generator(seed)
+  const random = seededRandom(seed)
   const caller = await ctx.newCaller({ environment: 'sandbox' })
   const connection = await createConnection(ctx, caller)
   const items: BenchItem[] = []

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { domainMinimum, NOT_BLANK, Nullable, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
+import { DateQuery, domainMinimum, NOT_BLANK, Nullable, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
 import { StringEnum } from '../platform/http/types.js'
 import { PastTime } from './inventory.schemas.js'
 
@@ -12,8 +12,6 @@ const Moved = (description: string, example: number) =>
   Type.Number({ ...domainMinimum(0, true), maximum: NUMBER_LIMITS.quantity, description: `${description}: ${MOVED_RULE}`, examples: [example] })
 const Person = (description: string, example: string) =>
   Type.String({ minLength: 1, maxLength: 200, pattern: NOT_BLANK, description: `${description}, 1 to 200 characters`, examples: [example] })
-const DateQuery = (example: string) =>
-  Type.String({ description: 'ISO 8601 date or date-time in the years 0001 to 9999; a bare date_to includes that whole day (UTC)', examples: [example] })
 const Notes = Type.Optional(Nullable(Type.String({ maxLength: 1000, description: 'Up to 1,000 characters', examples: ['for the Friday rush'] })))
 
 // ---- Transfers ----

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox'
 import { PastTime } from '../inventory/inventory.schemas.js'
 import { CATEGORIES, UNITS } from '../inventory/units.js'
-import { domainMinimum, NOT_BLANK, Nullable, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
+import { DateQuery, domainMinimum, NOT_BLANK, Nullable, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
 import { StringEnum } from '../platform/http/types.js'
 import { DISPATCH_STATUSES, ORDER_STATUSES } from './ordering.tables.js'
 
@@ -13,9 +13,6 @@ const OrderedQuantity = Type.Number({ ...domainMinimum(0, true), maximum: NUMBER
 const ReceivedQuantity = Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'Zero or more, up to 3 decimals, in the unit ordered (invalid_quantity otherwise), at most 1,000,000,000', examples: [2] })
 const Money = Type.Number({ minimum: 0, maximum: NUMBER_LIMITS.money, description: 'In the account currency, at most 2 decimals; 0 to 1,000,000,000', examples: [250] })
 const UnitPrice = Type.Number({ minimum: 0, maximum: NUMBER_LIMITS.money, description: 'Price of one unit in the account currency, at most 4 decimals; 0 to 1,000,000,000', examples: [198] })
-const DateQuery = (example: string) =>
-  Type.String({ description: 'ISO 8601 date or date-time in the years 0001 to 9999; a bare date_to includes that whole day (UTC)', examples: [example] })
-
 export const IdParams = Type.Object({ id: Type.String({ description: 'The distributor’s or order’s id', examples: ['dist_01jd2y5z6a7b8c9d0e1f2g3h4j'] }) })
 
 // ---- Distributors ----

@@ -100,3 +100,7 @@ export const Nullable = <T extends TSchema>(schema: T, description?: string) => 
   const text = description ?? own
   return Type.Union([schema, Type.Null()], { ...(text && { description: text }), ...(examples && { examples }) })
 }
+
+/** A list's date_from or date_to (parsed by date-filter.ts parseDateRange). */
+export const DateQuery = (example: string) =>
+  Type.String({ description: 'ISO 8601 date or date-time in the years 0001 to 9999; a bare date_to includes that whole day (UTC)', examples: [example] })
