@@ -158,6 +158,12 @@ export {
   withdrawSaleUsage,
 } from './sale-usage.js'
 
+/** Of `ids`, those that are live items at the location (a location's shelf order holds only these). */
+export async function liveItemIdsAt(db: Executor, tenant: Tenant, location: string, ids: string[]): Promise<Set<string>> {
+  const rows = await findItemRows(db, tenant, ids)
+  return new Set([...rows.values()].filter((row) => row.location_id === location).map((row) => row.id))
+}
+
 export async function getItem(db: Executor, tenant: Tenant, id: string): Promise<InventoryItem> {
   const row = await findItemRow(db, tenant, id)
   if (!row) throw inventoryErrors.itemNotFound(id)

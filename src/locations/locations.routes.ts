@@ -3,10 +3,10 @@ import { tenantOf } from '../platform/auth/auth-plugin.js'
 import { pageRequest, paginate } from '../platform/http/pagination.js'
 import { Deleted, envelope, listEnvelope } from '../platform/http/schemas.js'
 import type { App } from '../platform/http/types.js'
-import { countItemsAtLocation } from '../inventory/inventory.service.js'
+import { countItemsAtLocation, liveItemIdsAt } from '../inventory/inventory.service.js'
 import { locationErrors } from './locations.errors.js'
-import { CreateLocationBody, ListLocationsQuery, Location, LocationParams, UpdateLocationBody } from './locations.schemas.js'
-import { createLocation, deleteLocation, getLocation, listLocations, updateLocation } from './locations.service.js'
+import { CreateLocationBody, ListLocationsQuery, Location, LocationParams, ShelfOrder, ShelfOrderBody, UpdateLocationBody } from './locations.schemas.js'
+import { createLocation, deleteLocation, getLocation, getShelfOrder, listLocations, setShelfOrder, updateLocation } from './locations.service.js'
 
 const tags = ['Locations']
 
@@ -76,6 +76,42 @@ export async function locationRoutes(app: App) {
       return runWrite(app.db, request, reply, 200, (trx) =>
         deleteLocation(trx, tenant, id, () => countItemsAtLocation(trx, tenant, id)),
       )
+    },
+  )
+
+  app.get(
+    '/:id/shelf-order',
+    {
+      schema: {
+        tags,
+        summary: 'Get the shelf order of a location',
+        description:
+          'The order the location’s items are counted in, saved once for every device (the console’s count screen follows it). Items not listed come after, in name order; an empty list is name order.',
+        params: LocationParams, response: { 200: envelope(ShelfOrder) } },
+      config: { permission: 'inventory:read', errors: [locationErrors.locationNotFound] },
+    },
+    async (request) => {
+      const tenant = tenantOf(request)
+      const id = request.params.id
+      return { data: await getShelfOrder(app.db, tenant, id, (ids) => liveItemIdsAt(app.db, tenant, id, ids)) }
+    },
+  )
+
+  app.put(
+    '/:id/shelf-order',
+    {
+      schema: {
+        tags,
+        summary: 'Save the shelf order of a location',
+        description:
+          'Replaces the order with `item_ids`, first shelf first. Each must be a live item at this location, listed once (400 `invalid_parameter` naming `item_ids[i]`); items left out follow in name order.',
+        params: LocationParams, body: ShelfOrderBody, response: { 200: envelope(ShelfOrder) } },
+      config: { permission: 'inventory:write', errors: [locationErrors.locationNotFound] },
+    },
+    (request, reply) => {
+      const tenant = tenantOf(request)
+      const id = request.params.id
+      return runWrite(app.db, request, reply, 200, (trx) => setShelfOrder(trx, tenant, id, request.body.item_ids, (ids) => liveItemIdsAt(trx, tenant, id, ids)))
     },
   )
 }

@@ -54,3 +54,24 @@ export type UpdateLocationBody = Static<typeof UpdateLocationBody>
 
 export const LocationParams = Type.Object({ id: Type.String({ description: 'The location’s slug', examples: ['main_bar'] }) })
 export const ListLocationsQuery = Type.Object(PageQuery, { additionalProperties: false })
+
+const ShelfItemIds = Type.Array(Type.String({ minLength: 1, description: 'An inventory item at the location', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }), {
+  maxItems: 5000,
+  description: 'Item ids in the order they stand on the shelves, first shelf first; each an item at this location, at most once',
+})
+
+export const ShelfOrder = Type.Object(
+  {
+    location: Type.String({ description: 'The location’s slug', examples: ['main_bar'] }),
+    item_ids: ShelfItemIds,
+    updated_at: Type.Union([Timestamp, Type.Null()], { description: 'When it was last saved; null: never (name order)' }),
+  },
+  {
+    description:
+      'The order a location’s items are counted in, shared by every device of the account (the console’s count screen follows it). Items not listed come after, in name order; items deleted since it was saved are left out of the answer',
+  },
+)
+export type ShelfOrder = Static<typeof ShelfOrder>
+
+export const ShelfOrderBody = Type.Object({ item_ids: ShelfItemIds }, { additionalProperties: false })
+export type ShelfOrderBody = Static<typeof ShelfOrderBody>

@@ -2,7 +2,7 @@ import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { invalidParameter } from '../platform/errors.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { locationErrors } from './locations.errors.js'
-import type { CreateLocationBody, Location, UpdateLocationBody } from './locations.schemas.js'
+import type { CreateLocationBody, Location, ShelfOrder, UpdateLocationBody } from './locations.schemas.js'
 import { pageWithTotal } from '../platform/db/page.js'
 
 type LocationRow = {
@@ -107,12 +107,8 @@ export async function createLocation(trx: Trx, tenant: Tenant, input: CreateLoca
 export async function updateLocation(trx: Trx, tenant: Tenant, id: string, input: UpdateLocationBody): Promise<Location> {
   checkTimeZone(input.timezone)
   checkCountry(input.country)
-  const row = await trx
-    .updateTable('locations')
+  const row = await tenantLocationsToUpdate(trx, tenant, id)
     .set({ ...input, updated_at: new Date() })
-    .where('account_id', '=', tenant.accountId)
-    .where('environment', '=', tenant.environment)
-    .where('id', '=', id)
     .returning(['id', 'name', 'timezone', 'business_day_cutoff', 'country', 'created_at', 'updated_at'])
     .executeTakeFirst()
   if (!row) throw locationErrors.locationNotFound(id)
@@ -146,4 +142,37 @@ export async function createDefaultLocations(trx: Trx, accountId: string): Promi
       })),
     )
     .execute()
+}
+
+/** Of `ids`, those that are live items at the location (the inventory domain answers, by the route's wiring). */
+export type ItemsAtLocation = (ids: string[]) => Promise<Set<string>>
+
+/** The location's shelf order, without the items deleted or gone from it since it was saved. */
+export async function getShelfOrder(db: Executor, tenant: Tenant, id: string, itemsAt: ItemsAtLocation): Promise<ShelfOrder> {
+  const row = await tenantLocations(db, tenant).select(['shelf_order', 'shelf_order_updated_at']).where('id', '=', id).executeTakeFirst()
+  if (!row) throw locationErrors.locationNotFound(id)
+  const live = await itemsAt(row.shelf_order)
+  return { location: id, item_ids: row.shelf_order.filter((itemId) => live.has(itemId)), updated_at: row.shelf_order_updated_at?.toISOString() ?? null }
+}
+
+/** Replaces the location's shelf order; 400 names the first id listed twice or not an item of the location. */
+export async function setShelfOrder(trx: Trx, tenant: Tenant, id: string, itemIds: string[], itemsAt: ItemsAtLocation): Promise<ShelfOrder> {
+  await getLocation(trx, tenant, id)
+  const live = await itemsAt(itemIds)
+  const seen = new Set<string>()
+  itemIds.forEach((itemId, index) => {
+    const parameter = `item_ids[${index}]`
+    if (seen.has(itemId)) throw invalidParameter(parameter, itemId, `${parameter} ${itemId} is listed twice`)
+    if (!live.has(itemId)) throw invalidParameter(parameter, itemId, `${parameter} ${itemId} is not an item at location ${id}`)
+    seen.add(itemId)
+  })
+  const row = await tenantLocationsToUpdate(trx, tenant, id)
+    .set({ shelf_order: itemIds, shelf_order_updated_at: new Date() })
+    .returning(['shelf_order', 'shelf_order_updated_at'])
+    .executeTakeFirstOrThrow()
+  return { location: id, item_ids: row.shelf_order, updated_at: row.shelf_order_updated_at?.toISOString() ?? null }
+}
+
+function tenantLocationsToUpdate(trx: Trx, tenant: Tenant, id: string) {
+  return trx.updateTable('locations').where('account_id', '=', tenant.accountId).where('environment', '=', tenant.environment).where('id', '=', id)
 }

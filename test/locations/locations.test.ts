@@ -105,6 +105,49 @@ describe('/v1/locations', () => {
     assert.equal(json(us).data.country, 'US')
   })
 
+  test('a shelf order is saved once for the location, read back without deleted items, and refused item by item', async () => {
+    const caller = await ctx.newCaller()
+    const other = await ctx.newCaller()
+    await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'cellar', name: 'Cellar' } })
+    const [gin, rum, vodka] = [await createItem(ctx, caller, { name: 'Gin' }), await createItem(ctx, caller, { name: 'Rum' }), await createItem(ctx, caller, { name: 'Vodka' })]
+    const inCellar = await createItem(ctx, caller, { name: 'Cellar wine', location: 'cellar' })
+    const strangers = await createItem(ctx, other, { name: 'Not yours' })
+    const url = '/v1/locations/main_bar/shelf-order'
+    const never = json(await ctx.request('GET', url, { key: caller.key })).data
+    assert.deepEqual(never, { location: 'main_bar', item_ids: [], updated_at: null })
+
+    const saved = await ctx.request('PUT', url, { key: caller.key, body: { item_ids: [vodka.id, gin.id] } })
+    assert.equal(saved.statusCode, 200)
+    assert.deepEqual(json(saved).data.item_ids, [vodka.id, gin.id])
+    assert.ok(json(saved).data.updated_at)
+
+    const refusals: [unknown, string, string][] = [
+      [{ item_ids: [rum.id, rum.id] }, 'item_ids[1]', 'listed twice'],
+      [{ item_ids: [rum.id, inCellar.id] }, 'item_ids[1]', 'not an item at location main_bar'],
+      [{ item_ids: [strangers.id] }, 'item_ids[0]', 'not an item at location main_bar'],
+      [{ item_ids: ['item_missing'] }, 'item_ids[0]', 'not an item at location main_bar'],
+      [{ item_ids: [''] }, 'item_ids[0]', ''],
+      [{ items: [rum.id] }, '', ''],
+    ]
+    for (const [body, parameter, message] of refusals) {
+      const response = await ctx.request('PUT', url, { key: caller.key, body })
+      assert.equal(response.statusCode, 400, JSON.stringify(body))
+      assert.equal(json(response).error.code, 'invalid_parameter')
+      if (parameter) assert.equal(json(response).error.details.parameter, parameter)
+      assert.match(json(response).error.message, new RegExp(message))
+    }
+    const missing = await ctx.request('PUT', '/v1/locations/nowhere/shelf-order', { key: caller.key, body: { item_ids: [] } })
+    assert.equal(missing.statusCode, 404)
+    assert.equal(json(missing).error.code, 'location_not_found')
+    assert.equal((await ctx.request('GET', '/v1/locations/main_bar/shelf-order', { key: other.key })).statusCode, 200)
+    assert.equal((await ctx.request('GET', '/v1/locations/cellar/shelf-order', { key: other.key })).statusCode, 404)
+    // Nothing refused changed the saved order.
+    assert.deepEqual(json(await ctx.request('GET', url, { key: caller.key })).data.item_ids, [vodka.id, gin.id])
+
+    await ctx.request('DELETE', `/v1/inventory/items/${vodka.id}`, { key: caller.key })
+    assert.deepEqual(json(await ctx.request('GET', url, { key: caller.key })).data.item_ids, [gin.id])
+  })
+
   test('another account’s location is invisible', async () => {
     const owner = await ctx.newCaller()
     const stranger = await ctx.newCaller()
