@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact'
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { ApiError, NetworkError, type Location, api, newIdempotencyKey, worthRetrying } from './api.js'
 
 /** What a failed call says to a person: the API's own message, or that the connection is down. */
@@ -148,6 +148,11 @@ const quantity = new Intl.NumberFormat(undefined, { maximumFractionDigits: 3 })
 export const formatMoney = (amount: number, currency = '') => `${currency ? currency + ' ' : ''}${money.format(amount)}`
 export const formatQuantity = (value: number) => quantity.format(value)
 export const formatDate = (timestamp: string | null) => (timestamp ? new Date(timestamp).toLocaleString() : '—')
+/** A moment's day on this device's clock, YYYY-MM-DD. */
+export const formatDay = (timestamp: string) => {
+  const date = new Date(timestamp)
+  return `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`
+}
 
 /** Previous/next over a list's pages; nothing when it has one page. */
 export function Pager({ page, totalPages, onPage }: { page: number; totalPages: number; onPage: (page: number) => void }) {
@@ -170,8 +175,23 @@ export function Pager({ page, totalPages, onPage }: { page: number; totalPages: 
 /** A table column: its heading, right-aligned figures, or a heading for screen readers only (an actions column). */
 export type Column = string | { label: string; number?: boolean; hidden?: boolean }
 
-/** A table that scrolls sideways on a narrow screen, with its column headings; the rows are the children. */
+const labelOf = (column: Column) => (typeof column === 'string' ? { label: column } : column)
+
+/**
+ * A table with its column headings; the rows are the children. On a narrow screen each row stacks into a
+ * card (styles.css), every cell under its column's name, which this writes on the cells as data-label:
+ * nothing is scrolled sideways or cut off.
+ */
 export function DataTable({ columns, caption, children }: { columns: Column[]; caption?: string; children: ComponentChildren }) {
+  const body = useRef<HTMLTableSectionElement>(null)
+  useLayoutEffect(() => {
+    for (const row of Array.from(body.current?.rows ?? [])) {
+      Array.from(row.cells).forEach((cell, index) => {
+        const column = columns[index]
+        if (column && !labelOf(column).hidden && cell.tagName === 'TD') cell.dataset.label = labelOf(column).label
+      })
+    }
+  })
   return (
     <div class="table-wrap">
       <table>
@@ -179,7 +199,7 @@ export function DataTable({ columns, caption, children }: { columns: Column[]; c
         <thead>
           <tr>
             {columns.map((column) => {
-              const { label, number, hidden } = typeof column === 'string' ? { label: column } : column
+              const { label, number, hidden } = labelOf(column)
               return (
                 <th scope="col" key={label} class={number ? 'number' : undefined}>
                   {hidden ? <span class="visually-hidden">{label}</span> : label}
@@ -188,7 +208,7 @@ export function DataTable({ columns, caption, children }: { columns: Column[]; c
             })}
           </tr>
         </thead>
-        <tbody>{children}</tbody>
+        <tbody ref={body}>{children}</tbody>
       </table>
     </div>
   )

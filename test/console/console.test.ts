@@ -17,7 +17,7 @@ const SKIP = CHROMIUM ? false : 'no Chromium installed: `apt-get install -y chro
 /** CONSOLE_SCREENSHOTS=docs/console saves each screen there (docs/console.md shows them). */
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS
 const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 }
-const LAPTOP: BrowserContextOptions = { viewport: { width: 1280, height: 860 } }
+const LAPTOP: BrowserContextOptions = { viewport: { width: 1366, height: 900 } }
 
 let ctx: TestContext
 let browser: Browser
@@ -66,10 +66,21 @@ async function countsOf(caller: Caller): Promise<number> {
   return json(await ctx.request('GET', '/v1/inventory/counts', { key: caller.key })).pagination.total
 }
 
-/** The page is no wider than its viewport: nothing to scroll sideways. */
-async function assertFitsWidth(page: Page) {
-  const [scrollWidth, innerWidth] = (await page.evaluate('[document.documentElement.scrollWidth, innerWidth]')) as [number, number]
-  assert.ok(scrollWidth <= innerWidth, `the page is ${scrollWidth} px wide in a ${innerWidth} px viewport`)
+/**
+ * Nothing to scroll sideways, and nothing cut off: the page is no wider than its viewport, and no visible
+ * element (inside a box that scrolls or clips, too) ends beyond its right edge. `screen` names the failure.
+ */
+async function assertFitsWidth(page: Page, screen = '') {
+  const found = (await page.evaluate(`(() => {
+    const width = innerWidth
+    const shown = (element) => !element.closest('.visually-hidden, .skip, thead') && element.getClientRects().length > 0
+    const beyond = [...document.querySelectorAll('body *')]
+      .filter((element) => shown(element) && element.getBoundingClientRect().right > width + 0.5)
+      .map((element) => element.tagName.toLowerCase() + (element.className ? '.' + String(element.className).split(' ')[0] : '') + ' "' + (element.textContent ?? '').trim().slice(0, 30) + '" ends at ' + Math.round(element.getBoundingClientRect().right))
+    return { scrollWidth: document.scrollingElement.scrollWidth, width, beyond: beyond.slice(0, 5) }
+  })()`)) as { scrollWidth: number; width: number; beyond: string[] }
+  assert.ok(found.scrollWidth <= found.width, `${screen}: the page is ${found.scrollWidth} px wide in a ${found.width} px viewport`)
+  assert.deepEqual(found.beyond, [], `${screen}: elements end beyond the ${found.width} px viewport`)
 }
 
 /** A caller whose account has a storeroom beside main_bar. */
@@ -318,12 +329,13 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     assert.equal(await quantityOf(caller, titos.id), 2.75)
   })
 
-  test('variance charts the loss by item, opens each cause’s evidence, and shows transfers and recorded waste apart', async (t) => {
+  test('variance leads with the loss, says what it measured, charts the loss with its figures, shows a gain as one to check, and shows transfers and recorded waste apart', async (t) => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     await ok(ctx, caller, 'POST', '/v1/locations', { id: 'storeroom', name: 'Storeroom' })
     const titos = await createItem(ctx, caller, { name: 'Tito’s Handmade Vodka 750ml', quantity: 12 })
     const jameson = await createItem(ctx, caller, { name: 'Jameson Irish Whiskey 750ml', quantity: 8, cost_per_unit: 24 })
-    await count(ctx, caller, [{ item_id: titos.id, quantity: 12 }, { item_id: jameson.id, quantity: 8 }], daysAgo(10))
+    const aperol = await createItem(ctx, caller, { name: 'Aperol 1L', quantity: 5, cost_per_unit: 20 })
+    await count(ctx, caller, [{ item_id: titos.id, quantity: 12 }, { item_id: jameson.id, quantity: 8 }, { item_id: aperol.id, quantity: 5 }], daysAgo(10))
     await ok(ctx, caller, 'POST', '/v1/inventory/transfers', {
       from_location: 'main_bar',
       to_location: 'storeroom',
@@ -332,12 +344,32 @@ describe('the operator console at /app', { skip: SKIP }, () => {
       items: [{ item_id: titos.id, quantity: 2 }],
     })
     await ok(ctx, caller, 'POST', '/v1/inventory/waste', { location: 'main_bar', recorded_by: 'Maria', occurred_at: daysAgo(6), items: [{ item_id: jameson.id, quantity: 1, reason: 'breakage' }] })
-    await count(ctx, caller, [{ item_id: titos.id, quantity: 6 }, { item_id: jameson.id, quantity: 6 }], daysAgo(3))
+    // Two bottles of Aperol more than anything recorded: a gain to check.
+    await count(ctx, caller, [{ item_id: titos.id, quantity: 6 }, { item_id: jameson.id, quantity: 6 }, { item_id: aperol.id, quantity: 7 }], daysAgo(3))
+    const report = json(await ctx.request('GET', '/v1/analytics/variance', { key: caller.key })).data
+    assert.ok(report.summary.gross_gain > 0 && report.summary.gross_loss > report.total_variance, JSON.stringify(report.summary))
     const page = await openPage(t)
     await signIn(page, caller.key)
     await page.getByRole('link', { name: 'Variance' }).click()
     await page.getByRole('heading', { name: 'Loss by item' }).waitFor()
-    assert.equal(await page.locator('.chart canvas').count(), 1)
+
+    // The loss leads, the gain is apart, the net comes after them.
+    assert.deepEqual((await page.locator('.cards dt').allTextContents()).slice(0, 3), ['Loss', 'Gain to check', 'Net variance'])
+    const money = (amount: number) => `USD ${amount.toFixed(2)}`
+    assert.equal(await page.locator('.cards > div', { hasText: 'Loss' }).first().locator('dd').first().textContent(), money(report.summary.gross_loss))
+    assert.equal(await page.locator('.cards > div', { hasText: 'Gain to check' }).locator('dd').first().textContent(), money(report.summary.gross_gain))
+    await page.getByText(`measured from the count of ${report.period_measured.from.slice(0, 10)} to that of ${report.period_measured.to.slice(0, 10)}`).waitFor()
+    await page.locator('tbody tr', { hasText: 'Aperol 1L' }).getByText('gain to check').waitFor()
+    await page.getByText('A negative variance is a gain to check, not good news').waitFor()
+
+    // The chart is a labelled figure whose every bar has its item's name and amount written out.
+    const chart = page.getByRole('figure', { name: 'Estimated loss of the 2 items that lost most, in USD' })
+    const losers = report.items.filter((item: { estimated_loss: number }) => item.estimated_loss > 0)
+    assert.deepEqual(
+      await chart.getByRole('listitem').allTextContents(),
+      losers.map((item: { name: string; estimated_loss: number }) => `${item.name}${item.estimated_loss.toFixed(2)}`),
+    )
+
     const row = page.locator('tbody tr', { hasText: 'Tito’s Handmade Vodka 750ml' })
     await row.locator('summary').first().click()
     await row.locator('.evidence').first().waitFor()
@@ -362,17 +394,29 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     await page.locator('tbody tr', { hasText: 'Bacardí Superior Rum 750ml' }).waitFor()
     await screenshot(page, 'recommendations')
     await page.getByRole('button', { name: 'Create draft order' }).click()
-    await page.getByText(/Draft order ord_\w+ created for Southern Glazer’s/).waitFor()
+    await page.getByText(/^Draft order created for Southern Glazer’s on /).waitFor()
     const orders = json(await ctx.request('GET', '/v1/orders', { key: caller.key })).data
     assert.equal(orders.length, 1)
     assert.equal(orders[0].status, 'draft')
-    await page.getByRole('button', { name: `Submit order ${orders[0].id}` }).click()
-    await page.locator('tbody tr', { hasText: orders[0].id }).getByText('submitted').waitFor()
+    // The order is named by its distributor and the day it was made (as this browser writes it), never its id.
+    const created = (await page.evaluate(`new Date(${JSON.stringify(orders[0].created_at)}).toLocaleString()`)) as string
+    const orderList = page.locator('section[aria-labelledby="orders-title"]')
+    const row = orderList.locator('tbody tr', { hasText: 'Southern Glazer’s' })
+    assert.equal(await row.locator('th').textContent(), `Southern Glazer’s${created}, for Main bar`)
+    await row.getByRole('button', { name: `Submit the order to Southern Glazer’s, ${created}` }).click()
+    await row.getByText('submitted').waitFor()
+    assert.doesNotMatch((await orderList.textContent()) ?? '', /ord_/)
+    assert.doesNotMatch((await page.getByRole('status').first().textContent()) ?? '', /ord_/)
     await screenshot(page, 'orders')
 
     await page.getByRole('link', { name: 'Forecast' }).click()
     await page.getByRole('heading', { name: 'Bacardí Superior Rum 750ml: daily use in bottles' }).waitFor()
     assert.equal(await page.locator('.chart canvas').count(), 1)
+    // The API's 56 days of history start with the days before the first sale: the chart starts at that sale.
+    const history: { date: string; quantity: number }[] = json(await ctx.request('GET', `/v1/analytics/forecast/items/${rum.id}`, { key: caller.key })).data.history
+    const firstSale = history.findIndex((day) => day.quantity > 0)
+    assert.ok(firstSale > 0, 'the history has days before the first sale')
+    assert.match((await page.locator('.chart').getAttribute('aria-label')) ?? '', new RegExp(`over ${history.length - firstSale} days from ${history[firstSale]!.date},`))
     await page.getByText('Forecast figures').click()
     assert.equal(await page.locator('details tbody tr').count(), 30)
     await screenshot(page, 'forecast')
@@ -394,6 +438,8 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     await page.getByRole('heading', { name: 'Mappings to review' }).waitFor()
     const accept = page.getByRole('button', { name: 'Accept Tito’s Handmade Vodka 1L for Titos Vodka Dbl' })
     await accept.waitFor()
+    // The suggestion says whose stock its sales would take.
+    await page.locator('tbody tr', { hasText: 'Titos Vodka Dbl' }).getByText('at Main bar', { exact: true }).waitFor()
     // A double of a 1L bottle: 3 oz a sale. The API's refusal of a zero amount shows on the row.
     await page.getByLabel('Amount of Tito’s Handmade Vodka 1L per Titos Vodka Dbl').fill('0')
     await accept.click()
@@ -431,5 +477,60 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     const [connection] = json(await ctx.request('GET', '/v1/pos/connections', { key: caller.key })).data
     const runs = json(await ctx.request('GET', '/v1/pos/syncs', { key: caller.key, query: { connection_id: connection.id } })).data
     assert.deepEqual(runs.map((run: { sync_type: string; status: string }) => [run.sync_type, run.status]), [['incremental', 'processing']])
+  })
+
+  test('every screen fits a 390 px phone and a 1366 px laptop: tables stack into cards, nothing scrolls sideways or is cut off', async (t) => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    await ok(ctx, caller, 'POST', '/v1/locations', { id: 'storeroom', name: 'Storeroom' })
+    const long = 'Glenfiddich 12 Year Old Single Malt Scotch Whisky 750ml'
+    const whisky = await createItem(ctx, caller, { name: long, sku: 'GLENFIDDICH-12-YEAR-OLD-750', quantity: 12, cost_per_unit: 38, par_level: 12 })
+    const rum = await createItem(ctx, caller, { name: 'Bacardí Superior Rum 750ml', quantity: 0, cost_per_unit: 14 })
+    await count(ctx, caller, [{ item_id: whisky.id, quantity: 12 }], daysAgo(10))
+    await ok(ctx, caller, 'POST', '/v1/inventory/waste', { location: 'main_bar', recorded_by: 'Maria', occurred_at: daysAgo(6), items: [{ item_id: whisky.id, quantity: 1, reason: 'breakage' }] })
+    await count(ctx, caller, [{ item_id: whisky.id, quantity: 7 }], daysAgo(3))
+    const distributor = await createDistributor(ctx, caller, { name: 'Southern Glazer’s Wine & Spirits of New York', lead_time_days: 0 })
+    await sellDaily(ctx, caller, rum.id, 28, 1)
+    await ok(ctx, caller, 'PUT', `/v1/distributors/${distributor.id}/catalog`, [{ inventory_item_id: rum.id, unit: 'bottle', unit_price: 12.5 }])
+    await ok(ctx, caller, 'POST', '/v1/orders', { distributor_id: distributor.id, location: 'main_bar', items: [{ inventory_item_id: rum.id, quantity: 6, unit: 'bottle' }] })
+    const channel = await salesChannel(ctx, caller)
+    await channel.sell([{ pos_item_id: 'GLEN-12-DBL', name: 'Glenfiddich 12 Year Old Single Malt Dbl', quantity: 1, unit_price: 24, sold_at: daysAgo(1) }])
+    await ok(ctx, caller, 'POST', `/v1/pos/connections/${channel.connectionId}/auto-map`, { confidence_threshold: 1 })
+
+    const page = await openPage(t, PHONE)
+    await signIn(page, caller.key)
+    const screens: [string, () => Promise<unknown>][] = [
+      ['stock', () => page.getByText('2 items').waitFor()],
+      ['count', () => page.getByRole('button', { name: 'Start count' }).waitFor()],
+      ['transfer', () => page.getByLabel('Moved by').waitFor()],
+      ['waste', () => page.getByRole('heading', { name: 'Waste', level: 1 }).waitFor()],
+      ['variance', () => page.locator('tbody tr', { hasText: long }).waitFor()],
+      ['forecast', () => page.getByRole('heading', { name: 'Bacardí Superior Rum 750ml: daily use in bottles' }).waitFor()],
+      [
+        'orders',
+        async () => {
+          await page.getByLabel('Distributor').selectOption(distributor.id)
+          await page.getByLabel('Location').selectOption('main_bar')
+          await page.getByRole('button', { name: 'Create draft order' }).waitFor()
+          await page.locator('tbody tr', { hasText: 'draft' }).waitFor()
+        },
+      ],
+      [
+        'pos',
+        async () => {
+          // sellDaily's connection is the first: the suggestion waits on the second.
+          await page.getByRole('button', { name: 'Front bar Square' }).last().click()
+          await page.getByRole('button', { name: `Accept ${long} for Glenfiddich 12 Year Old Single Malt Dbl` }).waitFor()
+        },
+      ],
+    ]
+    for (const viewport of [{ width: 390, height: 844 }, { width: 1366, height: 900 }]) {
+      await page.setViewportSize(viewport)
+      for (const [screen, shown] of screens) {
+        await page.goto(`${base}/app#/${screen}`)
+        await shown()
+        if (viewport.width === 390) await screenshot(page, `${screen}-phone`)
+        await assertFitsWidth(page, `${screen} at ${viewport.width} px`)
+      }
+    }
   })
 })

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { type Order, type OrderStatus, api, newIdempotencyKey } from '../api.js'
-import { DataTable, ErrorNote, LocationSelect, Pager, Screen, formatDate, formatMoney, formatQuantity, useLoad } from '../ui.js'
+import { DataTable, ErrorNote, LocationSelect, Pager, Screen, formatDate, formatDay, formatMoney, formatQuantity, useLoad } from '../ui.js'
 
 const STATUSES: OrderStatus[] = ['draft', 'submitted', 'processing', 'shipped', 'delivered', 'cancelled']
 
@@ -111,6 +111,8 @@ function OrderList({ created }: { created: Order | null }) {
   const [page, setPage] = useState(1)
   const [submitError, setSubmitError] = useState<unknown>(undefined)
   const orders = useLoad(() => api.orders({ status: status || undefined, page }), [status, page, created])
+  const locations = useLoad(() => api.locations(), [])
+  const locationNames = new Map(locations.data?.map((location) => [location.id, location.name]))
 
   async function submit(id: string) {
     setSubmitError(undefined)
@@ -127,7 +129,7 @@ function OrderList({ created }: { created: Order | null }) {
       <h2 id="orders-title">Orders</h2>
       {created && (
         <p class="notice" role="status">
-          Draft order {created.id} created for {created.distributor_name}: {formatMoney(created.total_amount)}.
+          Draft order created for {created.distributor_name} on {formatDate(created.created_at)}: {formatMoney(created.total_amount)}.
         </p>
       )}
       <div class="filters">
@@ -144,26 +146,33 @@ function OrderList({ created }: { created: Order | null }) {
         </div>
       </div>
       <ErrorNote error={orders.error ?? submitError} />
-      <DataTable columns={['Order', 'Distributor', 'Status', { label: 'Total', number: true }, 'Created', 'Expected', { label: 'Actions', hidden: true }]}>
-        {orders.data?.data.map((order) => (
-          <tr key={order.id}>
-            <th scope="row">{order.id}</th>
-            <td>{order.distributor_name}</td>
-            <td>
-              <span class={`badge status-${order.status}`}>{order.status}</span>
-            </td>
-            <td class="number">{formatMoney(order.total_amount)}</td>
-            <td>{formatDate(order.created_at)}</td>
-            <td>{formatDate(order.estimated_delivery)}</td>
-            <td>
-              {order.status === 'draft' && (
-                <button type="button" onClick={() => void submit(order.id)} aria-label={`Submit order ${order.id}`}>
-                  Submit
-                </button>
-              )}
-            </td>
-          </tr>
-        ))}
+      <DataTable columns={['Order', 'Status', { label: 'Total', number: true }, 'Delivery expected', { label: 'Actions', hidden: true }]}>
+        {orders.data?.data.map((order) => {
+          // An order is named by what a person knows it by: the distributor and the day, never its id.
+          const name = `${order.distributor_name}, ${formatDate(order.created_at)}`
+          return (
+            <tr key={order.id}>
+              <th scope="row">
+                {order.distributor_name}
+                <span class="sub">
+                  {formatDate(order.created_at)}, for {locationNames.get(order.location) ?? order.location}
+                </span>
+              </th>
+              <td>
+                <span class={`badge status-${order.status}`}>{order.status}</span>
+              </td>
+              <td class="number">{formatMoney(order.total_amount)}</td>
+              <td>{order.estimated_delivery ? formatDay(order.estimated_delivery) : 'once submitted'}</td>
+              <td>
+                {order.status === 'draft' && (
+                  <button type="button" onClick={() => void submit(order.id)} aria-label={`Submit the order to ${name}`}>
+                    Submit
+                  </button>
+                )}
+              </td>
+            </tr>
+          )
+        })}
       </DataTable>
       {orders.data && <Pager page={page} totalPages={orders.data.pagination.total_pages} onPage={setPage} />}
     </section>

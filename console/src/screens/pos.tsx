@@ -114,6 +114,8 @@ function MappedNote({ mapping }: { mapping: PosItem }) {
 /** Auto-map matches left for a person to decide: accepting maps the POS item to the suggested inventory item, rejecting drops the suggestion for good. */
 function ReviewQueue({ connection }: { connection: PosConnection }) {
   const items = useLoad(() => api.posItems(connection.id), [connection.id])
+  const locations = useLoad(() => api.locations(), [])
+  const locationNames = new Map(locations.data?.map((location) => [location.id, location.name]))
   const [mapped, setMapped] = useState<PosItem | undefined>(undefined)
   const suggested = (items.data ?? []).filter((item): item is Suggested => item.suggestion !== null)
   const onDecided = (created?: PosItem) => {
@@ -129,7 +131,7 @@ function ReviewQueue({ connection }: { connection: PosConnection }) {
       {suggested.length > 0 && (
         <DataTable columns={['POS item', 'Suggested inventory item', { label: 'Confidence', number: true }, 'Why it waits', 'Amount per POS unit', { label: 'Actions', hidden: true }]}>
           {suggested.map((item) => (
-            <ReviewRow key={item.pos_item_id} connection={connection} item={item} onDecided={onDecided} />
+            <ReviewRow key={item.pos_item_id} connection={connection} item={item} locationName={locationNames.get(item.suggestion.location) ?? item.suggestion.location} onDecided={onDecided} />
           ))}
         </DataTable>
       )}
@@ -139,7 +141,8 @@ function ReviewQueue({ connection }: { connection: PosConnection }) {
 }
 
 /** A POS sale takes an amount of the item: a pour in oz or ml (1.5 oz for a shot), 1 bottle for a bottle sold. */
-function ReviewRow({ connection, item, onDecided }: { connection: PosConnection; item: Suggested; onDecided: (created?: PosItem) => void }) {
+function ReviewRow(props: { connection: PosConnection; item: Suggested; locationName: string; onDecided: (created?: PosItem) => void }) {
+  const { connection, item, onDecided } = props
   const [amount, setAmount] = useState('')
   const [unit, setUnit] = useState('oz')
   const [error, setError] = useState<unknown>(undefined)
@@ -163,7 +166,11 @@ function ReviewRow({ connection, item, onDecided }: { connection: PosConnection;
   return (
     <tr>
       <th scope="row">{item.pos_name}</th>
-      <td>{item.suggestion.inventory_name}</td>
+      <td>
+        {item.suggestion.inventory_name}
+        {/* Two locations may stock the same name: the one whose stock the sales will take. */}
+        <span class="sub">at {props.locationName}</span>
+      </td>
       <td class="number">{Math.round(item.suggestion.confidence * 100)} %</td>
       <td>{item.suggestion.reason ?? '—'}</td>
       <td>

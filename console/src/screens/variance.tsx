@@ -1,7 +1,6 @@
 import { useMemo, useState } from 'preact/hooks'
-import { api, type VarianceItem } from '../api.js'
-import { Chart, barChart } from '../chart.js'
-import { DataTable, ErrorNote, LocationSelect, Screen, formatMoney, formatQuantity, useLoad } from '../ui.js'
+import { api, type VarianceItem, type VarianceReport } from '../api.js'
+import { DataTable, ErrorNote, LocationSelect, Screen, formatDay, formatMoney, formatQuantity, useLoad } from '../ui.js'
 import { reasonLabel } from './waste.js'
 
 const CHART_ITEMS = 10
@@ -17,10 +16,6 @@ export function VarianceScreen() {
   const report = useLoad(() => api.variance({ location, date_from: dateFrom, date_to: dateTo }), [location, dateFrom, dateTo])
   const data = report.data
   const losses = useMemo(() => (data?.items ?? []).filter((item) => item.estimated_loss > 0).slice(0, CHART_ITEMS), [data])
-  const chart = useMemo(
-    () => ({ options: barChart(losses.map((item) => item.name), `Loss (${data?.currency ?? ''})`, LOSS_COLOR), data: [losses.map((_, index) => index), losses.map((item) => item.estimated_loss)] as [number[], number[]] }),
-    [losses],
-  )
 
   return (
     <Screen title="Variance">
@@ -39,47 +34,104 @@ export function VarianceScreen() {
       {report.loading && <p class="status">Loading…</p>}
       {data && (
         <>
-          <dl class="cards">
-            <div>
-              <dt>Estimated loss</dt>
-              <dd>{formatMoney(data.total_variance, data.currency)}</dd>
-            </div>
-            <div>
-              <dt>Variance</dt>
-              <dd>{formatQuantity(data.variance_percentage)} %</dd>
-            </div>
-            <div>
-              <dt>Items above {formatQuantity(data.threshold)} %</dt>
-              <dd>
-                {data.summary.items_above_threshold} of {data.summary.total_items_analyzed}
-              </dd>
-            </div>
-            <div>
-              <dt>Recorded waste</dt>
-              <dd>{formatMoney(data.summary.recorded_waste_cost, data.currency)}</dd>
-              {Object.entries(data.summary.waste_by_reason).map(([reason, cost]) => (
-                <dd class="breakdown" key={reason}>
-                  {reasonLabel(reason)}: {formatMoney(cost)}
-                </dd>
-              ))}
-            </div>
-            <div>
-              <dt>Sales mapped</dt>
-              <dd>{Math.round(data.data_quality.mapped_revenue_share * 100)} %</dd>
-            </div>
-          </dl>
-          <p class="help">Period {data.period.replace('/', ' to ')}. {data.data_quality.items_without_counts} items lack two counts and are left out.</p>
+          <Headline report={data} />
+          <p class="help">
+            Period {data.period.replace('/', ' to ')}, measured from the count of {formatDay(data.period_measured.from)} to that of {formatDay(data.period_measured.to)}: usage is
+            known between counts only, so the windows may start before the period and end before its last day. {data.data_quality.items_without_counts} items lack
+            two counts and are left out.
+          </p>
           {losses.length > 0 && (
             <>
               <h2>Loss by item</h2>
-              <Chart label={`Estimated loss of the ${losses.length} items that lost most, in ${data.currency}; the table below has the figures.`} {...chart} />
+              <LossBars items={losses} currency={data.currency} />
             </>
           )}
           <h2>Items and their likely causes</h2>
           {data.items.length === 0 ? <p>No item has two counts in this period yet.</p> : <VarianceTable items={data.items} currency={data.currency} />}
+          {data.items.some(isGain) && <p class="help">{GAIN_TO_CHECK}</p>}
         </>
       )}
     </Screen>
+  )
+}
+
+/** More stock than the sales explain (with nothing expected, the rate alone does not say so: the loss does). */
+const isGain = (item: VarianceItem) => item.variance_percentage < 0 || item.estimated_loss < 0
+
+const GAIN_TO_CHECK =
+  'A negative variance is a gain to check, not good news: more stock than the sales explain, usually a count, a delivery or a transfer nobody recorded.'
+
+/**
+ * The loss leads: the sum of the items that lost stock (gains elsewhere do not hide it), then the gains to
+ * check, then the net the two make.
+ */
+function Headline({ report }: { report: VarianceReport }) {
+  const { summary, currency } = report
+  return (
+    <dl class="cards">
+      <div>
+        <dt>Loss</dt>
+        <dd>{formatMoney(summary.gross_loss, currency)}</dd>
+        <dd class="breakdown">{formatQuantity(summary.gross_loss_percentage)} % of the expected use</dd>
+      </div>
+      <div>
+        <dt>Gain to check</dt>
+        <dd>{formatMoney(summary.gross_gain, currency)}</dd>
+        <dd class="breakdown">Stock nobody recorded</dd>
+      </div>
+      <div>
+        <dt>Net variance</dt>
+        <dd>{formatMoney(report.total_variance, currency)}</dd>
+        <dd class="breakdown">{formatQuantity(report.variance_percentage)} %</dd>
+      </div>
+      <div>
+        <dt>Items above {formatQuantity(report.threshold)} %</dt>
+        <dd>
+          {summary.items_above_threshold} of {summary.total_items_analyzed}
+        </dd>
+      </div>
+      <div>
+        <dt>Recorded waste</dt>
+        <dd>{formatMoney(summary.recorded_waste_cost, currency)}</dd>
+        {Object.entries(summary.waste_by_reason).map(([reason, cost]) => (
+          <dd class="breakdown" key={reason}>
+            {reasonLabel(reason)}: {formatMoney(cost)}
+          </dd>
+        ))}
+      </div>
+      <div>
+        <dt>Sales mapped</dt>
+        <dd>{Math.round(report.data_quality.mapped_revenue_share * 100)} %</dd>
+      </div>
+    </dl>
+  )
+}
+
+/**
+ * The items that lost most as bars of text and boxes: every name and amount is written out, so the chart
+ * reads on a phone as on a laptop, and a screen reader reads it as the list it is.
+ */
+function LossBars({ items, currency }: { items: VarianceItem[]; currency: string }) {
+  const largest = Math.max(...items.map((item) => item.estimated_loss))
+  return (
+    <figure class="bars" aria-labelledby="loss-bars-title">
+      <figcaption id="loss-bars-title">
+        Estimated loss of the {items.length} items that lost most, in {currency}
+      </figcaption>
+      <ol>
+        {items.map((item) => (
+          <li key={item.inventory_item_id}>
+            <span class="bar-name">{item.name}</span>
+            <span class="bar-line">
+              <span class="bar-track">
+                <span class="bar" style={{ width: `${(item.estimated_loss / largest) * 100}%`, background: LOSS_COLOR }} />
+              </span>
+              <span class="bar-value">{formatMoney(item.estimated_loss)}</span>
+            </span>
+          </li>
+        ))}
+      </ol>
+    </figure>
   )
 }
 
@@ -98,7 +150,9 @@ function VarianceTable({ items, currency }: { items: VarianceItem[]; currency: s
           <td class="number">
             {formatQuantity(item.actual_consumption)} {item.unit}
           </td>
-          <td class="number">{formatQuantity(item.variance_percentage)} %</td>
+          <td class="number">
+            {formatQuantity(item.variance_percentage)} %{isGain(item) && <span class="sub">gain to check</span>}
+          </td>
           <td class="number">{formatMoney(item.estimated_loss)}</td>
           <td>
             <ExplainedMovements item={item} />
