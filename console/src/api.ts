@@ -148,6 +148,11 @@ export const api = {
     (await send((headers) => client.GET('/v1/analytics/forecast', { params: { query: compact(query) }, headers }))).data,
   forecastSeries: async (id: string) =>
     (await send((headers) => client.GET('/v1/analytics/forecast/items/{id}', { params: { path: { id } }, headers }))).data,
+  /** The order the location's items stand on the shelves, saved for every device of the account. */
+  shelfOrder: async (location: string) =>
+    (await send((headers) => client.GET('/v1/locations/{id}/shelf-order', { params: { path: { id: location } }, headers }))).data,
+  saveShelfOrder: async (location: string, itemIds: string[]) =>
+    (await send((headers) => client.PUT('/v1/locations/{id}/shelf-order', { params: { path: { id: location } }, body: { item_ids: itemIds }, headers }))).data,
   distributors: async () => (await send((headers) => client.GET('/v1/distributors', { params: { query: { per_page: 100 } }, headers }))).data,
   recommendations: async (query: QueryOf<'/v1/orders/recommendations'>) =>
     (await send((headers) => client.GET('/v1/orders/recommendations', { params: { query: compact(query) }, headers }))).data,

@@ -188,8 +188,13 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     await page.getByRole('button', { name: 'Next' }).click()
     await page.getByRole('heading', { name: 'Tito’s Handmade Vodka 750ml' }).waitFor()
     await page.getByLabel('Quantity (bottle)').fill('-1')
+    await page.getByText('-1 is below zero').waitFor()
     await page.getByLabel('Quantity (bottle)').press('Enter')
+    // The screen warns before sending; sent anyway, the API refuses the line.
     await page.getByRole('button', { name: 'Submit count (2)' }).click()
+    await page.getByRole('alert').getByText('1 entry looks wrong: Tito’s Handmade Vodka 750ml.').waitFor()
+    assert.equal(await countsOf(caller), 0)
+    await page.getByRole('button', { name: 'Submit anyway (2)' }).click()
 
     // The API refuses the line: the error shows on it, and nothing was recorded.
     await page.getByText('items[1].quantity must be zero or a positive number, got -1').waitFor()
@@ -217,6 +222,58 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     assert.equal(await quantityOf(caller, jameson.id), 2.3)
     assert.equal(await quantityOf(caller, titos.id), 7.5)
     assert.equal(await countsOf(caller), 1, 'the retries recorded the count once')
+  })
+
+  test('on a phone, the count follows the shelf order saved for the location, and asks to check a negative or implausible entry before sending', async (t) => {
+    const caller = await ctx.newCaller()
+    const aperol = await createItem(ctx, caller, { name: 'Aperol 1L', quantity: 6, par_level: 12 })
+    const campari = await createItem(ctx, caller, { name: 'Campari 1L', quantity: 2 })
+    const jameson = await createItem(ctx, caller, { name: 'Jameson Irish Whiskey 750ml', quantity: 3 })
+    const page = await openPage(t, PHONE)
+    await signIn(page, caller.key)
+    await page.getByRole('link', { name: 'Count' }).click()
+    await page.getByLabel('Location').selectOption('main_bar')
+    await page.getByLabel('Your name').fill('Maria')
+    await page.getByRole('button', { name: 'Arrange shelf order' }).click()
+    const shelf = page.locator('ol.shelf li .name')
+    await page.getByRole('button', { name: 'Move Jameson Irish Whiskey 750ml up' }).waitFor()
+    assert.deepEqual(await shelf.allTextContents(), ['Aperol 1L', 'Campari 1L', 'Jameson Irish Whiskey 750ml'])
+    await page.getByRole('button', { name: 'Move Jameson Irish Whiskey 750ml up' }).click()
+    await page.getByRole('button', { name: 'Move Jameson Irish Whiskey 750ml up' }).click()
+    await page.getByRole('button', { name: 'Save shelf order' }).click()
+    await page.getByText('Shelf order saved for every phone of this account.').waitFor()
+    await assertFitsWidth(page, 'shelf order')
+    // Saved on the server: every phone of the account counts in this order.
+    const saved = json(await ctx.request('GET', '/v1/locations/main_bar/shelf-order', { key: caller.key })).data
+    assert.deepEqual(saved.item_ids, [jameson.id, aperol.id, campari.id])
+
+    await page.getByRole('button', { name: 'Start count' }).click()
+    await page.getByRole('heading', { name: 'Jameson Irish Whiskey 750ml' }).waitFor()
+    await page.getByLabel('Quantity (bottle)').fill('2')
+    await page.getByRole('button', { name: 'Next' }).click()
+    await page.getByRole('heading', { name: 'Aperol 1L' }).waitFor()
+    // 6 expected, par 12: 13 is not beyond what the bar means to hold, 75 is.
+    await page.getByLabel('Quantity (bottle)').fill('13')
+    assert.equal(await page.locator('#count-quantity-warning').textContent(), '')
+    await page.getByLabel('Quantity (bottle)').fill('75')
+    await page.getByText('75 bottle is far more than the 6 expected here').waitFor()
+    await page.getByRole('button', { name: 'Next' }).click()
+    await page.getByRole('heading', { name: 'Campari 1L' }).waitFor()
+    await page.getByLabel('Quantity (bottle)').fill('2')
+    await page.getByRole('button', { name: 'Review' }).click()
+    await page.getByRole('button', { name: 'Submit count (3)' }).click()
+    await page.getByRole('alert').getByText('1 entry looks wrong: Aperol 1L.').waitFor()
+    assert.equal(await countsOf(caller), 0, 'nothing is sent before the entry is checked')
+    await screenshot(page, 'count-warning')
+
+    // Corrected, the count goes at the first press.
+    await page.getByRole('button', { name: 'Change Aperol 1L' }).click()
+    await page.getByLabel('Quantity (bottle)').fill('7.5')
+    await page.getByLabel('Quantity (bottle)').press('Enter')
+    await page.getByRole('button', { name: 'Review' }).click()
+    await page.getByRole('button', { name: 'Submit count (3)' }).click()
+    await page.getByRole('heading', { name: 'Count recorded' }).waitFor()
+    assert.equal(await quantityOf(caller, aperol.id), 7.5)
   })
 
   test('on a phone, a transfer moves the quantities typed, shows the API’s refusal on its line, is listed and can be voided', async (t) => {

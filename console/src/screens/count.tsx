@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { ApiError, type CountResult, type Item, api, itemsAt, newIdempotencyKey, worthRetrying } from '../api.js'
+import { ApiError, type CountResult, type Item, api, newIdempotencyKey, worthRetrying } from '../api.js'
 import { ErrorNote, LocationSelect, NOT_A_NUMBER, NameField, Screen, describeError, formatQuantity, parseQuantity, rememberName, rememberedName } from '../ui.js'
+import { entryWarning } from './count-checks.js'
+import { ShelfOrderEditor, itemsInShelfOrder } from './shelf-order.js'
 
 /**
  * The count in progress, saved on this device after every keystroke: a reload, a closed tab or a lost
@@ -9,7 +11,8 @@ import { ErrorNote, LocationSelect, NOT_A_NUMBER, NameField, Screen, describeErr
 interface CountDraft {
   location: string
   countedBy: string
-  items: Pick<Item, 'id' | 'name' | 'sku' | 'unit' | 'full_weight_g' | 'empty_weight_g'>[]
+  /** In the location's shelf order; quantity and par_level (absent in older drafts) check the entries. */
+  items: (Pick<Item, 'id' | 'name' | 'sku' | 'unit' | 'full_weight_g' | 'empty_weight_g'> & Partial<Pick<Item, 'quantity' | 'par_level'>>)[]
   /** What was typed per item id, as typed ('' or absent: not counted). */
   values: Record<string, string>
   /** The open containers' weights typed per item id (grams, as typed), for items with container weights. */
@@ -65,6 +68,11 @@ function reviewText(draft: CountDraft, item: CountDraft['items'][number]): strin
   return weights.length === 0 ? quantity : `${quantity} + open: ${weights.map((weight) => `${weight} g`).join(', ')}`
 }
 
+/** Why what was typed for the item looks wrong (below zero, far above the expected), or undefined. */
+function warningOf(draft: CountDraft, item: CountDraft['items'][number]): string | undefined {
+  return entryWarning(item, draft.values[item.id] ?? '', typedWeights(draft, item.id).length)
+}
+
 /** The item a field error of the API is about: `items[3].quantity` names the 4th line sent; item_not_found names the id. */
 function lineOfError(error: ApiError, sentIds: string[]): string | undefined {
   if (error.line !== undefined) return sentIds[error.line]
@@ -101,16 +109,17 @@ function CountSetup({ onStart }: { onStart: (draft: CountDraft) => void }) {
   const [countedBy, setCountedBy] = useState(rememberedName)
   const [error, setError] = useState<unknown>(undefined)
   const [loading, setLoading] = useState(false)
+  const [arranging, setArranging] = useState(false)
 
   async function start(event: Event) {
     event.preventDefault()
     setLoading(true)
     setError(undefined)
     try {
-      const items = await itemsAt(location)
+      const items = await itemsInShelfOrder(location)
       if (items.length === 0) throw new Error('No items are stored at this location yet.')
       rememberName(countedBy)
-      const kept = items.map(({ id, name, sku, unit, full_weight_g, empty_weight_g }) => ({ id, name, sku, unit, full_weight_g, empty_weight_g }))
+      const kept = items.map(({ id, name, sku, unit, full_weight_g, empty_weight_g, quantity, par_level }) => ({ id, name, sku, unit, full_weight_g, empty_weight_g, quantity, par_level }))
       onStart({ location, countedBy: countedBy.trim(), items: kept, values: {}, weights: {}, position: 0 })
     } catch (failure) {
       setError(failure)
@@ -128,7 +137,13 @@ function CountSetup({ onStart }: { onStart: (draft: CountDraft) => void }) {
         <button type="submit" class="big" disabled={loading || location === '' || countedBy.trim() === ''}>
           {loading ? 'Loading items…' : 'Start count'}
         </button>
+        {location !== '' && (
+          <button type="button" class="link" aria-expanded={arranging} onClick={() => setArranging(!arranging)}>
+            Arrange shelf order
+          </button>
+        )}
       </form>
+      {arranging && location !== '' && <ShelfOrderEditor location={location} key={location} />}
     </Screen>
   )
 }
@@ -137,10 +152,24 @@ function CountSheet(props: { draft: CountDraft; setDraft: (draft: CountDraft | n
   const { draft, setDraft } = props
   const [lineErrors, setLineErrors] = useState<Record<string, string>>({})
   const [sending, setSending] = useState<Sending>({ state: 'idle' })
+  /** Set once the entries that look wrong were shown before a submission: the next press sends anyway. */
+  const [warned, setWarned] = useState(false)
+  useEffect(() => setWarned(false), [draft.values, draft.weights])
   const update = (change: Partial<CountDraft>) => setDraft({ ...draft, ...change })
   const goTo = (position: number) => update({ position: Math.max(0, Math.min(draft.items.length, position)) })
 
   const counted = draft.items.filter((item) => isCounted(draft, item.id))
+  const doubtful = counted.filter((item) => warningOf(draft, item) !== undefined)
+
+  /** Submit: entries that look wrong are shown first, and sent at the second press. */
+  function submit() {
+    if (doubtful.length > 0 && !warned) {
+      setWarned(true)
+      return
+    }
+    setWarned(false)
+    void send(draft)
+  }
 
   async function send(current: CountDraft) {
     const lines = []
@@ -206,6 +235,7 @@ function CountSheet(props: { draft: CountDraft; setDraft: (draft: CountDraft | n
               <button type="button" class="link" onClick={() => goTo(index)} aria-label={`Change ${item.name}`}>
                 Change
               </button>
+              {isCounted(draft, item.id) && warningOf(draft, item) && <p class="warnings">{warningOf(draft, item)}</p>}
               {lineErrors[item.id] && (
                 <p class="error" role="alert">
                   {lineErrors[item.id]}
@@ -215,12 +245,20 @@ function CountSheet(props: { draft: CountDraft; setDraft: (draft: CountDraft | n
           ))}
         </ol>
         {status}
+        {warned && doubtful.length > 0 && (
+          <div class="notice" role="alert">
+            <p>
+              {doubtful.length === 1 ? '1 entry looks' : `${doubtful.length} entries look`} wrong: {doubtful.map((item) => item.name).join(', ')}. Check{' '}
+              {doubtful.length === 1 ? 'it' : 'them'} with Change, or send the count as it is.
+            </p>
+          </div>
+        )}
         <div class="actions">
           <button type="button" onClick={() => goTo(draft.items.length - 1)}>
             Back
           </button>
-          <button type="button" class="primary big" disabled={counted.length === 0 || sending.state === 'sending' || sending.state === 'waiting'} onClick={() => void send(draft)}>
-            Submit count ({counted.length})
+          <button type="button" class="primary big" disabled={counted.length === 0 || sending.state === 'sending' || sending.state === 'waiting'} onClick={submit}>
+            {warned && doubtful.length > 0 ? 'Submit anyway' : 'Submit count'} ({counted.length})
           </button>
         </div>
         <button type="button" class="link danger" onClick={() => confirm('Discard this count and everything typed?') && setDraft(null)}>
@@ -239,6 +277,7 @@ function CountSheet(props: { draft: CountDraft; setDraft: (draft: CountDraft | n
         value={draft.values[draft.items[draft.position]!.id] ?? ''}
         weights={draft.weights[draft.items[draft.position]!.id] ?? []}
         error={lineErrors[draft.items[draft.position]!.id]}
+        warning={warningOf(draft, draft.items[draft.position]!)}
         onChange={(value) => update({ values: { ...draft.values, [draft.items[draft.position]!.id]: value } })}
         onWeightsChange={(weights) => update({ weights: { ...draft.weights, [draft.items[draft.position]!.id]: weights } })}
         onMove={(step) => goTo(draft.position + step)}
@@ -255,6 +294,8 @@ function CountLine(props: {
   value: string
   weights: string[]
   error: string | undefined
+  /** Why the entry looks wrong, shown as it is typed; the count can still be sent. */
+  warning: string | undefined
   onChange: (value: string) => void
   onWeightsChange: (weights: string[]) => void
   onMove: (step: number) => void
@@ -293,8 +334,11 @@ function CountLine(props: {
         value={props.value}
         onInput={(event) => props.onChange(event.currentTarget.value)}
         aria-invalid={props.error ? true : undefined}
-        aria-describedby="count-quantity-error"
+        aria-describedby="count-quantity-error count-quantity-warning"
       />
+      <p id="count-quantity-warning" class="warnings" aria-live="polite">
+        {props.warning ?? ''}
+      </p>
       <div class="steppers" role="group" aria-label="Adjust quantity">
         <button type="button" onClick={() => step(-1)} aria-label="Minus one">−1</button>
         <button type="button" onClick={() => step(-0.1)} aria-label="Minus one tenth">−0.1</button>
