@@ -45,6 +45,16 @@ async function signIn(page: Page, key: string) {
   await page.getByRole('heading', { name: 'Stock', level: 1, exact: true }).waitFor()
 }
 
+/** A phone signed in on the count screen, with main_bar and Maria chosen: ready to start or arrange. */
+async function countSetupOnPhone(t: { after: (fn: () => Promise<void>) => void }, key: string): Promise<Page> {
+  const page = await openPage(t, PHONE)
+  await signIn(page, key)
+  await page.getByRole('link', { name: 'Count' }).click()
+  await page.getByLabel('Location').selectOption('main_bar')
+  await page.getByLabel('Your name').fill('Maria')
+  return page
+}
+
 /**
  * A revocation reaches the server's key cache by NOTIFY, a moment after its commit (on PostgreSQL, later
  * still on a busy machine): wait until the server refuses the key, so the console's next call is refused.
@@ -173,11 +183,7 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     const caller = await ctx.newCaller()
     const jameson = await createItem(ctx, caller, { name: 'Jameson Irish Whiskey 750ml', quantity: 3 })
     const titos = await createItem(ctx, caller, { name: 'Tito’s Handmade Vodka 750ml', quantity: 10 })
-    const page = await openPage(t, PHONE)
-    await signIn(page, caller.key)
-    await page.getByRole('link', { name: 'Count' }).click()
-    await page.getByLabel('Location').selectOption('main_bar')
-    await page.getByLabel('Your name').fill('Maria')
+    const page = await countSetupOnPhone(t, caller.key)
     await page.getByRole('button', { name: 'Start count' }).click()
 
     await page.getByRole('heading', { name: 'Jameson Irish Whiskey 750ml' }).waitFor()
@@ -229,11 +235,7 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     const aperol = await createItem(ctx, caller, { name: 'Aperol 1L', quantity: 6, par_level: 12 })
     const campari = await createItem(ctx, caller, { name: 'Campari 1L', quantity: 2 })
     const jameson = await createItem(ctx, caller, { name: 'Jameson Irish Whiskey 750ml', quantity: 3 })
-    const page = await openPage(t, PHONE)
-    await signIn(page, caller.key)
-    await page.getByRole('link', { name: 'Count' }).click()
-    await page.getByLabel('Location').selectOption('main_bar')
-    await page.getByLabel('Your name').fill('Maria')
+    const page = await countSetupOnPhone(t, caller.key)
     await page.getByRole('button', { name: 'Arrange shelf order' }).click()
     const shelf = page.locator('ol.shelf li .name')
     await page.getByRole('button', { name: 'Move Jameson Irish Whiskey 750ml up' }).waitFor()
@@ -366,11 +368,7 @@ describe('the operator console at /app', { skip: SKIP }, () => {
   test('on a phone, an item with container weights counts its full bottles and weighs each open one', async (t) => {
     const caller = await ctx.newCaller()
     const titos = await createItem(ctx, caller, { name: 'Tito’s Handmade Vodka 750ml', quantity: 10, full_weight_g: 1250, empty_weight_g: 450 })
-    const page = await openPage(t, PHONE)
-    await signIn(page, caller.key)
-    await page.getByRole('link', { name: 'Count' }).click()
-    await page.getByLabel('Location').selectOption('main_bar')
-    await page.getByLabel('Your name').fill('Maria')
+    const page = await countSetupOnPhone(t, caller.key)
     await page.getByRole('button', { name: 'Start count' }).click()
 
     await page.getByLabel('Quantity (bottle)').fill('2')
