@@ -27,7 +27,7 @@ export async function openDatabase(config: Config): Promise<OpenDatabase> {
   }
   const release = lockDataDir(config.dataDir)
   try {
-    const handle = await openPglite(config.dataDir, config.pgliteQueueLimit)
+    const handle = await openPglite(config.dataDir, config.pgliteQueueLimit, undefined, config.databaseTimeouts.probeMs)
     await migrate(handle)
     return {
       handle,

@@ -58,6 +58,9 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>
 
+/** /readyz answers within the probe timeout: orchestrators give a readiness probe a few seconds at most. */
+const MAX_PROBE_TIMEOUT_MS = 10_000
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 const LOG_FORMATS = ['json', 'pretty'] as const
 
@@ -149,6 +152,8 @@ export function loadConfig(env: Env = process.env): Config {
       connectMs: positiveInteger(env, 'BARSTOCK_DB_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectMs),
       statementMs: positiveInteger(env, 'BARSTOCK_DB_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.statementMs),
       idleInTransactionMs: positiveInteger(env, 'BARSTOCK_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs),
+      probeMs: positiveInteger(env, 'BARSTOCK_DB_PROBE_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.probeMs, MAX_PROBE_TIMEOUT_MS),
+      stallCheckMs: positiveInteger(env, 'BARSTOCK_DB_STALL_CHECK_MS', DEFAULT_DATABASE_TIMEOUTS.stallCheckMs),
     },
     pgliteQueueLimit: positiveInteger(env, 'BARSTOCK_PGLITE_QUEUE_LIMIT', DEFAULT_PGLITE_QUEUE_LIMIT),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),

@@ -173,7 +173,7 @@ export interface paths {
         };
         /**
          * The database answers
-         * @description Runs `SELECT 1`: 200 when the database answers, 503 when it does not (take the instance out of rotation). No key, no rate limit.
+         * @description Runs `SELECT 1` on a connection of its own (not one from the pool, which may be busy or stalled): 200 when the database answers, 503 `database_unavailable` with `Retry-After` when it refuses or does not answer within `BARSTOCK_DB_PROBE_TIMEOUT_MS` (1.5 s by default), so the probe itself never hangs: take the instance out of rotation. No key, no rate limit.
          */
         get: {
             parameters: {
@@ -204,7 +204,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The database did not answer */
+                /** @description The database refused or did not answer in time (`database_unavailable`) */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -212,21 +212,31 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "status": "unavailable",
-                         *       "error": "database unreachable"
+                         *       "error": {
+                         *         "code": "database_unavailable",
+                         *         "message": "The database is unavailable or did not answer in time; retry shortly"
+                         *       }
                          *     }
                          */
                         "application/json": {
-                            /**
-                             * @description Always `unavailable`
-                             * @example unavailable
-                             */
-                            status: string;
-                            /**
-                             * @description Why, without internals (the log has them)
-                             * @example database unreachable
-                             */
-                            error: string;
+                            /** @description The error */
+                            error: {
+                                /**
+                                 * @description A stable machine-readable code (never renamed once published): branch on it
+                                 * @example item_not_found
+                                 */
+                                code: string;
+                                /**
+                                 * @description What went wrong, for a person
+                                 * @example Inventory item item_01jd2x3v4w5y6z7a8b9c0d1e2f does not exist
+                                 */
+                                message: string;
+                                /** @description More about the error where it helps: `parameter` and `value` for invalid_parameter, `required` and `provided` for insufficient_permissions */
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            meta?: components["schemas"]["Meta"];
                         };
                     };
                 };

@@ -1,12 +1,13 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import { Kysely, PostgresDialect, sql } from 'kysely'
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, sql } from 'kysely'
 import { PGliteDialect } from 'kysely-pglite-dialect'
 import pg from 'pg'
 import type { Database, Db, Trx } from './database.js'
 import { FifoGate, TOO_MANY_CONNECTIONS } from './fifo-gate.js'
 import { gatedDialect } from './gated-dialect.js'
+import { type ProbeResult, StallWatch } from './stall-watch.js'
 
 export type Listener = (payload: string) => void
 
@@ -31,6 +32,8 @@ export interface DatabaseHandle {
   executeScript(trx: Trx, script: string): Promise<void>
   /** The pool's connections now; for PGlite, its one session and the statements queued for it. */
   poolUsage(): PoolUsage
+  /** SELECT 1 outside the pool's queue, given the probe timeout in all: what /readyz answers from. */
+  probe(): Promise<ProbeResult>
   /** The embedded database only: its data files as a gzipped tar, consistent, taken while it serves. */
   snapshot?(): Promise<Buffer>
   close(): Promise<void>
@@ -61,7 +64,12 @@ export const DEFAULT_PGLITE_QUEUE_LIMIT = 1000
  * `image`, a data directory as `snapshot` writes it (uncompressed or gzip), starts an in-memory database
  * as that copy instead of an empty one.
  */
-export async function openPglite(dataDir: string | undefined, queueLimit = DEFAULT_PGLITE_QUEUE_LIMIT, image?: Blob): Promise<DatabaseHandle & Required<Pick<DatabaseHandle, 'snapshot'>>> {
+export async function openPglite(
+  dataDir: string | undefined,
+  queueLimit = DEFAULT_PGLITE_QUEUE_LIMIT,
+  image?: Blob,
+  probeMs = DEFAULT_DATABASE_TIMEOUTS.probeMs,
+): Promise<DatabaseHandle & Required<Pick<DatabaseHandle, 'snapshot'>>> {
   let location = 'memory://'
   if (dataDir !== undefined) {
     location = pgliteDirectory(dataDir)
@@ -83,6 +91,17 @@ export async function openPglite(dataDir: string | undefined, queueLimit = DEFAU
       await pglite.exec(script)
     },
     poolUsage: () => ({ max: 1, total: 1, idle: gate.busy ? 0 : 1, waiting: gate.waiting }),
+    // The one session is in this process: it cannot be cut off, only busy (a long statement, a backup,
+    // a full queue); its SELECT 1 waits its turn, and a turn that does not come in time is not ready.
+    probe: () =>
+      within(
+        sql`SELECT 1`.execute(db).then(
+          (): ProbeResult => 'ready',
+          (): ProbeResult => 'unreachable',
+        ),
+        probeMs,
+        'unreachable',
+      ),
     // Inside a transaction Kysely holds, so no other query runs meanwhile (PGlite has one session); the
     // checkpoint first writes every committed change into the data files the tar is made of.
     snapshot: () =>
@@ -160,13 +179,35 @@ async function resilientListen(
 export interface DatabaseTimeouts {
   /** Getting a connection, new or from the pool. */
   connectMs: number
-  /** One statement, enforced by the server; the client also gives up a few seconds later (a partition). */
+  /** One statement, enforced by the server; the client also gives up a few seconds later. */
   statementMs: number
   /** A transaction left idle, e.g. by a stalled client. */
   idleInTransactionMs: number
+  /** A probe (SELECT 1 on a connection of its own): /readyz, and the check of a stalled statement. */
+  probeMs: number
+  /**
+   * A statement without an answer this long has the database probed; when the probe finds it
+   * unreachable the statement's connection is cut (a partition: no answer would ever come).
+   */
+  stallCheckMs: number
 }
 
-export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, statementMs: 30_000, idleInTransactionMs: 60_000 }
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
+  connectMs: 5_000,
+  statementMs: 30_000,
+  idleInTransactionMs: 60_000,
+  probeMs: 1_500,
+  stallCheckMs: 2_000,
+}
+
+/**
+ * The longest a request waits on a database that went silent before it answers 503: a new connection
+ * gives up after connectMs, a statement on an open one is cut once a probe started stallCheckMs after it
+ * (or after the silence began) has waited probeMs.
+ */
+export function unreachableDatabaseBoundMs(timeouts: DatabaseTimeouts): number {
+  return Math.max(timeouts.connectMs, timeouts.stallCheckMs + timeouts.probeMs)
+}
 
 /** How much later than the server's statement timeout the client stops waiting for an answer. */
 const CLIENT_TIMEOUT_SLACK_MS = 5_000
@@ -180,7 +221,8 @@ const UNAVAILABLE_SQLSTATE = new RegExp(`^(08|57P0[1-3]|${TOO_MANY_CONNECTIONS}$
 /**
  * Whether an error means the database could not be reached or dropped the connection (rather than a
  * fault of the query): a lost connection, a refused or timed-out connect, a server shut down or a
- * connection terminated by an administrator, a statement stopped by the timeouts above.
+ * connection terminated by an administrator, a statement stopped by the timeouts above or cut because the
+ * database stopped answering (StallWatch).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const failure = error as { code?: unknown; message?: unknown } | null
@@ -188,7 +230,70 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const code = typeof failure.code === 'string' ? failure.code : ''
   if (UNAVAILABLE_SQLSTATE.test(code) || code === '57014' || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code)) return true
   const message = typeof failure.message === 'string' ? failure.message : ''
-  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error/.test(message)
+  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|is not queryable/.test(message)
+}
+
+/** What `promise` resolves to, or `late` if it has not settled within `ms`. */
+async function within<T>(promise: Promise<T>, ms: number, late: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(late), ms)
+  })
+  try {
+    return await Promise.race([promise, deadline])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * SELECT 1 on a connection of its own, outside the pool (whose connections may all be busy or stalled),
+ * given `timeoutMs` in all. A refusal from the server (too many connections, starting up) means it is
+ * there; no answer, or a network error, means it is unreachable. pg's own timeouts tear the socket down.
+ */
+async function probePostgres(connectionString: string, timeoutMs: number): Promise<ProbeResult> {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs })
+  client.on('error', () => undefined)
+  const answer = client
+    .connect()
+    .then(() => client.query('SELECT 1'))
+    .then(
+      (): ProbeResult => 'ready',
+      (error: unknown): ProbeResult => (error instanceof pg.DatabaseError ? 'refusing' : 'unreachable'),
+    )
+  try {
+    return await within(answer, timeoutMs, 'unreachable')
+  } finally {
+    client.end().catch(() => undefined)
+  }
+}
+
+/**
+ * The pool as Kysely sees it, each statement watched by `stallWatch`: a stalled one is cut by ending its
+ * client (pg then destroys the socket, the statement fails with "Connection terminated", the request
+ * answers 503 and the pool drops the client when it is released).
+ */
+function watchedPool(pool: pg.Pool, stallWatch: StallWatch): PostgresPool {
+  const watched = new WeakMap<pg.PoolClient, PostgresPoolClient>()
+  const watch = (client: pg.PoolClient): PostgresPoolClient => ({
+    query: ((text: string, parameters: unknown[]) =>
+      stallWatch.watch(client.query(text, parameters), () => {
+        client.end().catch(() => undefined)
+      })) as unknown as PostgresPoolClient['query'],
+    release: () => client.release(),
+  })
+  return {
+    async connect() {
+      const client = await pool.connect()
+      let wrapped = watched.get(client)
+      if (!wrapped) {
+        wrapped = watch(client)
+        watched.set(client, wrapped)
+      }
+      return wrapped
+    },
+    end: () => pool.end(),
+  }
 }
 
 export async function openPostgres(
@@ -210,7 +315,13 @@ export async function openPostgres(
   // request's own query fails too and answers 503 (isDatabaseUnavailable); the pool replaces the client.
   pool.on('error', (error) => reportError(error, 'idle database connection failed'))
   pool.on('connect', (client) => client.on('error', (error) => reportError(error, 'database connection failed')))
-  const db: Db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const probe = () => probePostgres(connectionString, timeouts.probeMs)
+  const stallWatch = new StallWatch({
+    stallMs: timeouts.stallCheckMs,
+    probe,
+    onCut: (statements) => reportError(new Error(`cut the connections of ${statements} statement(s) waiting on it`), 'database unreachable'),
+  })
+  const db: Db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: watchedPool(pool, stallWatch) }) })
   const listeners = new Set<() => Promise<void>>()
   return {
     kind: 'postgres',
@@ -228,6 +339,7 @@ export async function openPostgres(
       await sql.raw(script).execute(trx)
     },
     poolUsage: () => ({ max: poolSize, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    probe,
     async close() {
       await Promise.all([...listeners].map((stop) => stop()))
       await db.destroy()

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict'
+import { type TestContext, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { type ProbeResult, StallWatch } from '../../src/platform/db/stall-watch.js'
+
+const STALL_MS = 40
+
+/** A statement that settles only when told, or fails when cut (as pg fails a query whose socket is torn down). */
+function statement() {
+  let settle!: (value: string) => void
+  let fail!: (error: Error) => void
+  const promise = new Promise<string>((resolve, reject) => {
+    settle = resolve
+    fail = reject
+  })
+  let cuts = 0
+  return {
+    promise,
+    settle,
+    cut: () => {
+      cuts++
+      fail(new Error('Connection terminated'))
+    },
+    cuts: () => cuts,
+  }
+}
+
+/**
+ * The watch's timers do not keep a process alive (a real statement's socket does); these statements have
+ * no socket, so the test holds the event loop open itself.
+ */
+function holdEventLoop(t: TestContext) {
+  const timer = setInterval(() => undefined, 1_000)
+  t.after(() => clearInterval(timer))
+}
+
+function watchWith(probeResult: () => ProbeResult, probeMs = 10) {
+  const probes: number[] = []
+  const cutCounts: number[] = []
+  const watch = new StallWatch({
+    stallMs: STALL_MS,
+    probe: async () => {
+      probes.push(Date.now())
+      await sleep(probeMs)
+      return probeResult()
+    },
+    onCut: (statements) => cutCounts.push(statements),
+  })
+  return { watch, probes, cutCounts }
+}
+
+test('a long statement on a database that answers is probed every stall period and never cut', async () => {
+  const { watch, probes, cutCounts } = watchWith(() => 'ready')
+  const long = statement()
+  const watched = watch.watch(long.promise, long.cut)
+  await sleep(STALL_MS * 3.5)
+  long.settle('rows')
+  assert.equal(await watched, 'rows')
+  const probed = probes.length
+  assert.ok(probed >= 2, `probed ${probed} times`)
+  assert.equal(long.cuts(), 0)
+  assert.deepEqual(cutCounts, [])
+  await sleep(STALL_MS * 2)
+  assert.equal(probes.length, probed, 'no probe after the statement settled')
+})
+
+test('a refusing database is there: nothing is cut', async () => {
+  const { watch } = watchWith(() => 'refusing')
+  const waiting = statement()
+  const watched = watch.watch(waiting.promise, waiting.cut)
+  await sleep(STALL_MS * 2.5)
+  waiting.settle('late rows')
+  assert.equal(await watched, 'late rows')
+  assert.equal(waiting.cuts(), 0)
+})
+
+test('when the probe finds the database unreachable, every stalled statement is cut, with one shared probe', async (t) => {
+  holdEventLoop(t)
+  const { watch, probes, cutCounts } = watchWith(() => 'unreachable', STALL_MS / 2)
+  const first = statement()
+  const second = statement()
+  const watchedFirst = watch.watch(first.promise, first.cut)
+  const watchedSecond = watch.watch(second.promise, second.cut)
+  const started = Date.now()
+  await assert.rejects(watchedFirst, /Connection terminated/)
+  await assert.rejects(watchedSecond, /Connection terminated/)
+  const ms = Date.now() - started
+  assert.ok(ms >= STALL_MS && ms < STALL_MS * 3, `cut after ${ms} ms`)
+  assert.equal(probes.length, 1, 'one probe for both')
+  assert.deepEqual(cutCounts, [2])
+  assert.deepEqual([first.cuts(), second.cuts()], [1, 1])
+})
+
+test('a statement sent while a probe runs is cut only by a probe that started after it', async (t) => {
+  holdEventLoop(t)
+  let answers: ProbeResult = 'ready'
+  const { watch, probes } = watchWith(() => answers, STALL_MS * 2)
+  const cutAt = (watched: Promise<string>) => watched.then(
+    () => assert.fail('not cut'),
+    (error: Error) => (assert.match(error.message, /Connection terminated/), Date.now()),
+  )
+  const early = statement()
+  const earlyCut = cutAt(watch.watch(early.promise, early.cut))
+  await sleep(STALL_MS + 5)
+  // The probe of `early` runs now; the silence starts here, before its verdict.
+  assert.equal(probes.length, 1)
+  answers = 'unreachable'
+  const late = statement()
+  const lateCut = cutAt(watch.watch(late.promise, late.cut))
+  // `late` stalls while that probe still runs: its verdict cuts `early` only; `late` probes anew.
+  const [earlyAt, lateAt] = await Promise.all([earlyCut, lateCut])
+  assert.ok(earlyAt < lateAt, 'the first verdict cut the early statement only')
+  assert.equal(probes.length, 2)
+})
