@@ -7,6 +7,11 @@ export interface Config {
   host: string
   dataDir: string
   databaseUrl: string | undefined
+  /**
+   * A direct connection to DATABASE_URL's database, which then leads to a transaction-mode pooler:
+   * what needs a session of its own (LISTEN) goes here, and the timeouts become the role's defaults.
+   */
+  directDatabaseUrl: string | undefined
   databasePoolSize: number
   databaseTimeouts: DatabaseTimeouts
   /** On the embedded database: the most statements and transactions waiting for its one connection. */
@@ -142,11 +147,15 @@ export function loadConfig(env: Env = process.env): Config {
   const logFormat = env.BARSTOCK_LOG_FORMAT || 'json'
   if (!LOG_FORMATS.includes(logFormat as never)) throw new ConfigError('BARSTOCK_LOG_FORMAT', `must be one of ${LOG_FORMATS.join(', ')}, got "${logFormat}"`)
   const secret = env.BARSTOCK_SECRET_KEY
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'])
+  const directDatabaseUrl = url(env, 'BARSTOCK_DIRECT_DATABASE_URL', ['postgres:', 'postgresql:'])
+  if (directDatabaseUrl && !databaseUrl) throw new ConfigError('BARSTOCK_DIRECT_DATABASE_URL', 'needs DATABASE_URL (the pooler it bypasses)')
   return {
     port: env.PORT === '0' ? 0 : positiveInteger(env, 'PORT', 3000, 65535),
     host: env.HOST || '0.0.0.0',
     dataDir: resolve(env.BARSTOCK_DATA_DIR || './data'),
-    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseUrl,
+    directDatabaseUrl,
     databasePoolSize: positiveInteger(env, 'BARSTOCK_DB_POOL_SIZE', 10, 200),
     databaseTimeouts: {
       connectMs: positiveInteger(env, 'BARSTOCK_DB_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectMs),

@@ -42,6 +42,8 @@ test('each bad value is refused with a message naming its variable', () => {
     [{ BARSTOCK_DB_PROBE_TIMEOUT_MS: '10001' }, 'BARSTOCK_DB_PROBE_TIMEOUT_MS'],
     [{ BARSTOCK_DB_PROBE_TIMEOUT_MS: '0' }, 'BARSTOCK_DB_PROBE_TIMEOUT_MS'],
     [{ BARSTOCK_DB_STALL_CHECK_MS: '2s' }, 'BARSTOCK_DB_STALL_CHECK_MS'],
+    [{ BARSTOCK_DIRECT_DATABASE_URL: 'postgres://db.internal/barstock' }, 'BARSTOCK_DIRECT_DATABASE_URL'],
+    [{ DATABASE_URL: 'postgres://pooler.internal/barstock', BARSTOCK_DIRECT_DATABASE_URL: 'redis://db.internal' }, 'BARSTOCK_DIRECT_DATABASE_URL'],
   ]
   for (const [env, variable] of cases) {
     assert.throws(

@@ -7,6 +7,7 @@ import pg from 'pg'
 import type { Database, Db, Trx } from './database.js'
 import { FifoGate, TOO_MANY_CONNECTIONS } from './fifo-gate.js'
 import { gatedDialect } from './gated-dialect.js'
+import { applyRoleTimeouts, DatabaseSetupError, sessionTimeoutMismatches } from './session-settings.js'
 import { type ProbeResult, StallWatch } from './stall-watch.js'
 
 export type Listener = (payload: string) => void
@@ -296,18 +297,47 @@ function watchedPool(pool: pg.Pool, stallWatch: StallWatch): PostgresPool {
   }
 }
 
+/**
+ * Refuses connections whose timeouts are not the configured ones, unless they come through a pooler
+ * (`pooled`), whose server sessions opened before the role's defaults changed keep their settings until
+ * they reconnect: then it says so and goes on.
+ */
+async function checkSessionTimeouts(db: Db, timeouts: DatabaseTimeouts, pooled: boolean, reportError: ErrorReporter): Promise<void> {
+  const mismatches = await sessionTimeoutMismatches(db, timeouts)
+  if (mismatches.length === 0) return
+  const problem = `the database connections do not have the configured timeouts: ${mismatches.join('; ')}`
+  if (!pooled) {
+    throw new DatabaseSetupError(
+      `${problem}. A pooler between drops the settings barstock sends at connect (PgBouncer's ignore_startup_parameters): ` +
+        'set BARSTOCK_DIRECT_DATABASE_URL to a direct connection to the same database (docs/operations.md, "Behind PgBouncer")',
+    )
+  }
+  reportError(new Error(`${problem}; server connections the pooler opened before keep theirs until they reconnect (RECONNECT in PgBouncer's console)`), 'database settings')
+}
+
+/**
+ * Opens a pool on PostgreSQL at `connectionString`. With `directUrl` (BARSTOCK_DIRECT_DATABASE_URL),
+ * `connectionString` leads to a transaction-mode pooler: what needs a session of its own (LISTEN) uses
+ * `directUrl`, and the server-side timeouts become the role's defaults in the database (applyRoleTimeouts)
+ * instead of startup parameters, which PgBouncer refuses. Either way the timeouts the connections really
+ * have are checked: a pooler that silently drops them stops the start, unless directUrl says it is one.
+ */
 export async function openPostgres(
   connectionString: string,
   poolSize: number,
   reportError: ErrorReporter = reportToStderr,
   timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
+  directUrl?: string,
 ): Promise<DatabaseHandle> {
+  if (directUrl) await applyRoleTimeouts(directUrl, timeouts)
+  const sessionTimeouts = directUrl
+    ? {}
+    : { statement_timeout: timeouts.statementMs, idle_in_transaction_session_timeout: timeouts.idleInTransactionMs }
   const pool = new pg.Pool({
     connectionString,
     max: poolSize,
     connectionTimeoutMillis: timeouts.connectMs,
-    statement_timeout: timeouts.statementMs,
-    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+    ...sessionTimeouts,
     query_timeout: timeouts.statementMs + CLIENT_TIMEOUT_SLACK_MS,
   })
   // A connection can be dropped by the server (a restart, a failover, pg_terminate_backend) while idle in
@@ -322,12 +352,18 @@ export async function openPostgres(
     onCut: (statements) => reportError(new Error(`cut the connections of ${statements} statement(s) waiting on it`), 'database unreachable'),
   })
   const db: Db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: watchedPool(pool, stallWatch) }) })
+  try {
+    await checkSessionTimeouts(db, timeouts, directUrl !== undefined, reportError)
+  } catch (error) {
+    await db.destroy()
+    throw error
+  }
   const listeners = new Set<() => Promise<void>>()
   return {
     kind: 'postgres',
     db,
     async listen(channel, listener) {
-      const stop = await resilientListen(connectionString, channel, listener, reportError)
+      const stop = await resilientListen(directUrl ?? connectionString, channel, listener, reportError)
       listeners.add(stop)
       return async () => {
         listeners.delete(stop)
