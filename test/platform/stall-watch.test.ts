@@ -3,7 +3,7 @@ import { type TestContext, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { type ProbeResult, StallWatch } from '../../src/platform/db/stall-watch.js'
 
-const STALL_MS = 40
+const STALL_MS = 100
 
 /** A statement that settles only when told, or fails when cut (as pg fails a query whose socket is torn down). */
 function statement() {
@@ -101,7 +101,7 @@ test('a statement sent while a probe runs is cut only by a probe that started af
   )
   const early = statement()
   const earlyCut = cutAt(watch.watch(early.promise, early.cut))
-  await sleep(STALL_MS + 5)
+  await sleep(STALL_MS + STALL_MS / 4)
   // The probe of `early` runs now; the silence starts here, before its verdict.
   assert.equal(probes.length, 1)
   answers = 'unreachable'
