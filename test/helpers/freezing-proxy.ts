@@ -7,6 +7,11 @@ export interface FreezingProxy {
   freeze(): void
   /** Forwards again what waited, and what closed meanwhile closes now, as when a partition heals. */
   thaw(): void
+  /**
+   * Freezes the connections open now for good while new ones are forwarded: a failover that left the
+   * old server's connections open and silent.
+   */
+  strandOpenConnections(): void
   close(): Promise<void>
 }
 
@@ -16,6 +21,7 @@ export interface FreezingProxy {
  */
 export async function startFreezingProxy(target: { host: string; port: number }): Promise<FreezingProxy> {
   const sockets = new Set<net.Socket>()
+  const stranded = new Set<net.Socket>()
   let frozen = false
   const track = (socket: net.Socket) => {
     sockets.add(socket)
@@ -29,7 +35,7 @@ export async function startFreezingProxy(target: { host: string; port: number })
       if (to.write(chunk)) return
       from.pause()
       to.once('drain', () => {
-        if (!frozen) from.resume()
+        if (!frozen && !stranded.has(from)) from.resume()
       })
     })
     from.on('end', () => to.end())
@@ -53,8 +59,15 @@ export async function startFreezingProxy(target: { host: string; port: number })
       frozen = false
       sockets.forEach((socket) => socket.resume())
     },
+    strandOpenConnections() {
+      for (const socket of sockets) {
+        socket.pause()
+        stranded.add(socket)
+      }
+      sockets.clear()
+    },
     async close() {
-      sockets.forEach((socket) => socket.destroy())
+      for (const socket of [...sockets, ...stranded]) socket.destroy()
       await new Promise((resolve) => server.close(resolve))
     },
   }

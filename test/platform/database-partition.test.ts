@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { test } from 'node:test'
-import { DEFAULT_DATABASE_TIMEOUTS, unreachableDatabaseBoundMs } from '../../src/platform/db/connect.js'
+import pg from 'pg'
+import { DEFAULT_DATABASE_TIMEOUTS, openPostgres, unreachableDatabaseBoundMs } from '../../src/platform/db/connect.js'
 import { scratchPostgres } from '../helpers/context.js'
 import { startFreezingProxy } from '../helpers/freezing-proxy.js'
 import { logLines, runCli, scratchDataDir, startServerProcess } from '../helpers/server-process.js'
@@ -131,4 +132,55 @@ test('a partition from PostgreSQL answers 503 within the bound, /readyz within 2
   assert.deepEqual(await skusOf(base, key), [...before, 'P-5', 'W-1'])
   const failures = logLines(server.output()).filter((line) => line.msg === 'request' && line.status === 500)
   assert.deepEqual(failures, [], 'no request answered 500')
+})
+
+test('a LISTEN connection a failover left open and silent reconnects by itself', { skip: !url && 'needs DATABASE_URL (PostgreSQL)', timeout: 120_000 }, async (t) => {
+  const database = await scratchPostgres(url!, 'barstock_stranded')
+  t.after(() => database.drop())
+  const target = new URL(database.url)
+  const proxy = await startFreezingProxy({ host: target.hostname, port: Number(target.port || 5432) })
+  const proxied = new URL(database.url)
+  proxied.host = `127.0.0.1:${proxy.port}`
+  const reports: string[] = []
+  const handle = await openPostgres(proxied.toString(), 2, (error, context) => reports.push(`${context}: ${error.message}`))
+  // The proxy goes first: a pool ends its stranded connections gracefully, which waits for their close.
+  t.after(async () => {
+    await proxy.close()
+    await handle.close()
+  })
+  const heard: string[] = []
+  let onHeard = () => {}
+  await handle.listen('stranded_test', (payload) => {
+    heard.push(payload)
+    onHeard()
+  })
+  const notify = async (payload: string) => {
+    const direct = new pg.Client({ connectionString: database.url })
+    await direct.connect()
+    await direct.query('SELECT pg_notify($1, $2)', ['stranded_test', payload])
+    await direct.end()
+  }
+  const nextHeard = (ms: number) =>
+    new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms)
+      onHeard = () => {
+        clearTimeout(timer)
+        resolve(true)
+      }
+    })
+
+  let arrived = nextHeard(5_000)
+  await notify('before')
+  assert.ok(await arrived, 'heard before the failover')
+  proxy.strandOpenConnections()
+  // The heartbeat (every 10 s) finds it silent, a new connection is made, and the listener is told that
+  // notifications may have been lost (an empty payload).
+  arrived = nextHeard(25_000)
+  assert.ok(await arrived, 'told of the reconnection')
+  assert.deepEqual(heard, ['before', ''])
+  arrived = nextHeard(5_000)
+  await notify('after')
+  assert.ok(await arrived, 'heard after the failover')
+  assert.deepEqual(heard, ['before', '', 'after'])
+  assert.ok(reports.some((report) => /LISTEN stranded_test connection went silent/.test(report)), reports.join('\n'))
 })

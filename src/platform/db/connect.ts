@@ -126,22 +126,28 @@ const reportToStderr: ErrorReporter = (error, context) => {
 }
 
 const LISTEN_RECONNECT_MS = 1000
+/** How often a LISTEN connection, which otherwise only reads, checks that the server still answers it. */
+const LISTEN_HEARTBEAT_MS = 10_000
 
 /**
  * A LISTEN on its own connection that survives the server dropping it: it reconnects, and then calls the
- * listener once with an empty payload, since notifications sent meanwhile were lost.
+ * listener once with an empty payload, since notifications sent meanwhile were lost. A connection that
+ * went silent (a partition, a failover that left it open) would never fail by itself, since it sends
+ * nothing: every LISTEN_HEARTBEAT_MS it runs SELECT 1, and one unanswered within `timeouts.probeMs`
+ * counts as dropped.
  */
 async function resilientListen(
   connectionString: string,
   channel: string,
   listener: Listener,
   reportError: ErrorReporter,
+  timeouts: DatabaseTimeouts,
 ): Promise<() => Promise<void>> {
   let client: pg.Client | undefined
   let closed = false
   let retry: NodeJS.Timeout | undefined
   const connect = async () => {
-    const next = new pg.Client({ connectionString })
+    const next = new pg.Client({ connectionString, connectionTimeoutMillis: timeouts.connectMs })
     next.on('notification', (message) => {
       if (message.channel === channel) listener(message.payload ?? '')
     })
@@ -149,8 +155,14 @@ async function resilientListen(
       reportError(error, `LISTEN ${channel} connection failed; reconnecting`)
       if (client === next) reconnectSoon()
     })
-    await next.connect()
-    await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+    try {
+      await next.connect()
+      await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+    } catch (error) {
+      // A connection that failed half-way is torn down, not left to a server that may never answer.
+      next.end().catch(() => undefined)
+      throw error
+    }
     client = next
   }
   const reconnectSoon = () => {
@@ -166,9 +178,33 @@ async function resilientListen(
         })
     }, LISTEN_RECONNECT_MS)
   }
-  await connect()
+  const checkAnswers = async () => {
+    const current = client
+    if (!current) return
+    const answered = await within(
+      current.query('SELECT 1').then(
+        () => true,
+        () => false,
+      ),
+      timeouts.probeMs,
+      false,
+    )
+    if (answered || client !== current) return
+    reportError(new Error(`no answer within ${timeouts.probeMs} ms`), `LISTEN ${channel} connection went silent; reconnecting`)
+    current.end().catch(() => undefined)
+    reconnectSoon()
+  }
+  const heartbeat = setInterval(() => void checkAnswers(), LISTEN_HEARTBEAT_MS)
+  heartbeat.unref()
+  try {
+    await connect()
+  } catch (error) {
+    clearInterval(heartbeat)
+    throw error
+  }
   return async () => {
     closed = true
+    clearInterval(heartbeat)
     clearTimeout(retry)
     const current = client
     client = undefined
@@ -363,7 +399,7 @@ export async function openPostgres(
     kind: 'postgres',
     db,
     async listen(channel, listener) {
-      const stop = await resilientListen(directUrl ?? connectionString, channel, listener, reportError)
+      const stop = await resilientListen(directUrl ?? connectionString, channel, listener, reportError, timeouts)
       listeners.add(stop)
       return async () => {
         listeners.delete(stop)
