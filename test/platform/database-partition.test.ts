@@ -134,6 +134,48 @@ test('a partition from PostgreSQL answers 503 within the bound, /readyz within 2
   assert.deepEqual(failures, [], 'no request answered 500')
 })
 
+test('a failover that leaves the open connections silent: requests on them answer 503 within the bound, then all are served', { skip: !url && 'needs DATABASE_URL (PostgreSQL)', timeout: 240_000 }, async (t) => {
+  const database = await scratchPostgres(url!, 'barstock_failover')
+  t.after(() => database.drop())
+  const target = new URL(database.url)
+  const proxy = await startFreezingProxy({ host: target.hostname, port: Number(target.port || 5432) })
+  t.after(() => proxy.close())
+  const proxied = new URL(database.url)
+  proxied.host = `127.0.0.1:${proxy.port}`
+  const env = { DATABASE_URL: proxied.toString(), BARSTOCK_DATA_DIR: scratchDataDir() }
+  const server = await startServerProcess(env)
+  t.after(() => {
+    server.child.kill('SIGKILL')
+  })
+  const base = server.url
+  const key = JSON.parse((await runCli(['keys', 'create', '--name', 'failover', '--permissions', '*', '--json'], env)).stdout).key as string
+  const before = ['F-1', 'F-2', 'F-3', 'F-4']
+  for (const answer of await Promise.all(before.map((sku) => timed(base, key, 'POST', '/v1/inventory/items', item(sku))))) {
+    assert.equal(answer.status, 201, JSON.stringify(answer.body))
+  }
+
+  // The old server's connections go silent while new ones reach "the new server" (here the same one:
+  // the statements sent on the old connections never arrive, so the server runs none of them).
+  proxy.strandOpenConnections()
+  const bound = DEFAULT_DATABASE_TIMEOUTS.stallCheckMs + DEFAULT_DATABASE_TIMEOUTS.probeMs + SCHEDULING_SLACK_MS
+  const answers = await Promise.all(Array.from({ length: 6 }, () => timed(base, key, 'GET', '/v1/inventory/items')))
+  t.diagnostic(`answered ${answers.map((answer) => `${answer.status} in ${answer.ms} ms`).join(', ')}`)
+  for (const answer of answers) {
+    if (answer.status === 503) assertUnavailableWithin(answer, bound, 'a read on a stranded connection')
+    else assert.equal(answer.status, 200, JSON.stringify(answer.body))
+  }
+  assert.ok(answers.some((answer) => answer.status === 503), 'some reads found stranded connections')
+  // The stranded connections are gone from the pool: every request is served again.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const again = await Promise.all(Array.from({ length: 6 }, () => timed(base, key, 'GET', '/v1/inventory/items')))
+    assert.deepEqual(again.map((answer) => answer.status), [200, 200, 200, 200, 200, 200])
+  }
+  const after = await timed(base, key, 'POST', '/v1/inventory/items', item('F-5'))
+  assert.equal(after.status, 201, JSON.stringify(after.body))
+  assert.deepEqual(await skusOf(base, key), [...before, 'F-5'])
+  assert.deepEqual(logLines(server.output()).filter((line) => line.msg === 'request' && line.status === 500), [], 'no request answered 500')
+})
+
 test('a LISTEN connection a failover left open and silent reconnects by itself', { skip: !url && 'needs DATABASE_URL (PostgreSQL)', timeout: 120_000 }, async (t) => {
   const database = await scratchPostgres(url!, 'barstock_stranded')
   t.after(() => database.drop())

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { type TestContext, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { type ProbeResult, StallWatch } from '../../src/platform/db/stall-watch.js'
+import { type ProbeResult, type ProbeVerdict, StallWatch } from '../../src/platform/db/stall-watch.js'
 
 const STALL_MS = 100
 
@@ -34,15 +34,15 @@ function holdEventLoop(t: TestContext) {
   t.after(() => clearInterval(timer))
 }
 
-function watchWith(probeResult: () => ProbeResult, probeMs = 10) {
+function watchWith(probeResult: () => ProbeResult, probeMs = 10, running?: (backends: number[]) => number[]) {
   const probes: number[] = []
   const cutCounts: number[] = []
   const watch = new StallWatch({
     stallMs: STALL_MS,
-    probe: async () => {
+    probe: async (backends): Promise<ProbeVerdict> => {
       probes.push(Date.now())
       await sleep(probeMs)
-      return probeResult()
+      return { result: probeResult(), ...(running ? { running: new Set(running(backends)) } : {}) }
     },
     onCut: (statements) => cutCounts.push(statements),
   })
@@ -111,4 +111,31 @@ test('a statement sent while a probe runs is cut only by a probe that started af
   const [earlyAt, lateAt] = await Promise.all([earlyCut, lateCut])
   assert.ok(earlyAt < lateAt, 'the first verdict cut the early statement only')
   assert.equal(probes.length, 2)
+})
+
+test('a database that answers but runs no statement for a stalled one has it cut: its server is gone or never got it', async (t) => {
+  holdEventLoop(t)
+  const asked: number[][] = []
+  const { watch, cutCounts } = watchWith(
+    () => 'ready',
+    10,
+    (backends) => {
+      asked.push(backends)
+      return backends.filter((backend) => backend === 101)
+    },
+  )
+  const running = statement()
+  const stranded = statement()
+  const unknown = statement()
+  const watchedRunning = watch.watch(running.promise, running.cut, 101)
+  const watchedStranded = watch.watch(stranded.promise, stranded.cut, 202)
+  const watchedUnknown = watch.watch(unknown.promise, unknown.cut)
+  await assert.rejects(watchedStranded, /Connection terminated/)
+  assert.deepEqual(asked[0], [101, 202], 'asked about the server processes it knows')
+  await sleep(STALL_MS)
+  running.settle('report rows')
+  unknown.settle('pooled rows')
+  assert.equal(await watchedRunning, 'report rows')
+  assert.equal(await watchedUnknown, 'pooled rows', 'a statement whose server process is not known is cut only when nothing answers')
+  assert.deepEqual(cutCounts, [1])
 })

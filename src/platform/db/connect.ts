@@ -8,7 +8,7 @@ import type { Database, Db, Trx } from './database.js'
 import { FifoGate, TOO_MANY_CONNECTIONS } from './fifo-gate.js'
 import { gatedDialect } from './gated-dialect.js'
 import { applyRoleTimeouts, DatabaseSetupError, sessionTimeoutMismatches } from './session-settings.js'
-import { type ProbeResult, StallWatch } from './stall-watch.js'
+import { type ProbeResult, type ProbeVerdict, StallWatch } from './stall-watch.js'
 
 export type Listener = (payload: string) => void
 
@@ -285,21 +285,27 @@ async function within<T>(promise: Promise<T>, ms: number, late: T): Promise<T> {
 
 /**
  * SELECT 1 on a connection of its own, outside the pool (whose connections may all be busy or stalled),
- * given `timeoutMs` in all. A refusal from the server (too many connections, starting up) means it is
- * there; no answer, or a network error, means it is unreachable. pg's own timeouts tear the socket down.
+ * given `timeoutMs` in all; asked about server processes (`backends`), it reads instead which of them run
+ * a statement (same role: pg_stat_activity shows their state). A refusal from the server (too many
+ * connections, starting up) means it is there; no answer, or a network error, means it is unreachable.
+ * pg's own timeouts tear the socket down.
  */
-async function probePostgres(connectionString: string, timeoutMs: number): Promise<ProbeResult> {
+async function probePostgres(connectionString: string, timeoutMs: number, backends: number[]): Promise<ProbeVerdict> {
   const client = new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs })
   client.on('error', () => undefined)
   const answer = client
     .connect()
-    .then(() => client.query('SELECT 1'))
-    .then(
-      (): ProbeResult => 'ready',
-      (error: unknown): ProbeResult => (error instanceof pg.DatabaseError ? 'refusing' : 'unreachable'),
-    )
+    .then(async (): Promise<ProbeVerdict> => {
+      if (backends.length === 0) {
+        await client.query('SELECT 1')
+        return { result: 'ready' }
+      }
+      const { rows } = await client.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE pid = ANY($1::int[]) AND state = 'active'", [backends])
+      return { result: 'ready', running: new Set(rows.map((row) => row.pid)) }
+    })
+    .catch((error: unknown): ProbeVerdict => ({ result: error instanceof pg.DatabaseError ? 'refusing' : 'unreachable' }))
   try {
-    return await within(answer, timeoutMs, 'unreachable')
+    return await within(answer, timeoutMs, { result: 'unreachable' })
   } finally {
     client.end().catch(() => undefined)
   }
@@ -308,15 +314,21 @@ async function probePostgres(connectionString: string, timeoutMs: number): Promi
 /**
  * The pool as Kysely sees it, each statement watched by `stallWatch`: a stalled one is cut by ending its
  * client (pg then destroys the socket, the statement fails with "Connection terminated", the request
- * answers 503 and the pool drops the client when it is released).
+ * answers 503 and the pool drops the client when it is released). Direct connections name their server
+ * process (pg's processID, from the server's BackendKeyData); through a pooler that number is the
+ * pooler's own, so it is left out.
  */
-function watchedPool(pool: pg.Pool, stallWatch: StallWatch): PostgresPool {
+function watchedPool(pool: pg.Pool, stallWatch: StallWatch, pooled: boolean): PostgresPool {
   const watched = new WeakMap<pg.PoolClient, PostgresPoolClient>()
   const watch = (client: pg.PoolClient): PostgresPoolClient => ({
     query: ((text: string, parameters: unknown[]) =>
-      stallWatch.watch(client.query(text, parameters), () => {
-        client.end().catch(() => undefined)
-      })) as unknown as PostgresPoolClient['query'],
+      stallWatch.watch(
+        client.query(text, parameters),
+        () => {
+          client.end().catch(() => undefined)
+        },
+        pooled ? undefined : ((client as unknown as { processID: number | null }).processID ?? undefined),
+      )) as unknown as PostgresPoolClient['query'],
     release: () => client.release(),
   })
   return {
@@ -381,13 +393,12 @@ export async function openPostgres(
   // request's own query fails too and answers 503 (isDatabaseUnavailable); the pool replaces the client.
   pool.on('error', (error) => reportError(error, 'idle database connection failed'))
   pool.on('connect', (client) => client.on('error', (error) => reportError(error, 'database connection failed')))
-  const probe = () => probePostgres(connectionString, timeouts.probeMs)
   const stallWatch = new StallWatch({
     stallMs: timeouts.stallCheckMs,
-    probe,
-    onCut: (statements) => reportError(new Error(`cut the connections of ${statements} statement(s) waiting on it`), 'database unreachable'),
+    probe: (backends) => probePostgres(connectionString, timeouts.probeMs, backends),
+    onCut: (statements) => reportError(new Error(`cut the connections of ${statements} statement(s) it never answered`), 'database silent'),
   })
-  const db: Db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: watchedPool(pool, stallWatch) }) })
+  const db: Db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: watchedPool(pool, stallWatch, directUrl !== undefined) }) })
   try {
     await checkSessionTimeouts(db, timeouts, directUrl !== undefined, reportError)
   } catch (error) {
@@ -411,7 +422,7 @@ export async function openPostgres(
       await sql.raw(script).execute(trx)
     },
     poolUsage: () => ({ max: poolSize, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    probe,
+    probe: async () => (await probePostgres(connectionString, timeouts.probeMs, [])).result,
     async close() {
       await Promise.all([...listeners].map((stop) => stop()))
       await db.destroy()

@@ -5,17 +5,26 @@
  */
 export type ProbeResult = 'ready' | 'refusing' | 'unreachable'
 
+/** What a probe found, and which of the server processes it was asked about run a statement there. */
+export interface ProbeVerdict {
+  result: ProbeResult
+  /** Of the backends asked about, those the server that answered is running a statement on. */
+  running?: ReadonlySet<number>
+}
+
 export interface StallWatchOptions {
   /** How long a statement may wait for its answer before the database is probed. */
   stallMs: number
-  /** One probe on a connection of its own, bounded in time by the caller. */
-  probe: () => Promise<ProbeResult>
-  /** Told how many stalled statements were cut when a probe found the database unreachable. */
+  /** One probe on a connection of its own, bounded in time by the caller, asked about `backends`. */
+  probe: (backends: number[]) => Promise<ProbeVerdict>
+  /** Told how many stalled statements were cut. */
   onCut: (statements: number) => void
 }
 
 interface Waiting {
   startedAt: number
+  /** The server process the statement was sent to, when known (not through a pooler). */
+  backend: number | undefined
   /** Ends the statement's connection, which fails the statement (and its request answers 503). */
   cut: () => void
 }
@@ -31,8 +40,10 @@ interface Probe {
  * PostgreSQL sends nothing while a statement runs, so a connection cannot tell a long statement from a
  * lost server. A statement still waiting after `stallMs` (and every `stallMs` after that) has the
  * database probed on a fresh connection; if the probe finds it unreachable, every statement that was
- * already waiting when the probe started is cut. A long statement on a database that answers is never
- * cut (the server's statement_timeout bounds it). Probes are shared: at most one runs at a time.
+ * already waiting when the probe started is cut. If it answers, a statement whose server process is not
+ * running a statement there is cut too: its connection leads to a server that is gone (a failover that
+ * left it open) or its statement never arrived. A long statement its server is running is never cut
+ * (the server's statement_timeout bounds it). Probes are shared: at most one runs at a time.
  */
 export class StallWatch {
   readonly #waiting = new Set<Waiting>()
@@ -40,9 +51,9 @@ export class StallWatch {
 
   constructor(private readonly options: StallWatchOptions) {}
 
-  /** Watches `statement` until it settles; `cut` ends the connection it waits on. */
-  async watch<T>(statement: Promise<T>, cut: () => void): Promise<T> {
-    const waiting: Waiting = { startedAt: Date.now(), cut }
+  /** Watches `statement`, sent to server process `backend`, until it settles; `cut` ends its connection. */
+  async watch<T>(statement: Promise<T>, cut: () => void, backend?: number): Promise<T> {
+    const waiting: Waiting = { startedAt: Date.now(), backend, cut }
     this.#waiting.add(waiting)
     const timer = setInterval(() => void this.#check(waiting), this.options.stallMs)
     timer.unref()
@@ -68,10 +79,13 @@ export class StallWatch {
 
   #startProbe(): Probe {
     const startedAt = Date.now()
+    const asked = [...this.#waiting].filter((waiting) => waiting.startedAt <= startedAt)
+    const backends = asked.flatMap((waiting) => (waiting.backend === undefined ? [] : [waiting.backend]))
     const done = this.options
-      .probe()
-      .then((result) => {
-        if (result === 'unreachable') this.#cutWaitingSince(startedAt)
+      .probe(backends)
+      .then(({ result, running }) => {
+        if (result === 'unreachable') this.#cut(asked)
+        else if (running) this.#cut(asked.filter((waiting) => waiting.backend !== undefined && !running.has(waiting.backend)))
       })
       // A probe that throws gives no verdict; the next check probes again (a timer must never reject).
       .catch(() => undefined)
@@ -81,12 +95,10 @@ export class StallWatch {
     return { startedAt, done }
   }
 
-  #cutWaitingSince(time: number): void {
-    const stalled = [...this.#waiting].filter((waiting) => waiting.startedAt <= time)
-    for (const waiting of stalled) {
-      this.#waiting.delete(waiting)
-      waiting.cut()
-    }
-    if (stalled.length > 0) this.options.onCut(stalled.length)
+  /** Cuts those of `stalled` still waiting. */
+  #cut(stalled: Waiting[]): void {
+    const waiting = stalled.filter((candidate) => this.#waiting.delete(candidate))
+    for (const candidate of waiting) candidate.cut()
+    if (waiting.length > 0) this.options.onCut(waiting.length)
   }
 }
