@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
-import { test } from 'node:test'
+import { type TestContext, test } from 'node:test'
 import pg from 'pg'
 import { DEFAULT_DATABASE_TIMEOUTS, openPostgres, unreachableDatabaseBoundMs } from '../../src/platform/db/connect.js'
 import { scratchPostgres } from '../helpers/context.js'
@@ -68,22 +68,32 @@ async function msUntilReady(base: string, limitMs: number): Promise<number> {
   throw new Error(`not ready within ${limitMs} ms of the partition healing`)
 }
 
-test('a partition from PostgreSQL answers 503 within the bound, /readyz within 2 s, and heals alone', { skip: !url && 'needs DATABASE_URL (PostgreSQL)', timeout: 240_000 }, async (t) => {
-  const database = await scratchPostgres(url!, 'barstock_partition')
+/** A scratch database on the server and a proxy of this test's own to it; the database is dropped after the test. */
+async function proxiedScratchDatabase(t: TestContext, prefix: string) {
+  const database = await scratchPostgres(url!, prefix)
   t.after(() => database.drop())
   const target = new URL(database.url)
   const proxy = await startFreezingProxy({ host: target.hostname, port: Number(target.port || 5432) })
-  t.after(() => proxy.close())
   const proxied = new URL(database.url)
   proxied.host = `127.0.0.1:${proxy.port}`
-  const env = { DATABASE_URL: proxied.toString(), BARSTOCK_DATA_DIR: scratchDataDir() }
+  return { database, proxy, proxiedUrl: proxied.toString() }
+}
+
+/** barstock serving as its own process on a scratch database through a proxy, and a key for everything. */
+async function serverBehindProxy(t: TestContext, prefix: string) {
+  const { proxy, proxiedUrl } = await proxiedScratchDatabase(t, prefix)
+  t.after(() => proxy.close())
+  const env = { DATABASE_URL: proxiedUrl, BARSTOCK_DATA_DIR: scratchDataDir() }
   const server = await startServerProcess(env)
   t.after(() => {
     server.child.kill('SIGKILL')
   })
-  const base = server.url
-  const created = await runCli(['keys', 'create', '--name', 'partition', '--permissions', '*', '--json'], env)
-  const key = JSON.parse(created.stdout).key as string
+  const created = await runCli(['keys', 'create', '--name', prefix, '--permissions', '*', '--json'], env)
+  return { proxy, server, base: server.url, key: JSON.parse(created.stdout).key as string }
+}
+
+test('a partition from PostgreSQL answers 503 within the bound, /readyz within 2 s, and heals alone', { skip: !url && 'needs DATABASE_URL (PostgreSQL)', timeout: 240_000 }, async (t) => {
+  const { proxy, server, base, key } = await serverBehindProxy(t, 'barstock_partition')
 
   // Writes acknowledged before the partition; several at once, so the pool holds idle connections that
   // the partition then freezes (the case that once waited the whole statement timeout).
@@ -135,20 +145,7 @@ test('a partition from PostgreSQL answers 503 within the bound, /readyz within 2
 })
 
 test('a failover that leaves the open connections silent: requests on them answer 503 within the bound, then all are served', { skip: !url && 'needs DATABASE_URL (PostgreSQL)', timeout: 240_000 }, async (t) => {
-  const database = await scratchPostgres(url!, 'barstock_failover')
-  t.after(() => database.drop())
-  const target = new URL(database.url)
-  const proxy = await startFreezingProxy({ host: target.hostname, port: Number(target.port || 5432) })
-  t.after(() => proxy.close())
-  const proxied = new URL(database.url)
-  proxied.host = `127.0.0.1:${proxy.port}`
-  const env = { DATABASE_URL: proxied.toString(), BARSTOCK_DATA_DIR: scratchDataDir() }
-  const server = await startServerProcess(env)
-  t.after(() => {
-    server.child.kill('SIGKILL')
-  })
-  const base = server.url
-  const key = JSON.parse((await runCli(['keys', 'create', '--name', 'failover', '--permissions', '*', '--json'], env)).stdout).key as string
+  const { proxy, server, base, key } = await serverBehindProxy(t, 'barstock_failover')
   const before = ['F-1', 'F-2', 'F-3', 'F-4']
   for (const answer of await Promise.all(before.map((sku) => timed(base, key, 'POST', '/v1/inventory/items', item(sku))))) {
     assert.equal(answer.status, 201, JSON.stringify(answer.body))
@@ -177,14 +174,9 @@ test('a failover that leaves the open connections silent: requests on them answe
 })
 
 test('a LISTEN connection a failover left open and silent reconnects by itself', { skip: !url && 'needs DATABASE_URL (PostgreSQL)', timeout: 120_000 }, async (t) => {
-  const database = await scratchPostgres(url!, 'barstock_stranded')
-  t.after(() => database.drop())
-  const target = new URL(database.url)
-  const proxy = await startFreezingProxy({ host: target.hostname, port: Number(target.port || 5432) })
-  const proxied = new URL(database.url)
-  proxied.host = `127.0.0.1:${proxy.port}`
+  const { database, proxy, proxiedUrl } = await proxiedScratchDatabase(t, 'barstock_stranded')
   const reports: string[] = []
-  const handle = await openPostgres(proxied.toString(), 2, (error, context) => reports.push(`${context}: ${error.message}`))
+  const handle = await openPostgres(proxiedUrl, 2, (error, context) => reports.push(`${context}: ${error.message}`))
   // The proxy goes first: a pool ends its stranded connections gracefully, which waits for their close.
   t.after(async () => {
     await proxy.close()
