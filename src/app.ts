@@ -111,7 +111,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(openapiPlugin, { version: API_VERSION, guide: API_GUIDE, tags: API_TAGS, events: EVENT_SCHEMAS })
   await app.register(metricsPlugin, { registry: options.metrics, token: config.metricsToken })
   await app.register(authPlugin, { keys, ...limits })
-  await app.register(healthRoutes)
+  await app.register(healthRoutes, { probeDatabase: () => database.probe() })
   await app.register(consoleRoutes, { root: projectPath('dist', 'console') })
   await app.register(authRoutes, { prefix: '/v1/auth' })
   await app.register(locationRoutes, { prefix: '/v1/locations' })

@@ -21,13 +21,13 @@ export interface OpenDatabase {
  */
 export async function openDatabase(config: Config): Promise<OpenDatabase> {
   if (config.databaseUrl) {
-    const handle = await openPostgres(config.databaseUrl, config.databasePoolSize, undefined, config.databaseTimeouts)
+    const handle = await openPostgres(config.databaseUrl, config.databasePoolSize, undefined, config.databaseTimeouts, config.directDatabaseUrl)
     await migrate(handle)
     return { handle, close: () => handle.close() }
   }
   const release = lockDataDir(config.dataDir)
   try {
-    const handle = await openPglite(config.dataDir, config.pgliteQueueLimit)
+    const handle = await openPglite(config.dataDir, config.pgliteQueueLimit, undefined, config.databaseTimeouts.probeMs)
     await migrate(handle)
     return {
       handle,

@@ -7,6 +7,11 @@ export interface Config {
   host: string
   dataDir: string
   databaseUrl: string | undefined
+  /**
+   * A direct connection to DATABASE_URL's database, which then leads to a transaction-mode pooler:
+   * what needs a session of its own (LISTEN) goes here, and the timeouts become the role's defaults.
+   */
+  directDatabaseUrl: string | undefined
   databasePoolSize: number
   databaseTimeouts: DatabaseTimeouts
   /** On the embedded database: the most statements and transactions waiting for its one connection. */
@@ -57,6 +62,9 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>
+
+/** /readyz answers within the probe timeout: orchestrators give a readiness probe a few seconds at most. */
+const MAX_PROBE_TIMEOUT_MS = 10_000
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 const LOG_FORMATS = ['json', 'pretty'] as const
@@ -139,16 +147,22 @@ export function loadConfig(env: Env = process.env): Config {
   const logFormat = env.BARSTOCK_LOG_FORMAT || 'json'
   if (!LOG_FORMATS.includes(logFormat as never)) throw new ConfigError('BARSTOCK_LOG_FORMAT', `must be one of ${LOG_FORMATS.join(', ')}, got "${logFormat}"`)
   const secret = env.BARSTOCK_SECRET_KEY
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'])
+  const directDatabaseUrl = url(env, 'BARSTOCK_DIRECT_DATABASE_URL', ['postgres:', 'postgresql:'])
+  if (directDatabaseUrl && !databaseUrl) throw new ConfigError('BARSTOCK_DIRECT_DATABASE_URL', 'needs DATABASE_URL (the pooler it bypasses)')
   return {
     port: env.PORT === '0' ? 0 : positiveInteger(env, 'PORT', 3000, 65535),
     host: env.HOST || '0.0.0.0',
     dataDir: resolve(env.BARSTOCK_DATA_DIR || './data'),
-    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseUrl,
+    directDatabaseUrl,
     databasePoolSize: positiveInteger(env, 'BARSTOCK_DB_POOL_SIZE', 10, 200),
     databaseTimeouts: {
       connectMs: positiveInteger(env, 'BARSTOCK_DB_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectMs),
       statementMs: positiveInteger(env, 'BARSTOCK_DB_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.statementMs),
       idleInTransactionMs: positiveInteger(env, 'BARSTOCK_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs),
+      probeMs: positiveInteger(env, 'BARSTOCK_DB_PROBE_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.probeMs, MAX_PROBE_TIMEOUT_MS),
+      stallCheckMs: positiveInteger(env, 'BARSTOCK_DB_STALL_CHECK_MS', DEFAULT_DATABASE_TIMEOUTS.stallCheckMs),
     },
     pgliteQueueLimit: positiveInteger(env, 'BARSTOCK_PGLITE_QUEUE_LIMIT', DEFAULT_PGLITE_QUEUE_LIMIT),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),

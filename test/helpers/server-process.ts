@@ -56,6 +56,12 @@ const children = new Set<ChildProcess>()
  * would keep the shard's process (and `npm test`) running for good.
  */
 export const killChildren = () => children.forEach((child) => child.kill('SIGKILL'))
+
+/** Has `child` killed with the others when this test process ends (a process a test starts itself). */
+export function killAtExit(child: ChildProcess): void {
+  children.add(child)
+  child.on('exit', () => children.delete(child))
+}
 process.on('exit', killChildren)
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
@@ -70,14 +76,9 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
  */
 export async function startCliProcess(args: string[], env: Record<string, string>, ready: RegExp) {
   const child = spawn(process.execPath, [CLI, ...args], { env: childEnv(env) })
-  children.add(child)
+  killAtExit(child)
   let output = ''
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('exit', (code) => {
-      children.delete(child)
-      resolve(code)
-    }),
-  )
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString()

@@ -16,6 +16,9 @@ test('defaults follow the run contract', () => {
   assert.equal(loadConfig({ BARSTOCK_POS_RUN_BUDGET_SECONDS: '600' }).posRunBudgetMs, 600_000)
   assert.equal(config.forecastRefitDelayMs, 60_000)
   assert.equal(loadConfig({ BARSTOCK_FORECAST_REFIT_DELAY_SECONDS: '1' }).forecastRefitDelayMs, 1000)
+  assert.deepEqual(config.databaseTimeouts, { connectMs: 5_000, statementMs: 30_000, idleInTransactionMs: 60_000, probeMs: 1_500, stallCheckMs: 2_000 })
+  const quick = loadConfig({ BARSTOCK_DB_PROBE_TIMEOUT_MS: '500', BARSTOCK_DB_STALL_CHECK_MS: '750' }).databaseTimeouts
+  assert.deepEqual([quick.probeMs, quick.stallCheckMs], [500, 750])
 })
 
 test('each bad value is refused with a message naming its variable', () => {
@@ -36,6 +39,11 @@ test('each bad value is refused with a message naming its variable', () => {
     [{ BARSTOCK_FORECAST_REFIT_DELAY_SECONDS: '0' }, 'BARSTOCK_FORECAST_REFIT_DELAY_SECONDS'],
     [{ BARSTOCK_FORECAST_REFIT_DELAY_SECONDS: '3601' }, 'BARSTOCK_FORECAST_REFIT_DELAY_SECONDS'],
     [{ BARSTOCK_FORECAST_REFIT_DELAY_SECONDS: '1.5' }, 'BARSTOCK_FORECAST_REFIT_DELAY_SECONDS'],
+    [{ BARSTOCK_DB_PROBE_TIMEOUT_MS: '10001' }, 'BARSTOCK_DB_PROBE_TIMEOUT_MS'],
+    [{ BARSTOCK_DB_PROBE_TIMEOUT_MS: '0' }, 'BARSTOCK_DB_PROBE_TIMEOUT_MS'],
+    [{ BARSTOCK_DB_STALL_CHECK_MS: '2s' }, 'BARSTOCK_DB_STALL_CHECK_MS'],
+    [{ BARSTOCK_DIRECT_DATABASE_URL: 'postgres://db.internal/barstock' }, 'BARSTOCK_DIRECT_DATABASE_URL'],
+    [{ DATABASE_URL: 'postgres://pooler.internal/barstock', BARSTOCK_DIRECT_DATABASE_URL: 'redis://db.internal' }, 'BARSTOCK_DIRECT_DATABASE_URL'],
   ]
   for (const [env, variable] of cases) {
     assert.throws(

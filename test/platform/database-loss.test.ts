@@ -22,6 +22,11 @@ before(async () => {
         await sql`SELECT pg_sleep(30), 'held-by-test' AS marker`.execute(app.db)
         return { data: 'never' }
       })
+      // Longer than the stall check (2 s by default): the probe finds the database answering.
+      app.get('/test/slow-statement', async () => {
+        await sql`SELECT pg_sleep(2.5)`.execute(app.db)
+        return { data: 'slept' }
+      })
     },
   })
 })
@@ -59,6 +64,12 @@ test('a connection terminated under a request answers it 503 database_unavailabl
   assert.equal(await firstStatusWithin(2_000, () => ctx.request('GET', '/readyz', { key: null })), 200)
   const next = await ctx.request('GET', '/v1/locations', { key: caller.key })
   assert.equal(next.statusCode, 200, next.body)
+})
+
+test('a statement that outlasts the stall check on a database that answers is not cut', { skip: !url && 'needs DATABASE_URL (PostgreSQL)' }, async () => {
+  const response = await ctx.app.inject({ method: 'GET', url: '/test/slow-statement' })
+  assert.equal(response.statusCode, 200, response.body)
+  assert.equal(json(response).data, 'slept')
 })
 
 /** The first non-503 status `call` answers within `ms` (polling every 50 ms), or the last 503. */

@@ -127,4 +127,26 @@ describe('PGlite queue full, through HTTP', () => {
     const location = await ctx.request('GET', '/v1/locations/queue_full', { key: caller.key })
     assert.equal(location.statusCode, 404, 'the refused request created nothing')
   })
+
+  test('/readyz answers 503 within its probe timeout while the one session is held, and 200 once it is free', { skip: skipOnServer }, async () => {
+    const heldAgain = new Promise<void>((resolve) => (holding = resolve))
+    const hold = ctx.app.inject({ method: 'POST', url: '/test/hold' })
+    await heldAgain
+    const started = Date.now()
+    const unready = await ctx.request('GET', '/readyz', { key: null })
+    const ms = Date.now() - started
+    assert.equal(unready.statusCode, 503, unready.body)
+    assert.equal(json(unready).error.code, 'database_unavailable')
+    assert.equal(unready.headers['retry-after'], '5')
+    assert.ok(ms >= ctx.config.databaseTimeouts.probeMs - 100 && ms < 2_000, `answered in ${ms} ms`)
+    releaseHold()
+    assert.equal((await hold).statusCode, 200)
+    // The unanswered probe's SELECT 1 still had its place in the queue (of one): ready once it has run.
+    let ready = await ctx.request('GET', '/readyz', { key: null })
+    for (const deadline = Date.now() + 2_000; ready.statusCode !== 200 && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      ready = await ctx.request('GET', '/readyz', { key: null })
+    }
+    assert.equal(ready.statusCode, 200, ready.body)
+  })
 })

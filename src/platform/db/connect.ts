@@ -1,12 +1,14 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import { Kysely, PostgresDialect, sql } from 'kysely'
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, sql } from 'kysely'
 import { PGliteDialect } from 'kysely-pglite-dialect'
 import pg from 'pg'
 import type { Database, Db, Trx } from './database.js'
 import { FifoGate, TOO_MANY_CONNECTIONS } from './fifo-gate.js'
 import { gatedDialect } from './gated-dialect.js'
+import { applyRoleTimeouts, DatabaseSetupError, sessionTimeoutMismatches } from './session-settings.js'
+import { type ProbeResult, type ProbeVerdict, StallWatch } from './stall-watch.js'
 
 export type Listener = (payload: string) => void
 
@@ -31,6 +33,8 @@ export interface DatabaseHandle {
   executeScript(trx: Trx, script: string): Promise<void>
   /** The pool's connections now; for PGlite, its one session and the statements queued for it. */
   poolUsage(): PoolUsage
+  /** SELECT 1 outside the pool's queue, given the probe timeout in all: what /readyz answers from. */
+  probe(): Promise<ProbeResult>
   /** The embedded database only: its data files as a gzipped tar, consistent, taken while it serves. */
   snapshot?(): Promise<Buffer>
   close(): Promise<void>
@@ -61,7 +65,12 @@ export const DEFAULT_PGLITE_QUEUE_LIMIT = 1000
  * `image`, a data directory as `snapshot` writes it (uncompressed or gzip), starts an in-memory database
  * as that copy instead of an empty one.
  */
-export async function openPglite(dataDir: string | undefined, queueLimit = DEFAULT_PGLITE_QUEUE_LIMIT, image?: Blob): Promise<DatabaseHandle & Required<Pick<DatabaseHandle, 'snapshot'>>> {
+export async function openPglite(
+  dataDir: string | undefined,
+  queueLimit = DEFAULT_PGLITE_QUEUE_LIMIT,
+  image?: Blob,
+  probeMs = DEFAULT_DATABASE_TIMEOUTS.probeMs,
+): Promise<DatabaseHandle & Required<Pick<DatabaseHandle, 'snapshot'>>> {
   let location = 'memory://'
   if (dataDir !== undefined) {
     location = pgliteDirectory(dataDir)
@@ -83,6 +92,17 @@ export async function openPglite(dataDir: string | undefined, queueLimit = DEFAU
       await pglite.exec(script)
     },
     poolUsage: () => ({ max: 1, total: 1, idle: gate.busy ? 0 : 1, waiting: gate.waiting }),
+    // The one session is in this process: it cannot be cut off, only busy (a long statement, a backup,
+    // a full queue); its SELECT 1 waits its turn, and a turn that does not come in time is not ready.
+    probe: () =>
+      within(
+        sql`SELECT 1`.execute(db).then(
+          (): ProbeResult => 'ready',
+          (): ProbeResult => 'unreachable',
+        ),
+        probeMs,
+        'unreachable',
+      ),
     // Inside a transaction Kysely holds, so no other query runs meanwhile (PGlite has one session); the
     // checkpoint first writes every committed change into the data files the tar is made of.
     snapshot: () =>
@@ -106,22 +126,28 @@ const reportToStderr: ErrorReporter = (error, context) => {
 }
 
 const LISTEN_RECONNECT_MS = 1000
+/** How often a LISTEN connection, which otherwise only reads, checks that the server still answers it. */
+const LISTEN_HEARTBEAT_MS = 10_000
 
 /**
  * A LISTEN on its own connection that survives the server dropping it: it reconnects, and then calls the
- * listener once with an empty payload, since notifications sent meanwhile were lost.
+ * listener once with an empty payload, since notifications sent meanwhile were lost. A connection that
+ * went silent (a partition, a failover that left it open) would never fail by itself, since it sends
+ * nothing: every LISTEN_HEARTBEAT_MS it runs SELECT 1, and one unanswered within `timeouts.probeMs`
+ * counts as dropped.
  */
 async function resilientListen(
   connectionString: string,
   channel: string,
   listener: Listener,
   reportError: ErrorReporter,
+  timeouts: DatabaseTimeouts,
 ): Promise<() => Promise<void>> {
   let client: pg.Client | undefined
   let closed = false
   let retry: NodeJS.Timeout | undefined
   const connect = async () => {
-    const next = new pg.Client({ connectionString })
+    const next = new pg.Client({ connectionString, connectionTimeoutMillis: timeouts.connectMs })
     next.on('notification', (message) => {
       if (message.channel === channel) listener(message.payload ?? '')
     })
@@ -129,8 +155,14 @@ async function resilientListen(
       reportError(error, `LISTEN ${channel} connection failed; reconnecting`)
       if (client === next) reconnectSoon()
     })
-    await next.connect()
-    await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+    try {
+      await next.connect()
+      await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+    } catch (error) {
+      // A connection that failed half-way is torn down, not left to a server that may never answer.
+      next.end().catch(() => undefined)
+      throw error
+    }
     client = next
   }
   const reconnectSoon = () => {
@@ -146,9 +178,33 @@ async function resilientListen(
         })
     }, LISTEN_RECONNECT_MS)
   }
-  await connect()
+  const checkAnswers = async () => {
+    const current = client
+    if (!current) return
+    const answered = await within(
+      current.query('SELECT 1').then(
+        () => true,
+        () => false,
+      ),
+      timeouts.probeMs,
+      false,
+    )
+    if (answered || client !== current) return
+    reportError(new Error(`no answer within ${timeouts.probeMs} ms`), `LISTEN ${channel} connection went silent; reconnecting`)
+    current.end().catch(() => undefined)
+    reconnectSoon()
+  }
+  const heartbeat = setInterval(() => void checkAnswers(), LISTEN_HEARTBEAT_MS)
+  heartbeat.unref()
+  try {
+    await connect()
+  } catch (error) {
+    clearInterval(heartbeat)
+    throw error
+  }
   return async () => {
     closed = true
+    clearInterval(heartbeat)
     clearTimeout(retry)
     const current = client
     client = undefined
@@ -160,13 +216,35 @@ async function resilientListen(
 export interface DatabaseTimeouts {
   /** Getting a connection, new or from the pool. */
   connectMs: number
-  /** One statement, enforced by the server; the client also gives up a few seconds later (a partition). */
+  /** One statement, enforced by the server; the client also gives up a few seconds later. */
   statementMs: number
   /** A transaction left idle, e.g. by a stalled client. */
   idleInTransactionMs: number
+  /** A probe (SELECT 1 on a connection of its own): /readyz, and the check of a stalled statement. */
+  probeMs: number
+  /**
+   * A statement without an answer this long has the database probed; when the probe finds it
+   * unreachable the statement's connection is cut (a partition: no answer would ever come).
+   */
+  stallCheckMs: number
 }
 
-export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, statementMs: 30_000, idleInTransactionMs: 60_000 }
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
+  connectMs: 5_000,
+  statementMs: 30_000,
+  idleInTransactionMs: 60_000,
+  probeMs: 1_500,
+  stallCheckMs: 2_000,
+}
+
+/**
+ * The longest a request waits on a database that went silent before it answers 503: a new connection
+ * gives up after connectMs, a statement on an open one is cut once a probe started stallCheckMs after it
+ * (or after the silence began) has waited probeMs.
+ */
+export function unreachableDatabaseBoundMs(timeouts: DatabaseTimeouts): number {
+  return Math.max(timeouts.connectMs, timeouts.stallCheckMs + timeouts.probeMs)
+}
 
 /** How much later than the server's statement timeout the client stops waiting for an answer. */
 const CLIENT_TIMEOUT_SLACK_MS = 5_000
@@ -180,7 +258,8 @@ const UNAVAILABLE_SQLSTATE = new RegExp(`^(08|57P0[1-3]|${TOO_MANY_CONNECTIONS}$
 /**
  * Whether an error means the database could not be reached or dropped the connection (rather than a
  * fault of the query): a lost connection, a refused or timed-out connect, a server shut down or a
- * connection terminated by an administrator, a statement stopped by the timeouts above.
+ * connection terminated by an administrator, a statement stopped by the timeouts above or cut because the
+ * database stopped answering (StallWatch).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const failure = error as { code?: unknown; message?: unknown } | null
@@ -188,21 +267,125 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const code = typeof failure.code === 'string' ? failure.code : ''
   if (UNAVAILABLE_SQLSTATE.test(code) || code === '57014' || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code)) return true
   const message = typeof failure.message === 'string' ? failure.message : ''
-  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error/.test(message)
+  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|is not queryable/.test(message)
 }
 
+/** What `promise` resolves to, or `late` if it has not settled within `ms`. */
+async function within<T>(promise: Promise<T>, ms: number, late: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(late), ms)
+  })
+  try {
+    return await Promise.race([promise, deadline])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * SELECT 1 on a connection of its own, outside the pool (whose connections may all be busy or stalled),
+ * given `timeoutMs` in all; asked about server processes (`backends`), it reads instead which of them run
+ * a statement (same role: pg_stat_activity shows their state). A refusal from the server (too many
+ * connections, starting up) means it is there; no answer, or a network error, means it is unreachable.
+ * pg's own timeouts tear the socket down.
+ */
+async function probePostgres(connectionString: string, timeoutMs: number, backends: number[]): Promise<ProbeVerdict> {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs })
+  client.on('error', () => undefined)
+  const answer = client
+    .connect()
+    .then(async (): Promise<ProbeVerdict> => {
+      if (backends.length === 0) {
+        await client.query('SELECT 1')
+        return { result: 'ready' }
+      }
+      const { rows } = await client.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE pid = ANY($1::int[]) AND state = 'active'", [backends])
+      return { result: 'ready', running: new Set(rows.map((row) => row.pid)) }
+    })
+    .catch((error: unknown): ProbeVerdict => ({ result: error instanceof pg.DatabaseError ? 'refusing' : 'unreachable' }))
+  try {
+    return await within(answer, timeoutMs, { result: 'unreachable' })
+  } finally {
+    client.end().catch(() => undefined)
+  }
+}
+
+/**
+ * The pool as Kysely sees it, each statement watched by `stallWatch`: a stalled one is cut by ending its
+ * client (pg then destroys the socket, the statement fails with "Connection terminated", the request
+ * answers 503 and the pool drops the client when it is released). Direct connections name their server
+ * process (pg's processID, from the server's BackendKeyData); through a pooler that number is the
+ * pooler's own, so it is left out.
+ */
+function watchedPool(pool: pg.Pool, stallWatch: StallWatch, pooled: boolean): PostgresPool {
+  const watched = new WeakMap<pg.PoolClient, PostgresPoolClient>()
+  const watch = (client: pg.PoolClient): PostgresPoolClient => ({
+    query: ((text: string, parameters: unknown[]) =>
+      stallWatch.watch(
+        client.query(text, parameters),
+        () => {
+          client.end().catch(() => undefined)
+        },
+        pooled ? undefined : ((client as unknown as { processID: number | null }).processID ?? undefined),
+      )) as unknown as PostgresPoolClient['query'],
+    release: () => client.release(),
+  })
+  return {
+    async connect() {
+      const client = await pool.connect()
+      let wrapped = watched.get(client)
+      if (!wrapped) {
+        wrapped = watch(client)
+        watched.set(client, wrapped)
+      }
+      return wrapped
+    },
+    end: () => pool.end(),
+  }
+}
+
+/**
+ * Refuses connections whose timeouts are not the configured ones, unless they come through a pooler
+ * (`pooled`), whose server sessions opened before the role's defaults changed keep their settings until
+ * they reconnect: then it says so and goes on.
+ */
+async function checkSessionTimeouts(db: Db, timeouts: DatabaseTimeouts, pooled: boolean, reportError: ErrorReporter): Promise<void> {
+  const mismatches = await sessionTimeoutMismatches(db, timeouts)
+  if (mismatches.length === 0) return
+  const problem = `the database connections do not have the configured timeouts: ${mismatches.join('; ')}`
+  if (!pooled) {
+    throw new DatabaseSetupError(
+      `${problem}. A pooler between drops the settings barstock sends at connect (PgBouncer's ignore_startup_parameters): ` +
+        'set BARSTOCK_DIRECT_DATABASE_URL to a direct connection to the same database (docs/operations.md, "Behind PgBouncer")',
+    )
+  }
+  reportError(new Error(`${problem}; server connections the pooler opened before keep theirs until they reconnect (RECONNECT in PgBouncer's console)`), 'database settings')
+}
+
+/**
+ * Opens a pool on PostgreSQL at `connectionString`. With `directUrl` (BARSTOCK_DIRECT_DATABASE_URL),
+ * `connectionString` leads to a transaction-mode pooler: what needs a session of its own (LISTEN) uses
+ * `directUrl`, and the server-side timeouts become the role's defaults in the database (applyRoleTimeouts)
+ * instead of startup parameters, which PgBouncer refuses. Either way the timeouts the connections really
+ * have are checked: a pooler that silently drops them stops the start, unless directUrl says it is one.
+ */
 export async function openPostgres(
   connectionString: string,
   poolSize: number,
   reportError: ErrorReporter = reportToStderr,
   timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
+  directUrl?: string,
 ): Promise<DatabaseHandle> {
+  if (directUrl) await applyRoleTimeouts(directUrl, timeouts)
+  const sessionTimeouts = directUrl
+    ? {}
+    : { statement_timeout: timeouts.statementMs, idle_in_transaction_session_timeout: timeouts.idleInTransactionMs }
   const pool = new pg.Pool({
     connectionString,
     max: poolSize,
     connectionTimeoutMillis: timeouts.connectMs,
-    statement_timeout: timeouts.statementMs,
-    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+    ...sessionTimeouts,
     query_timeout: timeouts.statementMs + CLIENT_TIMEOUT_SLACK_MS,
   })
   // A connection can be dropped by the server (a restart, a failover, pg_terminate_backend) while idle in
@@ -210,13 +393,24 @@ export async function openPostgres(
   // request's own query fails too and answers 503 (isDatabaseUnavailable); the pool replaces the client.
   pool.on('error', (error) => reportError(error, 'idle database connection failed'))
   pool.on('connect', (client) => client.on('error', (error) => reportError(error, 'database connection failed')))
-  const db: Db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const stallWatch = new StallWatch({
+    stallMs: timeouts.stallCheckMs,
+    probe: (backends) => probePostgres(connectionString, timeouts.probeMs, backends),
+    onCut: (statements) => reportError(new Error(`cut the connections of ${statements} statement(s) it never answered`), 'database silent'),
+  })
+  const db: Db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: watchedPool(pool, stallWatch, directUrl !== undefined) }) })
+  try {
+    await checkSessionTimeouts(db, timeouts, directUrl !== undefined, reportError)
+  } catch (error) {
+    await db.destroy()
+    throw error
+  }
   const listeners = new Set<() => Promise<void>>()
   return {
     kind: 'postgres',
     db,
     async listen(channel, listener) {
-      const stop = await resilientListen(connectionString, channel, listener, reportError)
+      const stop = await resilientListen(directUrl ?? connectionString, channel, listener, reportError, timeouts)
       listeners.add(stop)
       return async () => {
         listeners.delete(stop)
@@ -228,6 +422,7 @@ export async function openPostgres(
       await sql.raw(script).execute(trx)
     },
     poolUsage: () => ({ max: poolSize, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    probe: async () => (await probePostgres(connectionString, timeouts.probeMs, [])).result,
     async close() {
       await Promise.all([...listeners].map((stop) => stop()))
       await db.destroy()

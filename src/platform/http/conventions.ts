@@ -106,6 +106,7 @@ export function sendError(error: AppError, request: FastifyRequest, reply: Fasti
     meta: metaOf(request),
   }
   if (error.details) body.error.details = error.details
+  if (error.code === platformErrors.databaseUnavailable.code) reply.header('Retry-After', DATABASE_RETRY_AFTER_SECONDS)
   return reply.code(error.statusCode).send(body)
 }
 
@@ -170,7 +171,6 @@ async function conventions(app: FastifyInstance) {
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error, request)
     if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed')
-    if (appError.code === platformErrors.databaseUnavailable.code) reply.header('Retry-After', DATABASE_RETRY_AFTER_SECONDS)
     return sendError(appError, request, reply)
   })
   app.setNotFoundHandler((request, reply) =>

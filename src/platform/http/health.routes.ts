@@ -1,15 +1,19 @@
-import { sql } from 'kysely'
 import { Type } from 'typebox'
+import type { ProbeResult } from '../db/stall-watch.js'
+import { platformErrors } from '../errors.js'
+import { sendError } from './conventions.js'
+import { ErrorBody } from './schemas.js'
 import type { App } from './types.js'
 
 const Health = Type.Object({ status: Type.String({ description: '`ok` from /healthz, `ready` from /readyz', examples: ['ok'] }) })
-const Unready = Type.Object({
-  status: Type.String({ description: 'Always `unavailable`', examples: ['unavailable'] }),
-  error: Type.String({ description: 'Why, without internals (the log has them)', examples: ['database unreachable'] }),
-})
+
+export interface HealthOptions {
+  /** SELECT 1 outside the pool, bounded by BARSTOCK_DB_PROBE_TIMEOUT_MS (DatabaseHandle.probe). */
+  probeDatabase: () => Promise<ProbeResult>
+}
 
 /** Liveness and readiness, without a key, for load balancers and orchestrators. */
-export async function healthRoutes(app: App) {
+export async function healthRoutes(app: App, options: HealthOptions) {
   app.get(
     '/healthz',
     {
@@ -28,18 +32,25 @@ export async function healthRoutes(app: App) {
       schema: {
         tags: ['Health'],
         summary: 'The database answers',
-        description: 'Runs `SELECT 1`: 200 when the database answers, 503 when it does not (take the instance out of rotation). No key, no rate limit.',
-        response: { 200: { ...Health, examples: [{ status: 'ready' }] }, 503: { ...Unready, description: 'The database did not answer' } },
+        description:
+          'Runs `SELECT 1` on a connection of its own (not one from the pool, which may be busy or stalled): 200 when the database answers, ' +
+          '503 `database_unavailable` with `Retry-After` when it refuses or does not answer within `BARSTOCK_DB_PROBE_TIMEOUT_MS` ' +
+          '(1.5 s by default), so the probe itself never hangs: take the instance out of rotation. No key, no rate limit.',
+        response: {
+          200: { ...Health, examples: [{ status: 'ready' }] },
+          503: {
+            ...ErrorBody,
+            description: 'The database refused or did not answer in time (`database_unavailable`)',
+            examples: [{ error: { code: 'database_unavailable', message: platformErrors.databaseUnavailable.template } }],
+          },
+        },
       },
     },
     async (request, reply) => {
-      try {
-        await sql`SELECT 1`.execute(app.db)
-        return { status: 'ready' }
-      } catch (error) {
-        request.log.warn({ err: error }, 'readiness check failed')
-        return reply.code(503).send({ status: 'unavailable', error: 'database unreachable' })
-      }
+      const result = await options.probeDatabase()
+      if (result === 'ready') return { status: 'ready' }
+      request.log.warn({ probe: result }, 'readiness check failed')
+      return sendError(platformErrors.databaseUnavailable(), request, reply)
     },
   )
 }
