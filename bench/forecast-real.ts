@@ -5,10 +5,11 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { initForecasting } from '../src/analytics/forecast/augurs.js'
-import { forecastSeasonalNaive, forecastTrailingMean, mean } from '../src/analytics/forecast/baseline.model.js'
+import { forecastSeasonalNaive, forecastTrailingMean, mean, sum } from '../src/analytics/forecast/baseline.model.js'
 import { forecastDemand, MIN_HISTORY_DAYS } from '../src/analytics/forecast/demand-forecast.js'
 import { HISTORY_READ_DAYS } from '../src/analytics/forecast-refit.js'
-import { SAFETY_FACTOR } from '../src/ordering/recommendations.service.js'
+import { totalErrorStdDev } from '../src/analytics/forecast/error-model.js'
+import { safetyStock } from '../src/ordering/safety-stock.js'
 
 /**
  * Forecast accuracy on real sales, against R's forecast package (issue 22): a restaurant's POS line
@@ -63,7 +64,6 @@ interface ItemPeriod {
 
 const dayIndex = (day: string, firstDay: string) => Math.round((Date.parse(`${day}T00:00:00Z`) - Date.parse(`${firstDay}T00:00:00Z`)) / DAY_MS)
 const dateOf = (index: number, firstDay: string) => new Date(Date.parse(`${firstDay}T00:00:00Z`) + index * DAY_MS).toISOString().slice(0, 10)
-const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0)
 
 function readSales(path: string): Sales {
   const rows = parse(readFileSync(path), { columns: true, skip_empty_lines: true }) as Array<Record<string, string>>
@@ -101,9 +101,11 @@ function modelForecast(series: readonly number[], origin: number) {
   const history = series.slice(Math.max(firstSale, origin - HISTORY_READ_DAYS), origin)
   if (firstSale < 0 || history.length < MIN_HISTORY_DAYS) return null
   const forecast = forecastDemand(history)
+  const daily = forecast.daily.slice(0, HORIZON)
   return {
-    daily: forecast.daily.slice(0, HORIZON),
-    safetyStock: Number(SAFETY_FACTOR) * forecast.dailyErrorStdDev * Math.sqrt(HORIZON),
+    daily,
+    // As recommendations compute it for a 14-day horizon.
+    safetyStock: safetyStock(sum(daily), totalErrorStdDev(forecast.dailyErrorStdDev, forecast.horizonErrorStdDev, HORIZON)),
   }
 }
 

@@ -11,6 +11,13 @@ export interface DemandForecast {
   backtestWape: number | null
   /** Standard deviation of one day's back-test error (same units as the series), for safety stock. */
   dailyErrorStdDev: number
+  /**
+   * Root mean square of the back-test's errors of BACKTEST_PLAN.horizon-day totals (one per origin): what
+   * an order covering that many days misses by, with the errors that persist from day to day (a level
+   * off for the whole horizon) that dailyErrorStdDev × √days leaves out. Without a back-test,
+   * dailyErrorStdDev × √horizon.
+   */
+  horizonErrorStdDev: number
   seasonality: 'weekly' | 'none'
   trend: 'increasing' | 'decreasing' | 'stable'
   /** Which model produced `daily` (e.g. 'profile_ets', 'mstl_ets', 'seasonal_naive', 'mean'), for docs and debugging. */
@@ -66,11 +73,13 @@ export function forecastDemand(series: number[], options: ForecastOptions = {}):
   const models = options.models ?? DEFAULT_MODELS
   const chosen = chooseModel(series, models)
   const recent = series.slice(-FIT_WINDOW_DAYS)
+  // Without a back-test, the spread of demand itself: what a forecast that knew only the level would miss by.
+  const dailyErrorStdDev = chosen.backtest ? rootMeanSquare(chosen.backtest.errors) : standardDeviation(recent)
   return {
     daily: FORECASTERS[chosen.model](recent, FORECAST_HORIZON_DAYS),
     backtestWape: chosen.backtest ? wapeOf(chosen.backtest) : null,
-    // Without a back-test, the spread of demand itself: what a forecast that knew only the level would miss by.
-    dailyErrorStdDev: chosen.backtest ? rootMeanSquare(chosen.backtest.errors) : standardDeviation(recent),
+    dailyErrorStdDev,
+    horizonErrorStdDev: chosen.backtest ? rootMeanSquare(chosen.backtest.totalErrors) : dailyErrorStdDev * Math.sqrt(BACKTEST_PLAN.horizon),
     seasonality: weeklySeasonalStrength(recent) >= WEEKLY_STRENGTH_THRESHOLD ? 'weekly' : 'none',
     trend: trendOf(series),
     model: chosen.model,
