@@ -4,6 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'csv-parse/sync'
+import Holidays from 'date-holidays'
 import { initForecasting } from '../src/analytics/forecast/augurs.js'
 import { forecastSeasonalNaive, forecastTrailingMean, mean, sum } from '../src/analytics/forecast/baseline.model.js'
 import { forecastDemand, MIN_HISTORY_DAYS } from '../src/analytics/forecast/demand-forecast.js'
@@ -25,7 +26,8 @@ import { safetyStock } from '../src/ordering/safety-stock.js'
  *   the temp directory by a hash of its input, so a rerun after a model change costs only the model.
  * Errors: WAPE of the 14-day totals Σ|Σf − Σa| ÷ Σa, daily WAPE Σ|f − a| ÷ Σa, bias (Σf − Σa) ÷ Σa, all
  * pooled over the item-periods; for all 12 origins, the first 6 (where changes are chosen) and the last
- * 6 (reported apart), for intermittent items (sold on under half of the days) and the rest.
+ * 6 (reported apart), for intermittent items (sold on under half of the days) and the rest. Then the
+ * safety stock's achieved service level, and the public holidays' effect in the history and on the model.
  * Run by hand: BARSTOCK_REAL_SALES_CSV=/work/data/restaurant-1-orders.csv npm run bench:forecast-real
  */
 
@@ -35,6 +37,8 @@ const ORIGINS = 12
 const ORIGIN_STEP = 28
 const HORIZON = 14
 const R_HISTORY_DAYS = 365
+/** The restaurant is in London: the country's public holidays, as the service lists them for a location in GB. */
+const COUNTRY = 'GB'
 const DAY_MS = 86_400_000
 
 type Method = 'model' | 'seasonal_naive' | 'mean_28' | 'r_ets' | 'r_stlf'
@@ -231,6 +235,52 @@ function printSafetyStock(periods: readonly ItemPeriod[]): void {
   }
 }
 
+/** GB public holidays between the two days (YYYY-MM-DD, both included), by date. */
+function publicHolidays(from: string, to: string): Map<string, string> {
+  const calendar = new Holidays(COUNTRY)
+  const holidays = new Map<string, string>()
+  for (let year = Number(from.slice(0, 4)); year <= Number(to.slice(0, 4)); year++) {
+    for (const holiday of calendar.getHolidays(year, 'en')) {
+      const day = holiday.date.slice(0, 10)
+      if (holiday.type === 'public' && day >= from && day <= to) holidays.set(day, holiday.name)
+    }
+  }
+  return holidays
+}
+
+/**
+ * The holiday effect in the history: each public holiday's sales (all items) ÷ the mean of the same
+ * weekday 1 to 4 weeks before and after (days without any sale left out), and the model on the holiday
+ * days inside the scored horizons: Σ actual ÷ Σ forecast on them against the other days.
+ */
+function printHolidays(sales: Sales, periods: readonly ItemPeriod[], origins: readonly number[]): void {
+  const total = (index: number) => sum([...sales.items.values()].map((series) => series[index] ?? 0))
+  const holidays = publicHolidays(FIRST_COUNTED_DAY, dateOf(sales.endIndex, sales.firstDay))
+  console.log(`\nPublic holidays (${COUNTRY}) in the history: the day's sales of all items ÷ the mean of the same weekday 1–4 weeks either side\n`)
+  console.log('| day | holiday | sales | usual | ratio |')
+  console.log('|---|---|---:|---:|---:|')
+  for (const [day, name] of holidays) {
+    const index = dayIndex(day, sales.firstDay)
+    const around = [-28, -21, -14, -7, 7, 14, 21, 28].map((offset) => total(index + offset)).filter((value) => value > 0)
+    const usual = mean(around)
+    console.log(`| ${day} | ${name} | ${total(index)} | ${usual.toFixed(0)} | ${usual > 0 ? (total(index) / usual).toFixed(2) : '–'} |`)
+  }
+  const onHoliday = { actual: 0, forecast: 0 }
+  const otherDays = { actual: 0, forecast: 0 }
+  for (const period of periods) {
+    period.actual.forEach((actual, day) => {
+      const into = holidays.has(dateOf((origins[period.originNumber] ?? 0) + day, sales.firstDay)) ? onHoliday : otherDays
+      into.actual += actual
+      into.forecast += period.forecasts.model?.[day] ?? 0
+    })
+  }
+  const inHorizons = [...holidays.keys()].filter((day) => origins.some((origin) => {
+    const index = dayIndex(day, sales.firstDay)
+    return index >= origin && index < origin + HORIZON
+  }))
+  console.log(`\nIn the scored horizons (${inHorizons.join(', ') || 'none'}): Σ actual ÷ Σ model forecast ${(onHoliday.actual / onHoliday.forecast).toFixed(2)} on the holidays, ${(otherDays.actual / otherDays.forecast).toFixed(2)} on the other days`)
+}
+
 async function main(): Promise<void> {
   const path = process.env.BARSTOCK_REAL_SALES_CSV
   if (!path || !existsSync(path)) {
@@ -291,6 +341,7 @@ async function main(): Promise<void> {
   printErrorTable(periods, 'daily', 'Daily WAPE, Σ|forecast − actual| ÷ Σ actual over every held-out day')
   printErrorTable(periods, 'bias', 'Bias of the 14-day totals, (Σ forecast − Σ actual) ÷ Σ actual')
   printSafetyStock(periods)
+  printHolidays(sales, periods, origins)
   console.log(`\nmodel: ${(modelMs / 1000).toFixed(1)} s wall, ${((modelCpu.user + modelCpu.system) / 1e6).toFixed(1)} s CPU for ${periods.length} fits; R (or its cache): ${rSeconds.toFixed(1)} s wall`)
   console.log(`${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, load average ${loadavg().map((load) => load.toFixed(1)).join(' ')}, node ${process.version}`)
 }
