@@ -38,12 +38,13 @@ const MIN_WEEKS_FOR_WEEKLY_LEVEL = 9
 export function forecastProfileEts(series: readonly number[], horizon: number): number[] {
   const rawProfile = weekdayProfile(series)
   if (rawProfile === null) return new Array<number>(horizon).fill(0)
-  const clipped = clipSpikes(series, rawProfile)
+  const bounds = spikeBounds(series, rawProfile)
+  const clipped = clipAt(series, bounds, SPIKE_DEVIATIONS)
   const profile = weekdayProfile(clipped) ?? rawProfile
   // Clipping keeps a spike from moving the level, but busy days do recur: their average rate (up to
   // RECURRING_SPIKE_DEVIATIONS) is added back, or the forecast falls short by it (on real restaurant
   // sales the 14-day totals' bias went from -4.3 % to -2.4 %, docs/forecast-accuracy.md).
-  const recurring = clipSpikes(series, rawProfile, RECURRING_SPIKE_DEVIATIONS)
+  const recurring = clipAt(series, bounds, RECURRING_SPIKE_DEVIATIONS)
   const clippedPerDay = (sum(recurring) - sum(clipped)) / series.length
   const level = forecastLevel(clipped, profile, horizon)
   return level.map((value, day) => Math.max(0, (value + clippedPerDay) * (profile[(series.length + day) % WEEK_DAYS] ?? 1)))
@@ -77,17 +78,29 @@ export function weekdayProfile(series: readonly number[]): number[] | null {
  * low-volume item whose usual deviation is 0 keeps its ordinary sales. Only the training data is
  * clipped: the back-test still scores forecasts against what sold.
  */
-export function clipSpikes(series: readonly number[], profile: readonly number[], deviations = SPIKE_DEVIATIONS): number[] {
+export function clipSpikes(series: readonly number[], profile: readonly number[]): number[] {
+  return clipAt(series, spikeBounds(series, profile), SPIKE_DEVIATIONS)
+}
+
+/** Each day's expected demand and standard deviation, as clipSpikes measures them. */
+interface SpikeBounds {
+  expected: number[]
+  deviation: number[]
+}
+
+function spikeBounds(series: readonly number[], profile: readonly number[]): SpikeBounds {
   const deseasonalised = deseasonalise(series, profile)
   const expected = series.map((_, day) => {
     const neighbours = deseasonalised.slice(Math.max(0, day - LOCAL_LEVEL_RADIUS_DAYS), day + LOCAL_LEVEL_RADIUS_DAYS + 1)
     return median(neighbours) * (profile[day % WEEK_DAYS] ?? 1)
   })
   const spread = MAD_TO_STANDARD_DEVIATION * median(series.map((value, day) => Math.abs(value - (expected[day] ?? 0))))
-  return series.map((value, day) => {
-    const usual = expected[day] ?? 0
-    return Math.min(value, usual + deviations * Math.max(spread, Math.sqrt(Math.max(usual, 1))))
-  })
+  return { expected, deviation: expected.map((usual) => Math.max(spread, Math.sqrt(Math.max(usual, 1)))) }
+}
+
+/** The series with each day cut to its expected demand + `deviations` standard deviations. */
+function clipAt(series: readonly number[], bounds: SpikeBounds, deviations: number): number[] {
+  return series.map((value, day) => Math.min(value, (bounds.expected[day] ?? 0) + deviations * (bounds.deviation[day] ?? 0)))
 }
 
 /**
