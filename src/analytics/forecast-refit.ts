@@ -141,6 +141,7 @@ function toStored(item: ItemHistory, forecast: DemandForecast, fittedAt: Date): 
     daily: forecast.daily.map(fixed),
     backtestWape: forecast.backtestWape === null ? null : fixed(forecast.backtestWape),
     dailyErrorStdDev: fixed(forecast.dailyErrorStdDev),
+    horizonErrorStdDev: fixed(forecast.horizonErrorStdDev),
     seasonality: forecast.seasonality,
     trend: forecast.trend,
     model: forecast.model,

@@ -10,6 +10,8 @@ export interface StoredForecast {
   daily: string[]
   backtestWape: string | null
   dailyErrorStdDev: string
+  /** The back-test's error of a 14-day total (root mean square over its origins); null when stored before it was kept. */
+  horizonErrorStdDev: string | null
   seasonality: 'weekly' | 'none'
   trend: 'increasing' | 'decreasing' | 'stable'
   model: string
@@ -28,6 +30,7 @@ export async function upsertForecasts(trx: Trx, tenant: Tenant, forecasts: Store
     daily: forecast.daily,
     backtest_wape: forecast.backtestWape,
     daily_error_stdev: forecast.dailyErrorStdDev,
+    horizon_error_stdev: forecast.horizonErrorStdDev,
     seasonality: forecast.seasonality,
     trend: forecast.trend,
     model: forecast.model,
@@ -43,6 +46,7 @@ export async function upsertForecasts(trx: Trx, tenant: Tenant, forecasts: Store
         daily: eb.ref('excluded.daily'),
         backtest_wape: eb.ref('excluded.backtest_wape'),
         daily_error_stdev: eb.ref('excluded.daily_error_stdev'),
+        horizon_error_stdev: eb.ref('excluded.horizon_error_stdev'),
         seasonality: eb.ref('excluded.seasonality'),
         trend: eb.ref('excluded.trend'),
         model: eb.ref('excluded.model'),
@@ -73,6 +77,7 @@ export async function findForecasts(db: Executor, tenant: Tenant, itemIds: strin
       sql<string>`array_to_string(daily, ',')`.as('daily'),
       sql<string | null>`backtest_wape::text`.as('backtest_wape'),
       sql<string>`daily_error_stdev::text`.as('daily_error_stdev'),
+      sql<string | null>`horizon_error_stdev::text`.as('horizon_error_stdev'),
       'seasonality',
       'trend',
       'model',
@@ -92,6 +97,7 @@ export async function findForecasts(db: Executor, tenant: Tenant, itemIds: strin
         daily: row.daily.split(','),
         backtestWape: row.backtest_wape,
         dailyErrorStdDev: row.daily_error_stdev,
+        horizonErrorStdDev: row.horizon_error_stdev,
         seasonality: row.seasonality,
         trend: row.trend,
         model: row.model,

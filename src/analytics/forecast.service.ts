@@ -6,7 +6,7 @@ import type { Executor, Tenant } from '../platform/db/database.js'
 import { decimal, QUANTITY_STORED_DECIMALS, scaledOut, sumScaled, toScaled } from '../platform/decimal.js'
 import { analyticsErrors } from './analytics.errors.js'
 import { allItems, allLocations } from './catalog-reads.js'
-import { BACKTEST_PLAN, holidayNames } from './forecast/index.js'
+import { BACKTEST_PLAN, holidayNames, totalErrorStdDev } from './forecast/index.js'
 import { nextRefitAt } from './forecast-refit.js'
 import { findForecasts, type StoredForecast } from './forecast.repository.js'
 import {
@@ -169,7 +169,8 @@ export async function getDemandForecast(db: Executor, tenant: Tenant, query: For
 
 /**
  * The stored forecasts as order recommendations use them (ordering's DemandForecaster): daily values
- * from the forecast's first day, the back-test's daily error spread, and the endpoint's confidence.
+ * from the forecast's first day, the error of a total over any number of days from the back-test's
+ * daily and 14-day errors (totalErrorStdDev), and the endpoint's confidence.
  */
 export async function storedDemandForecasts(db: Executor, tenant: Tenant, itemIds: string[]) {
   const stored = await findForecasts(db, tenant, itemIds)
@@ -178,7 +179,8 @@ export async function storedDemandForecasts(db: Executor, tenant: Tenant, itemId
       itemId,
       {
         daily: forecast.daily.map((value) => decimal(value)),
-        dailyErrorStdDev: decimal(forecast.dailyErrorStdDev),
+        totalErrorStdDev: (days: number) =>
+          totalErrorStdDev(Number(forecast.dailyErrorStdDev), forecast.horizonErrorStdDev === null ? null : Number(forecast.horizonErrorStdDev), days),
         confidence: forecastConfidence(forecast),
       },
     ]),

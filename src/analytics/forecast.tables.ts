@@ -13,6 +13,8 @@ export interface DemandForecastTable {
   daily: ColumnType<string[], string[], string[]>
   backtest_wape: Numeric | null
   daily_error_stdev: Numeric
+  /** Root mean square of the back-test's 14-day total errors; null for rows stored before it (20261127143000). */
+  horizon_error_stdev: Numeric | null
   seasonality: 'weekly' | 'none'
   trend: 'increasing' | 'decreasing' | 'stable'
   model: string

@@ -8,8 +8,11 @@ import type { Decimal } from '../platform/decimal.js'
 export interface ItemDemandForecast {
   /** Forecast demand per business day in the item's unit, from the current business day on (30 days). */
   daily: Decimal[]
-  /** Standard deviation of one day's forecast error, in the item's unit (for safety stock). */
-  dailyErrorStdDev: Decimal
+  /**
+   * Standard deviation of the forecast's error over a total of `days` days from its first day, in the
+   * item's unit (for safety stock): larger than one day's × √days where errors persist across days.
+   */
+  totalErrorStdDev: (days: number) => number
   /** 0..1, 2 decimals. */
   confidence: number
 }

@@ -10,9 +10,8 @@ import { getDistributorRow } from './distributors.service.js'
 import { type Catalog, catalogPrice, distributorSells } from './order-pricing.js'
 import type { Recommendation, Recommendations, RecommendationsQuery } from './ordering.schemas.js'
 import { quantitiesOnOrder } from './orders.repository.js'
+import { safetyStock } from './safety-stock.js'
 
-/** z for a 95% cycle service level: safety stock covers demand up to the 95th percentile over the horizon. */
-export const SAFETY_FACTOR = decimal('1.65')
 /** Past the stored forecast's days, each further day is the mean of its last this many days. */
 export const EXTENSION_DAYS = 7
 const DAY_MS = 86_400_000
@@ -65,7 +64,8 @@ interface ForecastNeed {
 
 function forecastNeed(forecast: ItemDemandForecast, horizon: number): ForecastNeed {
   const demand = demandOver(forecast.daily, horizon)
-  const safety = SAFETY_FACTOR.times(forecast.dailyErrorStdDev).times(decimal(horizon).sqrt())
+  // At the stored forecasts' precision (6 decimals); the gamma percentile is computed in floating point.
+  const safety = decimal(safetyStock(Number(demand), forecast.totalErrorStdDev(horizon)).toFixed(6))
   return { demand, safety, confidence: forecast.confidence }
 }
 
@@ -205,8 +205,8 @@ function demandAndSafety(need: ForecastNeed): Decimal {
 
 /**
  * What to order: per item with a stored demand forecast (`forecastDemand`, injected), forecast demand
- * over days_ahead plus the distributor's lead time, plus safety stock (1.65 × daily error spread ×
- * √horizon), or its par level where that is more, minus stock (below zero counts as 0) and what is on
+ * over days_ahead plus the distributor's lead time, plus safety stock (the 95th percentile of demand
+ * over the horizon less its forecast, from the forecast's error over that many days: safetyStock), or its par level where that is more, minus stock (below zero counts as 0) and what is on
  * order (submitted, processing, shipped), rounded up to whole cases (or units). An item without a
  * forecast is ordered up to its par level, and left out without one. Where another location holds the
  * SKU above its own need (transfer_from), the order covers only what transfers cannot. With distributor_id only items it

@@ -6,6 +6,7 @@ import {
   holidayNames,
   initForecasting,
   MIN_HISTORY_DAYS,
+  totalErrorStdDev,
 } from '../../src/analytics/forecast/index.js'
 import { seededRandom } from '../../src/pos/simulation/bar-data.js'
 
@@ -87,5 +88,70 @@ describe('holidayNames', () => {
   test('lists nothing without a country or for an unknown one', () => {
     assert.deepEqual(holidayNames(null, '2026-12-20', 10), [])
     assert.deepEqual(holidayNames('XX', '2026-12-20', 10), [])
+  })
+})
+
+/** Every number a stored forecast keeps is finite and not negative, with 30 days forecast. */
+function assertUsable(forecast: ReturnType<typeof forecastDemand>, label: string) {
+  assert.equal(forecast.daily.length, FORECAST_HORIZON_DAYS, label)
+  for (const value of [...forecast.daily, forecast.dailyErrorStdDev, forecast.horizonErrorStdDev]) {
+    assert.ok(Number.isFinite(value) && value >= 0, `${label}: ${value}`)
+  }
+  assert.ok(forecast.backtestWape === null || Number.isFinite(forecast.backtestWape), label)
+}
+
+describe('forecastDemand on bad input', () => {
+  test('forecasts through closed days: gaps of zeros, a closed weekday, a closed fortnight at the end', () => {
+    const week = series(147, (day) => BAR_WEEK[day % 7] ?? 0, 1)
+    const gaps = week.map((value, day) => (day % 29 < 3 ? 0 : value))
+    const closedMondays = week.map((value, day) => (day % 7 === 1 ? 0 : value))
+    const closedAtEnd = [...week.slice(0, 133), ...new Array<number>(14).fill(0)]
+    for (const [label, history] of [['gaps', gaps], ['closed Mondays', closedMondays], ['closed at the end', closedAtEnd]] as const) {
+      assertUsable(forecastDemand([...history]), label)
+    }
+    // A weekday that never sells is forecast to sell next to nothing (its factor shrunk towards 1 by a hair).
+    const mondays = forecastDemand(closedMondays).daily.filter((_, day) => (147 + day) % 7 === 1)
+    assert.ok(mondays.every((value) => value < 0.05), `Mondays ${mondays.join(', ')}`)
+  })
+
+  test('forecasts 0 with no error for an item that never sold', () => {
+    for (const days of [MIN_HISTORY_DAYS, 60, 147]) {
+      const forecast = forecastDemand(new Array<number>(days).fill(0))
+      assertUsable(forecast, `${days} days`)
+      assert.ok(forecast.daily.every((value) => value === 0))
+      assert.equal(forecast.horizonErrorStdDev, 0)
+    }
+  })
+
+  test('keeps one huge spike from moving the level or the forecast', () => {
+    const steady = series(147, () => 10, 2)
+    const spiked = steady.map((value, day) => (day === 140 ? 5000 : value))
+    const forecast = forecastDemand(spiked)
+    assertUsable(forecast, 'spike')
+    // Clipped to about its usual 10; counted back only up to twice the clipping bound, spread over 147 days.
+    const total = forecast.daily.slice(0, 14).reduce((sum, value) => sum + value, 0)
+    assert.ok(Math.abs(total - 140) < 14, `14-day total ${total}`)
+  })
+
+  test('fits 14 to 27 days without a back-test, and refuses fewer than 14 with a RangeError', () => {
+    for (const days of [MIN_HISTORY_DAYS, 20, 27]) assertUsable(forecastDemand(series(days, () => 3, 2)), `${days} days`)
+    assert.throws(() => forecastDemand([]), RangeError)
+    assert.throws(() => forecastDemand([5]), RangeError)
+  })
+})
+
+describe('totalErrorStdDev', () => {
+  test('is the daily error × √days when the 14-day totals erred no more than independent days would', () => {
+    assert.equal(totalErrorStdDev(2, null, 9), 6)
+    assert.ok(Math.abs(totalErrorStdDev(2, 2 * Math.sqrt(14), 9) - 6) < 1e-9)
+    // A 14-day error smaller than independent days give (errors that cancel) does not lower it.
+    assert.ok(Math.abs(totalErrorStdDev(2, 1, 9) - 6) < 1e-9)
+  })
+
+  test('grows like the days themselves when the errors persist: a level off by the same amount every day', () => {
+    // Every day off by 1: one day's error 1, a 14-day total's 14.
+    assert.ok(Math.abs(totalErrorStdDev(1, 14, 14) - 14) < 1e-9)
+    assert.ok(Math.abs(totalErrorStdDev(1, 14, 30) - 30) < 1e-9)
+    assert.ok(Math.abs(totalErrorStdDev(1, 14, 1) - 1) < 1e-9)
   })
 })

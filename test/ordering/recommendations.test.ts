@@ -5,6 +5,8 @@ import { createConnection, createPosTestContext } from '../pos/pos-helpers.js'
 import { createItem, createLocations } from '../helpers/inventory.js'
 import { createDistributor, createOrder, ok } from './fixtures.js'
 import { refitForecasts } from '../../src/analytics/forecast-refit.js'
+import { totalErrorStdDev } from '../../src/analytics/forecast/index.js'
+import { safetyStock } from '../../src/ordering/safety-stock.js'
 
 let ctx: TestContext
 before(async () => {
@@ -56,10 +58,11 @@ function closedDays(days: number, perDay: number | ((day: number) => number)): n
 async function storedForecast(itemId: string) {
   const row = await ctx.database.db
     .selectFrom('demand_forecasts')
-    .select(['daily', 'daily_error_stdev'])
+    .select(['daily', 'daily_error_stdev', 'horizon_error_stdev'])
     .where('item_id', '=', itemId)
     .executeTakeFirstOrThrow()
-  return { daily: (row.daily as unknown[]).map(Number), stdDev: Number(row.daily_error_stdev) }
+  const horizonStdDev = row.horizon_error_stdev === null ? null : Number(row.horizon_error_stdev)
+  return { daily: (row.daily as unknown[]).map(Number), stdDev: Number(row.daily_error_stdev), horizonStdDev }
 }
 
 const round4 = (value: number) => Number(value.toFixed(4))
@@ -125,10 +128,12 @@ describe('GET /v1/orders/recommendations', () => {
     // 30 closed days alternating 10 and 0.
     await recordSales(caller, item.id, closedDays(30, (day) => (day % 2 === 0 ? 10 : 0)))
     const stored = await storedForecast(item.id)
-    // 7 days ahead plus 3 days lead time: the first 10 stored days, safety 1.65 × daily error × √10.
+    // 7 days ahead plus 3 days lead time: the first 10 stored days, safety stock from the stored errors over 10 days.
     const demand = round4(stored.daily.slice(0, 10).reduce((total, value) => total + value, 0))
-    const safety = 1.65 * stored.stdDev * Math.sqrt(10)
-    assert.ok(safety > 0, 'an alternating seller has a back-test error')
+    assert.ok(stored.horizonStdDev !== null, 'the refit stores the error of a 14-day total')
+    const safety = safetyStock(stored.daily.slice(0, 10).reduce((total, value) => total + value, 0), totalErrorStdDev(stored.stdDev, stored.horizonStdDev, 10))
+    // The skewed percentile lies above the normal one of independent days (1.645 × daily error × √10).
+    assert.ok(safety > 1.645 * stored.stdDev * Math.sqrt(10), `safety stock ${safety}, daily error ${stored.stdDev}`)
 
     const before = await recommendations(caller, `?distributor_id=${distributor.id}`)
     const [line] = before.recommendations

@@ -16,6 +16,8 @@ export interface BacktestPlan {
 export interface BacktestResult {
   /** Forecast minus actual, for every held-out day of every origin. */
   errors: number[]
+  /** Σ forecast − Σ actual over each origin's `horizon` days: the error an order covering the horizon sees. */
+  totalErrors: number[]
   absoluteError: number
   actualTotal: number
 }
@@ -39,20 +41,24 @@ export function runBacktest(series: readonly number[], forecaster: Forecaster, p
   const origins = backtestOrigins(series.length, plan)
   if (origins.length === 0) return null
   const errors: number[] = []
+  const totalErrors: number[] = []
   let absoluteError = 0
   let actualTotal = 0
   for (const origin of origins) {
     const training = series.slice(Math.max(0, origin - plan.window), origin)
     const forecast = forecaster(training, plan.horizon)
+    let totalError = 0
     for (let day = 0; day < plan.horizon; day++) {
       const actual = series[origin + day] ?? 0
       const error = (forecast[day] ?? 0) - actual
       errors.push(error)
+      totalError += error
       absoluteError += Math.abs(error)
       actualTotal += actual
     }
+    totalErrors.push(totalError)
   }
-  return { errors, absoluteError, actualTotal }
+  return { errors, totalErrors, absoluteError, actualTotal }
 }
 
 /** Weighted absolute percentage error, Σ|error| / Σ actual; null when the actuals sum to 0. */

@@ -15,8 +15,12 @@ export function forecastTrailingMean(series: readonly number[], horizon: number)
   return Array.from({ length: horizon }, () => level)
 }
 
+export function sum(values: readonly number[]): number {
+  return values.reduce((total, value) => total + value, 0)
+}
+
 /** Arithmetic mean; 0 for no values. */
 export function mean(values: readonly number[]): number {
   if (values.length === 0) return 0
-  return values.reduce((sum, value) => sum + value, 0) / values.length
+  return sum(values) / values.length
 }

@@ -12,4 +12,5 @@ export {
   TREND_CHANGE_THRESHOLD,
   WEEKLY_STRENGTH_THRESHOLD,
 } from './demand-forecast.js'
+export { totalErrorStdDev } from './error-model.js'
 export { holidayNames } from './holidays.js'
