@@ -48,7 +48,7 @@ export const PerformanceReport = Type.Object({
   location: Type.String({ description: 'The location filter, or `all`', examples: ['main_bar'] }),
   currency: Type.String({ description: 'Currency of the settings (the money the costs and revenue behind the percentages are in)', examples: ['USD'] }),
   metrics: Type.Object({
-    pour_cost: Metric('Cost of expected usage of the mapped sale lines sold in the period (units × the unit cost stored with each line’s usage) / their revenue × 100', 'percent', { value: 21.4, target: 20, status: 'above_target' }),
+    pour_cost: Metric('Cost of expected usage of the mapped sale lines sold in the period (units × the unit cost stored with each line’s usage: the item’s cost in force when the line was sold) / their revenue × 100', 'percent', { value: 21.4, target: 20, status: 'above_target' }),
     variance_rate: Metric('Σ variance cost / Σ expected cost × 100 over the items’ count windows, as the variance report’s variance_percentage', 'percent', { value: 2.9, target: 3, status: 'on_target' }),
     inventory_turnover: Metric(
       'Σ per item (cost of actual usage × 30 / window days) / Σ per item ((opening × the cost at the opening count + closing × the cost at the closing count) / 2), over the items’ count windows, at the costs of their time',

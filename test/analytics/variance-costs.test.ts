@@ -114,4 +114,21 @@ describe('reports value each count window at the cost of its time', () => {
     assert.deepEqual(lossesOf(after), { items: [[17, 370]], total: 370, grossLoss: 370 })
     assert.equal(before.items[0].estimated_loss, 106)
   })
+
+  test('sales imported after a receipt at a new price are costed at the cost in force when they were sold', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const titos = await createItem(ctx, caller, { size_ml: 750, case_size: 12, quantity: 24, cost_per_unit: 20 })
+    const pos = await salesChannel(ctx, caller)
+    await pos.map('TITO-BTL', { inventory_item_id: titos.id, conversion_factor: 1, conversion_unit: 'bottle' })
+    await receiveAtCasePrice(caller, titos.id, 264, 2, daysAgo(10))
+    // A week of history imported after the receipt: sold before it at $20 a bottle, after it at $22.
+    await pos.sell([
+      { pos_item_id: 'TITO-BTL', name: "Tito's bottle", quantity: 10, unit_price: 60, sold_at: daysAgo(15, 21) },
+      { pos_item_id: 'TITO-BTL', name: "Tito's bottle", quantity: 10, unit_price: 60, sold_at: daysAgo(5, 21) },
+    ])
+    const pourCost = async (from: number, to: number) =>
+      (await get(caller, '/v1/analytics/performance', { date_from: dateOf(daysAgo(from)), date_to: dateOf(daysAgo(to)) })).metrics.pour_cost.value
+    assert.equal(await pourCost(16, 14), 33.33, '10 × $20 / 10 × $60')
+    assert.equal(await pourCost(6, 4), 36.67, '10 × $22 / 10 × $60')
+  })
 })

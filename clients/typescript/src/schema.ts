@@ -40112,7 +40112,7 @@ export interface paths {
                                 /** @description Each metric with its target and where it stands */
                                 metrics: {
                                     /**
-                                     * @description Cost of expected usage of the mapped sale lines sold in the period (units × the unit cost stored with each line’s usage) / their revenue × 100
+                                     * @description Cost of expected usage of the mapped sale lines sold in the period (units × the unit cost stored with each line’s usage: the item’s cost in force when the line was sold) / their revenue × 100
                                      * @example {
                                      *       "value": 21.4,
                                      *       "target": 20,
@@ -40120,7 +40120,7 @@ export interface paths {
                                      *     }
                                      */
                                     pour_cost: {
-                                        /** @description Cost of expected usage of the mapped sale lines sold in the period (units × the unit cost stored with each line’s usage) / their revenue × 100; percent, 2 decimals; null when the period holds no data for it */
+                                        /** @description Cost of expected usage of the mapped sale lines sold in the period (units × the unit cost stored with each line’s usage: the item’s cost in force when the line was sold) / their revenue × 100; percent, 2 decimals; null when the period holds no data for it */
                                         value: number | null;
                                         /** @description The settings’ target (PUT /v1/settings), percent */
                                         target: number;
