@@ -79,6 +79,23 @@ describe('receiving sets the cost', () => {
     ])
   })
 
+  test('a receipt back-dated before a cost typed in since leaves the typed cost, and keeps its own price on its movement', async () => {
+    const caller = await ctx.newCaller()
+    const vodka = await createItem(ctx, caller, { quantity: 10, case_size: 12, cost_per_unit: 18.5 })
+    const order = await shippedAtCasePrice(caller, vodka.id, 240)
+    await tick()
+    const arrival = new Date().toISOString()
+    await tick()
+    await ok(ctx, caller, 'PUT', `/v1/inventory/items/${vodka.id}`, { cost_per_unit: 19 })
+    await ok(ctx, caller, 'POST', `/v1/orders/${order.id}/receive`, {
+      received_by: 'Sam',
+      received_at: arrival,
+      items: [{ inventory_item_id: vodka.id, quantity_received: 2 }],
+    })
+    assert.equal((await itemOf(caller, vodka.id)).cost_per_unit, 19, 'the cost typed after the delivery arrived stands')
+    assert.deepEqual(await deliveriesOf(caller, vodka.id), [[arrival, 24, 20]])
+  })
+
   test('rejects a received_at in the future with 400 invalid_parameter and changes nothing', async () => {
     const caller = await ctx.newCaller()
     const vodka = await createItem(ctx, caller, { quantity: 10, case_size: 12, cost_per_unit: 18.5 })
