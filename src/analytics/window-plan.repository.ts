@@ -61,9 +61,9 @@ export interface WindowCosts {
   opening: string
   closing: string
   /**
-   * When the cost in force changed between the counts: the window cut at each count whose cost differs
-   * from the next count's, oldest first, each part valued at the cost at its closing count. Empty when
-   * it did not change: the whole window is valued at `closing`.
+   * When the cost in force differs between the counts inside the window: the window cut at each count
+   * whose cost differs from the next count's, oldest first, each part valued at the cost at its closing
+   * count. Empty otherwise: the whole window is valued at `closing`.
    */
   parts: CostPart[]
 }
@@ -201,7 +201,8 @@ function windowOf(row: PlanRow, dateAt: (ms: number) => Date): PlannedWindow | u
     costs: {
       opening: row.opening_cost as string,
       closing: row.closing_cost as string,
-      parts: (row.cost_parts ?? []).map((part) => costPartOf(part, dateAt)),
+      // One part is the whole window at its closing cost (a change between two consecutive counts): nothing to cut.
+      parts: row.cost_parts !== null && row.cost_parts.length > 1 ? row.cost_parts.map((part) => costPartOf(part, dateAt)) : [],
     },
     earlier: row.earlier ?? [],
   }

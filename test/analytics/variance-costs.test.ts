@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { json, type Caller, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
-import { createDistributor, createOrder, ok, shipOrder } from '../ordering/fixtures.js'
+import { createDistributor, createOrder, eventsOf, ok, shipOrder } from '../ordering/fixtures.js'
 import { createPosTestContext } from '../pos/pos-helpers.js'
 import { count, dateOf, daysAgo, salesChannel } from './analytics-helpers.js'
 
@@ -130,5 +130,19 @@ describe('reports value each count window at the cost of its time', () => {
       (await get(caller, '/v1/analytics/performance', { date_from: dateOf(daysAgo(from)), date_to: dateOf(daysAgo(to)) })).metrics.pour_cost.value
     assert.equal(await pourCost(16, 14), 33.33, '10 × $20 / 10 × $60')
     assert.equal(await pourCost(6, 4), 36.67, '10 × $22 / 10 × $60')
+  })
+
+  test('a count entered after a PUT of the cost, dated before it, values its window at the cost of its time', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const { titos } = await monthWithNewPrice(caller)
+    await ok(ctx, caller, 'PUT', `/v1/inventory/items/${titos.id}`, { cost_per_unit: 30 })
+    // Yesterday's count, entered today: 1 bottle lost since the count three days ago, at the $22 of yesterday.
+    await count(ctx, caller, [{ item_id: titos.id, quantity: 23 }], daysAgo(1))
+    const detected = (await eventsOf(ctx, caller, 'variance.detected')).filter((event: { item_id: string }) => event.item_id === titos.id)
+    assert.deepEqual(
+      detected.map((event: { variance: number; estimated_loss: number }) => [event.variance, event.estimated_loss]),
+      [[2, 40], [3, 66], [1, 22]],
+    )
+    assert.deepEqual(lossesOf(await variance(caller, 2, 1)), { items: [[1, 22]], total: 22, grossLoss: 22 })
   })
 })
