@@ -3,10 +3,9 @@
 -- of their time"). Inventory writes a row whenever an item's cost is set: at creation (effective from
 -- -infinity: the cost an item was entered with stands for everything before its first change), at each
 -- receipt (effective at its received_at, the price it was received at, also when a newer receipt keeps
--- the item's current cost) and at a PUT that changes cost_per_unit (effective when it was made); only
--- changes are kept (a cost equal to the one in force at its time is left out). The cost in force at a
--- moment is the row with the latest effective_at at or before it (the latest recorded on a tie); an
--- item's cost_per_unit is the cost in force now. Analytics reads it, never writes it.
+-- the item's current cost) and at a PUT that changes cost_per_unit (effective when it was made). The cost
+-- in force at a moment is the row with the latest effective_at at or before it (the latest recorded on a
+-- tie); an item's cost_per_unit is the cost in force now. Analytics reads it, never writes it.
 
 CREATE TABLE inventory_item_costs (
   sequence     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -23,25 +22,22 @@ CREATE TABLE inventory_item_costs (
 CREATE INDEX inventory_item_costs_item_time ON inventory_item_costs (item_id, effective_at, sequence);
 
 -- Existing items: the cost each was created with (its first ledger row kept it; the current cost when it
--- has none), each delivery's price at its time where it changed the cost in force (ledger rows and
--- history lines; a receipt at the price already in force is no change, and only changes are kept), and
--- the current cost where it differs from what those say now (a PUT since the last delivery, dated at the
--- item's last change).
+-- has none), every delivery's price at its time (ledger rows and history lines), and the current cost
+-- where it differs from what those say now (a PUT since the last delivery, dated at the item's last change).
 INSERT INTO inventory_item_costs (account_id, environment, item_id, effective_at, unit_cost, source, reference_id)
-SELECT account_id, environment, item_id, effective_at, unit_cost, source, reference_id FROM (
-  SELECT c.*, lag(c.unit_cost) OVER (PARTITION BY c.item_id ORDER BY c.effective_at, c.recorded, c.seq) AS previous_cost FROM (
-    SELECT i.account_id, i.environment, i.id AS item_id, '-infinity'::timestamptz AS effective_at,
-      coalesce((SELECT m.unit_cost FROM stock_movements m WHERE m.item_id = i.id AND m.kind <> 'delivery' ORDER BY m.sequence LIMIT 1), i.cost_per_unit) AS unit_cost,
-      'created' AS source, NULL::text AS reference_id, i.created_at AS recorded, 0::bigint AS seq
-    FROM inventory_items i
-    UNION ALL
-    SELECT m.account_id, m.environment, m.item_id, m.occurred_at, m.unit_cost, 'delivery', m.reference_id, m.recorded_at, m.sequence
-    FROM stock_movements m WHERE m.kind = 'delivery'
-    UNION ALL
-    SELECT l.account_id, l.environment, l.item_id, l.occurred_at, l.unit_cost, 'delivery', l.operation_id, l.occurred_at, l.sequence
-    FROM stock_operation_lines l WHERE l.kind = 'delivery' AND l.voided_at IS NULL) c) changes
-WHERE previous_cost IS DISTINCT FROM unit_cost
-ORDER BY item_id, effective_at, recorded, seq;
+SELECT i.account_id, i.environment, i.id, '-infinity',
+  coalesce((SELECT m.unit_cost FROM stock_movements m WHERE m.item_id = i.id AND m.kind <> 'delivery' ORDER BY m.sequence LIMIT 1), i.cost_per_unit),
+  'created', NULL
+FROM inventory_items i;
+
+INSERT INTO inventory_item_costs (account_id, environment, item_id, effective_at, unit_cost, source, reference_id)
+SELECT d.account_id, d.environment, d.item_id, d.occurred_at, d.unit_cost, 'delivery', d.reference_id FROM (
+  SELECT m.account_id, m.environment, m.item_id, m.occurred_at, m.unit_cost, m.reference_id, m.recorded_at AS recorded, m.sequence
+  FROM stock_movements m WHERE m.kind = 'delivery'
+  UNION ALL
+  SELECT l.account_id, l.environment, l.item_id, l.occurred_at, l.unit_cost, l.operation_id, l.occurred_at, l.sequence
+  FROM stock_operation_lines l WHERE l.kind = 'delivery' AND l.voided_at IS NULL) d
+ORDER BY d.recorded, d.sequence;
 
 INSERT INTO inventory_item_costs (account_id, environment, item_id, effective_at, unit_cost, source, reference_id)
 SELECT i.account_id, i.environment, i.id, greatest(i.last_updated, latest.effective_at), i.cost_per_unit, 'updated', NULL

@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from 'kysely'
 import './rollups.tables.js'
 import type { Executor } from '../platform/db/database.js'
 import { textList } from '../platform/db/text-list.js'
-import { itemCostAt, itemCostChangedIn, itemCountLines } from '../inventory/stock-history.js'
+import { itemCostAt, itemCostOtherThanIn, itemCountLines } from '../inventory/stock-history.js'
 import type { WindowTotals } from './count-windows.repository.js'
 
 /**
@@ -286,13 +286,14 @@ async function planRows(db: Executor, choice: WindowChoice, previous: number): P
       LEFT JOIN counts o ON o.n = ch.opening_n AND ch.opening_n < ch.closing_n
       LEFT JOIN counts c ON c.n = ch.closing_n AND ch.opening_n < ch.closing_n AND o.count_id IS NOT NULL
       LEFT JOIN analytics_count_windows s ON s.item_id = i.item_id AND s.opening_count_id = o.count_id AND s.closing_count_id = c.count_id
-      -- The costs of the window's time: the cost at the closing count, and whether it changed since the opening
-      -- count (two index probes; the cost at the opening count is a third only then). OFFSET 0 keeps each
-      -- probe evaluated once (a flattened subquery would be repeated where its columns are read).
+      -- The costs of the window's time: at the opening and the closing count (an index probe each), and whether
+      -- another cost took effect between them (a range scan of the receipts in the window). OFFSET 0 keeps
+      -- each probe evaluated once (a flattened subquery would be repeated where its columns are read).
       LEFT JOIN LATERAL (
-        SELECT f.closing_cost, f.changed, CASE WHEN f.changed THEN ${itemCostAt(itemId, sql.ref('o.counted_at'))} ELSE f.closing_cost END AS opening_cost
-        FROM (SELECT ${itemCostAt(itemId, sql.ref('c.counted_at'))} AS closing_cost,
-          ${itemCostChangedIn(itemId, sql.ref('o.counted_at'), sql.ref('c.counted_at'))} AS changed OFFSET 0) f) k ON c.count_id IS NOT NULL
+        SELECT f.opening_cost, f.closing_cost,
+          f.opening_cost <> f.closing_cost OR ${itemCostOtherThanIn(itemId, sql.ref('f.closing_cost'), sql.ref('o.counted_at'), sql.ref('c.counted_at'))} AS changed
+        FROM (SELECT ${itemCostAt(itemId, sql.ref('o.counted_at'))} AS opening_cost, ${itemCostAt(itemId, sql.ref('c.counted_at'))} AS closing_cost OFFSET 0) f) k
+        ON c.count_id IS NOT NULL
       WHERE ch.latest_at IS NOT NULL) p`.execute(db)
   const dates = new Map<number, Date>()
   const dateAt = (ms: number) => {

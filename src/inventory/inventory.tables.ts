@@ -66,7 +66,7 @@ export interface StockSaleUsageTable {
   recorded_at: Timestamp
 }
 
-/** An item's cost from a moment on (migrations/20261127141000_item_cost_history.sql; item-costs.ts): only changes are kept. */
+/** An item's cost from a moment on (migrations/20261127141000_item_cost_history.sql; item-costs.ts). */
 export interface InventoryItemCostTable {
   sequence: Generated<string>
   account_id: string

@@ -25,9 +25,8 @@ export interface CostChange {
 }
 
 /**
- * Records the cost changes of locked items, leaving out those that change nothing: a cost equal to the
- * cost in force at its time (a receipt at the price already paid). So a row inside a span is a change,
- * and a report finds the windows without one by a single index probe.
+ * Records the costs set on locked items. A receipt at the price already in force is kept too: a receipt
+ * entered later and dated before it must not make an older price stand after it.
  */
 export async function recordCostChanges(trx: Trx, tenant: Tenant, changes: CostChange[]): Promise<void> {
   if (changes.length === 0) return
@@ -37,8 +36,7 @@ export async function recordCostChanges(trx: Trx, tenant: Tenant, changes: CostC
     FROM unnest(${changes.map((change) => change.itemId)}::text[],
       ${changes.map((change) => (change.effectiveAt === 'always' ? '-infinity' : change.effectiveAt.toISOString()))}::timestamptz[],
       ${changes.map((change) => change.unitCost)}::numeric[], ${changes.map((change) => change.source)}::text[],
-      ${changes.map((change) => change.referenceId)}::text[]) AS c (item_id, effective_at, unit_cost, source, reference_id)
-    WHERE c.unit_cost IS DISTINCT FROM ${itemCostAt(sql.ref('c.item_id'), sql.ref('c.effective_at'))}`.execute(trx)
+      ${changes.map((change) => change.referenceId)}::text[]) AS c (item_id, effective_at, unit_cost, source, reference_id)`.execute(trx)
 }
 
 /**
@@ -66,9 +64,11 @@ export function itemCostAt(itemId: RawBuilder<string>, at: RawBuilder<unknown>):
 }
 
 /**
- * The SQL of whether an item's cost changed after `from` up to and including `to` (recordCostChanges keeps
- * only changes, so a row there is one). One index probe (inventory_item_costs_item_time), usually empty.
+ * The SQL of whether an item's cost took another value than `cost` after `from` up to and including `to`
+ * (a receipt at the price in force is no change). One index range scan (inventory_item_costs_item_time)
+ * over the costs set in the span: a few receipts.
  */
-export function itemCostChangedIn(itemId: RawBuilder<string>, from: RawBuilder<unknown>, to: RawBuilder<unknown>): RawBuilder<boolean> {
-  return sql<boolean>`EXISTS (SELECT 1 FROM inventory_item_costs WHERE item_id = ${itemId} AND effective_at > ${from} AND effective_at <= ${to})`
+export function itemCostOtherThanIn(itemId: RawBuilder<string>, cost: RawBuilder<unknown>, from: RawBuilder<unknown>, to: RawBuilder<unknown>): RawBuilder<boolean> {
+  return sql<boolean>`EXISTS (SELECT 1 FROM inventory_item_costs WHERE item_id = ${itemId} AND effective_at > ${from} AND effective_at <= ${to}
+    AND unit_cost <> ${cost})`
 }

@@ -4,7 +4,7 @@ import { signedLineQuantity } from './operations.repository.js'
 /** Live items, optionally of one location and one category, by name then id, with the fields reports read. */
 export { liveReportItemsIn as itemsInScope, type ReportItem } from './inventory.repository.js'
 /** The cost in force at a moment, and whether it changed in a span, as SQL a report's query reads per item. */
-export { itemCostAt, itemCostChangedIn } from './item-costs.js'
+export { itemCostAt, itemCostOtherThanIn } from './item-costs.js'
 
 /**
  * The stock history inventory publishes for reports (analytics reads it here, never the tables): items in
