@@ -12,7 +12,7 @@ export const VarianceDetectedData = Type.Object(
     actual_consumption: Type.Number({ description: 'Previous count + deliveries − this count, in the item’s unit', examples: [4] }),
     variance: Type.Number({ description: 'actual − expected, in the item’s unit; positive: more was used than sold (a loss)', examples: [1.6341] }),
     variance_percentage: Type.Number({ description: 'variance / expected × 100, in percent (100 when nothing was expected but some was used)', examples: [69.07] }),
-    estimated_loss: Type.Number({ description: 'variance × cost_per_unit, in the account currency', examples: [32.68] }),
+    estimated_loss: Type.Number({ description: 'variance × the item’s cost in force at this count (the cost of its time), in the account currency', examples: [32.68] }),
     severity: StringEnum(['high', 'medium'] as const, {
       description: '`high` when |variance_percentage| is above twice the account’s variance_threshold, `medium` above it',
       examples: ['high'],

@@ -48,10 +48,10 @@ export const PerformanceReport = Type.Object({
   location: Type.String({ description: 'The location filter, or `all`', examples: ['main_bar'] }),
   currency: Type.String({ description: 'Currency of the settings (the money the costs and revenue behind the percentages are in)', examples: ['USD'] }),
   metrics: Type.Object({
-    pour_cost: Metric('Cost of expected usage of the mapped sale lines sold in the period (units × the unit cost stored with each line’s usage) / their revenue × 100', 'percent', { value: 21.4, target: 20, status: 'above_target' }),
+    pour_cost: Metric('Cost of expected usage of the mapped sale lines sold in the period (units × the unit cost stored with each line’s usage: the item’s cost in force when the line was sold) / their revenue × 100', 'percent', { value: 21.4, target: 20, status: 'above_target' }),
     variance_rate: Metric('Σ variance cost / Σ expected cost × 100 over the items’ count windows, as the variance report’s variance_percentage', 'percent', { value: 2.9, target: 3, status: 'on_target' }),
     inventory_turnover: Metric(
-      'Σ per item (actual usage × cost_per_unit × 30 / window days) / Σ per item ((opening + closing) / 2 × cost_per_unit), over the items’ count windows',
+      'Σ per item (cost of actual usage × 30 / window days) / Σ per item ((opening × the cost at the opening count + closing × the cost at the closing count) / 2), over the items’ count windows, at the costs of their time',
       'turns per 30 days',
       { value: 3.6, target: 4, status: 'below_target' },
     ),
@@ -135,7 +135,7 @@ export const CategoryAnalysis = Type.Object(
   total_sales: Type.Number({ description: 'Revenue of the mapped lines sold in the period that used the category’s items, account currency, 2 decimals; a line using several items (a recipe) is split by their share of its usage cost' }),
   total_cost: Type.Number({ description: 'Cost of the expected usage of those lines (units × the unit cost stored with the usage), account currency, 2 decimals' }),
   pour_cost: Nullable(Type.Number({ description: 'total_cost / total_sales × 100, percent, 2 decimals; null without sales' })),
-  variance: Nullable(Type.Number({ description: 'Σ (actual − expected) × cost_per_unit over the category’s items’ count windows (the variance report’s estimated_loss), account currency, 2 decimals; null when no item of the category has two counts' })),
+  variance: Nullable(Type.Number({ description: 'Σ (actual − expected) × the cost of the window’s time over the category’s items’ count windows (the variance report’s estimated_loss), account currency, 2 decimals; null when no item of the category has two counts' })),
   variance_percentage: Nullable(Type.Number({ description: 'variance / Σ expected cost in those windows × 100 (100 when nothing was expected but some was used), percent, 2 decimals; null with variance' })),
   top_performers: Type.Array(
     Type.Object({

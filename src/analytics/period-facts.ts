@@ -1,10 +1,11 @@
 import type { Executor, Tenant } from '../platform/db/database.js'
-import { type Decimal, decimal, sum, toApiNumber, toScaled, ZERO } from '../platform/decimal.js'
+import { type Decimal, decimal, sum, toApiNumber, ZERO } from '../platform/decimal.js'
 import { type ReportItem, usageOfSaleLines } from '../inventory/stock-history.js'
 import { type SaleLine, saleLinesInSpans } from '../pos/sales-history.js'
 import { type LocationBounds, PERCENT_DECIMALS } from './report-period.js'
 import { type PlannedItem, planReportWindows } from './variance.service.js'
-import { COST_PLACES, type MeasuredWindow, measureWindows, QUANTITY_PLACES, unexplainedUsage } from './variance-windows.js'
+import { type MeasuredWindow, measureWindows } from './variance-windows.js'
+import { windowMoney, type WindowMoney } from './window-costs.js'
 
 /**
  * The facts the performance, staff and category reports share (docs/metrics.md): the period's sale lines
@@ -61,17 +62,12 @@ export function revenueByItem(line: PeriodLine): Map<string, Decimal> {
   return shares
 }
 
-export interface ItemWindow extends PlannedItem {
+/** An item's window with its money at the costs of its time, as the variance report values it (window-costs.ts). */
+export interface ItemWindow extends PlannedItem, WindowMoney {
   measured: MeasuredWindow
   /** Days between the opening and the closing count. */
   days: number
-  /** expected × the item's cost_per_unit (as the variance report costs it), scaled to COST_PLACES. */
-  expectedCost: bigint
-  /** actual × cost_per_unit (COST_PLACES). */
-  actualCost: bigint
-  /** (actual − expected − recorded waste) × cost_per_unit: the variance report's estimated_loss (COST_PLACES). */
-  varianceCost: bigint
-  /** (opening + closing) / 2 × cost_per_unit. */
+  /** (opening count × the cost in force then + closing count × the cost in force then) / 2. */
   averageValue: Decimal
 }
 
@@ -82,17 +78,16 @@ export async function itemWindows(db: Executor, tenant: Tenant, items: ReportIte
   // No earlier windows: these reports read no causes.
   const { planned } = await planReportWindows(db, inScope, bounds, 0)
   const measured = await measureWindows(db, tenant, planned)
+  const money = await windowMoney(db, tenant, planned.map((plan, index) => ({ ...plan, measured: measured[index] as MeasuredWindow })))
   return planned.map((plan, index) => {
     const window = measured[index] as MeasuredWindow
-    const cost = toScaled(plan.item.cost_per_unit, COST_PLACES - QUANTITY_PLACES)
+    const { costs } = plan.window
     return {
       ...plan,
+      ...(money[index] as WindowMoney),
       measured: window,
       days: (window.closing.countedAt.getTime() - window.opening.countedAt.getTime()) / DAY_MS,
-      expectedCost: window.expected * cost,
-      actualCost: window.actual * cost,
-      varianceCost: unexplainedUsage(window) * cost,
-      averageValue: decimal(window.opening.quantity).plus(window.closing.quantity).div(2).times(plan.item.cost_per_unit),
+      averageValue: decimal(window.opening.quantity).times(costs.opening).plus(decimal(window.closing.quantity).times(costs.closing)).div(2),
     }
   })
 }

@@ -20,7 +20,7 @@ interface Activity {
   tippedRevenue: Decimal
   tips: Decimal
   tipped: boolean
-  /** In the count windows: Σ own units × cost_per_unit, and Σ own share of each item's variance cost. */
+  /** In the count windows: Σ own units × the window's expected cost per unit, and Σ own share of each item's variance cost. */
   expectedCost: Decimal
   varianceCost: Decimal
   /** The rating's evidence: the item windows the member sold in (by index), and the expected cost of all of them. */
@@ -78,8 +78,9 @@ async function shareWindowVariance(db: Executor, tenant: Tenant, windows: ItemWi
     const window = windows[row.span] as ItemWindow
     if (!activity || window.measured.expected === 0n) continue
     const units = decimal(row.units)
-    activity.expectedCost = activity.expectedCost.plus(units.times(window.item.cost_per_unit))
     const expected = scaledDecimal(window.measured.expected, QUANTITY_PLACES)
+    // The window's expected usage at the costs of its time, shared by units (its cost when it had one).
+    activity.expectedCost = activity.expectedCost.plus(scaledDecimal(window.expectedCost, COST_PLACES).times(units).div(expected))
     activity.varianceCost = activity.varianceCost.plus(scaledDecimal(window.varianceCost, COST_PLACES).times(units).div(expected))
     if (!activity.windows.has(row.span)) {
       activity.windows.add(row.span)

@@ -56,7 +56,7 @@ export const VarianceItem = Type.Object({
   actual_consumption: Quantity('opening + deliveries + transfers in − transfers out − closing'),
   variance: Quantity('actual − expected − recorded waste; positive: more was used than sold or logged as waste (a loss)'),
   variance_percentage: Type.Number({ description: 'variance / expected × 100 (100 when nothing was expected but some was used)' }),
-  estimated_loss: Type.Number({ description: 'variance × cost_per_unit, in the account currency (recorded waste is not in it: see recorded_waste_cost)' }),
+  estimated_loss: Type.Number({ description: 'variance × the cost in force at the window’s closing count, never revalued at today’s cost (a window over several counts in which the cost changed: Σ of its parts, each at the cost at its own closing count; docs/analytics.md, Costs of their time), in the account currency (recorded waste is not in it: see recorded_waste_cost)' }),
   recorded_waste_cost: Type.Number({ description: 'The cost of the waste recorded in the window (the same as window.recorded_waste_cost), account currency' }),
   potential_causes: Type.Array(StringEnum(CAUSES), { description: 'Most likely first; empty within the threshold' }),
   cause_evidence: Type.Array(CauseEvidence, { description: 'Every cause the numbers support, with its confidence and evidence, most likely first' }),

@@ -1,5 +1,5 @@
 import type { Executor, Tenant } from '../platform/db/database.js'
-import { decimal, MONEY_DECIMALS, moneyOut, sum, QUANTITY_STORED_DECIMALS, quantityOut, scaledOut, sumScaled, toApiNumber, toScaled } from '../platform/decimal.js'
+import { decimal, MONEY_DECIMALS, moneyOut, sum, QUANTITY_STORED_DECIMALS, quantityOut, scaledOut, sumScaled, toApiNumber } from '../platform/decimal.js'
 import { crossLocationSaleLines, itemsCountedByWeight, itemsInScope, type ReportItem, wasteCostByReason } from '../inventory/stock-history.js'
 import { getLocation } from '../locations/locations.service.js'
 import { getSettings } from '../settings/settings.service.js'
@@ -11,6 +11,7 @@ import { itemsSoldInOwnUnit } from './sold-in-own-unit.js'
 import { unmappedSimilarTo } from './unmapped-similar.js'
 import type { VarianceItem, VarianceQuery, VarianceReport } from './variance.schemas.js'
 import { COST_PLACES, earlierFacts, type MeasuredWindow, measureWindows, PREVIOUS_WINDOWS, QUANTITY_PLACES, unexplainedUsage, varianceRate, walkedFacts } from './variance-windows.js'
+import { windowMoney, type WindowMoney } from './window-costs.js'
 import { type ItemPlan, plannedWindows, type PlannedWindow, type WindowChoice } from './window-plan.repository.js'
 
 /** A count older than this before the period's end makes an item's figures stale. */
@@ -25,6 +26,8 @@ export interface PlannedItem {
 
 export interface ScoredItem extends PlannedItem {
   measured: MeasuredWindow
+  /** The window's money at the costs of its time. */
+  money: WindowMoney
   /** actual − expected − recorded waste, scaled to QUANTITY_PLACES. */
   variance: bigint
   /** The variance percentage as answered (2 decimals), which thresholds are compared with. */
@@ -89,13 +92,23 @@ function windowOut(measured: MeasuredWindow, salesUnits: number): VarianceItem['
 /** Measures each planned window and whether its variance percentage is above the threshold. */
 export async function scoreItems(db: Executor, tenant: Tenant, planned: PlannedItem[], threshold: number): Promise<ScoredItem[]> {
   const measured = await measureWindows(db, tenant, planned)
+  const money = await windowMoney(db, tenant, planned.map((plan, index) => ({ item: plan.item, window: plan.window, measured: measured[index] as MeasuredWindow })))
   return planned.map((plan, index) => {
     const window = measured[index] as MeasuredWindow
     const variance = unexplainedUsage(window)
     const percentage = varianceRate(variance, window.expected)
     const size = Math.abs(percentage)
     // Every field named, none spread: V8 builds a literal with spread and more fields slowly, a thousand times here.
-    return { item: plan.item, window: plan.window, measured: window, variance, percentage, aboveThreshold: size > threshold, highVariance: size > 2 * threshold }
+    return {
+      item: plan.item,
+      window: plan.window,
+      measured: window,
+      money: money[index] as WindowMoney,
+      variance,
+      percentage,
+      aboveThreshold: size > threshold,
+      highVariance: size > 2 * threshold,
+    }
   })
 }
 
@@ -148,11 +161,13 @@ export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[
   return causes
 }
 
-/** A scored item in the report's shape (`answer`), with its loss and expected cost for the totals (exact, scaled to COST_PLACES). */
+/**
+ * A scored item in the report's shape (`answer`), with its loss and expected cost for the totals (exact,
+ * scaled to COST_PLACES), both at the costs of the window's time.
+ */
 export function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>): { answer: VarianceItem; loss: bigint; expectedCost: bigint } {
-  const { item, measured, variance } = entry
-  const cost = toScaled(item.cost_per_unit, COST_PLACES - QUANTITY_PLACES)
-  const loss = variance * cost
+  const { item, measured, variance, money } = entry
+  const loss = money.varianceCost
   const expected = quantityOut(measured.totals.usage)
   const answer: VarianceItem = {
     inventory_item_id: item.id,
@@ -169,7 +184,7 @@ export function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>
     window: windowOut(measured, expected),
     recorded_waste_cost: moneyOut(measured.totals.wasteCost),
   }
-  return { answer, loss, expectedCost: measured.expected * cost }
+  return { answer, loss, expectedCost: money.expectedCost }
 }
 
 /** Largest absolute loss first (exact), then by name (one collator: a report sorts a thousand). */

@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from 'kysely'
 import './rollups.tables.js'
 import type { Executor } from '../platform/db/database.js'
 import { textList } from '../platform/db/text-list.js'
-import { itemCountLines } from '../inventory/stock-history.js'
+import { itemCostAt, itemCostOtherThanIn, itemCountLines } from '../inventory/stock-history.js'
 import type { WindowTotals } from './count-windows.repository.js'
 
 /**
@@ -45,11 +45,35 @@ export type EarlierWindow = [
   closingCountId: string | null,
 ]
 
+/** A part of a window between two of its item's counts, valued at one cost. */
+export interface CostPart {
+  opening: CountPoint
+  closing: CountPoint
+  /** The cost in force at the part's closing count (a decimal string). */
+  unitCost: string
+  /** The store's totals of the part; undefined when it has none yet. */
+  stored: WindowTotals | undefined
+}
+
+/** The costs of a window's time (inventory's cost history), decimal strings. */
+export interface WindowCosts {
+  /** The cost in force at the opening count, and at the closing count. */
+  opening: string
+  closing: string
+  /**
+   * When the cost in force differs between the counts inside the window: the window cut at each count
+   * whose cost differs from the next count's, oldest first, each part valued at the cost at its closing
+   * count. Empty otherwise: the whole window is valued at `closing`.
+   */
+  parts: CostPart[]
+}
+
 export interface PlannedWindow {
   opening: CountPoint
   closing: CountPoint
   /** The store's totals of the window; undefined when it has none yet. */
   stored: WindowTotals | undefined
+  costs: WindowCosts
   /** Oldest first: the windows before the opening count, then those inside the window when it spans more than two counts. */
   earlier: EarlierWindow[]
 }
@@ -123,6 +147,48 @@ interface PlanRow {
   waste: string | null
   waste_cost: string | null
   earlier: EarlierWindow[] | null
+  opening_cost: string | null
+  closing_cost: string | null
+  cost_parts: CostPartRow[] | null
+}
+
+/** A cost part as the plan's JSON gives it: its counts, its cost, and the store's totals (nulls when it lacks them). */
+type CostPartRow = [
+  openingId: string,
+  openingMs: number,
+  opening: string,
+  closingId: string,
+  closingMs: number,
+  closing: string,
+  unitCost: string,
+  ...stored: StoredColumns<string | null>,
+]
+
+/** The store's totals as the plan reads them: deliveries, usage, sale lines, lowest net, transfers in and out, waste, waste cost. */
+type StoredColumns<Value> = [Value, Value, number | null, Value, Value, Value, Value, Value]
+
+function storedTotals([deliveries, usage, saleLines, lowestNet, transfersIn, transfersOut, waste, wasteCost]: StoredColumns<string | null>): WindowTotals | undefined {
+  if (saleLines === null) return undefined
+  return {
+    deliveries: deliveries as string,
+    usage: usage as string,
+    saleLines,
+    lowestNet,
+    transfersIn: transfersIn as string,
+    transfersOut: transfersOut as string,
+    waste: waste as string,
+    wasteCost: wasteCost as string,
+  }
+}
+
+function costPartOf(row: CostPartRow, dateAt: (ms: number) => Date): CostPart {
+  const [openingId, openingMs, opening, closingId, closingMs, closing, unitCost, ...stored] = row
+  return {
+    opening: { countId: openingId, countedAt: dateAt(openingMs), quantity: opening },
+    closing: { countId: closingId, countedAt: dateAt(closingMs), quantity: closing },
+    unitCost,
+    stored: storedTotals(stored),
+  }
 }
 
 /** `dateAt` gives one Date per moment: items counted together share their counts' times. */
@@ -131,19 +197,13 @@ function windowOf(row: PlanRow, dateAt: (ms: number) => Date): PlannedWindow | u
   return {
     opening: { countId: row.opening_id, countedAt: dateAt(row.opening_ms), quantity: row.opening },
     closing: { countId: row.closing_id, countedAt: dateAt(row.closing_ms), quantity: row.closing },
-    stored:
-      row.sale_lines === null
-        ? undefined
-        : {
-            deliveries: row.deliveries as string,
-            usage: row.usage as string,
-            saleLines: row.sale_lines,
-            lowestNet: row.lowest_net,
-            transfersIn: row.transfers_in as string,
-            transfersOut: row.transfers_out as string,
-            waste: row.waste as string,
-            wasteCost: row.waste_cost as string,
-          },
+    stored: storedTotals([row.deliveries, row.usage, row.sale_lines, row.lowest_net, row.transfers_in, row.transfers_out, row.waste, row.waste_cost]),
+    costs: {
+      opening: row.opening_cost as string,
+      closing: row.closing_cost as string,
+      // One part is the whole window at its closing cost (a change between two consecutive counts): nothing to cut.
+      parts: row.cost_parts !== null && row.cost_parts.length > 1 ? row.cost_parts.map((part) => costPartOf(part, dateAt)) : [],
+    },
     earlier: row.earlier ?? [],
   }
 }
@@ -180,6 +240,10 @@ async function planRows(db: Executor, choice: WindowChoice, previous: number): P
   const chosen = choiceSql(choice, previous)
   if ((choice.kind === 'count' ? choice.itemIds : choice.items).length === 0) return plans
   const epochMs = (column: RawBuilder<unknown>) => sql`extract(epoch FROM ${column}) * 1000`
+  const storedColumns = (store: string) =>
+    sql.raw(`${store}.deliveries::text, ${store}.usage_units::text, ${store}.sale_lines::float8, ${store}.lowest_net::text,
+      ${store}.transfers_in::text, ${store}.transfers_out::text, ${store}.waste_units::text, ${store}.waste_cost::text`)
+  const itemId = sql.ref<string>('i.item_id')
   const result = await sql<PlanRow>`
     SELECT i.item_id, p.*
     FROM ${chosen.items}
@@ -196,6 +260,21 @@ async function planRows(db: Executor, choice: WindowChoice, previous: number): P
         c.count_id AS closing_id, ${epochMs(sql.ref('c.counted_at'))}::float8 AS closing_ms, c.actual::text AS closing,
         s.deliveries::text AS deliveries, s.usage_units::text AS usage, s.sale_lines::float8 AS sale_lines, s.lowest_net::text AS lowest_net,
         s.transfers_in::text AS transfers_in, s.transfers_out::text AS transfers_out, s.waste_units::text AS waste, s.waste_cost::text AS waste_cost,
+        k.opening_cost::text AS opening_cost, k.closing_cost::text AS closing_cost,
+        -- Only where the cost changed inside the window (rare): its parts, cut at each count whose cost differs from the next one's.
+        CASE WHEN k.changed THEN (
+          SELECT json_agg(json_build_array(p.opening_id, ${epochMs(sql.ref('p.opening_at'))}, p.opening::text, p.count_id, ${epochMs(sql.ref('p.counted_at'))},
+              p.actual::text, p.unit_cost::text, ${storedColumns('ps')}) ORDER BY p.n)
+          FROM (
+            SELECT b.n, b.count_id, b.counted_at, b.actual, b.unit_cost, coalesce(lag(b.count_id) OVER bw, o.count_id) AS opening_id,
+              coalesce(lag(b.counted_at) OVER bw, o.counted_at) AS opening_at, coalesce(lag(b.actual) OVER bw, o.actual) AS opening
+            FROM (
+              SELECT e.*, lead(e.unit_cost) OVER (ORDER BY e.n) AS next_cost
+              FROM (SELECT e.n, e.count_id, e.counted_at, e.actual, ${itemCostAt(itemId, sql.ref('e.counted_at'))} AS unit_cost
+                FROM counts e WHERE e.n > ch.opening_n AND e.n <= ch.closing_n) e) b
+            WHERE b.next_cost IS DISTINCT FROM b.unit_cost
+            WINDOW bw AS (ORDER BY b.n)) p
+          LEFT JOIN analytics_count_windows ps ON ps.item_id = i.item_id AND ps.opening_count_id = p.opening_id AND ps.closing_count_id = p.count_id) END AS cost_parts,
         (SELECT json_agg(json_build_array(${epochMs(sql.ref('e.previous_at'))}, ${epochMs(sql.ref('e.counted_at'))}, e.previous, e.actual,
             es.deliveries + es.transfers_in - es.transfers_out - es.waste_units, es.usage_units, es.sale_lines,
             CASE WHEN es.item_id IS NULL THEN e.previous_id END, CASE WHEN es.item_id IS NULL THEN e.count_id END) ORDER BY e.n)
@@ -207,6 +286,14 @@ async function planRows(db: Executor, choice: WindowChoice, previous: number): P
       LEFT JOIN counts o ON o.n = ch.opening_n AND ch.opening_n < ch.closing_n
       LEFT JOIN counts c ON c.n = ch.closing_n AND ch.opening_n < ch.closing_n AND o.count_id IS NOT NULL
       LEFT JOIN analytics_count_windows s ON s.item_id = i.item_id AND s.opening_count_id = o.count_id AND s.closing_count_id = c.count_id
+      -- The costs of the window's time: at the opening and the closing count (an index probe each), and whether
+      -- another cost took effect between them (a range scan of the receipts in the window). OFFSET 0 keeps
+      -- each probe evaluated once (a flattened subquery would be repeated where its columns are read).
+      LEFT JOIN LATERAL (
+        SELECT f.opening_cost, f.closing_cost,
+          f.opening_cost <> f.closing_cost OR ${itemCostOtherThanIn(itemId, sql.ref('f.closing_cost'), sql.ref('o.counted_at'), sql.ref('c.counted_at'))} AS changed
+        FROM (SELECT ${itemCostAt(itemId, sql.ref('o.counted_at'))} AS opening_cost, ${itemCostAt(itemId, sql.ref('c.counted_at'))} AS closing_cost OFFSET 0) f) k
+        ON c.count_id IS NOT NULL
       WHERE ch.latest_at IS NOT NULL) p`.execute(db)
   const dates = new Map<number, Date>()
   const dateAt = (ms: number) => {

@@ -1,7 +1,8 @@
 import type { Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal, toDbNumeric, UNIT_COST_DECIMALS } from '../platform/decimal.js'
 import { inventoryErrors } from './inventory.errors.js'
-import { type ItemRow, lastDeliveryUnitCosts, lockItemRows } from './inventory.repository.js'
+import { type ItemRow, lockItemRows } from './inventory.repository.js'
+import { latestCostChanges, recordCostChanges } from './item-costs.js'
 import { insertOperationLines } from './operations.repository.js'
 import { setStock } from './stock-ledger.js'
 import { takesStock } from './stock-operations.js'
@@ -10,8 +11,9 @@ import { takesStock } from './stock-operations.js'
  * Deliveries: what a received order brings into stock, and the price it brings. An item's cost_per_unit
  * is the price of its latest delivery by the time it was received: a bar's invoices change price, and the
  * last price paid is what the next bottle costs (a moving average would keep an old price alive for
- * months). A delivery received into the past, older than the item's latest one, keeps its own price on
- * its movement and leaves the newer price alone.
+ * months). A delivery received into the past, older than the item's latest cost change (a receipt or a
+ * PUT of cost_per_unit), keeps its own price on its movement and in the item's cost history (the cost of
+ * its time until the next change) and leaves the newer cost alone.
  */
 
 /** One item's part of a delivery; a delivery has one line per item, as an order does. */
@@ -35,8 +37,8 @@ export interface Delivery {
 }
 
 /**
- * Receives a delivery's lines, the items locked in id order: each item takes the line's unit cost as its
- * cost_per_unit when this is its latest delivery, then the units go to stock by the counts' rule. Received
+ * Receives a delivery's lines, the items locked in id order: each line's unit cost enters the item's cost
+ * history at the time received, and becomes its cost_per_unit when nothing changed its cost later; then the units go to stock by the counts' rule. Received
  * after the item's anchor (its latest count or absolute quantity), a ledger row of kind delivery adds
  * them (inventory.updated, and inventory.low_stock if still low); received at or before it, the count
  * already saw them: a history line records them for analytics and current stock stays. Both keep the
@@ -47,12 +49,12 @@ export async function receiveDelivery(trx: Trx, tenant: Tenant, delivery: Delive
   const items = await lockItemRows(trx, tenant, lines.map((line) => line.itemId))
   // Taken under the lock, as a count's default time is: a count committed while this waited is before it.
   const receivedAt = delivery.receivedAt ?? new Date()
-  const lastDeliveries = await lastDeliveryUnitCosts(trx, tenant, [...items.keys()])
+  const lastChanges = await latestCostChanges(trx, [...items.keys()])
   for (const line of lines) {
     const item = items.get(line.itemId)
     if (!item) throw inventoryErrors.itemNotFound(line.itemId)
-    const last = lastDeliveries.get(item.id)
-    const priced = last === undefined || receivedAt >= last.deliveredAt ? await setCost(trx, item, line.unitCost) : item
+    const last = lastChanges.get(item.id)
+    const priced = last === undefined || receivedAt >= last ? await setCost(trx, item, line.unitCost) : item
     if (takesStock(priced, receivedAt)) {
       await setStock(trx, tenant, priced, decimal(priced.quantity).plus(line.units), {
         kind: 'delivery',
@@ -65,6 +67,17 @@ export async function receiveDelivery(trx: Trx, tenant: Tenant, delivery: Delive
       await recordHistoryDelivery(trx, tenant, delivery.referenceId, priced, line, receivedAt)
     }
   }
+  await recordCostChanges(
+    trx,
+    tenant,
+    lines.map((line) => ({
+      itemId: line.itemId,
+      unitCost: toDbNumeric(line.unitCost, UNIT_COST_DECIMALS),
+      effectiveAt: receivedAt,
+      source: 'delivery' as const,
+      referenceId: delivery.referenceId,
+    })),
+  )
   return receivedAt
 }
 

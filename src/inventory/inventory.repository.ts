@@ -8,6 +8,7 @@ import type { PageRequest } from '../platform/http/pagination.js'
 import { type RawBuilder, type Selectable, sql } from 'kysely'
 import { pageWithTotal, type RowPage } from '../platform/db/page.js'
 import { signedLineQuantity } from './operations.repository.js'
+import { itemCostAt } from './item-costs.js'
 
 export type ItemRow = Selectable<InventoryItemTable>
 
@@ -411,14 +412,16 @@ export async function itemsUsedByLines(trx: Trx, tenant: Tenant, source: RawBuil
 
 /**
  * Records per-line sale usage from `source` for the tenant's live items, each row with the item's location
- * (where stock was taken) and the line's (where it was sold); a (line, item) stored before is skipped.
+ * (where stock was taken) and the line's (where it was sold), and the item's cost in force when the line
+ * was sold (a line imported into the past is costed at its time, not today's); a (line, item) stored
+ * before is skipped.
  */
 export async function insertSaleUsage(trx: Trx, tenant: Tenant, batchId: string, source: RawBuilder<unknown>): Promise<void> {
   await sql`
     INSERT INTO stock_sale_usage (account_id, environment, item_id, location_id, sale_location_id, sale_line, recipe_id, sold_at, units, unit_cost,
       applied, batch_id)
-    SELECT i.account_id, i.environment, i.id, i.location_id, s.sale_location_id, s.sale_line, s.recipe_id, s.sold_at, s.units, i.cost_per_unit,
-      s.sold_at > i.anchored_at, ${batchId}
+    SELECT i.account_id, i.environment, i.id, i.location_id, s.sale_location_id, s.sale_line, s.recipe_id, s.sold_at, s.units,
+      ${itemCostAt(sql.ref('i.id'), sql.ref('s.sold_at'))}, s.sold_at > i.anchored_at, ${batchId}
     FROM (${source}) AS s
     JOIN inventory_items i ON i.id = s.item_id AND i.account_id = ${tenant.accountId} AND i.environment = ${tenant.environment}
       AND i.deleted_at IS NULL

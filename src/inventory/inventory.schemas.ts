@@ -11,7 +11,7 @@ const QuantityField = Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.
 /** When a stock change happened, for one entered after the fact (a transfer, waste, a delivery received). */
 export const PastTime = (description: string) =>
   Type.String({ format: 'date-time', description: `${description}; default now. Not in the future (invalid_parameter). Dated before an item’s latest count it is history for that item: recorded for reports, current stock unchanged (the counts’ rule)`, examples: ['2026-11-22T18:00:00Z'] })
-const Money = Type.Number({ minimum: 0, maximum: NUMBER_LIMITS.money, description: 'Cost of one unit in the account currency: exact decimal, up to 4 decimals kept; 0 to 1,000,000,000', examples: [18.5] })
+const Money = Type.Number({ minimum: 0, maximum: NUMBER_LIMITS.money, description: 'Cost of one unit in the account currency: exact decimal, up to 4 decimals kept; 0 to 1,000,000,000. A change holds from now on: windows counted before it keep the cost of their time in reports', examples: [18.5] })
 /** The heaviest weight taken, in grams (a tonne: far above any full keg). */
 export const MAX_WEIGHT_G = 1_000_000
 /** Decimals of a weight in grams (a kitchen or bar scale shows 1 g or 0.1 g). */
@@ -36,7 +36,7 @@ export const InventoryItem = Type.Object({
   case_size: Type.Union([Type.Integer(), Type.Null()], { description: 'Units per case, for ordering by the case; null when not sold by the case', examples: [12] }),
   location: Type.String({ description: 'The location id it is kept at', examples: ['main_bar'] }),
   reorder_point: Type.Number({ description: 'Below this quantity the item is low on stock (0: never)', examples: [6] }),
-  cost_per_unit: Type.Number({ description: 'Cost of one unit, in the account currency', examples: [18.5] }),
+  cost_per_unit: Type.Number({ description: 'Cost of one unit now, in the account currency: as created, set by the latest receipt (docs/ordering.md), or by a PUT. Every change enters the item’s cost history with its time, and reports value each count window at the cost of its time', examples: [18.5] }),
   full_weight_g: Nullable(Type.Number({ description: 'Grams of a full container (bottle, can or keg) for counting open ones by weight; null when not set', examples: [1250] })),
   empty_weight_g: Nullable(Type.Number({ description: 'Grams of an empty container (its tare); null when not set', examples: [480] })),
   par_level: Nullable(Type.Number({ description: 'The quantity the item is stocked up to, in its unit; null without a par', examples: [12] })),

@@ -50,6 +50,7 @@ import type {
 } from './inventory.schemas.js'
 import { countedQuantity, itemWeightsAfter } from './container-weights.js'
 import { notifyIfNewlyLow, setStock, type StockMovement } from './stock-ledger.js'
+import { recordCostChanges } from './item-costs.js'
 import { isUnit, UNITS } from './units.js'
 
 /** A stock quantity from the API: zero or more, at most 3 decimals (invalid_quantity otherwise). */
@@ -273,6 +274,8 @@ export async function createItemRow(trx: Trx, tenant: Tenant, input: CreateItemB
       .returningAll()
       .executeTakeFirstOrThrow(),
   )
+  // The cost it is created with stands for its whole past, until its first receipt or change.
+  await recordCostChanges(trx, tenant, [{ itemId: created.id, unitCost: created.cost_per_unit, effectiveAt: 'always', source: 'created', referenceId: null }])
   // The starting quantity stands like a count of this moment, even at 0: sales sold before it are history.
   const stocked = await setStock(trx, tenant, created, quantity, { kind: 'adjustment', actor, referenceId: created.id, occurredAt: stockedAt, anchorQuantity: quantity })
   if (quantity.eq(0)) await notifyIfNewlyLow(trx, tenant, undefined, stocked)
@@ -331,6 +334,10 @@ export async function updateItem(trx: Trx, tenant: Tenant, id: string, input: Up
           .executeTakeFirstOrThrow(),
       )
     : original
+  if (!decimal(updated.cost_per_unit).eq(original.cost_per_unit)) {
+    // A cost changed by hand holds from now on: windows counted before it keep the cost of their time.
+    await recordCostChanges(trx, tenant, [{ itemId: id, unitCost: updated.cost_per_unit, effectiveAt: new Date(), source: 'updated', referenceId: null }])
+  }
   if (quantity !== undefined) {
     // A quantity set by hand is an absolute quantity: it anchors the item like a count.
     return rowToItem(await setStock(trx, tenant, updated, quantity, { kind: 'adjustment', actor, referenceId: null, anchorQuantity: quantity }, original))

@@ -66,6 +66,20 @@ export interface StockSaleUsageTable {
   recorded_at: Timestamp
 }
 
+/** An item's cost from a moment on (migrations/20261127141000_item_cost_history.sql; item-costs.ts). */
+export interface InventoryItemCostTable {
+  sequence: Generated<string>
+  account_id: string
+  environment: Environment
+  item_id: string
+  /** -infinity for the cost an item was created with. */
+  effective_at: Timestamp
+  unit_cost: Numeric
+  source: 'created' | 'delivery' | 'updated'
+  reference_id: string | null
+  recorded_at: Generated<Date>
+}
+
 export type MovementKind = 'count' | 'adjustment' | 'batch' | 'delivery' | 'sale' | 'transfer' | 'waste'
 
 export interface InventoryCountTable {
@@ -99,5 +113,6 @@ declare module '../platform/db/database.js' {
     inventory_counts: InventoryCountTable
     inventory_count_lines: InventoryCountLineTable
     stock_sale_usage: StockSaleUsageTable
+    inventory_item_costs: InventoryItemCostTable
   }
 }

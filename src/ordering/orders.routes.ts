@@ -159,7 +159,7 @@ export async function orderRoutes(app: App, options: OrderRoutesOptions) {
         tags,
         summary: 'Receive a shipped order',
         description:
-          'Adds received minus damaged quantities (cases converted to item units, damage given in the unit ordered or as units_damaged in the item’s unit) to stock through the ledger, dated received_at (default now). A delivery dated before an item’s latest count is history for it: recorded for reports, current stock unchanged. Sets each item’s cost_per_unit to the line’s unit price per item unit when this is its latest delivery by time; each delivery keeps the price it was received at. See docs/ordering.md.',
+          'Adds received minus damaged quantities (cases converted to item units, damage given in the unit ordered or as units_damaged in the item’s unit) to stock through the ledger, dated received_at (default now). A delivery dated before an item’s latest count is history for it: recorded for reports, current stock unchanged. Sets each item’s cost_per_unit to the line’s unit price per item unit when this is its latest cost change by time (a receipt or a PUT of the cost); each delivery keeps the price it was received at and enters the item’s cost history at received_at, which reports value count windows with. See docs/ordering.md.',
         params: IdParams,
         body: ReceiveOrderBody,
         response: { 200: envelope(Order) },

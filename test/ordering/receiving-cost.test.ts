@@ -79,6 +79,41 @@ describe('receiving sets the cost', () => {
     ])
   })
 
+  test('a receipt back-dated before a cost typed in since leaves the typed cost, and keeps its own price on its movement', async () => {
+    const caller = await ctx.newCaller()
+    const vodka = await createItem(ctx, caller, { quantity: 10, case_size: 12, cost_per_unit: 18.5 })
+    const order = await shippedAtCasePrice(caller, vodka.id, 240)
+    await tick()
+    const arrival = new Date().toISOString()
+    await tick()
+    await ok(ctx, caller, 'PUT', `/v1/inventory/items/${vodka.id}`, { cost_per_unit: 19 })
+    await ok(ctx, caller, 'POST', `/v1/orders/${order.id}/receive`, {
+      received_by: 'Sam',
+      received_at: arrival,
+      items: [{ inventory_item_id: vodka.id, quantity_received: 2 }],
+    })
+    assert.equal((await itemOf(caller, vodka.id)).cost_per_unit, 19, 'the cost typed after the delivery arrived stands')
+    assert.deepEqual(await deliveriesOf(caller, vodka.id), [[arrival, 24, 20]])
+  })
+
+  test('a receipt back-dated between a typed cost and a later receipt at that same cost leaves the later receipt’s price', async () => {
+    const caller = await ctx.newCaller()
+    const vodka = await createItem(ctx, caller, { quantity: 10, case_size: 12, cost_per_unit: 18.5 })
+    const older = await shippedAtCasePrice(caller, vodka.id, 216)
+    const newer = await shippedAtCasePrice(caller, vodka.id, 240)
+    await ok(ctx, caller, 'PUT', `/v1/inventory/items/${vodka.id}`, { cost_per_unit: 20 })
+    await tick()
+    const olderArrival = new Date().toISOString()
+    await tick()
+    await ok(ctx, caller, 'POST', `/v1/orders/${newer.id}/receive`, { received_by: 'Sam', items: [{ inventory_item_id: vodka.id, quantity_received: 2 }] })
+    await ok(ctx, caller, 'POST', `/v1/orders/${older.id}/receive`, {
+      received_by: 'Alex',
+      received_at: olderArrival,
+      items: [{ inventory_item_id: vodka.id, quantity_received: 2 }],
+    })
+    assert.equal((await itemOf(caller, vodka.id)).cost_per_unit, 20, 'the latest receipt was at $20 a bottle')
+  })
+
   test('rejects a received_at in the future with 400 invalid_parameter and changes nothing', async () => {
     const caller = await ctx.newCaller()
     const vodka = await createItem(ctx, caller, { quantity: 10, case_size: 12, cost_per_unit: 18.5 })

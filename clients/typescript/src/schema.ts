@@ -3810,7 +3810,7 @@ export interface paths {
                                  */
                                 reorder_point: number;
                                 /**
-                                 * @description Cost of one unit, in the account currency
+                                 * @description Cost of one unit now, in the account currency: as created, set by the latest receipt (docs/ordering.md), or by a PUT. Every change enters the item’s cost history with its time, and reports value each count window at the cost of its time
                                  * @example 18.5
                                  */
                                 cost_per_unit: number;
@@ -4297,7 +4297,7 @@ export interface paths {
                          */
                         reorder_point?: number;
                         /**
-                         * @description Cost of one unit in the account currency: exact decimal, up to 4 decimals kept; 0 to 1,000,000,000
+                         * @description Cost of one unit in the account currency: exact decimal, up to 4 decimals kept; 0 to 1,000,000,000. A change holds from now on: windows counted before it keep the cost of their time in reports
                          * @example 18.5
                          */
                         cost_per_unit?: number;
@@ -4411,7 +4411,7 @@ export interface paths {
                                  */
                                 reorder_point: number;
                                 /**
-                                 * @description Cost of one unit, in the account currency
+                                 * @description Cost of one unit now, in the account currency: as created, set by the latest receipt (docs/ordering.md), or by a PUT. Every change enters the item’s cost history with its time, and reports value each count window at the cost of its time
                                  * @example 18.5
                                  */
                                 cost_per_unit: number;
@@ -5038,7 +5038,7 @@ export interface paths {
                                  */
                                 reorder_point: number;
                                 /**
-                                 * @description Cost of one unit, in the account currency
+                                 * @description Cost of one unit now, in the account currency: as created, set by the latest receipt (docs/ordering.md), or by a PUT. Every change enters the item’s cost history with its time, and reports value each count window at the cost of its time
                                  * @example 18.5
                                  */
                                 cost_per_unit: number;
@@ -5565,7 +5565,7 @@ export interface paths {
                                  */
                                 reorder_point: number;
                                 /**
-                                 * @description Cost of one unit, in the account currency
+                                 * @description Cost of one unit now, in the account currency: as created, set by the latest receipt (docs/ordering.md), or by a PUT. Every change enters the item’s cost history with its time, and reports value each count window at the cost of its time
                                  * @example 18.5
                                  */
                                 cost_per_unit: number;
@@ -6004,7 +6004,7 @@ export interface paths {
                          */
                         reorder_point?: number;
                         /**
-                         * @description Cost of one unit in the account currency: exact decimal, up to 4 decimals kept; 0 to 1,000,000,000
+                         * @description Cost of one unit in the account currency: exact decimal, up to 4 decimals kept; 0 to 1,000,000,000. A change holds from now on: windows counted before it keep the cost of their time in reports
                          * @example 18.5
                          */
                         cost_per_unit?: number;
@@ -6118,7 +6118,7 @@ export interface paths {
                                  */
                                 reorder_point: number;
                                 /**
-                                 * @description Cost of one unit, in the account currency
+                                 * @description Cost of one unit now, in the account currency: as created, set by the latest receipt (docs/ordering.md), or by a PUT. Every change enters the item’s cost history with its time, and reports value each count window at the cost of its time
                                  * @example 18.5
                                  */
                                 cost_per_unit: number;
@@ -37922,7 +37922,7 @@ export interface paths {
         put?: never;
         /**
          * Receive a shipped order
-         * @description Adds received minus damaged quantities (cases converted to item units, damage given in the unit ordered or as units_damaged in the item’s unit) to stock through the ledger, dated received_at (default now). A delivery dated before an item’s latest count is history for it: recorded for reports, current stock unchanged. Sets each item’s cost_per_unit to the line’s unit price per item unit when this is its latest delivery by time; each delivery keeps the price it was received at. See docs/ordering.md.
+         * @description Adds received minus damaged quantities (cases converted to item units, damage given in the unit ordered or as units_damaged in the item’s unit) to stock through the ledger, dated received_at (default now). A delivery dated before an item’s latest count is history for it: recorded for reports, current stock unchanged. Sets each item’s cost_per_unit to the line’s unit price per item unit when this is its latest cost change by time (a receipt or a PUT of the cost); each delivery keeps the price it was received at and enters the item’s cost history at received_at, which reports value count windows with. See docs/ordering.md.
          *
          *     Requires the `ordering:write` permission.
          */
@@ -38651,7 +38651,7 @@ export interface paths {
         };
         /**
          * Variance report: how much stock went missing, where and why
-         * @description Per item with two counts: the window from its opening count (latest at or before the start of date_from, else its earliest inside the period) to its closing count (latest at or before the end of date_to); actual usage = opening + deliveries − closing, expected usage = Σ mapped sales in the window converted to item units (recipes per ingredient); variance = actual − expected (positive: a loss), variance_percentage = variance / expected × 100, estimated_loss = variance × cost_per_unit. Items above the threshold carry ranked potential_causes with their evidence. Computed from the data as it stands. Formulas with worked examples: docs/analytics.md.
+         * @description Per item with two counts: the window from its opening count (latest at or before the start of date_from, else its earliest inside the period) to its closing count (latest at or before the end of date_to); actual usage = opening + deliveries − closing, expected usage = Σ mapped sales in the window converted to item units (recipes per ingredient); variance = actual − expected (positive: a loss), variance_percentage = variance / expected × 100, estimated_loss = variance × the cost in force at the closing count (summed over the parts of a window in which the cost changed: never revalued at today’s cost). Items above the threshold carry ranked potential_causes with their evidence. Computed from the data as it stands. Formulas with worked examples: docs/analytics.md.
          *
          *     Requires the `analytics:read` permission.
          */
@@ -38944,7 +38944,7 @@ export interface paths {
                                     variance: number;
                                     /** @description variance / expected × 100 (100 when nothing was expected but some was used) */
                                     variance_percentage: number;
-                                    /** @description variance × cost_per_unit, in the account currency (recorded waste is not in it: see recorded_waste_cost) */
+                                    /** @description variance × the cost in force at the window’s closing count, never revalued at today’s cost (a window over several counts in which the cost changed: Σ of its parts, each at the cost at its own closing count; docs/analytics.md, Costs of their time), in the account currency (recorded waste is not in it: see recorded_waste_cost) */
                                     estimated_loss: number;
                                     /** @description The cost of the waste recorded in the window (the same as window.recorded_waste_cost), account currency */
                                     recorded_waste_cost: number;
@@ -40957,7 +40957,7 @@ export interface paths {
                                 /** @description Each metric with its target and where it stands */
                                 metrics: {
                                     /**
-                                     * @description Cost of expected usage of the mapped sale lines sold in the period (units × the unit cost stored with each line’s usage) / their revenue × 100
+                                     * @description Cost of expected usage of the mapped sale lines sold in the period (units × the unit cost stored with each line’s usage: the item’s cost in force when the line was sold) / their revenue × 100
                                      * @example {
                                      *       "value": 21.4,
                                      *       "target": 20,
@@ -40965,7 +40965,7 @@ export interface paths {
                                      *     }
                                      */
                                     pour_cost: {
-                                        /** @description Cost of expected usage of the mapped sale lines sold in the period (units × the unit cost stored with each line’s usage) / their revenue × 100; percent, 2 decimals; null when the period holds no data for it */
+                                        /** @description Cost of expected usage of the mapped sale lines sold in the period (units × the unit cost stored with each line’s usage: the item’s cost in force when the line was sold) / their revenue × 100; percent, 2 decimals; null when the period holds no data for it */
                                         value: number | null;
                                         /** @description The settings’ target (PUT /v1/settings), percent */
                                         target: number;
@@ -40995,7 +40995,7 @@ export interface paths {
                                         status: "on_target" | "above_target" | "below_target" | "no_data";
                                     };
                                     /**
-                                     * @description Σ per item (actual usage × cost_per_unit × 30 / window days) / Σ per item ((opening + closing) / 2 × cost_per_unit), over the items’ count windows
+                                     * @description Σ per item (cost of actual usage × 30 / window days) / Σ per item ((opening × the cost at the opening count + closing × the cost at the closing count) / 2), over the items’ count windows, at the costs of their time
                                      * @example {
                                      *       "value": 3.6,
                                      *       "target": 4,
@@ -41003,7 +41003,7 @@ export interface paths {
                                      *     }
                                      */
                                     inventory_turnover: {
-                                        /** @description Σ per item (actual usage × cost_per_unit × 30 / window days) / Σ per item ((opening + closing) / 2 × cost_per_unit), over the items’ count windows; turns per 30 days, 2 decimals; null when the period holds no data for it */
+                                        /** @description Σ per item (cost of actual usage × 30 / window days) / Σ per item ((opening × the cost at the opening count + closing × the cost at the closing count) / 2), over the items’ count windows, at the costs of their time; turns per 30 days, 2 decimals; null when the period holds no data for it */
                                         value: number | null;
                                         /** @description The settings’ target (PUT /v1/settings), turns per 30 days */
                                         target: number;
@@ -41981,7 +41981,7 @@ export interface paths {
                                 total_cost: number;
                                 /** @description total_cost / total_sales × 100, percent, 2 decimals; null without sales */
                                 pour_cost: number | null;
-                                /** @description Σ (actual − expected) × cost_per_unit over the category’s items’ count windows (the variance report’s estimated_loss), account currency, 2 decimals; null when no item of the category has two counts */
+                                /** @description Σ (actual − expected) × the cost of the window’s time over the category’s items’ count windows (the variance report’s estimated_loss), account currency, 2 decimals; null when no item of the category has two counts */
                                 variance: number | null;
                                 /** @description variance / Σ expected cost in those windows × 100 (100 when nothing was expected but some was used), percent, 2 decimals; null with variance */
                                 variance_percentage: number | null;
@@ -42921,7 +42921,7 @@ export interface webhooks {
                              */
                             variance_percentage: number;
                             /**
-                             * @description variance × cost_per_unit, in the account currency
+                             * @description variance × the item’s cost in force at this count (the cost of its time), in the account currency
                              * @example 32.68
                              */
                             estimated_loss: number;
