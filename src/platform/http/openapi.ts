@@ -226,7 +226,7 @@ async function openapi(app: FastifyInstance, options: OpenApiOptions) {
     transformObject: (documents) => {
       const document = (documents as unknown as { openapiObject: Document }).openapiObject
       completeOperations(document)
-      return document as never
+      return document
     },
     openapi: {
       openapi: '3.1.0',
@@ -269,7 +269,7 @@ async function openapi(app: FastifyInstance, options: OpenApiOptions) {
       withDefaultFonts: false,
       hideClientButton: true,
       telemetry: false,
-    } as never,
+    },
   })
 }
 

@@ -36,7 +36,7 @@ interface Exchange {
 
 /** A Revel simulator that records every request and the JSON it answered. */
 async function recordedSimulator(options: Partial<RevelSimulatorOptions> = {}): Promise<{ url: string; exchanges: Exchange[]; requests: URL[] }> {
-  const handler = revelVendor.createSimulator({ seed: SEED, historyDays: HISTORY_DAYS, now: () => NOW, ...options } as SimulatorOptions)
+  const handler = revelVendor.createSimulator({ seed: SEED, historyDays: HISTORY_DAYS, now: () => NOW, ...options })
   const exchanges: Exchange[] = []
   const requests: URL[] = []
   const server = await startSimulatorServer((req, res) => {

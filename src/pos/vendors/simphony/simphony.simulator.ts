@@ -264,7 +264,7 @@ interface GuestChecksRequest extends BiRequest {
 function requestProblem(schema: TSchema, body: unknown): string | undefined {
   const errors = [...Value.Errors(schema, body)]
   const unknown = errors.find((error) => error.keyword === 'additionalProperties')
-  if (unknown) return `unknown field ${(unknown.params as { additionalProperties: string[] }).additionalProperties.join(', ')}`
+  if (unknown) return `unknown field ${(unknown.params).additionalProperties.join(', ')}`
   const [first] = errors
   return first ? `${first.instancePath.slice(1) || 'the body'} ${first.message}` : undefined
 }
