@@ -187,5 +187,5 @@ if (isMainThread) {
   })
 } else {
   // The simulator thread: serve until the main thread terminates it.
-  serveSimulator(workerData as SimulatorSpec).then((simulator) => parentPort?.postMessage(simulator.url))
+  void serveSimulator(workerData as SimulatorSpec).then((simulator) => parentPort?.postMessage(simulator.url))
 }

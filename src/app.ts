@@ -21,6 +21,7 @@ import type { MetricsRegistry } from './platform/metrics/metrics-registry.js'
 import { costingRoutes } from './analytics/costing.routes.js'
 import { inventoryRoutes } from './inventory/inventory.routes.js'
 import { stockOperationRoutes } from './inventory/operations.routes.js'
+import { countItemsAtLocation, liveItemIdsAt } from './inventory/inventory.service.js'
 import { locationRoutes } from './locations/locations.routes.js'
 import { recipeRoutes } from './recipes/recipes.routes.js'
 import { settingsRoutes } from './settings/settings.routes.js'
@@ -114,7 +115,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { probeDatabase: () => database.probe() })
   await app.register(consoleRoutes, { root: projectPath('dist', 'console') })
   await app.register(authRoutes, { prefix: '/v1/auth' })
-  await app.register(locationRoutes, { prefix: '/v1/locations' })
+  await app.register(locationRoutes, { prefix: '/v1/locations', itemsAtLocation: countItemsAtLocation, liveItemIdsAt })
   await app.register(inventoryRoutes, { prefix: '/v1/inventory', countObserver: emitCountVariance })
   await app.register(stockOperationRoutes, { prefix: '/v1/inventory' })
   await app.register(settingsRoutes, { prefix: '/v1/settings' })

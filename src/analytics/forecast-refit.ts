@@ -314,8 +314,10 @@ export async function startForecastWorker(deps: WorkerDependencies): Promise<Bac
   const { db } = deps.database
   const clock = deps.clock ?? (() => new Date())
   const refitDelayMs = deps.config.forecastRefitDelayMs
+  // `let`, not const: a tick can start a timer that reads `loop` before startJobLoop has returned it.
   let loop: BackgroundLoop | undefined
   let wakeWhenDue: NodeJS.Timeout | undefined
+  // eslint-disable-next-line prefer-const
   loop = await startJobLoop({
     queue: REFIT_QUEUE,
     database: deps.database,

@@ -75,11 +75,6 @@ export function previousPeriod(period: ReportPeriod): ReportPeriod {
   return { from: shiftDate(period.from, -days), to: shiftDate(period.from, -1) }
 }
 
-/** Days in a period, both ends included. */
-export function periodDays(period: ReportPeriod): number {
-  return daysBetween(period.from, period.to) + 1
-}
-
 /** `2026-10-23/2026-11-22`, the spec's period string. */
 export function periodLabel(period: ReportPeriod): string {
   return `${period.from}/${period.to}`

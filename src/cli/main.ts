@@ -53,6 +53,9 @@ async function runWorkers(config: Config): Promise<void> {
   logger.info('workers running')
 }
 
+/** A command's parsed options as commander hands them (its types leave them `any`). */
+type CommandOptions = Record<string, unknown> & { json?: boolean }
+
 const program = new Command('barstock')
   .description('Stock and purchasing for bars: the barstock service and its administration')
   .version(serviceVersion())
@@ -85,7 +88,7 @@ program
   .description('Write a consistent copy of the embedded database to a .tar.gz, also while the server runs (restore: docs/operations.md)')
   .requiredOption('--out <file>', 'the file to write; with a running server, the server writes it')
   .option('--json', 'print {path, bytes} as JSON')
-  .action(async (options) => {
+  .action(async (options: CommandOptions & { out: string }) => {
     const config = loadConfig()
     const written = (await runAdminCommand(config, 'backup', { out: resolve(options.out) })) as { path: string; bytes: number }
     const key = config.secretKey ? 'BARSTOCK_SECRET_KEY' : join(config.dataDir, 'secret.key')
@@ -103,7 +106,7 @@ keys
   .option('--account <id>', 'the account the key belongs to', 'acct_default')
   .option('--expires-at <time>', 'ISO 8601 time after which the key stops working')
   .option('--json', 'print {id, key, name, permissions, environment} as JSON')
-  .action(async (options) => {
+  .action(async (options: CommandOptions) => {
     const created = (await runAdminCommand(loadConfig(), 'keys.create', options)) as ApiKeyInfo & { key: string }
     const { id, key, name, permissions, environment } = created
     // Exactly the five fields of the run contract (DECISIONS.md); `keys list` shows the expiry.
@@ -117,7 +120,7 @@ keys
   .description('List API keys (never the keys themselves)')
   .option('--account <id>', 'only this account')
   .option('--json', 'print JSON')
-  .action(async (options) => {
+  .action(async (options: CommandOptions) => {
     const list = (await runAdminCommand(loadConfig(), 'keys.list', options)) as ApiKeyInfo[]
     printResult(list, Boolean(options.json), () => list.map(keyLine).join('\n') || 'no keys')
   })
@@ -126,7 +129,7 @@ keys
   .command('revoke <id>')
   .description('Revoke an API key at once')
   .option('--json', 'print JSON')
-  .action(async (id: string, options) => {
+  .action(async (id: string, options: CommandOptions) => {
     const revoked = (await runAdminCommand(loadConfig(), 'keys.revoke', { id })) as ApiKeyInfo
     printResult(revoked, Boolean(options.json), () => `revoked ${revoked.id} (${revoked.name})`)
   })
@@ -138,7 +141,7 @@ accounts
   .description('Create an account (with a main_bar location in both environments)')
   .requiredOption('--name <name>', 'the account name')
   .option('--json', 'print JSON')
-  .action(async (options) => {
+  .action(async (options: CommandOptions) => {
     const account = (await runAdminCommand(loadConfig(), 'accounts.create', options)) as { id: string; name: string }
     printResult(account, Boolean(options.json), () => `created account ${account.id} (${account.name})`)
   })
@@ -147,7 +150,7 @@ accounts
   .command('list')
   .description('List accounts')
   .option('--json', 'print JSON')
-  .action(async (options) => {
+  .action(async (options: CommandOptions) => {
     const list = (await runAdminCommand(loadConfig(), 'accounts.list', {})) as { id: string; name: string }[]
     printResult(list, Boolean(options.json), () => list.map((account) => `${account.id}  ${account.name}`).join('\n'))
   })

@@ -34,7 +34,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   resolveSecretKey(config.secretKey, config.dataDir)
   let channel: AdminChannel | undefined
   let app: FastifyInstance | undefined
-  let address = ''
+  let address: string
   const reportRedisError = (error: Error) => app?.log.warn({ err: error }, 'Redis unavailable: counting rate limits in memory')
   const limiter = new RateLimiter(config.redisUrl ? new RedisRateLimitStore(config.redisUrl, reportRedisError) : new MemoryRateLimitStore())
   const metrics = createServiceMetrics(database.handle)

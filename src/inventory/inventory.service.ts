@@ -146,16 +146,11 @@ async function checkProduct(trx: Trx, tenant: Tenant, product: ProductFields): P
 export { countItemsAtLocation, findItemRow, findItemRows, findItemRowsInCategories, listItemsForMatching, lockItemRows, type ItemRow }
 // What each item cost when it was last delivered (each delivery keeps the price it was received at).
 export { lastDeliveryUnitCosts, type DeliveryUnitCost }
-export { receiveDelivery, type DeliveredLine, type Delivery } from './deliveries.js'
-export { setStock, type StockMovement } from './stock-ledger.js'
+export { receiveDelivery, type DeliveredLine } from './deliveries.js'
 export {
   applySaleUsage,
-  type DepletedItem,
-  type DepletedItemAt,
   itemsDepletedAt,
   restateSaleUsage,
-  type SaleUsageResult,
-  type SaleUsageSource,
   withdrawSaleUsage,
 } from './sale-usage.js'
 

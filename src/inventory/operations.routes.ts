@@ -28,7 +28,7 @@ export async function stockOperationRoutes(app: App) {
       },
       config: { permission: 'inventory:write', errors: [itemNotFound, invalidQuantity, locationNotFound, transferMismatch] },
     },
-    (request, reply) => runWrite(app.db, request, reply, 201, (trx) => createTransfer(trx, tenantOf(request), request.body, actorOf(request))),
+    (request, reply) => runWrite(app.db, request, reply, 201, (trx) => createTransfer(trx, tenantOf(request), request.body)),
   )
 
   app.get(

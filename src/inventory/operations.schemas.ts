@@ -5,7 +5,6 @@ import { PastTime } from './inventory.schemas.js'
 
 /** Why stock was wasted (DECISIONS, Bar operations → Waste). */
 export const WASTE_REASONS = ['spill', 'breakage', 'comp', 'staff_drink', 'spoilage', 'returned', 'other'] as const
-export type WasteReason = (typeof WASTE_REASONS)[number]
 
 const MOVED_RULE = 'more than zero, up to 3 decimals (invalid_quantity otherwise), at most 1,000,000,000'
 const Moved = (description: string, example: number) =>

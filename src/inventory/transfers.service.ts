@@ -152,7 +152,7 @@ function transferOut(row: TransferRow, lines: OperationLineRow[]): Transfer {
  * Records a transfer. Throws invalid_parameter (same location, an item twice or at another location, a
  * future time), invalid_quantity, location_not_found, item_not_found, transfer_mismatch.
  */
-export async function createTransfer(trx: Trx, tenant: Tenant, input: TransferBody, actor: string): Promise<Transfer> {
+export async function createTransfer(trx: Trx, tenant: Tenant, input: TransferBody): Promise<Transfer> {
   const checked = checkLines(input)
   const requestedAt = input.transferred_at === undefined ? undefined : parsePastTime(input.transferred_at, 'transferred_at')
   await getLocation(trx, tenant, input.from_location)

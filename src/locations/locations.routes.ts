@@ -2,15 +2,25 @@ import { runWrite } from '../platform/idempotency.js'
 import { tenantOf } from '../platform/auth/auth-plugin.js'
 import { pageRequest, paginate } from '../platform/http/pagination.js'
 import { Deleted, envelope, listEnvelope } from '../platform/http/schemas.js'
+import type { Executor, Tenant } from '../platform/db/database.js'
 import type { App } from '../platform/http/types.js'
-import { countItemsAtLocation, liveItemIdsAt } from '../inventory/inventory.service.js'
 import { locationErrors } from './locations.errors.js'
 import { CreateLocationBody, ListLocationsQuery, Location, LocationParams, ShelfOrder, ShelfOrderBody, UpdateLocationBody } from './locations.schemas.js'
 import { createLocation, deleteLocation, getLocation, getShelfOrder, listLocations, setShelfOrder, updateLocation } from './locations.service.js'
 
 const tags = ['Locations']
 
-export async function locationRoutes(app: App) {
+export interface LocationRouteOptions {
+  /**
+   * How many live items are at a location: a location in use is not deleted. Inventory owns items and sits
+   * above locations, so the wiring (src/app.ts) injects its count rather than locations importing it.
+   */
+  itemsAtLocation: (db: Executor, tenant: Tenant, locationId: string) => Promise<number>
+  /** Which of `ids` are live items at the location: a shelf order lists only those. Injected for the same reason. */
+  liveItemIdsAt: (db: Executor, tenant: Tenant, locationId: string, ids: string[]) => Promise<Set<string>>
+}
+
+export async function locationRoutes(app: App, options: LocationRouteOptions) {
   app.get(
     '/',
     {
@@ -74,7 +84,7 @@ export async function locationRoutes(app: App) {
       const tenant = tenantOf(request)
       const id = request.params.id
       return runWrite(app.db, request, reply, 200, (trx) =>
-        deleteLocation(trx, tenant, id, () => countItemsAtLocation(trx, tenant, id)),
+        deleteLocation(trx, tenant, id, () => options.itemsAtLocation(trx, tenant, id)),
       )
     },
   )
@@ -93,7 +103,7 @@ export async function locationRoutes(app: App) {
     async (request) => {
       const tenant = tenantOf(request)
       const id = request.params.id
-      return { data: await getShelfOrder(app.db, tenant, id, (ids) => liveItemIdsAt(app.db, tenant, id, ids)) }
+      return { data: await getShelfOrder(app.db, tenant, id, (ids) => options.liveItemIdsAt(app.db, tenant, id, ids)) }
     },
   )
 
@@ -111,7 +121,7 @@ export async function locationRoutes(app: App) {
     (request, reply) => {
       const tenant = tenantOf(request)
       const id = request.params.id
-      return runWrite(app.db, request, reply, 200, (trx) => setShelfOrder(trx, tenant, id, request.body.item_ids, (ids) => liveItemIdsAt(trx, tenant, id, ids)))
+      return runWrite(app.db, request, reply, 200, (trx) => setShelfOrder(trx, tenant, id, request.body.item_ids, (ids) => options.liveItemIdsAt(trx, tenant, id, ids)))
     },
   )
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { rmSync } from 'node:fs'
-import { createServer, request as httpRequest, type Server } from 'node:http'
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -39,24 +39,8 @@ async function readJson(stream: NodeJS.ReadableStream): Promise<Record<string, u
 
 export async function startAdminChannel(path: string, commands: Record<string, AdminCommand>): Promise<AdminChannel> {
   rmSync(path, { force: true })
-  const server: Server = createServer(async (req, res) => {
-    const name = decodeURIComponent((req.url ?? '').replace(/^\/commands\//, ''))
-    const command = commands[name]
-    let status = 200
-    let body: unknown
-    try {
-      if (req.method !== 'POST' || !command) {
-        status = 404
-        body = { error: `unknown command ${name}` }
-      } else {
-        body = { result: await command(await readJson(req)) }
-      }
-    } catch (error) {
-      status = 400
-      body = { error: (error as Error).message }
-    }
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
-  })
+  // The listener catches everything it awaits: a rejection would escape the server (no-misused-promises).
+  const server: Server = createServer((req, res) => void answerCommand(commands, req, res))
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen({ path, readableAll: false, writableAll: false }, () => resolve())
@@ -84,4 +68,24 @@ export function callAdminChannel(path: string, name: string, args: Record<string
     req.on('error', (error) => reject(new Error(`cannot reach the running server at ${path}: ${error.message}`)))
     req.end(JSON.stringify(args))
   })
+}
+
+async function answerCommand(commands: Record<string, AdminCommand>, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  let status = 200
+  let body: unknown
+  try {
+    // Inside the try: a malformed %-escape throws URIError.
+    const name = decodeURIComponent((req.url ?? '').replace(/^\/commands\//, ''))
+    const command = commands[name]
+    if (req.method !== 'POST' || !command) {
+      status = 404
+      body = { error: `unknown command ${name}` }
+    } else {
+      body = { result: await command(await readJson(req)) }
+    }
+  } catch (error) {
+    status = 400
+    body = { error: (error as Error).message }
+  }
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
 }

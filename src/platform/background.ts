@@ -20,8 +20,8 @@ export interface BackgroundLoopOptions {
 }
 
 export interface BackgroundLoop {
-  /** Wakes the loop now (tests, or a local change). */
-  wake(): void
+  /** Wakes the loop now (tests, or a local change). A function property: callers hand it on unbound. */
+  wake: () => void
   stop(): Promise<void>
 }
 

@@ -118,7 +118,7 @@ export async function runWrite<T extends object>(
     return { data }
   }
   let response: StoredResponse
-  let replayed = false
+  let replayed: boolean
   try {
     ;({ response, replayed } = await db.transaction().execute(async (trx) => {
       await lockKey(trx, scope)

@@ -170,7 +170,7 @@ export async function settleJob<Row extends JobColumns>(
 
 /** Puts a claimed job back in the queue, due now, with `changes`, and wakes the workers (at commit). */
 export async function releaseJob<Row extends JobColumns>(db: Executor, queue: JobQueue<Row>, job: JobClaim<Row>, changes: Changes<Row> = {}): Promise<void> {
-  if (await settleJob(db, queue, job, { next_attempt_at: sql<Date>`now()`, ...changes } as Changes<Row>)) await wakeJobWorkers(db, queue)
+  if (await settleJob(db, queue, job, { next_attempt_at: sql<Date>`now()`, ...changes })) await wakeJobWorkers(db, queue)
 }
 
 /** Wakes the queue's workers on every instance once the caller's transaction commits. */

@@ -137,6 +137,7 @@ class RequestLogger implements FastifyBaseLogger {
 
   private write(level: LineLevel, args: unknown[]): void {
     if (!this.made && !this.parent.isLevelEnabled(level)) return
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- pino's overloads take no spread: the cast is needed (TS2556 without it)
     ;(this.logger()[level] as (...line: unknown[]) => void)(...args)
   }
 }

@@ -33,7 +33,7 @@ function formatIn(timeZone: string): Intl.DateTimeFormat {
 function offsetAt(timeZone: string, instant: number): number {
   const parts: Record<string, number> = {}
   for (const part of formatIn(timeZone).formatToParts(instant)) parts[part.type] = Number(part.value)
-  const wall = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!)
+  const wall = Date.UTC(parts.year!, parts.month! - 1, parts.day, parts.hour, parts.minute, parts.second)
   return wall - (instant - (((instant % 1000) + 1000) % 1000))
 }
 

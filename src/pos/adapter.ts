@@ -84,7 +84,7 @@ export interface SalesListingProgress {
    * pages before has been handed over (none held back for a later page), and only if a listing from
    * that position misses nothing the pages not yet read would have brought.
    */
-  reached(position: string): void
+  reached: (position: string) => void
 }
 
 export type PosErrorKind =

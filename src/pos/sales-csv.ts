@@ -119,7 +119,7 @@ export async function* readSalesCsvRecords(csv: SalesCsv): AsyncGenerator<CsvRec
       yield { line, fields, problem: recordProblem(record, csv.columns) }
     }
   } catch (error) {
-    if (error instanceof CsvError) throw new Error(`${csv.file} is not readable as CSV: ${error.message}`)
+    if (error instanceof CsvError) throw new Error(`${csv.file} is not readable as CSV: ${error.message}`, { cause: error })
     throw error
   }
 }

@@ -235,7 +235,7 @@ class StagingPipeline {
   private async finishOldest(): Promise<void> {
     const oldest = this.inFlight[0] as Promise<number>
     this.staged += await oldest
-    this.inFlight.shift()
+    void this.inFlight.shift() // awaited above
   }
 }
 

@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../../src/platform/config.js'
 import { type DatabaseHandle, DEFAULT_PGLITE_QUEUE_LIMIT, openPglite, openPostgres } from '../../src/platform/db/connect.js'
 import type { Environment, Tenant } from '../../src/platform/db/database.js'
 import { migrate } from '../../src/platform/db/migrate.js'
+import { recordErrorCodes } from './error-codes-seen.js'
 import { migratedPgliteImage } from './pglite-image.js'
 import { openSharedPglite } from './shared-pglite.js'
 import { createApiKey } from '../../src/platform/auth/api-keys.js'
@@ -112,6 +113,7 @@ export async function createTestContext(options: ContextOptions = {}): Promise<T
   const app = await buildApp({ config, database, rateLimiter, metrics, logger: false, resolver: options.resolver })
   options.configure?.(app)
   await app.ready()
+  recordAnswersOf(app)
   const commands = adminCommands(database)
   let defaultKey: string | undefined
 
@@ -147,6 +149,17 @@ export async function createTestContext(options: ContextOptions = {}): Promise<T
     },
   }
   return context
+}
+
+/** Every answer the app gives to `inject` (ctx.request uses it too) reports its error codes (error-codes-seen.ts). */
+function recordAnswersOf(app: FastifyInstance): void {
+  const inject = app.inject.bind(app) as (options: InjectOptions | string) => Promise<LightMyRequestResponse>
+  const recordingInject = async (options: InjectOptions | string) => {
+    const response = await inject(options)
+    recordErrorCodes(response)
+    return response
+  }
+  app.inject = recordingInject as FastifyInstance['inject']
 }
 
 /** The parsed JSON body of a response. */

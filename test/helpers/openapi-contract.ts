@@ -60,7 +60,7 @@ export class OpenApiContract {
     const options = { strict: false, allErrors: true, validateSchema: false }
     this.ajv = this.document.openapi?.startsWith('3.1') ? new Ajv2020(options) : new Ajv(options)
     addFormats.default(this.ajv)
-    this.ajv.addSchema(this.document as object, 'spec')
+    this.ajv.addSchema(this.document, 'spec')
   }
 
   /**

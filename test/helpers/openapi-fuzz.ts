@@ -259,7 +259,7 @@ export interface FuzzRequest {
 export function defectiveRequest(operation: Operation, ids: KnownValues, known: KnownValues): fc.Arbitrary<FuzzRequest> {
   const pathMustBeWrong = operation.method === 'DELETE' || (!operation.body && operation.query.length === 0) || (operation.method === 'POST' && !operation.body)
   const segments = operation.pathParameters.map((name) =>
-    pathMustBeWrong || !ids[name] ? defectiveSegment : fc.oneof({ weight: 3, arbitrary: fc.constant(encodeURIComponent(ids[name]!)) }, { weight: 1, arbitrary: defectiveSegment }),
+    pathMustBeWrong || !ids[name] ? defectiveSegment : fc.oneof({ weight: 3, arbitrary: fc.constant(encodeURIComponent(ids[name])) }, { weight: 1, arbitrary: defectiveSegment }),
   )
   const body: fc.Arbitrary<SentBody | undefined> = operation.body ? defectiveBody(operation.body, known) : fc.constant(undefined)
   // A body carries the defect where there is one; otherwise the query does (or the path, above).

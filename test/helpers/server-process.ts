@@ -87,7 +87,7 @@ export async function startCliProcess(args: string[], env: Record<string, string
     }
     child.stdout.on('data', onData)
     child.stderr.on('data', onData)
-    exited.then((code) => reject(new Error(`barstock ${args[0]} exited with ${code} before it was ready:\n${output}`)))
+    void exited.then((code) => reject(new Error(`barstock ${args[0]} exited with ${code} before it was ready:\n${output}`)))
     setTimeout(() => reject(new Error(`barstock ${args[0]} was not ready within ${LISTEN_TIMEOUT_MS / 1000} s:\n${output}`)), LISTEN_TIMEOUT_MS).unref()
   }).catch((error: unknown) => {
     child.kill('SIGKILL')

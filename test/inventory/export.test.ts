@@ -66,7 +66,7 @@ describe('CSV export of GET /v1/inventory/items', () => {
     assert.ok(response.body.endsWith('\r\n') && response.body.split('\r\n').length === MANY_ITEMS + 2, 'CRLF after every record')
     const jsonItem = json(await get(many, `/v1/inventory/items?sku=MANY-5`)).data[0]
     const csvItem = rows.find((row) => row[2] === 'MANY-5')!
-    assert.deepEqual(csvItem, rows[0]!.map((field) => (jsonItem[field] === null ? '' : String(jsonItem[field]))))
+    assert.deepEqual(csvItem, rows[0].map((field) => (jsonItem[field] === null ? '' : String(jsonItem[field]))))
   })
 
   test('keeps the order of the JSON pages for every sort, across batches and ties', async () => {

@@ -63,13 +63,13 @@ test('transfers racing a count keep every movement in the ledger; transfers crea
   )
   const count = ctx.request('POST', '/v1/inventory/count', { key: caller.key, body: { location: 'storeroom', counted_by: 'maria', items: [{ item_id: store.id, quantity: 150 }] } })
   const [counted, ...moved] = await Promise.all([count, ...transfers])
-  assert.equal(counted!.statusCode, 201, counted!.body)
+  assert.equal(counted.statusCode, 201, counted.body)
   for (const response of moved) assert.equal(response.statusCode, 201, response.body)
   const atB = json(await ctx.request('GET', '/v1/inventory/items', { key: caller.key, query: { location: 'bar_b' } })).data
   assert.equal(atB.length, 1, 'one destination item, created by the first transfer and found by the others')
   assert.equal(atB[0].quantity, 24)
   await assertLedgerChains(caller, store.id)
   const storeQuantity = await quantityOf(caller, store.id)
-  const countedAfter = moved.filter((response) => json(response).data.transferred_at > json(counted!).data.counted_at).length
+  const countedAfter = moved.filter((response) => json(response).data.transferred_at > json(counted).data.counted_at).length
   assert.equal(storeQuantity, 150 - 3 * countedAfter, 'the count, less the transfers timed after it')
 })

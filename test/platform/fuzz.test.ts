@@ -145,7 +145,7 @@ async function check(request: FuzzRequest): Promise<void> {
   try {
     assertErrorShape(response)
   } catch (error) {
-    throw new Error(`${context}\n${(error as Error).message}`)
+    throw new Error(`${context}\n${(error as Error).message}`, { cause: error })
   }
   if (write) assert.deepEqual(await snapshot(request.url), before, `a refused write changed something. ${context}`)
 }

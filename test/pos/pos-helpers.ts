@@ -70,7 +70,7 @@ export function usePosFixture<S extends Partial<Record<PosType, ServedSimulator>
   after(async () => {
     await worker?.stop()
     await fixture.ctx?.close()
-    await Promise.all(Object.values<ServedSimulator | undefined>(fixture.simulators).map((simulator) => simulator?.close()))
+    await Promise.all(Object.values<ServedSimulator | undefined>(fixture.simulators).flatMap((simulator) => (simulator ? [simulator.close()] : [])))
   })
   return fixture
 }

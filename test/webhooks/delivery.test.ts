@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import Stripe from 'stripe'
-import { createTestContext, json, type TestContext } from '../helpers/context.js'
+import { createTestContext, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
-import { createWebhook, deliveriesOf, eventually, withReceiverAndDispatcher } from './support.js'
+import { createWebhook, deliveriesOf, withReceiverAndDispatcher } from './support.js'
 
 /** Stripe's verifier: the same `t=…,v1=…` HMAC-SHA256 scheme, implemented independently of ours. */
 function verifyWithStripe(body: string, header: string, secret: string): boolean {
@@ -18,7 +18,7 @@ after(() => ctx.close())
 
 describe('webhook delivery', () => {
   test('POSTs a signed {id, event, timestamp, data} envelope that Stripe’s verifier accepts', async (t) => {
-    const { receiver, dispatcher } = await withReceiverAndDispatcher(t, ctx)
+    const { receiver } = await withReceiverAndDispatcher(t, ctx)
     const caller = await ctx.newCaller()
     const webhook = await createWebhook(ctx, caller, { url: receiver.url, events: ['inventory.updated'] })
     const item = await createItem(ctx, caller, { quantity: 10, reorder_point: 0 })
@@ -54,7 +54,7 @@ describe('webhook delivery', () => {
   })
 
   test('delivers only subscribed kinds, to webhooks of the same account and environment', async (t) => {
-    const { receiver, dispatcher } = await withReceiverAndDispatcher(t, ctx)
+    const { receiver } = await withReceiverAndDispatcher(t, ctx)
     const caller = await ctx.newCaller()
     const other = await ctx.newCaller()
     const sandboxKey = await ctx.keyFor(caller, ['webhooks:manage'], 'sandbox')
@@ -74,7 +74,7 @@ describe('webhook delivery', () => {
   })
 
   test('a webhook created after an event does not receive it', async (t) => {
-    const { receiver, dispatcher } = await withReceiverAndDispatcher(t, ctx)
+    const { receiver } = await withReceiverAndDispatcher(t, ctx)
     const caller = await ctx.newCaller()
     const item = await createItem(ctx, caller, { quantity: 5, reorder_point: 0 })
     const webhook = await createWebhook(ctx, caller, { url: receiver.url, events: ['inventory.updated'] })

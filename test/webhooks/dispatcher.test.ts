@@ -56,7 +56,7 @@ describe('dispatcher', () => {
   })
 
   test('a slow receiver does not slow API requests', async (t) => {
-    const { receiver, dispatcher } = await withReceiverAndDispatcher(t, ctx, () => ({ status: 200, delayMs: 3000 }))
+    const { receiver } = await withReceiverAndDispatcher(t, ctx, () => ({ status: 200, delayMs: 3000 }))
     const caller = await ctx.newCaller()
     await createWebhook(ctx, caller, { url: receiver.url, events: ['*'] })
     const item = await createItem(ctx, caller, { quantity: 100, reorder_point: 0 })

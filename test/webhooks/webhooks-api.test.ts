@@ -222,7 +222,7 @@ describe('not found, tenancy and permissions', () => {
       ['POST', `/v1/webhooks/${webhook.id}/deliveries/whd_missing/retry`],
     ]
     for (const [method, url, body] of attempts) {
-      const response = await ctx.request(method as 'GET', url, { key: stranger.key, body })
+      const response = await ctx.request(method, url, { key: stranger.key, body })
       assert.equal(response.statusCode, 404, `${method} ${url}`)
       assert.equal(json(response).error.code, 'webhook_not_found')
     }

@@ -51,7 +51,7 @@ const PATTERN_RULES: Record<string, string> = {
 /** Turns the first schema violation into invalid_parameter with details.parameter and details.value. */
 function fromValidation(request: FastifyRequest, context: string | undefined, failure: ValidationError): AppError {
   const source = context === 'querystring' ? request.query : context === 'params' ? request.params : context === 'headers' ? request.headers : request.body
-  const params = failure.params as Record<string, unknown>
+  const params = failure.params
   let path = failure.instancePath
   if (failure.keyword === 'required') path += `/${String(params.missingProperty)}`
   if (failure.keyword === 'additionalProperties') path += `/${String(params.additionalProperty)}`

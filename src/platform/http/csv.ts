@@ -22,7 +22,7 @@ export const FormatQuery = {
 
 /** The CSV columns of rows of `schema`: its fields, in the JSON's order. */
 export function columnsOf<T extends TObject>(schema: T): (keyof Static<T> & string)[] {
-  return Object.keys(schema.properties) as (keyof Static<T> & string)[]
+  return Object.keys(schema.properties)
 }
 
 /**

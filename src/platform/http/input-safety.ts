@@ -23,7 +23,7 @@ export function checkInput(value: unknown, root: 'body' | 'query' | 'params'): v
   while (stack.length > 0) {
     const { value: current, path } = stack.pop() as { value: unknown; path: (string | number)[] }
     if (typeof current === 'string') {
-      if (current.includes('\u0000')) throw invalidParameter(fieldName(path, root), current.replace(/\u0000/g, '\\u0000'), `${fieldName(path, root)} contains a NUL character (\\u0000), which text cannot hold`)
+      if (current.includes('\u0000')) throw invalidParameter(fieldName(path, root), current.replaceAll('\u0000', '\\u0000'), `${fieldName(path, root)} contains a NUL character (\\u0000), which text cannot hold`)
       continue
     }
     // A raw body (vendor pushes) is bytes, checked by its route.

@@ -159,7 +159,7 @@ function completeOperations(document: Document): void {
         if (response.description === 'Default Response') response.description = SUCCESS_DESCRIPTIONS[status] ?? 'Success'
         for (const media of Object.values(response.content ?? {})) withExample(media, schemas)
         if (!path.startsWith('/v1/')) continue
-        const headers = Object.keys(RESPONSE_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }])
+        const headers = Object.keys(RESPONSE_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }] as const)
         response.headers = { ...Object.fromEntries(headers), ...response.headers }
       }
     }
@@ -220,13 +220,13 @@ async function openapi(app: FastifyInstance, options: OpenApiOptions) {
   app.addHook('onRoute', routeDocumenter())
   await app.register(swagger, {
     // Shared schemas are named by their $id (Meta, Pagination, ErrorResponse) in components.schemas.
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `Schema${index}`) },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => (typeof json.$id === 'string' ? json.$id : `Schema${index}`) },
     // Paths are documented without a trailing slash, the one form every route answers to.
     transform: ({ schema, url }) => ({ schema, url: url.length > 1 ? url.replace(/\/+$/, '') : url }),
     transformObject: (documents) => {
       const document = (documents as unknown as { openapiObject: Document }).openapiObject
       completeOperations(document)
-      return document as never
+      return document
     },
     openapi: {
       openapi: '3.1.0',
@@ -269,7 +269,7 @@ async function openapi(app: FastifyInstance, options: OpenApiOptions) {
       withDefaultFonts: false,
       hideClientButton: true,
       telemetry: false,
-    } as never,
+    },
   })
 }
 

@@ -51,7 +51,7 @@ export function envelope<T extends TSchema>(data: T) {
 
 /** The schema with a description of its own where it has none (a field's description says what it is for). */
 function described<T extends TSchema>(schema: T, description: string): T {
-  return (schema as { description?: string }).description ? schema : ({ ...schema, description } as T)
+  return (schema as { description?: string }).description ? schema : ({ ...schema, description })
 }
 
 /** `{data: [...], pagination, meta}` around a list. */

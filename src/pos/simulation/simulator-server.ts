@@ -58,7 +58,7 @@ export class FailureSwitch {
 /** Reads a request body as text. */
 export async function readBody(req: IncomingMessage): Promise<string> {
   let text = ''
-  for await (const chunk of req) text += chunk.toString()
+  for await (const chunk of req) text += (chunk as Buffer).toString()
   return text
 }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { createHmac } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import { after, describe, test } from 'node:test'
-import { PosAdapterError, type PosSaleLine, type SimulatorOptions } from '../../../src/pos/adapter.js'
+import { PosAdapterError, type PosSaleLine } from '../../../src/pos/adapter.js'
 import { checksClosedBetween, MENU, menuEntry, MODIFIERS, type SimCheck, type SimLine } from '../../../src/pos/simulation/bar-data.js'
 import { sendJson, startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
 import { REVEL_PAGE_SIZE } from '../../../src/pos/vendors/revel/revel.client.js'
@@ -36,7 +36,7 @@ interface Exchange {
 
 /** A Revel simulator that records every request and the JSON it answered. */
 async function recordedSimulator(options: Partial<RevelSimulatorOptions> = {}): Promise<{ url: string; exchanges: Exchange[]; requests: URL[] }> {
-  const handler = revelVendor.createSimulator({ seed: SEED, historyDays: HISTORY_DAYS, now: () => NOW, ...options } as SimulatorOptions)
+  const handler = revelVendor.createSimulator({ seed: SEED, historyDays: HISTORY_DAYS, now: () => NOW, ...options })
   const exchanges: Exchange[] = []
   const requests: URL[] = []
   const server = await startSimulatorServer((req, res) => {

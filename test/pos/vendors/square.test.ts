@@ -507,7 +507,7 @@ describe('square simulator against square.json', () => {
         if (typeof fieldShape === 'string') continue
         if ('enum' in fieldShape) assert.ok((fieldShape.enum as string[]).every((value) => (property.enum ? property.enum.includes(value) : property.type === 'string')), `${at}.${field} values`)
         else if ('enumList' in fieldShape) assert.ok((fieldShape.enumList as string[]).every((value) => resolve(property.items).enum.includes(value)), `${at}.${field} values`)
-        else assertDefined(fieldShape as ObjectShape, property, `${at}.${field}`)
+        else assertDefined(fieldShape, property, `${at}.${field}`)
       }
     }
     assertDefined(SEARCH_ORDERS_BODY, requestSchema('post', '/v2/orders/search'), 'SearchOrdersRequest')

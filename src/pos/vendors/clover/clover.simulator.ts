@@ -453,7 +453,7 @@ export function createCloverSimulator(options: SimulatorOptions, refreshFields =
  * sent with the app's `X-Clover-Auth` code in a header.
  */
 export function cloverWebhookMessage(appId: string, merchants: Record<string, { objectId: string; type?: 'CREATE' | 'UPDATE' | 'DELETE'; ts: number }[]>): CloverPush {
-  const changes = Object.entries(merchants).map(([merchantId, updates]) => [merchantId, updates.map((update) => ({ type: 'UPDATE' as const, ...update }))])
+  const changes = Object.entries(merchants).map(([merchantId, updates]) => [merchantId, updates.map((update) => ({ type: 'UPDATE' as const, ...update }))] as const)
   return { appId, merchants: Object.fromEntries(changes) }
 }
 

@@ -264,7 +264,7 @@ interface GuestChecksRequest extends BiRequest {
 function requestProblem(schema: TSchema, body: unknown): string | undefined {
   const errors = [...Value.Errors(schema, body)]
   const unknown = errors.find((error) => error.keyword === 'additionalProperties')
-  if (unknown) return `unknown field ${(unknown.params as { additionalProperties: string[] }).additionalProperties.join(', ')}`
+  if (unknown) return `unknown field ${(unknown.params).additionalProperties.join(', ')}`
   const [first] = errors
   return first ? `${first.instancePath.slice(1) || 'the body'} ${first.message}` : undefined
 }
@@ -356,7 +356,10 @@ function renderGuestCheck(seed: number, check: SimCheck, now: Date): RenderedChe
   for (const line of firstRound.filter((candidate) => candidate.voided)) details.takeBack(line, check.openedAt, 'voided')
   // Events are appended in time order, so the detail ids already shown never change.
   const events = afterCloseEvents(check).filter((event) => event.at <= now)
-  for (const event of events) event.kind === 'added' ? details.ring(event.line, event.at) : details.takeBack(event.line, event.at, event.kind)
+  for (const event of events) {
+    if (event.kind === 'added') details.ring(event.line, event.at)
+    else details.takeBack(event.line, event.at, event.kind)
+  }
   const reclosedAt = events.at(-1)?.at ?? null
   const total = Number(sum(details.lines.map((line) => decimal(line.aggTtl))).toFixed(2))
   const lastUpdatedAt = reclosedAt && reclosedAt > postedAt ? reclosedAt : postedAt

@@ -280,7 +280,7 @@ function returnLineCorrections(order: SquareOrder, orderReturn: SquareOrderRetur
   const modifiers = (line.return_modifiers ?? []).filter((modifier) => modifier.source_modifier_uid)
   for (const { uid, posItemId, name, quantity, unitPrice } of stockModifiers(modifiers, returnedQuantity, field)) {
     const lineId = lineIdOf(order.id, line.uid, uid)
-    const correctsLineId = lineIdOf(sourceOrderId, sourceLineUid, sourceModifierUids.get(uid) as string)
+    const correctsLineId = lineIdOf(sourceOrderId, sourceLineUid, sourceModifierUids.get(uid))
     corrections.push({ lineId, correctsLineId, posItemId, name, quantity, unitPrice, soldAt: returnedAt, checkId: order.id, staffId: null, staffName: null, tip: null })
   }
   return corrections

@@ -41,7 +41,7 @@ interface ToastPushMessage {
 function readPushMessage(rawBody: Buffer): ToastPushMessage {
   try {
     const message: unknown = JSON.parse(rawBody.toString('utf8'))
-    if (typeof message === 'object' && message !== null) return message as ToastPushMessage
+    if (typeof message === 'object' && message !== null) return message
   } catch {
     // answered below
   }
