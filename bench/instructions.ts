@@ -11,10 +11,13 @@ import { type BenchServer, type Launcher, runLoad } from './processes.js'
  * Instructions a server process executes per request, counted by valgrind's callgrind: a figure the
  * machine's speed and its other load do not move, where throughput and CPU time follow both. (`perf stat
  * -e instructions` would be cheaper, but this machine's virtual CPU exposes no counters: "<not
- * supported>".) The server starts under callgrind with counting off; a warm-up load lets V8 compile its hot
- * code, then counting goes on for a fixed number of requests and off again. The count covers every thread
- * of the process (the garbage collector's helpers, libuv's pool), and subtracts what the idle process
- * executes in the same time (the workers' polls and timers), measured right after.
+ * supported>".) The server starts under callgrind with counting off and V8 on one thread
+ * (`--single-threaded`: it compiles hot code and collects garbage on the main thread, at the same points
+ * in every run, where with helper threads the count followed how the machine scheduled them: 0.93 and
+ * 1.39 million instructions per GET in two runs of the same code). A warm-up load lets V8 compile its hot
+ * code; after a pause, what the idle process executes (the workers' polls and timers) is counted for a
+ * few seconds, then a fixed number of requests, from which the idle rate over the load's duration is
+ * subtracted.
  */
 
 const run = promisify(execFile)
@@ -24,6 +27,8 @@ export const CONTROL_HOST = '127.0.0.1'
 
 export interface Callgrind {
   launcher: Launcher
+  /** The options of the `node` it runs. */
+  nodeOptions: string[]
   /** Instructions per answered request of `spec` on `server` (started with `launcher`), after `warmup` requests. */
   perRequest(server: BenchServer, spec: LoadSpec, warmup: number): Promise<InstructionCount>
   cleanup(): void
@@ -81,13 +86,15 @@ export function callgrind(): Callgrind {
 
   return {
     launcher: ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(directory, 'cg.%p')}`],
+    nodeOptions: ['--single-threaded'],
     async perRequest(server, spec, warmup) {
       const pid = server.child.pid!
       await runLoad({ ...spec, amount: warmup })
+      await delay(2_000)
       await control(pid, '--instr=on')
+      const idle = await counted(pid, () => delay(5_000))
       let load: LoadResult | undefined
       const loaded = await counted(pid, async () => (load = await runLoad(spec)))
-      const idle = await counted(pid, () => delay(5_000))
       await control(pid, '--instr=off')
       const idlePerSecond = idle.instructions / idle.seconds
       return { perRequest: (loaded.instructions - idlePerSecond * loaded.seconds) / load!.total, idlePerSecond, load: load! }

@@ -225,10 +225,10 @@ async function measureThroughput(scenario: Scenario, servers: Servers, trivial: 
 }
 
 /** Each scenario's instructions per request on barstock and its baseline, both started under callgrind. */
-async function measureInstructions(rows: Row[], start: (launcher: Launcher) => Promise<Servers>): Promise<void> {
+async function measureInstructions(rows: Row[], start: (nodeOptions: string[], launcher: Launcher) => Promise<Servers>): Promise<void> {
   const counter: Callgrind = callgrind()
   try {
-    const servers = await start(counter.launcher)
+    const servers = await start(counter.nodeOptions, counter.launcher)
     try {
       for (const row of rows) {
         const count = (side: 'ours' | 'base') =>
@@ -278,11 +278,11 @@ async function main() {
   const profile = process.env.BENCH_CPU_PROF
   const profiling = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []
   const started: BenchServer[] = []
-  /** barstock and the baseline on the bench's database, run by `launcher`; stopped at the end at the latest. */
-  const startServers = async (launcher: Launcher, key?: string): Promise<Servers> => {
-    const barstock = await startQuietServer(env, profiling, launcher)
+  /** barstock and the baseline on the bench's database, their node run by `launcher`; stopped at the end at the latest. */
+  const startServers = async (nodeOptions: string[], launcher: Launcher, key?: string): Promise<Servers> => {
+    const barstock = await startQuietServer(env, nodeOptions, launcher)
     started.push(barstock)
-    const bare = await forkListener(new URL('./bare-server.js', import.meta.url), { DATABASE_URL: database.url, BENCH_ACCOUNT: ACCOUNT, HOST: CONTROL_HOST }, profiling, launcher)
+    const bare = await forkListener(new URL('./bare-server.js', import.meta.url), { DATABASE_URL: database.url, BENCH_ACCOUNT: ACCOUNT, HOST: CONTROL_HOST }, nodeOptions, launcher)
     started.push(bare)
     return { barstock, bare, key: key ?? (await createKey()) }
   }
@@ -292,7 +292,7 @@ async function main() {
     return (JSON.parse(created.stdout) as { key: string }).key
   }
   try {
-    const servers = await startServers([])
+    const servers = await startServers(profiling, [])
     const ids = await seed(servers.barstock.url, servers.key, ITEMS)
     // BENCH_SCENARIOS=put (comma-separated fragments of "<name> vs <baseline>") runs only the matching scenarios.
     const only = process.env.BENCH_SCENARIOS?.split(',').map((part) => part.trim().toLowerCase())
@@ -305,7 +305,7 @@ async function main() {
     }
     await servers.barstock.stop()
     await servers.bare.stop()
-    if (countInstructions) await measureInstructions(rows, (launcher) => startServers(launcher, servers.key))
+    if (countInstructions) await measureInstructions(rows, (nodeOptions, launcher) => startServers(nodeOptions, launcher, servers.key))
     const cpu = cpus()[0]?.model ?? 'unknown CPU'
     process.stdout.write(`\nPostgreSQL, ${CONNECTIONS} connections, ${DURATION} s a run, best of ${ROUNDS} rounds, ${cpus().length} cores (${cpu}), Node ${process.version}\n\n`)
     process.stdout.write(`${table(rows)}\n`)
