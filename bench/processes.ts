@@ -34,13 +34,25 @@ function stopper(child: ChildProcess, exited: Promise<unknown>): () => Promise<u
 }
 
 /**
+ * What runs a server's `node`: the command itself, or a tool that runs it (`valgrind …`), its arguments
+ * before node's own.
+ */
+export type Launcher = string[]
+
+/** The command and arguments that run `node nodeArguments…` under `launcher`. */
+function launch(launcher: Launcher, nodeArguments: string[]): [string, string[]] {
+  const [command, ...rest] = [...launcher, process.execPath, ...nodeArguments]
+  return [command!, rest]
+}
+
+/**
  * `barstock serve` as `npm start` runs it, at log level warn (per-request logs would be part of the
  * measure otherwise), so it does not print its port: it gets a free one, and another starts if someone
  * took it meanwhile. `nodeOptions` go before the script (e.g. `--cpu-prof`).
  */
-export async function startQuietServer(env: Record<string, string>, nodeOptions: string[] = [], attempts = 3): Promise<BenchServer> {
+export async function startQuietServer(env: Record<string, string>, nodeOptions: string[] = [], launcher: Launcher = [], attempts = 3): Promise<BenchServer> {
   const port = await freePort()
-  const child = spawn(process.execPath, [...nodeOptions, CLI, 'serve'], {
+  const child = spawn(...launch(launcher, [...nodeOptions, CLI, 'serve']), {
     env: childEnv({ BARSTOCK_LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' }),
     stdio: 'inherit',
   })
@@ -51,7 +63,7 @@ export async function startQuietServer(env: Record<string, string>, nodeOptions:
       const ready = await fetch(`${server.url}/readyz`).catch(() => undefined)
       if (ready?.status === 200) return server
       if (child.exitCode !== null) {
-        if (attempts > 1) return startQuietServer(env, nodeOptions, attempts - 1)
+        if (attempts > 1) return startQuietServer(env, nodeOptions, launcher, attempts - 1)
         throw new Error(`server exited with ${child.exitCode}`)
       }
       await delay(200)
@@ -62,9 +74,10 @@ export async function startQuietServer(env: Record<string, string>, nodeOptions:
   }
 }
 
-/** Forks a bench script that sends `{ url }` over IPC once it listens; `nodeOptions` as for startQuietServer. */
-export async function forkListener(script: URL, env: Record<string, string>, nodeOptions: string[] = []): Promise<BenchServer> {
-  const child = fork(fileURLToPath(script), { env: { ...process.env, ...env }, execArgv: nodeOptions })
+/** Forks a bench script that sends `{ url }` over IPC once it listens; `nodeOptions` and `launcher` as for startQuietServer. */
+export async function forkListener(script: URL, env: Record<string, string>, nodeOptions: string[] = [], launcher: Launcher = []): Promise<BenchServer> {
+  const [execPath, execArgv] = launch(launcher, nodeOptions)
+  const child = fork(fileURLToPath(script), { env: { ...process.env, ...env }, execPath, execArgv })
   const exited = new Promise((resolve) => child.on('exit', resolve))
   const stop = stopper(child, exited)
   try {

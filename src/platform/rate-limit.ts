@@ -2,8 +2,11 @@ import { Redis } from 'ioredis'
 
 /** Counts hits per bucket in fixed windows. */
 export interface RateLimitStore {
-  /** Adds one hit to `bucket` in the window starting at windowStart and returns the window's count. */
-  increment(bucket: string, windowStart: number, windowMs: number): Promise<number>
+  /**
+   * Adds one hit to `bucket` in the window starting at windowStart and returns the window's count: at once
+   * when counted in this process, as a promise when counted elsewhere.
+   */
+  increment(bucket: string, windowStart: number, windowMs: number): number | Promise<number>
   close(): Promise<void>
 }
 
@@ -21,7 +24,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
   private readonly counts = new Map<string, number>()
   private currentWindow = 0
 
-  async increment(bucket: string, windowStart: number): Promise<number> {
+  increment(bucket: string, windowStart: number): number {
     // Only the current window is kept: older counts can never matter again.
     if (windowStart !== this.currentWindow) {
       this.counts.clear()
@@ -73,6 +76,16 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 }
 
+function outcome(limit: number, count: number, resetMs: number, now: number): RateLimitResult {
+  return {
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetAt: Math.ceil(resetMs / 1000),
+    resetAfter: Math.max(1, Math.ceil((resetMs - now) / 1000)),
+    exceeded: count > limit,
+  }
+}
+
 /** Fixed one-minute windows per bucket (an API key, or a client address without a valid key). */
 export class RateLimiter {
   constructor(
@@ -81,18 +94,13 @@ export class RateLimiter {
     private readonly now = () => Date.now(),
   ) {}
 
-  async hit(bucket: string, limit: number): Promise<RateLimitResult> {
+  /** Counts one hit; answers at once when the store counts in memory, as a promise when it counts in Redis. */
+  hit(bucket: string, limit: number): RateLimitResult | Promise<RateLimitResult> {
     const now = this.now()
     const windowStart = now - (now % this.windowMs)
-    const count = await this.store.increment(bucket, windowStart, this.windowMs)
-    const resetMs = windowStart + this.windowMs
-    return {
-      limit,
-      remaining: Math.max(0, limit - count),
-      resetAt: Math.ceil(resetMs / 1000),
-      resetAfter: Math.max(1, Math.ceil((resetMs - now) / 1000)),
-      exceeded: count > limit,
-    }
+    const count = this.store.increment(bucket, windowStart, this.windowMs)
+    const result = (counted: number) => outcome(limit, counted, windowStart + this.windowMs, now)
+    return typeof count === 'number' ? result(count) : count.then(result)
   }
 
   close(): Promise<void> {

@@ -24,6 +24,18 @@ declare module 'fastify' {
 
 const CACHE_TTL_MS = 30_000
 
+const unexpired = (context: AuthContext, now: number) => (context.expiresAt && context.expiresAt.getTime() <= now ? undefined : context)
+
+/**
+ * Calls `next` with `value`: at once when it is one, once it resolves when it is a promise (`fail` with the
+ * rejection). The auth hook's steps answer at once for most requests (a cached key, limits counted in
+ * memory), and then cost no promise.
+ */
+function whenReady<T>(value: T | Promise<T>, next: (value: T) => void, fail: (error: unknown) => void): void {
+  if (value instanceof Promise) value.then(next, fail)
+  else next(value)
+}
+
 /**
  * Verified keys, cached for a short while so a request costs no key lookup. Revocations arrive by NOTIFY
  * and drop the cache; expiry is checked on every request.
@@ -33,20 +45,25 @@ export class ApiKeyCache {
 
   constructor(private readonly db: Db) {}
 
-  async verify(key: string): Promise<AuthContext | undefined> {
+  /**
+   * The key's context when it is valid. A key verified in the last CACHE_TTL_MS answers at once, without a
+   * promise (most requests); any other is looked up.
+   */
+  verify(key: string): AuthContext | undefined | Promise<AuthContext | undefined> {
     const cached = this.entries.get(key)
     const now = Date.now()
-    let context = cached && now - cached.cachedAt < CACHE_TTL_MS ? cached.context : undefined
+    if (cached && now - cached.cachedAt < CACHE_TTL_MS) return unexpired(cached.context, now)
+    return this.lookUp(key, now)
+  }
+
+  private async lookUp(key: string, now: number): Promise<AuthContext | undefined> {
+    const context = await findActiveKey(this.db, key)
     if (!context) {
-      context = await findActiveKey(this.db, key)
-      if (!context) {
-        this.entries.delete(key)
-        return undefined
-      }
-      this.entries.set(key, { context, cachedAt: now })
+      this.entries.delete(key)
+      return undefined
     }
-    if (context.expiresAt && context.expiresAt.getTime() <= now) return undefined
-    return context
+    this.entries.set(key, { context, cachedAt: now })
+    return unexpired(context, now)
   }
 
   /** Forgets every cached key (a key was revoked somewhere). */
@@ -62,12 +79,10 @@ export interface AuthOptions {
 }
 
 /**
- * Counts one request against `bucket`, keeps the outcome on the request (the metrics count its 429s) and
- * sets the rate-limit headers every /v1 answer carries; throws rate_limit_exceeded (with Retry-After)
- * when the bucket is over its limit.
+ * Keeps a request's rate-limit outcome on it (the metrics count its 429s) and sets the rate-limit headers
+ * every /v1 answer carries; throws rate_limit_exceeded (with Retry-After) when the bucket is over its limit.
  */
-async function countRequest(limiter: RateLimiter, bucket: string, limit: number, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const result = await limiter.hit(bucket, limit)
+function applyLimit(result: RateLimitResult, request: FastifyRequest, reply: FastifyReply): void {
   request.rateLimit = result
   reply.header('X-RateLimit-Limit', result.limit)
   reply.header('X-RateLimit-Remaining', result.remaining)
@@ -84,7 +99,7 @@ async function countRequest(limiter: RateLimiter, bucket: string, limit: number,
  * counted against its client address at the production limit, like a request without a valid key.
  */
 export async function countUnroutedRequest(options: Pick<AuthOptions, 'limiter' | 'limits'>, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  if (request.url.startsWith('/v1/')) await countRequest(options.limiter, `ip:${request.ip}`, options.limits.production, request, reply)
+  if (request.url.startsWith('/v1/')) applyLimit(await options.limiter.hit(`ip:${request.ip}`, options.limits.production), request, reply)
 }
 
 /** What to fix when no key was sent: a key in `Authorization: Bearer` is not read. */
@@ -113,25 +128,47 @@ export function actorOf(request: FastifyRequest): string {
 async function auth(app: FastifyInstance, options: AuthOptions) {
   app.decorateRequest('auth', undefined)
   app.decorateRequest('rateLimit', undefined)
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.url.startsWith('/v1/')) return
+  // Callback form: a request with a cached key and limits counted in memory passes without a promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!request.url.startsWith('/v1/')) return done()
     // Fastify builds routeOptions afresh on every read: read once.
     const { config } = request.routeOptions
     const isPublic = config.public === true
     const header = request.headers['x-api-key']
-    const context = !isPublic && typeof header === 'string' && header.length <= 200 ? await options.keys.verify(header) : undefined
-    request.auth = context
-    const limit = context ? options.limits[context.environment] : options.limits.production
-    const bucket = context ? `key:${context.keyId}` : `ip:${request.ip}`
-    await countRequest(options.limiter, bucket, limit, request, reply)
-    // Unknown routes answer 404 whatever the key.
-    if (request.is404 || isPublic) return
-    if (!context) throw platformErrors.invalidApiKey(keyHint(request))
-    const required = config.permission
-    if (required && !context.permissions.includes(required)) {
-      throw platformErrors.insufficientPermissions(required, { required, provided: context.permissions })
-    }
+    const verified = !isPublic && typeof header === 'string' && header.length <= 200 ? options.keys.verify(header) : undefined
+    const fail = (error: unknown) => done(error as Error)
+    whenReady(
+      verified,
+      (context) => {
+        request.auth = context
+        const limit = context ? options.limits[context.environment] : options.limits.production
+        const bucket = context ? `key:${context.keyId}` : `ip:${request.ip}`
+        whenReady(
+          options.limiter.hit(bucket, limit),
+          (result) => {
+            try {
+              applyLimit(result, request, reply)
+              // Unknown routes answer 404 whatever the key.
+              if (!request.is404 && !isPublic) authorize(request, context, config.permission)
+            } catch (error) {
+              return fail(error)
+            }
+            done()
+          },
+          fail,
+        )
+      },
+      fail,
+    )
   })
+}
+
+/** Refuses a request without a valid key (401), or whose key lacks the route's permission (403). */
+function authorize(request: FastifyRequest, context: AuthContext | undefined, required: Permission | undefined): void {
+  if (!context) throw platformErrors.invalidApiKey(keyHint(request))
+  if (required && !context.permissions.includes(required)) {
+    throw platformErrors.insufficientPermissions(required, { required, provided: context.permissions })
+  }
 }
 
 export const authPlugin = fp(auth, { name: 'barstock-auth', dependencies: ['barstock-conventions'] })

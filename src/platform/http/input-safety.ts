@@ -17,8 +17,33 @@ function fieldName(path: (string | number)[], root: string): string {
   return root === 'body' ? joined.replace(/^\./, '') || 'body' : `${root}${joined}`.replace(/^(query|params)\./, '')
 }
 
-/** Walks a parsed value without recursion; throws invalid_parameter at the first NUL or at too deep a level. */
+/**
+ * Whether `value` holds a NUL (in a string or a field name) or nests deeper than MAX_JSON_DEPTH: the
+ * quick test every request passes, allocating nothing; `checkInput` then names the field. Recursion is
+ * bounded by the depth limit.
+ */
+function isUnsafe(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return value.includes('\u0000')
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return false
+  if (depth >= MAX_JSON_DEPTH) return true
+  if (Array.isArray(value)) {
+    for (const item of value) if (isUnsafe(item, depth + 1)) return true
+    return false
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue
+    if (key.includes('\u0000') || isUnsafe((value as Record<string, unknown>)[key], depth + 1)) return true
+  }
+  return false
+}
+
+/** Throws invalid_parameter at the first NUL or at too deep a level of a parsed value. */
 export function checkInput(value: unknown, root: 'body' | 'query' | 'params'): void {
+  if (isUnsafe(value, 0)) describeUnsafe(value, root)
+}
+
+/** Walks a parsed value without recursion and throws invalid_parameter naming its first NUL or too deep a level. */
+function describeUnsafe(value: unknown, root: 'body' | 'query' | 'params'): void {
   const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }]
   while (stack.length > 0) {
     const { value: current, path } = stack.pop() as { value: unknown; path: (string | number)[] }
