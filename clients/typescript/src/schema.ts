@@ -3146,7 +3146,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), takes no more connections or did not answer within the timeouts (README); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3586,7 +3586,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), takes no more connections or did not answer within the timeouts (README); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
