@@ -307,7 +307,7 @@ async function main(): Promise<void> {
   const cpuStarted = process.cpuUsage()
   const periods: ItemPeriod[] = []
   let unavailable = 0
-  items.forEach(([item, series], itemNumber) => {
+  items.forEach(([item, series]) => {
     const intermittent = sellingDays(series, from) < countedDays / 2
     origins.forEach((origin, originNumber) => {
       const history = series.slice(0, origin)

@@ -71,7 +71,7 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
     const check = () => (/process up/.test(output) ? resolve() : undefined)
     child.stderr.on('data', check)
     child.stdout.on('data', check)
-    exited.then(() => reject(new Error(`pgbouncer exited:\n${output}`)))
+    void exited.then(() => reject(new Error(`pgbouncer exited:\n${output}`)))
     setTimeout(() => reject(new Error(`pgbouncer did not start:\n${output}`)), 10_000).unref()
   })
   return {
