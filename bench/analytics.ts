@@ -1,19 +1,26 @@
 import { execFile, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { cpus, tmpdir } from 'node:os'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import pg from 'pg'
 import type { LoadResult } from './load-worker.js'
 import { scratchPostgres } from '../test/helpers/context.js'
+import { referenceMs } from './machine-speed.js'
 import { runLoad } from './processes.js'
 
 /**
  * Analytics benchmark: a bar of 1,000 items with a year of history (weekly counts, N sale lines spread
  * over 365 days), seeded through the API of a real server process started as `npm start` starts it,
  * then, once the background forecast refit has settled, the 30-day variance report of all items and the
- * 7-day forecast of all items measured by a load generator in a third process.
+ * 7-day forecast of all items measured by a load generator in a third process. Then (issue 20) a transfer
+ * out to a storeroom, a transfer back in and a waste entry are recorded through the API in every count
+ * window of every item the report reads (BENCH_OPERATION_WEEKS, default 13: the report's own windows and
+ * the cause rules' earlier ones), and the report is measured again: the ratio of the two p50s is printed,
+ * with a fixed CPU workload timed before each measurement as the machine-speed reference. Both
+ * measurements ask for the bar's report (`location=main_bar`: the storeroom items the transfers create are
+ * not part of it), 1,000 items either way. BENCH_OPERATION_WEEKS=0 skips the second measurement.
  * Run: `npm run bench:analytics` (PGlite), and with DATABASE_URL for PostgreSQL. BENCH_LINES picks the
  * sizes (default 50000,5000000 on PostgreSQL, 50000 on PGlite). BENCH_KEEP=1 keeps the PostgreSQL database
  * (its URL is printed); BENCH_REUSE=<that URL> measures it again without seeding (BENCH_LINES then only
@@ -63,13 +70,21 @@ async function startServer(env: Record<string, string>): Promise<Server> {
   }
 }
 
-async function call(server: Server, method: string, path: string, body?: unknown): Promise<any> {
+/** Times a request answered 503 (a statement timeout on a saturated machine: nothing was written) is sent again. */
+const RETRIES_AFTER_503 = 5
+
+async function call(server: Server, method: string, path: string, body?: unknown, retries = RETRIES_AFTER_503): Promise<any> {
   const response = await fetch(`${server.url}${path}`, {
     method,
     headers: { 'x-api-key': server.key, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   })
   const text = await response.text()
+  if (response.status === 503 && retries > 0) {
+    progress(`${method} ${path}: 503, sent again`)
+    await new Promise((resolve) => setTimeout(resolve, 1000 * Number(response.headers.get('retry-after') ?? 2)))
+    return call(server, method, path, body, retries - 1)
+  }
   if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`)
   return JSON.parse(text).data
 }
@@ -83,8 +98,16 @@ function random(seed: number): () => number {
   }
 }
 
-/** 1,000 items mapped one POS item each, a year of sales spread over them, and weekly counts of all; answers when the last sales were imported. */
-async function seedBar(server: Server, lines: number, now: number): Promise<Date> {
+interface SeededBar {
+  /** When the last sales were imported. */
+  lastImport: Date
+  itemIds: string[]
+  /** The weekly counts' times, oldest first. */
+  countTimes: number[]
+}
+
+/** 1,000 items mapped one POS item each, a year of sales spread over them, and weekly counts of all. */
+async function seedBar(server: Server, lines: number, now: number): Promise<SeededBar> {
   const connection = await call(server, 'POST', '/v1/pos/connections', {
     pos_type: 'square',
     name: 'Bench Square',
@@ -127,13 +150,54 @@ async function seedBar(server: Server, lines: number, now: number): Promise<Date
     if ((sent / LINES_PER_IMPORT) % 50 === 0) progress(`${sent + sales.length} lines imported`)
   }
   const lastImport = new Date()
+  const countTimes: number[] = []
   for (let week = 0; week <= DAYS / 7; week++) {
-    const countedAt = new Date(start + week * 7 * DAY_MS + 10 * 3_600_000).toISOString()
+    countTimes.push(start + week * 7 * DAY_MS + 10 * 3_600_000)
     const counted = items.map((item) => ({ item_id: item.id, quantity: Math.round(next() * 200) / 10 }))
-    await call(server, 'POST', '/v1/inventory/count', { location: 'main_bar', counted_by: 'bench', counted_at: countedAt, items: counted })
+    await call(server, 'POST', '/v1/inventory/count', { location: 'main_bar', counted_by: 'bench', counted_at: new Date(countTimes[week]!).toISOString(), items: counted })
     if (week % 10 === 0) progress(`${week + 1} weekly counts`)
   }
-  return lastImport
+  return { lastImport, itemIds: items.map((item) => item.id), countTimes }
+}
+
+const OPERATION_LINES = 500
+
+/** `lines` in requests of at most OPERATION_LINES (the endpoints' limit). */
+function inChunks<T>(lines: T[]): T[][] {
+  const chunks: T[][] = []
+  for (let index = 0; index < lines.length; index += OPERATION_LINES) chunks.push(lines.slice(index, index + OPERATION_LINES))
+  return chunks
+}
+
+/**
+ * In each of the last `weeks` count windows and the open one after the latest count, for every item: a
+ * bottle moved to the storeroom (which creates the storeroom's items the first time), half a bottle moved
+ * back, and a 1 oz spill, each dated inside the window (back-dated like a bar entering last week's moves).
+ */
+async function recordOperations(server: Server, bar: SeededBar, weeks: number, now: number): Promise<void> {
+  await call(server, 'POST', '/v1/locations', { id: 'storeroom', name: 'Storeroom' })
+  const openings = bar.countTimes.slice(-weeks - 1)
+  const storeroomOf = new Map<string, string>()
+  for (const [index, openedAt] of openings.entries()) {
+    const closedAt = openings[index + 1] ?? now
+    const at = (share: number) => new Date(openedAt + (closedAt - openedAt) * share).toISOString()
+    for (const chunk of inChunks(bar.itemIds)) {
+      const out = await call(server, 'POST', '/v1/inventory/transfers', {
+        from_location: 'main_bar', to_location: 'storeroom', transferred_by: 'bench', transferred_at: at(0.25),
+        items: chunk.map((item_id) => ({ item_id, quantity: 1 })),
+      })
+      for (const line of out.items as { from_item_id: string; to_item_id: string }[]) storeroomOf.set(line.from_item_id, line.to_item_id)
+      await call(server, 'POST', '/v1/inventory/transfers', {
+        from_location: 'storeroom', to_location: 'main_bar', transferred_by: 'bench', transferred_at: at(0.5),
+        items: chunk.map((item_id) => ({ item_id: storeroomOf.get(item_id), quantity: 0.5 })),
+      })
+      await call(server, 'POST', '/v1/inventory/waste', {
+        location: 'main_bar', recorded_by: 'bench', occurred_at: at(0.75),
+        items: chunk.map((item_id) => ({ item_id, quantity: 1, unit: 'oz', reason: 'spill' })),
+      })
+    }
+    progress(`operations in window ${index + 1} of ${openings.length}`)
+  }
 }
 
 const began = performance.now()
@@ -174,44 +238,70 @@ async function vacuumAnalyze(url: string): Promise<void> {
   }
 }
 
+interface Measured {
+  load: LoadResult
+  /** The machine-speed reference (referenceMs) timed right before the load. */
+  referenceMs: number
+  /** The 1-minute load average right after it. */
+  loadAverage: number
+}
+
 interface Row {
   database: string
   lines: number
   seedSeconds: number
-  load: LoadResult
+  variance: Measured
   forecastItems: number
   forecastLoad: LoadResult
+  /** The bar's report again after transfers and waste in every window it reads; undefined when skipped. */
+  withOperations?: Measured & { operationSeconds: number }
 }
 
 async function benchmark(database: string, lines: number): Promise<Row> {
   const dataDir = mkdtempSync(join(tmpdir(), 'barstock-bench-'))
   const reused = process.env.BENCH_REUSE
+  const operationWeeks = reused ? 0 : Number(process.env.BENCH_OPERATION_WEEKS ?? 13)
   const scratch = reused ? { url: reused, drop: async () => {} } : process.env.DATABASE_URL ? await scratchPostgres(process.env.DATABASE_URL, 'barstock_an_bench') : undefined
   const env = { BARSTOCK_DATA_DIR: dataDir, ...(scratch ? { DATABASE_URL: scratch.url } : {}) }
   const server = await startServer(env)
   try {
     const now = Date.now()
     const seeding = performance.now()
-    const lastImport = reused ? new Date(0) : await seedBar(server, lines, now)
+    const bar = reused ? undefined : await seedBar(server, lines, now)
     const seedSeconds = (performance.now() - seeding) / 1000
     if (!reused) progress(`seeded ${scratch?.url ?? dataDir}`)
-    if (scratch) await vacuumAnalyze(scratch.url)
     const to = new Date(now - DAY_MS).toISOString().slice(0, 10)
     const from = new Date(now - 31 * DAY_MS).toISOString().slice(0, 10)
-    const path = `/v1/analytics/variance?date_from=${from}&date_to=${to}`
-    const forecastItems = await forecastsSettled(server, lastImport)
-    progress(`forecasts settled: ${forecastItems} items`)
-    const report = await call(server, 'GET', path)
-    progress(`${database} ${lines} lines: ${report.summary.total_items_analyzed} items analyzed, seeded in ${seedSeconds.toFixed(0)} s`)
+    const path = `/v1/analytics/variance?date_from=${from}&date_to=${to}&location=main_bar`
     const measure = async (paths: string[]) => {
       const load = await runLoad({ url: server.url, method: 'GET', paths, headers: { 'x-api-key': server.key }, connections: 1, durationSeconds: Number(process.env.BENCH_SECONDS ?? 20) })
       if (load.errors || load.non2xx) throw new Error(`errors in the run: ${JSON.stringify(load)}`)
       return load
     }
-    const load = await measure([path])
+    /** Settled forecasts, a fresh database's statistics, one report to store its windows, then the load. */
+    const measureReport = async (historyChangedAt: Date, label: string): Promise<Measured & { forecastItems: number }> => {
+      if (scratch) await vacuumAnalyze(scratch.url)
+      const forecastItems = await forecastsSettled(server, historyChangedAt)
+      progress(`forecasts settled: ${forecastItems} items`)
+      const report = await call(server, 'GET', path)
+      progress(`${database} ${lines} lines, ${label}: ${report.summary.total_items_analyzed} items analyzed, recorded waste ${report.summary.recorded_waste_cost}`)
+      const reference = referenceMs()
+      const load = await measure([path])
+      progress(`${database} ${lines} lines, ${label}: variance p50 ${load.p50} ms, p99 ${load.p99} ms (reference workload ${reference.toFixed(0)} ms)`)
+      return { load, referenceMs: reference, loadAverage: loadavg()[0] ?? 0, forecastItems }
+    }
+    const plain = await measureReport(bar?.lastImport ?? new Date(0), 'as seeded')
     const forecastLoad = await measure(['/v1/analytics/forecast?days_ahead=7'])
-    progress(`${database} ${lines} lines: variance p50 ${load.p50} ms, p99 ${load.p99} ms; forecast p50 ${forecastLoad.p50} ms, p99 ${forecastLoad.p99} ms`)
-    return { database, lines, seedSeconds, load, forecastItems, forecastLoad }
+    progress(`forecast p50 ${forecastLoad.p50} ms, p99 ${forecastLoad.p99} ms`)
+    const row: Row = { database, lines, seedSeconds, variance: plain, forecastItems: plain.forecastItems, forecastLoad }
+    if (bar && operationWeeks > 0) {
+      const recording = performance.now()
+      await recordOperations(server, bar, operationWeeks, now)
+      const operationSeconds = (performance.now() - recording) / 1000
+      // Transfers and waste are not sales: they start no forecast refit (its history is sales usage).
+      row.withOperations = { ...(await measureReport(bar.lastImport, 'with transfers and waste')), operationSeconds }
+    }
+    return row
   } finally {
     await server.stop()
     if (process.env.BENCH_KEEP === '1') progress(`kept ${scratch?.url ?? dataDir}`)
@@ -224,14 +314,19 @@ const database = process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'
 const sizes = (process.env.BENCH_LINES ?? (process.env.DATABASE_URL ? '50000,5000000' : '50000')).split(',').map(Number)
 const rows: Row[] = []
 for (const lines of sizes) rows.push(await benchmark(database, lines))
-console.log(`\n${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; variance report, 30 days, all ${ITEMS} items, one connection\n`)
-console.log('| Database | Sale lines | Variance p50 | p99 | req/s | Forecast (items) p50 | p99 | Seeding (through the API) |')
-console.log('|---|---|---|---|---|---|---|---|')
+console.log(`\n${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; the bar's variance report, 30 days, ${ITEMS} items, one connection\n`)
+console.log('| Database | Sale lines | Variance p50 | p99 | req/s | reference ms | load | Forecast (items) p50 | p99 | Seeding (through the API) |')
+console.log('|---|---|---|---|---|---|---|---|---|---|')
+const cells = (measured: Measured) =>
+  `${measured.load.p50} ms | ${measured.load.p99} ms | ${measured.load.requestsPerSecond.toFixed(1)} | ${measured.referenceMs.toFixed(0)} | ${measured.loadAverage.toFixed(1)}`
 for (const row of rows) {
-  const { load, forecastLoad } = row
-  console.log(
-    `| ${row.database} | ${row.lines.toLocaleString('en')} | ${load.p50} ms | ${load.p99} ms | ${load.requestsPerSecond.toFixed(1)} | ` +
-      `${forecastLoad.p50} ms (${row.forecastItems}) | ${forecastLoad.p99} ms | ${row.seedSeconds.toFixed(0)} s |`,
-  )
+  const { variance, forecastLoad } = row
+  console.log(`| ${row.database} | ${row.lines.toLocaleString('en')} | ${cells(variance)} | ${forecastLoad.p50} ms (${row.forecastItems}) | ${forecastLoad.p99} ms | ${row.seedSeconds.toFixed(0)} s |`)
+  const operations = row.withOperations
+  if (operations) console.log(`| ${row.database}, with transfers and waste | ${row.lines.toLocaleString('en')} | ${cells(operations)} | | | + ${operations.operationSeconds.toFixed(0)} s |`)
 }
-if (rows.length === 2) console.log(`\np50 ratio ${rows[1]!.lines.toLocaleString('en')} / ${rows[0]!.lines.toLocaleString('en')} lines: ${(rows[1]!.load.p50 / rows[0]!.load.p50).toFixed(2)}`)
+for (const row of rows) {
+  const operations = row.withOperations
+  if (operations) console.log(`\n${row.database}, ${row.lines.toLocaleString('en')} lines: p50 ratio with transfers and waste / as seeded: ${(operations.load.p50 / row.variance.load.p50).toFixed(2)} (p99 ${(operations.load.p99 / row.variance.load.p99).toFixed(2)}; reference workload ${row.variance.referenceMs.toFixed(0)} → ${operations.referenceMs.toFixed(0)} ms)`)
+}
+if (rows.length === 2) console.log(`\np50 ratio ${rows[1]!.lines.toLocaleString('en')} / ${rows[0]!.lines.toLocaleString('en')} lines: ${(rows[1]!.variance.load.p50 / rows[0]!.variance.load.p50).toFixed(2)}`)

@@ -2,6 +2,7 @@ import { cpus, loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { runCli } from '../test/helpers/server-process.js'
 import { scratchPostgres } from '../test/helpers/context.js'
+import { referenceMs } from './machine-speed.js'
 import { startQuietServer } from './processes.js'
 
 /**
@@ -52,15 +53,6 @@ function request(kind: Kind, items: { store: string[]; bar: string[] }, round: n
 
 function percentile(sorted: number[], share: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] as number
-}
-
-/** A fixed CPU-bound workload's time in this process: the machine-speed reference of the run. */
-function referenceMs(): number {
-  const start = performance.now()
-  let hash = 0
-  for (let index = 0; index < 30_000_000; index++) hash = (hash * 31 + index) | 0
-  if (hash === 42) console.error('')
-  return performance.now() - start
 }
 
 async function main() {

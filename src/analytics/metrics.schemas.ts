@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { CATEGORIES } from '../inventory/units.js'
-import { Nullable, PageQuery } from '../platform/http/schemas.js'
+import { Nullable, PageQuery, Timestamp } from '../platform/http/schemas.js'
 import { StringEnum } from '../platform/http/types.js'
 import { ReportDate } from './variance.schemas.js'
 
@@ -85,7 +85,7 @@ export const StaffPerformance = Type.Object({
   metrics: Type.Object({
     variance_rate: Type.Number({
       description:
-        'Percent, 2 decimals: Σ over items (the item’s window variance cost × the member’s share of the item’s sold units in the window) / the member’s expected usage cost in those windows × 100; 0 when the member sold no mapped item inside a count window',
+        'Percent, 2 decimals: Σ over the item count windows inside the period that carry variance (the consecutive windows between each item’s counts, weekly counts making four in a month; not those a transfer or recorded waste explains, see rating_evidence) of the window’s variance cost × the member’s share of the item’s sold units in it, / the member’s expected usage cost in those windows × 100; 0 when the member sold no mapped item inside such a window. Negative: a gain to check (a count or a delivery nobody recorded), not a good pour',
     }),
     drinks_served: Type.Integer({ description: 'Σ quantity of the member’s sale lines in the period, mapped or not, rounded half up to a whole number' }),
     average_ticket: Type.Number({ description: 'Revenue of the member’s lines / distinct checks, account currency, 2 decimals; a line without check_id is a check of its own' }),
@@ -98,14 +98,47 @@ export const StaffPerformance = Type.Object({
     drinks_served_vs_avg: Type.Number({ description: 'drinks_served − the mean drinks_served of every member in the period, drinks, 2 decimals' }),
     performance_rating: StringEnum(PERFORMANCE_RATINGS, {
       description:
-        'From |variance_rate| against the settings’ variance_rate target T and drinks_served against the mean: needs_attention above 2 × T; excellent at most T with drinks at or above the mean; good at most T with fewer drinks, or at most 2 × T with drinks at or above the mean; average otherwise',
+        'From |variance_rate| against the settings’ variance_rate target T and drinks_served against the mean: needs_attention above 2 × T, or when the loss of one item follows the member (in rating_evidence.by_item: variance_rate above 2 × T in at least 2 windows_counted and above others_variance_rate, or nobody else sold it); otherwise excellent at most T with drinks at or above the mean; good at most T with fewer drinks, or at most 2 × T with drinks at or above the mean; average otherwise',
     }),
     rating_evidence: Type.Object({
       items: Type.Integer({ description: 'Items the member sold inside their count windows: the items whose variance the member shares' }),
-      windows: Type.Integer({ description: 'Item count windows in which the member sold' }),
-      sales_share_percentage: Type.Number({ description: 'The member’s expected usage cost / the expected usage cost of those windows × 100, 2 decimals: the member’s share of their sales' }),
+      windows: Type.Integer({ description: 'Item count windows in which the member sold and that carry variance' }),
+      windows_explained: Type.Integer({
+        description:
+          'Item count windows in which the member sold that carry no variance: a gain and a loss in two consecutive windows of an item, the smaller at least half the larger, one of them holding a transfer or recorded waste (a move entered on the wrong side of a count)',
+      }),
+      sales_share_percentage: Type.Number({ description: 'The member’s expected usage cost / the expected usage cost of the windows counted in `windows` × 100, 2 decimals: the member’s share of their sales' }),
       variance_cost: Type.Number({ description: 'Σ the windows’ variance cost (net of recorded waste and transfers, as the variance report) × the member’s share of each, account currency, 2 decimals' }),
       expected_cost: Type.Number({ description: 'The member’s expected usage cost in those windows, account currency, 2 decimals: variance_rate = variance_cost / expected_cost × 100' }),
+      by_item: Type.Array(
+        Type.Object({
+          item_id: Type.String({ description: 'The inventory item' }),
+          name: Type.String({ description: 'Its name' }),
+          location: Type.String({ description: 'Its location id' }),
+          windows: Type.Array(
+            Type.Object({
+              opened_at: { ...Timestamp, description: 'The window’s opening count time' },
+              closed_at: { ...Timestamp, description: 'Its closing count time' },
+              sales_share_percentage: Type.Number({ description: 'The member’s units sold in the window / all units sold of the item in it × 100, 2 decimals' }),
+              variance_cost: Type.Number({ description: 'The window’s variance cost × that share, account currency, 2 decimals; 0 when explained' }),
+              explained: Type.Boolean({ description: 'A transfer or recorded waste explains its variance (see windows_explained): it carries none' }),
+            }),
+            { description: 'The item’s count windows in which the member sold, oldest first' },
+          ),
+          windows_counted: Type.Integer({ description: 'Of those, the windows that carry variance' }),
+          sales_share_percentage: Type.Number({ description: 'The member’s expected cost of the item / the item’s expected cost in the counted windows × 100, 2 decimals' }),
+          variance_cost: Type.Number({ description: 'The member’s share of the item’s variance cost in the counted windows, account currency, 2 decimals' }),
+          expected_cost: Type.Number({ description: 'The member’s expected cost of the item in them, account currency, 2 decimals' }),
+          variance_rate: Type.Number({ description: 'variance_cost / expected_cost × 100, percent, 2 decimals' }),
+          others_variance_rate: Nullable(
+            Type.Number({
+              description:
+                'The same rate for everyone else’s sales of the item (other members and lines without a staff id) over all its counted windows in the period, percent, 2 decimals; null when nobody else sold it. Sharing by sales gives a member more of the windows in which they sold more, so a loss that follows one member is above the others’ rate for them alone',
+            }),
+          ),
+        }),
+        { description: 'Per item the member sold in a count window, largest variance_cost first: the items, windows and shares behind the rating' },
+      ),
     }, { description: 'The numbers behind variance_rate and so behind performance_rating' }),
   }, { description: 'The member against the team’s mean' }),
 }, {
@@ -119,7 +152,31 @@ export const StaffPerformance = Type.Object({
         variance_rate_vs_avg: -0.6,
         drinks_served_vs_avg: 84.5,
         performance_rating: 'excellent',
-        rating_evidence: { items: 14, windows: 18, sales_share_percentage: 31.2, variance_cost: 41.6, expected_cost: 1733.4 },
+        rating_evidence: {
+          items: 14,
+          windows: 18,
+          windows_explained: 2,
+          sales_share_percentage: 31.2,
+          variance_cost: 41.6,
+          expected_cost: 1733.4,
+          by_item: [
+            {
+              item_id: 'item_01jd2x3v4w5y6z7a8b9c0d1e2f',
+              name: 'Tito’s Handmade Vodka 750ml',
+              location: 'main_bar',
+              windows: [
+                { opened_at: '2026-10-30T10:00:00.000Z', closed_at: '2026-11-06T10:00:00.000Z', sales_share_percentage: 40, variance_cost: 3.1, explained: false },
+                { opened_at: '2026-11-06T10:00:00.000Z', closed_at: '2026-11-13T10:00:00.000Z', sales_share_percentage: 25, variance_cost: 0, explained: true },
+              ],
+              windows_counted: 1,
+              sales_share_percentage: 40,
+              variance_cost: 3.1,
+              expected_cost: 96,
+              variance_rate: 3.23,
+              others_variance_rate: 3.23,
+            },
+          ],
+        },
       },
     },
   ],

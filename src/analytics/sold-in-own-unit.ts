@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Executor, Tenant } from '../platform/db/database.js'
-import { type HistorySpan, saleUsage } from '../inventory/stock-history.js'
+import { type HistorySpan, saleUsageInSpan } from '../inventory/stock-history.js'
 import { mappedSaleLines } from '../pos/sales-history.js'
 
 /**
@@ -11,16 +11,17 @@ import { mappedSaleLines } from '../pos/sales-history.js'
  */
 export async function itemsSoldInOwnUnit(db: Executor, tenant: Tenant, spans: HistorySpan[]): Promise<Set<string>> {
   if (spans.length === 0) return new Set()
+  // Each line's POS quantity by its primary key (a subquery per line): joined, a table without statistics
+  // yet was read whole for every line.
   const result = await sql<{ item_id: string }>`
     SELECT per_line.item_id
     FROM (
       SELECT s.item_id, u.sale_line, sum(u.units) AS units
       FROM unnest(${spans.map((span) => span.itemId)}::text[], ${spans.map((span) => span.from.toISOString())}::timestamptz[],
         ${spans.map((span) => span.to.toISOString())}::timestamptz[]) AS s (item_id, from_at, to_at)
-      JOIN ${saleUsage(tenant)} u ON u.item_id = s.item_id AND u.sold_at > s.from_at AND u.sold_at <= s.to_at
+      CROSS JOIN LATERAL ${saleUsageInSpan} u
       GROUP BY s.item_id, u.sale_line) per_line
-    JOIN ${mappedSaleLines(tenant)} l ON l.sequence = per_line.sale_line
     GROUP BY per_line.item_id
-    HAVING bool_and(per_line.units = l.quantity)`.execute(db)
+    HAVING bool_and(per_line.units = (SELECT l.quantity FROM ${mappedSaleLines(tenant)} l WHERE l.sequence = per_line.sale_line))`.execute(db)
   return new Set(result.rows.map((row) => row.item_id))
 }

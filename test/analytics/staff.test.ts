@@ -60,15 +60,18 @@ async function staffHistory(caller: Caller) {
     { pos_item_id: 'GIN-30', name: 'Gin 30ml', quantity: 20, unit_price: 10, sold_at: at(46), staff_id: 'S-KIM', check_id: 'C4', tip: 0 },
     { pos_item_id: 'HOUSE-SHOT', name: 'House Shot', quantity: 3, unit_price: 4, sold_at: at(46) },
   ])
-  return { maria }
+  return { maria, items: { vodka, lager, gin } }
 }
 
 describe('GET /v1/analytics/staff', () => {
   let caller: Caller
   let mariaId: string
+  let items: { vodka: { id: string }; lager: { id: string }; gin: { id: string } }
   before(async () => {
     caller = await ctx.newCaller({ environment: 'sandbox' })
-    mariaId = (await staffHistory(caller)).maria.staff_id
+    const history = await staffHistory(caller)
+    mariaId = history.maria.staff_id
+    items = history.items
   })
 
   test('shares each item’s window variance by units sold, counts drinks, tickets and tips, compares with the mean and rates each member', async () => {
@@ -79,8 +82,30 @@ describe('GET /v1/analytics/staff', () => {
     //   Mean (2 + 2 + 4.17 + 25) / 4 = 8.2925.
     // Ratings against the target 3: Maria ≤ 3 with drinks above the mean: excellent; Sam ≤ 3 below the mean:
     //   good; Lee in (3, 6] below the mean: average; Kim above 6: needs_attention.
-    // Each member's evidence: one item window each; their share of its sales, their variance and expected cost.
-    const evidence = (sales_share_percentage: number, variance_cost: number, expected_cost: number) => ({ items: 1, windows: 1, sales_share_percentage, variance_cost, expected_cost })
+    // Each member's evidence: one item window each; their share of its sales, their variance and expected
+    // cost, and the rate of everyone else who sold the item (null when nobody else did).
+    const evidence = (item: 'vodka' | 'lager' | 'gin', name: string, sales_share_percentage: number, variance_cost: number, expected_cost: number, rates: [number, number | null]) => ({
+      items: 1,
+      windows: 1,
+      windows_explained: 0,
+      sales_share_percentage,
+      variance_cost,
+      expected_cost,
+      by_item: [
+        {
+          item_id: items[item].id,
+          name,
+          location: 'main_bar',
+          windows: [{ opened_at: daysAgo(51), closed_at: daysAgo(41), sales_share_percentage, variance_cost, explained: false }],
+          windows_counted: 1,
+          sales_share_percentage,
+          variance_cost,
+          expected_cost,
+          variance_rate: rates[0],
+          others_variance_rate: rates[1],
+        },
+      ],
+    })
     assert.deepEqual(body.data, [
       {
         staff_id: mariaId,
@@ -90,7 +115,7 @@ describe('GET /v1/analytics/staff', () => {
         role: 'Bartender',
         // $800 over checks C1 and C2; tips $80 / $800.
         metrics: { variance_rate: 2, drinks_served: 100, average_ticket: 400, customer_satisfaction: 10 },
-        comparison: { variance_rate_vs_avg: -6.29, drinks_served_vs_avg: 56.5, performance_rating: 'excellent', rating_evidence: evidence(80, 1.6, 80) },
+        comparison: { variance_rate_vs_avg: -6.29, drinks_served_vs_avg: 56.5, performance_rating: 'excellent', rating_evidence: evidence('vodka', 'Vodka 750ml', 80, 1.6, 80, [2, 2]) },
       },
       {
         staff_id: 'S-SAM',
@@ -98,7 +123,7 @@ describe('GET /v1/analytics/staff', () => {
         role: null,
         // $200 + $20 on one check C3; the $30 tip was reported on the $200 line only: 30 / 200.
         metrics: { variance_rate: 2, drinks_served: 30, average_ticket: 220, customer_satisfaction: 15 },
-        comparison: { variance_rate_vs_avg: -6.29, drinks_served_vs_avg: -13.5, performance_rating: 'good', rating_evidence: evidence(20, 0.4, 20) },
+        comparison: { variance_rate_vs_avg: -6.29, drinks_served_vs_avg: -13.5, performance_rating: 'good', rating_evidence: evidence('vodka', 'Vodka 750ml', 20, 0.4, 20, [2, 2]) },
       },
       {
         staff_id: 'S-LEE',
@@ -106,7 +131,7 @@ describe('GET /v1/analytics/staff', () => {
         role: null,
         // $120 on two lines without a check: two tickets of $60; no tips reported.
         metrics: { variance_rate: 4.17, drinks_served: 24, average_ticket: 60, customer_satisfaction: null },
-        comparison: { variance_rate_vs_avg: -4.12, drinks_served_vs_avg: -19.5, performance_rating: 'average', rating_evidence: evidence(100, 1.25, 30) },
+        comparison: { variance_rate_vs_avg: -4.12, drinks_served_vs_avg: -19.5, performance_rating: 'average', rating_evidence: evidence('lager', 'Lager Can', 100, 1.25, 30, [4.17, null]) },
       },
       {
         staff_id: 'S-KIM',
@@ -114,7 +139,7 @@ describe('GET /v1/analytics/staff', () => {
         role: null,
         // A reported tip of 0 is 0 %.
         metrics: { variance_rate: 25, drinks_served: 20, average_ticket: 200, customer_satisfaction: 0 },
-        comparison: { variance_rate_vs_avg: 16.71, drinks_served_vs_avg: -23.5, performance_rating: 'needs_attention', rating_evidence: evidence(100, 5, 20) },
+        comparison: { variance_rate_vs_avg: 16.71, drinks_served_vs_avg: -23.5, performance_rating: 'needs_attention', rating_evidence: evidence('gin', 'Gin 750ml', 100, 5, 20, [25, null]) },
       },
     ])
     assert.equal(body.pagination.total, 4)

@@ -41473,9 +41473,39 @@ export interface paths {
                          *             "rating_evidence": {
                          *               "items": 14,
                          *               "windows": 18,
+                         *               "windows_explained": 2,
                          *               "sales_share_percentage": 31.2,
                          *               "variance_cost": 41.6,
-                         *               "expected_cost": 1733.4
+                         *               "expected_cost": 1733.4,
+                         *               "by_item": [
+                         *                 {
+                         *                   "item_id": "item_01jd2x3v4w5y6z7a8b9c0d1e2f",
+                         *                   "name": "Tito’s Handmade Vodka 750ml",
+                         *                   "location": "main_bar",
+                         *                   "windows": [
+                         *                     {
+                         *                       "opened_at": "2026-10-30T10:00:00.000Z",
+                         *                       "closed_at": "2026-11-06T10:00:00.000Z",
+                         *                       "sales_share_percentage": 40,
+                         *                       "variance_cost": 3.1,
+                         *                       "explained": false
+                         *                     },
+                         *                     {
+                         *                       "opened_at": "2026-11-06T10:00:00.000Z",
+                         *                       "closed_at": "2026-11-13T10:00:00.000Z",
+                         *                       "sales_share_percentage": 25,
+                         *                       "variance_cost": 0,
+                         *                       "explained": true
+                         *                     }
+                         *                   ],
+                         *                   "windows_counted": 1,
+                         *                   "sales_share_percentage": 40,
+                         *                   "variance_cost": 3.1,
+                         *                   "expected_cost": 96,
+                         *                   "variance_rate": 3.23,
+                         *                   "others_variance_rate": 3.23
+                         *                 }
+                         *               ]
                          *             }
                          *           }
                          *         }
@@ -41505,7 +41535,7 @@ export interface paths {
                                 role: string | null;
                                 /** @description The member’s figures for the period */
                                 metrics: {
-                                    /** @description Percent, 2 decimals: Σ over items (the item’s window variance cost × the member’s share of the item’s sold units in the window) / the member’s expected usage cost in those windows × 100; 0 when the member sold no mapped item inside a count window */
+                                    /** @description Percent, 2 decimals: Σ over the item count windows inside the period that carry variance (the consecutive windows between each item’s counts, weekly counts making four in a month; not those a transfer or recorded waste explains, see rating_evidence) of the window’s variance cost × the member’s share of the item’s sold units in it, / the member’s expected usage cost in those windows × 100; 0 when the member sold no mapped item inside such a window. Negative: a gain to check (a count or a delivery nobody recorded), not a good pour */
                                     variance_rate: number;
                                     /** @description Σ quantity of the member’s sale lines in the period, mapped or not, rounded half up to a whole number */
                                     drinks_served: number;
@@ -41521,7 +41551,7 @@ export interface paths {
                                     /** @description drinks_served − the mean drinks_served of every member in the period, drinks, 2 decimals */
                                     drinks_served_vs_avg: number;
                                     /**
-                                     * @description From |variance_rate| against the settings’ variance_rate target T and drinks_served against the mean: needs_attention above 2 × T; excellent at most T with drinks at or above the mean; good at most T with fewer drinks, or at most 2 × T with drinks at or above the mean; average otherwise
+                                     * @description From |variance_rate| against the settings’ variance_rate target T and drinks_served against the mean: needs_attention above 2 × T, or when the loss of one item follows the member (in rating_evidence.by_item: variance_rate above 2 × T in at least 2 windows_counted and above others_variance_rate, or nobody else sold it); otherwise excellent at most T with drinks at or above the mean; good at most T with fewer drinks, or at most 2 × T with drinks at or above the mean; average otherwise
                                      * @enum {string}
                                      */
                                     performance_rating: "excellent" | "good" | "average" | "needs_attention";
@@ -41529,14 +41559,58 @@ export interface paths {
                                     rating_evidence: {
                                         /** @description Items the member sold inside their count windows: the items whose variance the member shares */
                                         items: number;
-                                        /** @description Item count windows in which the member sold */
+                                        /** @description Item count windows in which the member sold and that carry variance */
                                         windows: number;
-                                        /** @description The member’s expected usage cost / the expected usage cost of those windows × 100, 2 decimals: the member’s share of their sales */
+                                        /** @description Item count windows in which the member sold that carry no variance: a gain and a loss in two consecutive windows of an item, the smaller at least half the larger, one of them holding a transfer or recorded waste (a move entered on the wrong side of a count) */
+                                        windows_explained: number;
+                                        /** @description The member’s expected usage cost / the expected usage cost of the windows counted in `windows` × 100, 2 decimals: the member’s share of their sales */
                                         sales_share_percentage: number;
                                         /** @description Σ the windows’ variance cost (net of recorded waste and transfers, as the variance report) × the member’s share of each, account currency, 2 decimals */
                                         variance_cost: number;
                                         /** @description The member’s expected usage cost in those windows, account currency, 2 decimals: variance_rate = variance_cost / expected_cost × 100 */
                                         expected_cost: number;
+                                        /** @description Per item the member sold in a count window, largest variance_cost first: the items, windows and shares behind the rating */
+                                        by_item: {
+                                            /** @description The inventory item */
+                                            item_id: string;
+                                            /** @description Its name */
+                                            name: string;
+                                            /** @description Its location id */
+                                            location: string;
+                                            /** @description The item’s count windows in which the member sold, oldest first */
+                                            windows: {
+                                                /**
+                                                 * Format: date-time
+                                                 * @description The window’s opening count time
+                                                 * @example 2026-11-22T21:30:00.000Z
+                                                 */
+                                                opened_at: string;
+                                                /**
+                                                 * Format: date-time
+                                                 * @description Its closing count time
+                                                 * @example 2026-11-22T21:30:00.000Z
+                                                 */
+                                                closed_at: string;
+                                                /** @description The member’s units sold in the window / all units sold of the item in it × 100, 2 decimals */
+                                                sales_share_percentage: number;
+                                                /** @description The window’s variance cost × that share, account currency, 2 decimals; 0 when explained */
+                                                variance_cost: number;
+                                                /** @description A transfer or recorded waste explains its variance (see windows_explained): it carries none */
+                                                explained: boolean;
+                                            }[];
+                                            /** @description Of those, the windows that carry variance */
+                                            windows_counted: number;
+                                            /** @description The member’s expected cost of the item / the item’s expected cost in the counted windows × 100, 2 decimals */
+                                            sales_share_percentage: number;
+                                            /** @description The member’s share of the item’s variance cost in the counted windows, account currency, 2 decimals */
+                                            variance_cost: number;
+                                            /** @description The member’s expected cost of the item in them, account currency, 2 decimals */
+                                            expected_cost: number;
+                                            /** @description variance_cost / expected_cost × 100, percent, 2 decimals */
+                                            variance_rate: number;
+                                            /** @description The same rate for everyone else’s sales of the item (other members and lines without a staff id) over all its counted windows in the period, percent, 2 decimals; null when nobody else sold it. Sharing by sales gives a member more of the windows in which they sold more, so a loss that follows one member is above the others’ rate for them alone */
+                                            others_variance_rate: number | null;
+                                        }[];
                                     };
                                 };
                             }[];
