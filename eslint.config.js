@@ -12,10 +12,7 @@ export default tseslint.config(
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       // node:test's test() and describe() return promises the runner itself awaits.
-      '@typescript-eslint/no-floating-promises': [
-        'error',
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] }] },
-      ],
+      '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] }] }],
       // Fastify plugins and hooks, job handlers and observers are async by their interface even when a body
       // happens not to await: the rule would have them rewritten to return Promise.resolve by hand.
       '@typescript-eslint/require-await': 'off',
@@ -30,7 +27,15 @@ export default tseslint.config(
       // Decimals (big.js) and query strings print what they hold.
       '@typescript-eslint/restrict-template-expressions': [
         'error',
-        { allow: [{ from: 'package', package: 'big.js', name: 'Big' }, { from: 'lib', name: 'URLSearchParams' }], allowNumber: true, allowBoolean: true, allowNullish: true },
+        {
+          allow: [
+            { from: 'package', package: 'big.js', name: 'Big' },
+            { from: 'lib', name: 'URLSearchParams' },
+          ],
+          allowNumber: true,
+          allowBoolean: true,
+          allowNullish: true,
+        },
       ],
     },
   },

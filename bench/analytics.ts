@@ -42,7 +42,15 @@ interface Server {
 }
 
 async function startServer(env: Record<string, string>): Promise<Server> {
-  const fullEnv = { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1', BARSTOCK_LOG_LEVEL: 'warn', BARSTOCK_RATE_LIMIT_SANDBOX: '100000000', BARSTOCK_RATE_LIMIT_PRODUCTION: '100000000' }
+  const fullEnv = {
+    ...process.env,
+    ...env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    BARSTOCK_LOG_LEVEL: 'warn',
+    BARSTOCK_RATE_LIMIT_SANDBOX: '100000000',
+    BARSTOCK_RATE_LIMIT_PRODUCTION: '100000000',
+  }
   const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...fullEnv, BARSTOCK_LOG_LEVEL: 'info' } })
   let output = ''
   const url = await new Promise<string>((resolve, reject) => {
@@ -183,16 +191,24 @@ async function recordOperations(server: Server, bar: SeededBar, weeks: number, n
     const at = (share: number) => new Date(openedAt + (closedAt - openedAt) * share).toISOString()
     for (const chunk of inChunks(bar.itemIds)) {
       const out = await call(server, 'POST', '/v1/inventory/transfers', {
-        from_location: 'main_bar', to_location: 'storeroom', transferred_by: 'bench', transferred_at: at(0.25),
+        from_location: 'main_bar',
+        to_location: 'storeroom',
+        transferred_by: 'bench',
+        transferred_at: at(0.25),
         items: chunk.map((item_id) => ({ item_id, quantity: 1 })),
       })
       for (const line of out.items as { from_item_id: string; to_item_id: string }[]) storeroomOf.set(line.from_item_id, line.to_item_id)
       await call(server, 'POST', '/v1/inventory/transfers', {
-        from_location: 'storeroom', to_location: 'main_bar', transferred_by: 'bench', transferred_at: at(0.5),
+        from_location: 'storeroom',
+        to_location: 'main_bar',
+        transferred_by: 'bench',
+        transferred_at: at(0.5),
         items: chunk.map((item_id) => ({ item_id: storeroomOf.get(item_id), quantity: 0.5 })),
       })
       await call(server, 'POST', '/v1/inventory/waste', {
-        location: 'main_bar', recorded_by: 'bench', occurred_at: at(0.75),
+        location: 'main_bar',
+        recorded_by: 'bench',
+        occurred_at: at(0.75),
         items: chunk.map((item_id) => ({ item_id, quantity: 1, unit: 'oz', reason: 'spill' })),
       })
     }
@@ -274,7 +290,14 @@ async function benchmark(database: string, lines: number): Promise<Row> {
     const from = new Date(now - 31 * DAY_MS).toISOString().slice(0, 10)
     const path = `/v1/analytics/variance?date_from=${from}&date_to=${to}&location=main_bar`
     const measure = async (paths: string[]) => {
-      const load = await runLoad({ url: server.url, method: 'GET', paths, headers: { 'x-api-key': server.key }, connections: 1, durationSeconds: Number(process.env.BENCH_SECONDS ?? 20) })
+      const load = await runLoad({
+        url: server.url,
+        method: 'GET',
+        paths,
+        headers: { 'x-api-key': server.key },
+        connections: 1,
+        durationSeconds: Number(process.env.BENCH_SECONDS ?? 20),
+      })
       if (load.errors || load.non2xx) throw new Error(`errors in the run: ${JSON.stringify(load)}`)
       return load
     }
@@ -321,12 +344,21 @@ const cells = (measured: Measured) =>
   `${measured.load.p50} ms | ${measured.load.p99} ms | ${measured.load.requestsPerSecond.toFixed(1)} | ${measured.referenceMs.toFixed(0)} | ${measured.loadAverage.toFixed(1)}`
 for (const row of rows) {
   const { variance, forecastLoad } = row
-  console.log(`| ${row.database} | ${row.lines.toLocaleString('en')} | ${cells(variance)} | ${forecastLoad.p50} ms (${row.forecastItems}) | ${forecastLoad.p99} ms | ${row.seedSeconds.toFixed(0)} s |`)
+  console.log(
+    `| ${row.database} | ${row.lines.toLocaleString('en')} | ${cells(variance)} | ${forecastLoad.p50} ms (${row.forecastItems}) | ${forecastLoad.p99} ms | ${row.seedSeconds.toFixed(0)} s |`,
+  )
   const operations = row.withOperations
-  if (operations) console.log(`| ${row.database}, with transfers and waste | ${row.lines.toLocaleString('en')} | ${cells(operations)} | | | + ${operations.operationSeconds.toFixed(0)} s |`)
+  if (operations)
+    console.log(`| ${row.database}, with transfers and waste | ${row.lines.toLocaleString('en')} | ${cells(operations)} | | | + ${operations.operationSeconds.toFixed(0)} s |`)
 }
 for (const row of rows) {
   const operations = row.withOperations
-  if (operations) console.log(`\n${row.database}, ${row.lines.toLocaleString('en')} lines: p50 ratio with transfers and waste / as seeded: ${(operations.load.p50 / row.variance.load.p50).toFixed(2)} (p99 ${(operations.load.p99 / row.variance.load.p99).toFixed(2)}; reference workload ${row.variance.referenceMs.toFixed(0)} → ${operations.referenceMs.toFixed(0)} ms)`)
+  if (operations)
+    console.log(
+      `\n${row.database}, ${row.lines.toLocaleString('en')} lines: p50 ratio with transfers and waste / as seeded: ${(operations.load.p50 / row.variance.load.p50).toFixed(2)} (p99 ${(operations.load.p99 / row.variance.load.p99).toFixed(2)}; reference workload ${row.variance.referenceMs.toFixed(0)} → ${operations.referenceMs.toFixed(0)} ms)`,
+    )
 }
-if (rows.length === 2) console.log(`\np50 ratio ${rows[1]!.lines.toLocaleString('en')} / ${rows[0]!.lines.toLocaleString('en')} lines: ${(rows[1]!.variance.load.p50 / rows[0]!.variance.load.p50).toFixed(2)}`)
+if (rows.length === 2)
+  console.log(
+    `\np50 ratio ${rows[1]!.lines.toLocaleString('en')} / ${rows[0]!.lines.toLocaleString('en')} lines: ${(rows[1]!.variance.load.p50 / rows[0]!.variance.load.p50).toFixed(2)}`,
+  )

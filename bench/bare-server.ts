@@ -15,10 +15,11 @@ const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 }
 const app = Fastify()
 
 app.get<{ Params: { id: string } }>('/items/:id', async (request) => {
-  const { rows } = await pool.query(
-    'SELECT * FROM inventory_items WHERE account_id = $1 AND environment = $2 AND deleted_at IS NULL AND id = $3',
-    [ACCOUNT, ENVIRONMENT, request.params.id],
-  )
+  const { rows } = await pool.query('SELECT * FROM inventory_items WHERE account_id = $1 AND environment = $2 AND deleted_at IS NULL AND id = $3', [
+    ACCOUNT,
+    ENVIRONMENT,
+    request.params.id,
+  ])
   return { data: rows[0] }
 })
 
@@ -62,7 +63,17 @@ async function writeWithLedger(id: string, quantity: number): Promise<void> {
          INSERT INTO outbox_events (id, account_id, environment, kind, data)
          VALUES ($8, $1, $2, 'inventory.updated', $9))
        UPDATE inventory_items SET quantity = $6, last_updated = now() WHERE id = $3`,
-      [ACCOUNT, ENVIRONMENT, id, item.location_id, item.cost_per_unit, quantity, item.quantity, `evt_bare_${process.pid}_${eventSequence++}`, JSON.stringify({ item_id: id, quantity })],
+      [
+        ACCOUNT,
+        ENVIRONMENT,
+        id,
+        item.location_id,
+        item.cost_per_unit,
+        quantity,
+        item.quantity,
+        `evt_bare_${process.pid}_${eventSequence++}`,
+        JSON.stringify({ item_id: id, quantity }),
+      ],
     )
     await client.query('COMMIT')
   } catch (error) {
@@ -81,5 +92,8 @@ app.put<{ Params: { id: string }; Body: { quantity: number } }>('/items-with-led
 const url = await app.listen({ port: 0, host: '127.0.0.1' })
 process.send!({ url })
 process.on('SIGTERM', () => {
-  void app.close().then(() => pool.end()).then(() => process.exit(0))
+  void app
+    .close()
+    .then(() => pool.end())
+    .then(() => process.exit(0))
 })

@@ -91,8 +91,14 @@ async function main(): Promise<void> {
   try {
     const created = await runCli(['keys', 'create', '--name', 'fairness', '--permissions', '*', '--json'], env)
     const key = (JSON.parse(created.stdout) as { key: string }).key
-    const item = await send(server.url, undefined, 'POST', '/v1/inventory/items', { 'x-api-key': key, 'content-type': 'application/json' },
-      JSON.stringify({ name: 'Fairness vodka', sku: 'FAIR-1', category: 'spirits', quantity: 10, unit: 'bottle', location: 'main_bar' }))
+    const item = await send(
+      server.url,
+      undefined,
+      'POST',
+      '/v1/inventory/items',
+      { 'x-api-key': key, 'content-type': 'application/json' },
+      JSON.stringify({ name: 'Fairness vodka', sku: 'FAIR-1', category: 'spirits', quantity: 10, unit: 'bottle', location: 'main_bar' }),
+    )
     const itemId = (JSON.parse(item.body) as { data: { id: string } }).data.id
     const scrape = () => send(server.url, undefined, 'GET', '/metrics', { authorization: `Bearer ${METRICS_TOKEN}` })
     await scrape() // prom-client resets its event-loop histogram at each scrape: the next one covers the run

@@ -27,9 +27,36 @@ const SYNTHETIC_PER_FAMILY = 15
  * on series it was not tuned on.
  */
 const REPLICATES = [
-  { name: 'A', syntheticSeedBase: 0, barFirstDay: '2025-03-03', bars: [{ seed: 1, volume: 1 }, { seed: 2, volume: 0.5 }, { seed: 3, volume: 2 }] },
-  { name: 'B', syntheticSeedBase: 5000, barFirstDay: '2025-06-02', bars: [{ seed: 4, volume: 1 }, { seed: 5, volume: 0.5 }, { seed: 6, volume: 2 }] },
-  { name: 'C', syntheticSeedBase: 9000, barFirstDay: '2025-09-01', bars: [{ seed: 7, volume: 1 }, { seed: 8, volume: 0.5 }, { seed: 9, volume: 2 }] },
+  {
+    name: 'A',
+    syntheticSeedBase: 0,
+    barFirstDay: '2025-03-03',
+    bars: [
+      { seed: 1, volume: 1 },
+      { seed: 2, volume: 0.5 },
+      { seed: 3, volume: 2 },
+    ],
+  },
+  {
+    name: 'B',
+    syntheticSeedBase: 5000,
+    barFirstDay: '2025-06-02',
+    bars: [
+      { seed: 4, volume: 1 },
+      { seed: 5, volume: 0.5 },
+      { seed: 6, volume: 2 },
+    ],
+  },
+  {
+    name: 'C',
+    syntheticSeedBase: 9000,
+    barFirstDay: '2025-09-01',
+    bars: [
+      { seed: 7, volume: 1 },
+      { seed: 8, volume: 0.5 },
+      { seed: 9, volume: 2 },
+    ],
+  },
 ]
 
 type Method = 'model' | 'selection' | 'mstl_only' | 'seasonal_naive' | 'mean_28' | 'oracle'
@@ -135,8 +162,19 @@ function replicateRow(label: string, scores: SeriesScore[]): string {
 
 /** A table's rows: one per family, then the synthetic families together, then all series. */
 function printRows(scores: SeriesScore[], rowOf: (label: string, scores: SeriesScore[]) => string): void {
-  for (const family of new Set(scores.map((score) => score.family))) console.log(rowOf(family, scores.filter((score) => score.family === family)))
-  console.log(rowOf('synthetic', scores.filter((score) => score.family !== 'pos_bar')))
+  for (const family of new Set(scores.map((score) => score.family)))
+    console.log(
+      rowOf(
+        family,
+        scores.filter((score) => score.family === family),
+      ),
+    )
+  console.log(
+    rowOf(
+      'synthetic',
+      scores.filter((score) => score.family !== 'pos_bar'),
+    ),
+  )
   console.log(rowOf('**overall**', scores))
 }
 
@@ -152,11 +190,21 @@ function main(): void {
   const scored = series.map(({ series: values, replicate }) => scoreSeries(values, replicate))
   const scores = scored.filter((score): score is SeriesScore => score !== null)
   const seconds = (performance.now() - started) / 1000
-  console.log(`# Forecast accuracy: ${series.length} series in ${REPLICATES.length} replicates (${series.length - scores.length} without sales in the held-out days left out), ${ORIGINS.length} origins × ${HORIZON} days\n`)
-  console.log('Mean over series of each series\' WAPE over its held-out days. model = forecastDemand as shipped; selection = forecastDemand choosing per item by back-test among profile_ets, mstl_ets, seasonal_naive and mean; mstl_only = MSTL over ETS alone.')
-  console.log('oracle = the expected demand, the generator\'s for synthetic series, each weekday\'s mean over all the days (held-out ones included) for the bar, whose demand is stationary: its error is the noise no forecast can remove. Bias = (Σ forecast − Σ actual) / Σ actual, mean over series.')
-  console.log('Chosen = how often selection picked each model (profile_ets / mstl_ets / seasonal_naive / mean); labels are checked at the last origin against the generator\'s truth.\n')
-  console.log('| family | series | model | selection | mstl_only | seasonal naive | 28-day mean | model ÷ naive | oracle ÷ naive | model bias | chosen | seasonality right | trend right |')
+  console.log(
+    `# Forecast accuracy: ${series.length} series in ${REPLICATES.length} replicates (${series.length - scores.length} without sales in the held-out days left out), ${ORIGINS.length} origins × ${HORIZON} days\n`,
+  )
+  console.log(
+    "Mean over series of each series' WAPE over its held-out days. model = forecastDemand as shipped; selection = forecastDemand choosing per item by back-test among profile_ets, mstl_ets, seasonal_naive and mean; mstl_only = MSTL over ETS alone.",
+  )
+  console.log(
+    "oracle = the expected demand, the generator's for synthetic series, each weekday's mean over all the days (held-out ones included) for the bar, whose demand is stationary: its error is the noise no forecast can remove. Bias = (Σ forecast − Σ actual) / Σ actual, mean over series.",
+  )
+  console.log(
+    "Chosen = how often selection picked each model (profile_ets / mstl_ets / seasonal_naive / mean); labels are checked at the last origin against the generator's truth.\n",
+  )
+  console.log(
+    '| family | series | model | selection | mstl_only | seasonal naive | 28-day mean | model ÷ naive | oracle ÷ naive | model bias | chosen | seasonality right | trend right |',
+  )
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|')
   printRows(scores, row)
   console.log('\nThe error of each 14-day total (what an order covering the horizon sees): per series, Σ over origins of |Σ forecast − Σ actual| ÷ Σ actual; mean over series.\n')
@@ -166,7 +214,13 @@ function main(): void {
   console.log('\nEach replicate alone, overall (÷ seasonal naive).\n')
   console.log('| replicate | series | model, daily | oracle, daily | model, 14-day total | oracle, 14-day total |')
   console.log('|---|---:|---:|---:|---:|---:|')
-  for (const { name } of REPLICATES) console.log(replicateRow(name, scores.filter((score) => score.replicate === name)))
+  for (const { name } of REPLICATES)
+    console.log(
+      replicateRow(
+        name,
+        scores.filter((score) => score.replicate === name),
+      ),
+    )
   console.log(replicateRow('all', scores))
   console.log(`\n${seconds.toFixed(1)} s on ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}`)
 }

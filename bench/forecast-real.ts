@@ -223,7 +223,9 @@ function printErrorTable(periods: readonly ItemPeriod[], measure: keyof Scores, 
 
 /** Share of item-periods whose 14-day demand the forecast plus its safety stock covered, and what was left. */
 function printSafetyStock(periods: readonly ItemPeriod[]): void {
-  console.log('\nSafety stock: covered = share of item-periods whose 14-day actual total ≤ model forecast total + safety stock (stated level 95 %); left over = mean of max(0, forecast + safety stock − actual), in units and ÷ the mean actual total\n')
+  console.log(
+    '\nSafety stock: covered = share of item-periods whose 14-day actual total ≤ model forecast total + safety stock (stated level 95 %); left over = mean of max(0, forecast + safety stock − actual), in units and ÷ the mean actual total\n',
+  )
   console.log('| slice | item-periods | covered | left over (units) | left over ÷ mean actual | safety stock ÷ forecast |')
   console.log('|---|---:|---:|---:|---:|---:|')
   for (const slice of slices(periods)) {
@@ -231,7 +233,9 @@ function printSafetyStock(periods: readonly ItemPeriod[]): void {
     const leftOver = slice.periods.map((period) => Math.max(0, sum(period.forecasts.model ?? []) + period.safetyStock - sum(period.actual)))
     const meanActual = mean(slice.periods.map((period) => sum(period.actual)))
     const safetyShare = sum(slice.periods.map((period) => period.safetyStock)) / sum(slice.periods.map((period) => sum(period.forecasts.model ?? [])))
-    console.log(`| ${slice.label} | ${slice.periods.length} | ${percent(covered / slice.periods.length)} | ${mean(leftOver).toFixed(2)} | ${percent(mean(leftOver) / meanActual)} | ${percent(safetyShare)} |`)
+    console.log(
+      `| ${slice.label} | ${slice.periods.length} | ${percent(covered / slice.periods.length)} | ${mean(leftOver).toFixed(2)} | ${percent(mean(leftOver) / meanActual)} | ${percent(safetyShare)} |`,
+    )
   }
 }
 
@@ -274,11 +278,15 @@ function printHolidays(sales: Sales, periods: readonly ItemPeriod[], origins: re
       into.forecast += period.forecasts.model?.[day] ?? 0
     })
   }
-  const inHorizons = [...holidays.keys()].filter((day) => origins.some((origin) => {
-    const index = dayIndex(day, sales.firstDay)
-    return index >= origin && index < origin + HORIZON
-  }))
-  console.log(`\nIn the scored horizons (${inHorizons.join(', ') || 'none'}): Σ actual ÷ Σ model forecast ${(onHoliday.actual / onHoliday.forecast).toFixed(2)} on the holidays, ${(otherDays.actual / otherDays.forecast).toFixed(2)} on the other days`)
+  const inHorizons = [...holidays.keys()].filter((day) =>
+    origins.some((origin) => {
+      const index = dayIndex(day, sales.firstDay)
+      return index >= origin && index < origin + HORIZON
+    }),
+  )
+  console.log(
+    `\nIn the scored horizons (${inHorizons.join(', ') || 'none'}): Σ actual ÷ Σ model forecast ${(onHoliday.actual / onHoliday.forecast).toFixed(2)} on the holidays, ${(otherDays.actual / otherDays.forecast).toFixed(2)} on the other days`,
+  )
 }
 
 async function main(): Promise<void> {
@@ -292,8 +300,12 @@ async function main(): Promise<void> {
   const countedDays = sales.endIndex + 1 - from
   const items = [...sales.items].filter(([, series]) => sellingDays(series, from) >= MIN_SELLING_DAYS).sort(([a], [b]) => a.localeCompare(b))
   const origins = originsOf(sales)
-  console.log(`# Forecasts on real sales: ${path.split('/').pop()}, ${sales.items.size} items, ${items.length} sold on ≥ ${MIN_SELLING_DAYS} days from ${FIRST_COUNTED_DAY} to ${dateOf(sales.endIndex, sales.firstDay)}`)
-  console.log(`${ORIGINS} origins ${ORIGIN_STEP} days apart, ${dateOf(origins[0] ?? 0, sales.firstDay)} to ${dateOf(origins[ORIGINS - 1] ?? 0, sales.firstDay)}, ${HORIZON}-day horizon; intermittent = sold on under half of the ${countedDays} days`)
+  console.log(
+    `# Forecasts on real sales: ${path.split('/').pop()}, ${sales.items.size} items, ${items.length} sold on ≥ ${MIN_SELLING_DAYS} days from ${FIRST_COUNTED_DAY} to ${dateOf(sales.endIndex, sales.firstDay)}`,
+  )
+  console.log(
+    `${ORIGINS} origins ${ORIGIN_STEP} days apart, ${dateOf(origins[0] ?? 0, sales.firstDay)} to ${dateOf(origins[ORIGINS - 1] ?? 0, sales.firstDay)}, ${HORIZON}-day horizon; intermittent = sold on under half of the ${countedDays} days`,
+  )
 
   const rTasks = new Map<string, number[]>()
   items.forEach(([, series], itemNumber) => {
@@ -336,14 +348,22 @@ async function main(): Promise<void> {
     const itemNumber = items.findIndex(([name]) => name === period.item)
     for (const method of R_METHODS) period.forecasts[method] = fromR.get(`${itemNumber}_${period.originNumber}/${method}`)
   })
-  console.log(`${periods.length} item-periods, ${periods.filter((period) => period.intermittent).length} of them intermittent; the model had no forecast (under ${MIN_HISTORY_DAYS} days of history) for ${unavailable}`)
+  console.log(
+    `${periods.length} item-periods, ${periods.filter((period) => period.intermittent).length} of them intermittent; the model had no forecast (under ${MIN_HISTORY_DAYS} days of history) for ${unavailable}`,
+  )
   printErrorTable(periods, 'totals', 'WAPE of the 14-day totals, Σ|Σ forecast − Σ actual| ÷ Σ actual over the item-periods')
   printErrorTable(periods, 'daily', 'Daily WAPE, Σ|forecast − actual| ÷ Σ actual over every held-out day')
   printErrorTable(periods, 'bias', 'Bias of the 14-day totals, (Σ forecast − Σ actual) ÷ Σ actual')
   printSafetyStock(periods)
   printHolidays(sales, periods, origins)
-  console.log(`\nmodel: ${(modelMs / 1000).toFixed(1)} s wall, ${((modelCpu.user + modelCpu.system) / 1e6).toFixed(1)} s CPU for ${periods.length} fits; R (or its cache): ${rSeconds.toFixed(1)} s wall`)
-  console.log(`${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, load average ${loadavg().map((load) => load.toFixed(1)).join(' ')}, node ${process.version}`)
+  console.log(
+    `\nmodel: ${(modelMs / 1000).toFixed(1)} s wall, ${((modelCpu.user + modelCpu.system) / 1e6).toFixed(1)} s CPU for ${periods.length} fits; R (or its cache): ${rSeconds.toFixed(1)} s wall`,
+  )
+  console.log(
+    `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, load average ${loadavg()
+      .map((load) => load.toFixed(1))
+      .join(' ')}, node ${process.version}`,
+  )
 }
 
 await main()

@@ -33,7 +33,9 @@ function main(): void {
   const at = (share: number) => (durations[Math.min(durations.length - 1, Math.floor(share * durations.length))] ?? 0).toFixed(1)
   console.log(`| items | days | total (wall) | CPU time | per item (mean) | p50 | p95 | max | WebAssembly load |`)
   console.log(`|---:|---:|---:|---:|---:|---:|---:|---:|---:|`)
-  console.log(`| ${series.length} | ${DAYS} | ${(totalMs / 1000).toFixed(1)} s | ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s | ${(totalMs / series.length).toFixed(1)} ms | ${at(0.5)} ms | ${at(0.95)} ms | ${at(1 - 1e-9)} ms | ${initMs.toFixed(0)} ms |`)
+  console.log(
+    `| ${series.length} | ${DAYS} | ${(totalMs / 1000).toFixed(1)} s | ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s | ${(totalMs / series.length).toFixed(1)} ms | ${at(0.5)} ms | ${at(0.95)} ms | ${at(1 - 1e-9)} ms | ${initMs.toFixed(0)} ms |`,
+  )
   console.log(`\n${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores (one used), node ${process.version}`)
 }
 

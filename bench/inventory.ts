@@ -160,7 +160,9 @@ function best(results: Measured[]): Measured {
 }
 
 function loadAverage(): string {
-  return loadavg().map((value) => value.toFixed(1)).join(' ')
+  return loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ')
 }
 
 /** The servers a part of the bench loads, and barstock's key. */
@@ -218,7 +220,10 @@ async function measureThroughput(scenario: Scenario, servers: Servers, trivial: 
   const row = { ours: best(ours), base: best(base), ceiling: best(ceiling), ratio: best(ours).requestsPerSecond / best(base).requestsPerSecond, load: loads.join(' → ') }
   const rounds = (results: Measured[]) =>
     results
-      .map((result) => `${result.requestsPerSecond.toFixed(0)} req/s p99 ${result.p99} ms ${result.cpuMicrosPerRequest.toFixed(0)} µs CPU/req (generator ${result.generatorCpuMicrosPerRequest.toFixed(0)})${result.errors ? ` ${result.errors} errors` : ''}`)
+      .map(
+        (result) =>
+          `${result.requestsPerSecond.toFixed(0)} req/s p99 ${result.p99} ms ${result.cpuMicrosPerRequest.toFixed(0)} µs CPU/req (generator ${result.generatorCpuMicrosPerRequest.toFixed(0)})${result.errors ? ` ${result.errors} errors` : ''}`,
+      )
       .join(', ')
   console.error(`${scenario.name} vs ${scenario.baseline}: barstock ${rounds(ours)}; baseline ${rounds(base)}; generator ceiling ${rounds(ceiling)}; load ${row.load}`)
   return row
@@ -232,10 +237,16 @@ async function measureInstructions(rows: Row[], start: (nodeOptions: string[], l
     try {
       for (const row of rows) {
         const count = (side: 'ours' | 'base') =>
-          counter.perRequest(side === 'ours' ? servers.barstock : servers.bare, { ...loadSpec(row.scenario, servers, side), connections: 8, amount: row.scenario.countedRequests }, row.scenario.countedRequests)
+          counter.perRequest(
+            side === 'ours' ? servers.barstock : servers.bare,
+            { ...loadSpec(row.scenario, servers, side), connections: 8, amount: row.scenario.countedRequests },
+            row.scenario.countedRequests,
+          )
         row.instructions = { ours: await count('ours'), base: await count('base') }
         const { ours, base } = row.instructions
-        console.error(`${row.scenario.name} vs ${row.scenario.baseline}: instructions/req ${ours.perRequest.toFixed(0)} : ${base.perRequest.toFixed(0)} (idle ${ours.idlePerSecond.toFixed(0)} : ${base.idlePerSecond.toFixed(0)} a second)`)
+        console.error(
+          `${row.scenario.name} vs ${row.scenario.baseline}: instructions/req ${ours.perRequest.toFixed(0)} : ${base.perRequest.toFixed(0)} (idle ${ours.idlePerSecond.toFixed(0)} : ${base.idlePerSecond.toFixed(0)} a second)`,
+        )
       }
     } finally {
       await servers.barstock.stop()
@@ -256,8 +267,16 @@ function table(rows: Row[]): string {
   for (const { scenario, throughput: t, instructions: i } of rows) {
     const measured = t
       ? [
-          t.ours.requestsPerSecond.toFixed(0), t.ours.p50, t.ours.p99, scenario.baseline, t.base.requestsPerSecond.toFixed(0), t.base.p50, t.base.p99,
-          t.ratio.toFixed(2), (t.ours.p99 / t.base.p99).toFixed(2), `${t.ours.cpuMicrosPerRequest.toFixed(0)} : ${t.base.cpuMicrosPerRequest.toFixed(0)}`,
+          t.ours.requestsPerSecond.toFixed(0),
+          t.ours.p50,
+          t.ours.p99,
+          scenario.baseline,
+          t.base.requestsPerSecond.toFixed(0),
+          t.base.p50,
+          t.base.p99,
+          t.ratio.toFixed(2),
+          (t.ours.p99 / t.base.p99).toFixed(2),
+          `${t.ours.cpuMicrosPerRequest.toFixed(0)} : ${t.base.cpuMicrosPerRequest.toFixed(0)}`,
           `${t.ceiling.requestsPerSecond.toFixed(0)} (${(t.ceiling.requestsPerSecond / t.base.requestsPerSecond).toFixed(1)}×${t.ceiling.requestsPerSecond >= 2 * t.base.requestsPerSecond ? '' : ', below 2×: the generator may be the limit'})`,
         ]
       : ['—', '—', '—', scenario.baseline, '—', '—', '—', '—', '—', '—', '—']

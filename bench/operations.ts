@@ -46,9 +46,15 @@ function request(kind: Kind, items: { store: string[]; bar: string[] }, round: n
     return { path: '/v1/inventory/count', body: { location: 'main_bar', counted_by: 'bench', items: items.bar.map((item_id) => ({ item_id, quantity: 100_000 - round })) } }
   }
   if (kind === 'transfer') {
-    return { path: '/v1/inventory/transfers', body: { from_location: 'storeroom', to_location: 'main_bar', transferred_by: 'bench', items: items.store.map((item_id) => ({ item_id, quantity: 1 })) } }
+    return {
+      path: '/v1/inventory/transfers',
+      body: { from_location: 'storeroom', to_location: 'main_bar', transferred_by: 'bench', items: items.store.map((item_id) => ({ item_id, quantity: 1 })) },
+    }
   }
-  return { path: '/v1/inventory/waste', body: { location: 'main_bar', recorded_by: 'bench', items: items.bar.map((item_id) => ({ item_id, quantity: 1, unit: 'oz', reason: 'spill' })) } }
+  return {
+    path: '/v1/inventory/waste',
+    body: { location: 'main_bar', recorded_by: 'bench', items: items.bar.map((item_id) => ({ item_id, quantity: 1, unit: 'oz', reason: 'spill' })) },
+  }
 }
 
 function percentile(sorted: number[], share: number): number {
@@ -76,9 +82,21 @@ async function main() {
         times[kind].push(performance.now() - start)
       }
     }
-    const median = (kind: Kind) => percentile([...times[kind]].sort((a, b) => a - b), 0.5)
-    const p90 = (kind: Kind) => percentile([...times[kind]].sort((a, b) => a - b), 0.9)
-    process.stdout.write(`\nPostgreSQL, ${LINES} lines a request, ${ROUNDS} rounds, one request at a time; ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}; reference workload ${reference.toFixed(0)} ms; load ${loadavg().map((load) => load.toFixed(2)).join(', ')}\n\n`)
+    const median = (kind: Kind) =>
+      percentile(
+        [...times[kind]].sort((a, b) => a - b),
+        0.5,
+      )
+    const p90 = (kind: Kind) =>
+      percentile(
+        [...times[kind]].sort((a, b) => a - b),
+        0.9,
+      )
+    process.stdout.write(
+      `\nPostgreSQL, ${LINES} lines a request, ${ROUNDS} rounds, one request at a time; ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}; reference workload ${reference.toFixed(0)} ms; load ${loadavg()
+        .map((load) => load.toFixed(2))
+        .join(', ')}\n\n`,
+    )
     process.stdout.write('| request | p50 ms | p90 ms | p50 ÷ count’s |\n|---|---:|---:|---:|\n')
     for (const kind of ['count', 'transfer', 'waste'] as const) {
       process.stdout.write(`| ${kind} | ${median(kind).toFixed(1)} | ${p90(kind).toFixed(1)} | ${(median(kind) / median('count')).toFixed(2)} |\n`)

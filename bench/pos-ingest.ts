@@ -93,7 +93,15 @@ async function main() {
   const window: SalesWindow = { start: new Date(now.getTime() - days * DAY_MS), end: now }
   const simulatorOf = (seed: number) => startSimulator({ posType: vendor.posType, seed, historyDays: days + 1, nowMs: now.getTime(), volume })
   const simulator = await simulatorOf(SYNC_SEED)
-  const gateway = new PosGateway({ secretKey: randomBytes(32), dataDir: '/nonexistent', posBaseUrls: { [vendor.posType]: simulator.url }, posRetryWaitMs: 5_000, posRequestTimeoutMs: 10_000, posRunBudgetMs: 1_800_000, webhookAllowPrivate: false })
+  const gateway = new PosGateway({
+    secretKey: randomBytes(32),
+    dataDir: '/nonexistent',
+    posBaseUrls: { [vendor.posType]: simulator.url },
+    posRetryWaitMs: 5_000,
+    posRequestTimeoutMs: 10_000,
+    posRunBudgetMs: 1_800_000,
+    webhookAllowPrivate: false,
+  })
   const database = await openScratchDatabase(values.db)
   try {
     const { db } = database
@@ -142,13 +150,26 @@ async function main() {
 
     // The database's share alone: the same lines stored again under another connection, in the run's batches.
     const storeConnection = newId('pos')
-    await db.insertInto('pos_connections').values({ ...(await db.selectFrom('pos_connections').selectAll().where('id', '=', connectionId).executeTakeFirstOrThrow()), id: storeConnection }).execute()
+    await db
+      .insertInto('pos_connections')
+      .values({ ...(await db.selectFrom('pos_connections').selectAll().where('id', '=', connectionId).executeTakeFirstOrThrow()), id: storeConnection })
+      .execute()
     const storeStart = performance.now()
     const source = { tenant: { accountId: 'acct_default', environment: 'production' as const }, connectionId: storeConnection, sourceId: 'bench' }
     for (let offset = 0; offset < fetchedLines.length; offset += STAGE_BATCH) {
       const rows = fetchedLines.slice(offset, offset + STAGE_BATCH).map((line) => ({
-        lineId: line.lineId, locationId: 'main_bar', posItemId: line.posItemId, name: line.name, quantity: line.quantity, unitPrice: line.unitPrice,
-        soldAt: line.soldAt, staffId: line.staffId, staffName: line.staffName, checkId: line.checkId, tip: line.tip, depleted: false,
+        lineId: line.lineId,
+        locationId: 'main_bar',
+        posItemId: line.posItemId,
+        name: line.name,
+        quantity: line.quantity,
+        unitPrice: line.unitPrice,
+        soldAt: line.soldAt,
+        staffId: line.staffId,
+        staffName: line.staffName,
+        checkId: line.checkId,
+        tip: line.tip,
+        depleted: false,
         parentLineId: line.parentLineId ?? null,
       }))
       await stageSaleLines(db, source, rows)

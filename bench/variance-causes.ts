@@ -80,7 +80,12 @@ async function simulateMonth(ctx: TestContext, seed: number, shape: Shape) {
     for (let index = 0; index < ITEMS_PER_CASE; index++) {
       const created = await createItem(ctx, caller, { name: `${label} spirit ${index} 1L`, size_ml: 1000, quantity: OPENING_STOCK, cost_per_unit: 20 })
       const posItemId = `${label}-${index}`
-      await post(ctx, caller, `/v1/pos/connections/${connection.id}/mappings`, { pos_item_id: posItemId, inventory_item_id: created.id, conversion_factor: POUR_OZ, conversion_unit: 'oz' })
+      await post(ctx, caller, `/v1/pos/connections/${connection.id}/mappings`, {
+        pos_item_id: posItemId,
+        inventory_item_id: created.id,
+        conversion_factor: POUR_OZ,
+        conversion_unit: 'oz',
+      })
       items.push({ id: created.id, posItemId, label, meanPours: DEMAND[0] + random() * (DEMAND[1] - DEMAND[0]), stock: OPENING_STOCK })
     }
   }
@@ -114,7 +119,9 @@ async function simulateMonth(ctx: TestContext, seed: number, shape: Shape) {
     query: { date_from: dayAt(start, 0, 0).slice(0, 10), date_to: dayAt(start, WEEKS * 7, 0).slice(0, 10), threshold: String(THRESHOLD) },
   })
   if (response.statusCode !== 200) throw new Error(`variance: ${response.statusCode} ${response.body}`)
-  const reported = new Map((json(response).data.items as { inventory_item_id: string; variance_percentage: number; potential_causes: string[] }[]).map((entry) => [entry.inventory_item_id, entry]))
+  const reported = new Map(
+    (json(response).data.items as { inventory_item_id: string; variance_percentage: number; potential_causes: string[] }[]).map((entry) => [entry.inventory_item_id, entry]),
+  )
   return items.map((item) => {
     const entry = reported.get(item.id)
     if (!entry) throw new Error(`item ${item.id} not reported`)
@@ -156,8 +163,14 @@ try {
       console.error(`seed ${seed} ${shape} done at ${((performance.now() - started) / 1000).toFixed(0)} s`)
     }
   }
-  console.log(`${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}; seeds ${seeds.join(',')}; ${ITEMS_PER_CASE} items per case; ${cpus().length} × ${cpus()[0]?.model}; ${((performance.now() - started) / 1000).toFixed(0)} s`)
-  for (const shape of shapes) summarize(outcomes.filter((outcome) => outcome.shape === shape), `sales ${shape}:`)
+  console.log(
+    `${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}; seeds ${seeds.join(',')}; ${ITEMS_PER_CASE} items per case; ${cpus().length} × ${cpus()[0]?.model}; ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  )
+  for (const shape of shapes)
+    summarize(
+      outcomes.filter((outcome) => outcome.shape === shape),
+      `sales ${shape}:`,
+    )
   summarize(outcomes, 'both shapes:')
 } finally {
   await ctx.close()

@@ -151,9 +151,7 @@ async function main() {
     `\nWebhook delivery: backlog ${BACKLOG} events, then ${LATENCY_EVENTS} events one every ${LATENCY_INTERVAL_MS} ms; ` +
       `concurrency ${DEFAULT_WEBHOOK_SETTINGS.concurrency}; ${cpu.length} × ${cpu[0]?.model ?? 'CPU'}, Node ${process.version}\n\n` +
       '| database | deliveries/s | commit→delivery p50 | p99 | max |\n|---|---|---|---|---|\n' +
-      results
-        .map((r) => `| ${r.database} | ${Math.round(r.deliveriesPerSecond)} | ${r.p50.toFixed(1)} ms | ${r.p99.toFixed(1)} ms | ${r.max.toFixed(1)} ms |`)
-        .join('\n') +
+      results.map((r) => `| ${r.database} | ${Math.round(r.deliveriesPerSecond)} | ${r.p50.toFixed(1)} ms | ${r.p99.toFixed(1)} ms | ${r.max.toFixed(1)} ms |`).join('\n') +
       '\n',
   )
 }

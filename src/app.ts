@@ -56,7 +56,6 @@ export interface AppOptions {
 
 export const API_VERSION = '1.0.0'
 
-
 /**
  * Once shutdown starts, every answer carries `Connection: close`: a keep-alive connection whose request
  * was in flight at that moment is closed after its answer instead of holding the shutdown open until its

@@ -134,30 +134,25 @@ export const api = {
   transfers: async (query: QueryOf<'/v1/inventory/transfers'>) =>
     (await send((headers) => client.GET('/v1/inventory/transfers', { params: { query: compact(query) }, headers }))).data,
   /** Reverses the transfer's movements; the record stays, with voided_at. Voiding it again changes nothing. */
-  voidTransfer: async (id: string) =>
-    (await send((headers) => client.DELETE('/v1/inventory/transfers/{id}', { params: { path: { id } }, headers }))).data,
+  voidTransfer: async (id: string) => (await send((headers) => client.DELETE('/v1/inventory/transfers/{id}', { params: { path: { id } }, headers }))).data,
   recordWaste: async (body: PostBodyOf<'/v1/inventory/waste'>, idempotencyKey: string) =>
     (await send((headers) => client.POST('/v1/inventory/waste', { body, headers }), { idempotencyKey })).data,
-  wasteEntries: async (query: QueryOf<'/v1/inventory/waste'>) =>
-    (await send((headers) => client.GET('/v1/inventory/waste', { params: { query: compact(query) }, headers }))).data,
+  wasteEntries: async (query: QueryOf<'/v1/inventory/waste'>) => (await send((headers) => client.GET('/v1/inventory/waste', { params: { query: compact(query) }, headers }))).data,
   /** Reverses the entry's movements; the record stays, with voided_at. Voiding it again changes nothing. */
   voidWaste: async (id: string) => (await send((headers) => client.DELETE('/v1/inventory/waste/{id}', { params: { path: { id } }, headers }))).data,
   variance: async (query: QueryOf<'/v1/analytics/variance'>) =>
     (await send((headers) => client.GET('/v1/analytics/variance', { params: { query: compact(query) }, headers }))).data,
   forecasts: async (query: QueryOf<'/v1/analytics/forecast'>) =>
     (await send((headers) => client.GET('/v1/analytics/forecast', { params: { query: compact(query) }, headers }))).data,
-  forecastSeries: async (id: string) =>
-    (await send((headers) => client.GET('/v1/analytics/forecast/items/{id}', { params: { path: { id } }, headers }))).data,
+  forecastSeries: async (id: string) => (await send((headers) => client.GET('/v1/analytics/forecast/items/{id}', { params: { path: { id } }, headers }))).data,
   /** The order the location's items stand on the shelves, saved for every device of the account. */
-  shelfOrder: async (location: string) =>
-    (await send((headers) => client.GET('/v1/locations/{id}/shelf-order', { params: { path: { id: location } }, headers }))).data,
+  shelfOrder: async (location: string) => (await send((headers) => client.GET('/v1/locations/{id}/shelf-order', { params: { path: { id: location } }, headers }))).data,
   saveShelfOrder: async (location: string, itemIds: string[]) =>
     (await send((headers) => client.PUT('/v1/locations/{id}/shelf-order', { params: { path: { id: location } }, body: { item_ids: itemIds }, headers }))).data,
   distributors: async () => (await send((headers) => client.GET('/v1/distributors', { params: { query: { per_page: 100 } }, headers }))).data,
   recommendations: async (query: QueryOf<'/v1/orders/recommendations'>) =>
     (await send((headers) => client.GET('/v1/orders/recommendations', { params: { query: compact(query) }, headers }))).data,
-  createOrder: async (body: PostBodyOf<'/v1/orders'>, idempotencyKey: string) =>
-    (await send((headers) => client.POST('/v1/orders', { body, headers }), { idempotencyKey })).data,
+  createOrder: async (body: PostBodyOf<'/v1/orders'>, idempotencyKey: string) => (await send((headers) => client.POST('/v1/orders', { body, headers }), { idempotencyKey })).data,
   orders: (query: QueryOf<'/v1/orders'>) => send((headers) => client.GET('/v1/orders', { params: { query: compact(query) }, headers })),
   submitOrder: async (id: string) =>
     (await send((headers) => client.POST('/v1/orders/{id}/submit', { params: { path: { id } }, headers }), { idempotencyKey: `submit-${id}` })).data,
@@ -168,7 +163,11 @@ export const api = {
   syncRuns: async (connectionId: string) =>
     (await send((headers) => client.GET('/v1/pos/syncs', { params: { query: { connection_id: connectionId, per_page: 20 } }, headers }))).data,
   startSync: async (id: string) =>
-    (await send((headers) => client.POST('/v1/pos/connections/{id}/sync', { params: { path: { id } }, body: { sync_type: 'incremental' }, headers }), { idempotencyKey: newIdempotencyKey() })).data,
+    (
+      await send((headers) => client.POST('/v1/pos/connections/{id}/sync', { params: { path: { id } }, body: { sync_type: 'incremental' }, headers }), {
+        idempotencyKey: newIdempotencyKey(),
+      })
+    ).data,
   posItems: async (id: string) =>
     (await send((headers) => client.GET('/v1/pos/connections/{id}/mappings', { params: { path: { id }, query: { mapped: false, per_page: 100 } }, headers }))).data,
   /** Takes the suggestion out of the review queue for good: auto-map will not offer that pair again. */

@@ -2,11 +2,12 @@ import { type Static, Type } from 'typebox'
 import { Nullable, PageQuery } from '../platform/http/schemas.js'
 import { RecipeCategory } from '../recipes/recipes.schemas.js'
 
-
 export const CostingQuery = Type.Object(
   {
     ...PageQuery,
-    recipe_id: Type.Optional(Type.String({ minLength: 1, description: 'One recipe (404 recipe_not_found when there is no such live recipe)', examples: ['rcp_01jd2x3v4w5y6z7a8b9c0d1e2f'] })),
+    recipe_id: Type.Optional(
+      Type.String({ minLength: 1, description: 'One recipe (404 recipe_not_found when there is no such live recipe)', examples: ['rcp_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+    ),
     category: Type.Optional(RecipeCategory),
   },
   { additionalProperties: false },

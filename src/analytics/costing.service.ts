@@ -2,13 +2,7 @@ import type { Executor, Tenant } from '../platform/db/database.js'
 import { type Decimal, decimal, MONEY_DECIMALS, moneyOut, sum, toApiNumber, ZERO } from '../platform/decimal.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { toItemUnits } from '../inventory/conversion.js'
-import {
-  type DeliveryUnitCost,
-  findItemRows,
-  findItemRowsInCategories,
-  type ItemRow,
-  lastDeliveryUnitCosts,
-} from '../inventory/inventory.service.js'
+import { type DeliveryUnitCost, findItemRows, findItemRowsInCategories, type ItemRow, lastDeliveryUnitCosts } from '../inventory/inventory.service.js'
 import type { Recipe } from '../recipes/recipes.schemas.js'
 import { getRecipe, listRecipesForCosting } from '../recipes/recipes.service.js'
 import { getSettings } from '../settings/settings.service.js'
@@ -156,12 +150,7 @@ function costRecipe(recipe: Recipe, inputs: CostingInputs): RecipeCosting {
  * margin, and optimization suggestions (docs/costing.md). Money in the account's currency, computed
  * exactly and rounded to 2 decimals once. Throws recipe_not_found for an unknown recipe_id.
  */
-export async function recipeCosting(
-  db: Executor,
-  tenant: Tenant,
-  query: CostingQuery,
-  page: PageRequest,
-): Promise<{ recipes: RecipeCosting[]; total: number }> {
+export async function recipeCosting(db: Executor, tenant: Tenant, query: CostingQuery, page: PageRequest): Promise<{ recipes: RecipeCosting[]; total: number }> {
   if (query.recipe_id !== undefined) await getRecipe(db, tenant, query.recipe_id)
   const all = await listRecipesForCosting(db, tenant, { recipeId: query.recipe_id, category: query.category })
   const recipes = all.slice(page.offset, page.offset + page.perPage)

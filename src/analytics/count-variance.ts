@@ -41,7 +41,13 @@ export const emitCountVariance: CountObserver = async (trx, tenant, count) => {
       potential_causes: answer.potential_causes,
     })
   }
-  await emitThresholdExceeded(trx, tenant, count, threshold, entries.map(({ entry, out }) => ({ out, openedAt: entry.window.opening.countedAt })))
+  await emitThresholdExceeded(
+    trx,
+    tenant,
+    count,
+    threshold,
+    entries.map(({ entry, out }) => ({ out, openedAt: entry.window.opening.countedAt })),
+  )
 }
 
 async function emitThresholdExceeded(

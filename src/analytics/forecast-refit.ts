@@ -7,14 +7,7 @@ import type { Db, Executor, Tenant, Trx } from '../platform/db/database.js'
 import type { MetricsReporter } from '../platform/metrics/metrics-registry.js'
 import type { WorkerDependencies } from '../platform/background.js'
 import { allLocations } from './catalog-reads.js'
-import {
-  BACKTEST_PLAN,
-  type DemandForecast,
-  FIT_WINDOW_DAYS,
-  FORECAST_HORIZON_DAYS,
-  forecastDemand,
-  MIN_HISTORY_DAYS,
-} from './forecast/index.js'
+import { BACKTEST_PLAN, type DemandForecast, FIT_WINDOW_DAYS, FORECAST_HORIZON_DAYS, forecastDemand, MIN_HISTORY_DAYS } from './forecast/index.js'
 import {
   businessCalendar,
   claimRefit,
@@ -182,7 +175,13 @@ export async function refitForecasts(db: Db, tenant: Tenant, now: Date, options:
     })
     result.fitted += fitted.length
   }
-  result.removed = await db.transaction().execute((trx) => removeForecastsExcept(trx, tenant, histories.map((item) => item.itemId)))
+  result.removed = await db.transaction().execute((trx) =>
+    removeForecastsExcept(
+      trx,
+      tenant,
+      histories.map((item) => item.itemId),
+    ),
+  )
   return result
 }
 

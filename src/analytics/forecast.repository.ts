@@ -137,12 +137,7 @@ export async function seedRefits(db: Executor, now: Date): Promise<void> {
 
 /** The tenant's refit row; undefined before the worker first saw the tenant. */
 export async function findRefit(db: Executor, tenant: Tenant): Promise<RefitRow | undefined> {
-  const row = await db
-    .selectFrom('forecast_refits')
-    .selectAll()
-    .where('account_id', '=', tenant.accountId)
-    .where('environment', '=', tenant.environment)
-    .executeTakeFirst()
+  const row = await db.selectFrom('forecast_refits').selectAll().where('account_id', '=', tenant.accountId).where('environment', '=', tenant.environment).executeTakeFirst()
   return row && { ...row, seen_sequence: String(row.seen_sequence) }
 }
 

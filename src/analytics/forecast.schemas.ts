@@ -33,19 +33,20 @@ export const ItemForecast = Type.Object({
   confidence: Type.Number({
     minimum: 0,
     maximum: 1,
-    description:
-      '1 − the back-test WAPE, clamped to 0..1, 2 decimals; without a back-test (under 28 days of history) 0.5 × history days / 28',
+    description: '1 − the back-test WAPE, clamped to 0..1, 2 decimals; without a back-test (under 28 days of history) 0.5 × history days / 28',
   }),
-  factors: Type.Object({
-    seasonality: StringEnum(['weekly', 'none'] as const, { description: 'weekly when the weekly pattern is strong (docs/forecast-accuracy.md)' }),
-    events: Type.Array(Type.String(), {
-      description: "Public holidays in the horizon in the country of the item's location; [] when the location has no country",
-    }),
-    trend: StringEnum(['increasing', 'decreasing', 'stable'] as const, { description: 'Where demand is heading over the history the model saw' }),
-  }, { description: 'What shapes the forecast' }),
+  factors: Type.Object(
+    {
+      seasonality: StringEnum(['weekly', 'none'] as const, { description: 'weekly when the weekly pattern is strong (docs/forecast-accuracy.md)' }),
+      events: Type.Array(Type.String(), {
+        description: "Public holidays in the horizon in the country of the item's location; [] when the location has no country",
+      }),
+      trend: StringEnum(['increasing', 'decreasing', 'stable'] as const, { description: 'Where demand is heading over the history the model saw' }),
+    },
+    { description: 'What shapes the forecast' },
+  ),
   recommendation: Type.String({
-    description:
-      'How many days current stock covers at the forecast rate, and by when to order so as not to fall below the reorder point (docs/forecasts.md)',
+    description: 'How many days current stock covers at the forecast rate, and by when to order so as not to fall below the reorder point (docs/forecasts.md)',
   }),
 })
 export type ItemForecast = Static<typeof ItemForecast>
@@ -70,8 +71,7 @@ export const DemandForecastReport = Type.Object(
             forecasted_demand: 11.8421,
             confidence: 0.78,
             factors: { seasonality: 'weekly', events: ['Thanksgiving Day'], trend: 'stable' },
-            recommendation:
-              'Stock covers 5 days at the forecast rate (through Fri 27 Nov); order by Wed 25 Nov, when it is forecast to fall below the reorder point of 4 bottle.',
+            recommendation: 'Stock covers 5 days at the forecast rate (through Fri 27 Nov); order by Wed 25 Nov, when it is forecast to fall below the reorder point of 4 bottle.',
           },
         ],
         generated_at: '2026-11-23T04:00:12.345Z',

@@ -9,14 +9,7 @@ import { allItems, allLocations } from './catalog-reads.js'
 import { BACKTEST_PLAN, holidayNames, totalErrorStdDev } from './forecast/index.js'
 import { nextRefitAt } from './forecast-refit.js'
 import { findForecasts, type StoredForecast } from './forecast.repository.js'
-import {
-  DEFAULT_FORECAST_DAYS,
-  type DemandForecastReport,
-  FORECAST_HISTORY_DAYS,
-  type ForecastQuery,
-  type ItemForecast,
-  type ItemForecastSeries,
-} from './forecast.schemas.js'
+import { DEFAULT_FORECAST_DAYS, type DemandForecastReport, FORECAST_HISTORY_DAYS, type ForecastQuery, type ItemForecast, type ItemForecastSeries } from './forecast.schemas.js'
 import { shiftDate } from './report-period.js'
 
 /** History the back-test needs (its first origin leaves 14 days of training and 14 held out). */
@@ -30,9 +23,7 @@ const UNTESTED_CONFIDENCE = 0.5
  */
 export function forecastConfidence(forecast: Pick<StoredForecast, 'backtestWape' | 'historyDays'>): number {
   const value =
-    forecast.backtestWape === null
-      ? UNTESTED_CONFIDENCE * Math.min(1, forecast.historyDays / BACKTEST_HISTORY_DAYS)
-      : Math.min(1, Math.max(0, 1 - Number(forecast.backtestWape)))
+    forecast.backtestWape === null ? UNTESTED_CONFIDENCE * Math.min(1, forecast.historyDays / BACKTEST_HISTORY_DAYS) : Math.min(1, Math.max(0, 1 - Number(forecast.backtestWape)))
   return Number(value.toFixed(2))
 }
 
@@ -141,7 +132,11 @@ export async function getDemandForecast(db: Executor, tenant: Tenant, query: For
   if (query.location) await getLocation(db, tenant, query.location)
   const items = await allItems(db, tenant, { location: query.location, category: query.category })
   const [stored, locations] = await Promise.all([
-    findForecasts(db, tenant, items.map((item) => item.id)),
+    findForecasts(
+      db,
+      tenant,
+      items.map((item) => item.id),
+    ),
     allLocations(db, tenant),
   ])
   const countries = new Map(locations.map((location) => [location.id, location.country]))

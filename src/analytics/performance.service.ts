@@ -34,8 +34,7 @@ async function figuresOf(db: Executor, tenant: Tenant, period: ReportPeriod, loc
   const averageValue = sum(timed.map((entry) => entry.averageValue))
   return {
     pour_cost: rounded(percentOf(cost, revenue)),
-    variance_rate:
-      windows.length === 0 ? null : varianceRate(sumScaled(windows.map((entry) => entry.varianceCost)), sumScaled(windows.map((entry) => entry.expectedCost))),
+    variance_rate: windows.length === 0 ? null : varianceRate(sumScaled(windows.map((entry) => entry.varianceCost)), sumScaled(windows.map((entry) => entry.expectedCost))),
     inventory_turnover: averageValue.eq(0) ? null : rounded(usagePer30Days.div(averageValue)),
     gross_margin: rounded(percentOf(revenue.minus(cost), revenue)),
   }

@@ -34,7 +34,11 @@ export interface PeriodLine {
 /** The lines sold at these locations in their business days, each with the usage it recorded. */
 export async function periodLines(db: Executor, tenant: Tenant, bounds: LocationBounds[]): Promise<PeriodLine[]> {
   const lines = await saleLinesInSpans(db, tenant, bounds)
-  const usage = await usageOfSaleLines(db, tenant, lines.map((entry) => entry.line))
+  const usage = await usageOfSaleLines(
+    db,
+    tenant,
+    lines.map((entry) => entry.line),
+  )
   const byLine = new Map<string, CostedUsage[]>()
   for (const row of usage) {
     const units = decimal(row.units)
@@ -78,7 +82,11 @@ export async function itemWindows(db: Executor, tenant: Tenant, items: ReportIte
   // No earlier windows: these reports read no causes.
   const { planned } = await planReportWindows(db, inScope, bounds, 0)
   const measured = await measureWindows(db, tenant, planned)
-  const money = await windowMoney(db, tenant, planned.map((plan, index) => ({ ...plan, measured: measured[index] as MeasuredWindow })))
+  const money = await windowMoney(
+    db,
+    tenant,
+    planned.map((plan, index) => ({ ...plan, measured: measured[index] as MeasuredWindow })),
+  )
   return planned.map((plan, index) => {
     const window = measured[index] as MeasuredWindow
     const { costs } = plan.window

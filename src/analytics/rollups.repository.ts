@@ -96,9 +96,7 @@ export async function posRevenue(db: Executor, tenant: Tenant, scope: { location
     .where('business_day', '>=', scope.from)
     .where('business_day', '<=', scope.to)
   const [totals, unmapped] = await Promise.all([
-    days
-      .select([sql<string>`coalesce(sum(revenue), 0)::text`.as('revenue'), sql<string>`coalesce(sum(mapped_revenue), 0)::text`.as('mappedRevenue')])
-      .executeTakeFirstOrThrow(),
+    days.select([sql<string>`coalesce(sum(revenue), 0)::text`.as('revenue'), sql<string>`coalesce(sum(mapped_revenue), 0)::text`.as('mappedRevenue')]).executeTakeFirstOrThrow(),
     days
       .select(['connection_id', 'pos_item_id', sql<string>`min(name)`.as('name'), sql<string>`sum(revenue - mapped_revenue)::text`.as('revenue')])
       .groupBy(['connection_id', 'pos_item_id'])

@@ -54,7 +54,9 @@ function spansInside(window: PlannedWindow): CountSpan[] {
   const inside = window.earlier.filter(([, closedAt]) => Math.trunc(closedAt) > openedAt)
   if (inside.length === 0) {
     const { opening, closing } = window
-    return [{ openedAt: opening.countedAt, closedAt: closing.countedAt, opening: decimal(opening.quantity), closing: decimal(closing.quantity), unitCost: decimal(window.costs.closing) }]
+    return [
+      { openedAt: opening.countedAt, closedAt: closing.countedAt, opening: decimal(opening.quantity), closing: decimal(closing.quantity), unitCost: decimal(window.costs.closing) },
+    ]
   }
   return inside.map(([from, to, opening, closing]) => {
     const closedAt = new Date(to)

@@ -252,8 +252,7 @@ export async function staffPerformance(
         variance_rate: varianceRate,
         drinks_served: drinks,
         average_ticket: moneyOut(activity.revenue.div(activity.checks.size)),
-        customer_satisfaction:
-          !activity.tipped || activity.tippedRevenue.eq(0) ? null : toApiNumber(activity.tips.div(activity.tippedRevenue).times(100), PERCENT_DECIMALS),
+        customer_satisfaction: !activity.tipped || activity.tippedRevenue.eq(0) ? null : toApiNumber(activity.tips.div(activity.tippedRevenue).times(100), PERCENT_DECIMALS),
       },
       comparison: {
         variance_rate_vs_avg: toApiNumber(decimal(varianceRate).minus(meanRate), PERCENT_DECIMALS),

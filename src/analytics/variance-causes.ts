@@ -6,16 +6,7 @@
  * measured accuracy on a labelled set: docs/variance-causes.md.
  */
 
-export const CAUSES = [
-  'over_pouring',
-  'theft_or_breakage',
-  'unmapped_sales',
-  'unrecorded_waste',
-  'missing_delivery',
-  'conversion_error',
-  'count_error',
-  'under_pouring',
-] as const
+export const CAUSES = ['over_pouring', 'theft_or_breakage', 'unmapped_sales', 'unrecorded_waste', 'missing_delivery', 'conversion_error', 'count_error', 'under_pouring'] as const
 export type Cause = (typeof CAUSES)[number]
 
 /** The facts of one count window of one item, in the item's unit. */
@@ -480,7 +471,7 @@ function unmappedFit(facts: Pick<Facts, 'current' | 'unmapped'>): UnmappedFit {
 function countErrorCloseness(facts: Pick<Facts, 'current' | 'previous' | 'threshold'>): number {
   const before = facts.previous.at(-1)
   const { current, threshold } = facts
-  if (!before || before.expected === 0 && before.actual === 0) return 0
+  if (!before || (before.expected === 0 && before.actual === 0)) return 0
   if (Math.abs(before.percentage) <= threshold || Math.sign(before.variance) === Math.sign(current.variance)) return 0
   const sizes = [Math.abs(before.variance), Math.abs(current.variance)]
   const closeness = Math.min(...sizes) / Math.max(...sizes)

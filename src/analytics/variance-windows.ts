@@ -114,7 +114,14 @@ async function measureTotals(db: Executor, tenant: Tenant, windows: WindowSpan[]
   )
   const parts = windows.map((window, index) => partsOf(window, splits[index] as BusinessDaySplit))
   const wholeDays = parts.flatMap((part) => (part.days ? [part.days] : []))
-  const [rawMovements, rolled] = await Promise.all([movementsInSpans(db, parts.flatMap((part) => part.edges), { walk }), rolledUpDays(db, wholeDays, walk)])
+  const [rawMovements, rolled] = await Promise.all([
+    movementsInSpans(
+      db,
+      parts.flatMap((part) => part.edges),
+      { walk },
+    ),
+    rolledUpDays(db, wholeDays, walk),
+  ])
   let rawIndex = 0
   let rolledIndex = 0
   return parts.map((part) => {
@@ -224,14 +231,12 @@ export async function measureWindows(db: Executor, tenant: Tenant, windows: (Win
  * The facts the cause rules read of each item's earlier windows, in order: from the store where it holds
  * them, the others measured (and stored).
  */
-export async function earlierFacts(
-  db: Executor,
-  tenant: Tenant,
-  items: { item: { id: string; location_id: string }; earlier: EarlierWindow[] }[],
-): Promise<WindowFacts[][]> {
+export async function earlierFacts(db: Executor, tenant: Tenant, items: { item: { id: string; location_id: string }; earlier: EarlierWindow[] }[]): Promise<WindowFacts[][]> {
   const missing = items.flatMap(({ item, earlier }) =>
     earlier.flatMap(([openedAt, closedAt, , , , , saleLines, openingCountId, closingCountId]) =>
-      saleLines === null ? [{ item, openingCountId: openingCountId as string, closingCountId: closingCountId as string, openedAt: new Date(openedAt), closedAt: new Date(closedAt) }] : [],
+      saleLines === null
+        ? [{ item, openingCountId: openingCountId as string, closingCountId: closingCountId as string, openedAt: new Date(openedAt), closedAt: new Date(closedAt) }]
+        : [],
     ),
   )
   const measured = await measureAndStore(db, tenant, missing, false)

@@ -3,7 +3,8 @@ import { CATEGORIES } from '../inventory/units.js'
 import { StringEnum } from '../platform/http/types.js'
 import { CAUSES } from './variance-causes.js'
 
-const REPORT_DATE = 'A business date, YYYY-MM-DD, 1900-01-01 to 9998-12-31 (an ISO 8601 timestamp is read as the date it names); both ends inclusive, in each location’s own business days'
+const REPORT_DATE =
+  'A business date, YYYY-MM-DD, 1900-01-01 to 9998-12-31 (an ISO 8601 timestamp is read as the date it names); both ends inclusive, in each location’s own business days'
 export const ReportDate = (defaultText: string) => Type.String({ description: `${REPORT_DATE}. Default: ${defaultText}`, examples: ['2026-11-01'] })
 
 export const VarianceQuery = Type.Object(
@@ -13,7 +14,12 @@ export const VarianceQuery = Type.Object(
     location: Type.Optional(Type.String({ description: 'Only items stored at this location', examples: ['main_bar'] })),
     category: Type.Optional(StringEnum(CATEGORIES, { description: 'Only items of this inventory category' })),
     threshold: Type.Optional(
-      Type.Number({ minimum: 0, maximum: 1000, description: 'Variance percentage above which an item counts as above threshold, 0 to 1,000; default: the settings’ variance_threshold (5)', examples: [5] }),
+      Type.Number({
+        minimum: 0,
+        maximum: 1000,
+        description: 'Variance percentage above which an item counts as above threshold, 0 to 1,000; default: the settings’ variance_threshold (5)',
+        examples: [5],
+      }),
     ),
   },
   { additionalProperties: false },
@@ -30,12 +36,18 @@ export const CauseEvidence = Type.Object({
 
 export const VarianceWindow = Type.Object(
   {
-    opening_count_id: Type.String({ description: 'The count that opens the window: the item’s latest count at or before the start of date_from', examples: ['cnt_01jd3n0a1b2c3d4e5f6g7h8j9k'] }),
+    opening_count_id: Type.String({
+      description: 'The count that opens the window: the item’s latest count at or before the start of date_from',
+      examples: ['cnt_01jd3n0a1b2c3d4e5f6g7h8j9k'],
+    }),
     opening_counted_at: Type.String({ format: 'date-time', description: 'When that count was taken', examples: ['2026-11-12T12:00:00.000Z'] }),
     opening: Quantity('Counted at the opening count, item units'),
     deliveries: Quantity('Received inside the window, item units'),
     closing: Quantity('Counted at the closing count, item units'),
-    closing_count_id: Type.String({ description: 'The count that closes the window: the item’s latest count up to the end of date_to', examples: ['cnt_01jd3n9z8y7x6w5v4t3s2r1q0p'] }),
+    closing_count_id: Type.String({
+      description: 'The count that closes the window: the item’s latest count up to the end of date_to',
+      examples: ['cnt_01jd3n9z8y7x6w5v4t3s2r1q0p'],
+    }),
     closing_counted_at: Type.String({ format: 'date-time', description: 'When that count was taken', examples: ['2026-11-19T12:00:00.000Z'] }),
     sales_units: Quantity('Item units the window’s mapped sales used (the expected consumption)'),
     sale_lines: Type.Integer({ description: 'Mapped sale lines in the window' }),
@@ -56,7 +68,10 @@ export const VarianceItem = Type.Object({
   actual_consumption: Quantity('opening + deliveries + transfers in − transfers out − closing'),
   variance: Quantity('actual − expected − recorded waste; positive: more was used than sold or logged as waste (a loss)'),
   variance_percentage: Type.Number({ description: 'variance / expected × 100 (100 when nothing was expected but some was used)' }),
-  estimated_loss: Type.Number({ description: 'variance × the cost in force at the window’s closing count, never revalued at today’s cost (a window over several counts in which the cost changed: Σ of its parts, each at the cost at its own closing count; docs/analytics.md, Costs of their time), in the account currency (recorded waste is not in it: see recorded_waste_cost)' }),
+  estimated_loss: Type.Number({
+    description:
+      'variance × the cost in force at the window’s closing count, never revalued at today’s cost (a window over several counts in which the cost changed: Σ of its parts, each at the cost at its own closing count; docs/analytics.md, Costs of their time), in the account currency (recorded waste is not in it: see recorded_waste_cost)',
+  }),
   recorded_waste_cost: Type.Number({ description: 'The cost of the waste recorded in the window (the same as window.recorded_waste_cost), account currency' }),
   potential_causes: Type.Array(StringEnum(CAUSES), { description: 'Most likely first; empty within the threshold' }),
   cause_evidence: Type.Array(CauseEvidence, { description: 'Every cause the numbers support, with its confidence and evidence, most likely first' }),
@@ -72,12 +87,16 @@ export const UnmappedPosItem = Type.Object({
 
 export const DataQuality = Type.Object(
   {
-    mapped_revenue_share: Type.Number({ description: 'Share (0–1) of the period’s POS revenue at the locations in scope whose lines are mapped; the rest is not in expected consumption' }),
+    mapped_revenue_share: Type.Number({
+      description: 'Share (0–1) of the period’s POS revenue at the locations in scope whose lines are mapped; the rest is not in expected consumption',
+    }),
     items_counted_share: Type.Number({ description: 'Share (0–1) of the items in scope with two counts to measure between' }),
     items_without_counts: Type.Integer({ description: 'Items in scope left out of `items` for lack of two counts' }),
     stale_count_items: Type.Integer({ description: 'Items whose latest count is over 14 days before the end of the period' }),
     items_counted_by_weight: Type.Integer({ description: 'Items of `items` whose closing count weighed open containers (weight_g or weights_g on the count line)' }),
-    items_counted_by_eye: Type.Integer({ description: 'Items of `items` whose closing count gave quantity alone (open containers estimated, e.g. in tenths); with items_counted_by_weight, every item of `items`' }),
+    items_counted_by_eye: Type.Integer({
+      description: 'Items of `items` whose closing count gave quantity alone (open containers estimated, e.g. in tenths); with items_counted_by_weight, every item of `items`',
+    }),
     unmapped_pos_items: Type.Array(UnmappedPosItem, { description: 'The 10 unmapped POS items with the most revenue in the period' }),
     cross_location_lines: Type.Integer({
       description:
@@ -128,7 +147,16 @@ const VARIANCE_EXAMPLE = {
     },
   ],
   period_measured: { from: '2026-11-12T12:00:00.000Z', to: '2026-11-19T12:00:00.000Z' },
-  summary: { total_items_analyzed: 1, items_above_threshold: 1, high_variance_items: 1, gross_loss: 32.68, gross_gain: 0, gross_loss_percentage: 69.07, recorded_waste_cost: 0, waste_by_reason: {} },
+  summary: {
+    total_items_analyzed: 1,
+    items_above_threshold: 1,
+    high_variance_items: 1,
+    gross_loss: 32.68,
+    gross_gain: 0,
+    gross_loss_percentage: 69.07,
+    recorded_waste_cost: 0,
+    waste_by_reason: {},
+  },
   data_quality: {
     mapped_revenue_share: 0.6202,
     items_counted_share: 0.5,
@@ -141,34 +169,43 @@ const VARIANCE_EXAMPLE = {
   },
 }
 
-export const VarianceReport = Type.Object({
-  period: Type.String({ description: 'date_from/date_to', examples: ['2026-10-23/2026-11-22'] }),
-  period_measured: Type.Object(
-    {
-      from: Type.String({ format: 'date-time', description: 'The earliest opening count of the windows used' }),
-      to: Type.String({ format: 'date-time', description: 'The latest closing count of the windows used' }),
-    },
-    { description: 'What the report measured: windows run between counts, so they may start before date_from and end before date_to' },
-  ),
-  threshold: Type.Number({ description: 'The threshold the report applied, percent' }),
-  currency: Type.String({ description: 'Currency of every money amount (settings)' }),
-  total_variance: Type.Number({ description: 'Σ estimated_loss, account currency' }),
-  variance_percentage: Type.Number({ description: 'Σ variance cost / Σ expected cost × 100' }),
-  items: Type.Array(VarianceItem, { description: 'Items with two counts, largest absolute loss first' }),
-  summary: Type.Object({
-    total_items_analyzed: Type.Integer({ description: 'Items with two counts in the period (the entries of items)' }),
-    items_above_threshold: Type.Integer({ description: '|variance_percentage| > threshold' }),
-    high_variance_items: Type.Integer({ description: '|variance_percentage| > 2 × threshold' }),
-    gross_loss: Type.Number({ description: 'Σ of the positive estimated_loss (items that lost stock), account currency: the net total_variance lets gains hide losses' }),
-    gross_gain: Type.Number({ description: 'Σ of the negative estimated_loss as a positive amount (items with more stock than explained: a count or a delivery nobody recorded to check), account currency' }),
-    gross_loss_percentage: Type.Number({ description: 'gross_loss ÷ Σ expected cost × 100: what the alert (variance.threshold_exceeded) compares with the threshold' }),
-    recorded_waste_cost: Type.Number({ description: 'Σ cost of the waste recorded in the items’ windows, account currency: explained usage, not in total_variance' }),
-    waste_by_reason: Type.Record(Type.String(), Type.Number(), {
-      description: 'That cost by reason (spill, breakage, comp, staff_drink, spoilage, returned, other); reasons without waste are absent',
-      examples: [{ spill: 12.4, breakage: 21 }],
-    }),
-  }, { description: 'How many items were analysed and flagged, and the waste that explains part of the usage' }),
-  data_quality: DataQuality,
-}, { examples: [VARIANCE_EXAMPLE] })
+export const VarianceReport = Type.Object(
+  {
+    period: Type.String({ description: 'date_from/date_to', examples: ['2026-10-23/2026-11-22'] }),
+    period_measured: Type.Object(
+      {
+        from: Type.String({ format: 'date-time', description: 'The earliest opening count of the windows used' }),
+        to: Type.String({ format: 'date-time', description: 'The latest closing count of the windows used' }),
+      },
+      { description: 'What the report measured: windows run between counts, so they may start before date_from and end before date_to' },
+    ),
+    threshold: Type.Number({ description: 'The threshold the report applied, percent' }),
+    currency: Type.String({ description: 'Currency of every money amount (settings)' }),
+    total_variance: Type.Number({ description: 'Σ estimated_loss, account currency' }),
+    variance_percentage: Type.Number({ description: 'Σ variance cost / Σ expected cost × 100' }),
+    items: Type.Array(VarianceItem, { description: 'Items with two counts, largest absolute loss first' }),
+    summary: Type.Object(
+      {
+        total_items_analyzed: Type.Integer({ description: 'Items with two counts in the period (the entries of items)' }),
+        items_above_threshold: Type.Integer({ description: '|variance_percentage| > threshold' }),
+        high_variance_items: Type.Integer({ description: '|variance_percentage| > 2 × threshold' }),
+        gross_loss: Type.Number({ description: 'Σ of the positive estimated_loss (items that lost stock), account currency: the net total_variance lets gains hide losses' }),
+        gross_gain: Type.Number({
+          description:
+            'Σ of the negative estimated_loss as a positive amount (items with more stock than explained: a count or a delivery nobody recorded to check), account currency',
+        }),
+        gross_loss_percentage: Type.Number({ description: 'gross_loss ÷ Σ expected cost × 100: what the alert (variance.threshold_exceeded) compares with the threshold' }),
+        recorded_waste_cost: Type.Number({ description: 'Σ cost of the waste recorded in the items’ windows, account currency: explained usage, not in total_variance' }),
+        waste_by_reason: Type.Record(Type.String(), Type.Number(), {
+          description: 'That cost by reason (spill, breakage, comp, staff_drink, spoilage, returned, other); reasons without waste are absent',
+          examples: [{ spill: 12.4, breakage: 21 }],
+        }),
+      },
+      { description: 'How many items were analysed and flagged, and the waste that explains part of the usage' },
+    ),
+    data_quality: DataQuality,
+  },
+  { examples: [VARIANCE_EXAMPLE] },
+)
 export type VarianceReport = Static<typeof VarianceReport>
 export type VarianceItem = Static<typeof VarianceItem>

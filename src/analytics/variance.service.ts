@@ -10,7 +10,17 @@ import { rankCauses, type WindowFacts } from './variance-causes.js'
 import { itemsSoldInOwnUnit } from './sold-in-own-unit.js'
 import { unmappedSimilarTo } from './unmapped-similar.js'
 import type { VarianceItem, VarianceQuery, VarianceReport } from './variance.schemas.js'
-import { COST_PLACES, earlierFacts, type MeasuredWindow, measureWindows, PREVIOUS_WINDOWS, QUANTITY_PLACES, unexplainedUsage, varianceRate, walkedFacts } from './variance-windows.js'
+import {
+  COST_PLACES,
+  earlierFacts,
+  type MeasuredWindow,
+  measureWindows,
+  PREVIOUS_WINDOWS,
+  QUANTITY_PLACES,
+  unexplainedUsage,
+  varianceRate,
+  walkedFacts,
+} from './variance-windows.js'
 import { windowMoney, type WindowMoney } from './window-costs.js'
 import { type ItemPlan, plannedWindows, type PlannedWindow, type WindowChoice } from './window-plan.repository.js'
 
@@ -92,7 +102,11 @@ function windowOut(measured: MeasuredWindow, salesUnits: number): VarianceItem['
 /** Measures each planned window and whether its variance percentage is above the threshold. */
 export async function scoreItems(db: Executor, tenant: Tenant, planned: PlannedItem[], threshold: number): Promise<ScoredItem[]> {
   const measured = await measureWindows(db, tenant, planned)
-  const money = await windowMoney(db, tenant, planned.map((plan, index) => ({ item: plan.item, window: plan.window, measured: measured[index] as MeasuredWindow })))
+  const money = await windowMoney(
+    db,
+    tenant,
+    planned.map((plan, index) => ({ item: plan.item, window: plan.window, measured: measured[index] as MeasuredWindow })),
+  )
   return planned.map((plan, index) => {
     const window = measured[index] as MeasuredWindow
     const variance = unexplainedUsage(window)
@@ -143,8 +157,16 @@ export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[
   const spans = flagged.map(({ item, measured }) => ({ itemId: item.id, from: measured.opening.countedAt, to: measured.closing.countedAt }))
   const [flaggedFacts, earlier, unmappedSimilar, soldInOwnUnit] = await Promise.all([
     walkedFacts(db, tenant, flagged),
-    earlierFacts(db, tenant, flagged.map((entry) => ({ item: entry.item, earlier: entry.window.earlier }))),
-    cataloguesOf(db, tenant, flagged.map((entry) => entry.item.location_id)).then((catalogues) => unmappedSimilarTo(db, tenant, flagged, catalogues)),
+    earlierFacts(
+      db,
+      tenant,
+      flagged.map((entry) => ({ item: entry.item, earlier: entry.window.earlier })),
+    ),
+    cataloguesOf(
+      db,
+      tenant,
+      flagged.map((entry) => entry.item.location_id),
+    ).then((catalogues) => unmappedSimilarTo(db, tenant, flagged, catalogues)),
     itemsSoldInOwnUnit(db, tenant, spans),
   ])
   flagged.forEach((entry, index) => {
@@ -238,14 +260,22 @@ async function salesQualityOf(db: Executor, tenant: Tenant, period: ReportPeriod
   const locations = [...new Set(items.map((item) => item.location_id))]
   const [revenue, crossLocationLines] = await Promise.all([
     posRevenue(db, tenant, { locations, from: period.from, to: period.to, top: UNMAPPED_LISTED }),
-    crossLocationSaleLines(db, tenant, items.map((item) => item.id), locations.map((location) => boundsOf(bounds, location))),
+    crossLocationSaleLines(
+      db,
+      tenant,
+      items.map((item) => item.id),
+      locations.map((location) => boundsOf(bounds, location)),
+    ),
   ])
   return { revenue, crossLocationLines }
 }
 
 /** How many of the report's items had their closing count taken by weight (an open container weighed), not by eye. */
 async function closingCountsByWeight(db: Executor, scored: ScoredItem[]): Promise<number> {
-  const weighed = await itemsCountedByWeight(db, scored.map(({ item, measured }) => ({ countId: measured.closing.countId, itemId: item.id })))
+  const weighed = await itemsCountedByWeight(
+    db,
+    scored.map(({ item, measured }) => ({ countId: measured.closing.countId, itemId: item.id })),
+  )
   return weighed.size
 }
 
@@ -301,10 +331,9 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
   // Data quality's sales read only the rollups and the few cross-location rows: they are read while the windows are worked on.
   const [{ explained, plans }, sales] = await Promise.all([explainWindows(db, tenant, items, bounds, threshold), salesQualityOf(db, tenant, period, items, bounds)])
   if (explained.length === 0) {
-    throw analyticsErrors.insufficientData(
-      `No item in scope has two counts up to ${period.to}: count the items at the start and the end of the period`,
-      { items_in_scope: items.length },
-    )
+    throw analyticsErrors.insufficientData(`No item in scope has two counts up to ${period.to}: count the items at the start and the end of the period`, {
+      items_in_scope: items.length,
+    })
   }
   const scored = explained.map(({ entry }) => entry)
   const countedByWeight = await closingCountsByWeight(db, scored)

@@ -16,7 +16,12 @@ function printResult(result: unknown, json: boolean, describe: (result: never) =
 
 /** Commander's message ("error: …", sometimes a hint on a second line) as one line. */
 function oneLine(message: string): string {
-  return message.replace(/^error: /, '').trim().split('\n').map((line) => line.trim()).join(' ')
+  return message
+    .replace(/^error: /, '')
+    .trim()
+    .split('\n')
+    .map((line) => line.trim())
+    .join(' ')
 }
 
 function keyLine(key: ApiKeyInfo): string {
@@ -110,8 +115,10 @@ keys
     const created = (await runAdminCommand(loadConfig(), 'keys.create', options)) as ApiKeyInfo & { key: string }
     const { id, key, name, permissions, environment } = created
     // Exactly the five fields of the run contract (DECISIONS.md); `keys list` shows the expiry.
-    printResult({ id, key, name, permissions, environment }, Boolean(options.json), () =>
-      `${key}\n\nCreated ${environment} key ${id} (${name}). Store it now: it is not shown again.`,
+    printResult(
+      { id, key, name, permissions, environment },
+      Boolean(options.json),
+      () => `${key}\n\nCreated ${environment} key ${id} (${name}). Store it now: it is not shown again.`,
     )
   })
 

@@ -102,7 +102,7 @@ async function announceDatabase(config: Config, serverPid: number | undefined): 
   if (server) {
     process.stderr.write(
       `barstock: warning: a barstock server answers on ${server} but does not hold ${config.dataDir}: ` +
-        'this command does not change that server\'s data. Set BARSTOCK_DATA_DIR to its data dir (a relative ./data depends on the directory you run from).\n',
+        "this command does not change that server's data. Set BARSTOCK_DATA_DIR to its data dir (a relative ./data depends on the directory you run from).\n",
     )
   }
 }

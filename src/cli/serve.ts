@@ -24,7 +24,10 @@ function logStartup(app: FastifyInstance, config: Config, address: string): void
   const version = serviceVersion()
   const database = describeDatabase(config)
   const docs = `${address}/docs`
-  app.log.info({ version, url: address, docs, database, data_dir: config.dataDir }, `barstock ${version} serving ${address} (API docs ${docs}); database: ${database}; data dir ${config.dataDir}`)
+  app.log.info(
+    { version, url: address, docs, database, data_dir: config.dataDir },
+    `barstock ${version} serving ${address} (API docs ${docs}); database: ${database}; data dir ${config.dataDir}`,
+  )
 }
 
 /** Starts the service: database (migrated), admin channel, HTTP server, housekeeping. */
@@ -78,7 +81,10 @@ export async function serve(config: Config): Promise<void> {
   const shutdown = (signal: string) => {
     if (stopping) return
     stopping = true
-    starting.then((server) => stopGracefully(server, signal, config.shutdownTimeoutMs), () => undefined)
+    starting.then(
+      (server) => stopGracefully(server, signal, config.shutdownTimeoutMs),
+      () => undefined,
+    )
   }
   process.on('SIGTERM', () => shutdown('SIGTERM'))
   process.on('SIGINT', () => shutdown('SIGINT'))

@@ -46,7 +46,11 @@ export interface Delivery {
  * item deleted since it was ordered.
  */
 export async function receiveDelivery(trx: Trx, tenant: Tenant, delivery: Delivery, lines: DeliveredLine[]): Promise<Date> {
-  const items = await lockItemRows(trx, tenant, lines.map((line) => line.itemId))
+  const items = await lockItemRows(
+    trx,
+    tenant,
+    lines.map((line) => line.itemId),
+  )
   // Taken under the lock, as a count's default time is: a count committed while this waited is before it.
   const receivedAt = delivery.receivedAt ?? new Date()
   const lastChanges = await latestCostChanges(trx, [...items.keys()])

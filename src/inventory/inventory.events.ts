@@ -11,7 +11,8 @@ export const InventoryUpdatedData = Type.Object(
     change: Type.Number({ description: 'new_quantity − previous_quantity, in the item’s unit', examples: [-0.6] }),
     location: Type.String({ description: 'The item’s location id', examples: ['main_bar'] }),
     updated_by: Type.String({
-      description: 'Who changed it: the API key id of the request, the counter’s name for a count, who received an order for a delivery, the POS connection id for POS sales, who moved a transfer or logged waste (the API key id for a void)',
+      description:
+        'Who changed it: the API key id of the request, the counter’s name for a count, who received an order for a delivery, the POS connection id for POS sales, who moved a transfer or logged waste (the API key id for a void)',
       examples: ['key_01jd2x0k7m3n5p7q9r1s3t5v7w'],
     }),
   },
@@ -27,7 +28,8 @@ export const InventoryLowStockData = Type.Object(
     reorder_point: Type.Number({ description: 'The item’s reorder point, in the item’s unit', examples: [4] }),
     location: Type.String({ description: 'The item’s location id', examples: ['main_bar'] }),
     recommended_order: Type.Number({
-      description: 'The item’s par_level (without one: twice the reorder point) minus current_quantity, in the item’s unit, rounded up to whole cases when the item has a case size; 0 when stock is at or above par',
+      description:
+        'The item’s par_level (without one: twice the reorder point) minus current_quantity, in the item’s unit, rounded up to whole cases when the item has a case size; 0 when stock is at or above par',
       examples: [6],
     }),
   },

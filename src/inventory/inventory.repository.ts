@@ -39,11 +39,7 @@ function nullableNumber(value: string | null): number | null {
 }
 
 function liveItems(db: Executor, tenant: Tenant) {
-  return db
-    .selectFrom('inventory_items')
-    .where('account_id', '=', tenant.accountId)
-    .where('environment', '=', tenant.environment)
-    .where('deleted_at', 'is', null)
+  return db.selectFrom('inventory_items').where('account_id', '=', tenant.accountId).where('environment', '=', tenant.environment).where('deleted_at', 'is', null)
 }
 
 function itemById(db: Executor, accountId: string, environment: Environment, id: string) {
@@ -61,12 +57,7 @@ export async function findItemRow(db: Executor, tenant: Tenant, id: string): Pro
 }
 
 /** The items among `ids` by id, in one query: live ones, and soft-deleted ones too when asked (deleted_at tells). */
-export async function findItemRows(
-  db: Executor,
-  tenant: Tenant,
-  ids: string[],
-  options: { includeDeleted?: boolean } = {},
-): Promise<Map<string, ItemRow>> {
+export async function findItemRows(db: Executor, tenant: Tenant, ids: string[], options: { includeDeleted?: boolean } = {}): Promise<Map<string, ItemRow>> {
   if (ids.length === 0) return new Map()
   let select = db
     .selectFrom('inventory_items')
@@ -146,10 +137,7 @@ export async function listItemRows(db: Executor, tenant: Tenant, query: ListItem
     .offset(page.offset)
     .execute()
   // Past the last page no row carries the total: count separately.
-  const total =
-    rows[0] !== undefined
-      ? Number(rows[0].total)
-      : Number((await select.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
+  const total = rows[0] !== undefined ? Number(rows[0].total) : Number((await select.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
   return { rows, total }
 }
 
@@ -162,7 +150,9 @@ export async function* itemBatches(db: Executor, tenant: Tenant, query: ListItem
   const sort = query.sort ?? 'name'
   const direction = query.order ?? 'asc'
   const batches = keysetBatches(async (last: { id: string; sort_key: string } | undefined, size) => {
-    let select = filteredItems(db, tenant, query).selectAll().select(sql<string>`${sql.ref(sort)}::text`.as('sort_key'))
+    let select = filteredItems(db, tenant, query)
+      .selectAll()
+      .select(sql<string>`${sql.ref(sort)}::text`.as('sort_key'))
     if (last) select = select.where(sql<boolean>`(${sql.ref(sort)}, id) ${sql.raw(direction === 'asc' ? '>' : '<')} (${last.sort_key}, ${last.id})`)
     return select.orderBy(sort, direction).orderBy('id', direction).limit(size).execute()
   })
@@ -170,11 +160,7 @@ export async function* itemBatches(db: Executor, tenant: Tenant, query: ListItem
 }
 
 function itemMovements(db: Executor, tenant: Tenant, itemId: string) {
-  return db
-    .selectFrom('stock_movements')
-    .where('account_id', '=', tenant.accountId)
-    .where('environment', '=', tenant.environment)
-    .where('item_id', '=', itemId)
+  return db.selectFrom('stock_movements').where('account_id', '=', tenant.accountId).where('environment', '=', tenant.environment).where('item_id', '=', itemId)
 }
 
 function rowToMovement(row: Selectable<StockMovementTable>): StockMovement {
@@ -286,12 +272,7 @@ export async function stockValueRows(db: Executor, tenant: Tenant, filter: { loc
   if (filter.location !== undefined) items = items.where('location_id', '=', filter.location)
   if (filter.sku !== undefined) items = items.where('sku', '=', filter.sku)
   return items
-    .select((eb) => [
-      'location_id',
-      'category',
-      sql<string>`sum(greatest(quantity, 0) * cost_per_unit)`.as('value'),
-      eb.fn.countAll<number>().as('items'),
-    ])
+    .select((eb) => ['location_id', 'category', sql<string>`sum(greatest(quantity, 0) * cost_per_unit)`.as('value'), eb.fn.countAll<number>().as('items')])
     .groupBy(['location_id', 'category'])
     .orderBy('location_id')
     .orderBy('category')

@@ -61,7 +61,8 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
   const listSchema = {
     tags,
     summary: 'List inventory items',
-    description: 'Filter by location, category, low_stock and below_par; search with q (every word in the name or SKU) or sku (exact: one product at every location); sort by name, quantity, last_updated, created_at, sku or category.',
+    description:
+      'Filter by location, category, low_stock and below_par; search with q (every word in the name or SKU) or sku (exact: one product at every location); sort by name, quantity, last_updated, created_at, sku or category.',
     querystring: ListItemsQuery,
     response: { 200: jsonOrCsv(listEnvelope(InventoryItem), columnsOf(InventoryItem)) },
   }
@@ -75,11 +76,7 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
   const listConfig = { permission: 'inventory:read' as const, errors: [locationNotFound] }
   app.get('/items', { schema: listSchema, config: listConfig }, listHandler)
   // The spec's quick start reads GET /v1/inventory: the same list under its short name.
-  app.get(
-    '',
-    { schema: { ...listSchema, summary: 'List inventory items (alias of /v1/inventory/items)' }, config: listConfig },
-    listHandler,
-  )
+  app.get('', { schema: { ...listSchema, summary: 'List inventory items (alias of /v1/inventory/items)' }, config: listConfig }, listHandler)
 
   app.post(
     '/items',
@@ -89,17 +86,24 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
         summary: 'Create an inventory item',
         description:
           'Its starting quantity is the first row of its stock ledger. The SKU must be unique among the live items of the location; the same SKU at another location is the same product, with the same size_ml and unit (or case). unit decides what quantity counts.',
-        body: CreateItemBody, response: { 201: envelope(InventoryItem) } },
+        body: CreateItemBody,
+        response: { 201: envelope(InventoryItem) },
+      },
       config: { permission: 'inventory:write', errors: [invalidQuantity, invalidUnit, duplicateSku, locationNotFound] },
     },
-    (request, reply) =>
-      runWrite(app.db, request, reply, 201, (trx) => createItem(trx, tenantOf(request), request.body, actorOf(request))),
+    (request, reply) => runWrite(app.db, request, reply, 201, (trx) => createItem(trx, tenantOf(request), request.body, actorOf(request))),
   )
 
   app.get(
     '/items/:id',
     {
-      schema: { tags, summary: 'Get an inventory item', description: 'One live item with its current theoretical stock.', params: ItemParams, response: { 200: envelope(InventoryItem) } },
+      schema: {
+        tags,
+        summary: 'Get an inventory item',
+        description: 'One live item with its current theoretical stock.',
+        params: ItemParams,
+        response: { 200: envelope(InventoryItem) },
+      },
       config: { permission: 'inventory:read', errors: [itemNotFound] },
     },
     async (request) => ({ data: await getItem(app.db, tenantOf(request), request.params.id) }),
@@ -111,7 +115,8 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
       schema: {
         tags,
         summary: 'Stock value per location and category',
-        description: 'quantity × cost_per_unit of the live items, in the account’s currency; stock below zero counts as none. With sku, one product across the locations that stock it.',
+        description:
+          'quantity × cost_per_unit of the live items, in the account’s currency; stock below zero counts as none. With sku, one product across the locations that stock it.',
         querystring: StockValueQuery,
         response: { 200: envelope(StockValue) },
       },
@@ -200,10 +205,7 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
       },
       config: { permission: 'inventory:write', errors: [itemNotFound, invalidQuantity, invalidUnit, duplicateSku, locationNotFound] },
     },
-    (request, reply) =>
-      runWrite(app.db, request, reply, 200, (trx) =>
-        updateItem(trx, tenantOf(request), request.params.id, request.body, actorOf(request)),
-      ),
+    (request, reply) => runWrite(app.db, request, reply, 200, (trx) => updateItem(trx, tenantOf(request), request.params.id, request.body, actorOf(request))),
   )
 
   app.delete(
@@ -213,7 +215,9 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
         tags,
         summary: 'Delete an inventory item',
         description: 'The item leaves lists, counts to come and value; its ledger, past counts and orders keep it. Its SKU is free again.',
-        params: ItemParams, response: { 200: envelope(Deleted('id')) } },
+        params: ItemParams,
+        response: { 200: envelope(Deleted('id')) },
+      },
       config: { permission: 'inventory:write', errors: [itemNotFound] },
     },
     (request, reply) => runWrite(app.db, request, reply, 200, (trx) => deleteItem(trx, tenantOf(request), request.params.id)),
@@ -248,7 +252,6 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
       },
       config: { permission: 'inventory:write' },
     },
-    (request, reply) =>
-      runWrite(app.db, request, reply, 201, (trx) => applyBatch(trx, tenantOf(request), request.body, actorOf(request))),
+    (request, reply) => runWrite(app.db, request, reply, 201, (trx) => applyBatch(trx, tenantOf(request), request.body, actorOf(request))),
   )
 }

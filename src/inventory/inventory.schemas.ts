@@ -7,11 +7,26 @@ import { CATEGORIES, UNITS } from './units.js'
 const Category = StringEnum(CATEGORIES, { description: `One of ${CATEGORIES.join(', ')}`, examples: ['spirits'] })
 // A plain string here: an unknown unit is the domain error invalid_unit, not a schema violation.
 const UnitField = Type.String({ description: `One of ${UNITS.join(', ')} (invalid_unit otherwise)`, examples: ['bottle'] })
-const QuantityField = Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'In the item’s unit: zero or more, up to 3 decimals (invalid_quantity otherwise), at most 1,000,000,000', examples: [12] })
+const QuantityField = Type.Number({
+  ...domainMinimum(0),
+  maximum: NUMBER_LIMITS.quantity,
+  description: 'In the item’s unit: zero or more, up to 3 decimals (invalid_quantity otherwise), at most 1,000,000,000',
+  examples: [12],
+})
 /** When a stock change happened, for one entered after the fact (a transfer, waste, a delivery received). */
 export const PastTime = (description: string) =>
-  Type.String({ format: 'date-time', description: `${description}; default now. Not in the future (invalid_parameter). Dated before an item’s latest count it is history for that item: recorded for reports, current stock unchanged (the counts’ rule)`, examples: ['2026-11-22T18:00:00Z'] })
-const Money = Type.Number({ minimum: 0, maximum: NUMBER_LIMITS.money, description: 'Cost of one unit in the account currency: exact decimal, up to 4 decimals kept; 0 to 1,000,000,000. A change holds from now on: windows counted before it keep the cost of their time in reports', examples: [18.5] })
+  Type.String({
+    format: 'date-time',
+    description: `${description}; default now. Not in the future (invalid_parameter). Dated before an item’s latest count it is history for that item: recorded for reports, current stock unchanged (the counts’ rule)`,
+    examples: ['2026-11-22T18:00:00Z'],
+  })
+const Money = Type.Number({
+  minimum: 0,
+  maximum: NUMBER_LIMITS.money,
+  description:
+    'Cost of one unit in the account currency: exact decimal, up to 4 decimals kept; 0 to 1,000,000,000. A change holds from now on: windows counted before it keep the cost of their time in reports',
+  examples: [18.5],
+})
 /** The heaviest weight taken, in grams (a tonne: far above any full keg). */
 export const MAX_WEIGHT_G = 1_000_000
 /** Decimals of a weight in grams (a kitchen or bar scale shows 1 g or 0.1 g). */
@@ -23,12 +38,20 @@ const ContainerWeight = (which: string, example: number) =>
     description: `Grams ${which}, 0 to 1,000,000, up to 2 decimals; bottle, can and keg items only, with the other weight (both or neither, full above empty): an open container's weight converts to a fraction of it`,
     examples: [example],
   })
-const ParLevel = Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'The quantity the item is stocked up to, in its unit: zero or more, up to 3 decimals (invalid_quantity otherwise); orders recommended for it reach at least this', examples: [12] })
+const ParLevel = Type.Number({
+  ...domainMinimum(0),
+  maximum: NUMBER_LIMITS.quantity,
+  description: 'The quantity the item is stocked up to, in its unit: zero or more, up to 3 decimals (invalid_quantity otherwise); orders recommended for it reach at least this',
+  examples: [12],
+})
 
 export const InventoryItem = Type.Object({
   id: Type.String({ description: 'The item’s id', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
   name: Type.String({ description: 'Its name', examples: ["Tito's Handmade Vodka 750ml"] }),
-  sku: Type.String({ description: 'Its stock-keeping unit: unique among the live items of its location; the same product at other locations has the same SKU', examples: ['TITO-750'] }),
+  sku: Type.String({
+    description: 'Its stock-keeping unit: unique among the live items of its location; the same product at other locations has the same SKU',
+    examples: ['TITO-750'],
+  }),
   category: Type.String({ description: `One of ${CATEGORIES.join(', ')}`, examples: ['spirits'] }),
   quantity: Type.Number({ description: 'Current theoretical stock, in unit; may be below zero when sales outran a recorded delivery', examples: [11.4] }),
   unit: Type.String({ description: `What quantity counts: one of ${UNITS.join(', ')}`, examples: ['bottle'] }),
@@ -36,7 +59,11 @@ export const InventoryItem = Type.Object({
   case_size: Type.Union([Type.Integer(), Type.Null()], { description: 'Units per case, for ordering by the case; null when not sold by the case', examples: [12] }),
   location: Type.String({ description: 'The location id it is kept at', examples: ['main_bar'] }),
   reorder_point: Type.Number({ description: 'Below this quantity the item is low on stock (0: never)', examples: [6] }),
-  cost_per_unit: Type.Number({ description: 'Cost of one unit now, in the account currency: as created, set by the latest receipt (docs/ordering.md), or by a PUT. Every change enters the item’s cost history with its time, and reports value each count window at the cost of its time', examples: [18.5] }),
+  cost_per_unit: Type.Number({
+    description:
+      'Cost of one unit now, in the account currency: as created, set by the latest receipt (docs/ordering.md), or by a PUT. Every change enters the item’s cost history with its time, and reports value each count window at the cost of its time',
+    examples: [18.5],
+  }),
   full_weight_g: Nullable(Type.Number({ description: 'Grams of a full container (bottle, can or keg) for counting open ones by weight; null when not set', examples: [1250] })),
   empty_weight_g: Nullable(Type.Number({ description: 'Grams of an empty container (its tare); null when not set', examples: [480] })),
   par_level: Nullable(Type.Number({ description: 'The quantity the item is stocked up to, in its unit; null without a par', examples: [12] })),
@@ -59,9 +86,19 @@ const itemFields = {
   quantity: QuantityField,
   unit: UnitField,
   size_ml: Type.Integer({ minimum: 1, maximum: 100_000, description: 'Millilitres in one unit, 1 to 100,000 (recipes in ml or oz convert with it)', examples: [750] }),
-  case_size: Type.Integer({ minimum: 1, maximum: 10_000, description: 'Units per case, 1 to 10,000: orders and low-stock recommendations round up to whole cases', examples: [12] }),
+  case_size: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    description: 'Units per case, 1 to 10,000: orders and low-stock recommendations round up to whole cases',
+    examples: [12],
+  }),
   location: Type.String({ minLength: 1, maxLength: 63, description: 'The location id it is kept at (location_not_found otherwise)', examples: ['main_bar'] }),
-  reorder_point: Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'In the item’s unit: zero or more, at most 1,000,000,000; the item is low on stock below it. Default 0', examples: [6] }),
+  reorder_point: Type.Number({
+    ...domainMinimum(0),
+    maximum: NUMBER_LIMITS.quantity,
+    description: 'In the item’s unit: zero or more, at most 1,000,000,000; the item is low on stock below it. Default 0',
+    examples: [6],
+  }),
   cost_per_unit: Money,
   full_weight_g: ContainerWeight('of a full container', 1250),
   empty_weight_g: ContainerWeight('of an empty container (its tare)', 480),
@@ -131,7 +168,14 @@ export const ListItemsQuery = Type.Object(
         examples: ['titos 750'],
       }),
     ),
-    sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only the items with exactly this SKU: the product at every location (with location, at one)', examples: ['TITO-750'] })),
+    sku: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Only the items with exactly this SKU: the product at every location (with location, at one)',
+        examples: ['TITO-750'],
+      }),
+    ),
     sort: Type.Optional(StringEnum(SORT_FIELDS, { default: 'name', description: 'The field to sort by, default name' })),
     order: Type.Optional(StringEnum(['asc', 'desc'], { default: 'asc', description: 'asc (default) or desc' })),
   },
@@ -156,7 +200,10 @@ export const StockMovement = Type.Object({
   occurred_at: { ...Timestamp, description: 'When it happened (a count’s counted_at, a business day’s end for sales)' },
   recorded_at: { ...Timestamp, description: 'When barstock recorded it' },
   location: Type.String({ description: 'The item’s location id', examples: ['main_bar'] }),
-  unit_cost: Type.Number({ description: 'The item’s cost per unit at the time (a delivery: the price it was received at, per item unit), in the account currency', examples: [18.5] }),
+  unit_cost: Type.Number({
+    description: 'The item’s cost per unit at the time (a delivery: the price it was received at, per item unit), in the account currency',
+    examples: [18.5],
+  }),
   actor: Type.String({ description: 'Who made it: the API key id, a POS connection id, or who received an order', examples: ['key_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
   reference_id: Nullable(Type.String({ description: 'The count, order, sync run or import it came from', examples: ['cnt_01jd2x3v4w5y6z7a8b9c0d1e2f'] })),
 })
@@ -179,7 +226,8 @@ export const CountBody = Type.Object(
     counted_at: Type.Optional(
       Type.String({
         format: 'date-time',
-        description: 'When the count was taken, for a count entered after the fact; default now. A count before the item’s latest count or delivery is history: it does not change current stock',
+        description:
+          'When the count was taken, for a count entered after the fact; default now. A count before the item’s latest count or delivery is history: it does not change current stock',
         examples: ['2026-11-22T03:45:00Z'],
       }),
     ),
@@ -189,7 +237,8 @@ export const CountBody = Type.Object(
           item_id: Type.String({ description: 'A counted item at the location, each at most once', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
           quantity: {
             ...QuantityField,
-            description: 'What was counted, in the item’s unit (partial bottles as decimals, e.g. 10.5): zero or more, up to 3 decimals. With weight_g or weights_g: the full units only',
+            description:
+              'What was counted, in the item’s unit (partial bottles as decimals, e.g. 10.5): zero or more, up to 3 decimals. With weight_g or weights_g: the full units only',
             examples: [10.5],
           },
           weight_g: Type.Optional(CountedWeight('The weight of one open container, in grams, counted on top of quantity (the item needs full_weight_g and empty_weight_g)')),
@@ -319,9 +368,16 @@ export const BatchBody = Type.Object(
       Type.Object(
         {
           item_id: Type.String({ description: 'The item to change', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
-          quantity: Type.Optional(Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'The new absolute quantity, in the item’s unit, 0 to 1,000,000,000', examples: [24] })),
+          quantity: Type.Optional(
+            Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'The new absolute quantity, in the item’s unit, 0 to 1,000,000,000', examples: [24] }),
+          ),
           change: Type.Optional(
-            Type.Number({ minimum: -NUMBER_LIMITS.quantity, maximum: NUMBER_LIMITS.quantity, description: 'A signed delta in the item’s unit, instead of quantity: −1,000,000,000 to 1,000,000,000 (invalid_quantity if stock would go below zero)', examples: [-2] }),
+            Type.Number({
+              minimum: -NUMBER_LIMITS.quantity,
+              maximum: NUMBER_LIMITS.quantity,
+              description: 'A signed delta in the item’s unit, instead of quantity: −1,000,000,000 to 1,000,000,000 (invalid_quantity if stock would go below zero)',
+              examples: [-2],
+            }),
           ),
         },
         { additionalProperties: false, description: 'Exactly one of quantity or change' },
@@ -337,7 +393,17 @@ export const BatchBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false, examples: [{ updates: [{ item_id: 'item_01jd2x3v4w5y6z7a8b9c0d1e2f', quantity: 24 }, { item_id: 'item_01jd2x4a5b6c7d8e9f0g1h2j3k', change: -2 }] }] },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        updates: [
+          { item_id: 'item_01jd2x3v4w5y6z7a8b9c0d1e2f', quantity: 24 },
+          { item_id: 'item_01jd2x4a5b6c7d8e9f0g1h2j3k', change: -2 },
+        ],
+      },
+    ],
+  },
 )
 export type BatchBody = Static<typeof BatchBody>
 

@@ -355,7 +355,11 @@ export async function deleteItem(trx: Trx, tenant: Tenant, id: string) {
  */
 async function expectedAtCount(trx: Trx, items: ItemRow[], countedAt: Date, later: Map<string, string>): Promise<Map<string, Decimal>> {
   const history = items.filter((item) => countedAt < item.anchored_at)
-  const theoretical = await theoreticalStocksAt(trx, history.map((item) => item.id), countedAt)
+  const theoretical = await theoreticalStocksAt(
+    trx,
+    history.map((item) => item.id),
+    countedAt,
+  )
   return new Map(
     items.map((item) => {
       const fromHistory = theoretical.get(item.id)
@@ -530,7 +534,11 @@ async function applyUpdate(trx: Trx, tenant: Tenant, item: ItemRow, update: Batc
 export async function applyBatch(trx: Trx, tenant: Tenant, input: BatchBody, actor: string): Promise<BatchResult> {
   const requestedAt = input.occurred_at === undefined ? undefined : parsePastTime(input.occurred_at, 'occurred_at')
   const batchId = newId('bat')
-  const items = await lockItemRows(trx, tenant, input.updates.map((update) => update.item_id))
+  const items = await lockItemRows(
+    trx,
+    tenant,
+    input.updates.map((update) => update.item_id),
+  )
   // Now by default, taken under the locks as a count's is: a change committed while this waited is before it.
   const movement = { kind: 'batch' as const, actor, referenceId: batchId, occurredAt: requestedAt ?? new Date() }
   // Read once: the batch's own rows are dated at its time, never after it.

@@ -37,7 +37,8 @@ export async function stockOperationRoutes(app: App) {
       schema: {
         tags,
         summary: 'List transfers',
-        description: 'Newest first (by transferred_at); filter by a location on either side, an item on either side and transferred_at dates. Voided transfers are listed with voided_at.',
+        description:
+          'Newest first (by transferred_at); filter by a location on either side, an item on either side and transferred_at dates. Voided transfers are listed with voided_at.',
         querystring: ListTransfersQuery,
         response: { 200: listEnvelope(Transfer) },
       },
@@ -124,7 +125,8 @@ export async function stockOperationRoutes(app: App) {
       schema: {
         tags,
         summary: 'Void a waste entry',
-        description: 'Gives its quantities back to stock (where they took current stock) and sets voided_at; the record stays and reports leave it out. Voiding it again changes nothing.',
+        description:
+          'Gives its quantities back to stock (where they took current stock) and sets voided_at; the record stays and reports leave it out. Voiding it again changes nothing.',
         params: OperationParams,
         response: { 200: envelope(WasteEntry) },
       },

@@ -25,7 +25,10 @@ export const TransferBody = Type.Object(
     items: Type.Array(
       Type.Object(
         {
-          item_id: Type.String({ description: 'An item at from_location (invalid_parameter naming the line otherwise), each at most once', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+          item_id: Type.String({
+            description: 'An item at from_location (invalid_parameter naming the line otherwise), each at most once',
+            examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'],
+          }),
           quantity: Moved('In the source item’s unit', 6),
         },
         { additionalProperties: false },
@@ -39,7 +42,10 @@ export type TransferBody = Static<typeof TransferBody>
 
 export const TransferLine = Type.Object({
   from_item_id: Type.String({ description: 'The source item', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
-  to_item_id: Type.String({ description: 'The item of the same SKU at to_location (created by the transfer when that location had none)', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e30'] }),
+  to_item_id: Type.String({
+    description: 'The item of the same SKU at to_location (created by the transfer when that location had none)',
+    examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e30'],
+  }),
   quantity: Type.Number({ description: 'Moved, in the source item’s unit (the destination received it in its own unit: cases convert to the units they hold)', examples: [6] }),
   unit_cost: Type.Number({ description: 'The source item’s cost per unit at the time, in the account currency', examples: [18.5] }),
 })
@@ -87,7 +93,10 @@ export const WasteBody = Type.Object(
               examples: ['oz'],
             }),
           ),
-          reason: Type.String({ description: `One of ${WASTE_REASONS.join(', ')} (invalid_parameter listing them otherwise). A comp the POS rang is a sale: log only what the POS did not ring`, examples: ['spill'] }),
+          reason: Type.String({
+            description: `One of ${WASTE_REASONS.join(', ')} (invalid_parameter listing them otherwise). A comp the POS rang is a sale: log only what the POS did not ring`,
+            examples: ['spill'],
+          }),
           notes: Notes,
         },
         { additionalProperties: false },

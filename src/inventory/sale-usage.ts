@@ -3,16 +3,7 @@ import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal, QUANTITY_STORED_DECIMALS } from '../platform/decimal.js'
 import { newId } from '../platform/ids.js'
 import { skuUnitsPer } from './conversion.js'
-import {
-  type ItemRow,
-  insertSaleUsage,
-  itemsUsedByLines,
-  lockItemRows,
-  removeSaleUsageOfLines,
-  skuItemsAt,
-  type UsageDay,
-  usageDaysOfBatch,
-} from './inventory.repository.js'
+import { type ItemRow, insertSaleUsage, itemsUsedByLines, lockItemRows, removeSaleUsageOfLines, skuItemsAt, type UsageDay, usageDaysOfBatch } from './inventory.repository.js'
 import { type LedgerStep, writeMovements } from './stock-ledger.js'
 
 /**
@@ -83,7 +74,12 @@ class DailyStockSteps {
       if (day.last_applied_at === null) continue
       const steps = this.byItem.get(day.item_id) ?? new Map<number, LedgerStep>()
       const at = day.last_applied_at.getTime()
-      steps.set(at, { delta: decimal(day.applied_units).times(sign).plus(steps.get(at)?.delta ?? 0), occurredAt: day.last_applied_at })
+      steps.set(at, {
+        delta: decimal(day.applied_units)
+          .times(sign)
+          .plus(steps.get(at)?.delta ?? 0),
+        occurredAt: day.last_applied_at,
+      })
       this.byItem.set(day.item_id, steps)
     }
   }

@@ -50,14 +50,7 @@ export function isLowStock(quantity: Decimal, reorderPoint: Decimal): boolean {
  * the item as it was before the caller's whole change, when other fields (the reorder point) changed
  * first. Returns the updated row.
  */
-export async function setStock(
-  trx: Trx,
-  tenant: Tenant,
-  item: ItemRow,
-  quantity: Decimal,
-  movement: StockMovement,
-  baseline: ItemRow = item,
-): Promise<ItemRow> {
+export async function setStock(trx: Trx, tenant: Tenant, item: ItemRow, quantity: Decimal, movement: StockMovement, baseline: ItemRow = item): Promise<ItemRow> {
   const delta = quantity.minus(decimal(item.quantity))
   if (delta.eq(0) && movement.anchorQuantity === undefined) return item
   return writeMovements(trx, tenant, item, [{ delta, occurredAt: movement.occurredAt ?? new Date() }], movement, baseline)
@@ -69,14 +62,7 @@ export async function setStock(
  * on crossing), in one statement. Data-modifying CTEs run whether or not the statement reads them: one round
  * trip for the whole change.
  */
-export async function writeMovements(
-  trx: Trx,
-  tenant: Tenant,
-  item: ItemRow,
-  steps: LedgerStep[],
-  movement: StockMovement,
-  baseline: ItemRow = item,
-): Promise<ItemRow> {
+export async function writeMovements(trx: Trx, tenant: Tenant, item: ItemRow, steps: LedgerStep[], movement: StockMovement, baseline: ItemRow = item): Promise<ItemRow> {
   const before = decimal(item.quantity)
   let running = before
   const rows = steps.map((step) => {

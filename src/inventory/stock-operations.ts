@@ -93,7 +93,11 @@ export async function applyOperation(trx: Trx, tenant: Tenant, operation: Operat
  */
 async function reverseOperation(trx: Trx, tenant: Tenant, operation: Operation, lines: OperationLineRow[]): Promise<void> {
   const applied = lines.filter((line) => line.applied)
-  const items = await lockItemRows(trx, tenant, applied.map((line) => line.item_id))
+  const items = await lockItemRows(
+    trx,
+    tenant,
+    applied.map((line) => line.item_id),
+  )
   const steps = new Map<string, { item: ItemRow; steps: LedgerStep[] }>()
   for (const line of applied) {
     const item = items.get(line.item_id)

@@ -86,7 +86,16 @@ function sourceLinesOf(input: TransferBody, lines: { itemId: string; quantity: D
 }
 
 /** The destination item of each SKU: the location's own (locked with the sources), else created from the source. */
-async function destinationsOf(trx: Trx, tenant: Tenant, input: TransferBody, lines: SourceLine[], locked: Map<string, ItemRow>, existing: Map<string, string>, at: Date, actor: string) {
+async function destinationsOf(
+  trx: Trx,
+  tenant: Tenant,
+  input: TransferBody,
+  lines: SourceLine[],
+  locked: Map<string, ItemRow>,
+  existing: Map<string, string>,
+  at: Date,
+  actor: string,
+) {
   const destinations = new Map<string, ItemRow>()
   for (const { source } of lines) {
     if (destinations.has(source.sku)) continue
@@ -122,7 +131,13 @@ function movesOf(lines: SourceLine[], destinations: Map<string, ItemRow>): Opera
     const unitCost = decimal(source.cost_per_unit)
     return [
       { item: source, kind: 'transfer_out' as const, lineNo, quantity, unitCost },
-      { item: destination, kind: 'transfer_in' as const, lineNo, quantity: quantity.times(per).round(QUANTITY_STORED_DECIMALS), unitCost: unitCost.div(per).round(UNIT_COST_DECIMALS) },
+      {
+        item: destination,
+        kind: 'transfer_in' as const,
+        lineNo,
+        quantity: quantity.times(per).round(QUANTITY_STORED_DECIMALS),
+        unitCost: unitCost.div(per).round(UNIT_COST_DECIMALS),
+      },
     ]
   })
 }
@@ -157,7 +172,19 @@ export async function createTransfer(trx: Trx, tenant: Tenant, input: TransferBo
   const requestedAt = input.transferred_at === undefined ? undefined : parsePastTime(input.transferred_at, 'transferred_at')
   await getLocation(trx, tenant, input.from_location)
   await getLocation(trx, tenant, input.to_location)
-  const skus = [...new Set([...(await findItemRows(trx, tenant, checked.map((line) => line.itemId))).values()].map((item) => item.sku))].sort()
+  const skus = [
+    ...new Set(
+      [
+        ...(
+          await findItemRows(
+            trx,
+            tenant,
+            checked.map((line) => line.itemId),
+          )
+        ).values(),
+      ].map((item) => item.sku),
+    ),
+  ].sort()
   // Sources and destinations locked in one statement, in id order (transfers both ways never deadlock),
   // then their SKUs, as a PUT of an item does: a transfer that creates the destination item creates it once.
   const locked = await lockItemRows(trx, tenant, [...checked.map((line) => line.itemId), ...(await itemIdsBySku(trx, tenant, input.to_location, skus)).values()])
@@ -196,7 +223,10 @@ export async function listTransfers(db: Executor, tenant: Tenant, query: ListTra
   const { from, before } = parseDateRange(query)
   if (query.location !== undefined) await getLocation(db, tenant, query.location)
   const { rows, total } = await listTransferRows(db, tenant, { location: query.location, itemId: query.item_id, from, before }, page)
-  const lines = await operationLines(db, rows.map((row) => row.id))
+  const lines = await operationLines(
+    db,
+    rows.map((row) => row.id),
+  )
   return { transfers: rows.map((row) => transferOut(row, lines.get(row.id) ?? [])), total }
 }
 

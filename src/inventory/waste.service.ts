@@ -48,7 +48,10 @@ function moveOf(item: ItemRow, line: WasteLineInput, index: number): OperationMo
   const quantity = toItemUnits(entered, unit, item)?.round(QUANTITY_STORED_DECIMALS)
   if (quantity === undefined) throw inventoryErrors.invalidUnit([unit, convertibleUnits(item).join(', ')], { parameter, value: unit })
   if (quantity.lte(0)) {
-    throw inventoryErrors.invalidQuantity(`items[${index}].quantity must be more than zero (in the item’s unit, to 4 decimals)`, { parameter: `items[${index}].quantity`, value: line.quantity })
+    throw inventoryErrors.invalidQuantity(`items[${index}].quantity must be more than zero (in the item’s unit, to 4 decimals)`, {
+      parameter: `items[${index}].quantity`,
+      value: line.quantity,
+    })
   }
   return {
     item,
@@ -94,7 +97,11 @@ function wasteOut(row: WasteRow, lines: OperationLineRow[]): WasteEntry {
 export async function recordWaste(trx: Trx, tenant: Tenant, input: WasteBody): Promise<WasteEntry> {
   const requestedAt = input.occurred_at === undefined ? undefined : parsePastTime(input.occurred_at, 'occurred_at')
   await getLocation(trx, tenant, input.location)
-  const items = await lockItemRows(trx, tenant, input.items.map((line) => line.item_id))
+  const items = await lockItemRows(
+    trx,
+    tenant,
+    input.items.map((line) => line.item_id),
+  )
   // Now by default, taken under the locks as a count's is.
   const occurredAt = requestedAt ?? new Date()
   const moves = input.items.map((line, index) => moveOf(itemOf(items, line, input.location, index), line, index))
@@ -130,7 +137,10 @@ export async function listWaste(db: Executor, tenant: Tenant, query: ListWasteQu
   const { from, before } = parseDateRange(query)
   if (query.location !== undefined) await getLocation(db, tenant, query.location)
   const { rows, total } = await listWasteRows(db, tenant, { location: query.location, reason: query.reason, from, before }, page)
-  const lines = await operationLines(db, rows.map((row) => row.id))
+  const lines = await operationLines(
+    db,
+    rows.map((row) => row.id),
+  )
   return { entries: rows.map((row) => wasteOut(row, lines.get(row.id) ?? [])), total }
 }
 

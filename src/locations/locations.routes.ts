@@ -24,7 +24,13 @@ export async function locationRoutes(app: App, options: LocationRouteOptions) {
   app.get(
     '/',
     {
-      schema: { tags, summary: 'List locations', description: 'The account’s locations in the key’s environment, by id. Every account starts with `main_bar`.', querystring: ListLocationsQuery, response: { 200: listEnvelope(Location) } },
+      schema: {
+        tags,
+        summary: 'List locations',
+        description: 'The account’s locations in the key’s environment, by id. Every account starts with `main_bar`.',
+        querystring: ListLocationsQuery,
+        response: { 200: listEnvelope(Location) },
+      },
       config: { permission: 'inventory:read' },
     },
     async (request) => {
@@ -41,7 +47,9 @@ export async function locationRoutes(app: App, options: LocationRouteOptions) {
         tags,
         summary: 'Create a location',
         description: 'A place stock is kept. The id is yours to choose and cannot change; timezone and business_day_cutoff decide which business day a sale belongs to.',
-        body: CreateLocationBody, response: { 201: envelope(Location) } },
+        body: CreateLocationBody,
+        response: { 201: envelope(Location) },
+      },
       config: { permission: 'inventory:write', errors: [locationErrors.duplicateLocation] },
     },
     (request, reply) => runWrite(app.db, request, reply, 201, (trx) => createLocation(trx, tenantOf(request), request.body)),
@@ -63,11 +71,13 @@ export async function locationRoutes(app: App, options: LocationRouteOptions) {
         tags,
         summary: 'Update a location',
         description: 'Changes the fields given; the others keep their value. The id cannot change.',
-        params: LocationParams, body: UpdateLocationBody, response: { 200: envelope(Location) } },
+        params: LocationParams,
+        body: UpdateLocationBody,
+        response: { 200: envelope(Location) },
+      },
       config: { permission: 'inventory:write', errors: [locationErrors.locationNotFound] },
     },
-    (request, reply) =>
-      runWrite(app.db, request, reply, 200, (trx) => updateLocation(trx, tenantOf(request), request.params.id, request.body)),
+    (request, reply) => runWrite(app.db, request, reply, 200, (trx) => updateLocation(trx, tenantOf(request), request.params.id, request.body)),
   )
 
   app.delete(
@@ -77,15 +87,15 @@ export async function locationRoutes(app: App, options: LocationRouteOptions) {
         tags,
         summary: 'Delete a location no item uses',
         description: 'Refused with location_in_use while live items are at the location: move or delete them first.',
-        params: LocationParams, response: { 200: envelope(Deleted('id')) } },
+        params: LocationParams,
+        response: { 200: envelope(Deleted('id')) },
+      },
       config: { permission: 'inventory:write', errors: [locationErrors.locationNotFound, locationErrors.locationInUse] },
     },
     (request, reply) => {
       const tenant = tenantOf(request)
       const id = request.params.id
-      return runWrite(app.db, request, reply, 200, (trx) =>
-        deleteLocation(trx, tenant, id, () => options.itemsAtLocation(trx, tenant, id)),
-      )
+      return runWrite(app.db, request, reply, 200, (trx) => deleteLocation(trx, tenant, id, () => options.itemsAtLocation(trx, tenant, id)))
     },
   )
 
@@ -97,7 +107,9 @@ export async function locationRoutes(app: App, options: LocationRouteOptions) {
         summary: 'Get the shelf order of a location',
         description:
           'The order the location’s items are counted in, saved once for every device (the console’s count screen follows it). Items not listed come after, in name order; an empty list is name order.',
-        params: LocationParams, response: { 200: envelope(ShelfOrder) } },
+        params: LocationParams,
+        response: { 200: envelope(ShelfOrder) },
+      },
       config: { permission: 'inventory:read', errors: [locationErrors.locationNotFound] },
     },
     async (request) => {
@@ -115,7 +127,10 @@ export async function locationRoutes(app: App, options: LocationRouteOptions) {
         summary: 'Save the shelf order of a location',
         description:
           'Replaces the order with `item_ids`, first shelf first. Each must be a live item at this location, listed once (400 `invalid_parameter` naming `item_ids[i]`); items left out follow in name order.',
-        params: LocationParams, body: ShelfOrderBody, response: { 200: envelope(ShelfOrder) } },
+        params: LocationParams,
+        body: ShelfOrderBody,
+        response: { 200: envelope(ShelfOrder) },
+      },
       config: { permission: 'inventory:write', errors: [locationErrors.locationNotFound] },
     },
     (request, reply) => {

@@ -120,12 +120,7 @@ export async function deleteLocation(trx: Trx, tenant: Tenant, id: string, items
   await getLocation(trx, tenant, id)
   const items = await itemsAt(trx)
   if (items > 0) throw locationErrors.locationInUse([id, items])
-  await trx
-    .deleteFrom('locations')
-    .where('account_id', '=', tenant.accountId)
-    .where('environment', '=', tenant.environment)
-    .where('id', '=', id)
-    .execute()
+  await trx.deleteFrom('locations').where('account_id', '=', tenant.accountId).where('environment', '=', tenant.environment).where('id', '=', id).execute()
   return { id, deleted: true as const }
 }
 

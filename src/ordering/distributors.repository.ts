@@ -36,11 +36,7 @@ export function rowToDistributorSummary(row: DistributorRow): DistributorSummary
 }
 
 function liveDistributors(db: Executor, tenant: Tenant) {
-  return db
-    .selectFrom('distributors')
-    .where('account_id', '=', tenant.accountId)
-    .where('environment', '=', tenant.environment)
-    .where('deleted_at', 'is', null)
+  return db.selectFrom('distributors').where('account_id', '=', tenant.accountId).where('environment', '=', tenant.environment).where('deleted_at', 'is', null)
 }
 
 export async function findDistributorRow(db: Executor, tenant: Tenant, id: string): Promise<DistributorRow | undefined> {

@@ -5,26 +5,9 @@ import { Deleted, envelope, listEnvelope } from '../platform/http/schemas.js'
 import type { App } from '../platform/http/types.js'
 import { runWrite } from '../platform/idempotency.js'
 import { inventoryErrors } from '../inventory/inventory.errors.js'
-import {
-  createDistributor,
-  deleteDistributor,
-  getCatalog,
-  getDistributor,
-  listDistributors,
-  replaceCatalog,
-  updateDistributor,
-} from './distributors.service.js'
+import { createDistributor, deleteDistributor, getCatalog, getDistributor, listDistributors, replaceCatalog, updateDistributor } from './distributors.service.js'
 import { orderingErrors } from './ordering.errors.js'
-import {
-  CatalogBody,
-  CatalogEntry,
-  CreateDistributorBody,
-  Distributor,
-  DistributorSummary,
-  IdParams,
-  ListQuery,
-  UpdateDistributorBody,
-} from './ordering.schemas.js'
+import { CatalogBody, CatalogEntry, CreateDistributorBody, Distributor, DistributorSummary, IdParams, ListQuery, UpdateDistributorBody } from './ordering.schemas.js'
 
 const tags = ['Distributors']
 const { distributorNotFound } = orderingErrors
@@ -37,7 +20,9 @@ export async function distributorRoutes(app: App) {
         tags,
         summary: 'List distributors',
         description: 'The account’s distributors in the key’s environment, without contact details (GET one for those).',
-        querystring: ListQuery, response: { 200: listEnvelope(DistributorSummary) } },
+        querystring: ListQuery,
+        response: { 200: listEnvelope(DistributorSummary) },
+      },
       config: { permission: 'ordering:read' },
     },
     async (request) => {
@@ -78,11 +63,13 @@ export async function distributorRoutes(app: App) {
         tags,
         summary: 'Update a distributor',
         description: 'Changes the fields given; the others keep their value.',
-        params: IdParams, body: UpdateDistributorBody, response: { 200: envelope(Distributor) } },
+        params: IdParams,
+        body: UpdateDistributorBody,
+        response: { 200: envelope(Distributor) },
+      },
       config: { permission: 'ordering:write', errors: [distributorNotFound] },
     },
-    (request, reply) =>
-      runWrite(app.db, request, reply, 200, (trx) => updateDistributor(trx, tenantOf(request), request.params.id, request.body)),
+    (request, reply) => runWrite(app.db, request, reply, 200, (trx) => updateDistributor(trx, tenantOf(request), request.params.id, request.body)),
   )
 
   app.delete(
@@ -126,8 +113,7 @@ export async function distributorRoutes(app: App) {
       schema: {
         tags,
         summary: "Replace a distributor's catalog",
-        description:
-          'The body is the whole catalog. Once a distributor has a catalog, only the items in it can be ordered from it, at its prices.',
+        description: 'The body is the whole catalog. Once a distributor has a catalog, only the items in it can be ordered from it, at its prices.',
         params: IdParams,
         body: CatalogBody,
         response: { 200: envelope(Type.Array(CatalogEntry)) },
@@ -137,7 +123,6 @@ export async function distributorRoutes(app: App) {
         errors: [distributorNotFound, inventoryErrors.itemNotFound, inventoryErrors.invalidUnit, inventoryErrors.invalidQuantity],
       },
     },
-    (request, reply) =>
-      runWrite(app.db, request, reply, 200, (trx) => replaceCatalog(trx, tenantOf(request), request.params.id, request.body)),
+    (request, reply) => runWrite(app.db, request, reply, 200, (trx) => replaceCatalog(trx, tenantOf(request), request.params.id, request.body)),
   )
 }

@@ -70,15 +70,7 @@ function checkAvailable(item: InventoryItem, distributor: DistributorRow, listed
   }
 }
 
-async function priceLine(
-  db: Executor,
-  tenant: Tenant,
-  distributor: DistributorRow,
-  location: string,
-  line: OrderLineInput,
-  field: string,
-  catalog: Catalog,
-): Promise<PricedLine> {
+async function priceLine(db: Executor, tenant: Tenant, distributor: DistributorRow, location: string, line: OrderLineInput, field: string, catalog: Catalog): Promise<PricedLine> {
   const quantity = parseOrderedQuantity(line.quantity, `${field}.quantity`)
   const item = await getItem(db, tenant, line.inventory_item_id)
   if (item.location !== location) {

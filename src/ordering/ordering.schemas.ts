@@ -5,14 +5,28 @@ import { DateQuery, domainMinimum, NOT_BLANK, Nullable, NUMBER_LIMITS, PageQuery
 import { StringEnum } from '../platform/http/types.js'
 import { DISPATCH_STATUSES, ORDER_STATUSES } from './ordering.tables.js'
 
-
 const Category = StringEnum(CATEGORIES, { description: 'An inventory category', examples: ['spirits'] })
 // Plain strings: an unknown unit is the domain error invalid_unit, not a schema violation.
 const UnitField = Type.String({ description: `One of ${UNITS.join(', ')}; for an item, its own unit or case (invalid_unit otherwise)`, examples: ['case'] })
-const OrderedQuantity = Type.Number({ ...domainMinimum(0, true), maximum: NUMBER_LIMITS.quantity, description: 'In unit: greater than zero, up to 3 decimals (invalid_quantity otherwise), at most 1,000,000,000', examples: [2] })
-const ReceivedQuantity = Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'Zero or more, up to 3 decimals, in the unit ordered (invalid_quantity otherwise), at most 1,000,000,000', examples: [2] })
+const OrderedQuantity = Type.Number({
+  ...domainMinimum(0, true),
+  maximum: NUMBER_LIMITS.quantity,
+  description: 'In unit: greater than zero, up to 3 decimals (invalid_quantity otherwise), at most 1,000,000,000',
+  examples: [2],
+})
+const ReceivedQuantity = Type.Number({
+  ...domainMinimum(0),
+  maximum: NUMBER_LIMITS.quantity,
+  description: 'Zero or more, up to 3 decimals, in the unit ordered (invalid_quantity otherwise), at most 1,000,000,000',
+  examples: [2],
+})
 const Money = Type.Number({ minimum: 0, maximum: NUMBER_LIMITS.money, description: 'In the account currency, at most 2 decimals; 0 to 1,000,000,000', examples: [250] })
-const UnitPrice = Type.Number({ minimum: 0, maximum: NUMBER_LIMITS.money, description: 'Price of one unit in the account currency, at most 4 decimals; 0 to 1,000,000,000', examples: [198] })
+const UnitPrice = Type.Number({
+  minimum: 0,
+  maximum: NUMBER_LIMITS.money,
+  description: 'Price of one unit in the account currency, at most 4 decimals; 0 to 1,000,000,000',
+  examples: [198],
+})
 export const IdParams = Type.Object({ id: Type.String({ description: 'The distributor’s or order’s id', examples: ['dist_01jd2y5z6a7b8c9d0e1f2g3h4j'] }) })
 
 // ---- Distributors ----
@@ -103,7 +117,16 @@ export const CatalogBody = Type.Array(
       inventory_item_id: Type.String({ description: 'The inventory item sold, each at most once', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
       unit: UnitField,
       unit_price: UnitPrice,
-      available_quantity: Type.Optional(Nullable(Type.Number({ ...domainMinimum(0), maximum: NUMBER_LIMITS.quantity, description: 'How much it can deliver, zero or more, in `unit`, at most 1,000,000,000; null or absent when it does not say', examples: [40] }))),
+      available_quantity: Type.Optional(
+        Nullable(
+          Type.Number({
+            ...domainMinimum(0),
+            maximum: NUMBER_LIMITS.quantity,
+            description: 'How much it can deliver, zero or more, in `unit`, at most 1,000,000,000; null or absent when it does not say',
+            examples: [40],
+          }),
+        ),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -115,7 +138,11 @@ export type CatalogBody = Static<typeof CatalogBody>
 
 export const PurchaseOrderDispatch = Type.Object(
   {
-    status: StringEnum(DISPATCH_STATUSES, { description: 'pending (waiting to be sent or retried), sending, sent, failed (retries over), skipped (no SMTP server is configured) or cancelled (the order was cancelled first)', examples: ['sent'] }),
+    status: StringEnum(DISPATCH_STATUSES, {
+      description:
+        'pending (waiting to be sent or retried), sending, sent, failed (retries over), skipped (no SMTP server is configured) or cancelled (the order was cancelled first)',
+      examples: ['sent'],
+    }),
     attempts: Type.Integer({ description: 'Sending attempts so far', examples: [1] }),
     last_error: Nullable(Type.String({ description: 'Why the last attempt failed; null when none did', examples: [null] })),
     sent_at: Nullable(Timestamp, 'When the e-mail was accepted by the mail server; null until then'),
@@ -128,11 +155,18 @@ export const OrderItem = Type.Object({
   name: Type.String({ description: 'Its name', examples: ["Tito's Handmade Vodka 750ml"] }),
   quantity: Type.Number({ description: 'How much is ordered, in unit', examples: [2] }),
   unit: Type.String({ description: 'The unit ordered: the item’s unit or case', examples: ['case'] }),
-  unit_price: Type.Number({ description: 'Price of one unit, in the account currency (the catalog’s, else the item’s cost). Receiving sets the item’s cost_per_unit from it (per item unit)', examples: [198] }),
+  unit_price: Type.Number({
+    description: 'Price of one unit, in the account currency (the catalog’s, else the item’s cost). Receiving sets the item’s cost_per_unit from it (per item unit)',
+    examples: [198],
+  }),
   total: Type.Number({ description: 'quantity × unit_price, in the account currency', examples: [396] }),
   quantity_received: Nullable(Type.Number({ description: 'Set on delivery, in `unit`; null before', examples: [null] })),
-  quantity_damaged: Nullable(Type.Number({ description: 'Set on delivery, in `unit` (a fraction of a case when damage was given in units_damaged); null before', examples: [null] })),
-  units_damaged: Nullable(Type.Number({ description: 'Set on delivery: the damaged part in the item’s own unit (quantity_damaged × units per `unit`, or as given); null before', examples: [null] })),
+  quantity_damaged: Nullable(
+    Type.Number({ description: 'Set on delivery, in `unit` (a fraction of a case when damage was given in units_damaged); null before', examples: [null] }),
+  ),
+  units_damaged: Nullable(
+    Type.Number({ description: 'Set on delivery: the damaged part in the item’s own unit (quantity_damaged × units per `unit`, or as given); null before', examples: [null] }),
+  ),
 })
 export type OrderItem = Static<typeof OrderItem>
 
@@ -171,7 +205,11 @@ export const OrderSummary = Type.Object({
 export type OrderSummary = Static<typeof OrderSummary>
 
 const OrderLineInput = Type.Object(
-  { inventory_item_id: Type.String({ description: 'The inventory item to order, each at most once', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }), quantity: OrderedQuantity, unit: UnitField },
+  {
+    inventory_item_id: Type.String({ description: 'The inventory item to order, each at most once', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+    quantity: OrderedQuantity,
+    unit: UnitField,
+  },
   { additionalProperties: false },
 )
 export type OrderLineInput = Static<typeof OrderLineInput>
@@ -189,7 +227,11 @@ export const CreateOrderBody = Type.Object(
 )
 export type CreateOrderBody = Static<typeof CreateOrderBody>
 
-const DamagedQuantity = { ...ReceivedQuantity, description: 'How much of it arrived damaged (not added to stock), in the unit ordered, at most quantity_received; default 0', examples: [0] }
+const DamagedQuantity = {
+  ...ReceivedQuantity,
+  description: 'How much of it arrived damaged (not added to stock), in the unit ordered, at most quantity_received; default 0',
+  examples: [0],
+}
 const DamagedUnits = {
   ...ReceivedQuantity,
   description: 'Instead of quantity_damaged: how much arrived damaged in the item’s own unit (1 bottle of a case of 12), at most what arrived; both given: invalid_parameter',
@@ -222,7 +264,11 @@ export type ReceiveOrderBody = Static<typeof ReceiveOrderBody>
 
 export const UpdateOrderBody = Type.Object(
   {
-    status: Type.Optional(StringEnum(ORDER_STATUSES, { description: 'The status to move to: submitted, processing, shipped, delivered or cancelled (invalid_status for a move the order’s status does not allow)' })),
+    status: Type.Optional(
+      StringEnum(ORDER_STATUSES, {
+        description: 'The status to move to: submitted, processing, shipped, delivered or cancelled (invalid_status for a move the order’s status does not allow)',
+      }),
+    ),
     items: Type.Optional(
       Type.Array(
         Type.Object(
@@ -245,9 +291,17 @@ export const UpdateOrderBody = Type.Object(
       ),
     ),
     notes: Type.Optional(Nullable(Type.String({ maxLength: 2000, description: 'Up to 2,000 characters; null clears them', examples: ['Deliver to the side door before 2 pm'] }))),
-    tracking_number: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Required with status shipped, 1 to 200 characters', examples: ['1Z999AA10123456784'] })),
+    tracking_number: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'Required with status shipped, 1 to 200 characters', examples: ['1Z999AA10123456784'] }),
+    ),
     carrier: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Required with status shipped, 1 to 200 characters', examples: ['UPS'] })),
-    estimated_delivery: Type.Optional(Type.String({ format: 'date-time', description: 'With status shipped: the shipper’s delivery estimate (default: the one set at submission)', examples: ['2026-11-24T18:00:00Z'] })),
+    estimated_delivery: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'With status shipped: the shipper’s delivery estimate (default: the one set at submission)',
+        examples: ['2026-11-24T18:00:00Z'],
+      }),
+    ),
     received_by: Type.Optional({ ...ReceivedBy, description: 'Required with status delivered: who took the delivery, 1 to 200 characters' }),
     received_at: Type.Optional(PastTime(`With status delivered: when ${ARRIVED}`)),
   },
@@ -280,9 +334,13 @@ export const MAX_RECOMMENDATION_DAYS = 90
 
 export const RecommendationsQuery = Type.Object(
   {
-    distributor_id: Type.Optional(Type.String({ description: "Only items this distributor supplies; adds its lead time and uses its prices", examples: ['dist_01jd2y5z6a7b8c9d0e1f2g3h4j'] })),
+    distributor_id: Type.Optional(
+      Type.String({ description: 'Only items this distributor supplies; adds its lead time and uses its prices', examples: ['dist_01jd2y5z6a7b8c9d0e1f2g3h4j'] }),
+    ),
     location: Type.Optional(Type.String({ description: 'Only items stocked at this location id', examples: ['main_bar'] })),
-    days_ahead: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RECOMMENDATION_DAYS, default: 7, description: 'Days of demand to cover, 1 to 90, default 7', examples: [7] })),
+    days_ahead: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_RECOMMENDATION_DAYS, default: 7, description: 'Days of demand to cover, 1 to 90, default 7', examples: [7] }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -292,20 +350,37 @@ export const Recommendation = Type.Object({
   inventory_item_id: Type.String({ description: 'The inventory item', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
   name: Type.String({ description: 'Its name', examples: ["Tito's Handmade Vodka 750ml"] }),
   current_stock: Type.Number({ description: 'In the item unit', examples: [4] }),
-  forecasted_demand: Type.Number({ description: 'Stored forecast demand over days_ahead plus lead time, in the item unit; 0 for an item under 14 days of history ordered up to its par', examples: [13.6] }),
+  forecasted_demand: Type.Number({
+    description: 'Stored forecast demand over days_ahead plus lead time, in the item unit; 0 for an item under 14 days of history ordered up to its par',
+    examples: [13.6],
+  }),
   recommended_order: Type.Number({ description: 'In the item unit; whole cases when the item has a case size', examples: [12] }),
   unit: Type.String({ description: 'The item’s unit', examples: ['bottle'] }),
-  reason: Type.String({ description: 'The numbers behind the order: demand, safety stock, stock, on order', examples: ['Forecast demand of 13.6 bottle over 7 days, plus 2.1 bottle safety stock (95 % service level), less 4 bottle in stock and 0 bottle on order, leaves 11.7 bottle short: order 12 bottle (1 cases of 12).'] }),
+  reason: Type.String({
+    description: 'The numbers behind the order: demand, safety stock, stock, on order',
+    examples: [
+      'Forecast demand of 13.6 bottle over 7 days, plus 2.1 bottle safety stock (95 % service level), less 4 bottle in stock and 0 bottle on order, leaves 11.7 bottle short: order 12 bottle (1 cases of 12).',
+    ],
+  }),
   confidence: Type.Number({ description: 'Fraction 0..1: 1 − the forecast back-test WAPE (docs/forecasts.md); 0 for an order up to par without a forecast', examples: [0.82] }),
   par_level: Nullable(
-    Type.Number({ description: 'The item’s par level, in its unit: the order reaches at least this (the reason says when the par, not the forecast, set it); null without a par', examples: [12] }),
+    Type.Number({
+      description: 'The item’s par level, in its unit: the order reaches at least this (the reason says when the par, not the forecast, set it); null without a par',
+      examples: [12],
+    }),
   ),
   transfer_from: Type.Array(
     Type.Object({
-      location: Type.String({ description: 'A location holding the item’s SKU above its own par (or, without a par, above its forecast need over the same horizon)', examples: ['storeroom'] }),
+      location: Type.String({
+        description: 'A location holding the item’s SKU above its own par (or, without a par, above its forecast need over the same horizon)',
+        examples: ['storeroom'],
+      }),
       quantity: Type.Number({ description: 'What to move from there first, in this item’s unit', examples: [24] }),
     }),
-    { description: 'Transfers to make before buying (POST /v1/inventory/transfers): recommended_order covers only what they cannot. Each surplus is offered once in an answer, to the most urgent item first; empty when none' },
+    {
+      description:
+        'Transfers to make before buying (POST /v1/inventory/transfers): recommended_order covers only what they cannot. Each surplus is offered once in an answer, to the most urgent item first; empty when none',
+    },
   ),
 })
 export type Recommendation = Static<typeof Recommendation>

@@ -52,9 +52,7 @@ export function rowToOrder(row: OrderRow, lines: OrderLineRow[], dispatch: Dispa
     confirmation_number: row.confirmation_number,
     delivered_at: iso(row.delivered_at),
     received_by: row.received_by,
-    purchase_order: dispatch
-      ? { status: dispatch.status, attempts: dispatch.attempts, last_error: dispatch.last_error, sent_at: iso(dispatch.sent_at) }
-      : null,
+    purchase_order: dispatch ? { status: dispatch.status, attempts: dispatch.attempts, last_error: dispatch.last_error, sent_at: iso(dispatch.sent_at) } : null,
   }
 }
 
@@ -72,12 +70,7 @@ export async function findOrderRow(db: Executor, tenant: Tenant, id: string): Pr
 
 /** Locks the order row: every transition of one order runs after the previous one committed. */
 export async function lockOrderRow(trx: Trx, tenant: Tenant, id: string): Promise<OrderRow | undefined> {
-  return tenantOrders(trx, tenant)
-    .selectAll('orders')
-    .select('distributors.name as distributor_name')
-    .where('orders.id', '=', id)
-    .forUpdate('orders')
-    .executeTakeFirst()
+  return tenantOrders(trx, tenant).selectAll('orders').select('distributors.name as distributor_name').where('orders.id', '=', id).forUpdate('orders').executeTakeFirst()
 }
 
 export interface OrderFilters {
@@ -130,13 +123,13 @@ export async function replaceOrderLines(trx: Trx, orderId: string, lines: Insert
   if (lines.length > 0) await trx.insertInto('order_lines').values(lines).execute()
 }
 
-export async function setLineReceipt(trx: Trx, orderId: string, itemId: string, receipt: Pick<Updateable<OrderLineTable>, 'quantity_received' | 'quantity_damaged' | 'units_damaged'>) {
-  await trx
-    .updateTable('order_lines')
-    .set(receipt)
-    .where('order_id', '=', orderId)
-    .where('inventory_item_id', '=', itemId)
-    .execute()
+export async function setLineReceipt(
+  trx: Trx,
+  orderId: string,
+  itemId: string,
+  receipt: Pick<Updateable<OrderLineTable>, 'quantity_received' | 'quantity_damaged' | 'units_damaged'>,
+) {
+  await trx.updateTable('order_lines').set(receipt).where('order_id', '=', orderId).where('inventory_item_id', '=', itemId).execute()
 }
 
 /** Per item, the item units on order: lines of the tenant's submitted, processing and shipped orders. */

@@ -18,16 +18,7 @@ import {
   RecommendationsQuery,
   UpdateOrderBody,
 } from './ordering.schemas.js'
-import {
-  createOrder,
-  deleteOrder,
-  getOrder,
-  listOrders,
-  type OrderingOptions,
-  receiveOrder,
-  submitOrder,
-  updateOrder,
-} from './orders.service.js'
+import { createOrder, deleteOrder, getOrder, listOrders, type OrderingOptions, receiveOrder, submitOrder, updateOrder } from './orders.service.js'
 import type { DemandForecaster } from './demand-forecaster.js'
 import { recommendOrders } from './recommendations.service.js'
 
@@ -97,7 +88,13 @@ export async function orderRoutes(app: App, options: OrderRoutesOptions) {
   app.get(
     '/:id',
     {
-      schema: { tags, summary: 'Get an order', description: 'One order with its lines, status fields and purchase-order e-mail status.', params: IdParams, response: { 200: envelope(Order) } },
+      schema: {
+        tags,
+        summary: 'Get an order',
+        description: 'One order with its lines, status fields and purchase-order e-mail status.',
+        params: IdParams,
+        response: { 200: envelope(Order) },
+      },
       config: { permission: 'ordering:read', errors: [orderNotFound] },
     },
     async (request) => ({ data: await getOrder(app.db, tenantOf(request), request.params.id) }),
@@ -117,8 +114,7 @@ export async function orderRoutes(app: App, options: OrderRoutesOptions) {
       },
       config: { permission: 'ordering:write', errors: [orderNotFound, invalidStatus, belowMinOrder, ...pricingErrors] },
     },
-    (request, reply) =>
-      runWrite(app.db, request, reply, 200, (trx) => updateOrder(trx, tenantOf(request), request.params.id, request.body, ordering)),
+    (request, reply) => runWrite(app.db, request, reply, 200, (trx) => updateOrder(trx, tenantOf(request), request.params.id, request.body, ordering)),
   )
 
   app.delete(
@@ -127,7 +123,8 @@ export async function orderRoutes(app: App, options: OrderRoutesOptions) {
       schema: {
         tags,
         summary: 'Delete a draft, or cancel a submitted or processing order',
-        description: 'A draft is deleted; a submitted or processing order is cancelled (status cancelled, kept in lists). A shipped, delivered or cancelled order answers invalid_status.',
+        description:
+          'A draft is deleted; a submitted or processing order is cancelled (status cancelled, kept in lists). A shipped, delivered or cancelled order answers invalid_status.',
         params: IdParams,
         response: { 200: envelope(OrderDeleted) },
       },
@@ -142,8 +139,7 @@ export async function orderRoutes(app: App, options: OrderRoutesOptions) {
       schema: {
         tags,
         summary: 'Submit a draft order to its distributor',
-        description:
-          'Sets submitted_at, confirmation_number and estimated_delivery (now plus lead time) and e-mails the purchase order when BARSTOCK_SMTP_URL is set.',
+        description: 'Sets submitted_at, confirmation_number and estimated_delivery (now plus lead time) and e-mails the purchase order when BARSTOCK_SMTP_URL is set.',
         params: IdParams,
         response: { 200: envelope(Order) },
       },
@@ -166,7 +162,6 @@ export async function orderRoutes(app: App, options: OrderRoutesOptions) {
       },
       config: { permission: 'ordering:write', errors: [orderNotFound, invalidStatus, invalidQuantity, itemNotFound] },
     },
-    (request, reply) =>
-      runWrite(app.db, request, reply, 200, (trx) => receiveOrder(trx, tenantOf(request), request.params.id, request.body)),
+    (request, reply) => runWrite(app.db, request, reply, 200, (trx) => receiveOrder(trx, tenantOf(request), request.params.id, request.body)),
   )
 }

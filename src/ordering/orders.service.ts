@@ -27,16 +27,7 @@ import {
   updateOrderRow,
 } from './orders.repository.js'
 import { orderingErrors } from './ordering.errors.js'
-import type {
-  CreateOrderBody,
-  ListOrdersQuery,
-  Order,
-  OrderDeleted,
-  OrderLineInput,
-  ReceiptLineInput,
-  ReceiveOrderBody,
-  UpdateOrderBody,
-} from './ordering.schemas.js'
+import type { CreateOrderBody, ListOrdersQuery, Order, OrderDeleted, OrderLineInput, ReceiptLineInput, ReceiveOrderBody, UpdateOrderBody } from './ordering.schemas.js'
 import type { OrderStatus } from './ordering.tables.js'
 import { cancelUnsentDispatch, findDispatch, insertDispatch } from './purchase-orders.repository.js'
 

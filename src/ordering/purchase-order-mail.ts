@@ -7,8 +7,7 @@ export interface MailContent {
   html: string
 }
 
-const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] as string)
+const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] as string)
 
 const money = (value: string) => moneyOut(value).toFixed(2)
 const dateOf = (value: Date | null) => (value ? value.toISOString().slice(0, 10) : 'not set')

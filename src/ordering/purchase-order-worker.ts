@@ -2,12 +2,7 @@ import nodemailer from 'nodemailer'
 import type { BackgroundLoop, WorkerDependencies } from '../platform/background.js'
 import { startJobLoop } from '../platform/jobs.js'
 import { composePurchaseOrder } from './purchase-order-mail.js'
-import {
-  claimDueDispatch,
-  finishDispatch,
-  loadPurchaseOrder,
-  PURCHASE_ORDER_QUEUE,
-} from './purchase-orders.repository.js'
+import { claimDueDispatch, finishDispatch, loadPurchaseOrder, PURCHASE_ORDER_QUEUE } from './purchase-orders.repository.js'
 
 export interface PurchaseOrderWorkerOptions {
   /** Delay before the first retry; each further retry waits twice as long, up to maxRetryDelayMs. */
@@ -51,10 +46,7 @@ export function describeSendError(error: unknown): string {
  * failures with exponential backoff. Without an SMTP URL submissions record their dispatch as skipped and
  * there is nothing to do, so no loop runs.
  */
-export async function startPurchaseOrderWorker(
-  deps: WorkerDependencies,
-  overrides: Partial<PurchaseOrderWorkerOptions> = {},
-): Promise<BackgroundLoop> {
+export async function startPurchaseOrderWorker(deps: WorkerDependencies, overrides: Partial<PurchaseOrderWorkerOptions> = {}): Promise<BackgroundLoop> {
   const { config, database, logger } = deps
   if (!config.smtpUrl) return { wake() {}, async stop() {} }
   const options = { ...DEFAULT_PURCHASE_ORDER_WORKER_OPTIONS, ...overrides }

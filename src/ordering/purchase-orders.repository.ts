@@ -73,10 +73,7 @@ export async function loadPurchaseOrder(db: Db, dispatch: DispatchRow) {
     .selectFrom('orders')
     .innerJoin('distributors', 'distributors.id', 'orders.distributor_id')
     .leftJoin('locations', (join) =>
-      join
-        .onRef('locations.id', '=', 'orders.location_id')
-        .onRef('locations.account_id', '=', 'orders.account_id')
-        .onRef('locations.environment', '=', 'orders.environment'),
+      join.onRef('locations.id', '=', 'orders.location_id').onRef('locations.account_id', '=', 'orders.account_id').onRef('locations.environment', '=', 'orders.environment'),
     )
     .select([
       'orders.id',

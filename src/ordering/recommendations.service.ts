@@ -52,7 +52,11 @@ export function demandOver(daily: Decimal[], days: number): Decimal {
   const stored = sum(daily.slice(0, days))
   if (days <= daily.length) return stored
   const tail = daily.slice(-EXTENSION_DAYS)
-  return stored.plus(sum(tail).div(tail.length).times(days - daily.length))
+  return stored.plus(
+    sum(tail)
+      .div(tail.length)
+      .times(days - daily.length),
+  )
 }
 
 /** What the forecast asks for over the horizon: its demand, and safety stock against its error. */
@@ -190,7 +194,11 @@ function coverOf(short: Shortfall, context: Context): Decimal {
 async function surplusesOf(db: Executor, tenant: Tenant, skus: Set<string>, forecastDemand: DemandForecaster, context: Context): Promise<Surplus[]> {
   if (skus.size === 0) return []
   const candidates = (await allItems(db, tenant, undefined)).filter((item) => skus.has(item.sku))
-  const forecasts = await forecastDemand(db, tenant, candidates.filter((item) => item.par_level === null).map((item) => item.id))
+  const forecasts = await forecastDemand(
+    db,
+    tenant,
+    candidates.filter((item) => item.par_level === null).map((item) => item.id),
+  )
   return candidates.flatMap((item) => {
     const forecast = forecasts.get(item.id)
     const need = item.par_level !== null ? decimal(item.par_level) : forecast && demandAndSafety(forecastNeed(forecast, context.horizonDays))
@@ -212,18 +220,18 @@ function demandAndSafety(need: ForecastNeed): Decimal {
  * SKU above its own need (transfer_from), the order covers only what transfers cannot. With distributor_id only items it
  * sells, priced from its catalog. Throws distributor_not_found, location_not_found.
  */
-export async function recommendOrders(
-  db: Executor,
-  tenant: Tenant,
-  query: RecommendationsQuery,
-  forecastDemand: DemandForecaster,
-  now = new Date(),
-): Promise<Recommendations> {
+export async function recommendOrders(db: Executor, tenant: Tenant, query: RecommendationsQuery, forecastDemand: DemandForecaster, now = new Date()): Promise<Recommendations> {
   const daysAhead = query.days_ahead ?? 7
   const distributor = query.distributor_id ? await getDistributorRow(db, tenant, query.distributor_id) : undefined
   if (query.location) await getLocation(db, tenant, query.location)
   let items = await allItems(db, tenant, query.location)
-  const catalog = distributor ? await catalogFor(db, distributor.id, items.map((item) => item.id)) : { rows: [], hasCatalog: false }
+  const catalog = distributor
+    ? await catalogFor(
+        db,
+        distributor.id,
+        items.map((item) => item.id),
+      )
+    : { rows: [], hasCatalog: false }
   if (distributor) items = items.filter((item) => distributorSells(item, distributor, catalog))
   const ids = items.map((item) => item.id)
   const [forecasts, onOrder] = await Promise.all([forecastDemand(db, tenant, ids), quantitiesOnOrder(db, tenant, ids)])

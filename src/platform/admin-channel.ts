@@ -57,14 +57,11 @@ export async function startAdminChannel(path: string, commands: Record<string, A
 /** Runs a command in the server that owns `path`; rejects with the server's error message. */
 export function callAdminChannel(path: string, name: string, args: Record<string, unknown>): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { socketPath: path, method: 'POST', path: `/commands/${encodeURIComponent(name)}`, headers: { 'content-type': 'application/json' } },
-      (res) => {
-        readJson(res)
-          .then((body) => (res.statusCode === 200 ? resolve(body.result) : reject(new Error(String(body.error)))))
-          .catch(reject)
-      },
-    )
+    const req = httpRequest({ socketPath: path, method: 'POST', path: `/commands/${encodeURIComponent(name)}`, headers: { 'content-type': 'application/json' } }, (res) => {
+      readJson(res)
+        .then((body) => (res.statusCode === 200 ? resolve(body.result) : reject(new Error(String(body.error)))))
+        .catch(reject)
+    })
     req.on('error', (error) => reject(new Error(`cannot reach the running server at ${path}: ${error.message}`)))
     req.end(JSON.stringify(args))
   })

@@ -56,16 +56,8 @@ export const platformErrors = {
   insufficientPermissions: defineError('insufficient_permissions', 403, 'This API key lacks the permission %s'),
   notFound: defineError('not_found', 404, 'No route %s %s'),
   rateLimitExceeded: defineError('rate_limit_exceeded', 429, 'Rate limit of %s requests a minute exceeded; retry in %s seconds'),
-  idempotencyKeyReused: defineError(
-    'idempotency_key_reused',
-    400,
-    'This X-Idempotency-Key was already used with a different request',
-  ),
-  idempotencyInProgress: defineError(
-    'idempotency_in_progress',
-    409,
-    'A request with this X-Idempotency-Key is still being processed',
-  ),
+  idempotencyKeyReused: defineError('idempotency_key_reused', 400, 'This X-Idempotency-Key was already used with a different request'),
+  idempotencyInProgress: defineError('idempotency_in_progress', 409, 'A request with this X-Idempotency-Key is still being processed'),
   payloadTooLarge: defineError('payload_too_large', 413, 'The request body exceeds %s bytes'),
   headersTooLarge: defineError('headers_too_large', 431, 'The request headers exceed %s bytes together; an API key is at most 200 characters'),
   internalError: defineError('internal_error', 500, 'Internal server error'),
@@ -98,6 +90,9 @@ function shallowCopy(value: unknown, levels: number): unknown {
   if (value === null || typeof value !== 'object') return value
   if (levels === 0) return '…'
   if (Array.isArray(value)) return value.slice(0, 20).map((item) => shallowCopy(item, levels - 1))
-  return Object.fromEntries(Object.entries(value).slice(0, 20).map(([key, item]) => [key, shallowCopy(item, levels - 1)]))
+  return Object.fromEntries(
+    Object.entries(value)
+      .slice(0, 20)
+      .map(([key, item]) => [key, shallowCopy(item, levels - 1)]),
+  )
 }
-

@@ -28,7 +28,9 @@ function canonical(value: unknown): string {
 
 function fingerprint(request: FastifyRequest): string {
   const path = request.url.split('?')[0]
-  return createHash('sha256').update(`${request.method} ${path}\n${canonical(request.body ?? null)}`).digest('hex')
+  return createHash('sha256')
+    .update(`${request.method} ${path}\n${canonical(request.body ?? null)}`)
+    .digest('hex')
 }
 
 interface IdempotencyScope {
@@ -40,7 +42,7 @@ interface IdempotencyScope {
 function scopeOf(request: FastifyRequest): IdempotencyScope | undefined {
   const header = request.headers[IDEMPOTENCY_HEADER]
   if (request.method !== 'POST' || header === undefined || !request.auth) return undefined
-  const key = Array.isArray(header) ? header[0] ?? '' : header
+  const key = Array.isArray(header) ? (header[0] ?? '') : header
   if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
     throw invalidParameter('X-Idempotency-Key', key, `X-Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`)
   }
@@ -104,13 +106,7 @@ function errorBody(error: AppError): object {
  * a repeat within 24 hours gets it back with `Idempotent-Replayed: true`. Domain errors (4xx) are stored
  * too, in a transaction of their own since the change rolled back; 5xx are not, so they may be retried.
  */
-export async function runWrite<T extends object>(
-  db: Db,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  statusCode: number,
-  work: (trx: Trx) => Promise<T>,
-): Promise<{ data: T }> {
+export async function runWrite<T extends object>(db: Db, request: FastifyRequest, reply: FastifyReply, statusCode: number, work: (trx: Trx) => Promise<T>): Promise<{ data: T }> {
   const scope = scopeOf(request)
   if (!scope) {
     const data = await db.transaction().execute(work)
@@ -176,9 +172,6 @@ async function storeRejection(db: Db, scope: IdempotencyScope, error: AppError):
 
 /** Deletes stored responses older than the 24-hour window; returns how many went. */
 export async function purgeExpiredIdempotencyRecords(db: Db): Promise<number> {
-  const result = await db
-    .deleteFrom('idempotency_records')
-    .where('created_at', '<=', sql<Date>`now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`)
-    .executeTakeFirst()
+  const result = await db.deleteFrom('idempotency_records').where('created_at', '<=', sql<Date>`now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`).executeTakeFirst()
   return Number(result.numDeletedRows)
 }

@@ -108,12 +108,7 @@ export async function claimDueJobs<Row extends JobColumns>(db: Executor, queue: 
 }
 
 /** Claims one job by its key, due or not, unless another worker holds it. */
-export async function claimJob<Row extends JobColumns>(
-  db: Executor,
-  queue: JobQueue<Row>,
-  key: Partial<Row>,
-  leaseMs: number,
-): Promise<ClaimedJob<Row> | undefined> {
+export async function claimJob<Row extends JobColumns>(db: Executor, queue: JobQueue<Row>, key: Partial<Row>, leaseMs: number): Promise<ClaimedJob<Row> | undefined> {
   const result = await claimStatement(queue, leaseMs, sql`AND (${keyColumns(queue, 'job')}) = (${keyValues(queue, key)})`).execute(db)
   return result.rows[0]
 }

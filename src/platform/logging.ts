@@ -1,11 +1,4 @@
-import {
-  type FastifyBaseLogger,
-  type FastifyReply,
-  type FastifyRequest,
-  type FastifyServerOptions,
-  LogController,
-  type LogLevel,
-} from 'fastify'
+import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController, type LogLevel } from 'fastify'
 import PinoPretty from 'pino-pretty'
 import type { Config } from './config.js'
 
@@ -136,8 +129,8 @@ class RequestLogger implements FastifyBaseLogger {
   silent(): void {}
 
   private write(level: LineLevel, args: unknown[]): void {
-    if (!this.made && !this.parent.isLevelEnabled(level)) return
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- pino's overloads take no spread: the cast is needed (TS2556 without it)
+    if (!this.made && !this.parent.isLevelEnabled(level))
+      return // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- pino's overloads take no spread: the cast is needed (TS2556 without it)
     ;(this.logger()[level] as (...line: unknown[]) => void)(...args)
   }
 }

@@ -28,11 +28,7 @@ export function rowToConnection(row: ConnectionRow): PosConnection {
 }
 
 function liveConnections(db: Executor, tenant: Tenant) {
-  return db
-    .selectFrom('pos_connections')
-    .where('account_id', '=', tenant.accountId)
-    .where('environment', '=', tenant.environment)
-    .where('deleted_at', 'is', null)
+  return db.selectFrom('pos_connections').where('account_id', '=', tenant.accountId).where('environment', '=', tenant.environment).where('deleted_at', 'is', null)
 }
 
 export async function findConnectionRow(db: Executor, tenant: Tenant, id: string): Promise<ConnectionRow | undefined> {
@@ -70,10 +66,7 @@ export async function syncStatsOf(db: Executor, connectionId: string): Promise<P
   const [counts, last] = await Promise.all([
     db
       .selectFrom('pos_sync_runs')
-      .select((eb) => [
-        eb.fn.countAll<number>().as('total'),
-        eb.fn.countAll<number>().filterWhere('status', '=', 'failed').as('failed'),
-      ])
+      .select((eb) => [eb.fn.countAll<number>().as('total'), eb.fn.countAll<number>().filterWhere('status', '=', 'failed').as('failed')])
       .where('connection_id', '=', connectionId)
       .where('status', '<>', 'processing')
       .executeTakeFirstOrThrow(),

@@ -195,13 +195,7 @@ export async function listConnections(db: Executor, tenant: Tenant, page: PageRe
  * it; a new frequency or a resume reschedules the next run. Throws connection_not_found,
  * location_not_found, push_not_supported.
  */
-export async function updateConnection(
-  trx: Trx,
-  gateway: PosGateway,
-  tenant: Tenant,
-  id: string,
-  input: UpdateConnectionBody,
-): Promise<PosConnection> {
+export async function updateConnection(trx: Trx, gateway: PosGateway, tenant: Tenant, id: string, input: UpdateConnectionBody): Promise<PosConnection> {
   const current = await lockConnection(trx, tenant, id)
   if (input.location !== undefined) await getLocation(trx, tenant, input.location)
   const fields: Partial<ConnectionRow> = { updated_at: new Date() }

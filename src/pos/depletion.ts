@@ -102,7 +102,11 @@ async function placeRules(trx: Trx, tenant: Tenant, rules: UsageRule[], connecti
     SELECT DISTINCT s.pos_item_id, s.location_id FROM pos_sales s WHERE ${selectedLines(connectionId, lines)}`.execute(trx)
   const rulesOf = byPosItem(rules)
   const unplaced = sold.rows.flatMap((line) => (rulesOf.get(line.pos_item_id) ?? []).map((rule) => ({ ...rule, locationId: line.location_id })))
-  const depletedAt = await itemsDepletedAt(trx, tenant, unplaced.map((rule) => ({ itemId: rule.itemId, location: rule.locationId })))
+  const depletedAt = await itemsDepletedAt(
+    trx,
+    tenant,
+    unplaced.map((rule) => ({ itemId: rule.itemId, location: rule.locationId })),
+  )
   const placed = new Map<string, PlacedRule>()
   for (const rule of unplaced) {
     const depleted = depletedAt(rule.itemId, rule.locationId)
@@ -155,13 +159,7 @@ export async function depleteLines(
  * (depleted false), for a later mapping to take; a run still in flight decides its own lines at its
  * commit. The caller holds the transaction.
  */
-export async function restateLines(
-  trx: Trx,
-  tenant: Tenant,
-  connectionId: string,
-  posItemId: string,
-  movement: { actor: string; referenceId: string | null },
-): Promise<void> {
+export async function restateLines(trx: Trx, tenant: Tenant, connectionId: string, posItemId: string, movement: { actor: string; referenceId: string | null }): Promise<void> {
   const lines = { posItemIds: [posItemId], where: sql<boolean>`s.pos_item_id = ${posItemId}` }
   const usage = await usageSource(trx, tenant, connectionId, lines)
   if (usage) {

@@ -91,7 +91,11 @@ export async function upsertStaff(trx: Trx, key: PosItemKey, staff: PosStaffMemb
 }
 
 export async function countPosItems(db: Executor, connectionId: string): Promise<number> {
-  const row = await db.selectFrom('pos_items').select((eb) => eb.fn.countAll<number>().as('n')).where('connection_id', '=', connectionId).executeTakeFirstOrThrow()
+  const row = await db
+    .selectFrom('pos_items')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('connection_id', '=', connectionId)
+    .executeTakeFirstOrThrow()
   return Number(row.n)
 }
 
@@ -107,12 +111,7 @@ export async function unmappedPosItems(db: Executor, connectionId: string): Prom
   return rows.map((row) => ({ posItemId: row.pos_item_id, name: row.name, rejectedItemId: row.rejected_item_id }))
 }
 
-export async function setSuggestion(
-  trx: Trx,
-  connectionId: string,
-  posItemId: string,
-  suggestion: { itemId: string; confidence: number; reason: string } | null,
-) {
+export async function setSuggestion(trx: Trx, connectionId: string, posItemId: string, suggestion: { itemId: string; confidence: number; reason: string } | null) {
   await trx
     .updateTable('pos_items')
     .set({

@@ -255,14 +255,7 @@ function updatedTarget(current: MappingRow, input: UpdateMappingBody): { target:
  * (the old item gets its usage back, the new one gives it). Throws connection_not_found,
  * mapping_not_found, item_not_found, recipe_not_found, invalid_unit, invalid_parameter.
  */
-export async function updateMapping(
-  trx: Trx,
-  tenant: Tenant,
-  connectionId: string,
-  posItemId: string,
-  input: UpdateMappingBody,
-  actor: string,
-): Promise<ProductMapping> {
+export async function updateMapping(trx: Trx, tenant: Tenant, connectionId: string, posItemId: string, input: UpdateMappingBody, actor: string): Promise<ProductMapping> {
   await lockConnection(trx, tenant, connectionId)
   const current = await findMapping(trx, connectionId, posItemId)
   if (!current) throw posErrors.mappingNotFound([posItemId, connectionId])

@@ -7,14 +7,7 @@ import { inventoryErrors } from '../inventory/inventory.errors.js'
 import { locationErrors } from '../locations/locations.errors.js'
 import { recipeErrors } from '../recipes/recipes.errors.js'
 import { autoMap } from './auto-map.service.js'
-import {
-  createConnection,
-  deleteConnection,
-  getConnection,
-  listConnections,
-  updateConnection,
-  verifyNewConnection,
-} from './connections.service.js'
+import { createConnection, deleteConnection, getConnection, listConnections, updateConnection, verifyNewConnection } from './connections.service.js'
 import { createMapping, deleteMapping, getMapping, listMappings, rejectSuggestion, updateMapping } from './mappings.service.js'
 import { posErrors } from './pos.errors.js'
 import type { PosGateway } from './pos-gateway.js'
@@ -42,17 +35,7 @@ import {
 import { getSyncRun, listSyncRuns, triggerSync } from './sync.service.js'
 
 const tags = ['POS']
-const {
-  posNotSupported,
-  invalidCredentials,
-  connectionFailed,
-  syncInProgress,
-  mappingNotFound,
-  autoMapFailed,
-  connectionNotFound,
-  syncNotFound,
-  pushNotSupported,
-} = posErrors
+const { posNotSupported, invalidCredentials, connectionFailed, syncInProgress, mappingNotFound, autoMapFailed, connectionNotFound, syncNotFound, pushNotSupported } = posErrors
 
 /** Who a change is attributed to in the ledger and events: the API key that made it. */
 export interface PosRouteOptions {
@@ -67,7 +50,9 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
         tags,
         summary: 'List POS connections',
         description: 'The account’s POS connections in the key’s environment; credentials are never returned.',
-        querystring: ListConnectionsQuery, response: { 200: listEnvelope(PosConnection) } },
+        querystring: ListConnectionsQuery,
+        response: { 200: listEnvelope(PosConnection) },
+      },
       config: { permission: 'pos:read' },
     },
     async (request) => {
@@ -84,7 +69,7 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
         tags,
         summary: 'Connect a POS',
         description:
-          'Checks the credentials\' shape for the pos_type, then logs in with the vendor (sandbox keys: the built-in simulator). Credentials are stored encrypted and never returned. For a vendor with pushes, a push_secret is generated when none is supplied and shown in this response only. No sync runs unless initial_sync asks for one: then that run is queued with the connection and first_sync_id names it (null otherwise; POST /v1/pos/connections/{id}/sync starts the first run). The scheduler\'s first run is one sync_frequency after the create.',
+          "Checks the credentials' shape for the pos_type, then logs in with the vendor (sandbox keys: the built-in simulator). Credentials are stored encrypted and never returned. For a vendor with pushes, a push_secret is generated when none is supplied and shown in this response only. No sync runs unless initial_sync asks for one: then that run is queued with the connection and first_sync_id names it (null otherwise; POST /v1/pos/connections/{id}/sync starts the first run). The scheduler's first run is one sync_frequency after the create.",
         body: CreateConnectionBody,
         response: { 201: envelope(CreatedPosConnection) },
       },
@@ -114,7 +99,9 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
         tags,
         summary: 'Get a POS connection with its sync_stats',
         description: 'The connection and how its sync runs went; credentials are never returned.',
-        params: ConnectionParams, response: { 200: envelope(PosConnectionWithStats) } },
+        params: ConnectionParams,
+        response: { 200: envelope(PosConnectionWithStats) },
+      },
       config: { permission: 'pos:read', errors: [connectionNotFound] },
     },
     async (request) => ({ data: await getConnection(app.db, tenantOf(request), request.params.id) }),
@@ -134,8 +121,7 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
       },
       config: { permission: 'pos:write', errors: [connectionNotFound, locationErrors.locationNotFound, pushNotSupported] },
     },
-    (request, reply) =>
-      runWrite(app.db, request, reply, 200, (trx) => updateConnection(trx, gateway, tenantOf(request), request.params.id, request.body)),
+    (request, reply) => runWrite(app.db, request, reply, 200, (trx) => updateConnection(trx, gateway, tenantOf(request), request.params.id, request.body)),
   )
 
   app.delete(
@@ -145,7 +131,9 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
         tags,
         summary: 'Delete a POS connection',
         description: 'It is no longer synced (a run in flight fails); the sales it imported and their stock movements stay for analytics.',
-        params: ConnectionParams, response: { 200: envelope(Deleted('id')) } },
+        params: ConnectionParams,
+        response: { 200: envelope(Deleted('id')) },
+      },
       config: { permission: 'pos:write', errors: [connectionNotFound] },
     },
     (request, reply) => runWrite(app.db, request, reply, 200, (trx) => deleteConnection(trx, tenantOf(request), request.params.id)),
@@ -165,9 +153,7 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
       config: { permission: 'pos:write', errors: [connectionNotFound, syncInProgress] },
     },
     (request, reply) =>
-      runWrite(app.db, request, reply, 201, (trx) =>
-        triggerSync(trx, tenantOf(request), request.params.id, request.body.sync_type ?? 'incremental', actorOf(request)),
-      ),
+      runWrite(app.db, request, reply, 201, (trx) => triggerSync(trx, tenantOf(request), request.params.id, request.body.sync_type ?? 'incremental', actorOf(request))),
   )
 
   app.get(
@@ -192,7 +178,13 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
   app.get(
     '/syncs/:sync_id',
     {
-      schema: { tags, summary: 'Get a sync run', description: 'A run’s status, then its results or its error: poll this after starting a sync.', params: SyncParams, response: { 200: envelope(SyncRun) } },
+      schema: {
+        tags,
+        summary: 'Get a sync run',
+        description: 'A run’s status, then its results or its error: poll this after starting a sync.',
+        params: SyncParams,
+        response: { 200: envelope(SyncRun) },
+      },
       config: { permission: 'pos:read', errors: [syncNotFound] },
     },
     async (request) => ({ data: await getSyncRun(app.db, tenantOf(request), request.params.sync_id) }),
@@ -224,7 +216,8 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
       schema: {
         tags,
         summary: 'Get a POS item and its mapping',
-        description: 'One entry of the mappings list: the mapping, what one POS unit depletes (usage_per_sale) and its warnings. A POS item the connection never reported: 404 mapping_not_found.',
+        description:
+          'One entry of the mappings list: the mapping, what one POS unit depletes (usage_per_sale) and its warnings. A POS item the connection never reported: 404 mapping_not_found.',
         params: MappingParams,
         response: { 200: envelope(ProductMapping) },
       },
@@ -240,15 +233,14 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
         tags,
         summary: 'Map a POS item to an inventory item or a recipe',
         description:
-          'Give exactly one of `inventory_item_id` (conversion_factor: amount of the item per POS unit, in conversion_unit) and `recipe_id` (conversion_factor: servings per POS unit, default 1; every ingredient is taken); both or neither is 400 invalid_parameter. Stored sales of the POS item that never depleted stock, sold after each item\'s last count, are applied at once.',
+          "Give exactly one of `inventory_item_id` (conversion_factor: amount of the item per POS unit, in conversion_unit) and `recipe_id` (conversion_factor: servings per POS unit, default 1; every ingredient is taken); both or neither is 400 invalid_parameter. Stored sales of the POS item that never depleted stock, sold after each item's last count, are applied at once.",
         params: ConnectionParams,
         body: CreateMappingBody,
         response: { 201: envelope(ProductMapping) },
       },
       config: { permission: 'pos:write', errors: [connectionNotFound, inventoryErrors.itemNotFound, recipeErrors.recipeNotFound, inventoryErrors.invalidUnit] },
     },
-    (request, reply) =>
-      runWrite(app.db, request, reply, 201, (trx) => createMapping(trx, tenantOf(request), request.params.id, request.body, actorOf(request))),
+    (request, reply) => runWrite(app.db, request, reply, 201, (trx) => createMapping(trx, tenantOf(request), request.params.id, request.body, actorOf(request))),
   )
 
   app.put(
@@ -258,7 +250,7 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
         tags,
         summary: 'Change what a mapping takes: its item or recipe, and its conversion',
         description:
-          'Give any of inventory_item_id, recipe_id (not both), conversion_factor and conversion_unit; the rest is kept. Switching between an item and a recipe needs conversion_factor (400 invalid_parameter); a recipe mapping refuses conversion_unit. The history the mapping covers is restated: every stored sale of the POS item is depleted again under the new mapping, so reports move its usage to the new item or recipe, and for sales sold after an item\'s latest count stock follows (the old item gets it back, the new one gives it).',
+          "Give any of inventory_item_id, recipe_id (not both), conversion_factor and conversion_unit; the rest is kept. Switching between an item and a recipe needs conversion_factor (400 invalid_parameter); a recipe mapping refuses conversion_unit. The history the mapping covers is restated: every stored sale of the POS item is depleted again under the new mapping, so reports move its usage to the new item or recipe, and for sales sold after an item's latest count stock follows (the old item gets it back, the new one gives it).",
         params: MappingParams,
         body: UpdateMappingBody,
         response: { 200: envelope(ProductMapping) },
@@ -269,9 +261,7 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
       },
     },
     (request, reply) =>
-      runWrite(app.db, request, reply, 200, (trx) =>
-        updateMapping(trx, tenantOf(request), request.params.id, request.params.pos_item_id, request.body, actorOf(request)),
-      ),
+      runWrite(app.db, request, reply, 200, (trx) => updateMapping(trx, tenantOf(request), request.params.id, request.params.pos_item_id, request.body, actorOf(request))),
   )
 
   app.delete(
@@ -287,8 +277,7 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
       },
       config: { permission: 'pos:write', errors: [connectionNotFound, mappingNotFound] },
     },
-    (request, reply) =>
-      runWrite(app.db, request, reply, 200, (trx) => rejectSuggestion(trx, tenantOf(request), request.params.id, request.params.pos_item_id)),
+    (request, reply) => runWrite(app.db, request, reply, 200, (trx) => rejectSuggestion(trx, tenantOf(request), request.params.id, request.params.pos_item_id)),
   )
 
   app.delete(
@@ -298,16 +287,13 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
         tags,
         summary: 'Delete a mapping',
         description:
-          'The POS item is unmapped again: its later sales take no stock until it is mapped, and its stored sales become unmapped sales in reports (their usage is removed; stock they took after an item\'s latest count is given back). A new mapping takes them again.',
+          "The POS item is unmapped again: its later sales take no stock until it is mapped, and its stored sales become unmapped sales in reports (their usage is removed; stock they took after an item's latest count is given back). A new mapping takes them again.",
         params: MappingParams,
         response: { 200: envelope(Deleted('pos_item_id')) },
       },
       config: { permission: 'pos:write', errors: [connectionNotFound, mappingNotFound] },
     },
-    (request, reply) =>
-      runWrite(app.db, request, reply, 200, (trx) =>
-        deleteMapping(trx, tenantOf(request), request.params.id, request.params.pos_item_id, actorOf(request)),
-      ),
+    (request, reply) => runWrite(app.db, request, reply, 200, (trx) => deleteMapping(trx, tenantOf(request), request.params.id, request.params.pos_item_id, actorOf(request))),
   )
 
   app.post(
@@ -323,9 +309,6 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
       },
       config: { permission: 'pos:write', errors: [connectionNotFound, autoMapFailed] },
     },
-    (request, reply) =>
-      runWrite(app.db, request, reply, 200, (trx) =>
-        autoMap(trx, tenantOf(request), request.params.id, request.body.confidence_threshold, actorOf(request)),
-      ),
+    (request, reply) => runWrite(app.db, request, reply, 200, (trx) => autoMap(trx, tenantOf(request), request.params.id, request.body.confidence_threshold, actorOf(request))),
   )
 }

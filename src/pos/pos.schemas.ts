@@ -2,7 +2,6 @@ import { type Static, Type } from 'typebox'
 import { domainMinimum, Nullable, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
 import { StringEnum } from '../platform/http/types.js'
 
-
 export const SYNC_FREQUENCIES = ['realtime', 'hourly', 'daily'] as const
 export const SYNC_TYPES = ['full', 'incremental', 'sales_only'] as const
 /** The runs a create may queue as its first: sales_only would leave the connection without its menu. */
@@ -19,7 +18,10 @@ const connectionFields = {
     examples: ['active'],
   }),
   location: Type.String({ description: 'The location id synced sales are recorded at', examples: ['main_bar'] }),
-  sync_frequency: StringEnum(SYNC_FREQUENCIES, { description: 'How often the scheduler syncs: realtime (every minute, and on vendor pushes), hourly or daily', examples: ['hourly'] }),
+  sync_frequency: StringEnum(SYNC_FREQUENCIES, {
+    description: 'How often the scheduler syncs: realtime (every minute, and on vendor pushes), hourly or daily',
+    examples: ['hourly'],
+  }),
   last_sync: Nullable(Timestamp, 'When its last run completed; null before the first'),
   push_url: Nullable(
     Type.String({
@@ -29,8 +31,7 @@ const connectionFields = {
   ),
   push_verification_code: Nullable(
     Type.String({
-      description:
-        'The one-time code the vendor posted to push_url when its webhook was set up (Clover), to enter in the vendor’s dashboard; null until one arrives',
+      description: 'The one-time code the vendor posted to push_url when its webhook was set up (Clover), to enter in the vendor’s dashboard; null until one arrives',
       examples: [null],
     }),
   ),
@@ -67,7 +68,10 @@ export const CreatedPosConnection = Type.Object({
     }),
   ),
   push_secret: Type.Optional(
-    Type.String({ description: 'The generated push secret, shown in this response only (absent when push_secret was supplied)', examples: ['pps_q3Vx8bN2kL7mR4tY9wE1hJ6dF0sA5gC2'] }),
+    Type.String({
+      description: 'The generated push secret, shown in this response only (absent when push_secret was supplied)',
+      examples: ['pps_q3Vx8bN2kL7mR4tY9wE1hJ6dF0sA5gC2'],
+    }),
   ),
 })
 export type CreatedPosConnection = Static<typeof CreatedPosConnection>
@@ -79,11 +83,14 @@ const PushSecret = Type.String({
   examples: ['sqwh_sig_4Kp9Xw2Qz7Lm1Rt8'],
 })
 
-export const SyncStats = Type.Object({
-  total_syncs: Type.Integer({ description: 'Finished runs, completed or failed', examples: [412] }),
-  failed_syncs: Type.Integer({ description: 'Finished runs that failed', examples: [3] }),
-  last_sync_duration_ms: Nullable(Type.Integer({ description: 'Duration of the last finished run, in milliseconds; null before the first', examples: [14210] })),
-}, { description: 'How its sync runs went' })
+export const SyncStats = Type.Object(
+  {
+    total_syncs: Type.Integer({ description: 'Finished runs, completed or failed', examples: [412] }),
+    failed_syncs: Type.Integer({ description: 'Finished runs that failed', examples: [3] }),
+    last_sync_duration_ms: Nullable(Type.Integer({ description: 'Duration of the last finished run, in milliseconds; null before the first', examples: [14210] })),
+  },
+  { description: 'How its sync runs went' },
+)
 
 export const PosConnectionWithStats = Type.Object({ ...connectionFields, sync_stats: SyncStats })
 export type PosConnectionWithStats = Static<typeof PosConnectionWithStats>
@@ -98,7 +105,8 @@ export const CreateConnectionBody = Type.Object(
     pos_type: Type.String({ description: 'toast, square, clover, lightspeed, simphony, spoton or revel (pos_not_supported otherwise)', examples: ['square'] }),
     name: Type.String({ minLength: 1, maxLength: 200, description: 'A name for the connection, 1 to 200 characters', examples: ['Square – Main Bar'] }),
     credentials: Type.Record(Type.String(), Type.Unknown(), {
-      description: 'The vendor’s credential object, its fields depending on pos_type (Square: access_token, location_id; docs/pos.md lists each vendor’s); write only, never returned',
+      description:
+        'The vendor’s credential object, its fields depending on pos_type (Square: access_token, location_id; docs/pos.md lists each vendor’s); write only, never returned',
       examples: [{ access_token: 'EAAAl3xampleSquareAccessToken', location_id: 'L8Z6W0MAIN1BAR' }],
     }),
     sync_frequency: Type.Optional(StringEnum(SYNC_FREQUENCIES, { default: 'hourly', description: 'realtime, hourly (default) or daily' })),
@@ -143,11 +151,14 @@ export const TriggerSyncBody = Type.Object(
 )
 export type TriggerSyncBody = Static<typeof TriggerSyncBody>
 
-export const SyncResults = Type.Object({
-  sales_synced: Type.Integer({ description: 'New sale lines stored (lines seen before are not counted)', examples: [318] }),
-  products_synced: Type.Integer({ description: 'POS items read from the vendor’s catalog (0 for sales_only)', examples: [126] }),
-  variance_detected: Type.Integer({ description: 'Inventory items this run took below zero', examples: [2] }),
-}, { description: 'What a completed run did' })
+export const SyncResults = Type.Object(
+  {
+    sales_synced: Type.Integer({ description: 'New sale lines stored (lines seen before are not counted)', examples: [318] }),
+    products_synced: Type.Integer({ description: 'POS items read from the vendor’s catalog (0 for sales_only)', examples: [126] }),
+    variance_detected: Type.Integer({ description: 'Inventory items this run took below zero', examples: [2] }),
+  },
+  { description: 'What a completed run did' },
+)
 
 export const SyncRun = Type.Object({
   sync_id: Type.String({ description: 'The run’s id', examples: ['sync_01jd3e5f6g7h8j9k0m1n2p3q4r'] }),
@@ -162,7 +173,10 @@ export const SyncRun = Type.Object({
   error: Nullable(
     Type.Object(
       {
-        code: Type.String({ description: 'authentication_failed, connection_failed, rate_limited, invalid_response, connection_deleted, interrupted or internal_error', examples: ['authentication_failed'] }),
+        code: Type.String({
+          description: 'authentication_failed, connection_failed, rate_limited, invalid_response, connection_deleted, interrupted or internal_error',
+          examples: ['authentication_failed'],
+        }),
         message: Type.String({ description: 'What went wrong, for a person', examples: ['Square refused the access token (HTTP 401)'] }),
       },
       { description: 'Why it failed' },
@@ -221,10 +235,15 @@ export const ProductMapping = Type.Object({
   pos_name: Type.String({ description: 'The POS’s name of the item', examples: ["Tito's Vodka Shot"] }),
   category: Nullable(Type.String({ description: 'The POS category', examples: ['Vodka'] })),
   mapped: Type.Boolean({ description: 'true when the POS item is mapped to an inventory item or to a recipe', examples: [true] }),
-  inventory_item_id: Nullable(Type.String({ description: 'The mapped inventory item; null for a recipe mapping and for an unmapped POS item', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] })),
+  inventory_item_id: Nullable(
+    Type.String({ description: 'The mapped inventory item; null for a recipe mapping and for an unmapped POS item', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+  ),
   recipe_id: Nullable(Type.String({ description: 'The mapped recipe; null for an item mapping and for an unmapped POS item', examples: [null] })),
   inventory_name: Nullable(
-    Type.String({ description: 'The mapped inventory item’s name, or the recipe’s name for a recipe mapping (its last name once deleted)', examples: ["Tito's Handmade Vodka 750ml"] }),
+    Type.String({
+      description: 'The mapped inventory item’s name, or the recipe’s name for a recipe mapping (its last name once deleted)',
+      examples: ["Tito's Handmade Vodka 750ml"],
+    }),
   ),
   conversion_factor: Nullable(
     Type.Number({ description: 'Item mapping: amount of the item per POS unit, in conversion_unit. Recipe mapping: servings of the recipe per POS unit', examples: [1.5] }),
@@ -243,7 +262,12 @@ export const ProductMapping = Type.Object({
         location: Type.String({ description: 'That item’s location: lines sold at another location that stocks its SKU deplete the item there', examples: ['main_bar'] }),
         inventory_name: Type.String({ description: 'Its name', examples: ["Tito's Handmade Vodka 750ml"] }),
         confidence: Type.Number({ description: 'Name similarity, 0.6 to 1', examples: [0.78] }),
-        reason: Nullable(Type.String({ description: 'Why it was not mapped: under the threshold, or a conversion that cannot be computed', examples: ['confidence 0.78 is below the threshold 0.85'] })),
+        reason: Nullable(
+          Type.String({
+            description: 'Why it was not mapped: under the threshold, or a conversion that cannot be computed',
+            examples: ['confidence 0.78 is below the threshold 0.85'],
+          }),
+        ),
       },
       { description: 'An auto-map match left for review' },
     ),
@@ -287,10 +311,19 @@ export const CreateMappingBody = Type.Object(
   {
     pos_item_id: Type.String({ minLength: 1, maxLength: 200, description: 'The POS’s id of the item, 1 to 200 characters', examples: ['SQ-ITEM-TITOS-SHOT'] }),
     inventory_item_id: Type.Optional(Type.String({ description: 'The item one POS unit takes from; give this or recipe_id', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] })),
-    recipe_id: Type.Optional(Type.String({ description: 'The recipe one POS unit serves (every ingredient is taken); give this or inventory_item_id', examples: ['rcp_01jd2x3v4w5y6z7a8b9c0d1e2f'] })),
+    recipe_id: Type.Optional(
+      Type.String({ description: 'The recipe one POS unit serves (every ingredient is taken); give this or inventory_item_id', examples: ['rcp_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+    ),
     conversion_factor: Type.Optional(ConversionFactor),
     conversion_unit: Type.Optional(ConversionUnit),
-    pos_name: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'The POS item’s name, for a POS item no sync has reported yet; 1 to 300 characters', examples: ["Tito's Vodka Shot"] })),
+    pos_name: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 300,
+        description: 'The POS item’s name, for a POS item no sync has reported yet; 1 to 300 characters',
+        examples: ["Tito's Vodka Shot"],
+      }),
+    ),
   },
   {
     additionalProperties: false,
@@ -301,7 +334,9 @@ export type CreateMappingBody = Static<typeof CreateMappingBody>
 
 export const UpdateMappingBody = Type.Object(
   {
-    inventory_item_id: Type.Optional(Type.String({ description: 'Re-points the mapping to this item (from another item or from a recipe)', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] })),
+    inventory_item_id: Type.Optional(
+      Type.String({ description: 'Re-points the mapping to this item (from another item or from a recipe)', examples: ['item_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+    ),
     recipe_id: Type.Optional(Type.String({ description: 'Re-points the mapping to this recipe (from an item or another recipe)', examples: ['rcp_01jd2x3v4w5y6z7a8b9c0d1e2f'] })),
     conversion_factor: Type.Optional(
       Type.Number({
@@ -318,7 +353,13 @@ export type UpdateMappingBody = Static<typeof UpdateMappingBody>
 export const AutoMapBody = Type.Object(
   {
     confidence_threshold: Type.Optional(
-      Type.Number({ minimum: 0.6, maximum: 1, default: DEFAULT_CONFIDENCE_THRESHOLD, description: 'Name similarity from which a match is mapped, 0.6 to 1, default 0.85; weaker matches from 0.6 become suggestions', examples: [0.85] }),
+      Type.Number({
+        minimum: 0.6,
+        maximum: 1,
+        default: DEFAULT_CONFIDENCE_THRESHOLD,
+        description: 'Name similarity from which a match is mapped, 0.6 to 1, default 0.85; weaker matches from 0.6 become suggestions',
+        examples: [0.85],
+      }),
     ),
   },
   { additionalProperties: false },
@@ -341,7 +382,10 @@ const AutoMapReview = Type.Object({
   inventory_item_id: Type.String({ description: 'The suggested inventory item', examples: ['item_01jd2x4a5b6c7d8e9f0g1h2j3k'] }),
   location: Type.String({ description: 'That item’s location: lines sold at another location that stocks its SKU deplete the item there', examples: ['main_bar'] }),
   confidence: Type.Number({ description: 'Name similarity, 0.6 to 1', examples: [0.71] }),
-  reason: Type.String({ description: 'Why it was left for review: under the threshold, or a conversion that cannot be computed', examples: ['confidence 0.71 is below the threshold 0.85'] }),
+  reason: Type.String({
+    description: 'Why it was left for review: under the threshold, or a conversion that cannot be computed',
+    examples: ['confidence 0.71 is below the threshold 0.85'],
+  }),
 })
 
 export const AutoMapResult = Type.Object({
@@ -365,10 +409,22 @@ export const ImportSalesBody = Type.Object(
           location: Type.String({ minLength: 1, description: 'The location id the sale happened at (location_not_found otherwise)', examples: ['main_bar'] }),
           pos_item_id: Type.String({ minLength: 1, maxLength: 200, description: 'The POS’s id of the item sold, 1 to 200 characters', examples: ['SQ-ITEM-TITOS-SHOT'] }),
           name: Type.String({ minLength: 1, maxLength: 300, description: 'The POS item’s name, 1 to 300 characters', examples: ["Tito's Vodka Shot"] }),
-          quantity: Type.Number({ ...domainMinimum(0, true), maximum: NUMBER_LIMITS.quantity, description: 'Units sold, greater than 0 and at most 1,000,000,000, up to 3 decimals', examples: [2] }),
+          quantity: Type.Number({
+            ...domainMinimum(0, true),
+            maximum: NUMBER_LIMITS.quantity,
+            description: 'Units sold, greater than 0 and at most 1,000,000,000, up to 3 decimals',
+            examples: [2],
+          }),
           unit_price: Type.Number({ minimum: 0, maximum: NUMBER_LIMITS.money, description: 'Price of one unit in the account currency, 0 to 1,000,000,000', examples: [9] }),
           sold_at: Type.String({ format: 'date-time', description: 'When it was sold (its business day follows the location’s cutoff)', examples: ['2026-11-22T23:41:00Z'] }),
-          line_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The POS’s id of the line; a line_id seen before on the connection is a duplicate, skipped', examples: ['chk-20261122-0193-1'] })),
+          line_id: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 200,
+              description: 'The POS’s id of the line; a line_id seen before on the connection is a duplicate, skipped',
+              examples: ['chk-20261122-0193-1'],
+            }),
+          ),
           staff_id: Type.Optional(Type.String({ maxLength: 200, description: 'Who sold it, the POS’s staff id (staff reports)', examples: ['emp_042'] })),
           staff_name: Type.Optional(Type.String({ maxLength: 200, description: 'That person’s name', examples: ['Jordan Lee'] })),
           check_id: Type.Optional(Type.String({ maxLength: 200, description: 'The check (ticket) the line is on (average ticket in reports)', examples: ['chk-20261122-0193'] })),
@@ -392,7 +448,9 @@ export const ImportSalesResult = Type.Object({
 })
 export type ImportSalesResult = Static<typeof ImportSalesResult>
 
-export const PushParams = Type.Object({ connection_id: Type.String({ description: 'The connection the push is for (its push_url)', examples: ['pos_01jd2x3v4w5y6z7a8b9c0d1e2f'] }) })
+export const PushParams = Type.Object({
+  connection_id: Type.String({ description: 'The connection the push is for (its push_url)', examples: ['pos_01jd2x3v4w5y6z7a8b9c0d1e2f'] }),
+})
 
 export const PushReceipt = Type.Object({
   kind: StringEnum(['orders_changed', 'catalog_changed', 'other'], { description: 'What the push said changed', examples: ['orders_changed'] }),

@@ -34,19 +34,13 @@ export async function posPushRoutes(app: App, { gateway }: PosPushRouteOptions) 
         tags: ['POS'],
         summary: 'Receive a vendor push',
         description:
-          'Called by the POS vendor, without an API key: the vendor\'s signature is verified with the connection\'s push_secret. A push about orders or the catalog queues an incremental sync of a realtime connection unless one is already queued or running, and answers 202 at once either way.',
+          "Called by the POS vendor, without an API key: the vendor's signature is verified with the connection's push_secret. A push about orders or the catalog queues an incremental sync of a realtime connection unless one is already queued or running, and answers 202 at once either way.",
         params: PushParams,
         response: { 202: envelope(PushReceipt) },
       },
       config: {
         public: true,
-        errors: [
-          posErrors.connectionNotFound,
-          posErrors.pushNotSupported,
-          posErrors.pushNotEnabled,
-          posErrors.invalidPushSignature,
-          platformErrors.payloadTooLarge,
-        ],
+        errors: [posErrors.connectionNotFound, posErrors.pushNotSupported, posErrors.pushNotEnabled, posErrors.invalidPushSignature, platformErrors.payloadTooLarge],
       },
     },
     async (request, reply) => {

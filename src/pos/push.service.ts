@@ -129,7 +129,14 @@ export async function verifyAppPush(db: Executor, gateway: PosGateway, push: Inc
   const rows =
     keys.length === 0
       ? []
-      : await db.selectFrom('pos_connections').selectAll().where('push_account_key', 'in', keys).where('pos_type', '=', push.posType).where('deleted_at', 'is', null).orderBy('id').execute()
+      : await db
+          .selectFrom('pos_connections')
+          .selectAll()
+          .where('push_account_key', 'in', keys)
+          .where('pos_type', '=', push.posType)
+          .where('deleted_at', 'is', null)
+          .orderBy('id')
+          .execute()
   const connections: VerifiedAppPush['connections'] = []
   let kind: PosPush['kind'] = 'other'
   for (const row of rows) {

@@ -53,7 +53,13 @@ async function readFirstLine(file: string): Promise<string> {
   try {
     const buffer = Buffer.alloc(HEADER_BYTES)
     const { bytesRead } = await handle.read(buffer, 0, HEADER_BYTES, 0)
-    return buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? ''
+    return (
+      buffer
+        .subarray(0, bytesRead)
+        .toString('utf8')
+        .replace(/^\uFEFF/, '')
+        .split(/\r?\n/, 1)[0] ?? ''
+    )
   } finally {
     await handle.close()
   }
@@ -132,8 +138,7 @@ function parseDecimal(field: string, value: string): number | string {
 }
 
 const SOLD_AT = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?: ?(Z|[+-]\d{2}:?\d{2}))?$/i
-export const SOLD_AT_FORMS =
-  '2026-03-01T18:30:00Z, 2026-03-01T18:30:00+01:00, or without a zone (2026-03-01T18:30:00, 2026-03-01 18:30) in the location’s time zone'
+export const SOLD_AT_FORMS = '2026-03-01T18:30:00Z, 2026-03-01T18:30:00+01:00, or without a zone (2026-03-01T18:30:00, 2026-03-01 18:30) in the location’s time zone'
 
 /** A sale time in one of the accepted forms, as an ISO instant; without a zone, in the location's. */
 function parseSoldAt(value: string, timeZone: string): string | { problem: string } {

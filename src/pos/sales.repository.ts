@@ -112,13 +112,7 @@ export async function resolveCorrections(trx: Trx, connectionId: string, sourceI
 /** Sets the depleted flag of a source's lines of these POS items. */
 export async function markSourceLines(trx: Trx, sourceId: string, posItemIds: string[], depleted: boolean): Promise<void> {
   if (posItemIds.length === 0) return
-  await trx
-    .updateTable('pos_sales')
-    .set({ depleted })
-    .where('source_id', '=', sourceId)
-    .where('pos_item_id', 'in', posItemIds)
-    .where('depleted', '=', !depleted)
-    .execute()
+  await trx.updateTable('pos_sales').set({ depleted }).where('source_id', '=', sourceId).where('pos_item_id', 'in', posItemIds).where('depleted', '=', !depleted).execute()
 }
 
 /** Deletes what a failed run staged: its sale lines and the corrections it left waiting. */

@@ -28,7 +28,6 @@ export async function salesRoutes(app: App) {
         errors: [posErrors.connectionNotFound, locationErrors.locationNotFound, inventoryErrors.invalidQuantity],
       },
     },
-    (request, reply) =>
-      runWrite(app.db, request, reply, 201, (trx) => importSales(trx, tenantOf(request), request.body, request.auth?.keyId ?? 'unknown')),
+    (request, reply) => runWrite(app.db, request, reply, 201, (trx) => importSales(trx, tenantOf(request), request.body, request.auth?.keyId ?? 'unknown')),
   )
 }

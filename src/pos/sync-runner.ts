@@ -20,16 +20,7 @@ import {
   stageCorrections,
   stageSaleLines,
 } from './sales.repository.js'
-import {
-  findSalesCheckpoint,
-  finishRun,
-  lockRun,
-  releaseRun,
-  type SalesCheckpoint,
-  saveSalesCheckpoint,
-  SYNC_RUN_QUEUE,
-  type SyncRunRow,
-} from './sync-runs.repository.js'
+import { findSalesCheckpoint, finishRun, lockRun, releaseRun, type SalesCheckpoint, saveSalesCheckpoint, SYNC_RUN_QUEUE, type SyncRunRow } from './sync-runs.repository.js'
 import { findVendor } from './vendor-registry.js'
 
 /**
@@ -94,12 +85,7 @@ interface StagedRun {
   mappedAtStart: Set<string>
 }
 
-export function salesWindowOf(
-  run: Pick<SyncRunRow, 'sync_type'>,
-  connection: Pick<ConnectionRow, 'sales_cursor'>,
-  now: Date,
-  rereadMs = CURSOR_OVERLAP_MS,
-): SalesWindow {
+export function salesWindowOf(run: Pick<SyncRunRow, 'sync_type'>, connection: Pick<ConnectionRow, 'sales_cursor'>, now: Date, rereadMs = CURSOR_OVERLAP_MS): SalesWindow {
   const fullStart = new Date(now.getTime() - FULL_SYNC_DAYS * DAY_MS)
   if (run.sync_type === 'full' || !connection.sales_cursor) return { start: fullStart, end: now }
   return { start: new Date(connection.sales_cursor.getTime() - Math.max(rereadMs, CURSOR_OVERLAP_MS)), end: now }
@@ -356,11 +342,26 @@ async function applyStaged(trx: Trx, run: SyncRunRow, staged: StagedRun): Promis
   await upsertStaff(trx, key, staged.staff, now)
   const salesSynced = staged.salesSynced + (await resolveCorrections(trx, connectionId, run.id))
   const mappedNow = new Set((await mappingsOf(trx, connectionId)).keys())
-  await markSourceLines(trx, run.id, [...mappedNow].filter((id) => !staged.mappedAtStart.has(id)), true)
-  await markSourceLines(trx, run.id, [...staged.mappedAtStart].filter((id) => !mappedNow.has(id)), false)
+  await markSourceLines(
+    trx,
+    run.id,
+    [...mappedNow].filter((id) => !staged.mappedAtStart.has(id)),
+    true,
+  )
+  await markSourceLines(
+    trx,
+    run.id,
+    [...staged.mappedAtStart].filter((id) => !mappedNow.has(id)),
+    false,
+  )
   const depletion = await depleteRun(trx, tenant, connectionId, run.id)
   // Lines mapped to an item deleted since stay undepleted, so a new mapping can still take them.
-  await markSourceLines(trx, run.id, [...mappedNow].filter((id) => !depletion.depletedPosItems.has(id)), false)
+  await markSourceLines(
+    trx,
+    run.id,
+    [...mappedNow].filter((id) => !depletion.depletedPosItems.has(id)),
+    false,
+  )
   return { salesSynced, productsSynced: staged.products?.length ?? 0, depletion }
 }
 
@@ -421,10 +422,7 @@ export async function failRun(trx: Trx, claim: SyncRunRow, error: unknown): Prom
   const now = new Date()
   const duration = durationMs(run, now)
   // The vendor's Retry-After for a rate limit, else the time until the scheduler tries again.
-  const retryAfter =
-    failure.code === 'rate_limited' && failure.retryAfterSeconds !== undefined
-      ? failure.retryAfterSeconds
-      : FREQUENCY_SECONDS[connection.sync_frequency]
+  const retryAfter = failure.code === 'rate_limited' && failure.retryAfterSeconds !== undefined ? failure.retryAfterSeconds : FREQUENCY_SECONDS[connection.sync_frequency]
   let message = failure.message
   if (partial && !connection.deleted_at) {
     const { salesSynced } = await applyStaged(trx, run, partial.staged)
@@ -483,10 +481,7 @@ export interface RunOptions {
 }
 
 /** How a run ended: for the caller's log. */
-export type RunOutcome =
-  | ({ status: 'completed' } & RunResults)
-  | { status: 'failed'; error: unknown; code: string }
-  | { status: 'interrupted' }
+export type RunOutcome = ({ status: 'completed' } & RunResults) | { status: 'failed'; error: unknown; code: string } | { status: 'interrupted' }
 
 /**
  * Runs a claimed run to its end: completed, or failed with its error, or (stopped by a shutdown)

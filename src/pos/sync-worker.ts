@@ -102,7 +102,11 @@ export async function scheduleDueSyncs(db: Db, now = new Date()): Promise<number
         triggeredBy: 'scheduler',
         estimatedCompletion: new Date(now.getTime() + Math.min(intervalMs, 60_000)),
       })
-      await trx.updateTable('pos_connections').set({ next_sync_at: new Date(now.getTime() + intervalMs) }).where('id', '=', connection.id).execute()
+      await trx
+        .updateTable('pos_connections')
+        .set({ next_sync_at: new Date(now.getTime() + intervalMs) })
+        .where('id', '=', connection.id)
+        .execute()
     }
     return due.length
   })

@@ -21,11 +21,7 @@ export interface IngredientFields {
 }
 
 function liveRecipes(db: Executor, tenant: Tenant) {
-  return db
-    .selectFrom('recipes')
-    .where('account_id', '=', tenant.accountId)
-    .where('environment', '=', tenant.environment)
-    .where('deleted_at', 'is', null)
+  return db.selectFrom('recipes').where('account_id', '=', tenant.accountId).where('environment', '=', tenant.environment).where('deleted_at', 'is', null)
 }
 
 export async function findRecipeRow(db: Executor, tenant: Tenant, id: string): Promise<RecipeRow | undefined> {

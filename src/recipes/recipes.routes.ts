@@ -77,8 +77,7 @@ export async function recipeRoutes(app: App) {
       },
       config: { permission: 'inventory:write', errors: [recipeNotFound, ...ingredientErrors] },
     },
-    (request, reply) =>
-      runWrite(app.db, request, reply, 200, (trx) => updateRecipe(trx, tenantOf(request), request.params.id, request.body)),
+    (request, reply) => runWrite(app.db, request, reply, 200, (trx) => updateRecipe(trx, tenantOf(request), request.params.id, request.body)),
   )
 
   app.delete(

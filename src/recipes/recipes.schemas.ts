@@ -6,8 +6,7 @@ export const MAX_INGREDIENTS = 50
 
 export const RecipeCategory = Type.String({
   pattern: '^[a-z][a-z0-9_]{0,31}$',
-  description:
-    'A lowercase slug you choose (a letter, then letters, digits or _, up to 32 characters), e.g. cocktail, shot, highball, beer, wine; costing filters by it',
+  description: 'A lowercase slug you choose (a letter, then letters, digits or _, up to 32 characters), e.g. cocktail, shot, highball, beer, wine; costing filters by it',
   examples: ['cocktail'],
 })
 const Name = Type.String({ minLength: 1, maxLength: 200, description: 'The drink’s name, 1 to 200 characters', examples: ['Margarita'] })
@@ -66,10 +65,7 @@ export const Recipe = Type.Object({
 })
 export type Recipe = Static<typeof Recipe>
 
-export const CreateRecipeBody = Type.Object(
-  { name: Name, category: RecipeCategory, selling_price: SellingPrice, ingredients: Ingredients },
-  { additionalProperties: false },
-)
+export const CreateRecipeBody = Type.Object({ name: Name, category: RecipeCategory, selling_price: SellingPrice, ingredients: Ingredients }, { additionalProperties: false })
 export type CreateRecipeBody = Static<typeof CreateRecipeBody>
 
 export const UpdateRecipeBody = Type.Object(
@@ -86,8 +82,5 @@ export type IngredientInput = Static<typeof IngredientInput>
 
 export const RecipeParams = Type.Object({ id: Type.String({ description: 'The recipe’s id', examples: ['rcp_01jd2x3v4w5y6z7a8b9c0d1e2f'] }) })
 
-export const ListRecipesQuery = Type.Object(
-  { ...PageQuery, category: Type.Optional(RecipeCategory) },
-  { additionalProperties: false },
-)
+export const ListRecipesQuery = Type.Object({ ...PageQuery, category: Type.Optional(RecipeCategory) }, { additionalProperties: false })
 export type ListRecipesQuery = Static<typeof ListRecipesQuery>

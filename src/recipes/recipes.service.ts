@@ -56,8 +56,17 @@ function byRecipe(rows: IngredientRow[]): Map<string, IngredientRow[]> {
 
 /** Recipes with their ingredients and the items' names (a deleted item keeps its last name). */
 async function withIngredients(db: Executor, tenant: Tenant, rows: RecipeRow[]): Promise<Recipe[]> {
-  const ingredients = await ingredientRows(db, tenant, rows.map((row) => row.id))
-  const items = await findItemRows(db, tenant, ingredients.map((row) => row.inventory_item_id), { includeDeleted: true })
+  const ingredients = await ingredientRows(
+    db,
+    tenant,
+    rows.map((row) => row.id),
+  )
+  const items = await findItemRows(
+    db,
+    tenant,
+    ingredients.map((row) => row.inventory_item_id),
+    { includeDeleted: true },
+  )
   const grouped = byRecipe(ingredients)
   return rows.map((row) => rowToRecipe(row, grouped.get(row.id) ?? [], items))
 }
@@ -138,11 +147,7 @@ export async function listRecipes(db: Executor, tenant: Tenant, query: ListRecip
 }
 
 /** Live recipes by name, optionally one id or one category (for costing); an unknown id gives an empty list. */
-export async function listRecipesForCosting(
-  db: Executor,
-  tenant: Tenant,
-  filter: { recipeId?: string; category?: string },
-): Promise<Recipe[]> {
+export async function listRecipesForCosting(db: Executor, tenant: Tenant, filter: { recipeId?: string; category?: string }): Promise<Recipe[]> {
   return withIngredients(db, tenant, await allRecipeRows(db, tenant, filter))
 }
 
@@ -158,14 +163,20 @@ export async function findRecipeNames(db: Executor, tenant: Tenant, ids: string[
  * in its own unit, as POS mappings are). Missing or deleted recipes are absent; ingredients whose item was
  * deleted are left out.
  */
-export async function ingredientsPerServing(
-  db: Executor,
-  tenant: Tenant,
-  recipeIds: string[],
-): Promise<Map<string, { itemId: string; unitsPerServing: Decimal }[]>> {
+export async function ingredientsPerServing(db: Executor, tenant: Tenant, recipeIds: string[]): Promise<Map<string, { itemId: string; unitsPerServing: Decimal }[]>> {
   const recipes = await findRecipeRows(db, tenant, recipeIds)
-  const ingredients = byRecipe(await ingredientRows(db, tenant, recipes.map((recipe) => recipe.id)))
-  const items = await findItemRows(db, tenant, [...ingredients.values()].flat().map((row) => row.inventory_item_id))
+  const ingredients = byRecipe(
+    await ingredientRows(
+      db,
+      tenant,
+      recipes.map((recipe) => recipe.id),
+    ),
+  )
+  const items = await findItemRows(
+    db,
+    tenant,
+    [...ingredients.values()].flat().map((row) => row.inventory_item_id),
+  )
   const result = new Map<string, { itemId: string; unitsPerServing: Decimal }[]>()
   for (const recipe of recipes) {
     const perServing: { itemId: string; unitsPerServing: Decimal }[] = []

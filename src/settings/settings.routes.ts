@@ -28,8 +28,7 @@ export async function settingsRoutes(app: App) {
       schema: {
         tags,
         summary: 'Change the account settings',
-        description:
-          'Any subset of the fields, targets one by one too; the others keep their value. Answers the whole settings.',
+        description: 'Any subset of the fields, targets one by one too; the others keep their value. Answers the whole settings.',
         body: UpdateSettingsBody,
         response: { 200: envelope(Settings) },
       },

@@ -15,10 +15,7 @@ const Percentage = (what: string, fallback: number) =>
 
 const settingsFields = {
   currency: Currency,
-  variance_threshold: Percentage(
-    'Variance percentage above which an item is flagged (variance reports, variance.detected events; high severity above twice it)',
-    5,
-  ),
+  variance_threshold: Percentage('Variance percentage above which an item is flagged (variance reports, variance.detected events; high severity above twice it)', 5),
 }
 
 const targetFields = {

@@ -21,12 +21,7 @@ const number = (value: string | null, fallback: number) => (value === null ? fal
  * currency of money, the variance threshold, the metric targets) read them here.
  */
 export async function getSettings(db: Executor, tenant: Tenant): Promise<Settings> {
-  const row = await db
-    .selectFrom('settings')
-    .selectAll()
-    .where('account_id', '=', tenant.accountId)
-    .where('environment', '=', tenant.environment)
-    .executeTakeFirst()
+  const row = await db.selectFrom('settings').selectAll().where('account_id', '=', tenant.accountId).where('environment', '=', tenant.environment).executeTakeFirst()
   if (!row) return structuredClone(DEFAULT_SETTINGS)
   const targets = DEFAULT_SETTINGS.targets
   return {

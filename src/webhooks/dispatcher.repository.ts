@@ -207,12 +207,6 @@ export async function countPendingDeliveries(db: Db, cap: number): Promise<numbe
 
 /** When the oldest pending delivery was created (with its event), if any is pending: one index lookup. */
 export async function oldestPendingDeliveryAt(db: Db): Promise<Date | undefined> {
-  const row = await db
-    .selectFrom('webhook_deliveries')
-    .select('created_at')
-    .where('status', '=', 'pending')
-    .orderBy('created_at')
-    .limit(1)
-    .executeTakeFirst()
+  const row = await db.selectFrom('webhook_deliveries').select('created_at').where('status', '=', 'pending').orderBy('created_at').limit(1).executeTakeFirst()
   return row?.created_at
 }

@@ -60,11 +60,7 @@ function rowToDelivery(row: DeliveryRow, attempts: AttemptRow[]): Delivery {
 }
 
 function liveWebhooks(db: Executor, tenant: Tenant) {
-  return db
-    .selectFrom('webhooks')
-    .where('account_id', '=', tenant.accountId)
-    .where('environment', '=', tenant.environment)
-    .where('deleted_at', 'is', null)
+  return db.selectFrom('webhooks').where('account_id', '=', tenant.accountId).where('environment', '=', tenant.environment).where('deleted_at', 'is', null)
 }
 
 export async function findWebhookRow(db: Executor, tenant: Tenant, id: string): Promise<WebhookRow | undefined> {
@@ -80,11 +76,7 @@ export async function listWebhookRows(db: Executor, tenant: Tenant, page: PageRe
   return pageWithTotal(liveWebhooks(db, tenant).selectAll().orderBy('created_at').orderBy('id'), liveWebhooks(db, tenant), page)
 }
 
-export async function insertWebhook(
-  trx: Trx,
-  tenant: Tenant,
-  values: { id: string; url: string; events: string[]; secret: string },
-): Promise<WebhookRow> {
+export async function insertWebhook(trx: Trx, tenant: Tenant, values: { id: string; url: string; events: string[]; secret: string }): Promise<WebhookRow> {
   return trx
     .insertInto('webhooks')
     .values({ ...values, account_id: tenant.accountId, environment: tenant.environment, status: 'active' })
@@ -120,30 +112,23 @@ export async function cancelPendingDeliveries(trx: Trx, webhookIds: string[]): P
 async function attemptsOf(db: Executor, deliveryIds: string[]): Promise<Map<string, AttemptRow[]>> {
   const byDelivery = new Map<string, AttemptRow[]>(deliveryIds.map((id) => [id, []]))
   if (deliveryIds.length === 0) return byDelivery
-  const rows = await db
-    .selectFrom('webhook_delivery_attempts')
-    .selectAll()
-    .where('delivery_id', 'in', deliveryIds)
-    .orderBy('delivery_id')
-    .orderBy('attempt')
-    .execute()
+  const rows = await db.selectFrom('webhook_delivery_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('delivery_id').orderBy('attempt').execute()
   for (const row of rows) byDelivery.get(row.delivery_id)?.push(row)
   return byDelivery
 }
 
 function deliveriesOf(db: Executor, tenant: Tenant, webhookId: string) {
-  return db
-    .selectFrom('webhook_deliveries')
-    .where('account_id', '=', tenant.accountId)
-    .where('environment', '=', tenant.environment)
-    .where('webhook_id', '=', webhookId)
+  return db.selectFrom('webhook_deliveries').where('account_id', '=', tenant.accountId).where('environment', '=', tenant.environment).where('webhook_id', '=', webhookId)
 }
 
 export async function listDeliveryRows(db: Executor, tenant: Tenant, webhookId: string, query: ListDeliveriesQuery, page: PageRequest) {
   let select = deliveriesOf(db, tenant, webhookId)
   if (query.status) select = select.where('status', '=', query.status)
   const { rows, total } = await pageWithTotal(select.selectAll().orderBy('sequence', 'desc'), select, page)
-  const attempts = await attemptsOf(db, rows.map((row) => row.id))
+  const attempts = await attemptsOf(
+    db,
+    rows.map((row) => row.id),
+  )
   return { deliveries: rows.map((row) => rowToDelivery(row, attempts.get(row.id) ?? [])), total }
 }
 

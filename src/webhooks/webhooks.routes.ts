@@ -18,16 +18,7 @@ import {
   WebhookParams,
   WebhookSummary,
 } from './webhooks.schemas.js'
-import {
-  createWebhook,
-  deleteWebhook,
-  getWebhook,
-  listDeliveries,
-  listWebhooks,
-  retryDelivery,
-  sendTestPing,
-  updateWebhook,
-} from './webhooks.service.js'
+import { createWebhook, deleteWebhook, getWebhook, listDeliveries, listWebhooks, retryDelivery, sendTestPing, updateWebhook } from './webhooks.service.js'
 
 export interface WebhookRoutesOptions {
   /** BARSTOCK_WEBHOOK_ALLOW_PRIVATE: accept URLs on loopback and private addresses. */
@@ -47,7 +38,13 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions) {
   app.get(
     '/',
     {
-      schema: { tags, summary: 'List webhooks', description: 'The account’s webhooks in the key’s environment, oldest first.', querystring: ListWebhooksQuery, response: { 200: listEnvelope(WebhookSummary) } },
+      schema: {
+        tags,
+        summary: 'List webhooks',
+        description: 'The account’s webhooks in the key’s environment, oldest first.',
+        querystring: ListWebhooksQuery,
+        response: { 200: listEnvelope(WebhookSummary) },
+      },
       config: { permission },
     },
     async (request) => {
@@ -63,8 +60,7 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions) {
       schema: {
         tags,
         summary: 'Create a webhook',
-        description:
-          'The secret is returned here only (generated when omitted). URLs on loopback, private and link-local addresses are refused with invalid_parameter.',
+        description: 'The secret is returned here only (generated when omitted). URLs on loopback, private and link-local addresses are refused with invalid_parameter.',
         body: createWebhookBody(options.eventKinds),
         response: { 201: envelope(CreatedWebhook) },
       },
@@ -89,7 +85,9 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions) {
         tags,
         summary: 'Get a webhook with its delivery statistics',
         description: 'The webhook and how its delivery attempts went; the secret is never shown again.',
-        params: WebhookParams, response: { 200: envelope(WebhookDetail) } },
+        params: WebhookParams,
+        response: { 200: envelope(WebhookDetail) },
+      },
       config: { permission, errors: [webhookNotFound] },
     },
     async (request) => ({ data: await getWebhook(app.db, tenantOf(request), request.params.id) }),
@@ -108,8 +106,7 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions) {
       },
       config: { permission, errors: [webhookNotFound] },
     },
-    (request, reply) =>
-      runWrite(app.db, request, reply, 200, (trx) => updateWebhook(trx, tenantOf(request), request.params.id, request.body)),
+    (request, reply) => runWrite(app.db, request, reply, 200, (trx) => updateWebhook(trx, tenantOf(request), request.params.id, request.body)),
   )
 
   app.delete(
@@ -119,7 +116,9 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions) {
         tags,
         summary: 'Delete a webhook',
         description: 'Nothing more is sent to it; its waiting deliveries are cancelled and its secret erased.',
-        params: WebhookParams, response: { 200: envelope(Deleted('id')) } },
+        params: WebhookParams,
+        response: { 200: envelope(Deleted('id')) },
+      },
       config: { permission, errors: [webhookNotFound] },
     },
     (request, reply) => runWrite(app.db, request, reply, 200, (trx) => deleteWebhook(trx, tenantOf(request), request.params.id)),
@@ -157,10 +156,7 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions) {
       },
       config: { permission, errors: [webhookNotFound, deliveryNotFound] },
     },
-    (request, reply) =>
-      runWrite(app.db, request, reply, 200, (trx) =>
-        retryDelivery(trx, tenantOf(request), request.params.id, request.params.delivery_id),
-      ),
+    (request, reply) => runWrite(app.db, request, reply, 200, (trx) => retryDelivery(trx, tenantOf(request), request.params.id, request.params.delivery_id)),
   )
 
   app.post(
@@ -169,8 +165,7 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions) {
       schema: {
         tags,
         summary: 'Send a test ping',
-        description:
-          'Queues a `ping` delivery (data `{webhook_id}`), sent at once; its outcome appears in the deliveries list. The webhook must be active.',
+        description: 'Queues a `ping` delivery (data `{webhook_id}`), sent at once; its outcome appears in the deliveries list. The webhook must be active.',
         params: WebhookParams,
         response: { 201: envelope(Delivery) },
       },

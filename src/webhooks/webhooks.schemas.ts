@@ -27,34 +27,31 @@ const Url = Type.String({ description: 'Where deliveries are POSTed', examples: 
 /** The create body, for the event kinds of the registry. */
 export const createWebhookBody = (kinds: readonly string[]) =>
   Type.Object(
-  {
-    url: Type.String({
-      minLength: 1,
-      maxLength: 2048,
-      description: 'An absolute http or https URL on a public address, 1 to 2,048 characters, without user:password@; cannot change later',
-      examples: ['https://hooks.thecopperbar.example/barstock'],
-    }),
-    events: subscribedEvents(kinds),
-    secret: Type.Optional(
-      Type.String({
-        minLength: 16,
-        maxLength: 256,
-        pattern: '^[\\x21-\\x7e]+$',
-        description: 'Signing secret, 16 to 256 printable ASCII characters without spaces; generated (whsec_…) when omitted',
-        examples: ['whsec_Zx8kq2VbN4mP7rT1yW3eH6jL9sD0fG5a'],
+    {
+      url: Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        description: 'An absolute http or https URL on a public address, 1 to 2,048 characters, without user:password@; cannot change later',
+        examples: ['https://hooks.thecopperbar.example/barstock'],
       }),
-    ),
-  },
-  { additionalProperties: false },
-)
+      events: subscribedEvents(kinds),
+      secret: Type.Optional(
+        Type.String({
+          minLength: 16,
+          maxLength: 256,
+          pattern: '^[\\x21-\\x7e]+$',
+          description: 'Signing secret, 16 to 256 printable ASCII characters without spaces; generated (whsec_…) when omitted',
+          examples: ['whsec_Zx8kq2VbN4mP7rT1yW3eH6jL9sD0fG5a'],
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  )
 export type CreateWebhookBody = Static<ReturnType<typeof createWebhookBody>>
 
 /** The update body, for the event kinds of the registry. */
 export const updateWebhookBody = (kinds: readonly string[]) =>
-  Type.Object(
-  { events: Type.Optional(subscribedEvents(kinds)), status: Type.Optional(Status) },
-  { additionalProperties: false, minProperties: 1 },
-)
+  Type.Object({ events: Type.Optional(subscribedEvents(kinds)), status: Type.Optional(Status) }, { additionalProperties: false, minProperties: 1 })
 export type UpdateWebhookBody = Static<ReturnType<typeof updateWebhookBody>>
 
 export const WebhookSummary = Type.Object({ id: Id, url: Url, events: EventsOut, status: Status, created_at: { ...Timestamp, description: 'When it was created' } })
@@ -72,9 +69,9 @@ export type CreatedWebhook = Static<typeof CreatedWebhook>
 
 export const DeliveryStats = Type.Object(
   {
-  total_delivered: Type.Integer({ description: 'Attempts the receiver acknowledged with a 2xx', examples: [1284] }),
-  total_failed: Type.Integer({ description: 'Attempts that failed (other status, timeout, connection error, refused address)', examples: [3] }),
-  last_delivery: Type.Union([Timestamp, Type.Null()], { description: 'Time of the latest attempt, null before the first' }),
+    total_delivered: Type.Integer({ description: 'Attempts the receiver acknowledged with a 2xx', examples: [1284] }),
+    total_failed: Type.Integer({ description: 'Attempts that failed (other status, timeout, connection error, refused address)', examples: [3] }),
+    last_delivery: Type.Union([Timestamp, Type.Null()], { description: 'Time of the latest attempt, null before the first' }),
   },
   { description: 'Its delivery attempts so far' },
 )
@@ -105,7 +102,10 @@ export const Delivery = Type.Object({
   webhook_id: Id,
   event_id: Type.String({ description: 'The event’s id, also sent as X-Webhook-Id', examples: ['evt_01jd3k6m2q8v4r7t9w1y3z5b7c'] }),
   event: Type.String({ description: 'The event kind, or ping', examples: ['inventory.low_stock'] }),
-  status: StringEnum(DELIVERY_STATUSES, { description: 'pending (an attempt is due), delivered, failed (retries over) or cancelled (the webhook was disabled)', examples: ['delivered'] }),
+  status: StringEnum(DELIVERY_STATUSES, {
+    description: 'pending (an attempt is due), delivered, failed (retries over) or cancelled (the webhook was disabled)',
+    examples: ['delivered'],
+  }),
   next_attempt_at: Type.Union([Timestamp, Type.Null()], { description: 'When pending: when the next attempt is due; null otherwise', examples: [null] }),
   created_at: { ...Timestamp, description: 'When the delivery was queued' },
   completed_at: Type.Union([Timestamp, Type.Null()], { description: 'When it was delivered, failed or cancelled; null while pending' }),

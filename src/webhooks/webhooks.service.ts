@@ -23,16 +23,7 @@ import {
   updateWebhookRow,
   type WebhookRow,
 } from './webhooks.repository.js'
-import type {
-  CreatedWebhook,
-  CreateWebhookBody,
-  Delivery,
-  ListDeliveriesQuery,
-  UpdatedWebhook,
-  UpdateWebhookBody,
-  WebhookDetail,
-  WebhookSummary,
-} from './webhooks.schemas.js'
+import type { CreatedWebhook, CreateWebhookBody, Delivery, ListDeliveriesQuery, UpdatedWebhook, UpdateWebhookBody, WebhookDetail, WebhookSummary } from './webhooks.schemas.js'
 import { generateWebhookSecret } from './signature.js'
 
 /** `["*"]` stands alone: combined with named kinds it would be ambiguous (invalid_parameter). */

@@ -39,7 +39,11 @@ async function categoryHistory(caller: Caller) {
   const tonic = await createItem(ctx, caller, { name: 'Tonic Can', unit: 'can', size_ml: 200, category: 'mixer', quantity: 8, cost_per_unit: 0.5 })
   await createItem(ctx, caller, { name: 'House Red 750ml', category: 'wine', quantity: 6, cost_per_unit: 9 })
   const pos = await salesChannel(ctx, caller)
-  for (const [posItemId, item] of [['VODKA-30', vodka], ['GIN-30', gin], ['RUM-30', rum]] as const) {
+  for (const [posItemId, item] of [
+    ['VODKA-30', vodka],
+    ['GIN-30', gin],
+    ['RUM-30', rum],
+  ] as const) {
     await pos.map(posItemId, { inventory_item_id: item.id, conversion_factor: 30, conversion_unit: 'ml' })
   }
   await pos.map('LAGER', { inventory_item_id: lager.id, conversion_factor: 1, conversion_unit: 'can' })
@@ -106,7 +110,10 @@ describe('GET /v1/analytics/categories', () => {
     ])
     assert.equal(body.pagination.total, 3)
     const second = await categories(caller, { ...PERIOD, per_page: '1', page: '2' })
-    assert.deepEqual(second.data.map((entry: { category: string }) => entry.category), ['beer'])
+    assert.deepEqual(
+      second.data.map((entry: { category: string }) => entry.category),
+      ['beer'],
+    )
     assert.equal(second.pagination.total_pages, 3)
   })
 
@@ -140,9 +147,31 @@ describe('GET /v1/analytics/categories', () => {
         usageCost: decimal(usage.reduce((total, [, cost]) => total + cost, 0)),
       }) as PeriodLine
     // A $12 gin and tonic costing $1.50 of gin and $0.50 of tonic: 12 × 1.5 / 2 = $9 and 12 × 0.5 / 2 = $3.
-    const split = revenueByItem(line([['gin', 1.5], ['tonic', 0.5]]))
-    assert.deepEqual([...split].map(([itemId, revenue]) => [itemId, revenue.toFixed(2)]), [['gin', '9.00'], ['tonic', '3.00']])
-    const free = revenueByItem(line([['water', 0], ['ice', 0]]))
-    assert.deepEqual([...free].map(([itemId, revenue]) => [itemId, revenue.toFixed(2)]), [['water', '6.00'], ['ice', '6.00']])
+    const split = revenueByItem(
+      line([
+        ['gin', 1.5],
+        ['tonic', 0.5],
+      ]),
+    )
+    assert.deepEqual(
+      [...split].map(([itemId, revenue]) => [itemId, revenue.toFixed(2)]),
+      [
+        ['gin', '9.00'],
+        ['tonic', '3.00'],
+      ],
+    )
+    const free = revenueByItem(
+      line([
+        ['water', 0],
+        ['ice', 0],
+      ]),
+    )
+    assert.deepEqual(
+      [...free].map(([itemId, revenue]) => [itemId, revenue.toFixed(2)]),
+      [
+        ['water', '6.00'],
+        ['ice', '6.00'],
+      ],
+    )
   })
 })

@@ -183,13 +183,22 @@ describe('GET /v1/analytics/costing', () => {
   test('filters by recipe_id and by drink category, and pages', async () => {
     const b = await bar()
     const cocktails = await costingData(b.caller, { category: 'cocktail' })
-    assert.deepEqual(cocktails.data.map((recipe: { name: string }) => recipe.name), ['House Kamikaze'])
+    assert.deepEqual(
+      cocktails.data.map((recipe: { name: string }) => recipe.name),
+      ['House Kamikaze'],
+    )
     const one = await costingData(b.caller, { recipe_id: b.recipes.shot.id })
-    assert.deepEqual(one.data.map((recipe: { recipe_id: string }) => recipe.recipe_id), [b.recipes.shot.id])
+    assert.deepEqual(
+      one.data.map((recipe: { recipe_id: string }) => recipe.recipe_id),
+      [b.recipes.shot.id],
+    )
     assert.deepEqual((await costingData(b.caller, { recipe_id: b.recipes.shot.id, category: 'cocktail' })).data, [])
     assert.deepEqual((await costingData(b.caller, { category: 'tiki' })).data, [])
     const second = await costingData(b.caller, { per_page: '1', page: '2' })
-    assert.deepEqual(second.data.map((recipe: { name: string }) => recipe.name), ['House Kamikaze'])
+    assert.deepEqual(
+      second.data.map((recipe: { name: string }) => recipe.name),
+      ['House Kamikaze'],
+    )
     assert.equal(second.pagination.total, 3)
     assert.equal(second.pagination.next_page_url, '/v1/analytics/costing?per_page=1&page=3')
     const badCategory = await costing(b.caller, { category: 'Cocktail' })
@@ -211,7 +220,10 @@ describe('GET /v1/analytics/costing', () => {
     const deleted = await costing(b.caller, { recipe_id: b.recipes.shot.id })
     assert.equal(deleted.statusCode, 404)
     assert.equal(json(deleted).error.code, 'recipe_not_found')
-    assert.deepEqual((await costingData(b.caller)).data.map((recipe: { name: string }) => recipe.name), ['House Kamikaze', 'Zero-proof lime soda'])
+    assert.deepEqual(
+      (await costingData(b.caller)).data.map((recipe: { name: string }) => recipe.name),
+      ['House Kamikaze', 'Zero-proof lime soda'],
+    )
   })
 
   test('needs analytics:read', async () => {

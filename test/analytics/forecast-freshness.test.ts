@@ -50,10 +50,14 @@ test(`a fresh account that imports 28 days of sales has forecasts within ${DELAY
   }
   // The worker's first refit of the new account (nothing to fit yet) is done once the next one is ahead:
   // the one when a business day closes. The import below is then a change of history.
-  await eventually(async () => {
-    const nextRefitAt = json(await forecast()).error.details.next_refit_at
-    return nextRefitAt && Date.parse(nextRefitAt) > Date.now() ? nextRefitAt : undefined
-  }, 30_000, 'the first refit of the account')
+  await eventually(
+    async () => {
+      const nextRefitAt = json(await forecast()).error.details.next_refit_at
+      return nextRefitAt && Date.parse(nextRefitAt) > Date.now() ? nextRefitAt : undefined
+    },
+    30_000,
+    'the first refit of the account',
+  )
 
   const sales = items.flatMap((item, index) =>
     Array.from({ length: 28 }, (_, day) => ({
@@ -80,10 +84,17 @@ test(`a fresh account that imports 28 days of sales has forecasts within ${DELAY
     `next_refit_at ${json(refused).error.details.next_refit_at} is ${DELAY_SECONDS} s after the import`,
   )
 
-  const report = await eventually(async () => {
-    const response = await forecast()
-    return response.statusCode === 200 ? json(response).data : undefined
-  }, DELAY_SECONDS * 1000 + 5000, 'forecasts after the import')
-  assert.deepEqual(report.forecasts.map((line: { name: string }) => line.name), ['Gin', 'Rye'])
+  const report = await eventually(
+    async () => {
+      const response = await forecast()
+      return response.statusCode === 200 ? json(response).data : undefined
+    },
+    DELAY_SECONDS * 1000 + 5000,
+    'forecasts after the import',
+  )
+  assert.deepEqual(
+    report.forecasts.map((line: { name: string }) => line.name),
+    ['Gin', 'Rye'],
+  )
   assert.ok(Date.parse(report.generated_at) >= importStarted, `fitted at ${report.generated_at}, after the import`)
 })

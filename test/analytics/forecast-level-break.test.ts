@@ -10,7 +10,10 @@ function stepped(before: number, after: number, breakWeeks: number): number[] {
 
 describe('recentLevelBreak', () => {
   test('finds a clear step of the last 1 to 4 weeks, counting only weeks after it; an older one is left to the smoothing', () => {
-    for (const [before, after] of [[5, 11], [20, 8]] as const) {
+    for (const [before, after] of [
+      [5, 11],
+      [20, 8],
+    ] as const) {
       for (const weeksSince of [1, 2, 3, 4]) {
         const found = recentLevelBreak(stepped(before, after, weeksSince))
         assert.ok(found !== null && found <= weeksSince, `${before} → ${after}, ${weeksSince} weeks ago: ${found}`)
@@ -21,7 +24,7 @@ describe('recentLevelBreak', () => {
     assert.equal(recentLevelBreak(stepped(5, 11, 1)), 1)
   })
 
-  test('does not read a steady trend as a break: the new weeks lie on the earlier weeks\' line', () => {
+  test("does not read a steady trend as a break: the new weeks lie on the earlier weeks' line", () => {
     assert.equal(recentLevelBreak(Array.from({ length: 16 }, (_, week) => 10 + 2 * week)), null)
     assert.equal(recentLevelBreak(Array.from({ length: 16 }, (_, week) => 40 - 2 * week)), null)
   })

@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict'
 import { before, describe, test } from 'node:test'
-import {
-  FORECAST_HORIZON_DAYS,
-  forecastDemand,
-  holidayNames,
-  initForecasting,
-  MIN_HISTORY_DAYS,
-  totalErrorStdDev,
-} from '../../src/analytics/forecast/index.js'
+import { FORECAST_HORIZON_DAYS, forecastDemand, holidayNames, initForecasting, MIN_HISTORY_DAYS, totalErrorStdDev } from '../../src/analytics/forecast/index.js'
 import { seededRandom } from '../../src/pos/simulation/bar-data.js'
 
 const BAR_WEEK = [10, 6, 7, 8, 12, 19, 21]
@@ -81,7 +74,7 @@ describe('forecastDemand', () => {
 })
 
 describe('holidayNames', () => {
-  test("lists Christmas Day for the US from 20 December for 10 days", () => {
+  test('lists Christmas Day for the US from 20 December for 10 days', () => {
     assert.ok(holidayNames('US', '2026-12-20', 10).includes('Christmas Day'))
   })
 
@@ -106,12 +99,19 @@ describe('forecastDemand on bad input', () => {
     const gaps = week.map((value, day) => (day % 29 < 3 ? 0 : value))
     const closedMondays = week.map((value, day) => (day % 7 === 1 ? 0 : value))
     const closedAtEnd = [...week.slice(0, 133), ...new Array<number>(14).fill(0)]
-    for (const [label, history] of [['gaps', gaps], ['closed Mondays', closedMondays], ['closed at the end', closedAtEnd]] as const) {
+    for (const [label, history] of [
+      ['gaps', gaps],
+      ['closed Mondays', closedMondays],
+      ['closed at the end', closedAtEnd],
+    ] as const) {
       assertUsable(forecastDemand([...history]), label)
     }
     // A weekday that never sells is forecast to sell next to nothing (its factor shrunk towards 1 by a hair).
     const mondays = forecastDemand(closedMondays).daily.filter((_, day) => (147 + day) % 7 === 1)
-    assert.ok(mondays.every((value) => value < 0.05), `Mondays ${mondays.join(', ')}`)
+    assert.ok(
+      mondays.every((value) => value < 0.05),
+      `Mondays ${mondays.join(', ')}`,
+    )
   })
 
   test('forecasts 0 with no error for an item that never sold', () => {

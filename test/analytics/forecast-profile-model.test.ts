@@ -58,7 +58,10 @@ describe('clipSpikes', () => {
     // Day 100 is weekday 2 (7 a day; 8.7 with the spike in its weekday's mean): measured bound 8.7 + 3 × √8.7
     // = 17.9, against the spike's 36.0 and the day's 7.2 before it.
     assert.ok((clipped[100] ?? 0) < 20 && (clipped[100] ?? 0) > (history[100] ?? 0), `clipped to ${clipped[100]}`)
-    assert.deepEqual(clipped.filter((_, day) => day !== 100), history.filter((_, day) => day !== 100))
+    assert.deepEqual(
+      clipped.filter((_, day) => day !== 100),
+      history.filter((_, day) => day !== 100),
+    )
   })
 
   test('keeps ordinary sales of a low-volume item whose usual deviation is 0', () => {

@@ -14,14 +14,29 @@ after(() => ctx.close())
 test('a storeroom’s demand is what the bars draw from it: transfers out are forecast like sales, voided ones are not', async () => {
   const caller = await ctx.newCaller()
   await createLocations(ctx, caller, ['storeroom'])
-  const store = await createItem(ctx, caller, { name: 'Lager 24-pack', sku: 'LAGER', unit: 'case', case_size: 24, size_ml: 355, category: 'beer', location: 'storeroom', quantity: 200 })
+  const store = await createItem(ctx, caller, {
+    name: 'Lager 24-pack',
+    sku: 'LAGER',
+    unit: 'case',
+    case_size: 24,
+    size_ml: 355,
+    category: 'beer',
+    location: 'storeroom',
+    quantity: 200,
+  })
   const clock = refitClock()
   const transfers: string[] = []
   // Three cases a day to the bar for 21 closed business days, at 18:00 of each.
   for (let day = 1; day <= 21; day++) {
     const response = await ctx.request('POST', '/v1/inventory/transfers', {
       key: caller.key,
-      body: { from_location: 'storeroom', to_location: 'main_bar', transferred_by: 'sam', transferred_at: new Date(clock.getTime() - day * DAY_MS + 6 * 3_600_000).toISOString(), items: [{ item_id: store.id, quantity: 3 }] },
+      body: {
+        from_location: 'storeroom',
+        to_location: 'main_bar',
+        transferred_by: 'sam',
+        transferred_at: new Date(clock.getTime() - day * DAY_MS + 6 * 3_600_000).toISOString(),
+        items: [{ item_id: store.id, quantity: 3 }],
+      },
     })
     assert.equal(response.statusCode, 201, response.body)
     transfers.push(json(response).data.id)

@@ -79,7 +79,7 @@ async function forecastData(caller: Caller, query = '') {
   return json(response).data
 }
 
-function assertError(response: Awaited<ReturnType<TestContext["request"]>>, status: number, code: string) {
+function assertError(response: Awaited<ReturnType<TestContext['request']>>, status: number, code: string) {
   assert.equal(response.statusCode, status, response.body)
   assert.equal(json(response).error.code, code)
 }
@@ -183,7 +183,10 @@ describe('GET /v1/analytics/forecast', () => {
     await pos.map(vodka)
     await pos.map(cider)
     await pos.sell(vodka, history(Array(30).fill(1)))
-    await pos.sell(cider, history(Array(30).fill(4)).map((sale) => ({ ...sale, location: 'rooftop' })))
+    await pos.sell(
+      cider,
+      history(Array(30).fill(4)).map((sale) => ({ ...sale, location: 'rooftop' })),
+    )
     await refitForecasts(ctx.database.db, caller.tenant, NOW)
 
     const names = (data: any) => data.forecasts.map((line: any) => line.name)
@@ -291,7 +294,10 @@ describe('forecast refits', () => {
       if (runs.length === 0) await setTimeout(25)
     }
     const refittedAt = Date.now()
-    assert.deepEqual(runs.map((run) => run.reason), ['history_changed'])
+    assert.deepEqual(
+      runs.map((run) => run.reason),
+      ['history_changed'],
+    )
     assert.ok(refittedAt >= firstImportStarted + delayMs, `refitted ${refittedAt - firstImportStarted} ms after the first import`)
     assert.ok(refittedAt < secondImportStarted + delayMs, `refitted ${refittedAt - secondImportStarted} ms after the second import: the delay runs from the first`)
     const coalesced = await storedDaily(item.id)
@@ -329,7 +335,10 @@ describe('forecast refits', () => {
     const [failed] = await refitDue(caller, soon, flaky)
     const metricsAfter = await scrape(ctx, METRICS_TOKEN)
     assert.equal(metricsAfter.value(refits, { outcome: 'partial' }) - metricsBefore.value(refits, { outcome: 'partial' }), 1, 'counted as a partial refit')
-    assert.deepEqual(failed?.result?.failed.map((failure) => failure.itemId), [failing])
+    assert.deepEqual(
+      failed?.result?.failed.map((failure) => failure.itemId),
+      [failing],
+    )
     assert.equal(failed?.result?.fitted, items.length - 1)
     const partial = await forecastData(caller)
     const demandOf = (data: any, id: string) => data.forecasts.find((line: any) => line.inventory_item_id === id).forecasted_demand

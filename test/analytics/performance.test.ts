@@ -34,9 +34,33 @@ async function barHistory(caller: Caller) {
   const pos = await salesChannel(ctx, caller)
   await pos.map('VODKA-30', { inventory_item_id: vodka.id, conversion_factor: 30, conversion_unit: 'ml' })
   await pos.map('LAGER', { inventory_item_id: lager.id, conversion_factor: 1, conversion_unit: 'can' })
-  await count(ctx, caller, [{ item_id: vodka.id, quantity: 10 }, { item_id: lager.id, quantity: 96 }], daysAgo(27))
-  await count(ctx, caller, [{ item_id: vodka.id, quantity: 7.5 }, { item_id: lager.id, quantity: 72 }], daysAgo(14))
-  await count(ctx, caller, [{ item_id: vodka.id, quantity: 3.3 }, { item_id: lager.id, quantity: 24 }], daysAgo(1))
+  await count(
+    ctx,
+    caller,
+    [
+      { item_id: vodka.id, quantity: 10 },
+      { item_id: lager.id, quantity: 96 },
+    ],
+    daysAgo(27),
+  )
+  await count(
+    ctx,
+    caller,
+    [
+      { item_id: vodka.id, quantity: 7.5 },
+      { item_id: lager.id, quantity: 72 },
+    ],
+    daysAgo(14),
+  )
+  await count(
+    ctx,
+    caller,
+    [
+      { item_id: vodka.id, quantity: 3.3 },
+      { item_id: lager.id, quantity: 24 },
+    ],
+    daysAgo(1),
+  )
   await pos.sell([
     { pos_item_id: 'VODKA-30', name: 'Vodka 30ml', quantity: 50, unit_price: 8, sold_at: daysAgo(20, 21) },
     { pos_item_id: 'LAGER', name: 'Lager', quantity: 24, unit_price: 5, sold_at: daysAgo(20, 22) },
@@ -76,10 +100,12 @@ describe('GET /v1/analytics/performance', () => {
     //   gross_margin 450 / 520 = 86.54: now 83.33, down 3.21, less than 5 % of 86.54 (4.33): stable.
     assert.deepEqual(data.trends, { pour_cost: 'increasing', variance_rate: 'decreasing', inventory_turnover: 'increasing', gross_margin: 'stable' })
     const previous = await performance(caller, { date_from: dateOf(daysAgo(27)), date_to: dateOf(daysAgo(14)) })
-    assert.deepEqual(
-      Object.fromEntries(Object.entries(previous.metrics).map(([name, metric]) => [name, (metric as { value: number }).value])),
-      { pour_cost: 13.46, variance_rate: 14.29, inventory_turnover: 0.66, gross_margin: 86.54 },
-    )
+    assert.deepEqual(Object.fromEntries(Object.entries(previous.metrics).map(([name, metric]) => [name, (metric as { value: number }).value])), {
+      pour_cost: 13.46,
+      variance_rate: 14.29,
+      inventory_turnover: 0.66,
+      gross_margin: 86.54,
+    })
     // Nothing before day 27: every trend of the previous period is stable.
     assert.deepEqual(previous.trends, { pour_cost: 'stable', variance_rate: 'stable', inventory_turnover: 'stable', gross_margin: 'stable' })
   })

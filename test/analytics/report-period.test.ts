@@ -20,8 +20,17 @@ describe('report periods', () => {
   })
 
   test('refuse a start after the end and a period over 366 days with invalid_date_range', () => {
-    assert.deepEqual(codeOf(() => reportPeriod({ date_from: '2026-11-08', date_to: '2026-11-07' })), ['invalid_date_range', 400])
-    assert.deepEqual(codeOf(() => reportPeriod({ date_from: '2025-01-01', date_to: '2026-01-02' })), ['invalid_date_range', 400])
-    assert.deepEqual(codeOf(() => reportPeriod({ date_from: '2026-02-30' })), ['invalid_parameter', 400])
+    assert.deepEqual(
+      codeOf(() => reportPeriod({ date_from: '2026-11-08', date_to: '2026-11-07' })),
+      ['invalid_date_range', 400],
+    )
+    assert.deepEqual(
+      codeOf(() => reportPeriod({ date_from: '2025-01-01', date_to: '2026-01-02' })),
+      ['invalid_date_range', 400],
+    )
+    assert.deepEqual(
+      codeOf(() => reportPeriod({ date_from: '2026-02-30' })),
+      ['invalid_parameter', 400],
+    )
   })
 })

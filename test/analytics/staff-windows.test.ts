@@ -87,7 +87,15 @@ async function month(caller: Caller) {
   let vodkaLeft = 10
   let ginLeft = 10
   let lagerLeft = 600
-  await count(ctx, caller, [{ item_id: vodka.id, quantity: vodkaLeft }, { item_id: lager.id, quantity: lagerLeft }], daysAgo(COUNT_DAYS[0] as number, 10))
+  await count(
+    ctx,
+    caller,
+    [
+      { item_id: vodka.id, quantity: vodkaLeft },
+      { item_id: lager.id, quantity: lagerLeft },
+    ],
+    daysAgo(COUNT_DAYS[0] as number, 10),
+  )
   await count(ctx, caller, [{ item_id: gin.id, quantity: ginLeft }], daysAgo(COUNT_DAYS[0] as number, 10), 'cocktail_bar')
   for (let week = 0; week < 4; week++) {
     const opened = COUNT_DAYS[week] as number
@@ -107,7 +115,15 @@ async function month(caller: Caller) {
     lagerLeft -= lagerCans * Object.keys(vodkaPours).length
     ginLeft += 12 - POUR * ((ginPours['S-DREW'][week] as number) + (ginPours['S-EMERY'][week] as number))
     const round = (quantity: number) => Math.round(quantity * 1000) / 1000
-    await count(ctx, caller, [{ item_id: vodka.id, quantity: round(vodkaLeft) }, { item_id: lager.id, quantity: lagerLeft }], daysAgo(closed, 10))
+    await count(
+      ctx,
+      caller,
+      [
+        { item_id: vodka.id, quantity: round(vodkaLeft) },
+        { item_id: lager.id, quantity: lagerLeft },
+      ],
+      daysAgo(closed, 10),
+    )
     await count(ctx, caller, [{ item_id: gin.id, quantity: round(ginLeft) }], daysAgo(closed, 10), 'cocktail_bar')
   }
   return { vodka, gin }
@@ -136,7 +152,15 @@ describe('staff variance by item window (issue 21)', () => {
     assert.equal(vodka?.item_id, items.vodka.id, JSON.stringify(evidence))
     // 800 of the 950 pours; each week's share: 240 of 255, 160 of 220.
     assert.equal(vodka.sales_share_percentage, 84.21)
-    assert.deepEqual(vodka.windows.map((window) => [window.sales_share_percentage, window.explained]), [[94.12, false], [72.73, false], [94.12, false], [72.73, false]])
+    assert.deepEqual(
+      vodka.windows.map((window) => [window.sales_share_percentage, window.explained]),
+      [
+        [94.12, false],
+        [72.73, false],
+        [94.12, false],
+        [72.73, false],
+      ],
+    )
     // Alex's share of each week's over-pour, 0.09 × 0.04 × Alex's pours × $20: $49.28 on $640 sold, 7.7 %:
     // above 2 × the target (3) and above the 6.93 % everyone else's sales of the vodka carry.
     assert.deepEqual([vodka.windows_counted, vodka.variance_cost, vodka.expected_cost, vodka.variance_rate, vodka.others_variance_rate], [4, 49.28, 640, 7.7, 6.93])
@@ -156,7 +180,16 @@ describe('staff variance by item window (issue 21)', () => {
       assert.equal(member.metrics.variance_rate, 0, JSON.stringify(member))
       const gin = member.comparison.rating_evidence.by_item.find((entry) => entry.item_id === items.gin.id)
       // Weeks 1 and 4 carry the gin's (zero) variance; weeks 2 and 3 are explained by the transfer.
-      assert.deepEqual(gin?.windows.map((window) => [window.variance_cost, window.explained]), [[0, false], [0, true], [0, true], [0, false]], JSON.stringify(gin))
+      assert.deepEqual(
+        gin?.windows.map((window) => [window.variance_cost, window.explained]),
+        [
+          [0, false],
+          [0, true],
+          [0, true],
+          [0, false],
+        ],
+        JSON.stringify(gin),
+      )
       assert.equal(member.comparison.rating_evidence.windows_explained, 2)
     }
   })

@@ -84,7 +84,14 @@ describe('GET /v1/analytics/staff', () => {
     //   good; Lee in (3, 6] below the mean: average; Kim above 6: needs_attention.
     // Each member's evidence: one item window each; their share of its sales, their variance and expected
     // cost, and the rate of everyone else who sold the item (null when nobody else did).
-    const evidence = (item: 'vodka' | 'lager' | 'gin', name: string, sales_share_percentage: number, variance_cost: number, expected_cost: number, rates: [number, number | null]) => ({
+    const evidence = (
+      item: 'vodka' | 'lager' | 'gin',
+      name: string,
+      sales_share_percentage: number,
+      variance_cost: number,
+      expected_cost: number,
+      rates: [number, number | null],
+    ) => ({
       items: 1,
       windows: 1,
       windows_explained: 0,
@@ -115,7 +122,12 @@ describe('GET /v1/analytics/staff', () => {
         role: 'Bartender',
         // $800 over checks C1 and C2; tips $80 / $800.
         metrics: { variance_rate: 2, drinks_served: 100, average_ticket: 400, customer_satisfaction: 10 },
-        comparison: { variance_rate_vs_avg: -6.29, drinks_served_vs_avg: 56.5, performance_rating: 'excellent', rating_evidence: evidence('vodka', 'Vodka 750ml', 80, 1.6, 80, [2, 2]) },
+        comparison: {
+          variance_rate_vs_avg: -6.29,
+          drinks_served_vs_avg: 56.5,
+          performance_rating: 'excellent',
+          rating_evidence: evidence('vodka', 'Vodka 750ml', 80, 1.6, 80, [2, 2]),
+        },
       },
       {
         staff_id: 'S-SAM',
@@ -123,7 +135,12 @@ describe('GET /v1/analytics/staff', () => {
         role: null,
         // $200 + $20 on one check C3; the $30 tip was reported on the $200 line only: 30 / 200.
         metrics: { variance_rate: 2, drinks_served: 30, average_ticket: 220, customer_satisfaction: 15 },
-        comparison: { variance_rate_vs_avg: -6.29, drinks_served_vs_avg: -13.5, performance_rating: 'good', rating_evidence: evidence('vodka', 'Vodka 750ml', 20, 0.4, 20, [2, 2]) },
+        comparison: {
+          variance_rate_vs_avg: -6.29,
+          drinks_served_vs_avg: -13.5,
+          performance_rating: 'good',
+          rating_evidence: evidence('vodka', 'Vodka 750ml', 20, 0.4, 20, [2, 2]),
+        },
       },
       {
         staff_id: 'S-LEE',
@@ -131,7 +148,12 @@ describe('GET /v1/analytics/staff', () => {
         role: null,
         // $120 on two lines without a check: two tickets of $60; no tips reported.
         metrics: { variance_rate: 4.17, drinks_served: 24, average_ticket: 60, customer_satisfaction: null },
-        comparison: { variance_rate_vs_avg: -4.12, drinks_served_vs_avg: -19.5, performance_rating: 'average', rating_evidence: evidence('lager', 'Lager Can', 100, 1.25, 30, [4.17, null]) },
+        comparison: {
+          variance_rate_vs_avg: -4.12,
+          drinks_served_vs_avg: -19.5,
+          performance_rating: 'average',
+          rating_evidence: evidence('lager', 'Lager Can', 100, 1.25, 30, [4.17, null]),
+        },
       },
       {
         staff_id: 'S-KIM',
@@ -139,7 +161,12 @@ describe('GET /v1/analytics/staff', () => {
         role: null,
         // A reported tip of 0 is 0 %.
         metrics: { variance_rate: 25, drinks_served: 20, average_ticket: 200, customer_satisfaction: 0 },
-        comparison: { variance_rate_vs_avg: 16.71, drinks_served_vs_avg: -23.5, performance_rating: 'needs_attention', rating_evidence: evidence('gin', 'Gin 750ml', 100, 5, 20, [25, null]) },
+        comparison: {
+          variance_rate_vs_avg: 16.71,
+          drinks_served_vs_avg: -23.5,
+          performance_rating: 'needs_attention',
+          rating_evidence: evidence('gin', 'Gin 750ml', 100, 5, 20, [25, null]),
+        },
       },
     ])
     assert.equal(body.pagination.total, 4)
@@ -147,10 +174,16 @@ describe('GET /v1/analytics/staff', () => {
 
   test('filters by staff_id against the mean of everyone, pages, and answers an empty list for a known member without sales in the period', async () => {
     const lee = await staffReport(caller, { ...PERIOD, staff_id: 'S-LEE' })
-    assert.deepEqual(lee.data.map((member: { staff_id: string }) => member.staff_id), ['S-LEE'])
+    assert.deepEqual(
+      lee.data.map((member: { staff_id: string }) => member.staff_id),
+      ['S-LEE'],
+    )
     assert.equal(lee.data[0].comparison.drinks_served_vs_avg, -19.5)
     const paged = await staffReport(caller, { ...PERIOD, per_page: '2', page: '2' })
-    assert.deepEqual(paged.data.map((member: { staff_id: string }) => member.staff_id), ['S-LEE', 'S-KIM'])
+    assert.deepEqual(
+      paged.data.map((member: { staff_id: string }) => member.staff_id),
+      ['S-LEE', 'S-KIM'],
+    )
     assert.deepEqual([paged.pagination.total, paged.pagination.total_pages, paged.pagination.next_page_url], [4, 2, null])
     const quiet = await staffReport(caller, { date_from: dateOf(daysAgo(100)), date_to: dateOf(daysAgo(90)), staff_id: mariaId })
     assert.deepEqual([quiet.data, quiet.pagination.total], [[], 0])

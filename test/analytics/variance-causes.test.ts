@@ -124,7 +124,12 @@ describe('rankCauses', () => {
   })
 
   test('calls usage with no mapped sales at all unrecorded waste (variance 100 %)', () => {
-    const [first] = rankCauses({ threshold: 5, window: window({ opening: 40, deliveries: 0, closing: 22, expected: 0, saleLines: 0, lowestTheoretical: 40 }), previous: [], unmappedSimilar: [] })
+    const [first] = rankCauses({
+      threshold: 5,
+      window: window({ opening: 40, deliveries: 0, closing: 22, expected: 0, saleLines: 0, lowestTheoretical: 40 }),
+      previous: [],
+      unmappedSimilar: [],
+    })
     assert.equal(first?.cause, 'unrecorded_waste')
     assert.equal(first?.evidence.variance_percentage, 100)
   })
@@ -134,6 +139,14 @@ describe('rankCauses', () => {
     assert.equal(rankCauses({ threshold: 5, window: rose, previous: [window(), window()], unmappedSimilar: [] })[0]?.cause, 'missing_delivery')
     // The window before lost 12 more than it sold (8 expected, 20 used): its closing count missed a case.
     const lost = window({ opening: 30, deliveries: 0, closing: 10, expected: 8 })
-    assert.equal(rankCauses({ threshold: 5, window: window({ opening: 10, deliveries: 0, closing: 14, expected: 8, lowestTheoretical: 2 }), previous: [window(), lost], unmappedSimilar: [] })[0]?.cause, 'count_error')
+    assert.equal(
+      rankCauses({
+        threshold: 5,
+        window: window({ opening: 10, deliveries: 0, closing: 14, expected: 8, lowestTheoretical: 2 }),
+        previous: [window(), lost],
+        unmappedSimilar: [],
+      })[0]?.cause,
+      'count_error',
+    )
   })
 })

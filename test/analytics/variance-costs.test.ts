@@ -141,7 +141,11 @@ describe('reports value each count window at the cost of its time', () => {
     const detected = (await eventsOf(ctx, caller, 'variance.detected')).filter((event: { item_id: string }) => event.item_id === titos.id)
     assert.deepEqual(
       detected.map((event: { variance: number; estimated_loss: number }) => [event.variance, event.estimated_loss]),
-      [[2, 40], [3, 66], [1, 22]],
+      [
+        [2, 40],
+        [3, 66],
+        [1, 22],
+      ],
     )
     assert.deepEqual(lossesOf(await variance(caller, 2, 1)), { items: [[1, 22]], total: 22, grossLoss: 22 })
   })

@@ -102,8 +102,14 @@ describe('the count alert on the gross loss rate', () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const gin = await createItem(ctx, caller, { ...GIN, quantity: 10 })
     const vodka = await createItem(ctx, caller, { ...GIN, name: 'Vodka', sku: 'VODKA', quantity: 10 })
-    await count(ctx, caller, [{ item_id: gin.id, quantity: 10 }, { item_id: vodka.id, quantity: 10 }])
-    await count(ctx, caller, [{ item_id: gin.id, quantity: 8 }, { item_id: vodka.id, quantity: 12 }])
+    await count(ctx, caller, [
+      { item_id: gin.id, quantity: 10 },
+      { item_id: vodka.id, quantity: 10 },
+    ])
+    await count(ctx, caller, [
+      { item_id: gin.id, quantity: 8 },
+      { item_id: vodka.id, quantity: 12 },
+    ])
     const alerts = await listEvents(ctx.database.db, caller.tenant, 'variance.threshold_exceeded')
     assert.equal(alerts.length, 1, 'two bottles gone cannot hide behind two bottles found')
     const alert = alerts[0]!.data as { total_loss: number; variance_rate: number }

@@ -42,8 +42,12 @@ function storedWindows(caller: Caller) {
  */
 async function storedEqualsFresh(caller: Caller, query: Record<string, string> = {}) {
   const stored = await report(caller, query)
-  const kept = await ctx.database.db.selectFrom('analytics_count_windows').select((eb) => eb.fn.countAll<string>().as('windows'))
-    .where('account_id', '=', caller.tenant.accountId).where('environment', '=', caller.tenant.environment).executeTakeFirstOrThrow()
+  const kept = await ctx.database.db
+    .selectFrom('analytics_count_windows')
+    .select((eb) => eb.fn.countAll<string>().as('windows'))
+    .where('account_id', '=', caller.tenant.accountId)
+    .where('environment', '=', caller.tenant.environment)
+    .executeTakeFirstOrThrow()
   assert.ok(Number(kept.windows) > 0, 'windows are stored')
   await storedWindows(caller).delete().execute()
   assert.deepEqual(await report(caller, query), stored)
@@ -113,10 +117,22 @@ describe('GET /v1/analytics/variance', () => {
     assert.equal(item.potential_causes[0], 'unmapped_sales')
     const unmappedEvidence = item.cause_evidence.find((entry: { cause: string }) => entry.cause === 'unmapped_sales').evidence
     assert.equal(unmappedEvidence.unmapped_quantity, 14)
-    assert.deepEqual(item.potential_causes, item.cause_evidence.map((entry: { cause: string }) => entry.cause))
+    assert.deepEqual(
+      item.potential_causes,
+      item.cause_evidence.map((entry: { cause: string }) => entry.cause),
+    )
     assert.equal(data.total_variance, 32.68)
     assert.equal(data.variance_percentage, 69.07)
-    assert.deepEqual(data.summary, { total_items_analyzed: 1, items_above_threshold: 1, high_variance_items: 1, gross_loss: 32.68, gross_gain: 0, gross_loss_percentage: 69.07, recorded_waste_cost: 0, waste_by_reason: {} })
+    assert.deepEqual(data.summary, {
+      total_items_analyzed: 1,
+      items_above_threshold: 1,
+      high_variance_items: 1,
+      gross_loss: 32.68,
+      gross_gain: 0,
+      gross_loss_percentage: 69.07,
+      recorded_waste_cost: 0,
+      waste_by_reason: {},
+    })
     assert.equal(data.threshold, 5)
     assert.equal(data.currency, 'USD')
     assert.deepEqual(data.data_quality, {
@@ -139,18 +155,28 @@ describe('GET /v1/analytics/variance', () => {
     const weighedFirst = await createItem(ctx, caller, { name: 'Weighed at opening', ...weights })
     const byEye = await createItem(ctx, caller, { name: 'By eye' })
     const once = await createItem(ctx, caller, { name: 'Counted once', ...weights })
-    await count(ctx, caller, [
-      { item_id: weighedLast.id, quantity: 10 },
-      { item_id: weighedFirst.id, quantity: 9, weights_g: [850, 650] },
-      { item_id: byEye.id, quantity: 6 },
-    ], daysAgo(10))
-    await count(ctx, caller, [
-      // 7 full and one half-full bottle.
-      { item_id: weighedLast.id, quantity: 7, weight_g: 850 },
-      { item_id: weighedFirst.id, quantity: 8.5 },
-      { item_id: byEye.id, quantity: 5.5 },
-      { item_id: once.id, quantity: 1, weight_g: 850 },
-    ], daysAgo(3))
+    await count(
+      ctx,
+      caller,
+      [
+        { item_id: weighedLast.id, quantity: 10 },
+        { item_id: weighedFirst.id, quantity: 9, weights_g: [850, 650] },
+        { item_id: byEye.id, quantity: 6 },
+      ],
+      daysAgo(10),
+    )
+    await count(
+      ctx,
+      caller,
+      [
+        // 7 full and one half-full bottle.
+        { item_id: weighedLast.id, quantity: 7, weight_g: 850 },
+        { item_id: weighedFirst.id, quantity: 8.5 },
+        { item_id: byEye.id, quantity: 5.5 },
+        { item_id: once.id, quantity: 1, weight_g: 850 },
+      ],
+      daysAgo(3),
+    )
     const data = await report(caller, { date_from: dateOf(daysAgo(10)), date_to: dateOf(daysAgo(3)) })
     const used = new Map(data.items.map((item: ReportedItem) => [item.inventory_item_id, item.actual_consumption]))
     assert.deepEqual([used.get(weighedLast.id), used.get(weighedFirst.id), used.get(byEye.id)], [2.5, 1.25, 0.5])
@@ -219,7 +245,10 @@ describe('GET /v1/analytics/variance', () => {
     const patioItem = await createItem(ctx, caller, { location: 'patio' })
     await count(ctx, caller, [{ item_id: patioItem.id, quantity: 3 }], undefined, 'patio')
     await count(ctx, caller, [{ item_id: patioItem.id, quantity: 3 }], undefined, 'patio')
-    assert.deepEqual((await report(caller, { location: 'patio' })).items.map((entry: { inventory_item_id: string }) => entry.inventory_item_id), [patioItem.id])
+    assert.deepEqual(
+      (await report(caller, { location: 'patio' })).items.map((entry: { inventory_item_id: string }) => entry.inventory_item_id),
+      [patioItem.id],
+    )
     const spirits = await ctx.request('GET', '/v1/analytics/variance', { key: caller.key, query: { category: 'spirits', location: 'main_bar' } })
     assert.equal(json(spirits).error.code, 'insufficient_data')
   })
@@ -297,8 +326,13 @@ describe('GET /v1/analytics/variance', () => {
     assert.equal((await storedEqualsFresh(caller, query)).items[0].expected_consumption, 4.0614)
     // A count back-dated before the period's start becomes the opening count; the windows around it are new.
     const backDated = await count(ctx, caller, [{ item_id: titos.id, quantity: 11 }], daysAgo(8, 2))
-    const split = await ctx.database.db.selectFrom('analytics_count_windows').select('closing_count_id')
-      .where('item_id', '=', titos.id).where('opening_at', '<', new Date(daysAgo(8, 2))).where('closing_at', '>', new Date(daysAgo(8, 2))).execute()
+    const split = await ctx.database.db
+      .selectFrom('analytics_count_windows')
+      .select('closing_count_id')
+      .where('item_id', '=', titos.id)
+      .where('opening_at', '<', new Date(daysAgo(8, 2)))
+      .where('closing_at', '>', new Date(daysAgo(8, 2)))
+      .execute()
     assert.deepEqual(split, [], 'the window the count splits is forgotten')
     const reopened = await storedEqualsFresh(caller, { date_from: dateOf(daysAgo(7)), date_to: dateOf(daysAgo(3)) })
     assert.equal(reopened.items[0].window.opening_count_id, backDated.count_id)
@@ -326,10 +360,30 @@ describe('GET /v1/analytics/variance', () => {
     // (nothing is sold): a window read for the wrong item, or half of the items lost, shows.
     const lossOf = (i: number) => 1 + (i % 9)
     const earlierLossOf = (i: number) => (i % 2) * 3
-    await count(ctx, caller, items.map((item) => ({ item_id: item.id, quantity: 30 })), daysAgo(20))
-    await count(ctx, caller, items.map((item, i) => ({ item_id: item.id, quantity: 30 - earlierLossOf(i) })), daysAgo(12))
-    const opening = await count(ctx, caller, items.map((item, i) => ({ item_id: item.id, quantity: 30 - earlierLossOf(i) })), daysAgo(10))
-    const closing = await count(ctx, caller, items.map((item, i) => ({ item_id: item.id, quantity: 30 - earlierLossOf(i) - lossOf(i) })), daysAgo(3))
+    await count(
+      ctx,
+      caller,
+      items.map((item) => ({ item_id: item.id, quantity: 30 })),
+      daysAgo(20),
+    )
+    await count(
+      ctx,
+      caller,
+      items.map((item, i) => ({ item_id: item.id, quantity: 30 - earlierLossOf(i) })),
+      daysAgo(12),
+    )
+    const opening = await count(
+      ctx,
+      caller,
+      items.map((item, i) => ({ item_id: item.id, quantity: 30 - earlierLossOf(i) })),
+      daysAgo(10),
+    )
+    const closing = await count(
+      ctx,
+      caller,
+      items.map((item, i) => ({ item_id: item.id, quantity: 30 - earlierLossOf(i) - lossOf(i) })),
+      daysAgo(3),
+    )
     const data = await report(caller, { date_from: dateOf(daysAgo(9)), date_to: dateOf(daysAgo(3)) })
     assert.equal(data.items.length, 300)
     const reported = new Map<string, ReportedItem>(data.items.map((item: ReportedItem) => [item.inventory_item_id, item]))
@@ -351,8 +405,20 @@ describe('GET /v1/analytics/variance', () => {
     await count(ctx, caller, [{ item_id: jameson.id, quantity: 6 }], daysAgo(10))
     await pos.sell([{ pos_item_id: 'JAME-BTL', name: 'Jameson Bottle', quantity: 2, unit_price: 90, sold_at: daysAgo(4) }])
     const before = await eventsOf(ctx, caller, 'variance.detected')
-    assert.deepEqual(before.map((event) => event.item_id), [titos.id], 'the closing count of Tito’s already emitted its own')
-    await count(ctx, caller, [{ item_id: titos.id, quantity: 7.5 }, { item_id: jameson.id, quantity: 4 }], daysAgo(2))
+    assert.deepEqual(
+      before.map((event) => event.item_id),
+      [titos.id],
+      'the closing count of Tito’s already emitted its own',
+    )
+    await count(
+      ctx,
+      caller,
+      [
+        { item_id: titos.id, quantity: 7.5 },
+        { item_id: jameson.id, quantity: 4 },
+      ],
+      daysAgo(2),
+    )
     const detected = (await eventsOf(ctx, caller, 'variance.detected')).slice(1)
     // Tito’s from 8 to 7.5 with nothing sold: 0.5 bottle used against 0 expected is 100%.
     assert.deepEqual(detected, [

@@ -41,10 +41,7 @@ test('a command on a data dir no server holds warns when a server answers on the
     const elsewhere = await runCli(['keys', 'list', '--json'], { BARSTOCK_DATA_DIR: otherDir, PORT: port })
     assert.equal(elsewhere.code, 0, elsewhere.stderr)
     assert.deepEqual(JSON.parse(elsewhere.stdout), [])
-    assert.ok(
-      elsewhere.stderr.includes(`warning: a barstock server answers on http://127.0.0.1:${port} but does not hold ${otherDir}`),
-      elsewhere.stderr,
-    )
+    assert.ok(elsewhere.stderr.includes(`warning: a barstock server answers on http://127.0.0.1:${port} but does not hold ${otherDir}`), elsewhere.stderr)
     assert.match(elsewhere.stderr, /Set BARSTOCK_DATA_DIR to its data dir/)
 
     const through = await runCli(['keys', 'list', '--json'], { BARSTOCK_DATA_DIR: serverDir, PORT: port })

@@ -31,7 +31,10 @@ describe('the run contract on the embedded database', () => {
       assert.equal(await authTest(server.url, created.key), 200)
 
       const listed = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout)
-      assert.deepEqual(listed.map((key: { name: string }) => key.name), ['offline', 'ci'])
+      assert.deepEqual(
+        listed.map((key: { name: string }) => key.name),
+        ['offline', 'ci'],
+      )
       assert.ok(!JSON.stringify(listed).includes(created.key), 'keys are never listed')
 
       assert.equal((await runCli(['keys', 'revoke', created.id], env)).code, 0)
@@ -89,7 +92,7 @@ describe('the run contract on the embedded database', () => {
     assert.match(result.stderr, /BARSTOCK_RATE_LIMIT_SANDBOX must be a positive integer/)
   })
 
-  test("a bad worker setting stops the server before its port opens", async () => {
+  test('a bad worker setting stops the server before its port opens', async () => {
     const result = await runCli(['serve'], { BARSTOCK_DATA_DIR: dataDir(), BARSTOCK_WEBHOOK_RETRY_SCHEDULE: 'bogus', PORT: '0' })
     assert.equal(result.code, 1)
     assert.match(result.stderr, /BARSTOCK_WEBHOOK_RETRY_SCHEDULE must be/)

@@ -43,11 +43,16 @@ describe('inventory through the client', () => {
   test('an item is created, found, filtered, paged, changed and valued', async () => {
     const api = await file.newClient()
     const vodka = await createVodka(api)
-    await api.POST('/v1/inventory/items', { body: { name: 'Hendrick’s Gin 750ml', sku: 'HEND-750', category: 'spirits', quantity: 2, unit: 'bottle', location: 'main_bar', reorder_point: 3 } })
+    await api.POST('/v1/inventory/items', {
+      body: { name: 'Hendrick’s Gin 750ml', sku: 'HEND-750', category: 'spirits', quantity: 2, unit: 'bottle', location: 'main_bar', reorder_point: 3 },
+    })
 
     assert.equal(succeeded(await api.GET('/v1/inventory/items/{id}', { params: { path: { id: vodka.id } } })).data.sku, 'TITOS-750')
     const lowStock = succeeded(await api.GET('/v1/inventory/items', { params: { query: { low_stock: true } } }))
-    assert.deepEqual(lowStock.data.map((item) => item.sku), ['HEND-750'])
+    assert.deepEqual(
+      lowStock.data.map((item) => item.sku),
+      ['HEND-750'],
+    )
     const firstPage = succeeded(await api.GET('/v1/inventory/items', { params: { query: { per_page: 1, sort: 'sku', order: 'asc' } } }))
     assert.deepEqual([firstPage.data.map((item) => item.sku), firstPage.pagination.total], [['HEND-750'], 2])
 

@@ -17,7 +17,17 @@ async function stockedAccount(api: BarstockClient) {
   ).data
   const vodka = succeeded(
     await api.POST('/v1/inventory/items', {
-      body: { name: 'Tito’s Handmade Vodka 750ml', sku: 'TITOS-750', category: 'spirits', quantity: 2, unit: 'bottle', case_size: 12, location: 'main_bar', reorder_point: 4, cost_per_unit: 18.5 },
+      body: {
+        name: 'Tito’s Handmade Vodka 750ml',
+        sku: 'TITOS-750',
+        category: 'spirits',
+        quantity: 2,
+        unit: 'bottle',
+        case_size: 12,
+        location: 'main_bar',
+        reorder_point: 4,
+        cost_per_unit: 18.5,
+      },
     }),
   ).data
   return { distributor, vodka }
@@ -48,7 +58,10 @@ describe('ordering through the client', () => {
 
     assert.equal(succeeded(await api.GET('/v1/orders/{id}', path)).data.status, 'delivered')
     assert.equal(succeeded(await api.GET('/v1/inventory/items/{id}', { params: { path: { id: vodka.id } } })).data.quantity, 14)
-    assert.deepEqual(succeeded(await api.GET('/v1/orders')).data.map((listed) => listed.id), [order.id])
+    assert.deepEqual(
+      succeeded(await api.GET('/v1/orders')).data.map((listed) => listed.id),
+      [order.id],
+    )
   })
 
   test('recommends nothing without sales history, and refuses to receive a draft with invalid_status', async () => {

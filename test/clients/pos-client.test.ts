@@ -20,19 +20,28 @@ describe('POS through the client', () => {
         body: { name: 'Bud Light 12oz Bottle', sku: 'BUD-12', category: 'beer', quantity: 24, unit: 'bottle', size_ml: 355, location: 'main_bar' },
       }),
     ).data
-    const created = await api.POST('/v1/pos/connections', { body: { pos_type: 'square', name: 'Front bar Square', credentials: SQUARE_CREDENTIALS, sync_frequency: 'daily', initial_sync: 'incremental' } })
+    const created = await api.POST('/v1/pos/connections', {
+      body: { pos_type: 'square', name: 'Front bar Square', credentials: SQUARE_CREDENTIALS, sync_frequency: 'daily', initial_sync: 'incremental' },
+    })
     assert.equal(created.response.status, 201)
     const connection = succeeded(created).data
     const path = { params: { path: { id: connection.id } } }
-    assert.deepEqual(succeeded(await api.GET('/v1/pos/connections')).data.map((listed) => listed.id), [connection.id])
+    assert.deepEqual(
+      succeeded(await api.GET('/v1/pos/connections')).data.map((listed) => listed.id),
+      [connection.id],
+    )
 
     // The create asked for a first sync; the worker runs it.
     const firstSyncId = connection.first_sync_id
     assert.ok(firstSyncId, 'initial_sync names its run')
-    const run = await eventually(async () => {
-      const current = succeeded(await api.GET('/v1/pos/syncs/{sync_id}', { params: { path: { sync_id: firstSyncId } } })).data
-      return current.status !== 'processing' && current
-    }, 240_000, 'the first sync run to end')
+    const run = await eventually(
+      async () => {
+        const current = succeeded(await api.GET('/v1/pos/syncs/{sync_id}', { params: { path: { sync_id: firstSyncId } } })).data
+        return current.status !== 'processing' && current
+      },
+      240_000,
+      'the first sync run to end',
+    )
     assert.equal(run.status, 'completed', JSON.stringify(run.error))
     assert.ok(succeeded(await api.GET('/v1/pos/syncs', { params: { query: { connection_id: connection.id } } })).data.some((listed) => listed.sync_id === firstSyncId))
 

@@ -33,7 +33,10 @@ describe('settings and recipes through the client', () => {
     const recipe = succeeded(created).data
     const path = { params: { path: { id: recipe.id } } }
     assert.equal(succeeded(await api.PUT('/v1/recipes/{id}', { ...path, body: { selling_price: 13 } })).data.selling_price, 13)
-    assert.deepEqual(succeeded(await api.GET('/v1/recipes')).data.map((listed) => listed.id), [recipe.id])
+    assert.deepEqual(
+      succeeded(await api.GET('/v1/recipes')).data.map((listed) => listed.id),
+      [recipe.id],
+    )
     const costing = succeeded(await api.GET('/v1/analytics/costing')).data
     assert.ok(JSON.stringify(costing).includes(recipe.id))
 
@@ -56,7 +59,10 @@ describe('analytics reports through the client', () => {
     assert.equal(early.response.status, 400)
     assert.equal(early.error?.error.code, 'insufficient_data')
 
-    for (const [daysAgo, quantity] of [[20, 6], [1, 4.5]] as const) {
+    for (const [daysAgo, quantity] of [
+      [20, 6],
+      [1, 4.5],
+    ] as const) {
       const countedAt = new Date(Date.now() - daysAgo * 86_400_000).toISOString()
       succeeded(await api.POST('/v1/inventory/count', { body: { location: 'main_bar', counted_by: 'Maria', counted_at: countedAt, items: [{ item_id: gin.id, quantity }] } }))
     }

@@ -64,11 +64,18 @@ describe('verifyWebhookSignature on a real delivery', () => {
 
     // The webhook's side of it, read through the client: listed, its ping delivered, then deleted.
     const path = { params: { path: { id: webhook.id } } }
-    assert.deepEqual(succeeded(await api.GET('/v1/webhooks')).data.map((listed) => listed.id), [webhook.id])
-    await eventually(async () => {
-      const deliveries = succeeded(await api.GET('/v1/webhooks/{id}/deliveries', path)).data
-      return deliveries.find((attempted) => attempted.event === 'ping' && attempted.status === 'delivered')
-    }, 10_000, 'the ping listed as delivered')
+    assert.deepEqual(
+      succeeded(await api.GET('/v1/webhooks')).data.map((listed) => listed.id),
+      [webhook.id],
+    )
+    await eventually(
+      async () => {
+        const deliveries = succeeded(await api.GET('/v1/webhooks/{id}/deliveries', path)).data
+        return deliveries.find((attempted) => attempted.event === 'ping' && attempted.status === 'delivered')
+      },
+      10_000,
+      'the ping listed as delivered',
+    )
     succeeded(await api.DELETE('/v1/webhooks/{id}', path))
     const gone = await api.GET('/v1/webhooks/{id}', path)
     assert.equal(gone.error?.error.code, 'webhook_not_found')

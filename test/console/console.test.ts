@@ -174,7 +174,7 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     await page.getByLabel('Low stock only').check()
     await page.getByText('1 item', { exact: true }).waitFor()
     assert.deepEqual(await rows.locator('th').allTextContents(), ['Jameson Irish Whiskey 750ml'])
-    assert.match(await rows.first().textContent() ?? '', /Low stock/)
+    assert.match((await rows.first().textContent()) ?? '', /Low stock/)
     await page.getByLabel('Location').selectOption('main_bar')
     await page.getByText('1 item', { exact: true }).waitFor()
   })
@@ -306,7 +306,10 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     await screenshot(page, 'transfer-phone')
     const [transfer] = json(await ctx.request('GET', '/v1/inventory/transfers', { key: caller.key })).data
     assert.deepEqual([transfer.from_location, transfer.to_location, transfer.transferred_by], ['storeroom', 'main_bar', 'Sam'])
-    assert.deepEqual(transfer.items.map((line: { from_item_id: string; quantity: number }) => [line.from_item_id, line.quantity]), [[gin.id, 6.5]])
+    assert.deepEqual(
+      transfer.items.map((line: { from_item_id: string; quantity: number }) => [line.from_item_id, line.quantity]),
+      [[gin.id, 6.5]],
+    )
     assert.equal(await quantityOf(caller, gin.id), 5.5)
 
     await card.getByRole('button', { name: 'Void' }).click()
@@ -347,7 +350,13 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     await page.getByText(`Waste recorded at main_bar: ${entry.total_cost.toFixed(2)}.`).waitFor()
     assert.equal(entry.recorded_by, 'Maria')
     assert.deepEqual(
-      entry.items.map((line: { item_id: string; quantity: number; unit: string; reason: string; notes: string | null }) => [line.item_id, line.quantity, line.unit, line.reason, line.notes]),
+      entry.items.map((line: { item_id: string; quantity: number; unit: string; reason: string; notes: string | null }) => [
+        line.item_id,
+        line.quantity,
+        line.unit,
+        line.reason,
+        line.notes,
+      ]),
       [
         [titos.id, 1.5, 'oz', 'spill', 'knocked over at close'],
         [jameson.id, 1, 'bottle', 'breakage', null],
@@ -390,7 +399,16 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     const titos = await createItem(ctx, caller, { name: 'Tito’s Handmade Vodka 750ml', quantity: 12 })
     const jameson = await createItem(ctx, caller, { name: 'Jameson Irish Whiskey 750ml', quantity: 8, cost_per_unit: 24 })
     const aperol = await createItem(ctx, caller, { name: 'Aperol 1L', quantity: 5, cost_per_unit: 20 })
-    await count(ctx, caller, [{ item_id: titos.id, quantity: 12 }, { item_id: jameson.id, quantity: 8 }, { item_id: aperol.id, quantity: 5 }], daysAgo(10))
+    await count(
+      ctx,
+      caller,
+      [
+        { item_id: titos.id, quantity: 12 },
+        { item_id: jameson.id, quantity: 8 },
+        { item_id: aperol.id, quantity: 5 },
+      ],
+      daysAgo(10),
+    )
     await ok(ctx, caller, 'POST', '/v1/inventory/transfers', {
       from_location: 'main_bar',
       to_location: 'storeroom',
@@ -398,9 +416,23 @@ describe('the operator console at /app', { skip: SKIP }, () => {
       transferred_at: daysAgo(8),
       items: [{ item_id: titos.id, quantity: 2 }],
     })
-    await ok(ctx, caller, 'POST', '/v1/inventory/waste', { location: 'main_bar', recorded_by: 'Maria', occurred_at: daysAgo(6), items: [{ item_id: jameson.id, quantity: 1, reason: 'breakage' }] })
+    await ok(ctx, caller, 'POST', '/v1/inventory/waste', {
+      location: 'main_bar',
+      recorded_by: 'Maria',
+      occurred_at: daysAgo(6),
+      items: [{ item_id: jameson.id, quantity: 1, reason: 'breakage' }],
+    })
     // Two bottles of Aperol more than anything recorded: a gain to check.
-    await count(ctx, caller, [{ item_id: titos.id, quantity: 6 }, { item_id: jameson.id, quantity: 6 }, { item_id: aperol.id, quantity: 7 }], daysAgo(3))
+    await count(
+      ctx,
+      caller,
+      [
+        { item_id: titos.id, quantity: 6 },
+        { item_id: jameson.id, quantity: 6 },
+        { item_id: aperol.id, quantity: 7 },
+      ],
+      daysAgo(3),
+    )
     const report = json(await ctx.request('GET', '/v1/analytics/variance', { key: caller.key })).data
     assert.ok(report.summary.gross_gain > 0 && report.summary.gross_loss > report.total_variance, JSON.stringify(report.summary))
     const page = await openPage(t)
@@ -509,9 +541,15 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     await page.getByRole('button', { name: 'Reject Jameson Irish Whiskey 750ml for Jameson Shot' }).click()
     await page.getByText('No suggestion waits for review.').waitFor()
     const mapped = json(await ctx.request('GET', `/v1/pos/connections/${channel.connectionId}/mappings?mapped=true`, { key: caller.key })).data
-    assert.deepEqual(mapped.map((mapping: { inventory_item_id: string }) => mapping.inventory_item_id), [titos.id])
+    assert.deepEqual(
+      mapped.map((mapping: { inventory_item_id: string }) => mapping.inventory_item_id),
+      [titos.id],
+    )
     const waiting = json(await ctx.request('GET', `/v1/pos/connections/${channel.connectionId}/mappings?mapped=false`, { key: caller.key })).data
-    assert.deepEqual(waiting.map((item: { pos_item_id: string; suggestion: unknown }) => [item.pos_item_id, item.suggestion]), [['JAM-SHOT', null]])
+    assert.deepEqual(
+      waiting.map((item: { pos_item_id: string; suggestion: unknown }) => [item.pos_item_id, item.suggestion]),
+      [['JAM-SHOT', null]],
+    )
   })
 
   test('POS connects a vendor and asks for its first sync in the same call: the new connection shows its run', async (t) => {
@@ -531,7 +569,10 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     await page.locator('.badge.sync-processing').waitFor()
     const [connection] = json(await ctx.request('GET', '/v1/pos/connections', { key: caller.key })).data
     const runs = json(await ctx.request('GET', '/v1/pos/syncs', { key: caller.key, query: { connection_id: connection.id } })).data
-    assert.deepEqual(runs.map((run: { sync_type: string; status: string }) => [run.sync_type, run.status]), [['incremental', 'processing']])
+    assert.deepEqual(
+      runs.map((run: { sync_type: string; status: string }) => [run.sync_type, run.status]),
+      [['incremental', 'processing']],
+    )
   })
 
   test('every screen fits a 390 px phone and a 1366 px laptop: tables stack into cards, nothing scrolls sideways or is cut off', async (t) => {
@@ -541,7 +582,12 @@ describe('the operator console at /app', { skip: SKIP }, () => {
     const whisky = await createItem(ctx, caller, { name: long, sku: 'GLENFIDDICH-12-YEAR-OLD-750', quantity: 12, cost_per_unit: 38, par_level: 12 })
     const rum = await createItem(ctx, caller, { name: 'Bacardí Superior Rum 750ml', quantity: 0, cost_per_unit: 14 })
     await count(ctx, caller, [{ item_id: whisky.id, quantity: 12 }], daysAgo(10))
-    await ok(ctx, caller, 'POST', '/v1/inventory/waste', { location: 'main_bar', recorded_by: 'Maria', occurred_at: daysAgo(6), items: [{ item_id: whisky.id, quantity: 1, reason: 'breakage' }] })
+    await ok(ctx, caller, 'POST', '/v1/inventory/waste', {
+      location: 'main_bar',
+      recorded_by: 'Maria',
+      occurred_at: daysAgo(6),
+      items: [{ item_id: whisky.id, quantity: 1, reason: 'breakage' }],
+    })
     await count(ctx, caller, [{ item_id: whisky.id, quantity: 7 }], daysAgo(3))
     const distributor = await createDistributor(ctx, caller, { name: 'Southern Glazer’s Wine & Spirits of New York', lead_time_days: 0 })
     await sellDaily(ctx, caller, rum.id, 28, 1)
@@ -579,7 +625,10 @@ describe('the operator console at /app', { skip: SKIP }, () => {
       ],
     ]
     const PHONE_SHOTS = ['stock', 'variance', 'orders', 'pos']
-    for (const viewport of [{ width: 390, height: 844 }, { width: 1366, height: 900 }]) {
+    for (const viewport of [
+      { width: 390, height: 844 },
+      { width: 1366, height: 900 },
+    ]) {
       await page.setViewportSize(viewport)
       for (const [screen, shown] of screens) {
         await page.goto(`${base}/app#/${screen}`)

@@ -67,7 +67,9 @@ export function toJsonText(value: unknown): string {
   if (value instanceof RawJson) return value.text
   if (Array.isArray(value)) return `[${value.map(toJsonText).join(',')}]`
   if (value !== null && typeof value === 'object') {
-    return `{${Object.entries(value).map(([key, item]) => `${JSON.stringify(key)}:${toJsonText(item)}`).join(',')}}`
+    return `{${Object.entries(value)
+      .map(([key, item]) => `${JSON.stringify(key)}:${toJsonText(item)}`)
+      .join(',')}}`
   }
   return JSON.stringify(value) ?? 'null'
 }
@@ -108,9 +110,22 @@ export function plausible(schema: Schema, known: KnownValues, full: boolean, nam
 
 /** Dates that do not exist, lie at the ends of the calendar (and past them once a time zone applies), or are written another way. */
 const ODD_DATES = [
-  '2026-02-30', '2026-13-01T00:00:00Z', '0000-01-01', '0000-01-01T00:00:00Z', '0001-01-01', '0001-01-01T00:00:00+01:00',
-  '9999-12-31', '9999-12-31T23:59:59Z', '9999-12-31T23:59:59-12:00', '+275760-09-13T00:00:00Z', '2016-12-31T23:59:60Z',
-  '2026-06-01T25:00:00Z', '2026-06-01T12:00:00+14:00', '2026-06-01 12:00:00Z', '20260601', '1970-01-01',
+  '2026-02-30',
+  '2026-13-01T00:00:00Z',
+  '0000-01-01',
+  '0000-01-01T00:00:00Z',
+  '0001-01-01',
+  '0001-01-01T00:00:00+01:00',
+  '9999-12-31',
+  '9999-12-31T23:59:59Z',
+  '9999-12-31T23:59:59-12:00',
+  '+275760-09-13T00:00:00Z',
+  '2016-12-31T23:59:60Z',
+  '2026-06-01T25:00:00Z',
+  '2026-06-01T12:00:00+14:00',
+  '2026-06-01 12:00:00Z',
+  '20260601',
+  '1970-01-01',
 ]
 const oddDate = fc.constantFrom(...ODD_DATES)
 
@@ -236,9 +251,13 @@ function takesDate(parameter: Parameter): boolean {
 /** A query string with at least one defect: a bad value for a known parameter, a repeated one, or an unknown one. */
 export function defectiveQuery(operation: Operation): fc.Arbitrary<string> {
   const unknown = ['unknown_param', 'page[]', '__proto__'].map((name) => ({ name, in: 'query' as const, schema: {} }))
-  const pair = fc.constantFrom(...operation.query, ...unknown).chain((parameter) =>
-    (takesDate(parameter) ? fc.oneof(defectiveQueryValue, { weight: 2, arbitrary: oddDate.map(encodeURIComponent) }) : defectiveQueryValue).map((value) => `${encodeURIComponent(parameter.name)}=${value}`),
-  )
+  const pair = fc
+    .constantFrom(...operation.query, ...unknown)
+    .chain((parameter) =>
+      (takesDate(parameter) ? fc.oneof(defectiveQueryValue, { weight: 2, arbitrary: oddDate.map(encodeURIComponent) }) : defectiveQueryValue).map(
+        (value) => `${encodeURIComponent(parameter.name)}=${value}`,
+      ),
+    )
   return fc.array(pair, { minLength: 1, maxLength: 4 }).map((pairs) => pairs.join('&'))
 }
 

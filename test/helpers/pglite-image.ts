@@ -37,7 +37,9 @@ export async function migratedPgliteImage(): Promise<Blob> {
 function imagePath(): string {
   const hash = createHash('sha256')
   hash.update(JSON.parse(readFileSync(projectPath('node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8')).version)
-  for (const name of readdirSync(MIGRATIONS_DIR).filter((file) => file.endsWith('.sql')).sort()) {
+  for (const name of readdirSync(MIGRATIONS_DIR)
+    .filter((file) => file.endsWith('.sql'))
+    .sort()) {
     hash.update(`\0${name}\0`).update(readFileSync(join(MIGRATIONS_DIR, name)))
   }
   const directory = projectPath('node_modules', '.cache', 'barstock')

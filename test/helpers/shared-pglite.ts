@@ -79,7 +79,9 @@ async function startSharedDatabase(): Promise<SharedDatabase> {
   const tables = rows.map((row) => row.tablename)
   const seeds: SharedDatabase['seeds'] = []
   for (const table of tables) {
-    const { rows: [found] } = await sql<{ rows: string | null }>`SELECT json_agg(t)::text AS rows FROM ${sql.table(table)} t`.execute(handle.db)
+    const {
+      rows: [found],
+    } = await sql<{ rows: string | null }>`SELECT json_agg(t)::text AS rows FROM ${sql.table(table)} t`.execute(handle.db)
     if (found?.rows) seeds.push({ table, rows: found.rows })
   }
   return { handle, tables, seeds }

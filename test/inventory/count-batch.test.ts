@@ -87,7 +87,11 @@ describe('POST /v1/inventory/count', () => {
     const stock = json(await ctx.request('GET', `/v1/inventory/items/${item.id}`, { key: caller.key })).data
     assert.equal(stock.quantity, 7, 'counted 9, minus the 2 that left since')
     const ledger = await ledgerOf(item.id)
-    assert.equal(ledger.reduce((sum, row) => sum + Number(row.delta), 0), 7, 'the ledger sums to the stock')
+    assert.equal(
+      ledger.reduce((sum, row) => sum + Number(row.delta), 0),
+      7,
+      'the ledger sums to the stock',
+    )
     assert.equal(ledger.at(-1)!.occurred_at.toISOString(), countedAt)
   })
 
@@ -116,9 +120,42 @@ describe('POST /v1/inventory/count', () => {
     const cellarItem = await createItem(ctx, caller, { quantity: 3, location: 'cellar' })
     const cases: [object, number, string][] = [
       [{ location: 'main_bar', counted_by: 'a', counted_at: '2099-01-01T00:00:00Z', items: [{ item_id: item.id, quantity: 1 }] }, 400, 'invalid_parameter'],
-      [{ location: 'main_bar', counted_by: 'a', items: [{ item_id: item.id, quantity: 1 }, { item_id: item.id, quantity: 2 }] }, 400, 'invalid_parameter'],
-      [{ location: 'main_bar', counted_by: 'a', items: [{ item_id: item.id, quantity: 1 }, { item_id: cellarItem.id, quantity: 2 }] }, 400, 'invalid_parameter'],
-      [{ location: 'main_bar', counted_by: 'a', items: [{ item_id: item.id, quantity: 1 }, { item_id: 'item_ghost', quantity: 2 }] }, 404, 'item_not_found'],
+      [
+        {
+          location: 'main_bar',
+          counted_by: 'a',
+          items: [
+            { item_id: item.id, quantity: 1 },
+            { item_id: item.id, quantity: 2 },
+          ],
+        },
+        400,
+        'invalid_parameter',
+      ],
+      [
+        {
+          location: 'main_bar',
+          counted_by: 'a',
+          items: [
+            { item_id: item.id, quantity: 1 },
+            { item_id: cellarItem.id, quantity: 2 },
+          ],
+        },
+        400,
+        'invalid_parameter',
+      ],
+      [
+        {
+          location: 'main_bar',
+          counted_by: 'a',
+          items: [
+            { item_id: item.id, quantity: 1 },
+            { item_id: 'item_ghost', quantity: 2 },
+          ],
+        },
+        404,
+        'item_not_found',
+      ],
       [{ location: 'main_bar', counted_by: 'a', items: [{ item_id: item.id, quantity: -1 }] }, 400, 'invalid_quantity'],
       [{ location: 'attic', counted_by: 'a', items: [{ item_id: item.id, quantity: 1 }] }, 404, 'location_not_found'],
       [{ location: 'main_bar', counted_by: 'a', items: [] }, 400, 'invalid_parameter'],
@@ -183,7 +220,13 @@ describe('POST /v1/inventory/batch', () => {
     await tick()
     // Two bottles of a leave after the shelf was seen, before the batch is entered.
     await batch(caller, { updates: [{ item_id: a.id, change: -2 }] })
-    const result = await batch(caller, { occurred_at: occurredAt, updates: [{ item_id: a.id, quantity: 9 }, { item_id: b.id, change: -1 }] })
+    const result = await batch(caller, {
+      occurred_at: occurredAt,
+      updates: [
+        { item_id: a.id, quantity: 9 },
+        { item_id: b.id, change: -1 },
+      ],
+    })
     assert.deepEqual([result.items_updated, result.failed], [2, []])
     assert.equal(await quantityOf(caller, a.id), 7, 'set to 9 then, less the 2 that left since')
     assert.equal(await quantityOf(caller, b.id), 4)
@@ -199,9 +242,18 @@ describe('POST /v1/inventory/batch', () => {
     const between = new Date().toISOString()
     await tick()
     await ctx.request('POST', '/v1/inventory/count', { key: caller.key, body: { location: 'main_bar', counted_by: 'sam', items: [{ item_id: item.id, quantity: 8 }] } })
-    const result = await batch(caller, { occurred_at: occurredAt, updates: [{ item_id: item.id, quantity: 12 }, { item_id: item.id, change: -1 }] })
+    const result = await batch(caller, {
+      occurred_at: occurredAt,
+      updates: [
+        { item_id: item.id, quantity: 12 },
+        { item_id: item.id, change: -1 },
+      ],
+    })
     assert.equal(result.items_updated, 1)
-    assert.deepEqual(result.failed.map((entry: { item_id: string; error: { code: string } }) => [entry.item_id, entry.error.code]), [[item.id, 'invalid_parameter']])
+    assert.deepEqual(
+      result.failed.map((entry: { item_id: string; error: { code: string } }) => [entry.item_id, entry.error.code]),
+      [[item.id, 'invalid_parameter']],
+    )
     assert.match(result.failed[0].error.message, /latest count/)
     assert.equal(await quantityOf(caller, item.id), 8, 'as counted')
     const last = (await ledgerOf(item.id)).at(-1)!
@@ -253,9 +305,15 @@ describe('reading counts', () => {
         }),
       ).data
     const older = await count('2026-11-01T23:00:00.000Z', [[vodka.id, 9]])
-    const newer = await count('2026-11-08T23:00:00.000Z', [[vodka.id, 8.5], [gin.id, 4]])
+    const newer = await count('2026-11-08T23:00:00.000Z', [
+      [vodka.id, 8.5],
+      [gin.id, 4],
+    ])
     const listed = json(await ctx.request('GET', '/v1/inventory/counts', { key: caller.key }))
-    assert.deepEqual(listed.data.map((entry: { count_id: string }) => entry.count_id), [newer.count_id, older.count_id])
+    assert.deepEqual(
+      listed.data.map((entry: { count_id: string }) => entry.count_id),
+      [newer.count_id, older.count_id],
+    )
     assert.equal(listed.pagination.total, 2)
     assert.deepEqual(listed.data[0], {
       count_id: newer.count_id,

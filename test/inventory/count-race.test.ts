@@ -32,7 +32,9 @@ async function countWaitsForLock(): Promise<void> {
   }
 }
 
-test('a PUT committing while a count waits for its lock is before the count: stock ends at the count, not their sum', { skip: !url && 'needs DATABASE_URL (PostgreSQL)' }, async () => {
+test('a PUT committing while a count waits for its lock is before the count: stock ends at the count, not their sum', {
+  skip: !url && 'needs DATABASE_URL (PostgreSQL)',
+}, async () => {
   const caller = await ctx.newCaller()
   const created = [await createItem(ctx, caller, { quantity: 5 }), await createItem(ctx, caller, { quantity: 5 })]
   // The count locks its items in id order: holding the first keeps it waiting with the second unlocked.
@@ -49,7 +51,14 @@ test('a PUT committing while a count waits for its lock is before the count: sto
     await held
     const count = ctx.request('POST', '/v1/inventory/count', {
       key: caller.key,
-      body: { location: 'main_bar', counted_by: 'maria', items: [{ item_id: first, quantity: 5 }, { item_id: second, quantity: 7 }] },
+      body: {
+        location: 'main_bar',
+        counted_by: 'maria',
+        items: [
+          { item_id: first, quantity: 5 },
+          { item_id: second, quantity: 7 },
+        ],
+      },
     })
     await countWaitsForLock()
     const put = await ctx.request('PUT', `/v1/inventory/items/${second}`, { key: caller.key, body: { quantity: 50 } })

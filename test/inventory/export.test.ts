@@ -61,12 +61,32 @@ describe('CSV export of GET /v1/inventory/items', () => {
     // Streamed: the length is not known when the headers go out.
     assert.equal(response.headers['content-length'], undefined)
     const rows = records(response.body)
-    assert.deepEqual(rows[0], ['id', 'name', 'sku', 'category', 'quantity', 'unit', 'size_ml', 'case_size', 'location', 'reorder_point', 'cost_per_unit', 'full_weight_g', 'empty_weight_g', 'par_level', 'created_at', 'last_updated'])
+    assert.deepEqual(rows[0], [
+      'id',
+      'name',
+      'sku',
+      'category',
+      'quantity',
+      'unit',
+      'size_ml',
+      'case_size',
+      'location',
+      'reorder_point',
+      'cost_per_unit',
+      'full_weight_g',
+      'empty_weight_g',
+      'par_level',
+      'created_at',
+      'last_updated',
+    ])
     assert.equal(rows.length, MANY_ITEMS + 1)
     assert.ok(response.body.endsWith('\r\n') && response.body.split('\r\n').length === MANY_ITEMS + 2, 'CRLF after every record')
     const jsonItem = json(await get(many, `/v1/inventory/items?sku=MANY-5`)).data[0]
     const csvItem = rows.find((row) => row[2] === 'MANY-5')!
-    assert.deepEqual(csvItem, rows[0].map((field) => (jsonItem[field] === null ? '' : String(jsonItem[field]))))
+    assert.deepEqual(
+      csvItem,
+      rows[0].map((field) => (jsonItem[field] === null ? '' : String(jsonItem[field]))),
+    )
   })
 
   test('keeps the order of the JSON pages for every sort, across batches and ties', async () => {
@@ -184,13 +204,29 @@ describe('CSV export of counts', () => {
     })
     const counts = records((await get(caller, '/v1/inventory/counts?location=main_bar&format=csv')).body)
     assert.deepEqual(counts[0], ['count_id', 'location', 'counted_by', 'counted_at', 'items_updated', 'created_at'])
-    assert.deepEqual(counts.slice(1).map((row) => [row[0], row[2]]), [[count.count_id, "'=cmd|calc"]])
+    assert.deepEqual(
+      counts.slice(1).map((row) => [row[0], row[2]]),
+      [[count.count_id, "'=cmd|calc"]],
+    )
     assert.equal(records((await get(caller, '/v1/inventory/counts?format=csv')).body).length, 3)
 
     const response = await get(caller, `/v1/inventory/counts/${count.count_id}`, { accept: 'text/csv' })
     assert.equal(response.headers['content-disposition'], `attachment; filename="${count.count_id}.csv"`)
     const lines = records(response.body)
-    assert.deepEqual(lines[0], ['count_id', 'location', 'counted_by', 'counted_at', 'items_updated', 'created_at', 'item_id', 'expected', 'actual', 'variance', 'notes', 'weights_g'])
+    assert.deepEqual(lines[0], [
+      'count_id',
+      'location',
+      'counted_by',
+      'counted_at',
+      'items_updated',
+      'created_at',
+      'item_id',
+      'expected',
+      'actual',
+      'variance',
+      'notes',
+      'weights_g',
+    ])
     const byItem = new Map(lines.slice(1).map((row) => [row[6], row]))
     assert.deepEqual(byItem.get(first.id)!.slice(7), ['10', '8', '-2', 'broken, "one" bottle', ''])
     assert.deepEqual(byItem.get(second.id)!.slice(7), ['4', '4', '0', '', ''])
@@ -213,6 +249,9 @@ test('the OpenAPI document gives the exporting operations a text/csv response an
     const operation = document.paths[path].get
     assert.ok(operation.responses['200'].content['text/csv'], path)
     assert.ok(operation.responses['200'].content['application/json'], path)
-    assert.ok(operation.parameters.some((parameter: { name: string }) => parameter.name === 'format'), path)
+    assert.ok(
+      operation.parameters.some((parameter: { name: string }) => parameter.name === 'format'),
+      path,
+    )
   }
 })

@@ -118,9 +118,7 @@ describe('POST /v1/inventory/items', () => {
   test('concurrent creates of one SKU make exactly one item; the rest are duplicate_sku', async () => {
     const caller = await ctx.newCaller()
     const body = { name: 'Race', sku: 'RACE-1', category: 'beer', quantity: 1, unit: 'can', location: 'main_bar' }
-    const responses = await Promise.all(
-      Array.from({ length: 8 }, () => ctx.request('POST', '/v1/inventory/items', { key: caller.key, body })),
-    )
+    const responses = await Promise.all(Array.from({ length: 8 }, () => ctx.request('POST', '/v1/inventory/items', { key: caller.key, body })))
     const statuses = responses.map((response) => response.statusCode).sort()
     assert.deepEqual(statuses, [201, 409, 409, 409, 409, 409, 409, 409])
     for (const response of responses.filter((r) => r.statusCode === 409)) {

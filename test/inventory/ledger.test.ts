@@ -22,12 +22,24 @@ test('concurrent PUTs, counts and batches on one item leave a ledger that chains
       case 1:
         return ctx.request('POST', '/v1/inventory/count', {
           key: caller.key,
-          body: { location: 'main_bar', counted_by: `counter-${index}`, items: [{ item_id: item.id, quantity: 30 + (index % 5) }, { item_id: other.id, quantity: index % 3 }] },
+          body: {
+            location: 'main_bar',
+            counted_by: `counter-${index}`,
+            items: [
+              { item_id: item.id, quantity: 30 + (index % 5) },
+              { item_id: other.id, quantity: index % 3 },
+            ],
+          },
         })
       case 2:
         return ctx.request('POST', '/v1/inventory/batch', {
           key: caller.key,
-          body: { updates: [{ item_id: other.id, change: 1 }, { item_id: item.id, change: 1.25 }] },
+          body: {
+            updates: [
+              { item_id: other.id, change: 1 },
+              { item_id: item.id, change: 1.25 },
+            ],
+          },
         })
       default:
         return ctx.request('POST', '/v1/inventory/batch', { key: caller.key, body: { updates: [{ item_id: item.id, change: -0.5 }] } })
@@ -51,12 +63,13 @@ test('concurrent PUTs, counts and batches on one item leave a ledger that chains
       assert.equal(new Big(row.quantity_after).toString(), running.toString())
     }
     assert.equal(running.toNumber(), stock, 'the ledger sums to the final quantity')
-    const updates = (await listEvents(ctx.database.db, caller.tenant, 'inventory.updated')).filter(
-      (event) => (event.data as { item_id: string }).item_id === target.id,
-    )
+    const updates = (await listEvents(ctx.database.db, caller.tenant, 'inventory.updated')).filter((event) => (event.data as { item_id: string }).item_id === target.id)
     // An absolute quantity equal to the stock is still an anchor row, with nothing to announce.
     const changes = ledger.filter((row) => !new Big(row.delta).eq(0))
-    assert.ok(ledger.filter((row) => new Big(row.delta).eq(0)).every((row) => row.anchor), 'only anchors write zero-delta rows')
+    assert.ok(
+      ledger.filter((row) => new Big(row.delta).eq(0)).every((row) => row.anchor),
+      'only anchors write zero-delta rows',
+    )
     assert.equal(updates.length, changes.length, 'one inventory.updated per ledger row that changed the stock')
   }
 })
@@ -68,7 +81,14 @@ test('a request that fails midway leaves no ledger row, no event and no stock ch
   // The first line is valid and would be applied; the second fails the whole count.
   const response = await ctx.request('POST', '/v1/inventory/count', {
     key: caller.key,
-    body: { location: 'main_bar', counted_by: 'x', items: [{ item_id: item.id, quantity: 1 }, { item_id: 'item_missing', quantity: 1 }] },
+    body: {
+      location: 'main_bar',
+      counted_by: 'x',
+      items: [
+        { item_id: item.id, quantity: 1 },
+        { item_id: 'item_missing', quantity: 1 },
+      ],
+    },
   })
   assert.equal(response.statusCode, 404)
   assert.equal(json(await ctx.request('GET', `/v1/inventory/items/${item.id}`, { key: caller.key })).data.quantity, 5)

@@ -33,15 +33,24 @@ async function list(query: string) {
 describe('GET /v1/inventory/items', () => {
   test('sorts by name ascending by default', async () => {
     const body = await list('')
-    assert.deepEqual(body.data.map((item: { name: string }) => item.name), names)
+    assert.deepEqual(
+      body.data.map((item: { name: string }) => item.name),
+      names,
+    )
     assert.deepEqual(body.pagination, { total: 5, page: 1, per_page: 50, total_pages: 1, next_page_url: null, prev_page_url: null })
   })
 
   test('sorts by each field in both directions', async () => {
     const byQuantityDesc = await list('?sort=quantity&order=desc')
-    assert.deepEqual(byQuantityDesc.data.map((item: { quantity: number }) => item.quantity), [10, 8, 6, 4, 2])
+    assert.deepEqual(
+      byQuantityDesc.data.map((item: { quantity: number }) => item.quantity),
+      [10, 8, 6, 4, 2],
+    )
     const bySku = await list('?sort=sku&order=desc')
-    assert.deepEqual(bySku.data.map((item: { sku: string }) => item.sku), ['L-4', 'L-3', 'L-2', 'L-1', 'L-0'])
+    assert.deepEqual(
+      bySku.data.map((item: { sku: string }) => item.sku),
+      ['L-4', 'L-3', 'L-2', 'L-1', 'L-0'],
+    )
     for (const sort of ['last_updated', 'created_at', 'category']) {
       const ascending = (await list(`?sort=${sort}&order=asc`)).data.map((item: Record<string, string>) => item[sort])
       assert.deepEqual(ascending, [...ascending].sort(), sort)
@@ -52,7 +61,10 @@ describe('GET /v1/inventory/items', () => {
     assert.equal((await list('?location=patio')).pagination.total, 2)
     assert.equal((await list('?category=liqueur')).pagination.total, 3)
     const low = await list('?low_stock=true')
-    assert.deepEqual(low.data.map((item: { name: string }) => item.name), ['Don Julio Blanco', 'Espolon Reposado'])
+    assert.deepEqual(
+      low.data.map((item: { name: string }) => item.name),
+      ['Don Julio Blanco', 'Espolon Reposado'],
+    )
     assert.equal((await list('?low_stock=true&category=liqueur&location=patio')).pagination.total, 1)
   })
 
@@ -67,7 +79,11 @@ describe('GET /v1/inventory/items', () => {
   test('searches name and SKU by every word of q, ignoring case and apostrophes, and finds one SKU exactly', async () => {
     const namesOf = async (query: string) => (await list(query)).data.map((item: { name: string }) => item.name)
     const caller2 = await ctx.newCaller()
-    for (const [name, sku] of [["Tito's Handmade Vodka 750ml", 'TITO-750'], ["Tito's Handmade Vodka 1L", 'TITO-1L'], ['Grey Goose Vodka 750ml', 'GG-750']]) {
+    for (const [name, sku] of [
+      ["Tito's Handmade Vodka 750ml", 'TITO-750'],
+      ["Tito's Handmade Vodka 1L", 'TITO-1L'],
+      ['Grey Goose Vodka 750ml', 'GG-750'],
+    ]) {
       await createItem(ctx, caller2, { name, sku })
     }
     const search = async (query: Record<string, string>) =>
@@ -89,7 +105,10 @@ describe('GET /v1/inventory/items', () => {
     assert.equal(page1.pagination.next_page_url, '/v1/inventory/items?per_page=2&sort=name&order=asc&page=2')
     assert.equal(page1.pagination.prev_page_url, null)
     const page2 = await list(page1.pagination.next_page_url.replace('/v1/inventory/items', ''))
-    assert.deepEqual(page2.data.map((item: { name: string }) => item.name), ['Campari', 'Don Julio Blanco'])
+    assert.deepEqual(
+      page2.data.map((item: { name: string }) => item.name),
+      ['Campari', 'Don Julio Blanco'],
+    )
     assert.equal(page2.pagination.prev_page_url, '/v1/inventory/items?per_page=2&sort=name&order=asc&page=1')
     const beyond = await list('?per_page=2&page=9')
     assert.deepEqual(beyond.data, [])
@@ -139,7 +158,15 @@ test('GET /v1/inventory/value sums quantity × cost per location and category, s
     value: 214.46,
     items: 4,
     locations: [
-      { location: 'main_bar', value: 134.5, items: 3, categories: [{ category: 'liqueur', value: 134.5, items: 2 }, { category: 'spirits', value: 0, items: 1 }] },
+      {
+        location: 'main_bar',
+        value: 134.5,
+        items: 3,
+        categories: [
+          { category: 'liqueur', value: 134.5, items: 2 },
+          { category: 'spirits', value: 0, items: 1 },
+        ],
+      },
       { location: 'patio', value: 79.96, items: 1, categories: [{ category: 'spirits', value: 79.96, items: 1 }] },
     ],
   })

@@ -30,7 +30,13 @@ describe('par_level on items', () => {
     assert.equal(item.par_level, 12.125)
     assert.equal((await getItem(caller, item.id)).par_level, 12.125)
     const csv = parse((await ctx.request('GET', '/v1/inventory/items?format=csv', { key: caller.key })).body, { columns: true }) as Record<string, string>[]
-    assert.deepEqual(csv.map((row) => [row.name, row.par_level]), [['A no par', ''], ['B par', '12.125']])
+    assert.deepEqual(
+      csv.map((row) => [row.name, row.par_level]),
+      [
+        ['A no par', ''],
+        ['B par', '12.125'],
+      ],
+    )
 
     const changed = await ctx.request('PUT', `/v1/inventory/items/${item.id}`, { key: caller.key, body: { par_level: 0 } })
     assert.equal(json(changed).data.par_level, 0)
@@ -69,7 +75,10 @@ describe('par_level on items', () => {
     assert.deepEqual(await names(caller, '?below_par=false'), ['At par', 'Empty, zero par', 'No par', 'Over par'])
     assert.equal((await names(caller, '')).length, 5)
     const csv = parse((await ctx.request('GET', '/v1/inventory/items?below_par=true&format=csv', { key: caller.key })).body, { columns: true }) as Record<string, string>[]
-    assert.deepEqual(csv.map((row) => row.name), ['Under par'])
+    assert.deepEqual(
+      csv.map((row) => row.name),
+      ['Under par'],
+    )
     const bad = await ctx.request('GET', '/v1/inventory/items?below_par=maybe', { key: caller.key })
     assert.equal(bad.statusCode, 400)
     assert.equal(json(bad).error.code, 'invalid_parameter')

@@ -39,12 +39,18 @@ test('transfers both ways and waste at once on the same items all land, and the 
   const store = await createItem(ctx, caller, { ...product, location: 'storeroom', quantity: 100 })
   const bar = await createItem(ctx, caller, { ...product, location: 'main_bar', quantity: 100 })
   const move = (from: string, to: string, itemId: string, quantity: number) =>
-    ctx.request('POST', '/v1/inventory/transfers', { key: caller.key, body: { from_location: from, to_location: to, transferred_by: 'sam', items: [{ item_id: itemId, quantity }] } })
+    ctx.request('POST', '/v1/inventory/transfers', {
+      key: caller.key,
+      body: { from_location: from, to_location: to, transferred_by: 'sam', items: [{ item_id: itemId, quantity }] },
+    })
   const requests = [
     ...Array.from({ length: 10 }, () => move('storeroom', 'main_bar', store.id, 1)),
     ...Array.from({ length: 10 }, () => move('main_bar', 'storeroom', bar.id, 2)),
     ...Array.from({ length: 5 }, () =>
-      ctx.request('POST', '/v1/inventory/waste', { key: caller.key, body: { location: 'main_bar', recorded_by: 'maria', items: [{ item_id: bar.id, quantity: 0.5, reason: 'spill' }] } }),
+      ctx.request('POST', '/v1/inventory/waste', {
+        key: caller.key,
+        body: { location: 'main_bar', recorded_by: 'maria', items: [{ item_id: bar.id, quantity: 0.5, reason: 'spill' }] },
+      }),
     ),
   ]
   for (const response of await Promise.all(requests)) assert.equal(response.statusCode, 201, response.body)
@@ -59,7 +65,10 @@ test('transfers racing a count keep every movement in the ledger; transfers crea
   await createLocations(ctx, caller, ['storeroom', 'bar_b'])
   const store = await createItem(ctx, caller, { name: 'Lager', sku: 'LAGER', unit: 'can', size_ml: 355, category: 'beer', location: 'storeroom', quantity: 200 })
   const transfers = Array.from({ length: 8 }, () =>
-    ctx.request('POST', '/v1/inventory/transfers', { key: caller.key, body: { from_location: 'storeroom', to_location: 'bar_b', transferred_by: 'sam', items: [{ item_id: store.id, quantity: 3 }] } }),
+    ctx.request('POST', '/v1/inventory/transfers', {
+      key: caller.key,
+      body: { from_location: 'storeroom', to_location: 'bar_b', transferred_by: 'sam', items: [{ item_id: store.id, quantity: 3 }] },
+    }),
   )
   const count = ctx.request('POST', '/v1/inventory/count', { key: caller.key, body: { location: 'storeroom', counted_by: 'maria', items: [{ item_id: store.id, quantity: 150 }] } })
   const [counted, ...moved] = await Promise.all([count, ...transfers])

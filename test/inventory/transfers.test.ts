@@ -72,11 +72,24 @@ describe('POST /v1/inventory/transfers', () => {
 
   test('creates the destination item from the source’s product fields when that location has none, and a case arrives as its units', async () => {
     const caller = await groupCaller()
-    const cases = await createItem(ctx, caller, { ...GIN, sku: 'TANQ-CASE', location: 'storeroom', unit: 'case', case_size: 12, quantity: 5, cost_per_unit: 240, reorder_point: 1, par_level: 4 })
+    const cases = await createItem(ctx, caller, {
+      ...GIN,
+      sku: 'TANQ-CASE',
+      location: 'storeroom',
+      unit: 'case',
+      case_size: 12,
+      quantity: 5,
+      cost_per_unit: 240,
+      reorder_point: 1,
+      par_level: 4,
+    })
     const result = json(await transfer(caller, { items: [{ item_id: cases.id, quantity: 1 }] })).data
     const created = json(await ctx.request('GET', `/v1/inventory/items/${result.items[0].to_item_id}`, { key: caller.key })).data
     assert.equal(created.location, 'main_bar')
-    assert.deepEqual([created.sku, created.unit, created.case_size, created.cost_per_unit, created.quantity, created.reorder_point, created.par_level], ['TANQ-CASE', 'case', 12, 240, 1, 0, null])
+    assert.deepEqual(
+      [created.sku, created.unit, created.case_size, created.cost_per_unit, created.quantity, created.reorder_point, created.par_level],
+      ['TANQ-CASE', 'case', 12, 240, 1, 0, null],
+    )
     const weighed = await createItem(ctx, caller, { ...GIN, sku: 'TANQ-W', location: 'storeroom', quantity: 3, full_weight_g: 1250, empty_weight_g: 450 })
     const withWeights = json(await transfer(caller, { items: [{ item_id: weighed.id, quantity: 1 }] })).data
     const weighedThere = json(await ctx.request('GET', `/v1/inventory/items/${withWeights.items[0].to_item_id}`, { key: caller.key })).data
@@ -96,13 +109,20 @@ describe('POST /v1/inventory/transfers', () => {
     const caller = await groupCaller()
     const store = await createItem(ctx, caller, { ...GIN, location: 'storeroom', quantity: 10 })
     const bar = await createItem(ctx, caller, { ...GIN, location: 'main_bar', quantity: 1 })
-    const count = await ctx.request('POST', '/v1/inventory/count', { key: caller.key, body: { location: 'main_bar', counted_by: 'maria', items: [{ item_id: bar.id, quantity: 5 }] } })
+    const count = await ctx.request('POST', '/v1/inventory/count', {
+      key: caller.key,
+      body: { location: 'main_bar', counted_by: 'maria', items: [{ item_id: bar.id, quantity: 5 }] },
+    })
     assert.equal(count.statusCode, 201, count.body)
     const response = await transfer(caller, { transferred_at: new Date(Date.now() - 3_600_000).toISOString(), items: [{ item_id: store.id, quantity: 4 }] })
     assert.equal(response.statusCode, 201, response.body)
     assert.equal(await quantityOf(caller, bar.id), 5, 'the count after the transfer already saw it on the shelf')
     assert.equal(await quantityOf(caller, store.id), 10, 'stocked after it: the starting quantity already left it out')
-    assert.deepEqual((await movementsOf(caller, bar.id)).map((move) => move.kind), ['count', 'adjustment'], 'no ledger row: history')
+    assert.deepEqual(
+      (await movementsOf(caller, bar.id)).map((move) => move.kind),
+      ['count', 'adjustment'],
+      'no ledger row: history',
+    )
   })
 
   test('refuses bad transfers with the documented code, and changes nothing', async () => {
@@ -121,9 +141,29 @@ describe('POST /v1/inventory/transfers', () => {
       [{ from_location: 'nowhere', items: [{ item_id: store.id, quantity: 1 }] }, 404, 'location_not_found'],
       [{ items: [{ item_id: 'item_missing', quantity: 1 }] }, 404, 'item_not_found'],
       [{ items: [{ item_id: atBar.id, quantity: 1 }] }, 400, 'invalid_parameter', 'items[0].item_id'],
-      [{ items: [{ item_id: store.id, quantity: 1 }, { item_id: store.id, quantity: 2 }] }, 400, 'invalid_parameter', 'items[1].item_id'],
+      [
+        {
+          items: [
+            { item_id: store.id, quantity: 1 },
+            { item_id: store.id, quantity: 2 },
+          ],
+        },
+        400,
+        'invalid_parameter',
+        'items[1].item_id',
+      ],
       [{ transferred_at: new Date(Date.now() + 86_400_000).toISOString(), items: [{ item_id: store.id, quantity: 1 }] }, 400, 'invalid_parameter', 'transferred_at'],
-      [{ items: [{ item_id: store.id, quantity: 1 }, { item_id: caseWithoutSize.id, quantity: 1 }] }, 409, 'transfer_mismatch', 'items[1].item_id'],
+      [
+        {
+          items: [
+            { item_id: store.id, quantity: 1 },
+            { item_id: caseWithoutSize.id, quantity: 1 },
+          ],
+        },
+        409,
+        'transfer_mismatch',
+        'items[1].item_id',
+      ],
     ]
     for (const [body, status, code, parameter] of cases) {
       const response = await transfer(caller, body)
@@ -148,11 +188,23 @@ describe('GET and DELETE /v1/inventory/transfers', () => {
     const toMain = json(await transfer(caller, { items: [{ item_id: store.id, quantity: 2 }] })).data
     const toB = json(await transfer(caller, { to_location: 'bar_b', items: [{ item_id: store.id, quantity: 3 }], transferred_at: '2026-01-10T20:00:00Z' })).data
     const list = (query: Record<string, string>) => ctx.request('GET', '/v1/inventory/transfers', { key: caller.key, query }).then((response) => json(response))
-    assert.deepEqual((await list({})).data.map((entry: { id: string }) => entry.id), [toMain.id, toB.id])
-    assert.deepEqual((await list({ location: 'bar_b' })).data.map((entry: { id: string }) => entry.id), [toB.id])
+    assert.deepEqual(
+      (await list({})).data.map((entry: { id: string }) => entry.id),
+      [toMain.id, toB.id],
+    )
+    assert.deepEqual(
+      (await list({ location: 'bar_b' })).data.map((entry: { id: string }) => entry.id),
+      [toB.id],
+    )
     assert.deepEqual((await list({ location: 'storeroom' })).pagination.total, 2)
-    assert.deepEqual((await list({ item_id: toMain.items[0].to_item_id })).data.map((entry: { id: string }) => entry.id), [toMain.id])
-    assert.deepEqual((await list({ date_from: '2026-01-01', date_to: '2026-01-31' })).data.map((entry: { id: string }) => entry.id), [toB.id])
+    assert.deepEqual(
+      (await list({ item_id: toMain.items[0].to_item_id })).data.map((entry: { id: string }) => entry.id),
+      [toMain.id],
+    )
+    assert.deepEqual(
+      (await list({ date_from: '2026-01-01', date_to: '2026-01-31' })).data.map((entry: { id: string }) => entry.id),
+      [toB.id],
+    )
     assert.equal((await list({ location: 'nowhere' })).error.code, 'location_not_found')
     assert.equal((await list({ date_from: '2026-02-01', date_to: '2026-01-01' })).error.code, 'invalid_parameter')
 
@@ -166,9 +218,12 @@ describe('GET and DELETE /v1/inventory/transfers', () => {
     const again = await ctx.request('DELETE', `/v1/inventory/transfers/${toMain.id}`, { key: caller.key })
     assert.equal(again.statusCode, 200)
     assert.equal(await quantityOf(caller, store.id), 30, 'voiding twice changes nothing')
-    assert.deepEqual((await movementsOf(caller, store.id)).slice(0, 2).map((move) => [move.kind, move.change]), [
-      ['transfer', 2],
-      ['transfer', -2],
-    ])
+    assert.deepEqual(
+      (await movementsOf(caller, store.id)).slice(0, 2).map((move) => [move.kind, move.change]),
+      [
+        ['transfer', 2],
+        ['transfer', -2],
+      ],
+    )
   })
 })

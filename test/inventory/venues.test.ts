@@ -150,9 +150,7 @@ describe('one product at several locations', () => {
       [
         { location: 'main_bar', size_ml: 750 },
         { location: 'bar_b', size_ml: 1000 },
-      ].map((fields) =>
-        ctx.request('POST', '/v1/inventory/items', { key: caller.key, body: { ...TITO, category: 'spirits', quantity: 1, ...fields } }),
-      ),
+      ].map((fields) => ctx.request('POST', '/v1/inventory/items', { key: caller.key, body: { ...TITO, category: 'spirits', quantity: 1, ...fields } })),
     )
     assert.deepEqual(responses.map((response) => response.statusCode).sort(), [201, 409])
     assert.equal((await itemsOfSku(caller, 'TITO-750')).length, 1)

@@ -46,10 +46,13 @@ describe('POST /v1/inventory/waste', () => {
     assert.equal(entry.total_cost, 19.59)
     assert.equal(await quantityOf(caller, vodka.id), 8.9409)
     const moves = json(await ctx.request('GET', `/v1/inventory/items/${vodka.id}/movements`, { key: caller.key })).data
-    assert.deepEqual(moves.slice(0, 2).map((move: { kind: string; change: number; reference_id: string }) => [move.kind, move.change, move.reference_id]), [
-      ['waste', -1],
-      ['waste', -0.0591],
-    ].map(([kind, change]) => [kind, change, entry.id]))
+    assert.deepEqual(
+      moves.slice(0, 2).map((move: { kind: string; change: number; reference_id: string }) => [move.kind, move.change, move.reference_id]),
+      [
+        ['waste', -1],
+        ['waste', -0.0591],
+      ].map(([kind, change]) => [kind, change, entry.id]),
+    )
     const [recorded] = await listEvents(ctx.database.db, caller.tenant, 'inventory.waste_recorded')
     assert.deepEqual(recorded!.data, {
       waste_id: entry.id,
@@ -108,9 +111,18 @@ describe('GET and DELETE /v1/inventory/waste', () => {
     const spill = json(await recordWaste(caller, { items: [{ item_id: vodka.id, quantity: 30, unit: 'ml', reason: 'spill' }] })).data
     const comp = json(await recordWaste(caller, { occurred_at: '2026-01-05T22:00:00Z', items: [{ item_id: vodka.id, quantity: 1, reason: 'comp' }] })).data
     const list = (query: Record<string, string>) => ctx.request('GET', '/v1/inventory/waste', { key: caller.key, query }).then((response) => json(response))
-    assert.deepEqual((await list({})).data.map((entry: { id: string }) => entry.id), [spill.id, comp.id])
-    assert.deepEqual((await list({ reason: 'comp' })).data.map((entry: { id: string }) => entry.id), [comp.id])
-    assert.deepEqual((await list({ date_to: '2026-01-31' })).data.map((entry: { id: string }) => entry.id), [comp.id])
+    assert.deepEqual(
+      (await list({})).data.map((entry: { id: string }) => entry.id),
+      [spill.id, comp.id],
+    )
+    assert.deepEqual(
+      (await list({ reason: 'comp' })).data.map((entry: { id: string }) => entry.id),
+      [comp.id],
+    )
+    assert.deepEqual(
+      (await list({ date_to: '2026-01-31' })).data.map((entry: { id: string }) => entry.id),
+      [comp.id],
+    )
     assert.equal((await list({ location: 'main_bar' })).pagination.total, 2)
     assert.equal((await list({ location: 'nowhere' })).error.code, 'location_not_found')
     assert.equal((await list({ reason: 'evaporated' })).error.code, 'invalid_parameter')

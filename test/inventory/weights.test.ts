@@ -50,10 +50,22 @@ describe('container weights on items', () => {
     assert.deepEqual([weighed.full_weight_g, weighed.empty_weight_g], [1250, 450])
     assert.deepEqual([(await getItem(caller, weighed.id)).full_weight_g, (await getItem(caller, weighed.id)).empty_weight_g], [1250, 450])
     const listed = json(await ctx.request('GET', '/v1/inventory/items', { key: caller.key })).data
-    assert.deepEqual(listed.map((item: any) => [item.name, item.full_weight_g, item.empty_weight_g]), [['A plain bottle', null, null], ['B weighed bottle', 1250, 450]])
+    assert.deepEqual(
+      listed.map((item: any) => [item.name, item.full_weight_g, item.empty_weight_g]),
+      [
+        ['A plain bottle', null, null],
+        ['B weighed bottle', 1250, 450],
+      ],
+    )
 
     const csv = parse((await ctx.request('GET', '/v1/inventory/items?format=csv', { key: caller.key })).body, { columns: true }) as Record<string, string>[]
-    assert.deepEqual(csv.map((row) => [row.name, row.full_weight_g, row.empty_weight_g]), [['A plain bottle', '', ''], ['B weighed bottle', '1250', '450']])
+    assert.deepEqual(
+      csv.map((row) => [row.name, row.full_weight_g, row.empty_weight_g]),
+      [
+        ['A plain bottle', '', ''],
+        ['B weighed bottle', '1250', '450'],
+      ],
+    )
 
     const tare = await putItem(caller, weighed.id, { empty_weight_g: 462.5 })
     assert.equal(tare.statusCode, 200, tare.body)
@@ -117,7 +129,11 @@ describe('POST /v1/inventory/count with weights', () => {
     const result = json(response).data
     assert.deepEqual(
       result.variance_detected.map((line: any) => [line.item_id, line.actual]),
-      [[vodka.id, 2.5], [gin.id, 0.313], [rum.id, 5.5]],
+      [
+        [vodka.id, 2.5],
+        [gin.id, 0.313],
+        [rum.id, 5.5],
+      ],
     )
     assert.equal((await getItem(caller, vodka.id)).quantity, 2.5)
     assert.equal((await getItem(caller, gin.id)).quantity, 0.313)
@@ -155,7 +171,10 @@ describe('POST /v1/inventory/count with weights', () => {
       [{ weight_g: -5 }, 'items[1].weight_g', -5],
     ]
     for (const [weights, parameter, value] of cases) {
-      const response = await countLines(caller, [{ item_id: gin.id, quantity: 3 }, { item_id: vodka.id, quantity: 1, ...weights }])
+      const response = await countLines(caller, [
+        { item_id: gin.id, quantity: 3 },
+        { item_id: vodka.id, quantity: 1, ...weights },
+      ])
       const error = assertError(response, 400, 'invalid_quantity', parameter)
       assert.deepEqual({ value: error.details.value, min_g: error.details.min_g, max_g: error.details.max_g }, { value, min_g: 410, max_g: 1290 })
       assert.match(error.message, /410–1290 g/)
@@ -171,7 +190,13 @@ describe('POST /v1/inventory/count with weights', () => {
     const vodka = await createItem(ctx, caller, { quantity: 10, ...BOTTLE_WEIGHTS })
     const before = [await countState(caller, plain.id), await countState(caller, vodka.id)]
     const cases: [object[], string][] = [
-      [[{ item_id: vodka.id, quantity: 1, weight_g: 850 }, { item_id: plain.id, quantity: 1, weight_g: 850 }], 'items[1].weight_g'],
+      [
+        [
+          { item_id: vodka.id, quantity: 1, weight_g: 850 },
+          { item_id: plain.id, quantity: 1, weight_g: 850 },
+        ],
+        'items[1].weight_g',
+      ],
       [[{ item_id: plain.id, quantity: 1, weights_g: [700, 850] }], 'items[0].weights_g[0]'],
       [[{ item_id: vodka.id, quantity: 1, weight_g: 850, weights_g: [700] }], 'items[0].weights_g'],
     ]

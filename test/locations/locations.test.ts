@@ -13,7 +13,10 @@ describe('/v1/locations', () => {
   test('a new account has main_bar; locations are created, read, updated and listed', async () => {
     const caller = await ctx.newCaller()
     const initial = json(await ctx.request('GET', '/v1/locations', { key: caller.key }))
-    assert.deepEqual(initial.data.map((location: { id: string }) => location.id), ['main_bar'])
+    assert.deepEqual(
+      initial.data.map((location: { id: string }) => location.id),
+      ['main_bar'],
+    )
     const created = await ctx.request('POST', '/v1/locations', {
       key: caller.key,
       body: { id: 'rooftop', name: 'Rooftop bar', timezone: 'America/New_York', business_day_cutoff: '03:30' },
@@ -96,11 +99,14 @@ describe('/v1/locations', () => {
     const cleared = await ctx.request('PUT', '/v1/locations/berlin', { key: caller.key, body: { country: null } })
     assert.equal(json(cleared).data.country, null)
     const listed = json(await ctx.request('GET', '/v1/locations', { key: caller.key })).data
-    assert.deepEqual(listed.map((location: { id: string; country: string | null }) => [location.id, location.country]), [
-      ['berlin', null],
-      ['main_bar', null],
-      ['plain', null],
-    ])
+    assert.deepEqual(
+      listed.map((location: { id: string; country: string | null }) => [location.id, location.country]),
+      [
+        ['berlin', null],
+        ['main_bar', null],
+        ['plain', null],
+      ],
+    )
     const us = await ctx.request('PUT', '/v1/locations/main_bar', { key: caller.key, body: { country: 'US' } })
     assert.equal(json(us).data.country, 'US')
   })

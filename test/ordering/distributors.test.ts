@@ -46,7 +46,10 @@ describe('distributors', () => {
     await createDistributor(ctx, caller, { name: 'Alpha', supported_categories: ['beer', 'cider'] })
     await createDistributor(ctx, caller, { name: 'Bravo' })
     const page = json(await ctx.request('GET', '/v1/distributors?per_page=2', { key: caller.key }))
-    assert.deepEqual(page.data.map((row: any) => row.name), ['Alpha', 'Bravo'])
+    assert.deepEqual(
+      page.data.map((row: any) => row.name),
+      ['Alpha', 'Bravo'],
+    )
     assert.deepEqual(Object.keys(page.data[0]).sort(), ['id', 'lead_time_days', 'min_order_amount', 'name', 'region', 'supported_categories'])
     assert.deepEqual(page.data[0].supported_categories, ['beer', 'cider'])
     assert.deepEqual({ total: page.pagination.total, total_pages: page.pagination.total_pages }, { total: 3, total_pages: 2 })
@@ -61,7 +64,11 @@ describe('distributors', () => {
     assert.equal(updated.lead_time_days, 5)
     assert.deepEqual(updated.supported_categories, ['wine'])
     assert.deepEqual(await ok(ctx, caller, 'DELETE', `/v1/distributors/${distributor.id}`), { id: distributor.id, deleted: true })
-    for (const [method, body] of [['GET', undefined], ['PUT', { region: 'x' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PUT', { region: 'x' }],
+      ['DELETE', undefined],
+    ] as const) {
       const response = await ctx.request(method, `/v1/distributors/${distributor.id}`, { key: caller.key, body })
       assert.equal(response.statusCode, 404)
       assert.equal(json(response).error.code, 'distributor_not_found')
@@ -82,7 +89,11 @@ describe('distributors', () => {
   test('rejects an invalid e-mail, an unknown category and sub-cent amounts with invalid_parameter, never echoing the address', async () => {
     const caller = await ctx.newCaller()
     const base = { name: 'X', distributor_code: 'X', region: 'x', contact_email: 'a@b.example' }
-    for (const body of [{ ...base, contact_email: 'not-an-address' }, { ...base, supported_categories: ['tobacco'] }, { ...base, min_order_amount: 1.001 }]) {
+    for (const body of [
+      { ...base, contact_email: 'not-an-address' },
+      { ...base, supported_categories: ['tobacco'] },
+      { ...base, min_order_amount: 1.001 },
+    ]) {
       const response = await ctx.request('POST', '/v1/distributors', { key: caller.key, body })
       assert.equal(response.statusCode, 400, JSON.stringify(body))
       assert.equal(json(response).error.code, 'invalid_parameter')

@@ -70,11 +70,7 @@ export async function snapshot(ctx: TestContext, caller: Caller, orderId?: strin
     .where('account_id', '=', caller.tenant.accountId)
     .orderBy('sequence')
     .execute()
-  const dispatches = await ctx.database.db
-    .selectFrom('purchase_order_dispatches')
-    .select(['order_id', 'status'])
-    .where('account_id', '=', caller.tenant.accountId)
-    .execute()
+  const dispatches = await ctx.database.db.selectFrom('purchase_order_dispatches').select(['order_id', 'status']).where('account_id', '=', caller.tenant.accountId).execute()
   return {
     events: events.map((event) => event.id),
     orders: json(orders).data,

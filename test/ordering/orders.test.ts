@@ -61,15 +61,67 @@ describe('POST /v1/orders', () => {
   })
 
   const rejections: Array<{ name: string; status: number; code: string; body: (ids: { dist: string; item: string; wine: string }) => object }> = [
-    { name: 'an unknown distributor', status: 404, code: 'distributor_not_found', body: ({ item }) => ({ distributor_id: 'dist_nope', location: 'main_bar', items: [{ inventory_item_id: item, quantity: 1, unit: 'bottle' }] }) },
-    { name: 'an unknown location', status: 404, code: 'location_not_found', body: ({ dist, item }) => ({ distributor_id: dist, location: 'rooftop', items: [{ inventory_item_id: item, quantity: 1, unit: 'bottle' }] }) },
-    { name: 'an unknown item', status: 404, code: 'item_not_found', body: ({ dist }) => ({ distributor_id: dist, location: 'main_bar', items: [{ inventory_item_id: 'item_nope', quantity: 1, unit: 'bottle' }] }) },
-    { name: 'an unknown unit', status: 400, code: 'invalid_unit', body: ({ dist, item }) => ({ distributor_id: dist, location: 'main_bar', items: [{ inventory_item_id: item, quantity: 1, unit: 'barrel' }] }) },
-    { name: 'a unit the item is not sold in', status: 400, code: 'invalid_unit', body: ({ dist, item }) => ({ distributor_id: dist, location: 'main_bar', items: [{ inventory_item_id: item, quantity: 1, unit: 'kg' }] }) },
-    { name: 'a zero quantity', status: 400, code: 'invalid_quantity', body: ({ dist, item }) => ({ distributor_id: dist, location: 'main_bar', items: [{ inventory_item_id: item, quantity: 0, unit: 'bottle' }] }) },
-    { name: 'a negative quantity', status: 400, code: 'invalid_quantity', body: ({ dist, item }) => ({ distributor_id: dist, location: 'main_bar', items: [{ inventory_item_id: item, quantity: -2, unit: 'bottle' }] }) },
-    { name: 'an item outside the supported categories', status: 400, code: 'item_not_available', body: ({ dist, wine }) => ({ distributor_id: dist, location: 'main_bar', items: [{ inventory_item_id: wine, quantity: 1, unit: 'bottle' }] }) },
-    { name: 'the same item twice', status: 400, code: 'invalid_parameter', body: ({ dist, item }) => ({ distributor_id: dist, location: 'main_bar', items: [{ inventory_item_id: item, quantity: 1, unit: 'bottle' }, { inventory_item_id: item, quantity: 1, unit: 'bottle' }] }) },
+    {
+      name: 'an unknown distributor',
+      status: 404,
+      code: 'distributor_not_found',
+      body: ({ item }) => ({ distributor_id: 'dist_nope', location: 'main_bar', items: [{ inventory_item_id: item, quantity: 1, unit: 'bottle' }] }),
+    },
+    {
+      name: 'an unknown location',
+      status: 404,
+      code: 'location_not_found',
+      body: ({ dist, item }) => ({ distributor_id: dist, location: 'rooftop', items: [{ inventory_item_id: item, quantity: 1, unit: 'bottle' }] }),
+    },
+    {
+      name: 'an unknown item',
+      status: 404,
+      code: 'item_not_found',
+      body: ({ dist }) => ({ distributor_id: dist, location: 'main_bar', items: [{ inventory_item_id: 'item_nope', quantity: 1, unit: 'bottle' }] }),
+    },
+    {
+      name: 'an unknown unit',
+      status: 400,
+      code: 'invalid_unit',
+      body: ({ dist, item }) => ({ distributor_id: dist, location: 'main_bar', items: [{ inventory_item_id: item, quantity: 1, unit: 'barrel' }] }),
+    },
+    {
+      name: 'a unit the item is not sold in',
+      status: 400,
+      code: 'invalid_unit',
+      body: ({ dist, item }) => ({ distributor_id: dist, location: 'main_bar', items: [{ inventory_item_id: item, quantity: 1, unit: 'kg' }] }),
+    },
+    {
+      name: 'a zero quantity',
+      status: 400,
+      code: 'invalid_quantity',
+      body: ({ dist, item }) => ({ distributor_id: dist, location: 'main_bar', items: [{ inventory_item_id: item, quantity: 0, unit: 'bottle' }] }),
+    },
+    {
+      name: 'a negative quantity',
+      status: 400,
+      code: 'invalid_quantity',
+      body: ({ dist, item }) => ({ distributor_id: dist, location: 'main_bar', items: [{ inventory_item_id: item, quantity: -2, unit: 'bottle' }] }),
+    },
+    {
+      name: 'an item outside the supported categories',
+      status: 400,
+      code: 'item_not_available',
+      body: ({ dist, wine }) => ({ distributor_id: dist, location: 'main_bar', items: [{ inventory_item_id: wine, quantity: 1, unit: 'bottle' }] }),
+    },
+    {
+      name: 'the same item twice',
+      status: 400,
+      code: 'invalid_parameter',
+      body: ({ dist, item }) => ({
+        distributor_id: dist,
+        location: 'main_bar',
+        items: [
+          { inventory_item_id: item, quantity: 1, unit: 'bottle' },
+          { inventory_item_id: item, quantity: 1, unit: 'bottle' },
+        ],
+      }),
+    },
   ]
   for (const rejection of rejections) {
     test(`rejects ${rejection.name} with ${rejection.code} and changes nothing`, async () => {
@@ -90,9 +142,7 @@ describe('POST /v1/orders', () => {
     const distributor = await createDistributor(ctx, caller)
     const listed = await createItem(ctx, caller, { case_size: 12 })
     const unlisted = await createItem(ctx, caller)
-    await ok(ctx, caller, 'PUT', `/v1/distributors/${distributor.id}/catalog`, [
-      { inventory_item_id: listed.id, unit: 'case', unit_price: 200, available_quantity: 2 },
-    ])
+    await ok(ctx, caller, 'PUT', `/v1/distributors/${distributor.id}/catalog`, [{ inventory_item_id: listed.id, unit: 'case', unit_price: 200, available_quantity: 2 }])
     const before = await snapshot(ctx, caller)
     const missing = await ctx.request('POST', '/v1/orders', {
       key: caller.key,
@@ -139,15 +189,24 @@ describe('GET /v1/orders', () => {
     await ok(ctx, caller, 'POST', `/v1/orders/${b.id}/submit`)
 
     const all = json(await ctx.request('GET', '/v1/orders?per_page=2', { key: caller.key }))
-    assert.deepEqual(all.data.map((order: any) => order.id), [c.id, b.id])
+    assert.deepEqual(
+      all.data.map((order: any) => order.id),
+      [c.id, b.id],
+    )
     assert.equal(all.pagination.total, 3)
     assert.equal(all.pagination.next_page_url, '/v1/orders?per_page=2&page=2')
     assert.deepEqual(Object.keys(all.data[0]).sort(), ['created_at', 'distributor_id', 'distributor_name', 'estimated_delivery', 'id', 'location', 'status', 'total_amount'])
 
     const submitted = json(await ctx.request('GET', '/v1/orders?status=submitted', { key: caller.key }))
-    assert.deepEqual(submitted.data.map((order: any) => order.id), [b.id])
+    assert.deepEqual(
+      submitted.data.map((order: any) => order.id),
+      [b.id],
+    )
     const byDistributor = json(await ctx.request(`GET`, `/v1/orders?distributor_id=${first.id}`, { key: caller.key }))
-    assert.deepEqual(byDistributor.data.map((order: any) => order.id), [b.id, a.id])
+    assert.deepEqual(
+      byDistributor.data.map((order: any) => order.id),
+      [b.id, a.id],
+    )
 
     const today = new Date().toISOString().slice(0, 10)
     const inDay = json(await ctx.request('GET', `/v1/orders?date_from=${today}&date_to=${today}`, { key: caller.key }))
@@ -155,7 +214,10 @@ describe('GET /v1/orders', () => {
     const future = json(await ctx.request('GET', `/v1/orders?date_from=2999-01-01`, { key: caller.key }))
     assert.equal(future.pagination.total, 0)
     const sinceC = json(await ctx.request('GET', `/v1/orders?date_from=${encodeURIComponent(c.created_at)}`, { key: caller.key }))
-    assert.deepEqual(sinceC.data.map((order: any) => order.id), [c.id])
+    assert.deepEqual(
+      sinceC.data.map((order: any) => order.id),
+      [c.id],
+    )
   })
 
   test('rejects a bad date, a date that does not exist, a reversed range and per_page over 100 with invalid_parameter', async () => {
@@ -176,7 +238,10 @@ describe('GET /v1/orders/:id', () => {
     const distributor = await createDistributor(ctx, owner)
     const item = await createItem(ctx, owner)
     const order = await createOrder(ctx, owner, distributor.id, [{ inventory_item_id: item.id, quantity: 1, unit: 'bottle' }])
-    for (const [key, id] of [[stranger.key, order.id], [owner.key, 'ord_nope']]) {
+    for (const [key, id] of [
+      [stranger.key, order.id],
+      [owner.key, 'ord_nope'],
+    ]) {
       const response = await ctx.request('GET', `/v1/orders/${id}`, { key })
       assert.equal(response.statusCode, 404)
       assert.equal(json(response).error.code, 'order_not_found')
@@ -195,7 +260,10 @@ describe('PUT /v1/orders/:id', () => {
       items: [{ inventory_item_id: other.id, quantity: 4, unit: 'bottle' }],
     })
     assert.equal(updated.status, 'draft')
-    assert.deepEqual(updated.items.map((line: any) => [line.inventory_item_id, line.total]), [[other.id, 10]])
+    assert.deepEqual(
+      updated.items.map((line: any) => [line.inventory_item_id, line.total]),
+      [[other.id, 10]],
+    )
     assert.equal(updated.total_amount, 10)
     assert.ok(updated.updated_at >= order.updated_at)
   })

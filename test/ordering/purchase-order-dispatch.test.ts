@@ -240,7 +240,7 @@ describe('purchase-order e-mail without BARSTOCK_SMTP_URL', () => {
 
 describe('describeSendError', () => {
   test('keeps addresses an SMTP server echoes out of the stored error', () => {
-    const error = new Error('Can\'t send mail - all recipients were rejected: 550 5.1.1 <sales@johnson.example>: Recipient address rejected')
+    const error = new Error("Can't send mail - all recipients were rejected: 550 5.1.1 <sales@johnson.example>: Recipient address rejected")
     const described = describeSendError(error)
     assert.ok(!described.includes('sales@johnson.example'))
     assert.match(described, /<<EMAIL>>: Recipient address rejected/)

@@ -42,7 +42,10 @@ describe('POST /v1/orders/:id/receive', () => {
     assert.equal(received.received_by, 'Sam')
     assert.deepEqual(
       received.items.map((line: any) => [line.inventory_item_id, line.quantity_received, line.quantity_damaged]),
-      [[vodka.id, 2, 0.5], [gin.id, 3, 0]],
+      [
+        [vodka.id, 2, 0.5],
+        [gin.id, 3, 0],
+      ],
     )
     // 1.5 good cases of 12 = 18 bottles.
     assert.equal(await quantityOf(caller, vodka.id), 28)
@@ -56,12 +59,18 @@ describe('POST /v1/orders/:id/receive', () => {
       .execute()
     assert.deepEqual(
       deliveries.map((row) => [row.item_id, Number(row.delta), row.reference_id, row.actor]),
-      [[vodka.id, 18, order.id, 'Sam'], [gin.id, 3, order.id, 'Sam']].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+      [
+        [vodka.id, 18, order.id, 'Sam'],
+        [gin.id, 3, order.id, 'Sam'],
+      ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
     )
     const updates = (await eventsOf(ctx, caller, 'inventory.updated')).filter((event) => event.updated_by === 'Sam')
     assert.deepEqual(
       updates.map((event) => [event.item_id, event.previous_quantity, event.new_quantity, event.change]).sort(),
-      [[vodka.id, 10, 28, 18], [gin.id, 5, 8, 3]].sort(),
+      [
+        [vodka.id, 10, 28, 18],
+        [gin.id, 5, 8, 3],
+      ].sort(),
     )
     assert.deepEqual(await eventsOf(ctx, caller, 'order.delivered'), [
       { order_id: order.id, delivered_at: received.delivered_at, received_by: 'Sam', items_received: 2, items_damaged: 1 },
@@ -80,7 +89,10 @@ describe('POST /v1/orders/:id/receive', () => {
     })
     assert.deepEqual(
       received.items.map((line: any) => [line.inventory_item_id, line.quantity_received, line.quantity_damaged, line.units_damaged]),
-      [[vodka.id, 2, 0.0833, 1], [gin.id, 3, 1, 1]],
+      [
+        [vodka.id, 2, 0.0833, 1],
+        [gin.id, 3, 1, 1],
+      ],
     )
     // 24 bottles arrived, 1 broken.
     assert.equal(await quantityOf(caller, vodka.id), 33)

@@ -126,12 +126,19 @@ describe('GET /v1/orders/recommendations', () => {
     const distributor = await createDistributor(ctx, caller, { lead_time_days: 3 })
     const item = await createItem(ctx, caller, { name: 'Lager', unit: 'can', size_ml: 355, quantity: 5, case_size: 24, cost_per_unit: 1 })
     // 30 closed days alternating 10 and 0.
-    await recordSales(caller, item.id, closedDays(30, (day) => (day % 2 === 0 ? 10 : 0)))
+    await recordSales(
+      caller,
+      item.id,
+      closedDays(30, (day) => (day % 2 === 0 ? 10 : 0)),
+    )
     const stored = await storedForecast(item.id)
     // 7 days ahead plus 3 days lead time: the first 10 stored days, safety stock from the stored errors over 10 days.
     const demand = round4(stored.daily.slice(0, 10).reduce((total, value) => total + value, 0))
     assert.ok(stored.horizonStdDev !== null, 'the refit stores the error of a 14-day total')
-    const safety = safetyStock(stored.daily.slice(0, 10).reduce((total, value) => total + value, 0), totalErrorStdDev(stored.stdDev, stored.horizonStdDev, 10))
+    const safety = safetyStock(
+      stored.daily.slice(0, 10).reduce((total, value) => total + value, 0),
+      totalErrorStdDev(stored.stdDev, stored.horizonStdDev, 10),
+    )
     // The skewed percentile lies above the normal one of independent days (1.645 × daily error × √10).
     assert.ok(safety > 1.645 * stored.stdDev * Math.sqrt(10), `safety stock ${safety}, daily error ${stored.stdDev}`)
 
@@ -162,7 +169,10 @@ describe('GET /v1/orders/recommendations', () => {
     await recordSales(caller, wine.id, closedDays(28, 1))
     await ok(ctx, caller, 'PUT', `/v1/distributors/${distributor.id}/catalog`, [{ inventory_item_id: rum.id, unit: 'bottle', unit_price: 12.5 }])
     const data = await recommendations(caller, `?distributor_id=${distributor.id}&days_ahead=14&location=main_bar`)
-    assert.deepEqual(data.recommendations.map((line: any) => [line.name, line.recommended_order]), [['Rum', 14]])
+    assert.deepEqual(
+      data.recommendations.map((line: any) => [line.name, line.recommended_order]),
+      [['Rum', 14]],
+    )
     assert.equal(data.total_recommended_amount, 175)
     assert.equal(data.location, 'main_bar')
     const everyone = await recommendations(caller)
@@ -185,7 +195,18 @@ describe('GET /v1/orders/recommendations', () => {
     // 12 − 3 in stock − 6 on order = 3 short, rounded up to a whole case of 6.
     assert.deepEqual(
       { ...line, reason: undefined },
-      { inventory_item_id: fresh.id, name: 'Fresh', current_stock: 3, forecasted_demand: 0, recommended_order: 6, unit: 'bottle', reason: undefined, confidence: 0, par_level: 12, transfer_from: [] },
+      {
+        inventory_item_id: fresh.id,
+        name: 'Fresh',
+        current_stock: 3,
+        forecasted_demand: 0,
+        recommended_order: 6,
+        unit: 'bottle',
+        reason: undefined,
+        confidence: 0,
+        par_level: 12,
+        transfer_from: [],
+      },
     )
     assert.equal(
       line.reason,
@@ -198,7 +219,17 @@ describe('GET /v1/orders/recommendations', () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     await createLocations(ctx, caller, ['storeroom', 'restaurant'])
     const beer = { name: 'Lager 355ml', sku: 'LAGER', unit: 'bottle', size_ml: 355, category: 'beer', cost_per_unit: 1.5 }
-    await createItem(ctx, caller, { ...beer, sku: 'LAGER', name: 'Lager 24-pack', unit: 'case', case_size: 24, location: 'storeroom', quantity: 3, par_level: 1, cost_per_unit: 36 })
+    await createItem(ctx, caller, {
+      ...beer,
+      sku: 'LAGER',
+      name: 'Lager 24-pack',
+      unit: 'case',
+      case_size: 24,
+      location: 'storeroom',
+      quantity: 3,
+      par_level: 1,
+      cost_per_unit: 36,
+    })
     const bar = await createItem(ctx, caller, { ...beer, quantity: 0, par_level: 24 })
     const restaurant = await createItem(ctx, caller, { ...beer, location: 'restaurant', quantity: 12, par_level: 48 })
 
@@ -211,7 +242,10 @@ describe('GET /v1/orders/recommendations', () => {
     const restaurantLine = byItem.get(restaurant.id) as { transfer_from: unknown; recommended_order: number }
     assert.deepEqual([restaurantLine.transfer_from, restaurantLine.recommended_order], [[{ location: 'storeroom', quantity: 24 }], 12])
     assert.equal(data.total_recommended_amount, 18, 'only the 12 bottles no transfer covers are bought')
-    assert.deepEqual((await recommendations(caller, '?location=restaurant')).recommendations.map((line: { transfer_from: unknown }) => line.transfer_from), [[{ location: 'storeroom', quantity: 36 }]])
+    assert.deepEqual(
+      (await recommendations(caller, '?location=restaurant')).recommendations.map((line: { transfer_from: unknown }) => line.transfer_from),
+      [[{ location: 'storeroom', quantity: 36 }]],
+    )
   })
 
   test('orders up to par where the par asks for more than the forecast, and says so; the forecast where it asks for more', async () => {

@@ -19,7 +19,11 @@ describe('safetyStock', () => {
   test('is 0 without error and z × σ without forecast demand, never negative or not a number', () => {
     assert.equal(safetyStock(12, 0), 0)
     assert.equal(safetyStock(0, 2), SERVICE_LEVEL_Z * 2)
-    for (const [demand, spread] of [[0.001, 100], [1e-9, 1e-9], [1e6, 1]] as const) {
+    for (const [demand, spread] of [
+      [0.001, 100],
+      [1e-9, 1e-9],
+      [1e6, 1],
+    ] as const) {
       const value = safetyStock(demand, spread)
       assert.ok(Number.isFinite(value) && value >= 0, `${demand}, ${spread}: ${value}`)
     }

@@ -81,7 +81,7 @@ test('a path segment over 500 characters is 400 invalid_parameter; one of 150 re
   assert.equal(json(reached).error.code, 'order_not_found')
 })
 
-test('headers over 16 KiB are 431 headers_too_large in the API shape, not Node\'s bare status line', async () => {
+test("headers over 16 KiB are 431 headers_too_large in the API shape, not Node's bare status line", async () => {
   await ctx.app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = ctx.app.server.address() as { port: number }
   const answer = await new Promise<string>((resolve, reject) => {
@@ -108,7 +108,10 @@ test('a trailing slash is ignored on every route, and the document writes no pat
     assert.equal(response.statusCode, 200, `${path}: ${response.body}`)
   }
   const document = json(await ctx.request('GET', '/openapi.json', { key: null }))
-  assert.deepEqual(Object.keys(document.paths).filter((path) => path.length > 1 && path.endsWith('/')), [])
+  assert.deepEqual(
+    Object.keys(document.paths).filter((path) => path.length > 1 && path.endsWith('/')),
+    [],
+  )
   assert.deepEqual(Object.keys(document.paths['/v1/orders']).sort(), ['get', 'post'])
 })
 
@@ -155,12 +158,18 @@ test('a report date outside 1900-01-01 to 9998-12-31 is 400 invalid_parameter; p
     assertRefused(await ctx.request('GET', `/v1/analytics/${report}`, { key: caller.key, query: { date_from: '9999-12-01', date_to: '9999-12-31' } }), 'date_to')
   }
   const reportCaller = await ctx.newCaller()
-  for (const [id, timezone, cutoff] of [['east_end', 'Pacific/Kiritimati', '23:59'], ['west_end', 'Etc/GMT+12', '00:00']]) {
+  for (const [id, timezone, cutoff] of [
+    ['east_end', 'Pacific/Kiritimati', '23:59'],
+    ['west_end', 'Etc/GMT+12', '00:00'],
+  ]) {
     const created = await ctx.request('POST', '/v1/locations', { key: reportCaller.key, body: { id, name: id, timezone, business_day_cutoff: cutoff } })
     assert.equal(created.statusCode, 201, created.body)
   }
   for (const report of reports) {
-    for (const query of [{ date_from: '1900-01-01', date_to: '1900-12-31' }, { date_from: '9998-01-01', date_to: '9998-12-31' }]) {
+    for (const query of [
+      { date_from: '1900-01-01', date_to: '1900-12-31' },
+      { date_from: '9998-01-01', date_to: '9998-12-31' },
+    ]) {
       const response = await ctx.request('GET', `/v1/analytics/${report}`, { key: reportCaller.key, query })
       assert.ok(response.statusCode < 500, `${report} ${JSON.stringify(query)}: ${response.statusCode} ${response.body}`)
     }

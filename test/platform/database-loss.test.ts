@@ -51,7 +51,9 @@ async function terminateHeldBackend(): Promise<number> {
   }
 }
 
-test('a connection terminated under a request answers it 503 database_unavailable, and the next request is served', { skip: !url && 'needs DATABASE_URL (PostgreSQL)' }, async () => {
+test('a connection terminated under a request answers it 503 database_unavailable, and the next request is served', {
+  skip: !url && 'needs DATABASE_URL (PostgreSQL)',
+}, async () => {
   const caller = await ctx.newCaller()
   const held = ctx.app.inject({ method: 'GET', url: '/test/held-connection' })
   assert.equal(await terminateHeldBackend(), 1)

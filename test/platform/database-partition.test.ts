@@ -92,7 +92,10 @@ async function serverBehindProxy(t: TestContext, prefix: string) {
   return { proxy, server, base: server.url, key: JSON.parse(created.stdout).key as string }
 }
 
-test('a partition from PostgreSQL answers 503 within the bound, /readyz within 2 s, and heals alone', { skip: !url && 'needs DATABASE_URL (PostgreSQL)', timeout: 240_000 }, async (t) => {
+test('a partition from PostgreSQL answers 503 within the bound, /readyz within 2 s, and heals alone', {
+  skip: !url && 'needs DATABASE_URL (PostgreSQL)',
+  timeout: 240_000,
+}, async (t) => {
   const { proxy, server, base, key } = await serverBehindProxy(t, 'barstock_partition')
 
   // Writes acknowledged before the partition; several at once, so the pool holds idle connections that
@@ -144,7 +147,10 @@ test('a partition from PostgreSQL answers 503 within the bound, /readyz within 2
   assert.deepEqual(failures, [], 'no request answered 500')
 })
 
-test('a failover that leaves the open connections silent: requests on them answer 503 within the bound, then all are served', { skip: !url && 'needs DATABASE_URL (PostgreSQL)', timeout: 240_000 }, async (t) => {
+test('a failover that leaves the open connections silent: requests on them answer 503 within the bound, then all are served', {
+  skip: !url && 'needs DATABASE_URL (PostgreSQL)',
+  timeout: 240_000,
+}, async (t) => {
   const { proxy, server, base, key } = await serverBehindProxy(t, 'barstock_failover')
   const before = ['F-1', 'F-2', 'F-3', 'F-4']
   for (const answer of await Promise.all(before.map((sku) => timed(base, key, 'POST', '/v1/inventory/items', item(sku))))) {
@@ -161,16 +167,26 @@ test('a failover that leaves the open connections silent: requests on them answe
     if (answer.status === 503) assertUnavailableWithin(answer, bound, 'a read on a stranded connection')
     else assert.equal(answer.status, 200, JSON.stringify(answer.body))
   }
-  assert.ok(answers.some((answer) => answer.status === 503), 'some reads found stranded connections')
+  assert.ok(
+    answers.some((answer) => answer.status === 503),
+    'some reads found stranded connections',
+  )
   // The stranded connections are gone from the pool: every request is served again.
   for (let attempt = 0; attempt < 3; attempt++) {
     const again = await Promise.all(Array.from({ length: 6 }, () => timed(base, key, 'GET', '/v1/inventory/items')))
-    assert.deepEqual(again.map((answer) => answer.status), [200, 200, 200, 200, 200, 200])
+    assert.deepEqual(
+      again.map((answer) => answer.status),
+      [200, 200, 200, 200, 200, 200],
+    )
   }
   const after = await timed(base, key, 'POST', '/v1/inventory/items', item('F-5'))
   assert.equal(after.status, 201, JSON.stringify(after.body))
   assert.deepEqual(await skusOf(base, key), [...before, 'F-5'])
-  assert.deepEqual(logLines(server.output()).filter((line) => line.msg === 'request' && line.status === 500), [], 'no request answered 500')
+  assert.deepEqual(
+    logLines(server.output()).filter((line) => line.msg === 'request' && line.status === 500),
+    [],
+    'no request answered 500',
+  )
 })
 
 test('a LISTEN connection a failover left open and silent reconnects by itself', { skip: !url && 'needs DATABASE_URL (PostgreSQL)', timeout: 120_000 }, async (t) => {
@@ -216,5 +232,8 @@ test('a LISTEN connection a failover left open and silent reconnects by itself',
   await notify('after')
   assert.ok(await arrived, 'heard after the failover')
   assert.deepEqual(heard, ['before', '', 'after'])
-  assert.ok(reports.some((report) => /LISTEN stranded_test connection went silent/.test(report)), reports.join('\n'))
+  assert.ok(
+    reports.some((report) => /LISTEN stranded_test connection went silent/.test(report)),
+    reports.join('\n'),
+  )
 })

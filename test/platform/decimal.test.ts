@@ -49,7 +49,10 @@ describe('percentShownAt', () => {
       const whole = randomDecimal(next, 6, 8)
       if (decimal(whole).eq(0)) continue
       // Parts near a boundary: the whole times a percentage of exactly three decimals ending in 5.
-      const boundary = decimal(whole).times(`${Math.floor(next() * 400_000) - 200_000}5`).div(100_000).toFixed()
+      const boundary = decimal(whole)
+        .times(`${Math.floor(next() * 400_000) - 200_000}5`)
+        .div(100_000)
+        .toFixed()
       cases.push([randomDecimal(next, 6, 8), whole], [boundary, whole])
     }
     for (const [part, whole] of cases) {

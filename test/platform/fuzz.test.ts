@@ -43,7 +43,12 @@ async function seed(): Promise<void> {
   const recipe = await post('/v1/recipes', { name: 'Fuzz Sour', category: 'cocktail', selling_price: 9, ingredients: [{ inventory_item_id: item.id, quantity: 1.5, unit: 'oz' }] })
   const count = await post('/v1/inventory/count', { location: location.id, counted_by: 'fuzz', items: [{ item_id: item.id, quantity: 9 }] })
   const connection = await post('/v1/pos/connections', { pos_type: 'square', name: 'Fuzz Square', credentials: SQUARE_CREDENTIALS, initial_sync: 'incremental' })
-  const mapping = await post(`/v1/pos/connections/${connection.id}/mappings`, { pos_item_id: 'fuzz-pos-item', pos_name: 'Fuzz Pour', inventory_item_id: item.id, conversion_factor: 1.5 })
+  const mapping = await post(`/v1/pos/connections/${connection.id}/mappings`, {
+    pos_item_id: 'fuzz-pos-item',
+    pos_name: 'Fuzz Pour',
+    inventory_item_id: item.id,
+    conversion_factor: 1.5,
+  })
   // The create asked for a first sync: the fuzzed sync routes use its id.
   const sync = { sync_id: connection.first_sync_id }
   const webhook = await post('/v1/webhooks', { url: 'https://hooks.example.com/fuzz', events: ['*'] })
@@ -121,9 +126,15 @@ const catalogue = errorCatalogue()
 function assertErrorShape(response: LightMyRequestResponse): void {
   assert.match(String(response.headers['content-type']), /^application\/json/)
   const body = json(response)
-  assert.deepEqual(Object.keys(body).filter((key) => key !== 'error' && key !== 'meta'), [])
+  assert.deepEqual(
+    Object.keys(body).filter((key) => key !== 'error' && key !== 'meta'),
+    [],
+  )
   const { error } = body
-  assert.deepEqual(Object.keys(error).filter((key) => !['code', 'message', 'details'].includes(key)), [])
+  assert.deepEqual(
+    Object.keys(error).filter((key) => !['code', 'message', 'details'].includes(key)),
+    [],
+  )
   assert.equal(typeof error.message, 'string')
   assert.ok(catalogue.has(error.code), `${error.code} is in the error catalogue`)
   assert.equal(catalogue.get(error.code)!.statusCode, response.statusCode, `${error.code} answers its own status`)

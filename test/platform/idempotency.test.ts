@@ -89,9 +89,7 @@ describe('X-Idempotency-Key', () => {
   test('the same keyed POST fired concurrently creates one resource', async () => {
     const caller = await ctx.newCaller()
     const headers = { 'x-idempotency-key': 'burst' }
-    const responses = await Promise.all(
-      Array.from({ length: 10 }, () => ctx.request('POST', '/v1/inventory/items', { key: caller.key, headers, body: itemBody('IDEM-8') })),
-    )
+    const responses = await Promise.all(Array.from({ length: 10 }, () => ctx.request('POST', '/v1/inventory/items', { key: caller.key, headers, body: itemBody('IDEM-8') })))
     const created = responses.filter((response) => response.statusCode === 201)
     const inProgress = responses.filter((response) => response.statusCode === 409)
     assert.equal(created.length + inProgress.length, 10, responses.map((r) => `${r.statusCode} ${r.body}`).join('\n'))
@@ -119,7 +117,10 @@ describe('X-Idempotency-Key', () => {
     assert.equal(replay.headers['idempotent-replayed'], 'true')
     assert.deepEqual(json(replay).data, json(first).data)
     const listed = json(await ctx.request('GET', path, { key: request.key }))
-    assert.deepEqual(listed.data.map((created: { id: string }) => created.id), [json(first).data.id])
+    assert.deepEqual(
+      listed.data.map((created: { id: string }) => created.id),
+      [json(first).data.id],
+    )
   }
 
   test('a repeated POS connection create is the stored 201 even when the vendor now refuses the login, and no second connection exists', async (t) => {

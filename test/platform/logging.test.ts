@@ -72,9 +72,6 @@ describe('logs', () => {
   })
 
   test('the database is described without its password', () => {
-    assert.equal(
-      describeDatabase({ databaseUrl: 'postgres://barstock:s3cret@db.internal:6543/bar', dataDir: '/var/lib/barstock' }),
-      'PostgreSQL barstock@db.internal:6543/bar',
-    )
+    assert.equal(describeDatabase({ databaseUrl: 'postgres://barstock:s3cret@db.internal:6543/bar', dataDir: '/var/lib/barstock' }), 'PostgreSQL barstock@db.internal:6543/bar')
   })
 })

@@ -109,10 +109,14 @@ describe('metrics', () => {
     const dispatcher = await startTestDispatcher(ctx)
     t.after(() => dispatcher.stop())
     await receiver.waitFor(1)
-    const delivered = await eventually(async () => {
-      const now = await scrape(ctx, TOKEN)
-      return now.value(attempts, { outcome: 'delivered' }) === before.value(attempts, { outcome: 'delivered' }) + 1 && now
-    }, 10_000, 'the delivered attempt to be counted')
+    const delivered = await eventually(
+      async () => {
+        const now = await scrape(ctx, TOKEN)
+        return now.value(attempts, { outcome: 'delivered' }) === before.value(attempts, { outcome: 'delivered' }) + 1 && now
+      },
+      10_000,
+      'the delivered attempt to be counted',
+    )
     assert.equal(delivered.value('barstock_outbox_backlog'), 0)
     assert.equal(delivered.value('barstock_outbox_oldest_pending_age_seconds'), 0)
     assert.equal((await deliveriesOf(ctx, caller, webhook.id)).data[0].status, 'delivered')
@@ -130,10 +134,14 @@ describe('metrics', () => {
     const run = await waitForSync(ctx, caller, connection.first_sync_id)
     assert.equal(run.status, 'completed')
     // The count follows the run's commit by a moment: wait for it rather than race it.
-    const after = await eventually(async () => {
-      const exposition = await scrape(ctx, TOKEN)
-      return exposition.value(runs, labels) > before.value(runs, labels) && exposition
-    }, 10_000, 'the sync run to be counted')
+    const after = await eventually(
+      async () => {
+        const exposition = await scrape(ctx, TOKEN)
+        return exposition.value(runs, labels) > before.value(runs, labels) && exposition
+      },
+      10_000,
+      'the sync run to be counted',
+    )
     assert.equal(after.value(runs, labels) - before.value(runs, labels), 1)
     assert.equal(after.family('barstock_pos_sync_run_duration_seconds')?.type, 'HISTOGRAM')
   })

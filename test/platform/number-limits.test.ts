@@ -54,13 +54,37 @@ test('every numeric field of every request body and query documents both ends of
 })
 
 const HUGE_INPUTS: { label: string; method: 'POST' | 'PUT'; url: () => Promise<string> | string; body: () => Promise<object> | object; parameter: string }[] = [
-  { label: 'an item of 1e300 bottles', method: 'POST', url: '/v1/inventory/items', body: { name: 'Huge', sku: 'HUGE-1', category: 'spirits', quantity: 1e300, unit: 'bottle', location: 'main_bar', reorder_point: 1, cost_per_unit: 1 }, parameter: 'quantity' },
+  {
+    label: 'an item of 1e300 bottles',
+    method: 'POST',
+    url: '/v1/inventory/items',
+    body: { name: 'Huge', sku: 'HUGE-1', category: 'spirits', quantity: 1e300, unit: 'bottle', location: 'main_bar', reorder_point: 1, cost_per_unit: 1 },
+    parameter: 'quantity',
+  },
   // The literal a client would send, beyond a double's precision on purpose.
   /* eslint-disable no-loss-of-precision */
-  { label: 'a batch change of 99999999999999999999', method: 'POST', url: '/v1/inventory/batch', body: async () => ({ updates: [{ item_id: (await createItem(ctx, caller)).id, change: 99999999999999999999 }] }), parameter: 'updates/0/change' },
+  {
+    label: 'a batch change of 99999999999999999999',
+    method: 'POST',
+    url: '/v1/inventory/batch',
+    body: async () => ({ updates: [{ item_id: (await createItem(ctx, caller)).id, change: 99999999999999999999 }] }),
+    parameter: 'updates/0/change',
+  },
   /* eslint-enable no-loss-of-precision */
-  { label: 'a distributor minimum of 1e20', method: 'POST', url: '/v1/distributors', body: { name: 'Big Wholesale', distributor_code: 'BIG-1', region: 'northeast', contact_email: 'big@wholesale.example', min_order_amount: 1e20, lead_time_days: 2 }, parameter: 'min_order_amount' },
-  { label: 'a sale of 1e15 units', method: 'POST', url: '/v1/sales', body: { connection_id: 'pos_missing', sales: [{ location: 'main_bar', pos_item_id: 'p1', name: 'Shot', quantity: 1e15, unit_price: 5, sold_at: '2026-11-01T20:00:00Z' }] }, parameter: 'sales/0/quantity' },
+  {
+    label: 'a distributor minimum of 1e20',
+    method: 'POST',
+    url: '/v1/distributors',
+    body: { name: 'Big Wholesale', distributor_code: 'BIG-1', region: 'northeast', contact_email: 'big@wholesale.example', min_order_amount: 1e20, lead_time_days: 2 },
+    parameter: 'min_order_amount',
+  },
+  {
+    label: 'a sale of 1e15 units',
+    method: 'POST',
+    url: '/v1/sales',
+    body: { connection_id: 'pos_missing', sales: [{ location: 'main_bar', pos_item_id: 'p1', name: 'Shot', quantity: 1e15, unit_price: 5, sold_at: '2026-11-01T20:00:00Z' }] },
+    parameter: 'sales/0/quantity',
+  },
 ].map((entry) => ({ ...entry, url: typeof entry.url === 'string' ? () => entry.url : entry.url, body: typeof entry.body === 'function' ? entry.body : () => entry.body })) as never
 
 let caller: Awaited<ReturnType<TestContext['newCaller']>>

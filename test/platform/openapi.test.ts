@@ -38,7 +38,10 @@ test('every /v1 route is documented with its success and error responses and the
   for (const { path, method, operation } of v1) {
     const statuses = Object.keys(operation.responses)
     const label = `${method.toUpperCase()} ${path}`
-    assert.ok(statuses.some((status) => status.startsWith('2')), `${label} documents a success`)
+    assert.ok(
+      statuses.some((status) => status.startsWith('2')),
+      `${label} documents a success`,
+    )
     for (const status of ['401', '429', '500']) assert.ok(statuses.includes(status), `${label} documents ${status}`)
     // Vendor pushes are public: the vendor signs them instead of sending a key.
     assert.deepEqual(operation.security, PUBLIC_OPERATIONS.has(label) ? [] : [{ ApiKey: [] }], label)
@@ -54,7 +57,7 @@ test('every /v1 route is documented with its success and error responses and the
 test('every error code of the catalogue is documented in docs/errors.md with its status', () => {
   const doc = readFileSync(projectPath('docs', 'errors.md'), 'utf8')
   for (const [code, definition] of errorCatalogue()) {
-    const row = doc.split("\n").find((line) => line.startsWith(`| \`${code}\``))
+    const row = doc.split('\n').find((line) => line.startsWith(`| \`${code}\``))
     assert.ok(row, `docs/errors.md lists ${code}`)
     assert.ok(row.includes(String(definition.statusCode)), `docs/errors.md gives ${code} its status ${definition.statusCode}`)
   }
@@ -70,7 +73,13 @@ function inlined(node: unknown): any {
   if (Array.isArray(node)) return node.map(inlined)
   if (node === null || typeof node !== 'object') return node
   const { $ref, ...rest } = node as Node
-  if (typeof $ref === 'string') return inlined($ref.split('/').slice(1).reduce((at: Node, part) => at[part], document))
+  if (typeof $ref === 'string')
+    return inlined(
+      $ref
+        .split('/')
+        .slice(1)
+        .reduce((at: Node, part) => at[part], document),
+    )
   return Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, inlined(value)]))
 }
 
@@ -194,7 +203,8 @@ function guideCode(language: string): string {
 
 describe('the guide’s signature verification code accepts barstock’s signature and refuses a changed body', () => {
   const secret = 'whsec_Zx8kq2VbN4mP7rT1yW3eH6jL9sD0fG5a'
-  const body = '{"id":"evt_01jd3k6m2q8v4r7t9w1y3z5b7c","event":"inventory.low_stock","timestamp":"2026-11-22T21:30:00.000Z","data":{"item_id":"item_01","name":"Tito\'s Handmade Vodka 750ml"}}'
+  const body =
+    '{"id":"evt_01jd3k6m2q8v4r7t9w1y3z5b7c","event":"inventory.low_stock","timestamp":"2026-11-22T21:30:00.000Z","data":{"item_id":"item_01","name":"Tito\'s Handmade Vodka 750ml"}}'
   const now = Math.floor(Date.now() / 1000)
   const header = signatureHeader(secret, body, now)
   let directory: string
@@ -215,8 +225,7 @@ describe('the guide’s signature verification code accepts barstock’s signatu
   test('Python', (t) => {
     if (spawnSync('python3', ['--version']).status !== 0) return t.skip('python3 is not installed')
     const script = `${guideCode('python')}\nimport os, sys\nprint(verify_barstock_signature(sys.stdin.buffer.read(), os.environ["HEADER"], os.environ["SECRET"]))`
-    const run = (text: string) =>
-      spawnSync('python3', ['-c', script], { input: text, env: { ...process.env, HEADER: header, SECRET: secret }, timeout: 20_000, encoding: 'utf8' })
+    const run = (text: string) => spawnSync('python3', ['-c', script], { input: text, env: { ...process.env, HEADER: header, SECRET: secret }, timeout: 20_000, encoding: 'utf8' })
     assert.equal(run(body).stdout.trim(), 'True', run(body).stderr)
     assert.equal(run(body.replace('Tito', 'Titto')).stdout.trim(), 'False')
   })

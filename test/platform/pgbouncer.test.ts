@@ -79,21 +79,35 @@ test('API flows run through PgBouncer in transaction mode, with LISTEN direct an
   // A count sets the stock and reports the difference.
   const count = await createdData(api('POST', '/v1/inventory/count', { location: 'main_bar', counted_by: 'Sam', items: [{ item_id: beer.id, quantity: 20, notes: null }] }))
   assert.equal(count.items_updated, 1)
-  assert.deepEqual(count.variance_detected.map((line: any) => [line.item_id, line.variance]), [[beer.id, -4]])
+  assert.deepEqual(
+    count.variance_detected.map((line: any) => [line.item_id, line.variance]),
+    [[beer.id, -4]],
+  )
   assert.equal((await createdData(other('GET', `/v1/inventory/items/${beer.id}`), 200)).quantity, 20)
   // A sale ingested through a POS connection (a sandbox key's: the vendor is the simulator) and its
   // mapping draws the stock down.
   const connection = await createdData(api('POST', '/v1/pos/connections', { pos_type: 'square', name: 'Front bar', credentials: SQUARE_CREDENTIALS, sync_frequency: 'hourly' }))
-  await createdData(api('POST', `/v1/pos/connections/${connection.id}/mappings`, { pos_item_id: 'PLU-1', inventory_item_id: beer.id, conversion_factor: 1, conversion_unit: 'bottle' }))
+  await createdData(
+    api('POST', `/v1/pos/connections/${connection.id}/mappings`, { pos_item_id: 'PLU-1', inventory_item_id: beer.id, conversion_factor: 1, conversion_unit: 'bottle' }),
+  )
   const sale = { line_id: 'pooled-1', location: 'main_bar', pos_item_id: 'PLU-1', name: 'Lager', quantity: 3, unit_price: 6, sold_at: new Date().toISOString() }
   assert.equal((await createdData(other('POST', '/v1/sales', { connection_id: connection.id, sales: [sale] }))).imported, 1)
   assert.equal((await createdData(api('POST', '/v1/sales', { connection_id: connection.id, sales: [sale] }))).imported, 0, 'the re-sent line is a duplicate')
   assert.equal((await createdData(api('GET', `/v1/inventory/items/${beer.id}`), 200)).quantity, 17)
   // An order to a distributor, submitted.
   const distributor = await createdData(
-    api('POST', '/v1/distributors', { name: 'Pooled Wholesale', distributor_code: 'PW-1', region: 'northeast', contact_email: 'orders@wholesaler.example', min_order_amount: 0, lead_time_days: 3 }),
+    api('POST', '/v1/distributors', {
+      name: 'Pooled Wholesale',
+      distributor_code: 'PW-1',
+      region: 'northeast',
+      contact_email: 'orders@wholesaler.example',
+      min_order_amount: 0,
+      lead_time_days: 3,
+    }),
   )
-  const order = await createdData(other('POST', '/v1/orders', { distributor_id: distributor.id, location: 'main_bar', items: [{ inventory_item_id: gin.id, quantity: 12, unit: 'bottle' }] }))
+  const order = await createdData(
+    other('POST', '/v1/orders', { distributor_id: distributor.id, location: 'main_bar', items: [{ inventory_item_id: gin.id, quantity: 12, unit: 'bottle' }] }),
+  )
   assert.equal((await createdData(api('POST', `/v1/orders/${order.id}/submit`), 200)).status, 'submitted')
 
   // The timeouts hold on the sessions PgBouncer lends, though nothing sets them at connect.

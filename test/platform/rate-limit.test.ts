@@ -86,7 +86,10 @@ describe('rate limits', () => {
       const results = await Promise.all(Array.from({ length: 40 }, async (_, index) => (index % 2 ? first : second).hit(bucket, 25)))
       assert.equal(results.filter((result) => !result.exceeded).length, 25)
       assert.deepEqual(
-        results.map((result) => result.remaining).sort((a, b) => a - b).slice(15),
+        results
+          .map((result) => result.remaining)
+          .sort((a, b) => a - b)
+          .slice(15),
         Array.from({ length: 25 }, (_, index) => index),
       )
       const ctx = await context(new RedisRateLimitStore(redisUrl!))
@@ -110,7 +113,10 @@ test('when Redis cannot be reached, requests are still counted, in memory', asyn
   try {
     const results = []
     for (let index = 0; index < 3; index++) results.push(await limiter.hit('down', 2))
-    assert.deepEqual(results.map((result) => result.exceeded), [false, false, true])
+    assert.deepEqual(
+      results.map((result) => result.exceeded),
+      [false, false, true],
+    )
     assert.ok(errors.length > 0, 'the outage is reported')
   } finally {
     await limiter.close()

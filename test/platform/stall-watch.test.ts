@@ -95,10 +95,11 @@ test('a statement sent while a probe runs is cut only by a probe that started af
   holdEventLoop(t)
   let answers: ProbeResult = 'ready'
   const { watch, probes } = watchWith(() => answers, STALL_MS * 2)
-  const cutAt = (watched: Promise<string>) => watched.then(
-    () => assert.fail('not cut'),
-    (error: Error) => (assert.match(error.message, /Connection terminated/), Date.now()),
-  )
+  const cutAt = (watched: Promise<string>) =>
+    watched.then(
+      () => assert.fail('not cut'),
+      (error: Error) => (assert.match(error.message, /Connection terminated/), Date.now()),
+    )
   const early = statement()
   const earlyCut = cutAt(watch.watch(early.promise, early.cut))
   await sleep(STALL_MS + STALL_MS / 4)

@@ -22,7 +22,10 @@ describe('name matcher quality on the labelled set', () => {
   test('at the default threshold: precision at least 0.95 and recall at least 0.8 over 200+ labelled POS names', () => {
     const set = loadLabelledSet()
     assert.ok(set.pairs.length >= 200)
-    assert.ok(set.pairs.some((pair) => pair.inventory === null), 'the set has hard negatives')
+    assert.ok(
+      set.pairs.some((pair) => pair.inventory === null),
+      'the set has hard negatives',
+    )
     const quality = measure(set, DEFAULT_CONFIDENCE_THRESHOLD)
     assert.ok(quality.precision >= 0.95, `precision ${quality.precision}: ${JSON.stringify(quality.falsePositives)}`)
     assert.ok(quality.recall >= 0.8, `recall ${quality.recall}: ${JSON.stringify(quality.misses)}`)
@@ -30,7 +33,10 @@ describe('name matcher quality on the labelled set', () => {
 
   test('on the held-out set it was never tuned on: precision at least 0.95 and recall at least 0.8', () => {
     const set = loadLabelledSet('auto-map-holdout.json')
-    assert.ok(set.pairs.some((pair) => pair.inventory === null), 'the set has hard negatives')
+    assert.ok(
+      set.pairs.some((pair) => pair.inventory === null),
+      'the set has hard negatives',
+    )
     const quality = measure(set, DEFAULT_CONFIDENCE_THRESHOLD)
     assert.ok(quality.precision >= 0.95, `precision ${quality.precision}: ${JSON.stringify(quality.falsePositives)}`)
     assert.ok(quality.recall >= 0.8, `recall ${quality.recall}: ${JSON.stringify(quality.misses)}`)

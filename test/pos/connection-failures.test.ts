@@ -63,8 +63,7 @@ test('a host that passed the check but resolves to loopback when connected (DNS 
   // and loopback afterwards (the connect): only a look-up at connect time stops the second answer. The
   // system's own DNS would send localhost to the listener below.
   let lookups = 0
-  const resolver: Resolver = async (hostname) =>
-    hostname === 'localhost' && lookups++ > 0 ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '93.184.216.34', family: 4 }]
+  const resolver: Resolver = async (hostname) => (hostname === 'localhost' && lookups++ > 0 ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '93.184.216.34', family: 4 }])
   const rebinding = await createPosTestContext({ resolver })
   let reached = 0
   const listener = createServer((socket) => {
@@ -78,7 +77,11 @@ test('a host that passed the check but resolves to loopback when connected (DNS 
     const credentials = { client_id: 'QkFSU1RPQ0suZXhhbXBsZQ', username: 'barstock-api', password: 'example-password-0001', org_short_name: 'EXBAR', loc_ref: 'BAR01' }
     const response = await rebinding.request('POST', '/v1/pos/connections', {
       key: caller.key,
-      body: { pos_type: 'simphony', name: 'Rebind', credentials: { ...credentials, auth_server_url: `https://localhost:${port}`, app_server_url: 'https://simphony-bi.example.com' } },
+      body: {
+        pos_type: 'simphony',
+        name: 'Rebind',
+        credentials: { ...credentials, auth_server_url: `https://localhost:${port}`, app_server_url: 'https://simphony-bi.example.com' },
+      },
     })
     assert.equal(response.statusCode, 502, response.body)
     assert.equal(json(response).error.code, 'connection_failed')

@@ -64,7 +64,10 @@ describe('POST /v1/pos/connections', () => {
     assert.equal(sync.statusCode, 201, sync.body)
     const run = json(sync).data
     assert.deepEqual([run.status, run.sync_type], ['processing', 'incremental'])
-    assert.deepEqual((await listRuns()).data.map((listed: { sync_id: string }) => listed.sync_id), [run.sync_id])
+    assert.deepEqual(
+      (await listRuns()).data.map((listed: { sync_id: string }) => listed.sync_id),
+      [run.sync_id],
+    )
   })
 
   test('initial_sync queues that run with the connection: first_sync_id names it, by this key; the next is a period later, and a replay names the same run', async () => {
@@ -91,7 +94,10 @@ describe('POST /v1/pos/connections', () => {
     assert.equal(replay.headers['idempotent-replayed'], 'true')
     assert.deepEqual(json(replay).data, connection)
     assert.equal(await connectionCount(caller), 1)
-    assert.deepEqual((await runsOf(caller)).map((queued) => queued.id), [connection.first_sync_id])
+    assert.deepEqual(
+      (await runsOf(caller)).map((queued) => queued.id),
+      [connection.first_sync_id],
+    )
   })
 
   test('refuses an initial_sync other than incremental or full with 400 invalid_parameter, and creates nothing', async () => {
@@ -116,7 +122,10 @@ describe('POST /v1/pos/connections', () => {
     assert.deepEqual(initialSync.enum, ['incremental', 'full'])
     const created = dataOf('post', '201')
     assert.ok(created.required.includes('first_sync_id'))
-    assert.deepEqual(created.properties.first_sync_id.anyOf.map((option: { type: string }) => option.type), ['string', 'null'])
+    assert.deepEqual(
+      created.properties.first_sync_id.anyOf.map((option: { type: string }) => option.type),
+      ['string', 'null'],
+    )
     assert.match(created.properties.first_sync_id.description, /initial_sync/)
     assert.equal(dataOf('get', '200').items.properties.first_sync_id, undefined)
   })
@@ -187,7 +196,10 @@ describe('POST /v1/pos/connections', () => {
       key: caller.key,
       body: { pos_type: 'clover', name: 'Clover', credentials: { merchant_id: 'M1', access_token: 't', refresh: 'r' } },
     })
-    assert.equal(json(optional).error.message, 'credentials.refresh is not a clover credential. clover takes merchant_id, access_token, refresh_token (optional), region (optional)')
+    assert.equal(
+      json(optional).error.message,
+      'credentials.refresh is not a clover credential. clover takes merchant_id, access_token, refresh_token (optional), region (optional)',
+    )
     assert.equal(await connectionCount(caller), 0)
   })
 
@@ -195,10 +207,20 @@ describe('POST /v1/pos/connections', () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const toast = findVendor('toast')!.exampleCredentials
     const cases: [string, Record<string, unknown>, string, string][] = [
-      ['toast', { ...toast, restaurant_id: 'rest-1234' }, 'credentials.restaurant_id', 'toast credentials.restaurant_id must be a GUID, 32 hexadecimal digits grouped 8-4-4-4-12 (e.g. 4a1b2c3d-5e6f-4a7b-8c9d-0e1f2a3b4c5d)'],
+      [
+        'toast',
+        { ...toast, restaurant_id: 'rest-1234' },
+        'credentials.restaurant_id',
+        'toast credentials.restaurant_id must be a GUID, 32 hexadecimal digits grouped 8-4-4-4-12 (e.g. 4a1b2c3d-5e6f-4a7b-8c9d-0e1f2a3b4c5d)',
+      ],
       ['toast', { ...toast, client_id: 'client-1234', client_secret: '' }, 'credentials.client_secret', 'toast credentials.client_secret must not be empty'],
       ['toast', { ...toast, client_id: 1234 }, 'credentials.client_id', 'toast credentials.client_id must be a string'],
-      ['lightspeed', { ...findVendor('lightspeed')!.exampleCredentials, business_location_id: 'bl-1234' }, 'credentials.business_location_id', 'lightspeed credentials.business_location_id must be digits only (e.g. 45454565682155)'],
+      [
+        'lightspeed',
+        { ...findVendor('lightspeed')!.exampleCredentials, business_location_id: 'bl-1234' },
+        'credentials.business_location_id',
+        'lightspeed credentials.business_location_id must be digits only (e.g. 45454565682155)',
+      ],
       ['clover', { ...findVendor('clover')!.exampleCredentials, region: 'us-1234' }, 'credentials.region', 'clover credentials.region must be one of na, eu, la'],
       ['spoton', { ...findVendor('spoton')!.exampleCredentials, api_key: 'k-1234' }, 'credentials.api_key', 'spoton credentials.api_key must be at least 8 characters'],
     ]
@@ -274,10 +296,20 @@ describe('GET, PUT, DELETE /v1/pos/connections/:id', () => {
     assert.deepEqual(json(response).data.sync_stats, { total_syncs: 0, failed_syncs: 0, last_sync_duration_ms: null })
     const list = json(await ctx.request('GET', '/v1/pos/connections', { key: caller.key }))
     assert.equal(list.pagination.total, 1)
-    assert.deepEqual(
-      Object.keys(list.data[0]).sort(),
-      ['created_at', 'id', 'last_sync', 'location', 'name', 'pos_type', 'push_url', 'push_verification_code', 'sales_reread_hours', 'status', 'sync_frequency', 'updated_at'],
-    )
+    assert.deepEqual(Object.keys(list.data[0]).sort(), [
+      'created_at',
+      'id',
+      'last_sync',
+      'location',
+      'name',
+      'pos_type',
+      'push_url',
+      'push_verification_code',
+      'sales_reread_hours',
+      'status',
+      'sync_frequency',
+      'updated_at',
+    ])
   })
 
   test('updates name and sync_frequency and pauses with status inactive', async () => {

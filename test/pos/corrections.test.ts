@@ -69,7 +69,10 @@ async function mappedVodka() {
   const connection = await createSyncedConnection(ctx, caller)
   await waitForSync(ctx, caller, connection.first_sync_id)
   const vodka = await createItem(ctx, caller, { name: "Tito's Handmade Vodka 750ml", unit: 'bottle', size_ml: 750, quantity: 10, category: 'spirits' })
-  for (const [posItemId, ounces] of [['vodka-pour', 1.5], ['extra-shot', 1]] as const) {
+  for (const [posItemId, ounces] of [
+    ['vodka-pour', 1.5],
+    ['extra-shot', 1],
+  ] as const) {
     const response = await ctx.request('POST', `/v1/pos/connections/${connection.id}/mappings`, {
       key: caller.key,
       body: { pos_item_id: posItemId, inventory_item_id: vodka.id, conversion_factor: ounces, conversion_unit: 'oz' },
@@ -97,7 +100,13 @@ test('a modifier is a line of its own POS item, linked to its parent, and deplet
   assert.equal((await runSync(ctx, caller, connection.id)).status, 'completed')
 
   const stored = await salesOf(connection.id)
-  assert.deepEqual(stored.map((row) => [row.line_id, row.parent_line_id, row.depleted]), [['L1', null, true], ['L1:m0', 'L1', true]])
+  assert.deepEqual(
+    stored.map((row) => [row.line_id, row.parent_line_id, row.depleted]),
+    [
+      ['L1', null, true],
+      ['L1:m0', 'L1', true],
+    ],
+  )
   assert.equal(await itemQuantity(ctx, caller, vodka.id), Number((10 - (2 * 1.5 + 2 * 1) / OZ_PER_BOTTLE).toFixed(4)))
 })
 
@@ -148,11 +157,14 @@ test('a correction that comes before its line waits for it, and the two net out 
   script.lines = [line('L9', 'vodka-pour', '2', soldAt), line('L10', 'vodka-pour', '1', soldAt)]
   await runSync(ctx, caller, connection.id)
   assert.equal(await itemQuantity(ctx, caller, vodka.id), Number((10 - 1.5 / OZ_PER_BOTTLE).toFixed(4)), 'only L10 stays sold')
-  assert.deepEqual((await salesOf(connection.id)).map((row) => [row.line_id, Number(row.quantity), row.sold_at.toISOString()]), [
-    ['L10', 1, soldAt.toISOString()],
-    ['L9', 2, soldAt.toISOString()],
-    ['V1:L9', -2, soldAt.toISOString()],
-  ])
+  assert.deepEqual(
+    (await salesOf(connection.id)).map((row) => [row.line_id, Number(row.quantity), row.sold_at.toISOString()]),
+    [
+      ['L10', 1, soldAt.toISOString()],
+      ['L9', 2, soldAt.toISOString()],
+      ['V1:L9', -2, soldAt.toISOString()],
+    ],
+  )
   const left = await ctx.database.db.selectFrom('pos_pending_corrections').select('line_id').where('connection_id', '=', connection.id).execute()
   assert.deepEqual(left, [])
 })
@@ -163,13 +175,20 @@ test('a refund of a line sold before the latest count is history: stock stays, t
   script.lines = [line('L1', 'vodka-pour', '2', soldAt)]
   await runSync(ctx, caller, connection.id)
   assert.equal(await itemQuantity(ctx, caller, vodka.id), Number((10 - 3 / OZ_PER_BOTTLE).toFixed(4)))
-  const count = await ctx.request('POST', '/v1/inventory/count', { key: caller.key, body: { location: 'main_bar', counted_by: 'user_maria', items: [{ item_id: vodka.id, quantity: 9 }] } })
+  const count = await ctx.request('POST', '/v1/inventory/count', {
+    key: caller.key,
+    body: { location: 'main_bar', counted_by: 'user_maria', items: [{ item_id: vodka.id, quantity: 9 }] },
+  })
   assert.equal(count.statusCode, 201, count.body)
 
   script.lines = [line('R1:L1', 'vodka-pour', '-2', new Date(), { correctsLineId: 'L1' })]
   await runSync(ctx, caller, connection.id)
   assert.equal(await itemQuantity(ctx, caller, vodka.id), 9, 'the count already saw that bottle')
-  const usage = await ctx.database.db.selectFrom('stock_sale_usage').select((eb) => eb.fn.sum<string>('units').as('units')).where('item_id', '=', vodka.id).executeTakeFirstOrThrow()
+  const usage = await ctx.database.db
+    .selectFrom('stock_sale_usage')
+    .select((eb) => eb.fn.sum<string>('units').as('units'))
+    .where('item_id', '=', vodka.id)
+    .executeTakeFirstOrThrow()
   assert.equal(Number(usage.units), 0, 'the sale and its refund net out for analytics')
 })
 

@@ -48,7 +48,10 @@ describe('what a mapping says it does', () => {
     const mapping: Mapping = json(created).data
     // 1 oz = 29.5735 ml of a 355 ml bottle.
     assert.deepEqual(mapping.usage_per_sale, [{ inventory_item_id: beer.id, inventory_name: 'Bud Light 12oz Bottle', units: 0.083306, unit: 'bottle' }])
-    assert.deepEqual(mapping.warnings.map((warning) => warning.code), ['implausible_usage'])
+    assert.deepEqual(
+      mapping.warnings.map((warning) => warning.code),
+      ['implausible_usage'],
+    )
     assert.match(mapping.warnings[0]?.message ?? '', /conversion_unit bottle with a factor of 1/)
     assert.deepEqual(await getMapping(caller, connection.id, 'BEER'), mapping)
     const list = json(await ctx.request('GET', `/v1/pos/connections/${connection.id}/mappings`, { key: caller.key })).data
@@ -60,7 +63,10 @@ describe('what a mapping says it does', () => {
     const connection = await createConnection(ctx, caller)
     const beer = await createItem(ctx, caller, { name: 'Bud Light 12oz Bottle', unit: 'bottle', size_ml: 355, category: 'beer', quantity: 24 })
     const mapping: Mapping = json(await createMapping(caller, connection.id, { inventory_item_id: beer.id, conversion_factor: 1, conversion_unit: 'bottle' })).data
-    assert.deepEqual(mapping.usage_per_sale.map((usage) => [usage.units, usage.unit]), [[1, 'bottle']])
+    assert.deepEqual(
+      mapping.usage_per_sale.map((usage) => [usage.units, usage.unit]),
+      [[1, 'bottle']],
+    )
     assert.deepEqual(mapping.warnings, [])
   })
 
@@ -84,8 +90,14 @@ describe('what a mapping says it does', () => {
     const created = await createMapping(caller, connection.id, { pos_item_id: 'BUCKET', inventory_item_id: vodka.id, conversion_factor: 3, conversion_unit: 'bottle' })
     assert.equal(created.statusCode, 201, created.body)
     const mapping: Mapping = json(created).data
-    assert.deepEqual(mapping.usage_per_sale.map((usage) => usage.units), [3])
-    assert.deepEqual(mapping.warnings.map((warning) => warning.code), ['implausible_usage'])
+    assert.deepEqual(
+      mapping.usage_per_sale.map((usage) => usage.units),
+      [3],
+    )
+    assert.deepEqual(
+      mapping.warnings.map((warning) => warning.code),
+      ['implausible_usage'],
+    )
     assert.match(mapping.warnings[0]?.message ?? '', /more than one bottle per sale/)
   })
 })
@@ -99,9 +111,25 @@ async function vodkaHistory(caller: Caller) {
   const titos = await createItem(ctx, caller, { name: "Tito's Handmade Vodka 750ml", quantity: 10 })
   const pos = await salesChannel(ctx, caller)
   await pos.map('VODKA', { inventory_item_id: well.id, conversion_factor: 1.5 })
-  await count(ctx, caller, [{ item_id: well.id, quantity: 12 }, { item_id: titos.id, quantity: 12 }], daysAgo(10))
+  await count(
+    ctx,
+    caller,
+    [
+      { item_id: well.id, quantity: 12 },
+      { item_id: titos.id, quantity: 12 },
+    ],
+    daysAgo(10),
+  )
   await pos.sell([{ pos_item_id: 'VODKA', name: 'Vodka 1.5oz', quantity: 40, unit_price: 8, sold_at: daysAgo(6, 21) }])
-  await count(ctx, caller, [{ item_id: well.id, quantity: 8 }, { item_id: titos.id, quantity: 8 }], daysAgo(3))
+  await count(
+    ctx,
+    caller,
+    [
+      { item_id: well.id, quantity: 8 },
+      { item_id: titos.id, quantity: 8 },
+    ],
+    daysAgo(3),
+  )
   await pos.sell([{ pos_item_id: 'VODKA', name: 'Vodka 1.5oz', quantity: 10, unit_price: 8, sold_at: new Date().toISOString() }])
   return { well, titos, pos, period: { date_from: dateOf(daysAgo(10)), date_to: dateOf(daysAgo(3)) } }
 }
@@ -143,7 +171,10 @@ describe('changing and deleting a mapping restates the history it covers', () =>
     const switched = await ctx.request('PUT', path, { key: caller.key, body: { recipe_id: json(recipe).data.id, conversion_factor: 1 } })
     assert.equal(switched.statusCode, 200, switched.body)
     // 2 oz per serving: the 10 sold now take 0.788627 bottle instead of 0.59147, from the stored 9.4085.
-    assert.deepEqual(json(switched).data.usage_per_sale.map((usage: { units: number }) => usage.units), [0.078863])
+    assert.deepEqual(
+      json(switched).data.usage_per_sale.map((usage: { units: number }) => usage.units),
+      [0.078863],
+    )
     assert.equal(await itemQuantity(ctx, caller, well.id), 9.2113)
   })
 

@@ -31,7 +31,11 @@ async function mappingsList(caller: Caller, connectionId: string, query: Record<
 }
 
 async function storedLines(connectionId: string): Promise<number> {
-  const row = await ctx.database.db.selectFrom('pos_sales').select((eb) => eb.fn.countAll<number>().as('n')).where('connection_id', '=', connectionId).executeTakeFirstOrThrow()
+  const row = await ctx.database.db
+    .selectFrom('pos_sales')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('connection_id', '=', connectionId)
+    .executeTakeFirstOrThrow()
   return Number(row.n)
 }
 
@@ -109,7 +113,15 @@ describe('POST /v1/sales', () => {
   test('takes at most 10,000 lines a request', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const connection = await createConnection(ctx, caller)
-    const lines = Array.from({ length: 10_001 }, (_, index) => ({ location: 'main_bar', pos_item_id: 'P', name: 'N', quantity: 1, unit_price: 1, sold_at: SOLD_AT, line_id: String(index) }))
+    const lines = Array.from({ length: 10_001 }, (_, index) => ({
+      location: 'main_bar',
+      pos_item_id: 'P',
+      name: 'N',
+      quantity: 1,
+      unit_price: 1,
+      sold_at: SOLD_AT,
+      line_id: String(index),
+    }))
     const response = await importSales(caller, connection.id, lines)
     assert.equal(response.statusCode, 400)
     assert.equal(json(response).error.details.parameter, 'sales')
@@ -189,7 +201,14 @@ describe('mappings', () => {
     // Only the 3 sold after the count: the 5 before it are in the counted 40 already, the 7 before the item existed are history.
     assert.equal(await itemQuantity(ctx, caller, item.id), 37)
     const usage = await ctx.database.db.selectFrom('stock_sale_usage').select(['units', 'applied']).where('item_id', '=', item.id).orderBy('sold_at').execute()
-    assert.deepEqual(usage.map((row) => [Number(row.units), row.applied]), [[7, false], [5, false], [3, true]])
+    assert.deepEqual(
+      usage.map((row) => [Number(row.units), row.applied]),
+      [
+        [7, false],
+        [5, false],
+        [3, true],
+      ],
+    )
     await ctx.request('DELETE', `/v1/pos/connections/${connection.id}/mappings/B`, { key: caller.key })
     await map()
     assert.equal(await itemQuantity(ctx, caller, item.id), 37)
@@ -245,7 +264,13 @@ describe('mappings', () => {
     assert.equal(ledger.length, ledgerBefore + 1)
     assert.equal(Number(ledger.at(-1)?.delta), 2.4)
     const usage = await ctx.database.db.selectFrom('stock_sale_usage').select(['units', 'applied']).where('item_id', '=', item.id).orderBy('sold_at').execute()
-    assert.deepEqual(usage.map((row) => [Number(row.units), row.applied]), [[0.6, false], [0.6, true]])
+    assert.deepEqual(
+      usage.map((row) => [Number(row.units), row.applied]),
+      [
+        [0.6, false],
+        [0.6, true],
+      ],
+    )
     await assertRollupsMatchRaw(ctx, caller)
   })
 
@@ -268,7 +293,10 @@ describe('mappings', () => {
     const missing = await ctx.request('POST', `/v1/pos/connections/${connection.id}/mappings`, { key: caller.key, body: { ...base, inventory_item_id: 'item_nope' } })
     assert.equal(missing.statusCode, 404)
     assert.equal(json(missing).error.code, 'item_not_found')
-    const unit = await ctx.request('POST', `/v1/pos/connections/${connection.id}/mappings`, { key: caller.key, body: { ...base, inventory_item_id: item.id, conversion_unit: 'kg' } })
+    const unit = await ctx.request('POST', `/v1/pos/connections/${connection.id}/mappings`, {
+      key: caller.key,
+      body: { ...base, inventory_item_id: item.id, conversion_unit: 'kg' },
+    })
     assert.equal(unit.statusCode, 400)
     assert.equal(json(unit).error.code, 'invalid_unit')
     assert.equal((await mappingsList(caller, connection.id)).pagination.total, 0)

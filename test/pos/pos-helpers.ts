@@ -120,16 +120,16 @@ export async function startSwitchableSquare(seed = 7, now?: () => Date) {
   const state = { mode: 'ok' as SwitchMode, salesPagesBeforeDrop: 0, salesPagesServed: 0, rateLimitsLeft: 0, retryAfterSeconds: 1 }
   const server = await startSimulatorServer((req, res) => {
     if (state.mode === 'unauthorized') {
-      res.writeHead(401, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ errors: [{ category: 'AUTHENTICATION_ERROR', code: 'UNAUTHORIZED', detail: 'This request could not be authorized.' }] }),
-      )
+      res
+        .writeHead(401, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ errors: [{ category: 'AUTHENTICATION_ERROR', code: 'UNAUTHORIZED', detail: 'This request could not be authorized.' }] }))
       return
     }
     if (req.url?.startsWith('/v2/orders/search') && state.mode === 'rate_limit_sales' && state.rateLimitsLeft > 0) {
       state.rateLimitsLeft--
-      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(state.retryAfterSeconds) }).end(
-        JSON.stringify({ errors: [{ category: 'RATE_LIMIT_ERROR', code: 'RATE_LIMITED', detail: 'Rate limited.' }] }),
-      )
+      res
+        .writeHead(429, { 'content-type': 'application/json', 'retry-after': String(state.retryAfterSeconds) })
+        .end(JSON.stringify({ errors: [{ category: 'RATE_LIMIT_ERROR', code: 'RATE_LIMITED', detail: 'Rate limited.' }] }))
       return
     }
     if (req.url?.startsWith('/v2/orders/search') && state.mode === 'drop_sales' && state.salesPagesServed++ >= state.salesPagesBeforeDrop) {

@@ -63,12 +63,7 @@ function pushSquare(connectionId: string, type = 'order.updated', key = SQUARE_K
 
 /** The runs queued on the connection besides the first one, which its create asked for. */
 async function pushedRunsOf(connection: { id: string; first_sync_id: string }) {
-  return ctx.database.db
-    .selectFrom('pos_sync_runs')
-    .selectAll()
-    .where('connection_id', '=', connection.id)
-    .where('id', '<>', connection.first_sync_id)
-    .execute()
+  return ctx.database.db.selectFrom('pos_sync_runs').selectAll().where('connection_id', '=', connection.id).where('id', '<>', connection.first_sync_id).execute()
 }
 
 async function sandboxCaller() {
@@ -162,7 +157,7 @@ describe('POST /v1/pos/push/:connection_id', () => {
     assert.deepEqual(await pushedRunsOf(connection), [])
   })
 
-  test('Clover\'s unsigned set-up post records its verification code on the connection for the operator, and queues nothing', async () => {
+  test("Clover's unsigned set-up post records its verification code on the connection for the operator, and queues nothing", async () => {
     const caller = await sandboxCaller()
     const connection = await connect(caller, 'clover', { sync_frequency: 'daily' })
     const before = json(await ctx.request('GET', `/v1/pos/connections/${connection.id}`, { key: caller.key })).data
@@ -209,7 +204,9 @@ describe('POST /v1/pos/push/:connection_id', () => {
     const body = JSON.stringify({ timestamp, eventType: 'menus_updated', guid: 'evt-1' })
     const bodyOnly = createHmac('sha256', connection.push_secret!).update(body).digest('base64')
     assert.equal((await push(connection.id, body, { 'toast-signature': bodyOnly })).statusCode, 401, 'the body alone is not what Toast signs')
-    const signature = createHmac('sha256', connection.push_secret!).update(body + timestamp).digest('base64')
+    const signature = createHmac('sha256', connection.push_secret!)
+      .update(body + timestamp)
+      .digest('base64')
     const response = await push(connection.id, body, { 'toast-signature': signature })
     assert.equal(response.statusCode, 202, response.body)
     assert.equal(json(response).data.kind, 'catalog_changed')
@@ -318,7 +315,7 @@ describe("Clover's one webhook URL per app", () => {
   const orderChanged = (...merchantIds: string[]) =>
     cloverWebhookMessage('BARSTOCKAPP01', Object.fromEntries(merchantIds.map((merchantId) => [merchantId, [{ objectId: 'O:GHIVJT2ABCRSC', ts: Date.now() }]])))
 
-  test('routes a push to the connections of the merchants it names, verified by each one\'s X-Clover-Auth code', async () => {
+  test("routes a push to the connections of the merchants it names, verified by each one's X-Clover-Auth code", async () => {
     const [first, second] = [await sandboxCaller(), await sandboxCaller()]
     const barA = await connectAndSync(first, 'clover', { credentials: cloverCredentials('MERCHANTBARA1'), push_secret: APP_CODE })
     const barADaily = await connect(first, 'clover', { credentials: cloverCredentials('MERCHANTBARA1'), push_secret: APP_CODE, sync_frequency: 'daily' })
@@ -379,12 +376,15 @@ describe("Clover's one webhook URL per app", () => {
     const shown = await setUp()
     assert.equal(shown.statusCode, 200, shown.body)
     const setup = json(shown).data
-    assert.deepEqual({ ...setup, verification_code_received_at: undefined }, {
-      pos_type: 'clover',
-      push_url: '/v1/pos/push/apps/clover',
-      verification_code: 'ce7643c1-83ea-4218-abe6-da876c9c7a0a',
-      verification_code_received_at: undefined,
-    })
+    assert.deepEqual(
+      { ...setup, verification_code_received_at: undefined },
+      {
+        pos_type: 'clover',
+        push_url: '/v1/pos/push/apps/clover',
+        verification_code: 'ce7643c1-83ea-4218-abe6-da876c9c7a0a',
+        verification_code_received_at: undefined,
+      },
+    )
     const receivedAt = Date.parse(setup.verification_code_received_at)
     assert.ok(receivedAt >= postedAt && receivedAt <= Date.now(), setup.verification_code_received_at)
     // The URL is the deployment's: another account's key, in the other environment, reads the same code.

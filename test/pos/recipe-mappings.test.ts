@@ -136,18 +136,25 @@ describe('recipe mappings', () => {
     const updated = await ctx.request('PUT', url, { key: bar.caller.key, body: { conversion_factor: 1.5 } })
     assert.equal(updated.statusCode, 200, updated.body)
     const { pos_item_id, inventory_item_id, recipe_id, conversion_factor, conversion_unit, usage_per_sale, warnings } = json(updated).data
-    assert.deepEqual({ pos_item_id, inventory_item_id, recipe_id, conversion_factor, conversion_unit, warnings }, {
-      pos_item_id: 'K-1',
-      inventory_item_id: null,
-      recipe_id: bar.recipe.id,
-      conversion_factor: 1.5,
-      conversion_unit: null,
-      warnings: [],
-    })
+    assert.deepEqual(
+      { pos_item_id, inventory_item_id, recipe_id, conversion_factor, conversion_unit, warnings },
+      {
+        pos_item_id: 'K-1',
+        inventory_item_id: null,
+        recipe_id: bar.recipe.id,
+        conversion_factor: 1.5,
+        conversion_unit: null,
+        warnings: [],
+      },
+    )
     // 1.5 servings per POS unit, per ingredient in its item's unit: 3 oz of a 750 ml bottle, 1.5 oz of a 1 L bottle, 1.125 oz in liters.
     assert.deepEqual(
       usage_per_sale.map((usage: { inventory_item_id: string; units: number; unit: string }) => [usage.inventory_item_id, usage.units, usage.unit]),
-      [[bar.vodka.id, 0.118294, 'bottle'], [bar.tripleSec.id, 0.04436, 'bottle'], [bar.lime.id, 0.03327, 'liter']],
+      [
+        [bar.vodka.id, 0.118294, 'bottle'],
+        [bar.tripleSec.id, 0.04436, 'bottle'],
+        [bar.lime.id, 0.03327, 'liter'],
+      ],
     )
     const refused = await ctx.request('PUT', url, { key: bar.caller.key, body: { conversion_factor: 2, conversion_unit: 'oz' } })
     assert.equal(refused.statusCode, 400)
@@ -175,7 +182,10 @@ describe('recipe mappings', () => {
     async function assertNothingChanged(bar: Awaited<ReturnType<typeof kamikazeBar>>) {
       assert.equal((await mappingRows(bar.connection.id)).length, 0)
       const listed = json(await ctx.request('GET', `/v1/pos/connections/${bar.connection.id}/mappings`, { key: bar.caller.key })).data
-      assert.deepEqual(listed.map((entry: any) => [entry.pos_item_id, entry.mapped]), [['K-1', false]])
+      assert.deepEqual(
+        listed.map((entry: any) => [entry.pos_item_id, entry.mapped]),
+        [['K-1', false]],
+      )
       assert.deepEqual(await quantities(bar.caller, bar.itemIds), [10, 5, 2])
       assert.deepEqual(await usageOf(bar.vodka.id), [])
     }

@@ -69,7 +69,11 @@ test('barstock sales import loads a CSV in batches through the running server th
   )
   assert.deepEqual(
     report.batches.map((batch: { first_line: number; last_line: number }) => [batch.first_line, batch.last_line]),
-    [[2, 2001], [2002, 4001], [4002, 4502]],
+    [
+      [2, 2001],
+      [2002, 4001],
+      [4002, 4502],
+    ],
   )
   assert.match(result.stderr, new RegExp(`data dir ${dataDir} \\(through the server running as pid ${process.pid}\\)`))
   const mappings = await server.app.inject({ method: 'GET', url: `/v1/pos/connections/${connectionId}/mappings?per_page=100`, headers: { 'x-api-key': key } })

@@ -18,7 +18,11 @@ const waits: number[] = []
 const pos = usePosFixture({ square: () => startSwitchableSquare(7, dayAhead) }, { clock: dayAhead, wait: async (ms) => void waits.push(ms) })
 
 async function salesCount(connectionId: string): Promise<number> {
-  const row = await pos.ctx.database.db.selectFrom('pos_sales').select((eb) => eb.fn.countAll<number>().as('n')).where('connection_id', '=', connectionId).executeTakeFirstOrThrow()
+  const row = await pos.ctx.database.db
+    .selectFrom('pos_sales')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('connection_id', '=', connectionId)
+    .executeTakeFirstOrThrow()
   return Number(row.n)
 }
 
@@ -54,16 +58,19 @@ test('a run cut off mid-sales fails, keeps the pages it read, keeps the cursor, 
   const cursor = await pos.ctx.database.db.selectFrom('pos_connections').select('sales_cursor').where('id', '=', connection.id).executeTakeFirstOrThrow()
   assert.equal(cursor.sales_cursor, null)
   const events = await listEvents(pos.ctx.database.db, caller.tenant, 'pos.sync_failed')
-  assert.deepEqual(events.map((event) => event.data), [
-    {
-      connection_id: connection.id,
-      pos_type: 'square',
-      sync_id: failed.sync_id,
-      error_code: 'connection_failed',
-      error_message: failed.error.message,
-      retry_after: 86_400,
-    },
-  ])
+  assert.deepEqual(
+    events.map((event) => event.data),
+    [
+      {
+        connection_id: connection.id,
+        pos_type: 'square',
+        sync_id: failed.sync_id,
+        error_code: 'connection_failed',
+        error_message: failed.error.message,
+        retry_after: 86_400,
+      },
+    ],
+  )
 
   pos.simulators.square.state.mode = 'ok'
   const recovered = await runSync(pos.ctx, caller, connection.id, 'incremental')
@@ -73,9 +80,14 @@ test('a run cut off mid-sales fails, keeps the pages it read, keeps the cursor, 
   const usage = await pos.ctx.database.db.selectFrom('stock_sale_usage').select(['units', 'applied']).where('item_id', '=', item.id).execute()
   const applied = usage.filter((row) => row.applied).reduce((total, row) => total.plus(row.units), decimal(0))
   assert.ok(applied.gt(0), 'the day after the item was created took stock')
-  assert.ok(usage.some((row) => !row.applied), 'the days before it are history')
+  assert.ok(
+    usage.some((row) => !row.applied),
+    'the days before it are history',
+  )
   // Stock keeps 4 decimals and takes one rounded row per business day: at most 0.00005 off per day.
-  const off = decimal(await itemQuantity(pos.ctx, caller, item.id)).minus(decimal(100).minus(applied)).abs()
+  const off = decimal(await itemQuantity(pos.ctx, caller, item.id))
+    .minus(decimal(100).minus(applied))
+    .abs()
   assert.ok(off.lte('0.0001'), `stock is 100 less the applied usage (off by ${off})`)
   const stats = json(await pos.ctx.request('GET', `/v1/pos/connections/${connection.id}`, { key: caller.key })).data.sync_stats
   assert.equal(stats.total_syncs, 3)
@@ -122,7 +134,7 @@ test('a run waits out a rate limit longer than a request would (2 s three times)
   assert.equal(await salesCount(connection.id), run.results.sales_synced)
 })
 
-test('a rate limit past BARSTOCK_POS_RETRY_WAIT_SECONDS fails the run with rate_limited and the vendor\'s Retry-After', async () => {
+test("a rate limit past BARSTOCK_POS_RETRY_WAIT_SECONDS fails the run with rate_limited and the vendor's Retry-After", async () => {
   pos.simulators.square.state.mode = 'ok'
   const caller = await pos.ctx.newCaller({ environment: 'production' })
   Object.assign(pos.simulators.square.state, { mode: 'rate_limit_sales', rateLimitsLeft: 1, retryAfterSeconds: 3_601 })

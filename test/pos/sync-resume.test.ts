@@ -199,7 +199,11 @@ async function runResumed(bar: Awaited<ReturnType<typeof connectBar>>, posType: 
   const pages = salesPagesSince(from, posType)
   takesUp(pages[0] as Exchange)
   const answeredBefore = new Set(stopped.pages.filter((page) => page.status === 200).map(requestKey))
-  assert.deepEqual(pages.map(requestKey).filter((key) => answeredBefore.has(key)), [], 'no page the stopped run read is asked for again')
+  assert.deepEqual(
+    pages.map(requestKey).filter((key) => answeredBefore.has(key)),
+    [],
+    'no page the stopped run read is asked for again',
+  )
 
   const truth = groundTruth(SEED, new Date(historyStart), clock(), HISTORY_DAYS)
   assert.deepEqual(await unitsTaken(pos.ctx, bar.caller, bar.items), truth)

@@ -28,7 +28,12 @@ test('a run takes stock by sale time: one ledger row per business day after the 
   const run = await runSync(pos.ctx, caller, connection.id, 'full')
   assert.equal(run.status, 'completed')
 
-  const lines = await pos.ctx.database.db.selectFrom('pos_sales').select(['quantity', 'sold_at']).where('connection_id', '=', connection.id).where('pos_item_id', '=', posItemId).execute()
+  const lines = await pos.ctx.database.db
+    .selectFrom('pos_sales')
+    .select(['quantity', 'sold_at'])
+    .where('connection_id', '=', connection.id)
+    .where('pos_item_id', '=', posItemId)
+    .execute()
   const createdAt = new Date(bud.created_at as string)
   const soldAfter = lines.filter((line) => line.sold_at > createdAt)
   assert.ok(soldAfter.length > 0 && soldAfter.length < lines.length)

@@ -49,7 +49,13 @@ test('a sync stopped by SIGTERM goes back in the queue and completes after the r
 
   const first = await startServerProcess(env)
   started.push(first)
-  const created = await call(first, 'POST', '/v1/pos/connections', { pos_type: 'square', name: 'Front bar', credentials: SQUARE_CREDENTIALS, sync_frequency: 'daily', initial_sync: 'incremental' })
+  const created = await call(first, 'POST', '/v1/pos/connections', {
+    pos_type: 'square',
+    name: 'Front bar',
+    credentials: SQUARE_CREDENTIALS,
+    sync_frequency: 'daily',
+    initial_sync: 'incremental',
+  })
   assert.equal(created.status, 201, JSON.stringify(created.body))
   const connectionId = created.body.data.id as string
   // The create asked for a first run: the worker takes it at once.

@@ -62,7 +62,11 @@ describe('sync runs', () => {
       variance_detected: 0,
       status: 'success',
     })
-    const stored = await ctx.database.db.selectFrom('pos_sales').select((eb) => eb.fn.countAll<number>().as('n')).where('connection_id', '=', connection.id).executeTakeFirstOrThrow()
+    const stored = await ctx.database.db
+      .selectFrom('pos_sales')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('connection_id', '=', connection.id)
+      .executeTakeFirstOrThrow()
     assert.equal(Number(stored.n), run.results.sales_synced)
     const fetched = json(await ctx.request('GET', `/v1/pos/connections/${connection.id}`, { key: caller.key })).data
     assert.equal(fetched.sync_stats.total_syncs, 1)
@@ -80,7 +84,10 @@ describe('sync runs', () => {
     assert.ok(run.results.sales_synced > 1000)
     assert.equal(run.results.products_synced, MENU.length + MODIFIERS.length)
     const listed = json(await ctx.request('GET', '/v1/pos/syncs', { key: caller.key, query: { connection_id: connection.id } }))
-    assert.deepEqual(listed.data.map((listedRun: { sync_id: string }) => listedRun.sync_id), [run.sync_id])
+    assert.deepEqual(
+      listed.data.map((listedRun: { sync_id: string }) => listedRun.sync_id),
+      [run.sync_id],
+    )
   })
 
   test('mapping after a first sync keeps 30 days of earlier sales as history: stock unchanged, usage stored per line; re-syncing never double counts', async () => {
@@ -218,7 +225,10 @@ describe('one sync at a time', () => {
     const stranger = await ctx.newCaller({ environment: 'sandbox' })
     const connection = await createSyncedConnection(ctx, owner)
     const run = await waitForSync(ctx, owner, connection.first_sync_id)
-    for (const [key, id] of [[stranger.key, run.sync_id], [owner.key, 'sync_nope']] as const) {
+    for (const [key, id] of [
+      [stranger.key, run.sync_id],
+      [owner.key, 'sync_nope'],
+    ] as const) {
       const response = await ctx.request('GET', `/v1/pos/syncs/${id}`, { key })
       assert.equal(response.statusCode, 404)
       assert.equal(json(response).error.code, 'sync_not_found')
@@ -253,7 +263,10 @@ describe('scheduler', () => {
       await scheduleDueSyncs(ctx.database.db, now)
       await scheduleDueSyncs(ctx.database.db, now)
       const runs = await ctx.database.db.selectFrom('pos_sync_runs').selectAll().where('account_id', '=', caller.tenant.accountId).where('triggered_by', '=', 'scheduler').execute()
-      assert.deepEqual(runs.map((run) => [run.connection_id, run.sync_type, run.triggered_by]), [[due.id, 'incremental', 'scheduler']])
+      assert.deepEqual(
+        runs.map((run) => [run.connection_id, run.sync_type, run.triggered_by]),
+        [[due.id, 'incremental', 'scheduler']],
+      )
       const nextSyncAt = async (id: string) =>
         (await ctx.database.db.selectFrom('pos_connections').select('next_sync_at').where('id', '=', id).executeTakeFirstOrThrow()).next_sync_at.getTime()
       assert.equal(await nextSyncAt(due.id), now.getTime() + 60_000)
@@ -264,13 +277,16 @@ describe('scheduler', () => {
   })
 })
 
-test('GET /v1/pos/syncs?connection_id= lists a connection\'s runs newest first; an unknown connection is 404, none named is 400', async () => {
+test("GET /v1/pos/syncs?connection_id= lists a connection's runs newest first; an unknown connection is 404, none named is 400", async () => {
   const caller = await ctx.newCaller({ environment: 'sandbox' })
   const connection = await createSyncedConnection(ctx, caller)
   const first = await waitForSync(ctx, caller, connection.first_sync_id)
   const second = await runSync(ctx, caller, connection.id, 'sales_only')
   const listed = json(await ctx.request('GET', '/v1/pos/syncs', { key: caller.key, query: { connection_id: connection.id } }))
-  assert.deepEqual(listed.data.map((run: { sync_id: string }) => run.sync_id), [second.sync_id, first.sync_id])
+  assert.deepEqual(
+    listed.data.map((run: { sync_id: string }) => run.sync_id),
+    [second.sync_id, first.sync_id],
+  )
   assert.equal(listed.pagination.total, 2)
   assert.deepEqual(listed.data[1], first)
   const unknown = await ctx.request('GET', '/v1/pos/syncs', { key: caller.key, query: { connection_id: 'pos_nope' } })

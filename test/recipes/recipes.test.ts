@@ -96,16 +96,25 @@ describe('/v1/recipes', () => {
       await createRecipe(caller, recipeBody(vodka.id, lime.id, { name, category }))
     }
     const first = json(await ctx.request('GET', '/v1/recipes', { key: caller.key, query: { per_page: '2' } }))
-    assert.deepEqual(first.data.map((recipe: { name: string }) => recipe.name), ['Apple martini', 'Bloody Mary'])
+    assert.deepEqual(
+      first.data.map((recipe: { name: string }) => recipe.name),
+      ['Apple martini', 'Bloody Mary'],
+    )
     assert.equal(first.pagination.total, 5)
     assert.equal(first.pagination.total_pages, 3)
     assert.equal(first.pagination.next_page_url, '/v1/recipes?per_page=2&page=2')
     const third = json(await ctx.request('GET', '/v1/recipes', { key: caller.key, query: { per_page: '2', page: '3' } }))
-    assert.deepEqual(third.data.map((recipe: { name: string }) => recipe.name), ['Vodka soda'])
+    assert.deepEqual(
+      third.data.map((recipe: { name: string }) => recipe.name),
+      ['Vodka soda'],
+    )
     assert.equal(third.data[0].ingredients.length, 2)
 
     const cocktails = json(await ctx.request('GET', '/v1/recipes', { key: caller.key, query: { category: 'cocktail', per_page: '2', page: '2' } }))
-    assert.deepEqual(cocktails.data.map((recipe: { name: string }) => recipe.name), ['Cosmopolitan'])
+    assert.deepEqual(
+      cocktails.data.map((recipe: { name: string }) => recipe.name),
+      ['Cosmopolitan'],
+    )
     assert.equal(cocktails.pagination.total, 3)
     assert.equal(cocktails.pagination.prev_page_url, '/v1/recipes?category=cocktail&per_page=2&page=1')
 
@@ -116,9 +125,15 @@ describe('/v1/recipes', () => {
     }
 
     const forCosting = await listRecipesForCosting(ctx.database.db, caller.tenant, { category: 'cocktail' })
-    assert.deepEqual(forCosting.map((recipe) => recipe.name), ['Apple martini', 'Bloody Mary', 'Cosmopolitan'])
+    assert.deepEqual(
+      forCosting.map((recipe) => recipe.name),
+      ['Apple martini', 'Bloody Mary', 'Cosmopolitan'],
+    )
     const one = await listRecipesForCosting(ctx.database.db, caller.tenant, { recipeId: forCosting[1]!.id })
-    assert.deepEqual(one.map((recipe) => recipe.name), ['Bloody Mary'])
+    assert.deepEqual(
+      one.map((recipe) => recipe.name),
+      ['Bloody Mary'],
+    )
     assert.equal((await listRecipesForCosting(ctx.database.db, caller.tenant, {})).length, 5)
   })
 
@@ -262,7 +277,10 @@ describe('/v1/recipes', () => {
     const read = json(await ctx.request('GET', `/v1/recipes/${recipe.id}`, { key: caller.key })).data
     assert.deepEqual(read.ingredients, recipe.ingredients)
     const perServing = await ingredientsPerServing(ctx.database.db, caller.tenant, [recipe.id])
-    assert.deepEqual(perServing.get(recipe.id)!.map((entry) => entry.itemId), [vodka.id])
+    assert.deepEqual(
+      perServing.get(recipe.id)!.map((entry) => entry.itemId),
+      [vodka.id],
+    )
     const again = await ctx.request('POST', '/v1/recipes', { key: caller.key, body: recipeBody(vodka.id, lime.id) })
     assert.equal(json(again).error.code, 'item_not_found')
   })

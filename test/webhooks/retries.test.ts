@@ -24,7 +24,9 @@ async function emitOneEvent(caller: Parameters<typeof createItem>[1]) {
 describe('retries', () => {
   test('retries a failing receiver with growing delays until it acknowledges, and keeps true stats', async (t) => {
     let calls = 0
-    const { receiver } = await withReceiverAndDispatcher(t, ctx, () => ({ status: ++calls <= 4 ? 503 : 204 }), { settings: { retry: { firstDelayMs: 100, maxDelayMs: 2000, giveUpAfterMs: 60_000 } } })
+    const { receiver } = await withReceiverAndDispatcher(t, ctx, () => ({ status: ++calls <= 4 ? 503 : 204 }), {
+      settings: { retry: { firstDelayMs: 100, maxDelayMs: 2000, giveUpAfterMs: 60_000 } },
+    })
     const caller = await ctx.newCaller()
     const webhook = await createWebhook(ctx, caller, { url: receiver.url, events: ['inventory.updated'] })
     await emitOneEvent(caller)
@@ -35,10 +37,14 @@ describe('retries', () => {
     const gaps = requests.slice(1).map((request, index) => request.receivedAt - requests[index]!.receivedAt)
     assert.ok(gaps[3]! > gaps[0]! * 1.5, `delays grow: ${gaps.join(', ')} ms`)
 
-    const [delivery] = (await eventually(async () => {
-      const list = await deliveriesOf(ctx, caller, webhook.id)
-      return list.data[0]?.status === 'delivered' && list.data
-    }, 5000, 'the delivery to be recorded as delivered'))
+    const [delivery] = await eventually(
+      async () => {
+        const list = await deliveriesOf(ctx, caller, webhook.id)
+        return list.data[0]?.status === 'delivered' && list.data
+      },
+      5000,
+      'the delivery to be recorded as delivered',
+    )
     assert.equal(delivery.event, 'inventory.updated')
     assert.equal(delivery.event_id, requests[0]!.headers['x-webhook-id'])
     assert.equal(delivery.next_attempt_at, null)
@@ -64,10 +70,14 @@ describe('retries', () => {
     const caller = await ctx.newCaller()
     const webhook = await createWebhook(ctx, caller, { url: receiver.url, events: ['*'] })
     await emitOneEvent(caller)
-    const [delivery] = (await eventually(async () => {
-      const list = await deliveriesOf(ctx, caller, webhook.id, '?status=failed')
-      return list.data.length === 1 && list.data
-    }, 5000, 'the delivery to fail'))
+    const [delivery] = await eventually(
+      async () => {
+        const list = await deliveriesOf(ctx, caller, webhook.id, '?status=failed')
+        return list.data.length === 1 && list.data
+      },
+      5000,
+      'the delivery to fail',
+    )
     const tries = delivery.attempts.length
     assert.ok(tries >= 3, `retried (${tries} attempts)`)
     assert.equal(delivery.next_attempt_at, null)
@@ -147,10 +157,10 @@ describe('retry, test and disable through the API', () => {
     const caller = await ctx.newCaller()
     const webhook = await createWebhook(ctx, caller, { url: receiver.url, events: ['*'] })
     await emitOneEvent(caller)
-    const [failed] = (await eventually(async () => {
+    const [failed] = await eventually(async () => {
       const list = await deliveriesOf(ctx, caller, webhook.id, '?status=failed')
       return list.data.length === 1 && list.data
-    }))
+    })
     status = 200
     const response = await ctx.request('POST', `/v1/webhooks/${webhook.id}/deliveries/${failed.id}/retry`, { key: caller.key })
     assert.equal(response.statusCode, 200)
@@ -158,10 +168,10 @@ describe('retry, test and disable through the API', () => {
     assert.equal(retried.id, failed.id)
     assert.equal(retried.status, 'pending')
     assert.ok(retried.next_attempt_at)
-    const [delivered] = (await eventually(async () => {
+    const [delivered] = await eventually(async () => {
       const list = await deliveriesOf(ctx, caller, webhook.id, '?status=delivered')
       return list.data.length === 1 && list.data
-    }))
+    })
     assert.equal(delivered.attempts.length, failed.attempts.length + 1)
     assert.equal(delivered.attempts.at(-1).status_code, 200)
     assert.equal(receiver.requests.at(-1)!.headers['x-webhook-id'], failed.event_id)
@@ -203,11 +213,16 @@ describe('retry, test and disable through the API', () => {
     await new Promise((resolve) => setTimeout(resolve, 300))
     assert.equal(receiver.requests.length, 1)
     const list = await deliveriesOf(ctx, caller, webhook.id)
-    assert.deepEqual(list.data.map((delivery: any) => delivery.status), ['delivered'])
+    assert.deepEqual(
+      list.data.map((delivery: any) => delivery.status),
+      ['delivered'],
+    )
   })
 
   test('disabling cancels waiting deliveries; a deleted webhook gets nothing more', async (t) => {
-    const { receiver } = await withReceiverAndDispatcher(t, ctx, () => ({ status: 500 }), { settings: { retry: { firstDelayMs: 60_000, maxDelayMs: 60_000, giveUpAfterMs: 600_000 } } })
+    const { receiver } = await withReceiverAndDispatcher(t, ctx, () => ({ status: 500 }), {
+      settings: { retry: { firstDelayMs: 60_000, maxDelayMs: 60_000, giveUpAfterMs: 600_000 } },
+    })
     const caller = await ctx.newCaller()
     const paused = await createWebhook(ctx, caller, { url: receiver.url, events: ['*'] })
     const removed = await createWebhook(ctx, caller, { url: receiver.url, events: ['*'] })

@@ -59,7 +59,10 @@ describe('loadWebhookSettings', () => {
     ['BARSTOCK_WEBHOOK_CONCURRENCY', '0'],
   ]) {
     test(`refuses ${name}=${value} with a ConfigError naming it`, () => {
-      assert.throws(() => loadWebhookSettings({ [name!]: value }), (error: unknown) => error instanceof ConfigError && error.variable === name)
+      assert.throws(
+        () => loadWebhookSettings({ [name!]: value }),
+        (error: unknown) => error instanceof ConfigError && error.variable === name,
+      )
     })
   }
 
@@ -76,9 +79,6 @@ describe('webhooks errors and signature', () => {
 
   test('the signature is the hex HMAC-SHA256 of "<t>.<body>" (a known vector)', () => {
     // echo -n '1700000000.{"a":1}' | openssl dgst -sha256 -hmac 'whsec_vector'
-    assert.equal(
-      signatureHeader('whsec_vector', '{"a":1}', 1_700_000_000),
-      't=1700000000,v1=5d485af0d9ddc3522d7a396ce60598f0d5fbb3bacdb1924001168092bc407c18',
-    )
+    assert.equal(signatureHeader('whsec_vector', '{"a":1}', 1_700_000_000), 't=1700000000,v1=5d485af0d9ddc3522d7a396ce60598f0d5fbb3bacdb1924001168092bc407c18')
   })
 })

@@ -271,7 +271,10 @@ describe('not found, tenancy and permissions', () => {
     for (let index = 0; index < 3; index++) ids.push((await createWebhook(ctx, caller, { url: `${RECEIVER}/${index}`, events: ['*'] })).id)
     const first = json(await ctx.request('GET', '/v1/webhooks?per_page=2', { key: caller.key }))
     const second = json(await ctx.request('GET', '/v1/webhooks?per_page=2&page=2', { key: caller.key }))
-    assert.deepEqual([...first.data, ...second.data].map((webhook: { id: string }) => webhook.id), ids)
+    assert.deepEqual(
+      [...first.data, ...second.data].map((webhook: { id: string }) => webhook.id),
+      ids,
+    )
     assert.equal(first.pagination.total_pages, 2)
     assert.equal(first.pagination.next_page_url, '/v1/webhooks?per_page=2&page=2')
     assertInvalid(await ctx.request('GET', '/v1/webhooks?per_page=101', { key: caller.key }), 'per_page')

@@ -119,7 +119,16 @@ function CountSetup({ onStart }: { onStart: (draft: CountDraft) => void }) {
       const items = await itemsInShelfOrder(location)
       if (items.length === 0) throw new Error('No items are stored at this location yet.')
       rememberName(countedBy)
-      const kept = items.map(({ id, name, sku, unit, full_weight_g, empty_weight_g, quantity, par_level }) => ({ id, name, sku, unit, full_weight_g, empty_weight_g, quantity, par_level }))
+      const kept = items.map(({ id, name, sku, unit, full_weight_g, empty_weight_g, quantity, par_level }) => ({
+        id,
+        name,
+        sku,
+        unit,
+        full_weight_g,
+        empty_weight_g,
+        quantity,
+        par_level,
+      }))
       onStart({ location, countedBy: countedBy.trim(), items: kept, values: {}, weights: {}, position: 0 })
     } catch (failure) {
       setError(failure)
@@ -195,7 +204,13 @@ function CountSheet(props: { draft: CountDraft; setDraft: (draft: CountDraft | n
       }
       // Answered: the next submission is a new request (the lines will change), with a key of its own;
       // an error about one line is shown on that line, which is brought up to correct.
-      const line = error instanceof ApiError ? lineOfError(error, lines.map((sent) => sent.item_id)) : undefined
+      const line =
+        error instanceof ApiError
+          ? lineOfError(
+              error,
+              lines.map((sent) => sent.item_id),
+            )
+          : undefined
       setLineErrors(line ? { [line]: describeError(error) } : {})
       setSending({ state: line ? 'idle' : 'failed', error })
       const position = line ? current.items.findIndex((item) => item.id === line) : current.position
@@ -340,10 +355,18 @@ function CountLine(props: {
         {props.warning ?? ''}
       </p>
       <div class="steppers" role="group" aria-label="Adjust quantity">
-        <button type="button" onClick={() => step(-1)} aria-label="Minus one">−1</button>
-        <button type="button" onClick={() => step(-0.1)} aria-label="Minus one tenth">−0.1</button>
-        <button type="button" onClick={() => step(0.1)} aria-label="Plus one tenth">+0.1</button>
-        <button type="button" onClick={() => step(1)} aria-label="Plus one">+1</button>
+        <button type="button" onClick={() => step(-1)} aria-label="Minus one">
+          −1
+        </button>
+        <button type="button" onClick={() => step(-0.1)} aria-label="Minus one tenth">
+          −0.1
+        </button>
+        <button type="button" onClick={() => step(0.1)} aria-label="Plus one tenth">
+          +0.1
+        </button>
+        <button type="button" onClick={() => step(1)} aria-label="Plus one">
+          +1
+        </button>
       </div>
       {weighable(item) && <OpenContainerWeights item={item} weights={props.weights} onChange={props.onWeightsChange} />}
       <p id="count-quantity-error" class="error" role="alert">
@@ -394,7 +417,12 @@ function OpenContainerWeights(props: { item: CountDraft['items'][number]; weight
 
 function SendingStatus({ sending, onRetry }: { sending: Sending; onRetry: () => void }) {
   if (sending.state === 'idle') return <p class="status" aria-live="polite" />
-  if (sending.state === 'sending') return <p class="status" aria-live="polite">Sending the count…</p>
+  if (sending.state === 'sending')
+    return (
+      <p class="status" aria-live="polite">
+        Sending the count…
+      </p>
+    )
   if (sending.state === 'failed')
     return (
       <p class="error" role="alert">

@@ -89,7 +89,10 @@ export function ForecastScreen() {
             label={`Daily use of ${series.data.name} over ${history.length} days from ${history[0]?.date ?? 'none'}, then the forecast for ${series.data.forecast.length} days with its band; the table below has the figures.`}
             {...chart}
           />
-          <p class="help">Solid: used, from the item’s first sale in the last {series.data.history.length} days. Dashed: forecast. Shaded: the band the back-test’s errors give. Fitted {formatDate(series.data.fitted_at)}.</p>
+          <p class="help">
+            Solid: used, from the item’s first sale in the last {series.data.history.length} days. Dashed: forecast. Shaded: the band the back-test’s errors give. Fitted{' '}
+            {formatDate(series.data.fitted_at)}.
+          </p>
           <details>
             <summary>Forecast figures</summary>
             <DataTable columns={['Day', { label: 'Forecast', number: true }, { label: 'Band', number: true }]}>

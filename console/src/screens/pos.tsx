@@ -129,9 +129,17 @@ function ReviewQueue({ connection }: { connection: PosConnection }) {
       {mapped && <MappedNote mapping={mapped} />}
       {items.data && suggested.length === 0 && <p>No suggestion waits for review.</p>}
       {suggested.length > 0 && (
-        <DataTable columns={['POS item', 'Suggested inventory item', { label: 'Confidence', number: true }, 'Why it waits', 'Amount per POS unit', { label: 'Actions', hidden: true }]}>
+        <DataTable
+          columns={['POS item', 'Suggested inventory item', { label: 'Confidence', number: true }, 'Why it waits', 'Amount per POS unit', { label: 'Actions', hidden: true }]}
+        >
           {suggested.map((item) => (
-            <ReviewRow key={item.pos_item_id} connection={connection} item={item} locationName={locationNames.get(item.suggestion.location) ?? item.suggestion.location} onDecided={onDecided} />
+            <ReviewRow
+              key={item.pos_item_id}
+              connection={connection}
+              item={item}
+              locationName={locationNames.get(item.suggestion.location) ?? item.suggestion.location}
+              onDecided={onDecided}
+            />
           ))}
         </DataTable>
       )}
@@ -156,8 +164,7 @@ function ReviewRow(props: { connection: PosConnection; item: Suggested; location
       setError(failure)
     }
   }
-  const accept = () =>
-    decide(() => api.acceptSuggestion(connection.id, item, { conversion_factor: Number(amount.replace(',', '.')), conversion_unit: unit }))
+  const accept = () => decide(() => api.acceptSuggestion(connection.id, item, { conversion_factor: Number(amount.replace(',', '.')), conversion_unit: unit }))
   const reject = () =>
     decide(async () => {
       await api.rejectSuggestion(connection.id, item.pos_item_id)

@@ -31,7 +31,10 @@ export function ShelfOrderEditor({ location }: { location: string }) {
   async function save() {
     setSaving({ busy: true })
     try {
-      await api.saveShelfOrder(location, items.map((item) => item.id))
+      await api.saveShelfOrder(
+        location,
+        items.map((item) => item.id),
+      )
       setSaving({ busy: false, saved: true })
     } catch (error) {
       setSaving({ busy: false, error })

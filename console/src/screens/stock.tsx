@@ -50,7 +50,10 @@ export function StockScreen() {
       <p class="status" aria-live="polite">
         {items.loading ? 'Loading…' : pagination ? `${pagination.total} item${pagination.total === 1 ? '' : 's'}` : ''}
       </p>
-      <DataTable caption="Stock by location" columns={['Item', 'SKU', 'Location', { label: 'On hand', number: true }, { label: 'Reorder point', number: true }, { label: 'Par', number: true }, 'Status']}>
+      <DataTable
+        caption="Stock by location"
+        columns={['Item', 'SKU', 'Location', { label: 'On hand', number: true }, { label: 'Reorder point', number: true }, { label: 'Par', number: true }, 'Status']}
+      >
         {items.data?.data.map((item) => {
           const low = item.quantity < item.reorder_point
           return (

@@ -37,8 +37,8 @@ export function VarianceScreen() {
           <Headline report={data} />
           <p class="help">
             Period {data.period.replace('/', ' to ')}, measured from the count of {formatDay(data.period_measured.from)} to that of {formatDay(data.period_measured.to)}: usage is
-            known between counts only, so the windows may start before the period and end before its last day. {data.data_quality.items_without_counts} items lack
-            two counts and are left out.
+            known between counts only, so the windows may start before the period and end before its last day. {data.data_quality.items_without_counts} items lack two counts and
+            are left out.
           </p>
           {losses.length > 0 && (
             <>
@@ -58,8 +58,7 @@ export function VarianceScreen() {
 /** More stock than the sales explain (with nothing expected, the rate alone does not say so: the loss does). */
 const isGain = (item: VarianceItem) => item.variance_percentage < 0 || item.estimated_loss < 0
 
-const GAIN_TO_CHECK =
-  'A negative variance is a gain to check, not good news: more stock than the sales explain, usually a count, a delivery or a transfer nobody recorded.'
+const GAIN_TO_CHECK = 'A negative variance is a gain to check, not good news: more stock than the sales explain, usually a count, a delivery or a transfer nobody recorded.'
 
 /**
  * The loss leads: the sum of the items that lost stock (gains elsewhere do not hide it), then the gains to
@@ -137,7 +136,17 @@ function LossBars({ items, currency }: { items: VarianceItem[]; currency: string
 
 function VarianceTable({ items, currency }: { items: VarianceItem[]; currency: string }) {
   return (
-    <DataTable columns={['Item', { label: 'Expected', number: true }, { label: 'Used', number: true }, { label: 'Variance', number: true }, { label: `Loss (${currency})`, number: true }, 'Transfers and waste', 'Causes and evidence']}>
+    <DataTable
+      columns={[
+        'Item',
+        { label: 'Expected', number: true },
+        { label: 'Used', number: true },
+        { label: 'Variance', number: true },
+        { label: `Loss (${currency})`, number: true },
+        'Transfers and waste',
+        'Causes and evidence',
+      ]}
+    >
       {items.map((item) => (
         <tr key={item.inventory_item_id}>
           <th scope="row">

@@ -72,7 +72,13 @@ function WasteForm(props: { location: string; onLocation: (location: string) => 
 
   async function record(event: Event) {
     event.preventDefault()
-    const items = lines.map((line) => ({ item_id: line.itemId, quantity: parseQuantity(line.quantity)!, unit: line.unit, reason: line.reason, notes: line.notes.trim() || undefined }))
+    const items = lines.map((line) => ({
+      item_id: line.itemId,
+      quantity: parseQuantity(line.quantity)!,
+      unit: line.unit,
+      reason: line.reason,
+      notes: line.notes.trim() || undefined,
+    }))
     setRecorded(null)
     const entry = await submission.submit({ location: props.location, recorded_by: recordedBy.trim(), items }, api.recordWaste)
     if (!entry) return
@@ -178,7 +184,13 @@ function WasteLineFields(props: {
       </div>
       <div class="field">
         <label for={`${id}-reason`}>Reason</label>
-        <select id={`${id}-reason`} value={line.reason} aria-invalid={invalid('reason')} aria-describedby={errorId} onChange={(event) => set({ reason: event.currentTarget.value as WasteReason })}>
+        <select
+          id={`${id}-reason`}
+          value={line.reason}
+          aria-invalid={invalid('reason')}
+          aria-describedby={errorId}
+          onChange={(event) => set({ reason: event.currentTarget.value as WasteReason })}
+        >
           <option value="">Choose a reason</option>
           {Object.entries(REASONS).map(([reason, label]) => (
             <option key={reason} value={reason}>

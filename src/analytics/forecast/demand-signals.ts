@@ -15,9 +15,7 @@ export function weeklySeasonalStrength(series: readonly number[]): number {
     const trend = mean(series.slice(day - half, day + half + 1))
     detrended.push({ weekday: day % WEEK_DAYS, value: (series[day] ?? 0) - trend })
   }
-  const weekdayMeans = Array.from({ length: WEEK_DAYS }, (_, weekday) =>
-    mean(detrended.filter((point) => point.weekday === weekday).map((point) => point.value)),
-  )
+  const weekdayMeans = Array.from({ length: WEEK_DAYS }, (_, weekday) => mean(detrended.filter((point) => point.weekday === weekday).map((point) => point.value)))
   const seasonalPlusRemainder = detrended.map((point) => point.value)
   const remainder = detrended.map((point) => point.value - (weekdayMeans[point.weekday] ?? 0))
   const total = variance(seasonalPlusRemainder)
@@ -40,9 +38,7 @@ export function recentSlope(series: readonly number[], weeks: number): RecentSlo
   const fullWeeks = Math.min(weeks, Math.floor(series.length / WEEK_DAYS))
   if (fullWeeks < 3) return { perDay: 0, standardError: 0 }
   const start = series.length - fullWeeks * WEEK_DAYS
-  const weekly = Array.from({ length: fullWeeks }, (_, week) =>
-    mean(series.slice(start + week * WEEK_DAYS, start + (week + 1) * WEEK_DAYS)),
-  )
+  const weekly = Array.from({ length: fullWeeks }, (_, week) => mean(series.slice(start + week * WEEK_DAYS, start + (week + 1) * WEEK_DAYS)))
   const slopes: number[] = []
   for (let later = 1; later < weekly.length; later++) {
     for (let earlier = 0; earlier < later; earlier++) {

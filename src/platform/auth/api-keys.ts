@@ -119,12 +119,7 @@ export async function listApiKeys(db: Executor, accountId?: string): Promise<Api
 
 /** Revokes a key at once on every instance; undefined when there is no such key. */
 export async function revokeApiKey(db: Executor, id: string): Promise<ApiKeyInfo | undefined> {
-  const row = await db
-    .updateTable('api_keys')
-    .set({ revoked_at: sql`coalesce(revoked_at, now())` })
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst()
+  const row = await db.updateTable('api_keys').set({ revoked_at: sql`coalesce(revoked_at, now())` }).where('id', '=', id).returningAll().executeTakeFirst()
   if (row) await notify(db, API_KEYS_CHANNEL, id)
   return row ? toInfo(row) : undefined
 }

@@ -1,13 +1,4 @@
-export const PERMISSIONS = [
-  'inventory:read',
-  'inventory:write',
-  'pos:read',
-  'pos:write',
-  'ordering:read',
-  'ordering:write',
-  'analytics:read',
-  'webhooks:manage',
-] as const
+export const PERMISSIONS = ['inventory:read', 'inventory:write', 'pos:read', 'pos:write', 'ordering:read', 'ordering:write', 'analytics:read', 'webhooks:manage'] as const
 
 export type Permission = (typeof PERMISSIONS)[number]
 

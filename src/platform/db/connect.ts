@@ -378,9 +378,7 @@ export async function openPostgres(
   directUrl?: string,
 ): Promise<DatabaseHandle> {
   if (directUrl) await applyRoleTimeouts(directUrl, timeouts)
-  const sessionTimeouts = directUrl
-    ? {}
-    : { statement_timeout: timeouts.statementMs, idle_in_transaction_session_timeout: timeouts.idleInTransactionMs }
+  const sessionTimeouts = directUrl ? {} : { statement_timeout: timeouts.statementMs, idle_in_transaction_session_timeout: timeouts.idleInTransactionMs }
   const pool = new pg.Pool({
     connectionString,
     max: poolSize,

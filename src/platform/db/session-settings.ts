@@ -67,7 +67,8 @@ export async function applyRoleTimeouts(directUrl: string, timeouts: SessionTime
 export async function sessionTimeoutMismatches(db: Db, timeouts: SessionTimeouts): Promise<string[]> {
   let rows: { name: string; setting: string }[]
   try {
-    rows = (await sql<{ name: string; setting: string }>`SELECT name, setting FROM pg_settings WHERE name IN (${sql.join(SETTINGS.map((setting) => setting.name))})`.execute(db)).rows
+    rows = (await sql<{ name: string; setting: string }>`SELECT name, setting FROM pg_settings WHERE name IN (${sql.join(SETTINGS.map((setting) => setting.name))})`.execute(db))
+      .rows
   } catch (error) {
     const message = (error as Error).message
     if (!/unsupported startup parameter/.test(message)) throw error

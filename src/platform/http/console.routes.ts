@@ -27,9 +27,7 @@ export interface ConsoleOptions {
 export async function consoleRoutes(app: FastifyInstance, options: ConsoleOptions) {
   const index = join(options.root, 'index.html')
   if (!existsSync(index)) {
-    app.get(CONSOLE_PATH, { schema: { hide: true } }, async (_request, reply) =>
-      reply.code(503).type('text/plain').send('The console is not built: run `npm run build`.\n'),
-    )
+    app.get(CONSOLE_PATH, { schema: { hide: true } }, async (_request, reply) => reply.code(503).type('text/plain').send('The console is not built: run `npm run build`.\n'))
     return
   }
   await app.register(fastifyStatic, {

@@ -67,7 +67,7 @@ function fromValidation(request: FastifyRequest, context: string | undefined, fa
             ? `must be ${FORMAT_EXAMPLES[String(params.format)] ?? `in ${String(params.format)} format`}`
             : failure.keyword === 'pattern'
               ? (PATTERN_RULES[String(params.pattern)] ?? `must match the pattern ${String(params.pattern)}`)
-              : failure.message ?? 'is invalid'
+              : (failure.message ?? 'is invalid')
   return invalidParameter(parameter, valueAt(source, path), `${parameter} ${problem}`)
 }
 
@@ -161,9 +161,7 @@ async function conventions(app: FastifyInstance) {
   // is an empty body, on every route alike: the route's schema then says whether it needs one.
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
-    body === '' ? done(null, undefined) : parseJson(request, body as string, done),
-  )
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => (body === '' ? done(null, undefined) : parseJson(request, body as string, done)))
   app.addHook('preValidation', (request, _reply, done) => {
     rejectUnsafeInput(request)
     done()
@@ -174,9 +172,7 @@ async function conventions(app: FastifyInstance) {
     if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed')
     return sendError(appError, request, reply)
   })
-  app.setNotFoundHandler((request, reply) =>
-    sendError(platformErrors.notFound([request.method, request.url.split('?')[0]]), request, reply),
-  )
+  app.setNotFoundHandler((request, reply) => sendError(platformErrors.notFound([request.method, request.url.split('?')[0]]), request, reply))
 }
 
 export const conventionsPlugin = fp(conventions, { name: 'barstock-conventions' })

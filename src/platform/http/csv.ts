@@ -103,8 +103,5 @@ export async function sendCsv<Row extends object>(
       yield batch.value.map((row) => csvRecord(columns.map((column) => row[column] as CsvValue))).join('')
     }
   }
-  return reply
-    .type('text/csv; charset=utf-8')
-    .header('content-disposition', `attachment; filename="${filename}"`)
-    .send(Readable.from(records()))
+  return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).send(Readable.from(records()))
 }

@@ -48,7 +48,12 @@ function describeUnsafe(value: unknown, root: 'body' | 'query' | 'params'): void
   while (stack.length > 0) {
     const { value: current, path } = stack.pop() as { value: unknown; path: (string | number)[] }
     if (typeof current === 'string') {
-      if (current.includes('\u0000')) throw invalidParameter(fieldName(path, root), current.replaceAll('\u0000', '\\u0000'), `${fieldName(path, root)} contains a NUL character (\\u0000), which text cannot hold`)
+      if (current.includes('\u0000'))
+        throw invalidParameter(
+          fieldName(path, root),
+          current.replaceAll('\u0000', '\\u0000'),
+          `${fieldName(path, root)} contains a NUL character (\\u0000), which text cannot hold`,
+        )
       continue
     }
     // A raw body (vendor pushes) is bytes, checked by its route.
@@ -56,7 +61,8 @@ function describeUnsafe(value: unknown, root: 'body' | 'query' | 'params'): void
     if (path.length >= MAX_JSON_DEPTH) throw invalidParameter(fieldName(path, root), null, `${fieldName(path, root)} is nested deeper than ${MAX_JSON_DEPTH} levels`)
     const entries = Array.isArray(current) ? current.map((item, index) => [index, item] as const) : Object.entries(current)
     for (const [key, item] of entries) {
-      if (typeof key === 'string' && key.includes('\u0000')) throw invalidParameter(fieldName(path, root), null, `a field name in ${fieldName(path, root)} contains a NUL character`)
+      if (typeof key === 'string' && key.includes('\u0000'))
+        throw invalidParameter(fieldName(path, root), null, `a field name in ${fieldName(path, root)} contains a NUL character`)
       stack.push({ value: item, path: [...path, key] })
     }
   }
@@ -75,7 +81,6 @@ export function frameworkErrorOf(error: FastifyError): ReturnType<typeof invalid
   return invalidParameter('path', null, 'The path is not valid percent-encoded UTF-8 (a lone % or an invalid %XX sequence)')
 }
 
-
 /** Node's limit on all request headers together (its default). */
 export const MAX_HEADER_BYTES = 16 * 1024
 
@@ -86,9 +91,7 @@ export const MAX_HEADER_BYTES = 16 * 1024
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   if (!socket.writable) return
   const appError: AppError =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? platformErrors.headersTooLarge(String(MAX_HEADER_BYTES))
-      : invalidParameter('request', null, 'The request is not valid HTTP/1.1')
+    error.code === 'HPE_HEADER_OVERFLOW' ? platformErrors.headersTooLarge(String(MAX_HEADER_BYTES)) : invalidParameter('request', null, 'The request is not valid HTTP/1.1')
   const body = JSON.stringify({
     error: { code: appError.code, message: appError.message, ...(appError.details && { details: appError.details }) },
     meta: { request_id: newId('req'), timestamp: new Date().toISOString() },

@@ -19,7 +19,7 @@ type Schema = {
 
 function referenced(ref: string, schemas: Record<string, object>): Schema | undefined {
   const name = ref.startsWith('#/components/schemas/') ? ref.slice('#/components/schemas/'.length) : undefined
-  return name === undefined ? undefined : (schemas[name])
+  return name === undefined ? undefined : schemas[name]
 }
 
 /**

@@ -51,7 +51,7 @@ export function envelope<T extends TSchema>(data: T) {
 
 /** The schema with a description of its own where it has none (a field's description says what it is for). */
 function described<T extends TSchema>(schema: T, description: string): T {
-  return (schema as { description?: string }).description ? schema : ({ ...schema, description })
+  return (schema as { description?: string }).description ? schema : { ...schema, description }
 }
 
 /** `{data: [...], pagination, meta}` around a list. */
@@ -79,7 +79,9 @@ export function domainMinimum(minimum: number, exclusive = false): Record<string
 }
 
 export const PageQuery = {
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: NUMBER_LIMITS.page, default: 1, description: 'Page number, 1 to 1,000,000; past the last page, data is empty', examples: [1] })),
+  page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: NUMBER_LIMITS.page, default: 1, description: 'Page number, 1 to 1,000,000; past the last page, data is empty', examples: [1] }),
+  ),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Items per page, 1 to 100', examples: [50] })),
 }
 

@@ -10,13 +10,7 @@ declare module 'fastify' {
 }
 
 /** The Fastify instance every route plugin receives: TypeBox schemas give the handlers their types. */
-export type App = FastifyInstance<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->
+export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>
 
 /** A string limited to `values`, as a JSON-schema enum (clearer validation messages than anyOf). */
 export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnsafe<T[number]> {

@@ -54,7 +54,7 @@ async function metrics(app: FastifyInstance, options: MetricsPluginOptions) {
         tags: ['Operations'],
         summary: 'Prometheus metrics',
         description:
-          'The service\'s metrics in Prometheus text format (docs/observability.md lists each metric, its labels and meaning). ' +
+          "The service's metrics in Prometheus text format (docs/observability.md lists each metric, its labels and meaning). " +
           'Off unless BARSTOCK_METRICS_TOKEN is set: then it answers 404 like any unknown route. ' +
           'With it set, send `Authorization: Bearer <BARSTOCK_METRICS_TOKEN>`; API keys are not accepted here.',
         security: [{ MetricsToken: [] }],

@@ -179,13 +179,7 @@ type FailureSink = (failure: CollectFailure) => void
  * A gauge read when Prometheus scrapes. Undefined leaves it out of the scrape rather than reporting a
  * made-up 0; so does a failed read, which goes to `onFailure`.
  */
-function collectedGauge(
-  registers: Registry[],
-  name: string,
-  help: string,
-  read: () => number | undefined | Promise<number | undefined>,
-  onFailure: FailureSink,
-): void {
+function collectedGauge(registers: Registry[], name: string, help: string, read: () => number | undefined | Promise<number | undefined>, onFailure: FailureSink): void {
   new Gauge({
     name,
     help,
@@ -206,8 +200,7 @@ function collectedGauge(
 
 /** The database pool's connections; on PGlite, its one session and the queue in front of it. */
 function registerPoolGauges(registers: Registry[], poolUsage: () => PoolUsage, onFailure: FailureSink): void {
-  const gauge = (name: string, help: string, pick: (usage: PoolUsage) => number) =>
-    collectedGauge(registers, name, help, () => pick(poolUsage()), onFailure)
+  const gauge = (name: string, help: string, pick: (usage: PoolUsage) => number) => collectedGauge(registers, name, help, () => pick(poolUsage()), onFailure)
   gauge('barstock_db_pool_max_connections', 'Connections the database pool may open (BARSTOCK_DB_POOL_SIZE; 1 on PGlite)', (usage) => usage.max)
   gauge('barstock_db_pool_connections', 'Connections the database pool holds open, busy or idle', (usage) => usage.total)
   gauge('barstock_db_pool_idle_connections', 'Open database connections that no query is using', (usage) => usage.idle)

@@ -263,8 +263,7 @@ function laterFacts(later: () => number, lineId: string, entry: MenuEntry, quant
   const options = MODIFIERS.filter((modifier) => modifier.parentKinds.includes(entry.kind))
   const withModifier = options.length > 0 && later() < MODIFIER_RATE
   const modifier = options[Math.floor(later() * options.length)]
-  const modifiers: SimModifier[] =
-    withModifier && modifier ? [{ lineId: `${lineId}:m0`, itemKey: modifier.key, quantity, unitPrice: modifier.price }] : []
+  const modifiers: SimModifier[] = withModifier && modifier ? [{ lineId: `${lineId}:m0`, itemKey: modifier.key, quantity, unitPrice: modifier.price }] : []
   const voidedAfterClose = mayVoidAfterClose && later() < VOID_AFTER_CLOSE_RATE
   const voidedAfterCloseAt = voidedAfterClose ? new Date(closedAt.getTime() + (5 + Math.floor(later() * 85)) * 60_000) : null
   return { voidedAfterCloseAt, modifiers }
@@ -274,7 +273,18 @@ function laterFacts(later: () => number, lineId: string, entry: MenuEntry, quant
 function lineAddedOnReopen(later: () => number, lineId: string): SimLine {
   const beers = MENU.filter((entry) => entry.kind === 'bottled_beer')
   const entry = beers[Math.floor(later() * beers.length)] as MenuEntry
-  return { lineId, itemKey: entry.key, quantity: 1, unitPrice: entry.price, voided: false, refunded: false, refundedAt: null, voidedAfterCloseAt: null, addedOnReopen: true, modifiers: [] }
+  return {
+    lineId,
+    itemKey: entry.key,
+    quantity: 1,
+    unitPrice: entry.price,
+    voided: false,
+    refunded: false,
+    refundedAt: null,
+    voidedAfterCloseAt: null,
+    addedOnReopen: true,
+    modifiers: [],
+  }
 }
 
 /** Whether a line of `check` counts as sold, seen at `asOf`: rung, not taken back by then, and closed by then. */
@@ -291,12 +301,7 @@ export function soldAsOf(check: SimCheck, line: SimLine, asOf: Date): boolean {
  * [start, end), as a POS reports them at `asOf` (refunds and voids after close made by then taken back,
  * lines added on reopening counted once the check closed again).
  */
-export function consumedUnits(
-  seed: number,
-  start: Date,
-  end: Date,
-  options: { now: Date; historyDays: number; volume?: number; asOf: Date },
-): Map<string, number> {
+export function consumedUnits(seed: number, start: Date, end: Date, options: { now: Date; historyDays: number; volume?: number; asOf: Date }): Map<string, number> {
   const units = new Map<string, number>()
   const add = (key: string, quantity: number) => units.set(key, (units.get(key) ?? 0) + quantity)
   for (const check of checksClosedBetween(seed, start, end, options)) {
@@ -316,12 +321,7 @@ export function historyRange(start: Date, end: Date, options: { now: Date; histo
 }
 
 /** Every check closed in [start, end), oldest first, limited to the simulator's history. */
-export function checksClosedBetween(
-  seed: number,
-  start: Date,
-  end: Date,
-  options: { now: Date; historyDays: number; volume?: number },
-): SimCheck[] {
+export function checksClosedBetween(seed: number, start: Date, end: Date, options: { now: Date; historyDays: number; volume?: number }): SimCheck[] {
   const { from, to } = historyRange(start, end, options)
   if (from >= to) return []
   const checks: SimCheck[] = []

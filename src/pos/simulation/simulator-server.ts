@@ -19,10 +19,7 @@ export class FailureSwitch {
     return failure.mode === 'rate_limit' ? 429 : 503
   }
 
-  async intercept(
-    res: ServerResponse,
-    writeError: (status: number, message: string, headers?: Record<string, string>) => void,
-  ): Promise<boolean> {
+  async intercept(res: ServerResponse, writeError: (status: number, message: string, headers?: Record<string, string>) => void): Promise<boolean> {
     const failure = this.failure
     if (!failure) return false
     this.served++

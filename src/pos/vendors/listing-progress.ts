@@ -91,7 +91,12 @@ export async function* listByParts<Part>(
   const progress = new ListingProgress(isPartPosition, listing)
   const start = progress.startOf(PARTS_QUERY)
   if (start === 'finished') return
-  const first = start ? Math.max(0, parts.findIndex((part) => keyOf(part) === start.next)) : 0
+  const first = start
+    ? Math.max(
+        0,
+        parts.findIndex((part) => keyOf(part) === start.next),
+      )
+    : 0
   for (let index = first; index < parts.length; index++) {
     const lines = await read(parts[index] as Part)
     if (lines.length > 0) yield lines

@@ -53,11 +53,7 @@ export async function startRecordingSimulator(vendor: PosVendor, options: Simula
   return { url: server.url, requests }
 }
 
-async function adapterFor(
-  vendor: PosVendor,
-  simulator: Partial<SimulatorOptions> = {},
-  adapter: Partial<PosAdapterOptions> = {},
-): Promise<PosAdapter> {
+async function adapterFor(vendor: PosVendor, simulator: Partial<SimulatorOptions> = {}, adapter: Partial<PosAdapterOptions> = {}): Promise<PosAdapter> {
   const handler = vendor.createSimulator({ seed: SEED, historyDays: HISTORY_DAYS, now: () => NOW, ...simulator })
   const server = await startSimulatorServer(handler)
   running.push(server)
@@ -191,8 +187,14 @@ export function describeAdapterContract(vendor: PosVendor): void {
           assert.ok(new Big(line.quantity).lt(0), `correction ${line.lineId} takes units back`)
         }
       }
-      assert.ok(lines.some((line) => line.parentLineId), 'modifiers are listed')
-      assert.ok(lines.some((line) => line.correctsLineId), 'corrections are listed')
+      assert.ok(
+        lines.some((line) => line.parentLineId),
+        'modifiers are listed',
+      )
+      assert.ok(
+        lines.some((line) => line.correctsLineId),
+        'corrections are listed',
+      )
     })
 
     test('returns the same line ids when the same window is read twice', async () => {
@@ -203,26 +205,31 @@ export function describeAdapterContract(vendor: PosVendor): void {
       assert.deepEqual(first.map((line) => line.lineId).sort(), second.map((line) => line.lineId).sort())
     })
 
-    test(RESUMABLE.has(vendor.posType) ? 'a listing stopped part way and given back the last position it reported lists the rest, missing nothing' : 'a listing reports no position: a stopped one starts over', async () => {
-      const end = new Date(NOW.getTime() - 86_400_000)
-      const window = { start: new Date(end.getTime() - 20 * 86_400_000), end }
-      const whole = await collectSales((await adapterFor(vendor)).listSales(window))
-      // Each position with the lines taken when it was reported: it is reached once the caller asks for the page after.
-      const positions: { position: string; after: number }[] = []
-      const taken: PosSaleLine[] = []
-      const reached = (position: string) => positions.push({ position, after: taken.length })
-      for await (const page of (await adapterFor(vendor)).listSales(window, { reached })) {
-        // Stopped once a third of the lines are in: lines taken just before a position may come again after
-        // it (Simphony answers a reopened check again on the date it closed again), so fewer prove nothing.
-        if (positions.some((entry) => entry.after >= whole.length / 3)) break
-        taken.push(...page)
-      }
-      if (!RESUMABLE.has(vendor.posType)) return assert.deepEqual(positions, [])
-      const rest = await collectSales((await adapterFor(vendor)).listSales(window, { from: positions.at(-1)?.position, reached: () => undefined }))
-      assert.ok(rest.length < whole.length, `resumed with ${rest.length} of ${whole.length} lines left`)
-      const ids = (lines: PosSaleLine[]) => [...new Set(lines.map((line) => line.lineId))].sort()
-      assert.deepEqual(ids([...taken, ...rest]), ids(whole))
-    })
+    test(
+      RESUMABLE.has(vendor.posType)
+        ? 'a listing stopped part way and given back the last position it reported lists the rest, missing nothing'
+        : 'a listing reports no position: a stopped one starts over',
+      async () => {
+        const end = new Date(NOW.getTime() - 86_400_000)
+        const window = { start: new Date(end.getTime() - 20 * 86_400_000), end }
+        const whole = await collectSales((await adapterFor(vendor)).listSales(window))
+        // Each position with the lines taken when it was reported: it is reached once the caller asks for the page after.
+        const positions: { position: string; after: number }[] = []
+        const taken: PosSaleLine[] = []
+        const reached = (position: string) => positions.push({ position, after: taken.length })
+        for await (const page of (await adapterFor(vendor)).listSales(window, { reached })) {
+          // Stopped once a third of the lines are in: lines taken just before a position may come again after
+          // it (Simphony answers a reopened check again on the date it closed again), so fewer prove nothing.
+          if (positions.some((entry) => entry.after >= whole.length / 3)) break
+          taken.push(...page)
+        }
+        if (!RESUMABLE.has(vendor.posType)) return assert.deepEqual(positions, [])
+        const rest = await collectSales((await adapterFor(vendor)).listSales(window, { from: positions.at(-1)?.position, reached: () => undefined }))
+        assert.ok(rest.length < whole.length, `resumed with ${rest.length} of ${whole.length} lines left`)
+        const ids = (lines: PosSaleLine[]) => [...new Set(lines.map((line) => line.lineId))].sort()
+        assert.deepEqual(ids([...taken, ...rest]), ids(whole))
+      },
+    )
 
     test('lists the staff', async () => {
       const staff = await (await adapterFor(vendor)).listStaff()

@@ -125,7 +125,11 @@ describe('clover token renewal', () => {
   test('renews an expired token once and reuses the new one for every later call', async () => {
     const simulator = await countedSimulator()
     const rotations: PosCredentials[] = []
-    const adapter = vendorWithApp.createAdapter({ credentials: expiredCredentials, baseUrl: simulator.url, onCredentialsRotated: (credentials) => void rotations.push(credentials) })
+    const adapter = vendorWithApp.createAdapter({
+      credentials: expiredCredentials,
+      baseUrl: simulator.url,
+      onCredentialsRotated: (credentials) => void rotations.push(credentials),
+    })
     await adapter.verify()
     await adapter.listProducts()
     await adapter.listStaff()
@@ -140,9 +144,16 @@ describe('clover token renewal', () => {
   test('reports the rotated refresh token, after which the old one is refused', async () => {
     const simulator = await countedSimulator()
     const rotations: PosCredentials[] = []
-    const adapter = vendorWithApp.createAdapter({ credentials: expiredCredentials, baseUrl: simulator.url, onCredentialsRotated: (credentials) => void rotations.push(credentials) })
+    const adapter = vendorWithApp.createAdapter({
+      credentials: expiredCredentials,
+      baseUrl: simulator.url,
+      onCredentialsRotated: (credentials) => void rotations.push(credentials),
+    })
     await adapter.verify()
-    const reused = await rawRequest(`${simulator.url}/oauth/v2/refresh`, { method: 'POST', json: { client_id: 'BARSTOCKTESTAPP', refresh_token: expiredCredentials.refresh_token } })
+    const reused = await rawRequest(`${simulator.url}/oauth/v2/refresh`, {
+      method: 'POST',
+      json: { client_id: 'BARSTOCKTESTAPP', refresh_token: expiredCredentials.refresh_token },
+    })
     assert.equal(reused.status, 401)
     assert.equal(typeof reused.body.message, 'string')
 
@@ -248,7 +259,8 @@ describe('clover vendor description', () => {
 
 describe('clover pushes', () => {
   const secret = 'a3f0c9e2-clover-webhook-auth-code'
-  const body = (objectIds: string[]) => Buffer.from(JSON.stringify({ appId: 'BARSTOCKTESTAPP', merchants: { [MERCHANT]: objectIds.map((objectId) => ({ objectId, type: 'UPDATE', ts: NOW.getTime() })) } }))
+  const body = (objectIds: string[]) =>
+    Buffer.from(JSON.stringify({ appId: 'BARSTOCKTESTAPP', merchants: { [MERCHANT]: objectIds.map((objectId) => ({ objectId, type: 'UPDATE', ts: NOW.getTime() })) } }))
 
   test('reads an order push carrying the right X-Clover-Auth as orders_changed', () => {
     const push = cloverVendor.parsePush!({ 'x-clover-auth': secret }, body(['I:ITEM1', 'O:ORDER1']), secret, 'https://bar.example/hooks/clover')
@@ -261,7 +273,10 @@ describe('clover pushes', () => {
   })
 
   test('names every merchant of a push, for the one app-wide URL Clover posts to', () => {
-    const twoMerchants = { appId: 'BARSTOCKTESTAPP', merchants: { [MERCHANT]: [{ objectId: 'O:ORDER1', type: 'CREATE', ts: 1 }], SECONDMERCHANT1: [{ objectId: 'I:ITEM1', type: 'UPDATE', ts: 2 }] } }
+    const twoMerchants = {
+      appId: 'BARSTOCKTESTAPP',
+      merchants: { [MERCHANT]: [{ objectId: 'O:ORDER1', type: 'CREATE', ts: 1 }], SECONDMERCHANT1: [{ objectId: 'I:ITEM1', type: 'UPDATE', ts: 2 }] },
+    }
     const push = cloverVendor.parsePush!({ 'x-clover-auth': secret }, Buffer.from(JSON.stringify(twoMerchants)), secret, '')
     assert.deepEqual(push, { kind: 'orders_changed', accountIds: [MERCHANT, 'SECONDMERCHANT1'] })
   })
@@ -294,7 +309,9 @@ describe('clover sales windows', () => {
   })
 
   test('a refund made in a later window: the first window shows the sale, the later one only its correction', async () => {
-    const candidates = checksClosedAlone().flatMap((check) => check.lines.filter((line) => line.refundedAt && line.refundedAt.getTime() - check.closedAt.getTime() > 2 * 3_600_000).map((line) => ({ check, line })))
+    const candidates = checksClosedAlone().flatMap((check) =>
+      check.lines.filter((line) => line.refundedAt && line.refundedAt.getTime() - check.closedAt.getTime() > 2 * 3_600_000).map((line) => ({ check, line })),
+    )
     const { check, line } = candidates.find(({ line }) => line.modifiers.length > 0) ?? candidates[0]!
     const refundedAt = line.refundedAt!
     const name = menuEntry(line.itemKey).name
@@ -311,7 +328,9 @@ describe('clover sales windows', () => {
     // Window 2, synced now: the refund, and nothing of the sale again.
     const secondLines = await listWindow(second)
     assert.deepEqual(unitsByName(secondLines.filter((sale) => sale.correctsLineId)), expectedInWindow(second, NOW).takenBack)
-    const corrections = secondLines.filter((sale) => sale.correctsLineId && sale.soldAt.getTime() === refundedAt.getTime() && sold.some((unit) => unit.lineId === sale.correctsLineId))
+    const corrections = secondLines.filter(
+      (sale) => sale.correctsLineId && sale.soldAt.getTime() === refundedAt.getTime() && sold.some((unit) => unit.lineId === sale.correctsLineId),
+    )
     assert.equal(corrections.length, line.quantity)
     for (const correction of corrections) {
       assert.equal(correction.quantity, '-1')
@@ -355,7 +374,10 @@ describe('clover sales windows', () => {
     const after = firstState(await listWindow(hoursAround(check.closedAt, 1, 2)))
     assert.equal(after.length, originalUnits + 1)
     const addedLines = after.filter((sale) => sale.soldAt.getTime() === reclosedAt.getTime())
-    assert.deepEqual(addedLines.map((sale) => [sale.name, sale.quantity, sale.unitPrice]), [[menuEntry(added.itemKey).name, '1', added.unitPrice]])
+    assert.deepEqual(
+      addedLines.map((sale) => [sale.name, sale.quantity, sale.unitPrice]),
+      [[menuEntry(added.itemKey).name, '1', added.unitPrice]],
+    )
   })
 
   test('lists each modifier as a line of its own modifier product, naming its parent line', async () => {
@@ -381,7 +403,10 @@ describe('clover sales windows', () => {
     const expectedModifiers = new Map([...expected].filter(([name]) => modifierNames.has(name)))
     assert.deepEqual(unitsByName(modifierLines.filter((line) => !line.correctsLineId)), expectedModifiers)
     assert.deepEqual(
-      products.filter((product) => modifierNames.has(product.name)).map((product) => [product.name, product.category, product.price]).sort(),
+      products
+        .filter((product) => modifierNames.has(product.name))
+        .map((product) => [product.name, product.category, product.price])
+        .sort(),
       MODIFIERS.map((modifier) => [modifier.name, modifier.category, modifier.price]).sort(),
     )
   })
@@ -471,7 +496,15 @@ describe('clover simulator against the vendor documents', () => {
       [line, { ...payment, tipAmount: 1.5 }, 'Clover sent payment PAY1 tipAmount 1.5, not an integer'],
     ] as const
     for (const [lineItem, paid, message] of cases) {
-      const order = { id: 'ORDER1', state: 'locked', createdTime: paidAt - 600_000, modifiedTime: paidAt, lineItems: { elements: [lineItem] }, payments: { elements: [paid] }, refunds: { elements: [] } }
+      const order = {
+        id: 'ORDER1',
+        state: 'locked',
+        createdTime: paidAt - 600_000,
+        modifiedTime: paidAt,
+        lineItems: { elements: [lineItem] },
+        payments: { elements: [paid] },
+        refunds: { elements: [] },
+      }
       const server = await startSimulatorServer((_req, res) => sendJson(res, 200, { elements: [order] }))
       running.push(server)
       const adapter = cloverVendor.createAdapter({ credentials: cloverVendor.exampleCredentials, baseUrl: server.url })
@@ -485,7 +518,15 @@ describe('clover simulator against the vendor documents', () => {
   })
 
   test('reads an order whose line items are not an {elements} list as invalid_response naming the field', async () => {
-    const order = { id: 'ORDER1', state: 'locked', createdTime: NOW.getTime() - 7_200_000, modifiedTime: NOW.getTime() - 3_600_000, lineItems: [{ id: 'LINE1', item: { id: 'ITEM1' }, name: 'Bud Light Btl', price: 500 }], payments: { elements: [] }, refunds: { elements: [] } }
+    const order = {
+      id: 'ORDER1',
+      state: 'locked',
+      createdTime: NOW.getTime() - 7_200_000,
+      modifiedTime: NOW.getTime() - 3_600_000,
+      lineItems: [{ id: 'LINE1', item: { id: 'ITEM1' }, name: 'Bud Light Btl', price: 500 }],
+      payments: { elements: [] },
+      refunds: { elements: [] },
+    }
     const server = await startSimulatorServer((_req, res) => sendJson(res, 200, { elements: [order] }))
     running.push(server)
     const adapter = cloverVendor.createAdapter({ credentials: cloverVendor.exampleCredentials, baseUrl: server.url })

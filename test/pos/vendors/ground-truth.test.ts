@@ -72,7 +72,7 @@ async function connectAndMapEverything(caller: Caller, vendor: PosVendor): Promi
 
 for (const posType of supportedPosTypes()) {
   describe(`${posType}: depletion equals the simulated bar's ground truth`, () => {
-    test('two runs, the second bringing the first one\'s refunds, voids after close and reopened checks', async () => {
+    test("two runs, the second bringing the first one's refunds, voids after close and reopened checks", async () => {
       const vendor = findVendor(posType) as PosVendor
       const caller = await ctx.newCaller({ environment: 'production' })
       // The items are created within ten minutes; the history starts at the next noon UTC after that, so

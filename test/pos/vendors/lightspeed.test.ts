@@ -181,7 +181,6 @@ describe('lightspeed tokens', () => {
   })
 })
 
-
 /** The first check of the history (oldest first, at least 3 days before NOW) that `wanted` picks. */
 function findCheck(wanted: (check: SimCheck) => SimLine | boolean | undefined): { check: SimCheck; line: SimLine | undefined } {
   const checks = checksClosedBetween(SEED, new Date(NOW.getTime() - (HISTORY_DAYS - 3) * DAY_MS), new Date(NOW.getTime() - 3 * DAY_MS), { now: NOW, historyDays: HISTORY_DAYS })
@@ -227,10 +226,13 @@ describe('lightspeed pagination', () => {
     const lines = await collectSales(adapterAt(simulator.url).listSales({ start, end: NOW }))
     assert.ok(lines.length > 1000)
     const ranges = new Set(simulator.paths.filter((path) => path.startsWith('/f/finance/')))
-    assert.deepEqual([...ranges], [
-      `/f/finance/${LOCATION}/financials/${start.toISOString()}/${new Date(start.getTime() + 365 * DAY_MS).toISOString()}`,
-      `/f/finance/${LOCATION}/financials/${new Date(start.getTime() + 365 * DAY_MS).toISOString()}/${NOW.toISOString()}`,
-    ])
+    assert.deepEqual(
+      [...ranges],
+      [
+        `/f/finance/${LOCATION}/financials/${start.toISOString()}/${new Date(start.getTime() + 365 * DAY_MS).toISOString()}`,
+        `/f/finance/${LOCATION}/financials/${new Date(start.getTime() + 365 * DAY_MS).toISOString()}/${NOW.toISOString()}`,
+      ],
+    )
   })
 })
 
@@ -273,7 +275,10 @@ describe('lightspeed receipts', () => {
     const corrected = await collectSales(adapter.listSales(refundDay))
 
     const corrections = corrected.filter((candidate) => candidate.correctsLineId && candidate.soldAt.getTime() === refund.refundedAt!.getTime())
-    assert.deepEqual(corrections.map((correction) => [correction.name, correction.quantity]).sort(), [refund, ...refund.modifiers].map((taken) => [menuEntry(taken.itemKey).name, String(-taken.quantity)]).sort())
+    assert.deepEqual(
+      corrections.map((correction) => [correction.name, correction.quantity]).sort(),
+      [refund, ...refund.modifiers].map((taken) => [menuEntry(taken.itemKey).name, String(-taken.quantity)]).sort(),
+    )
     const soldIds = new Set(sold.map((soldLine) => soldLine.lineId))
     for (const correction of corrections) {
       assert.ok(soldIds.has(correction.correctsLineId!), 'names a line of the sale window')
@@ -314,8 +319,14 @@ describe('lightspeed receipts', () => {
 
     const later = await collectSales(adapterAt((await countedSimulator()).url).listSales(window))
     const reclosed = later.filter((listed) => listed.soldAt.getTime() === reclosedAt.getTime())
-    assert.ok(reclosed.some((listed) => !listed.correctsLineId && listed.name === menuEntry(added.itemKey).name), 'the line added on reopening is sold')
-    assert.ok(reclosed.some((listed) => listed.correctsLineId), 'the first close is taken back')
+    assert.ok(
+      reclosed.some((listed) => !listed.correctsLineId && listed.name === menuEntry(added.itemKey).name),
+      'the line added on reopening is sold',
+    )
+    assert.ok(
+      reclosed.some((listed) => listed.correctsLineId),
+      'the first close is taken back',
+    )
     assert.deepEqual(sortedEntries(netUnits(later)), sortedEntries(unitsChangedBetween(window.start, window.end, NOW)))
   })
 
@@ -335,7 +346,11 @@ describe('lightspeed receipts', () => {
     const window = { start: businessDay(6).start, end: businessDay(2).end }
     const refunds = await collectSales(adapterAt((await countedSimulator()).url).listSales(window))
     const cancelled = await collectSales(
-      adapterAt(await rewritingSimulator((path, body) => (path.startsWith('/f/finance/') ? { ...body, sales: body.sales.map((sale: any) => (sale.type === 'REFUND' ? { ...sale, type: 'CANCEL' } : sale)) } : body))).listSales(window),
+      adapterAt(
+        await rewritingSimulator((path, body) =>
+          path.startsWith('/f/finance/') ? { ...body, sales: body.sales.map((sale: any) => (sale.type === 'REFUND' ? { ...sale, type: 'CANCEL' } : sale)) } : body,
+        ),
+      ).listSales(window),
     )
     assert.deepEqual(sortedEntries(netUnits(cancelled)), sortedEntries(netUnits(refunds)))
     assert.equal(cancelled.filter((line) => line.correctsLineId).length, refunds.filter((line) => line.correctsLineId).length)
@@ -348,17 +363,28 @@ describe('lightspeed receipts', () => {
 describe('lightspeed answers it never documented', () => {
   test('a bare list of POS users (the shape the old client expected) is invalid_response naming the body', async () => {
     const url = await rewritingSimulator((path, body) => (path.startsWith('/staff/') ? body.data.staff : body))
-    await assert.rejects(adapterAt(url).listStaff(), (error: unknown) => error instanceof PosAdapterError && error.kind === 'invalid_response' && /POS users: \(the body\) must be object/.test(error.message))
+    await assert.rejects(
+      adapterAt(url).listStaff(),
+      (error: unknown) => error instanceof PosAdapterError && error.kind === 'invalid_response' && /POS users: \(the body\) must be object/.test(error.message),
+    )
   })
 
   test('a receipt type Lightspeed does not list is invalid_response naming the field', async () => {
     const url = await rewritingSimulator((path, body) => (path.startsWith('/f/finance/') ? { ...body, sales: body.sales.map((sale: any) => ({ ...sale, type: 'RETURN' })) } : body))
-    await assert.rejects(collectSales(adapterAt(url).listSales(businessDay(2))), (error: unknown) => error instanceof PosAdapterError && error.kind === 'invalid_response' && error.message.includes('/sales/0/type') && error.message.includes('"RETURN"'))
+    await assert.rejects(
+      collectSales(adapterAt(url).listSales(businessDay(2))),
+      (error: unknown) => error instanceof PosAdapterError && error.kind === 'invalid_response' && error.message.includes('/sales/0/type') && error.message.includes('"RETURN"'),
+    )
   })
 
   test('an item price sent as a string is invalid_response naming the field', async () => {
-    const url = await rewritingSimulator((path, body) => (path === '/items/v1/items' ? body.map((item: any) => ({ ...item, prices: [{ amount: '7.50', name: 'Default' }] })) : body))
-    await assert.rejects(adapterAt(url).listProducts(), (error: unknown) => error instanceof PosAdapterError && error.kind === 'invalid_response' && error.message.includes('/0/prices/0/amount'))
+    const url = await rewritingSimulator((path, body) =>
+      path === '/items/v1/items' ? body.map((item: any) => ({ ...item, prices: [{ amount: '7.50', name: 'Default' }] })) : body,
+    )
+    await assert.rejects(
+      adapterAt(url).listProducts(),
+      (error: unknown) => error instanceof PosAdapterError && error.kind === 'invalid_response' && error.message.includes('/0/prices/0/amount'),
+    )
   })
 })
 
@@ -376,10 +402,17 @@ class LightspeedPublishedSchemas {
   }
 
   assertResponse(pathTemplate: string, body: unknown): void {
-    const pointer = ['paths', pathTemplate, 'get', 'responses', '200', 'content', 'application/json', 'schema'].map((segment) => encodeURIComponent(segment.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/')
+    const pointer = ['paths', pathTemplate, 'get', 'responses', '200', 'content', 'application/json', 'schema']
+      .map((segment) => encodeURIComponent(segment.replace(/~/g, '~0').replace(/\//g, '~1')))
+      .join('/')
     const validate = this.ajv.compile({ $ref: `spec#/${pointer}` })
     if (validate(body)) return
-    assert.fail(`GET ${pathTemplate}: ${(validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath} ${error.message}`).join('; ')}`)
+    assert.fail(
+      `GET ${pathTemplate}: ${(validate.errors ?? [])
+        .slice(0, 5)
+        .map((error) => `${error.instancePath} ${error.message}`)
+        .join('; ')}`,
+    )
   }
 }
 
@@ -402,14 +435,29 @@ describe('lightspeed simulator against the published OpenAPI document', () => {
       published.assertResponse('/items/v1/items', (await rawGet(`${simulator.url}/items/v1/items?businessLocationId=${LOCATION}&offset=${offset}&amount=20`, token)).body)
     }
     for (const page of [1, 2]) {
-      published.assertResponse('/staff/v1/businessLocations/{businessLocationId}/userTypes/POS', (await rawGet(`${simulator.url}/staff/v1/businessLocations/${LOCATION}/userTypes/POS?page=${page}&size=4`, token)).body)
+      published.assertResponse(
+        '/staff/v1/businessLocations/{businessLocationId}/userTypes/POS',
+        (await rawGet(`${simulator.url}/staff/v1/businessLocations/${LOCATION}/userTypes/POS?page=${page}&size=4`, token)).body,
+      )
     }
   })
 
   test('the published document refuses what the simulator used to send', () => {
-    assert.throws(() => published.assertResponse('/items/v1/items', [{ id: 1, name: 'Stella', sku: 'DR-STEL-16', prices: [{ amount: '7.50', name: 'Default' }] }]), /prices\/0\/amount must be number/)
-    assert.throws(() => published.assertResponse('/f/finance/{businessLocationId}/financials/{from}/{to}', { sales: [{ type: 'SALE', salesLines: [{ id: 'S1', voidReason: 'Entered by mistake' }] }] }), /voidReason/)
-    assert.throws(() => published.assertResponse('/staff/v1/businessLocations/{businessLocationId}/userTypes/POS', [{ id: 1, firstName: 'Maria', lastName: 'Lopez' }]), /must be object/)
+    assert.throws(
+      () => published.assertResponse('/items/v1/items', [{ id: 1, name: 'Stella', sku: 'DR-STEL-16', prices: [{ amount: '7.50', name: 'Default' }] }]),
+      /prices\/0\/amount must be number/,
+    )
+    assert.throws(
+      () =>
+        published.assertResponse('/f/finance/{businessLocationId}/financials/{from}/{to}', {
+          sales: [{ type: 'SALE', salesLines: [{ id: 'S1', voidReason: 'Entered by mistake' }] }],
+        }),
+      /voidReason/,
+    )
+    assert.throws(
+      () => published.assertResponse('/staff/v1/businessLocations/{businessLocationId}/userTypes/POS', [{ id: 1, firstName: 'Maria', lastName: 'Lopez' }]),
+      /must be object/,
+    )
   })
 })
 
@@ -441,8 +489,14 @@ describe('lightspeed simulator wire format', () => {
       const ids = new Set(sale.salesLines.map((line: any) => line.id))
       assert.ok(sale.salesLines.every((line: any) => line.parentLineId === undefined || ids.has(line.parentLineId)))
     }
-    assert.ok(lines.some((line) => line.parentLineId), 'modifiers are lines with a parent')
-    assert.ok(lines.some((line) => line.voidReason === 'User Mistake'), 'voided lines are reported with a documented reason')
+    assert.ok(
+      lines.some((line) => line.parentLineId),
+      'modifiers are lines with a parent',
+    )
+    assert.ok(
+      lines.some((line) => line.voidReason === 'User Mistake'),
+      'voided lines are reported with a documented reason',
+    )
     assert.equal(typeof sales[0].payments[0].netAmountWithTax, 'string')
 
     const firstPage = await rawGet(`${range}?pageSize=10`, token)
@@ -498,7 +552,9 @@ describe('lightspeed vendor description', () => {
     const window = businessDay(2)
     const lines = await collectSales(adapterAt((await countedSimulator()).url).listSales(window))
     const tips = lines.reduce((total, line) => total.plus(line.tip ?? '0'), new Big(0))
-    const tipped = checksClosedBetween(SEED, window.start, window.end, { now: NOW, historyDays: HISTORY_DAYS }).filter((check) => check.lines.some((line) => !line.voided && !line.addedOnReopen))
+    const tipped = checksClosedBetween(SEED, window.start, window.end, { now: NOW, historyDays: HISTORY_DAYS }).filter((check) =>
+      check.lines.some((line) => !line.voided && !line.addedOnReopen),
+    )
     assert.equal(tips.toFixed(2), tipped.reduce((total, check) => total.plus(check.tip), new Big(0)).toFixed(2))
     assert.ok(lines.every((line) => line.staffName !== null && line.staffId !== null))
   })

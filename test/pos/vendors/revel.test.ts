@@ -126,9 +126,12 @@ describe('revel adapter', () => {
     const adapter = adapterFor(simulator.url)
     const window = { start: new Date('2026-11-13T12:00:00.000Z'), end: new Date('2026-11-16T12:00:00.000Z') }
     const lines: PosSaleLine[] = []
-    await assert.rejects(async () => {
-      for await (const page of adapter.listSales(window)) lines.push(...page)
-    }, (error: unknown) => error instanceof PosAdapterError && error.kind === 'connection_failed')
+    await assert.rejects(
+      async () => {
+        for await (const page of adapter.listSales(window)) lines.push(...page)
+      },
+      (error: unknown) => error instanceof PosAdapterError && error.kind === 'connection_failed',
+    )
     const failed = simulator.requests[failingRequest - 1]!
     const beforeRetry = simulator.requests.length
     lines.push(...(await collectSales(adapter.listSales(window))))
@@ -158,7 +161,10 @@ describe('revel adapter', () => {
     const [firstLines, secondLines] = [await collectSales(first.listSales(window)), await collectSales(second.listSales(window))]
     const firstChecks = new Set(firstLines.map((line) => line.checkId))
     assert.ok(firstLines.length > 0 && secondLines.length > 0)
-    assert.ok(secondLines.every((line) => !firstChecks.has(line.checkId)), 'no order of establishment 1 in establishment 2')
+    assert.ok(
+      secondLines.every((line) => !firstChecks.has(line.checkId)),
+      'no order of establishment 1 in establishment 2',
+    )
     assert.ok(orderWindowPages(simulator.requests).every((url) => ['1', '2'].includes(url.searchParams.get('establishment') ?? '')))
 
     const { establishment_id: _, ...withoutEstablishment } = revelVendor.exampleCredentials
@@ -177,7 +183,10 @@ describe('revel adapter', () => {
 
     const modifierLines = lines.filter((line) => line.parentLineId && !line.correctsLineId)
     const soldLines = checksClosedBetween(SEED, start, end, { now: NOW, historyDays: HISTORY_DAYS }).flatMap((check) => check.lines.filter((line) => !line.voided))
-    assert.equal(modifierLines.length, soldLines.reduce((count, line) => count + line.modifiers.length, 0))
+    assert.equal(
+      modifierLines.length,
+      soldLines.reduce((count, line) => count + line.modifiers.length, 0),
+    )
     const byId = new Map(lines.map((line) => [line.lineId, line]))
     for (const modifier of modifierLines) {
       const parent = byId.get(modifier.parentLineId!)
@@ -205,7 +214,11 @@ describe('revel adapter', () => {
       sold.map((sale) => [sale?.name, sale?.quantity]),
       [line, ...line.modifiers].map((taken) => [menuEntry(taken.itemKey).name, String(taken.quantity)]),
     )
-    assert.deepEqual(secondWindow.filter((candidate) => candidate.checkId === corrections[0]!.checkId && !candidate.correctsLineId), [], 'the sale is not listed again')
+    assert.deepEqual(
+      secondWindow.filter((candidate) => candidate.checkId === corrections[0]!.checkId && !candidate.correctsLineId),
+      [],
+      'the sale is not listed again',
+    )
   })
 
   test('takes back a line voided after its order closed, in the window of the void', async () => {
@@ -223,7 +236,7 @@ describe('revel adapter', () => {
     assert.deepEqual([sale?.name, sale?.quantity], [menuEntry(line.itemKey).name, String(line.quantity)])
   })
 
-  test("lists the line added to a reopened order once the order is closed again, sold when it closed again", async () => {
+  test('lists the line added to a reopened order once the order is closed again, sold when it closed again', async () => {
     const { check, line } = findLine((check, line) => line.addedOnReopen && check.reclosedAt !== null)
     const split = new Date(check.closedAt.getTime() + 1)
     const firstWindow = await syncWindow(new Date(split.getTime() - DAY_MS), split)
@@ -240,8 +253,20 @@ describe('revel adapter', () => {
   })
 
   test('refuses an answer of a shape Revel does not document with invalid_response naming the field', async () => {
-    const product: Partial<RevelProduct> = { id: 1, name: 'Stella', price: '7.50' as unknown as number, cost: null, sku: null, category: 1, active: true, establishment: 1, resource_uri: '/resources/Product/1/' }
-    const server = await startSimulatorServer((_req, res) => sendJson(res, 200, { meta: { limit: 100, offset: 0, total_count: 1, next: null, previous: null }, objects: [product] }))
+    const product: Partial<RevelProduct> = {
+      id: 1,
+      name: 'Stella',
+      price: '7.50' as unknown as number,
+      cost: null,
+      sku: null,
+      category: 1,
+      active: true,
+      establishment: 1,
+      resource_uri: '/resources/Product/1/',
+    }
+    const server = await startSimulatorServer((_req, res) =>
+      sendJson(res, 200, { meta: { limit: 100, offset: 0, total_count: 1, next: null, previous: null }, objects: [product] }),
+    )
     running.push(server)
     await assert.rejects(adapterFor(server.url).listProducts(), (error: unknown) => {
       return error instanceof PosAdapterError && error.kind === 'invalid_response' && /objects\/0\/price/.test(error.message)
@@ -249,7 +274,16 @@ describe('revel adapter', () => {
   })
 
   test('takes back the units of a return whose sale its order does not show, naming no line', () => {
-    const order: RevelOrder = { id: 7, uuid: 'u', establishment: 1, created_by: 1, closed: true, created_date: '2026-11-19T20:00:00Z', updated_date: '2026-11-19T21:00:00Z', resource_uri: '/resources/Order/7/' }
+    const order: RevelOrder = {
+      id: 7,
+      uuid: 'u',
+      establishment: 1,
+      created_by: 1,
+      closed: true,
+      created_date: '2026-11-19T20:00:00Z',
+      updated_date: '2026-11-19T21:00:00Z',
+      resource_uri: '/resources/Order/7/',
+    }
     const item = (id: number, product: number, quantity: number): RevelOrderItem => ({
       id,
       order: '/resources/Order/7/',

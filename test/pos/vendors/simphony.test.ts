@@ -69,14 +69,27 @@ const count = (paths: string[], suffix: string) => paths.filter((path) => path.e
 
 /** The PKCE sign-in done by hand, as a client of the simulator would. */
 async function signInByHand(url: string, verifier = 'a-verifier-long-enough-for-pkce-0123456789'): Promise<{ status: number; body: Record<string, unknown> }> {
-  const query = new URLSearchParams({ response_type: 'code', client_id: 'client', scope: 'openid', redirect_uri: 'apiaccount://callback', code_challenge: pkceChallenge(verifier), code_challenge_method: 'S256' })
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: 'client',
+    scope: 'openid',
+    redirect_uri: 'apiaccount://callback',
+    code_challenge: pkceChallenge(verifier),
+    code_challenge_method: 'S256',
+  })
   const authorize = await fetch(`${url}${OIDC_PATH}/authorize?${query}`)
   const cookie = (authorize.headers.get('set-cookie') ?? '').split(';')[0]!
   const signIn = await fetch(`${url}${OIDC_PATH}/signin`, { method: 'POST', headers: { cookie }, body: new URLSearchParams({ username: 'u', password: 'p', orgname: ORG }) })
   const code = new URL(((await signIn.json()) as { redirectUrl: string }).redirectUrl).searchParams.get('code')!
   const tokens = await fetch(`${url}${OIDC_PATH}/token`, {
     method: 'POST',
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: 'a-verifier-long-enough-for-pkce-0123456789', client_id: 'client', redirect_uri: 'apiaccount://callback' }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: 'a-verifier-long-enough-for-pkce-0123456789',
+      client_id: 'client',
+      redirect_uri: 'apiaccount://callback',
+    }),
   })
   return { status: tokens.status, body: (await tokens.json()) as Record<string, unknown> }
 }
@@ -85,7 +98,11 @@ async function signInByHand(url: string, verifier = 'a-verifier-long-enough-for-
 async function biCaller(url: string) {
   const { body: tokens } = await signInByHand(url)
   return (operation: string, body: unknown) =>
-    fetch(`${url}/bi/v1/${ORG}/${operation}`, { method: 'POST', headers: { authorization: `Bearer ${tokens.id_token as string}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    fetch(`${url}/bi/v1/${ORG}/${operation}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.id_token as string}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
 }
 
 /** The first check of the bar's recent history that `fits`, and its line that does. */
@@ -153,12 +170,18 @@ describe('simphony adapter', () => {
     const reads = simulator.calls.filter((call) => call.operation === 'getGuestChecks').map((call) => call.body)
     assert.deepEqual(
       reads,
-      ['2026-11-14', '2026-11-15', '2026-11-16', '2026-11-17', '2026-11-18', '2026-11-19'].map((date) => ({ locRef: 'BAR01', clsdBusDt: date, changedSinceUTC: '2026-11-15T12:00:00' })),
+      ['2026-11-14', '2026-11-15', '2026-11-16', '2026-11-17', '2026-11-18', '2026-11-19'].map((date) => ({
+        locRef: 'BAR01',
+        clsdBusDt: date,
+        changedSinceUTC: '2026-11-15T12:00:00',
+      })),
     )
   })
 
   test('lists a modifier as a line of its own item, linked to the line it modifies', async () => {
-    const { check, line } = findCheck((candidate) => !hasLaterEvents(candidate) && postedAtOnce(candidate) && candidate.lines.find((sold) => !sold.voided && sold.modifiers.length > 0))
+    const { check, line } = findCheck(
+      (candidate) => !hasLaterEvents(candidate) && postedAtOnce(candidate) && candidate.lines.find((sold) => !sold.voided && sold.modifiers.length > 0),
+    )
     const simulator = await recordedSimulator()
     const lines = await syncWindow(simulator, windowUntil(at(check.closedAt, -60), at(check.closedAt, 1)), check)
     const modifier = line.modifiers[0]!
@@ -171,7 +194,10 @@ describe('simphony adapter', () => {
     assert.equal(modifierLine.unitPrice, modifier.unitPrice)
     const products = await simulator.adapter.listProducts()
     assert.deepEqual(
-      products.filter((product) => product.category === 'Modifiers').map((product) => product.name).sort(),
+      products
+        .filter((product) => product.category === 'Modifiers')
+        .map((product) => product.name)
+        .sort(),
       MODIFIERS.map((entry) => entry.name).sort(),
     )
   })
@@ -193,7 +219,10 @@ describe('simphony adapter', () => {
       const sold = await syncWindow(simulator, first, check)
       const original = sold.find((candidate) => candidate.name === menuEntry(line.itemKey).name && !candidate.parentLineId)
       assert.ok(original, 'the first window shows the sale')
-      assert.ok(sold.every((candidate) => !candidate.correctsLineId), 'and nothing taken back yet')
+      assert.ok(
+        sold.every((candidate) => !candidate.correctsLineId),
+        'and nothing taken back yet',
+      )
 
       const corrections = await syncWindow(simulator, nextWindow(first, at(correctedAt, 1)), check)
       assert.ok(corrections.length > 0 && corrections.every((candidate) => candidate.correctsLineId), 'the later window shows the correction only')
@@ -240,7 +269,10 @@ describe('simphony adapter', () => {
     const late = await syncWindow(simulator, nextWindow(first, at(postedAt, 1)), check)
     const sold = check.lines.filter((line) => !line.voided).flatMap((line) => [line, ...line.modifiers])
     assert.equal(late.reduce((units, line) => units.plus(line.quantity), new Big(0)).toString(), String(sold.reduce((units, line) => units + line.quantity, 0)))
-    assert.ok(late.every((line) => line.soldAt.getTime() === check.closedAt.getTime()), 'sold when the check closed')
+    assert.ok(
+      late.every((line) => line.soldAt.getTime() === check.closedAt.getTime()),
+      'sold when the check closed',
+    )
   })
 
   test("splits the check's tipTotal over its lines", async () => {
@@ -268,11 +300,7 @@ describe('simphony adapter', () => {
   })
 
   test('lists the business dates around a window', () => {
-    assert.deepEqual(businessDatesReaching({ start: new Date('2026-11-15T12:00:00Z'), end: new Date('2026-11-16T00:00:00Z') }), [
-      '2026-11-14',
-      '2026-11-15',
-      '2026-11-16',
-    ])
+    assert.deepEqual(businessDatesReaching({ start: new Date('2026-11-15T12:00:00Z'), end: new Date('2026-11-16T00:00:00Z') }), ['2026-11-14', '2026-11-15', '2026-11-16'])
     assert.deepEqual(businessDatesReaching({ start: new Date('2026-11-16T00:00:00Z'), end: new Date('2026-11-16T00:00:00Z') }), [])
   })
 })
@@ -307,10 +335,21 @@ describe('simphony simulator', () => {
     assert.match(check.clsdUTC as string, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/)
     assert.equal(typeof check.tipTotal, 'number')
     assert.equal(check.tipTtl, undefined)
-    const lines = answer.guestChecks.flatMap((guestCheck) => guestCheck.detailLines as { aggQty: number; aggTtl: number; vdFlag: boolean; returnFlag: boolean; parDtlId: number | null }[])
-    assert.ok(lines.some((line) => line.vdFlag && line.aggQty < 0 && line.aggTtl < 0), 'a busy day has voids, as negative lines')
-    assert.ok(lines.some((line) => line.returnFlag && line.aggQty < 0 && line.aggTtl < 0), 'and returns')
-    assert.ok(lines.some((line) => line.parDtlId !== null), 'and condiments')
+    const lines = answer.guestChecks.flatMap(
+      (guestCheck) => guestCheck.detailLines as { aggQty: number; aggTtl: number; vdFlag: boolean; returnFlag: boolean; parDtlId: number | null }[],
+    )
+    assert.ok(
+      lines.some((line) => line.vdFlag && line.aggQty < 0 && line.aggTtl < 0),
+      'a busy day has voids, as negative lines',
+    )
+    assert.ok(
+      lines.some((line) => line.returnFlag && line.aggQty < 0 && line.aggTtl < 0),
+      'and returns',
+    )
+    assert.ok(
+      lines.some((line) => line.parDtlId !== null),
+      'and condiments',
+    )
   })
 
   test('refuses a request with an unknown or malformed field with a 400 naming it', async () => {
@@ -327,7 +366,11 @@ describe('simphony simulator', () => {
     assert.match(await refusal({ locRef: 'BAR01' }), /exactly one of busDt, clsdBusDt and opnBusDt/)
     assert.match(await refusal({ clsdBusDt: '2026-11-14' }), /locRef/)
     assert.equal((await call('getMenuItemDimensions', { locRef: 'BAR01', clsdBusDt: '2026-11-14' })).status, 400)
-    const unauthorized = await fetch(`${simulator.url}/bi/v1/${ORG}/getMenuItemDimensions`, { method: 'POST', headers: { authorization: 'Bearer not-a-token' }, body: '{"locRef":"BAR01"}' })
+    const unauthorized = await fetch(`${simulator.url}/bi/v1/${ORG}/getMenuItemDimensions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer not-a-token' },
+      body: '{"locRef":"BAR01"}',
+    })
     assert.equal(unauthorized.status, 401)
   })
 })

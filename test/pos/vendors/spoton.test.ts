@@ -43,7 +43,10 @@ describe('spoton adapter', () => {
 
     const ranges = simulator.requests.filter((url) => url.pathname.endsWith('/orders'))
     assert.equal(ranges.length, 3)
-    assert.ok(ranges.every((range) => range.searchParams.get('includeUpdatedActivity') === 'true'), 'each range also brings the orders changed in it')
+    assert.ok(
+      ranges.every((range) => range.searchParams.get('includeUpdatedActivity') === 'true'),
+      'each range also brings the orders changed in it',
+    )
     assert.equal(ranges[0]?.searchParams.get('closedAtStart'), '2026-11-15T06:00:00Z')
     assert.equal(ranges[2]?.searchParams.get('closedAtEnd'), '2026-11-18T06:00:00Z')
     for (const [index, range] of ranges.entries()) {
@@ -51,9 +54,15 @@ describe('spoton adapter', () => {
     }
     const checks = untouchedChecks(start, end)
     const ids = new Set(checks.map(orderId))
-    const expectedUnits = checks.flatMap((check) => check.lines).filter((line) => !line.voided).reduce((total, line) => total + line.quantity, 0)
+    const expectedUnits = checks
+      .flatMap((check) => check.lines)
+      .filter((line) => !line.voided)
+      .reduce((total, line) => total + line.quantity, 0)
     const listed = lines.filter((line) => ids.has(line.checkId!) && !line.parentLineId && !line.correctsLineId)
-    assert.equal(listed.reduce((total, line) => total + Number(line.quantity), 0), expectedUnits)
+    assert.equal(
+      listed.reduce((total, line) => total + Number(line.quantity), 0),
+      expectedUnits,
+    )
   })
 
   test('never asks for a range ending less than 5 minutes ago, and keeps an odd window to the millisecond', () => {
@@ -87,8 +96,14 @@ describe('spoton adapter', () => {
       .map((check) => check.tip)
       .sort()
     assert.deepEqual([...tipsByCheck.values()].map((tip) => tip.toFixed(2)).sort(), expectedTips)
-    assert.ok(lines.every((line) => line.staffId && line.staffName), 'every line names its server')
-    assert.ok(lines.every((line) => line.tip === null || !line.correctsLineId), 'corrections carry no tip')
+    assert.ok(
+      lines.every((line) => line.staffId && line.staffName),
+      'every line names its server',
+    )
+    assert.ok(
+      lines.every((line) => line.tip === null || !line.correctsLineId),
+      'corrections carry no tip',
+    )
   })
 
   test('keeps the ids of the other lines when a line of the order is voided between two syncs', () => {
@@ -132,7 +147,10 @@ describe('spoton adapter', () => {
     const wine = item('wine', '2026-11-18T20:10:00Z')
     const before = toPosSaleLines([order([beer, wine], [])])
     const afterVoid = toPosSaleLines([order([wine], [beer])])
-    assert.deepEqual(afterVoid.map((line) => line.lineId), [before[1]?.lineId])
+    assert.deepEqual(
+      afterVoid.map((line) => line.lineId),
+      [before[1]?.lineId],
+    )
     assert.deepEqual(
       toPosSaleLines([order([beer, beer], [])]).map((line) => line.lineId),
       ['order-1:beer:2026-11-18T20:05:00Z:0', 'order-1:beer:2026-11-18T20:05:00Z:1'],
@@ -155,7 +173,10 @@ describe('spoton simulator', () => {
     const soldItem = guests.flatMap((guest) => guest.items)[0]!
     assert.match(soldItem.quantity, /^\d+$/)
     assert.match(soldItem.totalAmount, /^\d+\.\d{2}$/)
-    assert.ok(guests.some((guest) => guest.voidedItems.length > 0), 'a day of a busy bar has voids')
+    assert.ok(
+      guests.some((guest) => guest.voidedItems.length > 0),
+      'a day of a busy bar has voids',
+    )
     assert.match(orders[0]!.closedAt!, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)
   })
 
@@ -262,7 +283,10 @@ describe('spoton sales over successive syncs', () => {
   test('a refund made in a later window: the first sync lists the sale, the one of the refund only its correction', async () => {
     const { check, line } = find((closed, candidate) => candidate.refundedAt !== null && closed.lines.filter((other) => other.itemKey === candidate.itemKey).length === 1)
     const first = linesOf(await syncHourAround(check.closedAt), check, line)
-    assert.deepEqual(first.sales.map((listed) => listed.quantity), [String(line.quantity)])
+    assert.deepEqual(
+      first.sales.map((listed) => listed.quantity),
+      [String(line.quantity)],
+    )
     assert.deepEqual(first.corrections, [])
     const later = linesOf(await syncHourAround(line.refundedAt!), check, line)
     assert.deepEqual(later.sales, [])
@@ -282,7 +306,10 @@ describe('spoton sales over successive syncs', () => {
     const first = linesOf(await syncHourAround(check.closedAt), check, line)
     assert.equal(first.sales.length, 1)
     const later = linesOf(await syncHourAround(line.voidedAfterCloseAt!), check, line)
-    assert.deepEqual(later.corrections.map((listed) => [listed.correctsLineId, listed.quantity]), [[first.sales[0]!.lineId, `-${line.quantity}`]])
+    assert.deepEqual(
+      later.corrections.map((listed) => [listed.correctsLineId, listed.quantity]),
+      [[first.sales[0]!.lineId, `-${line.quantity}`]],
+    )
   })
 
   test('a reopened order shows its first state until it closes again, then the line added', async () => {
@@ -298,7 +325,10 @@ describe('spoton sales over successive syncs', () => {
     assert.equal(before.length, firstRound.length + firstRound.flatMap((line) => line.modifiers).length)
     const after = salesOf(await syncHourAround(check.reclosedAt!))
     assert.equal(after.length, before.length + 1, 'the line added on reopening')
-    assert.ok(after.every((listed) => listed.soldAt.getTime() === check.reclosedAt!.getTime()), 'dated at the new close')
+    assert.ok(
+      after.every((listed) => listed.soldAt.getTime() === check.reclosedAt!.getTime()),
+      'dated at the new close',
+    )
   })
 
   test('names the field when an order answers a shape SpotOn never documented', () => {

@@ -13,7 +13,14 @@ import { readBody, startSimulatorServer, type RunningSimulator } from '../../../
 import { createSquareVendor, squareVendor } from '../../../src/pos/vendors/square/index.js'
 import { createSquareSimulator, DEFAULT_SQUARE_SIMULATOR_CONFIG, type SquareSimulatorConfig } from '../../../src/pos/vendors/square/square.simulator.js'
 import { BAR_LOCATION_ID, SISTER_LOCATION_ID, SquareIds } from '../../../src/pos/vendors/square/square.simulator-render.js'
-import { LIST_CATALOG_QUERY, LIST_PAYMENTS_QUERY, OBTAIN_TOKEN_BODY, SEARCH_ORDERS_BODY, SEARCH_TEAM_MEMBERS_BODY, type ObjectShape } from '../../../src/pos/vendors/square/square.request-shapes.js'
+import {
+  LIST_CATALOG_QUERY,
+  LIST_PAYMENTS_QUERY,
+  OBTAIN_TOKEN_BODY,
+  SEARCH_ORDERS_BODY,
+  SEARCH_TEAM_MEMBERS_BODY,
+  type ObjectShape,
+} from '../../../src/pos/vendors/square/square.request-shapes.js'
 import { OpenApiContract } from '../../helpers/openapi-contract.js'
 import { collectSales, describeAdapterContract, SIMULATOR_TIMEOUT_MS } from './adapter-contract.js'
 
@@ -154,12 +161,17 @@ describe('square sales', () => {
       assert.equal(modifier.unitPrice, entry.price)
       assert.equal(modifier.soldAt.getTime(), parent.soldAt.getTime())
       assert.equal(modifier.checkId, parent.checkId)
-      assert.ok(products.some((product) => product.posItemId === modifier.posItemId && product.name === entry.name), 'the modifier is a listed product')
+      assert.ok(
+        products.some((product) => product.posItemId === modifier.posItemId && product.name === entry.name),
+        'the modifier is a listed product',
+      )
     }
   })
 
   test('a refund made in a later window is a correction there, naming the line synced before', async () => {
-    const { check, line } = findLine((candidate, owner) => candidate.refunded && candidate.modifiers.length > 0 && candidate.refundedAt!.getTime() - owner.closedAt.getTime() > 2 * 3_600_000)
+    const { check, line } = findLine(
+      (candidate, owner) => candidate.refunded && candidate.modifiers.length > 0 && candidate.refundedAt!.getTime() - owner.closedAt.getTime() > 2 * 3_600_000,
+    )
     const { url } = await startSquare()
     const sale = linesOfOrder(await collectSales(adapterAt(url).listSales(instant(check.closedAt))), check)
     const sold = sale.find((candidate) => candidate.name === menuEntry(line.itemKey).name && !candidate.parentLineId)!
@@ -210,7 +222,10 @@ describe('square sales', () => {
     assert.equal(firstClose.length, check.lines.filter((candidate) => !candidate.voided && !candidate.addedOnReopen).length)
     const reclose = await collectSales(adapterAt(url).listSales(instant(check.reclosedAt!)))
     const round = reclose.filter((sale) => sale.checkId === new SquareIds(SEED).reopenOrder(check.checkId))
-    assert.deepEqual(round.map((sale) => [sale.name, sale.quantity, sale.soldAt.toISOString()]), [[menuEntry(line.itemKey).name, '1', check.reclosedAt!.toISOString()]])
+    assert.deepEqual(
+      round.map((sale) => [sale.name, sale.quantity, sale.soldAt.toISOString()]),
+      [[menuEntry(line.itemKey).name, '1', check.reclosedAt!.toISOString()]],
+    )
 
     const { url: beforeReclose } = await startSquare({ now: () => new Date(check.reclosedAt!.getTime() - 1) })
     const early = await collectSales(adapterAt(beforeReclose).listSales({ start: check.closedAt, end: new Date(check.reclosedAt!.getTime() + 1) }))
@@ -234,7 +249,10 @@ describe('square sales', () => {
     const lines = saleLines(await collectSales(adapterAt(url).listSales(window)))
     const linesPerName = new Map<string, number>()
     for (const line of lines) {
-      assert.ok(staff.some((member) => member.staffId === line.staffId), `staff ${line.staffId} is a team member`)
+      assert.ok(
+        staff.some((member) => member.staffId === line.staffId),
+        `staff ${line.staffId} is a team member`,
+      )
       linesPerName.set(line.staffName ?? '', (linesPerName.get(line.staffName ?? '') ?? 0) + 1)
     }
     const expected = new Map<string, number>()
@@ -254,7 +272,11 @@ describe('square sales', () => {
 
 describe('square money and catalog', () => {
   test('reads money in the currency minor unit: JPY has none, KWD three', async () => {
-    for (const [currency, stella] of [['JPY', '750'], ['KWD', '0.750'], ['USD', '7.50']] as const) {
+    for (const [currency, stella] of [
+      ['JPY', '750'],
+      ['KWD', '0.750'],
+      ['USD', '7.50'],
+    ] as const) {
       const { url } = await startSquare({}, { currency })
       const products = await adapterAt(url).listProducts()
       assert.equal(products.find((product) => product.sku === 'DR-STEL-16')?.price, stella, currency)
@@ -273,7 +295,10 @@ describe('square money and catalog', () => {
     assert.equal(tips.length, soldAtClose(check).length)
     for (const tip of tips) assert.match(tip, /^\d+$/, 'whole yen')
     // The bar's tip in cents is the JPY check's tip in yen.
-    assert.equal(tips.reduce((total, tip) => total + Number(tip), 0), dollarsToCents(check.tip))
+    assert.equal(
+      tips.reduce((total, tip) => total + Number(tip), 0),
+      dollarsToCents(check.tip),
+    )
   })
 
   test('lists only the catalog present at the connection location', async () => {
@@ -313,7 +338,12 @@ describe('square simulator requests', () => {
     const start = new Date(NOW.getTime() - DAY_MS)
     const unknownField = await postJson(`${url}/v2/orders/search`, { ...searchBody(start, NOW), include_voids: true })
     assert.equal(unknownField.status, 400)
-    assert.deepEqual(unknownField.body.errors[0], { category: 'INVALID_REQUEST_ERROR', code: 'UNKNOWN_BODY_PARAMETER', detail: 'Unknown body parameter `include_voids`', field: 'include_voids' })
+    assert.deepEqual(unknownField.body.errors[0], {
+      category: 'INVALID_REQUEST_ERROR',
+      code: 'UNKNOWN_BODY_PARAMETER',
+      detail: 'Unknown body parameter `include_voids`',
+      field: 'include_voids',
+    })
     const nested = await postJson(`${url}/v2/orders/search`, { ...searchBody(start, NOW), query: { filter: { closed_at: {} } } })
     assert.equal(nested.body.errors[0].field, 'query.filter.closed_at')
     const wrongType = await postJson(`${url}/v2/orders/search`, { ...searchBody(start, NOW), limit: '10' })
@@ -331,7 +361,7 @@ describe('square simulator requests', () => {
     assert.equal(grant.status, 400)
   })
 
-  test('refuses a bad token with Square\'s 401 error body', async () => {
+  test("refuses a bad token with Square's 401 error body", async () => {
     const { url } = await startSquare()
     const response = await fetch(`${url}/v2/catalog/list`, { headers: { authorization: 'Bearer invalid-token' } })
     assert.equal(response.status, 401)
@@ -370,7 +400,11 @@ describe('square OAuth token renewal', () => {
     return { clock, ...(await startSquare({ now: () => clock.now })) }
   }
 
-  const oauthCredentials = (expiresAt: Date): PosCredentials => ({ ...squareVendor.exampleCredentials, refresh_token: 'EQAAFirstRefreshToken', expires_at: expiresAt.toISOString() })
+  const oauthCredentials = (expiresAt: Date): PosCredentials => ({
+    ...squareVendor.exampleCredentials,
+    refresh_token: 'EQAAFirstRefreshToken',
+    expires_at: expiresAt.toISOString(),
+  })
 
   async function rejectsWith(action: Promise<unknown>, kind: string, message?: RegExp): Promise<void> {
     await assert.rejects(action, (error) => {
@@ -466,7 +500,7 @@ describe('square simulator against square.json', () => {
     return pages
   }
 
-  test('every answer the simulator gives fits Square\'s published OpenAPI document', async () => {
+  test("every answer the simulator gives fits Square's published OpenAPI document", async () => {
     const { url } = await startSquare()
     contract.assertResponse('GET', '/v2/locations/{location_id}', 200, await (await fetch(`${url}/v2/locations/${BAR_LOCATION_ID}`, { headers: token })).json())
     assert.equal(await checkGetPages(url, '/v2/catalog/list', { types: 'ITEM,ITEM_VARIATION,CATEGORY,MODIFIER_LIST' }), 1)
@@ -477,7 +511,12 @@ describe('square simulator against square.json', () => {
     let cursor: string | undefined
     const kinds = new Set<string>()
     do {
-      const { body } = await postJson(`${url}/v2/orders/search`, { ...searchBody(start, NOW), query: { ...searchBody(start, NOW).query, filter: { date_time_filter: { closed_at: { start_at: start.toISOString(), end_at: NOW.toISOString() } } } }, limit: 200, cursor })
+      const { body } = await postJson(`${url}/v2/orders/search`, {
+        ...searchBody(start, NOW),
+        query: { ...searchBody(start, NOW).query, filter: { date_time_filter: { closed_at: { start_at: start.toISOString(), end_at: NOW.toISOString() } } } },
+        limit: 200,
+        cursor,
+      })
       contract.assertResponse('POST', '/v2/orders/search', 200, body)
       for (const order of body.orders) {
         if (order.state === 'CANCELED') kinds.add('canceled')
@@ -505,8 +544,16 @@ describe('square simulator against square.json', () => {
         const property = resolve(schema.properties?.[field])
         assert.ok(property, `${at}.${field} is in square.json`)
         if (typeof fieldShape === 'string') continue
-        if ('enum' in fieldShape) assert.ok((fieldShape.enum as string[]).every((value) => (property.enum ? property.enum.includes(value) : property.type === 'string')), `${at}.${field} values`)
-        else if ('enumList' in fieldShape) assert.ok((fieldShape.enumList as string[]).every((value) => resolve(property.items).enum.includes(value)), `${at}.${field} values`)
+        if ('enum' in fieldShape)
+          assert.ok(
+            (fieldShape.enum as string[]).every((value) => (property.enum ? property.enum.includes(value) : property.type === 'string')),
+            `${at}.${field} values`,
+          )
+        else if ('enumList' in fieldShape)
+          assert.ok(
+            (fieldShape.enumList as string[]).every((value) => resolve(property.items).enum.includes(value)),
+            `${at}.${field} values`,
+          )
         else assertDefined(fieldShape, property, `${at}.${field}`)
       }
     }
@@ -522,7 +569,9 @@ describe('square simulator against square.json', () => {
 test('verifies a Square push signature over the notification URL and body', () => {
   const url = 'https://bar.example.com/v1/pos/webhooks/square'
   const body = Buffer.from(JSON.stringify({ merchant_id: 'M1', type: 'order.updated', event_id: 'e1', data: {} }))
-  const signature = createHmac('sha256', 'signature-key').update(url + body.toString()).digest('base64')
+  const signature = createHmac('sha256', 'signature-key')
+    .update(url + body.toString())
+    .digest('base64')
   const headers = { 'x-square-hmacsha256-signature': signature }
   assert.deepEqual(squareVendor.parsePush!(headers, body, 'signature-key', url), { kind: 'orders_changed' })
   assert.throws(() => squareVendor.parsePush!(headers, body, 'other-key', url), /signature/)

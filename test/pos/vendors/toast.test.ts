@@ -111,7 +111,10 @@ describe('toast adapter, beyond the contract', () => {
     // Checks never reopened, closed inside the window: their sold lines are all listed, dated at their close.
     const checks = checksClosedBetween(SEED, start, end, { now: NOW, historyDays: HISTORY_DAYS }).filter((check) => check.reclosedAt === null)
     const checkGuids = new Set(checks.map((check) => stableUuid(SEED, `toast:check:${check.checkId}`)))
-    const expectedUnits = checks.flatMap((check) => check.lines).filter((line) => !line.voided).reduce((total, line) => total + line.quantity, 0)
+    const expectedUnits = checks
+      .flatMap((check) => check.lines)
+      .filter((line) => !line.voided)
+      .reduce((total, line) => total + line.quantity, 0)
     const listedUnits = lines
       .filter((line) => checkGuids.has(line.checkId!) && !line.parentLineId && !line.correctsLineId)
       .reduce((total, line) => total + Number(line.quantity), 0)
@@ -127,16 +130,33 @@ describe('toast adapter, beyond the contract', () => {
     const items = JSON.stringify(menus)
     assert.match(items, /"name":"Stella Artois Draft Pint","price":7.5,/)
     assert.equal(menus.menus[0]?.menuGroups[0]?.menuGroups.length, 5, 'drinks are nested groups')
-    assert.deepEqual(Object.values(menus.modifierOptionReferences ?? {}).map((option) => option.name).sort(), MODIFIERS.map((modifier) => modifier.name).sort())
+    assert.deepEqual(
+      Object.values(menus.modifierOptionReferences ?? {})
+        .map((option) => option.name)
+        .sort(),
+      MODIFIERS.map((modifier) => modifier.name).sort(),
+    )
 
     const orders = await ordersOfWeek(simulator.url, headers)
     assert.equal(orders.length, 100)
     const selections = orders.flatMap((order) => order.checks.flatMap((check) => check.selections))
     assert.ok(selections.every((selection) => typeof selection.quantity === 'number' && typeof selection.preDiscountPrice === 'number'))
-    assert.ok(selections.some((selection) => selection.voided), 'some selections are voided')
-    assert.ok(selections.some((selection) => selection.refundDetails !== undefined), 'some selections are refunded')
-    assert.ok(selections.some((selection) => (selection.modifiers ?? []).length > 0), 'some selections carry modifiers')
-    assert.ok(orders.every((order) => order.diningOption.guid.length > 0), 'every order names its dining option')
+    assert.ok(
+      selections.some((selection) => selection.voided),
+      'some selections are voided',
+    )
+    assert.ok(
+      selections.some((selection) => selection.refundDetails !== undefined),
+      'some selections are refunded',
+    )
+    assert.ok(
+      selections.some((selection) => (selection.modifiers ?? []).length > 0),
+      'some selections carry modifiers',
+    )
+    assert.ok(
+      orders.every((order) => order.diningOption.guid.length > 0),
+      'every order names its dining option',
+    )
     assert.match(orders[0]!.closedDate!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+0000$/)
   })
 
@@ -192,7 +212,7 @@ describe('toast adapter, beyond the contract', () => {
     assert.equal(login.status, 400)
   })
 
-  test('refuses a bad secret and a missing token with Toast\'s 401 error body', async () => {
+  test("refuses a bad secret and a missing token with Toast's 401 error body", async () => {
     const simulator = await countingSimulator()
     const refused = await fetch(`${simulator.url}/authentication/v1/authentication/login`, {
       method: 'POST',
@@ -257,14 +277,20 @@ describe('toast adapter, beyond the contract', () => {
           },
         ],
       }) as ToastOrder
-    for (const [quantity, field] of [['two', 'selection.quantity'], [null, 'selection.quantity']] as const) {
+    for (const [quantity, field] of [
+      ['two', 'selection.quantity'],
+      [null, 'selection.quantity'],
+    ] as const) {
       assert.throws(
         () => mapOrderLines(order(quantity), new Map()),
         (error: unknown) => error instanceof PosAdapterError && error.kind === 'invalid_response' && error.message.includes(field),
       )
     }
     const undated = { ...order(1), checks: [{ ...order(1).checks[0]!, closedDate: 'yesterday' }] }
-    assert.throws(() => mapOrderLines(undated, new Map()), (error: unknown) => error instanceof PosAdapterError && error.message.includes('check.closedDate'))
+    assert.throws(
+      () => mapOrderLines(undated, new Map()),
+      (error: unknown) => error instanceof PosAdapterError && error.message.includes('check.closedDate'),
+    )
   })
 
   test("verifies a Toast push as Toast signs it: base64 HMAC-SHA256 of the body followed by the message's timestamp", () => {
@@ -319,7 +345,10 @@ describe('toast sales over successive syncs', () => {
     const { check, line } = find((_, candidate) => candidate.refundedAt !== null)
     const first = await syncHourAround(check.closedAt)
     const firstOfLine = first.filter((listed) => listed.lineId.startsWith(selectionGuid(line)))
-    assert.deepEqual(firstOfLine.map((listed) => [listed.lineId, listed.quantity]), [[selectionGuid(line), String(line.quantity)]])
+    assert.deepEqual(
+      firstOfLine.map((listed) => [listed.lineId, listed.quantity]),
+      [[selectionGuid(line), String(line.quantity)]],
+    )
     const later = await syncHourAround(line.refundedAt!)
     const corrections = later.filter((listed) => listed.correctsLineId === selectionGuid(line))
     assert.deepEqual(
@@ -343,7 +372,10 @@ describe('toast sales over successive syncs', () => {
   test('a reopened check shows its first state until it closes again, then the line added', async () => {
     const { check, line } = find((closed, candidate) => candidate.addedOnReopen && closed.reclosedAt!.getTime() - closed.closedAt.getTime() > HOUR_MS / 2)
     const beforeReclose = await syncHourAround(check.closedAt)
-    assert.ok(beforeReclose.some((listed) => listed.checkId === stableUuid(SEED, `toast:check:${check.checkId}`)), 'the first close is listed')
+    assert.ok(
+      beforeReclose.some((listed) => listed.checkId === stableUuid(SEED, `toast:check:${check.checkId}`)),
+      'the first close is listed',
+    )
     assert.ok(!beforeReclose.some((listed) => listed.lineId === selectionGuid(line)), 'the added line is not there yet')
     const afterReclose = await syncHourAround(check.reclosedAt!)
     const added = afterReclose.find((listed) => listed.lineId === selectionGuid(line))

@@ -26,7 +26,11 @@ export const CLOVER_REGIONS = ['na', 'eu', 'la'] as const
 
 export const CloverCredentials = Type.Object(
   {
-    merchant_id: Type.String({ pattern: '^[A-Za-z0-9]+$', 'x-pattern-rule': 'must be letters and digits only (e.g. Q8J5H3K2M1N0P)', description: 'The Clover merchant id (mId) the token is scoped to' }),
+    merchant_id: Type.String({
+      pattern: '^[A-Za-z0-9]+$',
+      'x-pattern-rule': 'must be letters and digits only (e.g. Q8J5H3K2M1N0P)',
+      description: 'The Clover merchant id (mId) the token is scoped to',
+    }),
     access_token: Type.String({ minLength: 1, description: 'OAuth access token or merchant API token' }),
     refresh_token: Type.Optional(Type.String({ minLength: 1, description: 'Single-use OAuth v2 refresh token, rotated on every renewal' })),
     region: Type.Optional(Type.Unsafe<(typeof CLOVER_REGIONS)[number]>({ type: 'string', enum: [...CLOVER_REGIONS], description: 'Clover region; na when absent' })),

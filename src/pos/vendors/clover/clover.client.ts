@@ -89,18 +89,7 @@ export interface CloverLineItem {
 }
 
 /** Clover's documented payment results. */
-export type CloverPaymentResult =
-  | 'SUCCESS'
-  | 'FAIL'
-  | 'INITIATED'
-  | 'VOIDED'
-  | 'VOIDING'
-  | 'VOID_FAILED'
-  | 'AUTH'
-  | 'AUTH_COMPLETED'
-  | 'DISCOUNT'
-  | 'OFFLINE_RETRYING'
-  | 'PENDING'
+export type CloverPaymentResult = 'SUCCESS' | 'FAIL' | 'INITIATED' | 'VOIDED' | 'VOIDING' | 'VOID_FAILED' | 'AUTH' | 'AUTH_COMPLETED' | 'DISCOUNT' | 'OFFLINE_RETRYING' | 'PENDING'
 
 export interface CloverPayment {
   id: string

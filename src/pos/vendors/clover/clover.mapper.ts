@@ -172,7 +172,10 @@ function saleLines(order: CloverOrder, paid: PaidLine[], window: SalesWindow): P
     if (!isIn(window, paidAt)) return []
     const units = lines.flatMap((entry) => entry.units)
     const tip = readCents(payment.tipAmount ?? 0, () => `payment ${payment.id} tipAmount`)
-    const tipShares = splitTipInMinorUnits(tip, units.map((unit) => BigInt(unit.unitCents) * BigInt(unit.thousandths)))
+    const tipShares = splitTipInMinorUnits(
+      tip,
+      units.map((unit) => BigInt(unit.unitCents) * BigInt(unit.thousandths)),
+    )
     return units.map((unit, index) => toPosSaleLine(order, unit, paidAt, minorUnitsToString(tipShares[index]!, MONEY_DECIMALS)))
   })
 }

@@ -1,18 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { SimulatorHandler, SimulatorOptions } from '../../adapter.js'
-import {
-  checksClosedBetween,
-  dollarsToCents,
-  MENU,
-  menuEntry,
-  MODIFIERS,
-  STAFF,
-  stableId,
-  type SimCheck,
-  type SimLine,
-  type StaffEntry,
-} from '../../simulation/bar-data.js'
+import { checksClosedBetween, dollarsToCents, MENU, menuEntry, MODIFIERS, STAFF, stableId, type SimCheck, type SimLine, type StaffEntry } from '../../simulation/bar-data.js'
 import { BoundedCache } from '../../simulation/bounded-cache.js'
 import { FailureSwitch, readBody, sendJson } from '../../simulation/simulator-server.js'
 import {
@@ -69,12 +58,72 @@ const LIST_PARAMETERS = new Set(['filter', 'expand', 'limit', 'offset'])
 /** Each route's filter fields and expansions, as clover.yml lists them (modifier_groups: Clover's reference). */
 const ROUTE_QUERIES: Record<Resource, { filters: readonly string[]; expansions: readonly string[] }> = {
   items: {
-    filters: ['lowStock', 'modifiedTime', 'hidden', 'itemCode', 'available', 'option.id', 'modifierGroup.id', 'autoManage', 'price', 'id', 'sku', 'defaultTaxRates', 'tags.id', 'alternateName', 'isRevenue', 'tags.name', 'deleted', 'item.id', 'name', 'itemStock.quantity', 'itemGroup.id', 'isAgeRestricted', 'ageRestrictedType', 'minimumAge'],
+    filters: [
+      'lowStock',
+      'modifiedTime',
+      'hidden',
+      'itemCode',
+      'available',
+      'option.id',
+      'modifierGroup.id',
+      'autoManage',
+      'price',
+      'id',
+      'sku',
+      'defaultTaxRates',
+      'tags.id',
+      'alternateName',
+      'isRevenue',
+      'tags.name',
+      'deleted',
+      'item.id',
+      'name',
+      'itemStock.quantity',
+      'itemGroup.id',
+      'isAgeRestricted',
+      'ageRestrictedType',
+      'minimumAge',
+    ],
     expansions: ['tags', 'categories', 'taxRates', 'modifierGroups', 'itemStock', 'options', 'ageRestricted'],
   },
   orders: {
-    filters: ['employee.id', 'note', 'modifiedTime', 'orderType', 'touched', 'cardTransaction.last4', 'manualTransaction', 'employee.name', 'title', 'device.id', 'externalReferenceId', 'clientCreatedTime', 'total', 'payType', 'testMode', 'createdTime', 'id', 'state', 'deletedTime'],
-    expansions: ['employee', 'payments', 'refunds', 'credits', 'voids', 'payment.tender', 'payment.cardTransaction', 'lineItems', 'customers', 'serviceCharge', 'discounts', 'orderType', 'lineItems.discounts', 'lineItems.modifications'],
+    filters: [
+      'employee.id',
+      'note',
+      'modifiedTime',
+      'orderType',
+      'touched',
+      'cardTransaction.last4',
+      'manualTransaction',
+      'employee.name',
+      'title',
+      'device.id',
+      'externalReferenceId',
+      'clientCreatedTime',
+      'total',
+      'payType',
+      'testMode',
+      'createdTime',
+      'id',
+      'state',
+      'deletedTime',
+    ],
+    expansions: [
+      'employee',
+      'payments',
+      'refunds',
+      'credits',
+      'voids',
+      'payment.tender',
+      'payment.cardTransaction',
+      'lineItems',
+      'customers',
+      'serviceCharge',
+      'discounts',
+      'orderType',
+      'lineItems.discounts',
+      'lineItems.modifications',
+    ],
   },
   employees: {
     filters: ['modifiedTime', 'role', 'role.id', 'customId', 'name', 'nickname', 'id', 'deletedTime', 'deleted_time', 'email'],
@@ -111,7 +160,12 @@ function parseFilter(text: string): Filter | undefined {
 
 /** `expand=a,b` and `expand=a&expand=b` alike. */
 function expansionsOf(params: URLSearchParams): Set<string> {
-  return new Set(params.getAll('expand').flatMap((value) => value.split(',')).filter(Boolean))
+  return new Set(
+    params
+      .getAll('expand')
+      .flatMap((value) => value.split(','))
+      .filter(Boolean),
+  )
 }
 
 /** The route's filters, or a BadQuery naming the first parameter, filter or expansion it does not document. */
@@ -223,7 +277,9 @@ class CloverSimulator {
       case 'employees':
         return STAFF.slice(offset, end).map((staff) => this.employee(staff, expand))
       case 'orders':
-        return this.ordersMatching(filters).slice(offset, end).map((check) => this.order(check, expand))
+        return this.ordersMatching(filters)
+          .slice(offset, end)
+          .map((check) => this.order(check, expand))
     }
   }
 
@@ -307,7 +363,15 @@ class CloverSimulator {
 
   private item(key: string, expand: Expansions): CloverItem {
     const entry = menuEntry(key)
-    const item: CloverItem = { id: this.fixedId('item', key), name: entry.name, sku: entry.sku, price: dollarsToCents(entry.price), priceType: 'FIXED', hidden: false, available: true }
+    const item: CloverItem = {
+      id: this.fixedId('item', key),
+      name: entry.name,
+      sku: entry.sku,
+      price: dollarsToCents(entry.price),
+      priceType: 'FIXED',
+      hidden: false,
+      available: true,
+    }
     if (expand.has('categories')) item.categories = { elements: [{ id: this.fixedId('category', entry.category), name: entry.category }] }
     return item
   }
@@ -371,7 +435,13 @@ class CloverSimulator {
   /** A modifier on one unit's line item (the bar rings one per unit of its line). */
   private modification(modifierLineId: string, key: string, unit: number, lineItemId: string): CloverModification {
     const modifier = menuEntry(key)
-    return { id: this.id('modification', `${modifierLineId}:${unit}`), name: modifier.name, amount: dollarsToCents(modifier.price), modifier: { id: this.fixedId('modifier', key) }, lineItemRef: { id: lineItemId } }
+    return {
+      id: this.id('modification', `${modifierLineId}:${unit}`),
+      name: modifier.name,
+      amount: dollarsToCents(modifier.price),
+      modifier: { id: this.fixedId('modifier', key) },
+      lineItemRef: { id: lineItemId },
+    }
   }
 
   /**
@@ -383,13 +453,29 @@ class CloverSimulator {
     const closed = check.closedAt.getTime()
     const recorded = this.isPreAuthorisedTab(check) ? check.openedAt.getTime() : closed
     const payments: CloverPayment[] = [
-      { id: this.id('payment', check.checkId), amount: firstCents, tipAmount: dollarsToCents(check.tip), result: 'SUCCESS', createdTime: recorded, clientCreatedTime: recorded, modifiedTime: closed },
+      {
+        id: this.id('payment', check.checkId),
+        amount: firstCents,
+        tipAmount: dollarsToCents(check.tip),
+        result: 'SUCCESS',
+        createdTime: recorded,
+        clientCreatedTime: recorded,
+        modifiedTime: closed,
+      },
     ]
     const added = lines.filter((line) => line.addedOnReopen)
     if (added.length > 0 && check.reclosedAt) {
       const paid = check.reclosedAt.getTime()
       const amount = added.reduce((sum, line) => sum + lineCents(line), 0)
-      payments.push({ id: this.id('payment', `${check.checkId}:reopened`), amount, tipAmount: 0, result: 'SUCCESS', createdTime: paid, clientCreatedTime: paid, modifiedTime: paid })
+      payments.push({
+        id: this.id('payment', `${check.checkId}:reopened`),
+        amount,
+        tipAmount: 0,
+        result: 'SUCCESS',
+        createdTime: paid,
+        clientCreatedTime: paid,
+        modifiedTime: paid,
+      })
     }
     return payments
   }
@@ -406,7 +492,9 @@ class CloverSimulator {
       const paymentKey = line.addedOnReopen ? `${check.checkId}:reopened` : check.checkId
       const time = taken.getTime()
       const lineItems = { elements: this.unitLineIds(line).map((id) => ({ id })) }
-      return [{ id: this.id('refund', line.lineId), amount: lineCents(line), createdTime: time, clientCreatedTime: time, payment: { id: this.id('payment', paymentKey) }, lineItems }]
+      return [
+        { id: this.id('refund', line.lineId), amount: lineCents(line), createdTime: time, clientCreatedTime: time, payment: { id: this.id('payment', paymentKey) }, lineItems },
+      ]
     })
   }
 

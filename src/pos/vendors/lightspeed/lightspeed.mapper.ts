@@ -57,7 +57,13 @@ export function soldLinesOf(receipt: LightspeedSale): LightspeedSalesLine[] {
 function toPosLines(receipt: LightspeedSale, lines: LightspeedSalesLine[], itemIdOf: ItemIdOf): PosSaleLine[] {
   const amounts = lines.map(amountOf)
   // A correction's amounts are negative; its (negative) tip is split by their size.
-  const tipShares = receipt.payments === undefined || lines.length === 0 ? [] : splitCheckTip(tipOf(receipt), amounts.map((amount) => amount.abs()))
+  const tipShares =
+    receipt.payments === undefined || lines.length === 0
+      ? []
+      : splitCheckTip(
+          tipOf(receipt),
+          amounts.map((amount) => amount.abs()),
+        )
   return lines.map((line, index) => {
     const quantity = quantityOf(line)
     return {
@@ -111,7 +117,9 @@ export function toPosCorrections(receipt: LightspeedSale, original: LightspeedSa
       (candidate) =>
         itemIdOf(candidate) === itemIdOf(line) &&
         (candidate.parentLineId ?? null) === (parentMatch?.id ?? null) &&
-        quantityOf(candidate).minus(takenBack.get(lineIdOf(original, candidate.id)) ?? ZERO).gte(units),
+        quantityOf(candidate)
+          .minus(takenBack.get(lineIdOf(original, candidate.id)) ?? ZERO)
+          .gte(units),
     )
     if (!match) continue
     const originalLineId = lineIdOf(original, match.id)
@@ -119,7 +127,11 @@ export function toPosCorrections(receipt: LightspeedSale, original: LightspeedSa
     matchOf.set(line.id, match)
     matched.push({ line, original: match })
   }
-  return toPosLines(receipt, matched.map(({ line }) => line), itemIdOf).map((posLine, index) => ({
+  return toPosLines(
+    receipt,
+    matched.map(({ line }) => line),
+    itemIdOf,
+  ).map((posLine, index) => ({
     correctsLineId: lineIdOf(original, matched[index]!.original.id),
     ...posLine,
   }))

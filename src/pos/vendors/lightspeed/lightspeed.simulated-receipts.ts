@@ -63,10 +63,7 @@ function centsOf(lines: readonly LightspeedSalesLine[]): number {
 }
 
 /** A change to a closed check, as the bar records it. */
-type CheckEvent =
-  | { at: Date; kind: 'refund'; line: SimLine }
-  | { at: Date; kind: 'recall'; voids?: SimLine; reopens?: boolean }
-  | { at: Date; kind: 'cancel' }
+type CheckEvent = { at: Date; kind: 'refund'; line: SimLine } | { at: Date; kind: 'recall'; voids?: SimLine; reopens?: boolean } | { at: Date; kind: 'cancel' }
 
 function eventsOf(check: SimCheck, asOf: Date, cancelledAt: Date | undefined): CheckEvent[] {
   const events: CheckEvent[] = []

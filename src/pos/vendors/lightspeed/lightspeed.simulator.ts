@@ -113,7 +113,9 @@ class LightspeedSimulator {
   private issueToken(req: IncomingMessage, text: string, res: ServerResponse): void {
     const oauthError = (status: number, error: string, description: string) => sendJson(res, status, { error, error_description: description } satisfies LightspeedOAuthError)
     const basic = /^Basic (\S+)$/.exec(req.headers.authorization ?? '')?.[1]
-    const [clientId, clientSecret] = Buffer.from(basic ?? '', 'base64').toString('utf8').split(':')
+    const [clientId, clientSecret] = Buffer.from(basic ?? '', 'base64')
+      .toString('utf8')
+      .split(':')
     if (!clientId || !clientSecret || clientSecret.startsWith('invalid')) return oauthError(401, 'invalid_client', 'Client authentication failed')
     const form = new URLSearchParams(text)
     const unknown = [...form.keys()].find((name) => name !== 'grant_type' && name !== 'refresh_token')
@@ -230,7 +232,12 @@ class LightspeedSimulator {
     const pageToken = url.searchParams.get('nextPageToken')
     const offset = pageToken === null ? 0 : receipts.findIndex((receipt) => receipt.accountFiscId === pageToken)
     if (offset < 0) return writeError(400, `Invalid nextPageToken '${pageToken}'`)
-    const body: LightspeedFinancials = { businessLocationId: Number(url.pathname.split('/')[3]), sales: receipts.slice(offset, offset + pageSize), dataComplete: true, _links: { self: { href: url.toString() } } }
+    const body: LightspeedFinancials = {
+      businessLocationId: Number(url.pathname.split('/')[3]),
+      sales: receipts.slice(offset, offset + pageSize),
+      dataComplete: true,
+      _links: { self: { href: url.toString() } },
+    }
     const next = receipts[offset + pageSize]
     if (next) {
       const link = new URL(url)
@@ -245,7 +252,8 @@ export function createLightspeedSimulator(options: SimulatorOptions, location: L
   const simulator = new LightspeedSimulator(options, location)
   return (req, res) => {
     simulator.handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, { status: 500, timestamp: new Date().toISOString(), message: `Simulator error: ${(error as Error).message}` } satisfies LightspeedError)
+      if (!res.headersSent)
+        sendJson(res, 500, { status: 500, timestamp: new Date().toISOString(), message: `Simulator error: ${(error as Error).message}` } satisfies LightspeedError)
     })
   }
 }

@@ -68,9 +68,7 @@ export type LightspeedStaffMember = Static<typeof LightspeedStaffMember>
 /** One page of POS users: `{data:{staff}, links, page}`, pages numbered from 1. */
 export const LightspeedStaffPage = Type.Object({
   data: Type.Object({ staff: Type.Array(LightspeedStaffMember) }),
-  links: Type.Optional(
-    Type.Object({ first: Type.Optional(Link), self: Type.Optional(Link), next: Type.Optional(Link), last: Type.Optional(Link) }),
-  ),
+  links: Type.Optional(Type.Object({ first: Type.Optional(Link), self: Type.Optional(Link), next: Type.Optional(Link), last: Type.Optional(Link) })),
   page: Type.Object({ page: Type.Integer(), size: Type.Integer(), totalElements: Type.Integer(), totalPages: Type.Integer() }),
 })
 export type LightspeedStaffPage = Static<typeof LightspeedStaffPage>

@@ -24,7 +24,11 @@ export const RevelCredentials = Type.Object(
     api_key: Type.String({ minLength: 1 }),
     api_secret: Type.String({ minLength: 1 }),
     establishment_id: Type.Optional(
-      Type.String({ pattern: '^[0-9]+$', 'x-pattern-rule': 'must be digits only (e.g. 1)', description: 'The establishment to read; may be left out when the account has only one' }),
+      Type.String({
+        pattern: '^[0-9]+$',
+        'x-pattern-rule': 'must be digits only (e.g. 1)',
+        description: 'The establishment to read; may be left out when the account has only one',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -103,7 +107,10 @@ class SalesListing {
     const names = (this.names ??= await this.readNames())
     for await (const orders of this.client.closedOrderPages(this.establishmentId, this.window, this.progress)) {
       const ordersById = new Map(orders.map((order) => [String(order.id), order]))
-      for await (const items of this.client.itemPagesOf(orders.map((order) => order.id), this.progress)) {
+      for await (const items of this.client.itemPagesOf(
+        orders.map((order) => order.id),
+        this.progress,
+      )) {
         yield items.flatMap((item) => soldLines(item, orderOf(item, ordersById), names))
       }
       // That page of orders is done: its items' progress is not needed again (it would only grow the position).

@@ -1,15 +1,7 @@
 import { PosAdapterError, type PosProduct, type PosSaleLine, type PosStaffMember } from '../../adapter.js'
 import { readVendorDecimal } from '../sale-amounts.js'
 import { REVEL_VENDOR } from './revel.client.js'
-import type {
-  RevelEmployee,
-  RevelModifier,
-  RevelOrder,
-  RevelOrderItem,
-  RevelProduct,
-  RevelProductCategory,
-  RevelReference,
-} from './revel.resources.js'
+import type { RevelEmployee, RevelModifier, RevelOrder, RevelOrderItem, RevelProduct, RevelProductCategory, RevelReference } from './revel.resources.js'
 
 /**
  * Revel shapes to barstock's. Money is a JSON number in dollars, quantity a number. An order item is a

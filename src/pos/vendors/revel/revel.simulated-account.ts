@@ -1,15 +1,6 @@
 import type { SimulatorOptions } from '../../adapter.js'
 import { checksClosedBetween, checksForDay, MENU, MODIFIERS, STAFF, type SimCheck, type SimLine } from '../../simulation/bar-data.js'
-import type {
-  RevelEmployee,
-  RevelEstablishment,
-  RevelModifier,
-  RevelOrder,
-  RevelOrderItem,
-  RevelProduct,
-  RevelProductCategory,
-  RevelResource,
-} from './revel.resources.js'
+import type { RevelEmployee, RevelEstablishment, RevelModifier, RevelOrder, RevelOrderItem, RevelProduct, RevelProductCategory, RevelResource } from './revel.resources.js'
 import { dateBounds, idsFilteredOn, matchesFilters, sortObjects, type Filter, type ListQuery } from './revel.simulated-queries.js'
 
 /**
@@ -77,15 +68,27 @@ export class RevelSimulatedAccount {
   private candidates(resource: RevelResource, filters: readonly Filter[]): object[] | { refused: string } {
     switch (resource) {
       case 'Establishment':
-        return this.establishmentIds.map((id): RevelEstablishment => ({ id, name: id === 1 ? 'The Simulated Bar' : `The Simulated Bar ${id}`, resource_uri: resourceUri('Establishment', id) }))
+        return this.establishmentIds.map(
+          (id): RevelEstablishment => ({ id, name: id === 1 ? 'The Simulated Bar' : `The Simulated Bar ${id}`, resource_uri: resourceUri('Establishment', id) }),
+        )
       case 'Product':
         return this.establishmentIds.flatMap((establishment) => MENU.map((_, index) => this.product(establishment, index)))
       case 'Modifier':
-        return MODIFIERS.map((entry, index): RevelModifier => ({ id: index + 1, name: entry.name, price: Number(entry.price), active: true, resource_uri: resourceUri('Modifier', index + 1) }))
+        return MODIFIERS.map(
+          (entry, index): RevelModifier => ({ id: index + 1, name: entry.name, price: Number(entry.price), active: true, resource_uri: resourceUri('Modifier', index + 1) }),
+        )
       case 'ProductCategory':
         return this.categories.map((name, index): RevelProductCategory => ({ id: index + 1, name, resource_uri: resourceUri('ProductCategory', index + 1) }))
       case 'Employee':
-        return STAFF.map((member, index): RevelEmployee => ({ id: index + 1, first_name: member.firstName, last_name: member.lastName, active: true, resource_uri: resourceUri('Employee', index + 1) }))
+        return STAFF.map(
+          (member, index): RevelEmployee => ({
+            id: index + 1,
+            first_name: member.firstName,
+            last_name: member.lastName,
+            active: true,
+            resource_uri: resourceUri('Employee', index + 1),
+          }),
+        )
       case 'Order':
         return this.checksFor(resource, filters, idsFilteredOn(filters, 'id')).map((found) => this.order(found))
       case 'OrderItem': {
@@ -178,7 +181,12 @@ export class RevelSimulatedAccount {
       const rungAt = line.addedOnReopen ? check.reclosedAt! : check.openedAt
       const item = this.orderItem(establishment, check, line, { id: orderId * 10 + index, quantity: line.quantity, createdAt: rungAt, voidedAt: this.voidedAt(check, line) })
       if (!line.refundedAt || line.refundedAt > now) return [item]
-      const returned = this.orderItem(establishment, check, line, { id: orderId * 10 + RETURN_ID_OFFSET + index, quantity: -line.quantity, createdAt: line.refundedAt, voidedAt: null })
+      const returned = this.orderItem(establishment, check, line, {
+        id: orderId * 10 + RETURN_ID_OFFSET + index,
+        quantity: -line.quantity,
+        createdAt: line.refundedAt,
+        voidedAt: null,
+      })
       return [item, returned]
     })
   }
@@ -189,12 +197,7 @@ export class RevelSimulatedAccount {
     return line.voidedAfterCloseAt && line.voidedAfterCloseAt <= this.now() ? line.voidedAfterCloseAt : null
   }
 
-  private orderItem(
-    establishment: number,
-    check: SimCheck,
-    line: SimLine,
-    item: { id: number; quantity: number; createdAt: Date; voidedAt: Date | null },
-  ): RevelOrderItem {
+  private orderItem(establishment: number, check: SimCheck, line: SimLine, item: { id: number; quantity: number; createdAt: Date; voidedAt: Date | null }): RevelOrderItem {
     const productIndex = MENU.findIndex((entry) => entry.key === line.itemKey)
     return {
       id: item.id,

@@ -97,12 +97,17 @@ async function* salesByBusinessDate(session: SimphonySession, window: SalesWindo
   const names = simphonyNames(menuItems, employees)
   // clsdBusDt answers the checks closed or re-closed on the date, so a reopened check can come twice: read once.
   const seen = new Set<number>()
-  yield* listByParts(listing, businessDatesReaching(window), (businessDate) => businessDate, async (businessDate) => {
-    const { guestChecks } = await session.call('getGuestChecks', { clsdBusDt: businessDate, changedSinceUTC: simphonyUtc(window.start) }, GuestChecksAnswer)
-    const unseen = guestChecks.filter((check) => !seen.has(check.guestCheckId))
-    for (const check of unseen) seen.add(check.guestCheckId)
-    return toPosSaleLines(unseen, window, names)
-  })
+  yield* listByParts(
+    listing,
+    businessDatesReaching(window),
+    (businessDate) => businessDate,
+    async (businessDate) => {
+      const { guestChecks } = await session.call('getGuestChecks', { clsdBusDt: businessDate, changedSinceUTC: simphonyUtc(window.start) }, GuestChecksAnswer)
+      const unseen = guestChecks.filter((check) => !seen.has(check.guestCheckId))
+      for (const check of unseen) seen.add(check.guestCheckId)
+      return toPosSaleLines(unseen, window, names)
+    },
+  )
 }
 
 /** The business dates ("2026-11-18") whose checks can have closed inside the window. */

@@ -31,7 +31,6 @@ export interface SimphonySignInAnswer {
   redirectUrl?: string
 }
 
-
 /*
  * The BI answers as far as barstock reads them (Oracle's reference and its condiment examples; see
  * docs/pos-vendors.md for what is confirmed and what is assumed). Other fields are allowed and ignored.

@@ -27,9 +27,7 @@ export const DEFAULT_PRICE_LEVEL = 1
 const decimalField = (value: unknown, field: string) => readVendorDecimal(SIMPHONY_VENDOR, value, field)
 
 export function toPosProducts(items: SimphonyMenuItemDimension[], prices: SimphonyMenuItemPrice[]): PosProduct[] {
-  const defaultPrices = new Map(
-    prices.filter((price) => price.prcLvlNum === DEFAULT_PRICE_LEVEL).map((price) => [price.num, decimalField(price.price, 'price').toFixed(2)]),
-  )
+  const defaultPrices = new Map(prices.filter((price) => price.prcLvlNum === DEFAULT_PRICE_LEVEL).map((price) => [price.num, decimalField(price.price, 'price').toFixed(2)]))
   return items.map((item) => ({
     posItemId: String(item.num),
     name: item.name,
@@ -160,7 +158,10 @@ function matchTakeBacks(lines: MenuLine[], closedAt: Date): { sold: RungLine[]; 
       rung.ring(line)
       continue
     }
-    const original = rung.takeBack(line, lines.filter((other) => other.parDtlId === line.dtlId))
+    const original = rung.takeBack(
+      line,
+      lines.filter((other) => other.parDtlId === line.dtlId),
+    )
     if (line.at > closedAt) corrections.push({ takeBack: line, original })
     else if (original) original.sold = original.sold.plus(line.quantity)
   }
@@ -191,9 +192,7 @@ class RungLines {
     const parent = takeBack.parDtlId === null ? null : this.takenBack.get(takeBack.parDtlId)
     if (parent === undefined) return undefined
     const units = takeBack.quantity.abs()
-    const candidates = this.rung.filter(
-      (candidate) => candidate.line.posItemId === takeBack.posItemId && candidate.line.parDtlId === parent && candidate.untaken.gte(units),
-    )
+    const candidates = this.rung.filter((candidate) => candidate.line.posItemId === takeBack.posItemId && candidate.line.parDtlId === parent && candidate.untaken.gte(units))
     const whole = candidates.filter((candidate) => candidate.untaken.eq(units))
     const original = whole.find((candidate) => this.carries(candidate, itsCondiments)) ?? whole[0] ?? candidates[0]
     if (!original) return undefined
@@ -218,6 +217,10 @@ class RungLines {
 
 /** Whether two lists of (menu item, units) hold the same entries, in any order. */
 function sameUnits(a: [string, Big][], b: [string, Big][]): boolean {
-  const key = (entries: [string, Big][]) => entries.map(([item, units]) => `${item}×${units.toString()}`).sort().join()
+  const key = (entries: [string, Big][]) =>
+    entries
+      .map(([item, units]) => `${item}×${units.toString()}`)
+      .sort()
+      .join()
   return key(a) === key(b)
 }

@@ -200,8 +200,7 @@ class SimphonyServer {
     const date = dates[0]!
     const now = this.now()
     const changedSince = request.changedSinceUTC === undefined ? undefined : parseUtc(request.changedSinceUTC)
-    const onDate = (check: RenderedCheck) =>
-      request.opnBusDt !== undefined ? check.opnBusDt === date : check.clsdBusDt === date || check.reopnClsdChkClsdBusDt === date
+    const onDate = (check: RenderedCheck) => (request.opnBusDt !== undefined ? check.opnBusDt === date : check.clsdBusDt === date || check.reopnClsdChkClsdBusDt === date)
     const guestChecks = this.checksAround(date, now)
       .filter((check) => onDate(check) && (request.rvcNum === undefined || request.rvcNum === RVC_NUM))
       .filter((check) => changedSince === undefined || parseUtc(check.lastUpdatedUTC) >= changedSince)
@@ -264,7 +263,7 @@ interface GuestChecksRequest extends BiRequest {
 function requestProblem(schema: TSchema, body: unknown): string | undefined {
   const errors = [...Value.Errors(schema, body)]
   const unknown = errors.find((error) => error.keyword === 'additionalProperties')
-  if (unknown) return `unknown field ${(unknown.params).additionalProperties.join(', ')}`
+  if (unknown) return `unknown field ${unknown.params.additionalProperties.join(', ')}`
   const [first] = errors
   return first ? `${first.instancePath.slice(1) || 'the body'} ${first.message}` : undefined
 }

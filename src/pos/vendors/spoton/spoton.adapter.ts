@@ -59,12 +59,17 @@ export function createSpotOnAdapter(options: PosAdapterOptions): PosAdapter {
 async function* salesBySlice(client: SpotOnClient, window: SalesWindow, listing?: SalesListingProgress): AsyncIterable<PosSaleLine[]> {
   const spotOnNow = await client.serverNow()
   const slices = exportSlices(window, new Date(spotOnNow.getTime() - EXPORT_LAG_MS))
-  yield* listByParts(listing, slices, (slice) => slice.start.toISOString(), async (slice) => {
-    const lines = toPosSaleLines(await client.listOrdersClosedOrUpdatedBetween(slice.start, slice.end))
-    // An order closed in one slice and changed in another comes in both: each line is kept in the slice
-    // it is dated in. Slices are widened to whole seconds; keep exactly the asked window.
-    return lines.filter((line) => isWithin(line.soldAt, slice) && isWithin(line.soldAt, window))
-  })
+  yield* listByParts(
+    listing,
+    slices,
+    (slice) => slice.start.toISOString(),
+    async (slice) => {
+      const lines = toPosSaleLines(await client.listOrdersClosedOrUpdatedBetween(slice.start, slice.end))
+      // An order closed in one slice and changed in another comes in both: each line is kept in the slice
+      // it is dated in. Slices are widened to whole seconds; keep exactly the asked window.
+      return lines.filter((line) => isWithin(line.soldAt, slice) && isWithin(line.soldAt, window))
+    },
+  )
 }
 
 const isWithin = (date: Date, range: SalesWindow) => date >= range.start && date < range.end

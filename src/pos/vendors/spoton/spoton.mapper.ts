@@ -79,7 +79,10 @@ function checkLines(check: SpotOnOrderCheck, context: OrderContext): PosSaleLine
   const guests = check.guests ?? []
   const sold = [...guests.flatMap((guest) => guest.items ?? []), ...(check.items ?? [])].flatMap((item) => itemLines(item, context))
   const voided = [...guests.flatMap((guest) => guest.voidedItems ?? []), ...(check.voidedItems ?? [])].flatMap((item) => itemLines(item, context))
-  const tips = splitCheckTip(checkTip(check), sold.map((line) => decimalField(line.unitPrice, 'unitPrice').times(line.quantity)))
+  const tips = splitCheckTip(
+    checkTip(check),
+    sold.map((line) => decimalField(line.unitPrice, 'unitPrice').times(line.quantity)),
+  )
   const tipped = sold.map((line, index) => ({ ...line, tip: tips[index] ?? null }))
   const { changedAt } = context
   if (!changedAt) return tipped

@@ -1,18 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { SimulatorHandler, SimulatorOptions } from '../../adapter.js'
 import { decimal, sum } from '../../../platform/decimal.js'
-import {
-  checksClosedBetween,
-  MENU,
-  menuEntry,
-  MODIFIERS,
-  STAFF,
-  stableUuid,
-  type SimCheck,
-  type SimLine,
-  type SimModifier,
-  type StaffEntry,
-} from '../../simulation/bar-data.js'
+import { checksClosedBetween, MENU, menuEntry, MODIFIERS, STAFF, stableUuid, type SimCheck, type SimLine, type SimModifier, type StaffEntry } from '../../simulation/bar-data.js'
 import { FailureSwitch, sendJson } from '../../simulation/simulator-server.js'
 import {
   toSpotOnTimestamp,
@@ -169,8 +158,7 @@ class SpotOnBar {
       return { status: 400, body: 'The end of the date range must be at least 5 minutes in the past' }
     }
     const inRange = (date: Date) => date >= start && date < end
-    const matches = (order: SimulatedOrder) =>
-      inRange(order[range]) || (includeUpdated === 'true' && order[range] < start && inRange(order.updatedAt))
+    const matches = (order: SimulatedOrder) => inRange(order[range]) || (includeUpdated === 'true' && order[range] < start && inRange(order.updatedAt))
     const orders = this.simulatedOrders(start, end, now).filter(matches)
     return { status: 200, body: orders.map((order) => this.order(locationId, order)) }
   }

@@ -101,7 +101,8 @@ class SquareTokens implements SquareTokenSource {
 
   private async refresh(): Promise<void> {
     const clientId = this.config.applicationId
-    if (!clientId) throw new PosAdapterError('invalid_credentials', `${SQUARE_VENDOR} access token needs renewing and no Square application id (SQUARE_APPLICATION_ID) is configured`)
+    if (!clientId)
+      throw new PosAdapterError('invalid_credentials', `${SQUARE_VENDOR} access token needs renewing and no Square application id (SQUARE_APPLICATION_ID) is configured`)
     const secret = this.config.applicationSecret
     const answer = await this.oauth.obtainToken({
       client_id: clientId,

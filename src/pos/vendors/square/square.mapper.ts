@@ -178,9 +178,32 @@ export function mapOrderLines(order: SquareOrder, staff: OrderStaff): PosSaleLin
     const lineId = lineIdOf(order.id, line.uid)
     const unitPrice = unitPriceOf(line.base_price_money, () => `${field()}.base_price_money`)
     const name = line.name ?? line.catalog_object_id
-    mapped.push({ lineId, posItemId: line.catalog_object_id, name, quantity: lineQuantity.toString(), unitPrice, soldAt, checkId: order.id, staffId, staffName, tip: tips[index] ?? null })
+    mapped.push({
+      lineId,
+      posItemId: line.catalog_object_id,
+      name,
+      quantity: lineQuantity.toString(),
+      unitPrice,
+      soldAt,
+      checkId: order.id,
+      staffId,
+      staffName,
+      tip: tips[index] ?? null,
+    })
     for (const { uid, posItemId, name, quantity, unitPrice } of stockModifiers(line.modifiers ?? [], lineQuantity, field)) {
-      mapped.push({ lineId: lineIdOf(order.id, line.uid, uid), posItemId, name, quantity, unitPrice, soldAt, checkId: order.id, staffId, staffName, tip: null, parentLineId: lineId })
+      mapped.push({
+        lineId: lineIdOf(order.id, line.uid, uid),
+        posItemId,
+        name,
+        quantity,
+        unitPrice,
+        soldAt,
+        checkId: order.id,
+        staffId,
+        staffName,
+        tip: null,
+        parentLineId: lineId,
+      })
     }
   })
   return mapped

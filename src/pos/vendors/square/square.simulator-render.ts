@@ -154,23 +154,32 @@ export class SquareRenderer {
       [],
       { present_at_all_locations: false, present_at_location_ids: [SISTER_LOCATION_ID] },
     )
-    const notAtBar = this.item(
-      { key: 'kitchen-nachos', name: 'Loaded Nachos (Kitchen Locations)', category: 'Food', kind: 'food', price: '12.00', sku: 'FD-NACH' },
-      [],
-      { present_at_all_locations: true, absent_at_location_ids: [BAR_LOCATION_ID] },
-    )
+    const notAtBar = this.item({ key: 'kitchen-nachos', name: 'Loaded Nachos (Kitchen Locations)', category: 'Food', kind: 'food', price: '12.00', sku: 'FD-NACH' }, [], {
+      present_at_all_locations: true,
+      absent_at_location_ids: [BAR_LOCATION_ID],
+    })
     const allItems = [...items, sisterOnly, notAtBar]
     return [...categories, modifierList, ...allItems, ...allItems.flatMap((item) => item.item_data?.variations ?? [])]
   }
 
   /** An item with its one variation ("Regular", as Square names an only variation), present where `presence` says. */
-  private item(entry: MenuEntry, modifierListIds: string[], presence: Pick<SquareCatalogObject, 'present_at_all_locations' | 'present_at_location_ids' | 'absent_at_location_ids'>): SquareCatalogObject {
+  private item(
+    entry: MenuEntry,
+    modifierListIds: string[],
+    presence: Pick<SquareCatalogObject, 'present_at_all_locations' | 'present_at_location_ids' | 'absent_at_location_ids'>,
+  ): SquareCatalogObject {
     const variation: SquareCatalogObject = {
       type: 'ITEM_VARIATION',
       id: this.ids.variation(entry.key),
       is_deleted: false,
       ...presence,
-      item_variation_data: { item_id: this.ids.item(entry.key), name: 'Regular', sku: entry.sku, pricing_type: 'FIXED_PRICING', price_money: this.money(dollarsToCents(entry.price)) },
+      item_variation_data: {
+        item_id: this.ids.item(entry.key),
+        name: 'Regular',
+        sku: entry.sku,
+        pricing_type: 'FIXED_PRICING',
+        price_money: this.money(dollarsToCents(entry.price)),
+      },
     }
     return {
       type: 'ITEM',
@@ -207,7 +216,16 @@ export class SquareRenderer {
         const { check, closedAt } = ref
         const lines = check.lines.filter((line) => line.addedOnReopen)
         const orderId = this.ids.reopenOrder(check.checkId)
-        return this.paidOrder({ orderId, paymentId: this.ids.reopenPayment(check.checkId), lines, tipCents: 0, createdAt: check.closedAt, closedAt, updatedAt: closedAt, refunds: [] })
+        return this.paidOrder({
+          orderId,
+          paymentId: this.ids.reopenPayment(check.checkId),
+          lines,
+          tipCents: 0,
+          createdAt: check.closedAt,
+          closedAt,
+          updatedAt: closedAt,
+          refunds: [],
+        })
       }
       case 'return':
         return this.returnOrder(ref.check, ref.line, ref.closedAt)
@@ -220,7 +238,16 @@ export class SquareRenderer {
     if (!sold.length) {
       const closedAt = check.closedAt.toISOString()
       const voided = check.lines.filter((line) => !line.addedOnReopen).map((line) => this.lineItem(line))
-      return { id: orderId, location_id: this.locationId, state: 'CANCELED', created_at: check.openedAt.toISOString(), updated_at: closedAt, closed_at: closedAt, line_items: voided, total_money: this.money(0) }
+      return {
+        id: orderId,
+        location_id: this.locationId,
+        state: 'CANCELED',
+        created_at: check.openedAt.toISOString(),
+        updated_at: closedAt,
+        closed_at: closedAt,
+        line_items: voided,
+        total_money: this.money(0),
+      }
     }
     const takenBack = sold.flatMap((line) => {
       const at = takenBackAt(line)

@@ -278,9 +278,17 @@ class SquareSimulator {
 
   private listCatalog(query: URLSearchParams): unknown {
     checkQuery(query, LIST_CATALOG_QUERY)
-    const types = query.get('types')?.toUpperCase().split(',').map((type) => type.trim()) ?? ['ITEM', 'CATEGORY', 'MODIFIER_LIST']
+    const types = query
+      .get('types')
+      ?.toUpperCase()
+      .split(',')
+      .map((type) => type.trim()) ?? ['ITEM', 'CATEGORY', 'MODIFIER_LIST']
     const objects = this.renderer('').catalog()
-    const { page, cursor } = pageOf(objects.filter((object) => types.includes(object.type)), query.get('cursor'), CATALOG_PAGE_SIZE)
+    const { page, cursor } = pageOf(
+      objects.filter((object) => types.includes(object.type)),
+      query.get('cursor'),
+      CATALOG_PAGE_SIZE,
+    )
     return { objects: page, cursor }
   }
 

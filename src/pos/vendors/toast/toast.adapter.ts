@@ -112,9 +112,7 @@ export function createToastAdapter(options: PosAdapterOptions): PosAdapter {
     const modifiedTo = new Date(window.end.getTime() + MODIFIED_AFTER_CLOSE_MS)
     for (let page = 1; ; page++) {
       const orders = await session.call((token) => client.ordersPage(token, window.start, modifiedTo, page))
-      const lines = orders
-        .flatMap((order) => mapOrderLines(order, staffNames))
-        .filter((line) => line.soldAt >= window.start && line.soldAt < window.end)
+      const lines = orders.flatMap((order) => mapOrderLines(order, staffNames)).filter((line) => line.soldAt >= window.start && line.soldAt < window.end)
       if (lines.length > 0) yield lines
       // Toast pages by number: a page shorter than the page size is the last.
       if (orders.length < TOAST_ORDERS_PAGE_SIZE) return

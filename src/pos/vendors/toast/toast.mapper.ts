@@ -127,7 +127,10 @@ function checkLines(check: ToastCheck, context: CheckContext): PosSaleLine[] {
   const read = check.selections.filter((selection) => !voidedBeforeClose(selection, context)).flatMap((selection) => readWithModifiers(selection, context))
   const sales = read.map(({ sale }) => sale)
   const tip = sum(context.payments.map((payment) => decimalField(payment.tipAmount ?? 0, 'payment.tipAmount')))
-  const tips = splitCheckTip(tip, sales.map((sale) => decimalField(sale.unitPrice, 'unitPrice').times(sale.quantity)))
+  const tips = splitCheckTip(
+    tip,
+    sales.map((sale) => decimalField(sale.unitPrice, 'unitPrice').times(sale.quantity)),
+  )
   const tipped = sales.map((sale, index) => ({ ...sale, tip: tips[index] ?? null }))
   return [...tipped, ...read.flatMap(({ correction }) => (correction ? [correction] : []))]
 }

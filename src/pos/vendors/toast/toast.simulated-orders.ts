@@ -167,7 +167,12 @@ export class ToastOrderRenderer {
       checkGuid: this.ids.check(check.checkId),
       ...this.refundOf(paid, lineAmount),
     })
-    const first = payment(0, check.closedAt, sold.filter((state) => !state.line.addedOnReopen), check.tip)
+    const first = payment(
+      0,
+      check.closedAt,
+      sold.filter((state) => !state.line.addedOnReopen),
+      check.tip,
+    )
     const added = sold.filter((state) => state.line.addedOnReopen)
     return added.length > 0 && check.reclosedAt ? [first, payment(1, check.reclosedAt, added, '0')] : [first]
   }
