@@ -53,11 +53,15 @@ export const PerformanceReport = Type.Object({
         'percent',
         { value: 21.4, target: 20, status: 'above_target' },
       ),
-      variance_rate: Metric('Σ variance cost / Σ expected cost × 100 over the items’ count windows, as the variance report’s variance_percentage', 'percent', {
-        value: 2.9,
-        target: 3,
-        status: 'on_target',
-      }),
+      variance_rate: Metric(
+        'Σ variance cost / Σ expected cost × 100 over the items’ count windows, as the variance report’s variance_percentage. A negative rate (status below_target) is not good news: more stock was counted than sales and deliveries explain, a gain to check (a delivery or a count nobody recorded, a sale mapped to the wrong item)',
+        'percent',
+        {
+          value: 2.9,
+          target: 3,
+          status: 'on_target',
+        },
+      ),
       inventory_turnover: Metric(
         'Σ per item (cost of actual usage × 30 / window days) / Σ per item ((opening × the cost at the opening count + closing × the cost at the closing count) / 2), over the items’ count windows, at the costs of their time',
         'turns per 30 days',

@@ -40976,7 +40976,7 @@ export interface paths {
                                         status: "on_target" | "above_target" | "below_target" | "no_data";
                                     };
                                     /**
-                                     * @description Σ variance cost / Σ expected cost × 100 over the items’ count windows, as the variance report’s variance_percentage
+                                     * @description Σ variance cost / Σ expected cost × 100 over the items’ count windows, as the variance report’s variance_percentage. A negative rate (status below_target) is not good news: more stock was counted than sales and deliveries explain, a gain to check (a delivery or a count nobody recorded, a sale mapped to the wrong item)
                                      * @example {
                                      *       "value": 2.9,
                                      *       "target": 3,
@@ -40984,7 +40984,7 @@ export interface paths {
                                      *     }
                                      */
                                     variance_rate: {
-                                        /** @description Σ variance cost / Σ expected cost × 100 over the items’ count windows, as the variance report’s variance_percentage; percent, 2 decimals; null when the period holds no data for it */
+                                        /** @description Σ variance cost / Σ expected cost × 100 over the items’ count windows, as the variance report’s variance_percentage. A negative rate (status below_target) is not good news: more stock was counted than sales and deliveries explain, a gain to check (a delivery or a count nobody recorded, a sale mapped to the wrong item); percent, 2 decimals; null when the period holds no data for it */
                                         value: number | null;
                                         /** @description The settings’ target (PUT /v1/settings), percent */
                                         target: number;
