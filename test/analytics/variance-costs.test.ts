@@ -45,7 +45,7 @@ async function monthWithNewPrice(caller: Caller) {
   const titos = await createItem(ctx, caller, { name: "Tito's Handmade Vodka 750ml", size_ml: 750, case_size: 12, quantity: 24, cost_per_unit: 20 })
   const pos = await salesChannel(ctx, caller)
   await pos.map('TITO-BTL', { inventory_item_id: titos.id, conversion_factor: 1, conversion_unit: 'bottle' })
-  const sell = (quantity: number, soldAt: string) => pos.sell([{ pos_item_id: 'TITO-BTL', name: "Tito's bottle", quantity, unit_price: 60, sold_at: soldAt }])
+  const sell = (quantity: number, soldAt: string) => pos.sell([{ pos_item_id: 'TITO-BTL', name: "Tito's bottle", quantity, unit_price: 60, sold_at: soldAt, staff_id: 'emp_sam' }])
   await count(ctx, caller, [{ item_id: titos.id, quantity: 30 }], daysAgo(20))
   await sell(10, daysAgo(17, 21))
   await count(ctx, caller, [{ item_id: titos.id, quantity: 18 }], daysAgo(14))
@@ -83,6 +83,11 @@ describe('reports value each count window at the cost of its time', () => {
     assert.equal(categories.find((entry: { category: string }) => entry.category === 'spirits').variance, 40)
     const metrics = await get(caller, '/v1/analytics/performance', { date_from: dateOf(daysAgo(20)), date_to: dateOf(daysAgo(3)) })
     assert.equal(metrics.metrics.variance_rate.value, 20)
+    // Sam sold every bottle, so carries each window's whole variance, at the cost of that window's time.
+    const [sam] = await get(caller, '/v1/analytics/staff', { date_from: dateOf(daysAgo(20)), date_to: dateOf(daysAgo(3)) })
+    assert.equal(sam.staff_id, 'emp_sam')
+    const evidence = sam.comparison.rating_evidence
+    assert.deepEqual([evidence.windows, evidence.variance_cost, evidence.expected_cost], [2, 106, 530], '2 × $20 + 3 × $22 lost of 10 × $20 + 15 × $22 expected')
   })
 
   test('a PUT of cost_per_unit values the windows counted after it, never those before', async () => {
