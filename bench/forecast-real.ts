@@ -311,7 +311,8 @@ function printHolidays(sales: Sales, periods: readonly ItemPeriod[], origins: re
     const factors = holidayFactorsAt(sales, origin)
     for (const [day, name] of holidays) {
       const index = dayIndex(day, sales.firstDay)
-      if (index >= origin && index < origin + HORIZON) console.log(`| ${dateOf(origin, sales.firstDay)} | ${day} ${name} | ${factors.has(name) ? factors.get(name)?.toFixed(2) : 'none (ordinary day)'} |`)
+      if (index >= origin && index < origin + HORIZON)
+        console.log(`| ${dateOf(origin, sales.firstDay)} | ${day} ${name} | ${factors.has(name) ? factors.get(name)?.toFixed(2) : 'none (ordinary day)'} |`)
     }
   }
 }
