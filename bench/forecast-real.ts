@@ -4,12 +4,13 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'csv-parse/sync'
-import Holidays from 'date-holidays'
 import { initForecasting } from '../src/analytics/forecast/augurs.js'
 import { forecastSeasonalNaive, forecastTrailingMean, mean, sum } from '../src/analytics/forecast/baseline.model.js'
 import { forecastDemand, MIN_HISTORY_DAYS } from '../src/analytics/forecast/demand-forecast.js'
 import { HISTORY_READ_DAYS } from '../src/analytics/forecast-refit.js'
 import { totalErrorStdDev } from '../src/analytics/forecast/error-model.js'
+import { applyHolidayFactors, holidayFactors, pastHolidays } from '../src/analytics/forecast/holiday-effects.js'
+import { publicHolidays } from '../src/analytics/forecast/holidays.js'
 import { safetyStock } from '../src/ordering/safety-stock.js'
 
 /**
@@ -19,7 +20,9 @@ import { safetyStock } from '../src/ordering/safety-stock.js'
  * the day before the file's last day (that day may be partial); ORIGINS origins ORIGIN_STEP days apart,
  * the last HORIZON days before the end. At each origin, every method sees only the days before it:
  * - model: forecastDemand as the refit calls it (the item's days from its first sale, at most
- *   HISTORY_READ_DAYS of them, at least MIN_HISTORY_DAYS), with the safety stock recommendations add;
+ *   HISTORY_READ_DAYS of them, at least MIN_HISTORY_DAYS), its public holidays scaled by the factors the
+ *   refit would find in the restaurant's sale lines (CSV rows) per day before the origin, with the
+ *   safety stock recommendations add;
  * - seasonal naive (the last week repeated) and the 28-day mean;
  * - R's forecast::ets and forecast::stlf on the last R_HISTORY_DAYS days as a ts of frequency 7, in one
  *   Rscript child process fed every series at once (Debian's r-cran-forecast); its answers are cached in
@@ -52,6 +55,8 @@ interface Sales {
   endIndex: number
   /** Units per day from firstDay to endIndex, per item. */
   items: Map<string, number[]>
+  /** Sale lines (CSV rows, every item) per day from firstDay to endIndex: what the refit measures holidays by. */
+  lines: number[]
 }
 
 /** One item at one origin: what sold in the 14 days and what each method forecast for them. */
@@ -62,6 +67,8 @@ interface ItemPeriod {
   intermittent: boolean
   actual: number[]
   forecasts: Partial<Record<Method, number[]>>
+  /** The model's forecast before its holiday factors. */
+  unscaled: number[]
   /** The model's safety stock for the 14 days, as recommendations add it. */
   safetyStock: number
 }
@@ -79,14 +86,16 @@ function readSales(path: string): Sales {
   const firstDay = days[0] as string
   const endIndex = dayIndex(days[days.length - 1] as string, firstDay) - 1
   const items = new Map<string, number[]>()
+  const lineCounts = new Array<number>(endIndex + 1).fill(0)
   for (const line of lines) {
     const index = dayIndex(line.day, firstDay)
     if (index > endIndex) continue
+    lineCounts[index] = (lineCounts[index] ?? 0) + 1
     const series = items.get(line.item) ?? new Array<number>(endIndex + 1).fill(0)
     series[index] = (series[index] ?? 0) + line.quantity
     items.set(line.item, series)
   }
-  return { firstDay, endIndex, items }
+  return { firstDay, endIndex, items, lines: lineCounts }
 }
 
 function sellingDays(series: readonly number[], from: number): number {
@@ -99,15 +108,23 @@ function originsOf(sales: Sales): number[] {
   return Array.from({ length: ORIGINS }, (_, number) => last - (ORIGINS - 1 - number) * ORIGIN_STEP)
 }
 
-/** The model as the refit calls it: history from the item's first sale, at most HISTORY_READ_DAYS days. */
-function modelForecast(series: readonly number[], origin: number) {
+/** The restaurant's holiday factors as the refit would find them at an origin: its sale lines on the days before it. */
+function holidayFactorsAt(sales: Sales, origin: number): Map<string, number> {
+  const occurrences = pastHolidays(COUNTRY, dateOf(origin - 1, sales.firstDay))
+  return holidayFactors(occurrences, (day) => sales.lines[dayIndex(day, sales.firstDay)] ?? 0)
+}
+
+/** The model as the refit calls it: history from the item's first sale, at most HISTORY_READ_DAYS days, holidays scaled. */
+function modelForecast(series: readonly number[], origin: number, firstDay: string, factors: ReadonlyMap<string, number>) {
   const firstSale = series.findIndex((value) => value > 0)
   const history = series.slice(Math.max(firstSale, origin - HISTORY_READ_DAYS), origin)
   if (firstSale < 0 || history.length < MIN_HISTORY_DAYS) return null
   const forecast = forecastDemand(history)
-  const daily = forecast.daily.slice(0, HORIZON)
+  const unscaled = forecast.daily.slice(0, HORIZON)
+  const daily = applyHolidayFactors(unscaled, dateOf(origin, firstDay), COUNTRY, factors).daily
   return {
     daily,
+    unscaled,
     // As recommendations compute it for a 14-day horizon.
     safetyStock: safetyStock(sum(daily), totalErrorStdDev(forecast.dailyErrorStdDev, forecast.horizonErrorStdDev, HORIZON)),
   }
@@ -240,16 +257,8 @@ function printSafetyStock(periods: readonly ItemPeriod[]): void {
 }
 
 /** GB public holidays between the two days (YYYY-MM-DD, both included), by date. */
-function publicHolidays(from: string, to: string): Map<string, string> {
-  const calendar = new Holidays(COUNTRY)
-  const holidays = new Map<string, string>()
-  for (let year = Number(from.slice(0, 4)); year <= Number(to.slice(0, 4)); year++) {
-    for (const holiday of calendar.getHolidays(year, 'en')) {
-      const day = holiday.date.slice(0, 10)
-      if (holiday.type === 'public' && day >= from && day <= to) holidays.set(day, holiday.name)
-    }
-  }
-  return holidays
+function holidaysByDate(from: string, to: string): Map<string, string> {
+  return new Map(publicHolidays(COUNTRY, from, to).map((holiday) => [holiday.date, holiday.name]))
 }
 
 /**
@@ -259,7 +268,7 @@ function publicHolidays(from: string, to: string): Map<string, string> {
  */
 function printHolidays(sales: Sales, periods: readonly ItemPeriod[], origins: readonly number[]): void {
   const total = (index: number) => sum([...sales.items.values()].map((series) => series[index] ?? 0))
-  const holidays = publicHolidays(FIRST_COUNTED_DAY, dateOf(sales.endIndex, sales.firstDay))
+  const holidays = holidaysByDate(FIRST_COUNTED_DAY, dateOf(sales.endIndex, sales.firstDay))
   console.log(`\nPublic holidays (${COUNTRY}) in the history: the day's sales of all items ÷ the mean of the same weekday 1–4 weeks either side\n`)
   console.log('| day | holiday | sales | usual | ratio |')
   console.log('|---|---|---:|---:|---:|')
@@ -269,13 +278,18 @@ function printHolidays(sales: Sales, periods: readonly ItemPeriod[], origins: re
     const usual = mean(around)
     console.log(`| ${day} | ${name} | ${total(index)} | ${usual.toFixed(0)} | ${usual > 0 ? (total(index) / usual).toFixed(2) : '–'} |`)
   }
-  const onHoliday = { actual: 0, forecast: 0 }
-  const otherDays = { actual: 0, forecast: 0 }
+  const onHoliday = { actual: 0, forecast: 0, unscaled: 0, error: 0, unscaledError: 0 }
+  const otherDays = { actual: 0, forecast: 0, unscaled: 0, error: 0, unscaledError: 0 }
   for (const period of periods) {
     period.actual.forEach((actual, day) => {
       const into = holidays.has(dateOf((origins[period.originNumber] ?? 0) + day, sales.firstDay)) ? onHoliday : otherDays
+      const forecast = period.forecasts.model?.[day] ?? 0
+      const unscaled = period.unscaled[day] ?? 0
       into.actual += actual
-      into.forecast += period.forecasts.model?.[day] ?? 0
+      into.forecast += forecast
+      into.unscaled += unscaled
+      into.error += Math.abs(forecast - actual)
+      into.unscaledError += Math.abs(unscaled - actual)
     })
   }
   const inHorizons = [...holidays.keys()].filter((day) =>
@@ -285,8 +299,22 @@ function printHolidays(sales: Sales, periods: readonly ItemPeriod[], origins: re
     }),
   )
   console.log(
-    `\nIn the scored horizons (${inHorizons.join(', ') || 'none'}): Σ actual ÷ Σ model forecast ${(onHoliday.actual / onHoliday.forecast).toFixed(2)} on the holidays, ${(otherDays.actual / otherDays.forecast).toFixed(2)} on the other days`,
+    `\nIn the scored horizons (${inHorizons.join(', ') || 'none'}): Σ actual ÷ Σ model forecast ${(onHoliday.actual / onHoliday.forecast).toFixed(2)} on the holidays (${(onHoliday.actual / onHoliday.unscaled).toFixed(2)} before the holiday factors), ${(otherDays.actual / otherDays.forecast).toFixed(2)} on the other days`,
   )
+  console.log(
+    `Daily WAPE on the holidays ${percent(onHoliday.error / onHoliday.actual)} (${percent(onHoliday.unscaledError / onHoliday.actual)} before the holiday factors), on the other days ${percent(otherDays.error / otherDays.actual)} (${percent(otherDays.unscaledError / otherDays.actual)})`,
+  )
+  console.log('\nHoliday factors applied at the origins whose horizon holds a holiday (from the sale lines before the origin)\n')
+  console.log('| origin | holiday | factor |')
+  console.log('|---|---|---:|')
+  for (const origin of origins) {
+    const factors = holidayFactorsAt(sales, origin)
+    for (const [day, name] of holidays) {
+      const index = dayIndex(day, sales.firstDay)
+      if (index >= origin && index < origin + HORIZON)
+        console.log(`| ${dateOf(origin, sales.firstDay)} | ${day} ${name} | ${factors.has(name) ? factors.get(name)?.toFixed(2) : 'none (ordinary day)'} |`)
+    }
+  }
 }
 
 async function main(): Promise<void> {
@@ -319,11 +347,12 @@ async function main(): Promise<void> {
   const cpuStarted = process.cpuUsage()
   const periods: ItemPeriod[] = []
   let unavailable = 0
+  const factorsAt = origins.map((origin) => holidayFactorsAt(sales, origin))
   items.forEach(([item, series]) => {
     const intermittent = sellingDays(series, from) < countedDays / 2
     origins.forEach((origin, originNumber) => {
       const history = series.slice(0, origin)
-      const model = modelForecast(series, origin)
+      const model = modelForecast(series, origin, sales.firstDay, factorsAt[originNumber] ?? new Map())
       if (model === null) unavailable++
       periods.push({
         item,
@@ -336,6 +365,7 @@ async function main(): Promise<void> {
           seasonal_naive: forecastSeasonalNaive(history, HORIZON),
           mean_28: forecastTrailingMean(history, HORIZON),
         },
+        unscaled: model?.unscaled ?? new Array<number>(HORIZON).fill(0),
         safetyStock: model?.safetyStock ?? 0,
       })
     })

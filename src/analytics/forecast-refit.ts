@@ -7,12 +7,24 @@ import type { Db, Executor, Tenant, Trx } from '../platform/db/database.js'
 import type { MetricsReporter } from '../platform/metrics/metrics-registry.js'
 import type { WorkerDependencies } from '../platform/background.js'
 import { allLocations } from './catalog-reads.js'
-import { BACKTEST_PLAN, type DemandForecast, FIT_WINDOW_DAYS, FORECAST_HORIZON_DAYS, forecastDemand, MIN_HISTORY_DAYS } from './forecast/index.js'
+import {
+  applyHolidayFactors,
+  BACKTEST_PLAN,
+  type DemandForecast,
+  daysToRead,
+  FIT_WINDOW_DAYS,
+  FORECAST_HORIZON_DAYS,
+  forecastDemand,
+  holidayFactors,
+  MIN_HISTORY_DAYS,
+  pastHolidays,
+} from './forecast/index.js'
 import {
   businessCalendar,
   claimRefit,
   findRefit,
   finishRefit,
+  locationSaleLines,
   type RefitRow,
   REFIT_QUEUE,
   removeForecastsExcept,
@@ -78,6 +90,24 @@ interface ItemHistory {
   /** The last closed business day. */
   through: string
   historyDays: number
+  /** Its location's public holidays: the country and each holiday's factor there (holidayFactors). */
+  holidays: LocationHolidays
+}
+
+interface LocationHolidays {
+  country: string | null
+  factors: ReadonlyMap<string, number>
+}
+
+/**
+ * The location's holiday factors from its sale lines on the past two years' public holidays and the days
+ * around them (one read of those days only: the history read for the model is too short to hold them).
+ */
+async function locationHolidays(db: Db, tenant: Tenant, location: { id: string; country: string | null }, through: string): Promise<LocationHolidays> {
+  const occurrences = pastHolidays(location.country, through)
+  if (occurrences.length === 0) return { country: location.country, factors: new Map() }
+  const lines = await locationSaleLines(db, tenant, location.id, daysToRead(occurrences))
+  return { country: location.country, factors: holidayFactors(occurrences, (day) => lines.get(day) ?? 0) }
 }
 
 function daysBetween(from: string, to: string): number {
@@ -93,14 +123,17 @@ async function historiesAt(db: Db, tenant: Tenant, now: Date) {
     const calendar = await businessCalendar(db, location, now)
     if (calendar.closesAt < nextCloseAt) nextCloseAt = calendar.closesAt
     const through = shiftDate(calendar.today, -1)
-    for (const [itemId, firstDay] of await firstUsageDays(db, tenant, { location: location.id, to: through })) {
+    const firstDays = await firstUsageDays(db, tenant, { location: location.id, to: through })
+    if (firstDays.size === 0) continue
+    const holidays = await locationHolidays(db, tenant, location, through)
+    for (const [itemId, firstDay] of firstDays) {
       const historyDays = daysBetween(firstDay, through) + 1
       if (historyDays < MIN_HISTORY_DAYS) {
         tooShort++
         continue
       }
       const earliestRead = shiftDate(through, -(HISTORY_READ_DAYS - 1))
-      histories.push({ itemId, from: firstDay > earliestRead ? firstDay : earliestRead, through, historyDays })
+      histories.push({ itemId, from: firstDay > earliestRead ? firstDay : earliestRead, through, historyDays, holidays })
     }
   }
   histories.sort((a, b) => a.itemId.localeCompare(b.itemId))
@@ -123,15 +156,17 @@ async function seriesOf(db: Db, tenant: Tenant, chunk: ItemHistory[]): Promise<M
   return series
 }
 
+/** The model's forecast as stored: its holiday days scaled by the location's factors, 6 decimals, never below 0. */
 function toStored(item: ItemHistory, forecast: DemandForecast, fittedAt: Date): StoredForecast {
   if (forecast.daily.length !== FORECAST_HORIZON_DAYS) throw new RangeError(`the model returned ${forecast.daily.length} days, not ${FORECAST_HORIZON_DAYS}`)
+  const { daily, effects } = applyHolidayFactors(forecast.daily, shiftDate(item.through, 1), item.holidays.country, item.holidays.factors)
   const fixed = (value: number) => {
     if (!Number.isFinite(value)) throw new RangeError(`the model returned ${value}`)
     return Math.max(0, value).toFixed(STORED_DECIMALS)
   }
   return {
     itemId: item.itemId,
-    daily: forecast.daily.map(fixed),
+    daily: daily.map(fixed),
     backtestWape: forecast.backtestWape === null ? null : fixed(forecast.backtestWape),
     dailyErrorStdDev: fixed(forecast.dailyErrorStdDev),
     horizonErrorStdDev: fixed(forecast.horizonErrorStdDev),
@@ -141,6 +176,7 @@ function toStored(item: ItemHistory, forecast: DemandForecast, fittedAt: Date): 
     historyDays: item.historyDays,
     historyThrough: item.through,
     fittedAt,
+    holidayEffects: effects,
   }
 }
 

@@ -2,6 +2,7 @@ import { type Selectable, sql } from 'kysely'
 import { textList } from '../platform/db/text-list.js'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { claimableJobs, claimJob, defineJobQueue, extendLease, settleJob } from '../platform/jobs.js'
+import type { HolidayEffect } from './forecast/index.js'
 import type { ForecastRefitTable } from './forecast.tables.js'
 
 /** One item's stored forecast as analytics uses it (numbers as decimal strings). */
@@ -19,6 +20,8 @@ export interface StoredForecast {
   /** YYYY-MM-DD: the last business day of history; the forecast starts the day after. */
   historyThrough: string
   fittedAt: Date
+  /** The days of `daily` scaled by their public holiday's effect at the location, in date order. */
+  holidayEffects: HolidayEffect[]
 }
 
 export async function upsertForecasts(trx: Trx, tenant: Tenant, forecasts: StoredForecast[]): Promise<void> {
@@ -37,6 +40,7 @@ export async function upsertForecasts(trx: Trx, tenant: Tenant, forecasts: Store
     history_days: forecast.historyDays,
     history_through: forecast.historyThrough,
     fitted_at: forecast.fittedAt,
+    holiday_effects: JSON.stringify(forecast.holidayEffects),
   }))
   await trx
     .insertInto('demand_forecasts')
@@ -53,6 +57,7 @@ export async function upsertForecasts(trx: Trx, tenant: Tenant, forecasts: Store
         history_days: eb.ref('excluded.history_days'),
         history_through: eb.ref('excluded.history_through'),
         fitted_at: eb.ref('excluded.fitted_at'),
+        holiday_effects: eb.ref('excluded.holiday_effects'),
       })),
     )
     .execute()
@@ -84,6 +89,7 @@ export async function findForecasts(db: Executor, tenant: Tenant, itemIds: strin
       'history_days',
       sql<string>`history_through::text`.as('history_through'),
       'fitted_at',
+      'holiday_effects',
     ])
     .where('account_id', '=', tenant.accountId)
     .where('environment', '=', tenant.environment)
@@ -104,9 +110,29 @@ export async function findForecasts(db: Executor, tenant: Tenant, itemIds: strin
         historyDays: row.history_days,
         historyThrough: row.history_through,
         fittedAt: row.fitted_at,
+        holidayEffects: row.holiday_effects,
       },
     ]),
   )
+}
+
+/**
+ * Sale lines per business day at a location on these days (YYYY-MM-DD), from analytics' daily rollup;
+ * days without a sale are absent. What past holidays are measured by: a count of lines, unlike units,
+ * adds up across items of any unit.
+ */
+export async function locationSaleLines(db: Executor, tenant: Tenant, location: string, days: string[]): Promise<Map<string, number>> {
+  if (days.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('analytics_item_days')
+    .select([sql<string>`business_day::text`.as('day'), sql<string>`sum(sale_lines)::text`.as('lines')])
+    .where('account_id', '=', tenant.accountId)
+    .where('environment', '=', tenant.environment)
+    .where('location_id', '=', location)
+    .where('business_day', '=', sql<string>`any(${textList(days)}::date[])`)
+    .groupBy('business_day')
+    .execute()
+  return new Map(rows.map((row) => [row.day, Number(row.lines)]))
 }
 
 // ---- Refit job state ----

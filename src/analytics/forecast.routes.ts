@@ -24,7 +24,7 @@ export async function forecastRoutes(app: App, { refitDelayMs }: ForecastRouteOp
         description:
           'Reads the stored forecasts (refitted in the background when a business day closes, and at most BARSTOCK_FORECAST_REFIT_DELAY_SECONDS (default 60) after the first change of sales history not yet reflected; never fitted on request). ' +
           'Items with under 14 days of sales history have none and are left out; forecast_unavailable when no item in scope has one, with details.next_refit_at: when the next refit is due. ' +
-          'forecasted_demand sums the first days_ahead stored days; confidence is 1 − the back-test WAPE; events are the public holidays of the location’s country in the horizon. See docs/forecasts.md.',
+          'forecasted_demand sums the first days_ahead stored days; confidence is 1 − the back-test WAPE; events are the public holidays of the location’s country in the horizon, forecast as ordinary days unless listed in holiday_effects (scaled by the location’s sales on their past occurrences: 0 where it was closed). See docs/forecasts.md.',
         querystring: ForecastQuery,
         response: { 200: envelope(DemandForecastReport) },
       },

@@ -39,8 +39,23 @@ export const ItemForecast = Type.Object({
     {
       seasonality: StringEnum(['weekly', 'none'] as const, { description: 'weekly when the weekly pattern is strong (docs/forecast-accuracy.md)' }),
       events: Type.Array(Type.String(), {
-        description: "Public holidays in the horizon in the country of the item's location; [] when the location has no country",
+        description:
+          "Public holidays in the horizon in the country of the item's location; [] when the location has no country. Each is forecast as an ordinary day unless listed in holiday_effects",
       }),
+      holiday_effects: Type.Array(
+        Type.Object({
+          date: Type.String({ description: 'The holiday, YYYY-MM-DD', examples: ['2026-12-25'] }),
+          holiday: Type.String({ description: 'Its name, as in events', examples: ['Christmas Day'] }),
+          factor: Type.Number({
+            minimum: 0,
+            description: "What the model's forecast for the day was multiplied by, 2 decimals: 0 when the location sold nothing on its past occurrences (closed)",
+          }),
+        }),
+        {
+          description:
+            "The holidays in the horizon whose forecast was scaled by the location's sales on their past occurrences (the last two years: at least 2 occurrences, all closed or all on the same side of the same weekday's usual sales; the ratio shrunk toward 1). docs/forecasts.md",
+        },
+      ),
       trend: StringEnum(['increasing', 'decreasing', 'stable'] as const, { description: 'Where demand is heading over the history the model saw' }),
     },
     { description: 'What shapes the forecast' },
@@ -70,7 +85,7 @@ export const DemandForecastReport = Type.Object(
             current_stock: 9,
             forecasted_demand: 11.8421,
             confidence: 0.78,
-            factors: { seasonality: 'weekly', events: ['Thanksgiving Day'], trend: 'stable' },
+            factors: { seasonality: 'weekly', events: ['Thanksgiving Day'], holiday_effects: [{ date: '2026-11-26', holiday: 'Thanksgiving Day', factor: 0 }], trend: 'stable' },
             recommendation: 'Stock covers 5 days at the forecast rate (through Fri 27 Nov); order by Wed 25 Nov, when it is forecast to fall below the reorder point of 4 bottle.',
           },
         ],

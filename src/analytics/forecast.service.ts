@@ -104,7 +104,12 @@ function itemForecast(item: InventoryItem, stored: StoredForecast, daysAhead: nu
     current_stock: item.quantity,
     forecasted_demand: forecastOut(sumScaled(daily.slice(0, daysAhead))),
     confidence: forecastConfidence(stored),
-    factors: { seasonality: stored.seasonality, events: holidayNames(country, firstDay, daysAhead), trend: stored.trend },
+    factors: {
+      seasonality: stored.seasonality,
+      events: holidayNames(country, firstDay, daysAhead),
+      holiday_effects: stored.holidayEffects.filter((effect) => effect.date <= shiftDate(firstDay, daysAhead - 1)),
+      trend: stored.trend,
+    },
     recommendation: stockAdvice(item, daily, firstDay),
   }
 }

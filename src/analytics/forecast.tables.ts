@@ -1,5 +1,6 @@
 import type { ColumnType, Generated } from 'kysely'
 import type { Environment, Numeric, Timestamp } from '../platform/db/database.js'
+import type { HolidayEffect } from './forecast/index.js'
 
 /** A date column, read as `YYYY-MM-DD` text (the repository casts it) and written as that text. */
 type DateText = ColumnType<string, string, string>
@@ -21,6 +22,8 @@ export interface DemandForecastTable {
   history_days: number
   history_through: DateText
   fitted_at: Date
+  /** The holiday days of `daily` scaled by the location's past occurrences (20261127150000); written as JSON text. */
+  holiday_effects: ColumnType<HolidayEffect[], string | undefined, string>
 }
 
 /** Per tenant: when its forecasts are next due, what the last refit saw, and the lease of a running one. */

@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict'
 import { before, describe, test } from 'node:test'
-import { FORECAST_HORIZON_DAYS, forecastDemand, holidayNames, initForecasting, MIN_HISTORY_DAYS, totalErrorStdDev } from '../../src/analytics/forecast/index.js'
+import {
+  applyHolidayFactors,
+  FORECAST_HORIZON_DAYS,
+  forecastDemand,
+  holidayFactors,
+  holidayNames,
+  initForecasting,
+  MIN_HISTORY_DAYS,
+  pastHolidays,
+  totalErrorStdDev,
+} from '../../src/analytics/forecast/index.js'
 import { seededRandom } from '../../src/pos/simulation/bar-data.js'
 
 const BAR_WEEK = [10, 6, 7, 8, 12, 19, 21]
@@ -81,6 +91,46 @@ describe('holidayNames', () => {
   test('lists nothing without a country or for an unknown one', () => {
     assert.deepEqual(holidayNames(null, '2026-12-20', 10), [])
     assert.deepEqual(holidayNames('XX', '2026-12-20', 10), [])
+  })
+})
+
+describe('holidayFactors', () => {
+  // Through Fri 19 Dec 2025 in the US: Thanksgiving 2024-11-28 and 2025-11-27 are inside the two years.
+  const occurrences = pastHolidays('US', '2025-12-19').filter((holiday) => holiday.name === 'Thanksgiving Day')
+  const withThanksgiving = (onHoliday: number[]) => {
+    const sales = new Map(occurrences.map((occurrence, index) => [occurrence.date, onHoliday[index] ?? 0]))
+    return holidayFactors(occurrences, (day) => sales.get(day) ?? 10).get('Thanksgiving Day')
+  }
+
+  test('reads the occurrences of the last two years, each with the same weekday 1 and 2 weeks either side', () => {
+    assert.deepEqual(
+      occurrences.map((occurrence) => [occurrence.date, occurrence.references]),
+      [
+        ['2024-11-28', ['2024-11-14', '2024-11-21', '2024-12-05', '2024-12-12']],
+        ['2025-11-27', ['2025-11-13', '2025-11-20', '2025-12-04', '2025-12-11']],
+      ],
+    )
+  })
+
+  test('0 when closed on every occurrence; the mean ratio shrunk toward 1 when they agree; none when they disagree or are near usual', () => {
+    assert.equal(withThanksgiving([0, 0]), 0)
+    // Ratios 2 and 1.6: 1 + 0.8 × 2 / 3.
+    assert.equal(withThanksgiving([20, 16])?.toFixed(4), '1.5333')
+    assert.equal(withThanksgiving([0, 16]), undefined)
+    assert.equal(withThanksgiving([5, 15]), undefined)
+    assert.equal(withThanksgiving([10.5, 10.5]), undefined)
+  })
+
+  test('one occurrence is not enough, nor one before the location sold anything', () => {
+    // Nothing sold before 2025: the first Thanksgiving has no usual level; the second, closed, alone is too thin.
+    const factors = holidayFactors(occurrences, (day) => (day < '2025-01-01' || day === '2025-11-27' ? 0 : 10))
+    assert.equal(factors.get('Thanksgiving Day'), undefined)
+  })
+
+  test('scales only the days that are a holiday with a factor, and lists them', () => {
+    const { daily, effects } = applyHolidayFactors([4, 4, 4, 4, 4, 4, 4, 4], '2026-11-24', 'US', new Map([['Thanksgiving Day', 0]]))
+    assert.deepEqual(daily, [4, 4, 0, 4, 4, 4, 4, 4])
+    assert.deepEqual(effects, [{ date: '2026-11-26', holiday: 'Thanksgiving Day', factor: 0 }])
   })
 })
 

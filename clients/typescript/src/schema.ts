@@ -39415,7 +39415,7 @@ export interface paths {
         };
         /**
          * Forecast demand per item
-         * @description Reads the stored forecasts (refitted in the background when a business day closes, and at most BARSTOCK_FORECAST_REFIT_DELAY_SECONDS (default 60) after the first change of sales history not yet reflected; never fitted on request). Items with under 14 days of sales history have none and are left out; forecast_unavailable when no item in scope has one, with details.next_refit_at: when the next refit is due. forecasted_demand sums the first days_ahead stored days; confidence is 1 − the back-test WAPE; events are the public holidays of the location’s country in the horizon. See docs/forecasts.md.
+         * @description Reads the stored forecasts (refitted in the background when a business day closes, and at most BARSTOCK_FORECAST_REFIT_DELAY_SECONDS (default 60) after the first change of sales history not yet reflected; never fitted on request). Items with under 14 days of sales history have none and are left out; forecast_unavailable when no item in scope has one, with details.next_refit_at: when the next refit is due. forecasted_demand sums the first days_ahead stored days; confidence is 1 − the back-test WAPE; events are the public holidays of the location’s country in the horizon, forecast as ordinary days unless listed in holiday_effects (scaled by the location’s sales on their past occurrences: 0 where it was closed). See docs/forecasts.md.
          *
          *     Requires the `analytics:read` permission.
          */
@@ -39466,6 +39466,13 @@ export interface paths {
                          *               "events": [
                          *                 "Thanksgiving Day"
                          *               ],
+                         *               "holiday_effects": [
+                         *                 {
+                         *                   "date": "2026-11-26",
+                         *                   "holiday": "Thanksgiving Day",
+                         *                   "factor": 0
+                         *                 }
+                         *               ],
                          *               "trend": "stable"
                          *             },
                          *             "recommendation": "Stock covers 5 days at the forecast rate (through Fri 27 Nov); order by Wed 25 Nov, when it is forecast to fall below the reorder point of 4 bottle."
@@ -39496,6 +39503,13 @@ export interface paths {
                              *             "seasonality": "weekly",
                              *             "events": [
                              *               "Thanksgiving Day"
+                             *             ],
+                             *             "holiday_effects": [
+                             *               {
+                             *                 "date": "2026-11-26",
+                             *                 "holiday": "Thanksgiving Day",
+                             *                 "factor": 0
+                             *               }
                              *             ],
                              *             "trend": "stable"
                              *           },
@@ -39535,8 +39549,23 @@ export interface paths {
                                          * @enum {string}
                                          */
                                         seasonality: "weekly" | "none";
-                                        /** @description Public holidays in the horizon in the country of the item's location; [] when the location has no country */
+                                        /** @description Public holidays in the horizon in the country of the item's location; [] when the location has no country. Each is forecast as an ordinary day unless listed in holiday_effects */
                                         events: string[];
+                                        /** @description The holidays in the horizon whose forecast was scaled by the location's sales on their past occurrences (the last two years: at least 2 occurrences, all closed or all on the same side of the same weekday's usual sales; the ratio shrunk toward 1). docs/forecasts.md */
+                                        holiday_effects: {
+                                            /**
+                                             * @description The holiday, YYYY-MM-DD
+                                             * @example 2026-12-25
+                                             */
+                                            date: string;
+                                            /**
+                                             * @description Its name, as in events
+                                             * @example Christmas Day
+                                             */
+                                            holiday: string;
+                                            /** @description What the model's forecast for the day was multiplied by, 2 decimals: 0 when the location sold nothing on its past occurrences (closed) */
+                                            factor: number;
+                                        }[];
                                         /**
                                          * @description Where demand is heading over the history the model saw
                                          * @enum {string}

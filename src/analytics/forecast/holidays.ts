@@ -16,24 +16,46 @@ function calendarOf(country: string): Holidays {
   return calendar
 }
 
+export interface PublicHoliday {
+  /** The country's own calendar date, YYYY-MM-DD. */
+  date: string
+  /** English name where the data has one. */
+  name: string
+}
+
+function parseDay(day: string, label: string): number {
+  const time = Date.parse(`${day}T00:00:00Z`)
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(time)) throw new RangeError(`${label} must be YYYY-MM-DD, got ${day}`)
+  return time
+}
+
 /**
- * Names of public holidays (type 'public' in date-holidays, English names where the data has them) for
- * an ISO 3166 alpha-2 country in [firstDay, firstDay + days), firstDay 'YYYY-MM-DD', by the country's
- * own calendar date, in date order; [] for null or an unknown country.
+ * Public holidays (type 'public' in date-holidays) of an ISO 3166 alpha-2 country in [from, to], both
+ * 'YYYY-MM-DD', in date order; [] for null or an unknown country.
  */
-export function holidayNames(country: string | null, firstDay: string, days: number): string[] {
-  if (country === null || days <= 0) return []
-  const start = Date.parse(`${firstDay}T00:00:00Z`)
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(firstDay) || Number.isNaN(start)) throw new RangeError(`firstDay must be YYYY-MM-DD, got ${firstDay}`)
-  const lastDay = new Date(start + (days - 1) * DAY_MS).toISOString().slice(0, 10)
+export function publicHolidays(country: string | null, from: string, to: string): PublicHoliday[] {
+  parseDay(from, 'from')
+  parseDay(to, 'to')
+  if (country === null || to < from) return []
   const calendar = calendarOf(country)
-  const names: string[] = []
-  for (let year = Number(firstDay.slice(0, 4)); year <= Number(lastDay.slice(0, 4)); year++) {
+  const holidays: PublicHoliday[] = []
+  for (let year = Number(from.slice(0, 4)); year <= Number(to.slice(0, 4)); year++) {
     for (const holiday of calendar.getHolidays(year, 'en')) {
       // `date` is the local calendar date ('YYYY-MM-DD hh:mm:ss'), unlike `start`, which is a UTC instant.
-      const day = holiday.date.slice(0, 10)
-      if (holiday.type === 'public' && day >= firstDay && day <= lastDay && !names.includes(holiday.name)) names.push(holiday.name)
+      const date = holiday.date.slice(0, 10)
+      if (holiday.type === 'public' && date >= from && date <= to) holidays.push({ date, name: holiday.name })
     }
   }
-  return names
+  return holidays
+}
+
+/**
+ * Names of the public holidays of a country in [firstDay, firstDay + days), firstDay 'YYYY-MM-DD', by
+ * the country's own calendar date, in date order, each once; [] for null or an unknown country.
+ */
+export function holidayNames(country: string | null, firstDay: string, days: number): string[] {
+  const start = parseDay(firstDay, 'firstDay')
+  if (days <= 0) return []
+  const lastDay = new Date(start + (days - 1) * DAY_MS).toISOString().slice(0, 10)
+  return [...new Set(publicHolidays(country, firstDay, lastDay).map((holiday) => holiday.name))]
 }

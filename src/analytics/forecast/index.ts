@@ -9,3 +9,4 @@ export {
 } from './demand-forecast.js'
 export { totalErrorStdDev } from './error-model.js'
 export { holidayNames } from './holidays.js'
+export { applyHolidayFactors, daysToRead, type HolidayEffect, holidayFactors, pastHolidays } from './holiday-effects.js'
