@@ -330,7 +330,10 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
   ])
   const threshold = query.threshold ?? settings.variance_threshold
   // Data quality's sales read only the rollups and the few cross-location rows: they are read while the windows are worked on.
-  const [{ explained, plans, countedByWeight, waste }, sales] = await Promise.all([explainWindows(db, tenant, items, bounds, threshold), salesQualityOf(db, tenant, period, items, bounds)])
+  const [{ explained, plans, countedByWeight, waste }, sales] = await Promise.all([
+    explainWindows(db, tenant, items, bounds, threshold),
+    salesQualityOf(db, tenant, period, items, bounds),
+  ])
   if (explained.length === 0) {
     throw analyticsErrors.insufficientData(`No item in scope has two counts up to ${period.to}: count the items at the start and the end of the period`, {
       items_in_scope: items.length,
