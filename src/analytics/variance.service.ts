@@ -303,13 +303,14 @@ function dataQuality(
 
 /**
  * The items' report windows, scored, with the causes of those above the threshold (`items` are also the
- * scope of the report), and every item’s plan.
+ * scope of the report), every item’s plan, how many closing counts were weighed and the recorded waste.
  */
 async function explainWindows(db: Executor, tenant: Tenant, items: ReportItem[], bounds: Map<string, LocationBounds>, threshold: number) {
   const { planned, plans } = await planReportWindows(db, items, bounds)
   const scored = await scoreItems(db, tenant, planned, threshold)
-  const causes = await causesOf(db, tenant, scored, threshold)
-  return { explained: scored.map((entry) => ({ entry, out: itemOut(entry, causes.get(entry.item.id) ?? []) })), plans }
+  // The closing counts' methods and the recorded waste read only the scored windows: read beside the causes, not after them.
+  const [causes, countedByWeight, waste] = await Promise.all([causesOf(db, tenant, scored, threshold), closingCountsByWeight(db, scored), recordedWaste(db, scored)])
+  return { explained: scored.map((entry) => ({ entry, out: itemOut(entry, causes.get(entry.item.id) ?? []) })), plans, countedByWeight, waste }
 }
 
 /**
@@ -329,14 +330,16 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
   ])
   const threshold = query.threshold ?? settings.variance_threshold
   // Data quality's sales read only the rollups and the few cross-location rows: they are read while the windows are worked on.
-  const [{ explained, plans }, sales] = await Promise.all([explainWindows(db, tenant, items, bounds, threshold), salesQualityOf(db, tenant, period, items, bounds)])
+  const [{ explained, plans, countedByWeight, waste }, sales] = await Promise.all([
+    explainWindows(db, tenant, items, bounds, threshold),
+    salesQualityOf(db, tenant, period, items, bounds),
+  ])
   if (explained.length === 0) {
     throw analyticsErrors.insufficientData(`No item in scope has two counts up to ${period.to}: count the items at the start and the end of the period`, {
       items_in_scope: items.length,
     })
   }
   const scored = explained.map(({ entry }) => entry)
-  const countedByWeight = await closingCountsByWeight(db, scored)
   const entries = largestLossFirst(explained.map(({ out }) => out))
   const totalLoss = sumScaled(entries.map((entry) => entry.loss))
   const expectedCost = sumScaled(entries.map((entry) => entry.expectedCost))
@@ -356,7 +359,7 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
       gross_loss: scaledOut(grossLoss, COST_PLACES, MONEY_DECIMALS),
       gross_gain: scaledOut(grossGain, COST_PLACES, MONEY_DECIMALS),
       gross_loss_percentage: varianceRate(grossLoss, expectedCost),
-      ...(await recordedWaste(db, scored)),
+      ...waste,
     },
     data_quality: dataQuality(sales, { items, planned: explained.length, countedByWeight, plans, bounds }),
   }
