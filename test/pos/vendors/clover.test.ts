@@ -9,6 +9,7 @@ import { sendJson, startSimulatorServer, type RunningSimulator } from '../../../
 import { cloverVendor, createCloverVendor } from '../../../src/pos/vendors/clover/index.js'
 import { OpenApiContract } from '../../helpers/openapi-contract.js'
 import { describeAdapterContract, collectSales } from './adapter-contract.js'
+import { DAY_MS } from '../../../src/platform/zoned-time.js'
 
 describeAdapterContract(cloverVendor)
 
@@ -17,8 +18,6 @@ const SEED = 11
 const HISTORY_DAYS = 30
 const MERCHANT = cloverVendor.exampleCredentials.merchant_id!
 const vendorWithApp = createCloverVendor({ appId: 'BARSTOCKTESTAPP' })
-
-const DAY_MS = 86_400_000
 
 const running: RunningSimulator[] = []
 after(async () => {

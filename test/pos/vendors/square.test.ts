@@ -23,13 +23,13 @@ import {
 } from '../../../src/pos/vendors/square/square.request-shapes.js'
 import { OpenApiContract } from '../../helpers/openapi-contract.js'
 import { collectSales, describeAdapterContract, SIMULATOR_TIMEOUT_MS } from './adapter-contract.js'
+import { DAY_MS } from '../../../src/platform/zoned-time.js'
 
 describeAdapterContract(squareVendor)
 
 const NOW = new Date('2026-11-20T15:00:00.000Z')
 const SEED = 11
 const HISTORY_DAYS = 30
-const DAY_MS = 86_400_000
 const HISTORY_START = new Date(NOW.getTime() - HISTORY_DAYS * DAY_MS)
 
 const running: RunningSimulator[] = []

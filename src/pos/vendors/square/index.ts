@@ -5,6 +5,7 @@ import { createSquareAdapter, type SquareConfig } from './square.adapter.js'
 import { createSquareSimulator } from './square.simulator.js'
 import { pushHeader, signatureMatches } from '../push-signature.js'
 import { BAR_LOCATION_ID } from './square.simulator-render.js'
+import { DAY_MS } from '../../../platform/zoned-time.js'
 
 /**
  * Square: a bearer access token and the location whose sales barstock reads. An OAuth connection adds
@@ -20,8 +21,6 @@ const SquareCredentials = Type.Object(
   },
   { additionalProperties: false },
 )
-
-const DAY_MS = 86_400_000
 
 export const DEFAULT_SQUARE_CONFIG: SquareConfig = {
   // The application is the deployment's, not the bar's: it comes from the environment.
