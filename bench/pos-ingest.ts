@@ -100,6 +100,7 @@ async function main() {
     posRetryWaitMs: 5_000,
     posRequestTimeoutMs: 10_000,
     posRunBudgetMs: 1_800_000,
+    posOAuthApps: {},
     webhookAllowPrivate: false,
   })
   const database = await openScratchDatabase(values.db)

@@ -165,6 +165,17 @@ describe('clover token renewal', () => {
     assert.equal(simulator.calls.get('/oauth/v2/refresh'), refreshesBefore, 'the rotated access token works without another refresh')
   })
 
+  test("renews with the deployment's app the gateway hands over (oauthApp, from the Config)", async () => {
+    const simulator = await countedSimulator()
+    const rotations: PosCredentials[] = []
+    const oauthApp = { clientId: 'BARSTOCKTESTAPP' }
+    await cloverVendor
+      .createAdapter({ credentials: expiredCredentials, baseUrl: simulator.url, oauthApp, onCredentialsRotated: (rotated) => void rotations.push(rotated) })
+      .verify()
+    assert.equal(simulator.calls.get('/oauth/v2/refresh'), 1)
+    assert.equal(rotations.length, 1)
+  })
+
   test('answers invalid_credentials for an expired token when no app id is configured to renew it', async () => {
     const simulator = await countedSimulator()
     const adapter = createCloverVendor({ appId: undefined }).createAdapter({ credentials: expiredCredentials, baseUrl: simulator.url })

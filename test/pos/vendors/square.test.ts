@@ -433,6 +433,16 @@ describe('square OAuth token renewal', () => {
     await rejectsWith(pkceVendor.createAdapter({ credentials, baseUrl: url }).verify(), 'invalid_credentials')
   })
 
+  test("renews with the deployment's application the gateway hands over (oauthApp, from the Config)", async () => {
+    const { clock, url, calls } = await startWithClock()
+    const rotations: PosCredentials[] = []
+    const credentials = oauthCredentials(new Date(clock.now.getTime() + 60_000))
+    const oauthApp = { clientId: APPLICATION_ID, clientSecret: undefined }
+    await squareVendor.createAdapter({ credentials, baseUrl: url, oauthApp, onCredentialsRotated: (rotated) => void rotations.push(rotated) }).verify()
+    assert.equal(calls.get('POST /oauth2/token'), 1)
+    assert.equal(rotations.length, 1)
+  })
+
   test('renews a token Square refuses as expired and retries the call', async () => {
     const { clock, url, calls } = await startWithClock()
     const issued = (await postJson(`${url}/oauth2/token`, { client_id: APPLICATION_ID, grant_type: 'refresh_token', refresh_token: 'EQAAFirstRefreshToken' })).body
