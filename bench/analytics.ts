@@ -9,6 +9,7 @@ import type { LoadResult } from './load-worker.js'
 import { scratchPostgres } from '../test/helpers/context.js'
 import { referenceMs } from './machine-speed.js'
 import { runLoad } from './processes.js'
+import { DAY_MS } from '../src/platform/zoned-time.js'
 
 /**
  * Analytics benchmark: a bar of 1,000 items with a year of history (weekly counts, N sale lines spread
@@ -31,7 +32,6 @@ import { runLoad } from './processes.js'
 const ITEMS = 1000
 const DAYS = 365
 const LINES_PER_IMPORT = 5000
-const DAY_MS = 86_400_000
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url))
 const run = promisify(execFile)
 

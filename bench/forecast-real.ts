@@ -12,6 +12,7 @@ import { totalErrorStdDev } from '../src/analytics/forecast/error-model.js'
 import { applyHolidayFactors, holidayFactors, pastHolidays } from '../src/analytics/forecast/holiday-effects.js'
 import { publicHolidays } from '../src/analytics/forecast/holidays.js'
 import { safetyStock } from '../src/ordering/safety-stock.js'
+import { DAY_MS } from '../src/platform/zoned-time.js'
 
 /**
  * Forecast accuracy on real sales, against R's forecast package (issue 22): a restaurant's POS line
@@ -42,7 +43,6 @@ const HORIZON = 14
 const R_HISTORY_DAYS = 365
 /** The restaurant is in London: the country's public holidays, as the service lists them for a location in GB. */
 const COUNTRY = 'GB'
-const DAY_MS = 86_400_000
 
 type Method = 'model' | 'seasonal_naive' | 'mean_28' | 'r_ets' | 'r_stlf'
 const METHODS: readonly Method[] = ['model', 'seasonal_naive', 'mean_28', 'r_ets', 'r_stlf']

@@ -3,6 +3,7 @@ import { refitForecasts } from '../src/analytics/forecast-refit.js'
 import { createItem } from '../test/helpers/inventory.js'
 import { createConnection, createPosTestContext } from '../test/pos/pos-helpers.js'
 import { syntheticSeries } from './forecast-series.js'
+import { DAY_MS } from '../src/platform/zoned-time.js'
 
 /**
  * The stored-forecast refit end to end on the embedded database (or DATABASE_URL): ITEMS items (default
@@ -12,7 +13,6 @@ import { syntheticSeries } from './forecast-series.js'
 
 const ITEMS = Number(process.env.ITEMS ?? 200)
 const DAYS = 180
-const DAY_MS = 86_400_000
 const NOW = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS - DAY_MS / 2)
 
 async function main(): Promise<void> {

@@ -1,4 +1,5 @@
 import { checksForDay, MENU, seededRandom } from '../src/pos/simulation/bar-data.js'
+import { DAY_MS } from '../src/platform/zoned-time.js'
 
 /**
  * Daily demand series of known structure for the forecast benches, deterministic per seed: each family
@@ -22,7 +23,6 @@ export const SYNTHETIC_FAMILIES: readonly Family[] = ['weekly', 'trend_up', 'tre
 
 /** A bar's week (0 = the series' first day), as the POS simulator uses: Friday and Saturday busiest. */
 const BAR_WEEK = [1.0, 0.6, 0.7, 0.8, 1.2, 1.9, 2.1]
-const DAY_MS = 86_400_000
 
 class Sampler {
   readonly random: () => number

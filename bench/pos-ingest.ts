@@ -13,6 +13,7 @@ import { executeSyncRun, RUN_LEASE_MS } from '../src/pos/sync-runner.js'
 import { claimNextRun, insertRunUnlessRunning } from '../src/pos/sync-runs.repository.js'
 import { findVendor } from '../src/pos/vendor-registry.js'
 import { openScratchPostgres } from '../test/helpers/context.js'
+import { DAY_MS } from '../src/platform/zoned-time.js'
 
 /**
  * POS sync ingest, end to end: a vendor simulator on loopback serves the simulated bar's sales; one sync
@@ -29,7 +30,6 @@ import { openScratchPostgres } from '../test/helpers/context.js'
 
 /** Lines the simulated bar sells a day on average at volume 1 (10,321 lines over 30 days, measured with seed 1). */
 const LINES_PER_DAY = 344
-const DAY_MS = 86_400_000
 /** The sync runner's staging batch. */
 const STAGE_BATCH = 5_000
 /** The sync run reads seed 1's bar, the fetch-only pass seed 2's: each starts with cold simulator caches. */
@@ -100,6 +100,7 @@ async function main() {
     posRetryWaitMs: 5_000,
     posRequestTimeoutMs: 10_000,
     posRunBudgetMs: 1_800_000,
+    posOAuthApps: {},
     webhookAllowPrivate: false,
   })
   const database = await openScratchDatabase(values.db)

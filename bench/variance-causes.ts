@@ -3,6 +3,7 @@ import { type Caller, json, type TestContext } from '../test/helpers/context.js'
 import { createItem } from '../test/helpers/inventory.js'
 import { createConnection, createPosTestContext } from '../test/pos/pos-helpers.js'
 import { seededRandom } from '../src/pos/simulation/bar-data.js'
+import { DAY_MS } from '../src/platform/zoned-time.js'
 
 /**
  * Labelled detection bench of the variance causes (docs/variance-causes.md, "Detection bench"): seeded
@@ -22,7 +23,6 @@ type Shape = (typeof SHAPES)[number]
 
 const ITEMS_PER_CASE = 20
 const WEEKS = 4
-const DAY_MS = 86_400_000
 /** 1.5 oz pours of 1 L bottles, in bottles. */
 const POUR_OZ = 1.5
 const POUR = (POUR_OZ * 29.5735) / 1000

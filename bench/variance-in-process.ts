@@ -3,6 +3,7 @@ import { sql } from 'kysely'
 import { openPostgres } from '../src/platform/db/connect.js'
 import type { Tenant } from '../src/platform/db/database.js'
 import { varianceReport } from '../src/analytics/variance.service.js'
+import { DAY_MS } from '../src/platform/zoned-time.js'
 
 /**
  * The variance report called in this process against a database the analytics bench kept
@@ -14,7 +15,6 @@ import { varianceReport } from '../src/analytics/variance.service.js'
  * comparing outputs byte for byte.
  */
 
-const DAY_MS = 86_400_000
 const WARM_UP = 2
 
 const url = process.env.BENCH_REUSE

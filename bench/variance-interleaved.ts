@@ -5,6 +5,7 @@ import { openPostgres } from '../src/platform/db/connect.js'
 import type { Tenant } from '../src/platform/db/database.js'
 import { varianceReport } from '../src/analytics/variance.service.js'
 import { referenceMs } from './machine-speed.js'
+import { DAY_MS } from '../src/platform/zoned-time.js'
 
 /**
  * The variance report of this build against another build's (an earlier commit's `dist/`, copied aside),
@@ -17,7 +18,6 @@ import { referenceMs } from './machine-speed.js'
  * pair (its first figure is the one to read: later ones run optimized by the JIT).
  */
 
-const DAY_MS = 86_400_000
 const WARM_UP = 3
 
 const url = process.env.BENCH_REUSE

@@ -35,6 +35,7 @@ import {
   upsertForecasts,
 } from './forecast.repository.js'
 import { shiftDate } from './report-period.js'
+import { DAY_MS } from '../platform/zoned-time.js'
 
 /** Items fitted per transaction: a crash loses at most this many fits, and the lease is renewed per chunk. */
 export const REFIT_CHUNK_SIZE = 25
@@ -54,7 +55,6 @@ export const RETRY_MAX_MS = 6 * 3_600_000
  * it saw falls due.
  */
 const WORKER_INTERVAL_MS = 60_000
-const DAY_MS = 86_400_000
 /** Stored precision of forecast values (numeric(20, 6)). */
 const STORED_DECIMALS = 6
 

@@ -6,13 +6,12 @@ import { type LocationBounds, PERCENT_DECIMALS } from './report-period.js'
 import { type PlannedItem, planReportWindows } from './variance.service.js'
 import { type MeasuredWindow, measureWindows } from './variance-windows.js'
 import { windowMoney, type WindowMoney } from './window-costs.js'
+import { DAY_MS } from '../platform/zoned-time.js'
 
 /**
  * The facts the performance, staff and category reports share (docs/metrics.md): the period's sale lines
  * with the usage each recorded, and the items' count windows as the variance report measures them.
  */
-
-const DAY_MS = 86_400_000
 
 /** One item's usage by one sale line, costed at the unit cost stored with the usage. */
 export interface CostedUsage {

@@ -4,6 +4,7 @@ import type { Executor, Tenant } from '../platform/db/database.js'
 import { invalidParameter } from '../platform/errors.js'
 import { allLocations } from '../locations/locations.service.js'
 import { analyticsErrors } from './analytics.errors.js'
+import { DAY_MS } from '../platform/zoned-time.js'
 
 /**
  * A report's period: two business dates, both inclusive. Each location turns them into moments with its
@@ -21,7 +22,6 @@ export interface ReportPeriod {
 export const PERCENT_DECIMALS = 2
 export const DEFAULT_PERIOD_DAYS = 30
 export const MAX_PERIOD_DAYS = 366
-const DAY_MS = 86_400_000
 const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/
 
 /**

@@ -8,6 +8,7 @@ import { type Decimal, decimal, percentShownAt, scaledOut, sum, toScaled, ZERO }
 import type { WindowFacts } from './variance-causes.js'
 import { mayStoreWindows, storeWindows, type WindowNumbers, type WindowTotals } from './count-windows.repository.js'
 import type { CountPoint, EarlierWindow } from './window-plan.repository.js'
+import { DAY_MS } from '../platform/zoned-time.js'
 
 /**
  * Count windows: an item's usage between two of its counts. actual = opening + deliveries + transfers in
@@ -15,7 +16,6 @@ import type { CountPoint, EarlierWindow } from './window-plan.repository.js'
  * is usage explained apart (DECISIONS, Analytics → Variance).
  */
 
-const DAY_MS = 86_400_000
 /** Earlier windows the cause rules look at. */
 export const PREVIOUS_WINDOWS = 6
 /** Decimals a window's quantities are exact to, as scaled integers (usage is stored with 8, counts and deliveries with 4). */

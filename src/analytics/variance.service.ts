@@ -23,11 +23,11 @@ import {
 } from './variance-windows.js'
 import { windowMoney, type WindowMoney } from './window-costs.js'
 import { type ItemPlan, plannedWindows, type PlannedWindow, type WindowChoice } from './window-plan.repository.js'
+import { DAY_MS } from '../platform/zoned-time.js'
 
 /** A count older than this before the period's end makes an item's figures stale. */
 const STALE_COUNT_DAYS = 14
 const UNMAPPED_LISTED = 10
-const DAY_MS = 86_400_000
 
 export interface PlannedItem {
   item: ReportItem

@@ -30,6 +30,7 @@ import { orderingErrors } from './ordering.errors.js'
 import type { CreateOrderBody, ListOrdersQuery, Order, OrderDeleted, OrderLineInput, ReceiptLineInput, ReceiveOrderBody, UpdateOrderBody } from './ordering.schemas.js'
 import type { OrderStatus } from './ordering.tables.js'
 import { cancelUnsentDispatch, findDispatch, insertDispatch } from './purchase-orders.repository.js'
+import { DAY_MS } from '../platform/zoned-time.js'
 
 /** How the service was configured: whether submitted purchase orders are e-mailed. */
 export interface OrderingOptions {
@@ -45,8 +46,6 @@ const TRANSITIONS: Record<OrderStatus, readonly OrderStatus[]> = {
   delivered: [],
   cancelled: [],
 }
-
-const DAY_MS = 86_400_000
 
 function checkTransition(order: OrderRow, to: OrderStatus): void {
   const allowed = TRANSITIONS[order.status]

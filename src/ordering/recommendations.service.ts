@@ -11,10 +11,10 @@ import { type Catalog, catalogPrice, distributorSells } from './order-pricing.js
 import type { Recommendation, Recommendations, RecommendationsQuery } from './ordering.schemas.js'
 import { quantitiesOnOrder } from './orders.repository.js'
 import { safetyStock } from './safety-stock.js'
+import { DAY_MS } from '../platform/zoned-time.js'
 
 /** Past the stored forecast's days, each further day is the mean of its last this many days. */
 export const EXTENSION_DAYS = 7
-const DAY_MS = 86_400_000
 const PAGE_SIZE = 100
 
 async function allItems(db: Executor, tenant: Tenant, location: string | undefined): Promise<InventoryItem[]> {

@@ -1,6 +1,16 @@
 import { resolve } from 'node:path'
 import { DEFAULT_DATABASE_TIMEOUTS, DEFAULT_PGLITE_QUEUE_LIMIT, type DatabaseTimeouts } from './db/connect.js'
 
+/**
+ * This deployment's OAuth application at a POS vendor: the client that renews the vendor's OAuth access
+ * tokens. Without a client id an expired token cannot be renewed (the bar must connect again).
+ */
+export interface PosOAuthApp {
+  clientId: string | undefined
+  /** Sent with the client id when set (Square's code flow; its PKCE flow and Clover have none). */
+  clientSecret?: string | undefined
+}
+
 /** Everything the service reads from its environment, validated once at start. */
 export interface Config {
   port: number
@@ -41,6 +51,8 @@ export interface Config {
    * stops the run at once (rate_limited), keeping what it read for the next run to resume from.
    */
   posRunBudgetMs: number
+  /** This deployment's OAuth applications by pos_type (square, clover): what renews OAuth connections' tokens. */
+  posOAuthApps: Record<string, PosOAuthApp>
   /** The bearer token GET /metrics requires; undefined: /metrics is off (404). */
   metricsToken: string | undefined
   /**
@@ -122,6 +134,11 @@ function emailAddress(env: Env, name: string, fallback: string): string {
   return raw.trim()
 }
 
+/** A free-form value, or undefined when unset or empty. */
+function text(env: Env, name: string): string | undefined {
+  return env[name] || undefined
+}
+
 const MIN_TOKEN_LENGTH = 16
 
 /** A shared secret of at least 16 printable characters without spaces, or undefined when unset. */
@@ -182,6 +199,10 @@ export function loadConfig(env: Env = process.env): Config {
     posRetryWaitMs: positiveInteger(env, 'BARSTOCK_POS_RETRY_WAIT_SECONDS', 300, 3600) * 1000,
     posRequestTimeoutMs: positiveInteger(env, 'BARSTOCK_POS_REQUEST_TIMEOUT_SECONDS', 10, 600) * 1000,
     posRunBudgetMs: positiveInteger(env, 'BARSTOCK_POS_RUN_BUDGET_SECONDS', 1800, 86_400) * 1000,
+    posOAuthApps: {
+      square: { clientId: text(env, 'SQUARE_APPLICATION_ID'), clientSecret: text(env, 'SQUARE_APPLICATION_SECRET') },
+      clover: { clientId: text(env, 'CLOVER_APP_ID') },
+    },
     metricsToken: token(env, 'BARSTOCK_METRICS_TOKEN'),
     forecastRefitDelayMs: positiveInteger(env, 'BARSTOCK_FORECAST_REFIT_DELAY_SECONDS', 60, 3600) * 1000,
   }

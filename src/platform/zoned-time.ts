@@ -1,3 +1,6 @@
+/** Milliseconds in a day of 24 hours (a UTC day; a zoned day can be an hour shorter or longer). */
+export const DAY_MS = 86_400_000
+
 /** A wall-clock time with no zone: what a clock on the wall of some place shows. */
 export interface WallTime {
   year: number
@@ -65,8 +68,6 @@ export function wallTimeAsUtc(wall: WallTime): number | undefined {
     date.getUTCSeconds() === wall.second
   return exists ? date.getTime() : undefined
 }
-
-const DAY_MS = 86_400_000
 
 /**
  * The moment when clocks in `timeZone` (IANA) show `utcWall` (a wall time written as a UTC timestamp).

@@ -1,4 +1,5 @@
 import type { Wait } from '../platform/background.js'
+import type { PosOAuthApp } from '../platform/config.js'
 import type { Dispatcher } from 'undici'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { TObject } from 'typebox'
@@ -114,6 +115,8 @@ export interface PosAdapterOptions {
   baseUrl: string
   /** Called when the vendor rotated a single-use refresh token; the core stores the new credentials. */
   onCredentialsRotated?: (credentials: PosCredentials) => void | Promise<void>
+  /** This deployment's OAuth application at the vendor (Config.posOAuthApps), for a vendor that renews OAuth tokens. */
+  oauthApp?: PosOAuthApp | undefined
   /** Per-request timeout, ms (default 10 000). */
   timeoutMs?: number
   /** Longest a 429 Retry-After is waited out inside a run before giving up with rate_limited (default 5 s). */

@@ -27,7 +27,10 @@ export class PosGateway {
   private publicOnly: Agent | undefined
 
   constructor(
-    private readonly config: Pick<Config, 'secretKey' | 'dataDir' | 'posBaseUrls' | 'posRetryWaitMs' | 'posRequestTimeoutMs' | 'posRunBudgetMs' | 'webhookAllowPrivate'>,
+    private readonly config: Pick<
+      Config,
+      'secretKey' | 'dataDir' | 'posBaseUrls' | 'posRetryWaitMs' | 'posRequestTimeoutMs' | 'posRunBudgetMs' | 'posOAuthApps' | 'webhookAllowPrivate'
+    >,
     private readonly resolver: Resolver = systemResolver,
   ) {}
 
@@ -89,7 +92,13 @@ export class PosGateway {
     onCredentialsRotated?: (credentials: PosCredentials) => Promise<void>,
   ): Promise<PosAdapter> {
     const endpoint = await this.endpoint(vendor, environment, credentials)
-    return vendor.createAdapter({ credentials, ...endpoint, timeoutMs: this.config.posRequestTimeoutMs, ...(onCredentialsRotated && { onCredentialsRotated }) })
+    return vendor.createAdapter({
+      credentials,
+      ...endpoint,
+      oauthApp: this.config.posOAuthApps[vendor.posType],
+      timeoutMs: this.config.posRequestTimeoutMs,
+      ...(onCredentialsRotated && { onCredentialsRotated }),
+    })
   }
 
   /**
@@ -109,6 +118,7 @@ export class PosGateway {
     const timeouts = { timeoutMs: this.config.posRequestTimeoutMs, maxRetryWaitMs: this.config.posRetryWaitMs }
     const now = () => run.clock().getTime()
     const runBudget = { endsAt: now() + this.config.posRunBudgetMs, seconds: this.config.posRunBudgetMs / 1000, now }
-    return vendor.createAdapter({ credentials, ...endpoint, onCredentialsRotated, ...timeouts, runBudget, signal: run.signal, wait: run.wait })
+    const oauthApp = this.config.posOAuthApps[vendor.posType]
+    return vendor.createAdapter({ credentials, ...endpoint, oauthApp, onCredentialsRotated, ...timeouts, runBudget, signal: run.signal, wait: run.wait })
   }
 }

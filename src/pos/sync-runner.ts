@@ -22,6 +22,7 @@ import {
 } from './sales.repository.js'
 import { findSalesCheckpoint, finishRun, lockRun, releaseRun, type SalesCheckpoint, saveSalesCheckpoint, SYNC_RUN_QUEUE, type SyncRunRow } from './sync-runs.repository.js'
 import { findVendor } from './vendor-registry.js'
+import { DAY_MS } from '../platform/zoned-time.js'
 
 /**
  * One sync run, start to end. Sales are fetched page by page and staged in short transactions (so the
@@ -42,7 +43,6 @@ const STAGE_BATCH_LINES = 5_000
 const STAGE_BATCHES_IN_FLIGHT = 2
 /** How long a claimed run stays with its worker without a heartbeat (the worker extends it every 10 s). */
 export const RUN_LEASE_MS = 60_000
-const DAY_MS = 86_400_000
 
 /** A failure with the code the run records and pos.sync_failed carries. */
 export class SyncFailure extends Error {

@@ -3,8 +3,7 @@ import { CompiledQuery } from 'kysely'
 import { type Caller, json, type TestContext } from '../helpers/context.js'
 import { refitForecasts } from '../../src/analytics/forecast-refit.js'
 import { createConnection } from '../pos/pos-helpers.js'
-
-export const DAY_MS = 86_400_000
+import { DAY_MS } from '../../src/platform/zoned-time.js'
 
 /** A moment `days` days before now at `hour`:00 UTC. */
 export function daysAgo(days: number, hour = 12): string {

@@ -6,13 +6,13 @@ import type { BackgroundLoop } from '../../src/platform/background.js'
 import { json, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { createConnection, createPosTestContext } from '../pos/pos-helpers.js'
+import { DAY_MS } from '../../src/platform/zoned-time.js'
 
 /**
  * Stored forecasts follow new history within BARSTOCK_FORECAST_REFIT_DELAY_SECONDS, with the real
  * forecast worker on the real clock (forecast.test.ts moves an injected one).
  */
 const DELAY_SECONDS = 1
-const DAY_MS = 86_400_000
 
 let ctx: TestContext
 let worker: BackgroundLoop | undefined

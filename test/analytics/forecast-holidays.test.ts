@@ -4,6 +4,7 @@ import { json, type Caller, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { createConnection, createPosTestContext } from '../pos/pos-helpers.js'
 import { refitForecasts } from '../../src/analytics/forecast-refit.js'
+import { DAY_MS } from '../../src/platform/zoned-time.js'
 
 let ctx: TestContext
 before(async () => {
@@ -11,7 +12,6 @@ before(async () => {
 })
 after(() => ctx.close())
 
-const DAY_MS = 86_400_000
 /** The workers' clock: Saturday 20 Dec 2025, noon UTC. main_bar (UTC, cut-off 04:00) last closed 19 Dec; forecasts start 20 Dec. */
 const NOW = new Date('2025-12-20T12:00:00.000Z')
 /** Over two years of history: Christmas 2023 and 2024 and the weeks around them are in it. */

@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test'
 import { json, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { createPosTestContext } from '../pos/pos-helpers.js'
-import { DAY_MS, sellDaily } from './analytics-helpers.js'
+import { sellDaily } from './analytics-helpers.js'
+import { DAY_MS } from '../../src/platform/zoned-time.js'
 
 let ctx: TestContext
 before(async () => {

@@ -3,7 +3,8 @@ import { after, before, test } from 'node:test'
 import { refitForecasts } from '../../src/analytics/forecast-refit.js'
 import { createTestContext, json, type TestContext } from '../helpers/context.js'
 import { createItem, createLocations } from '../helpers/inventory.js'
-import { DAY_MS, refitClock } from './analytics-helpers.js'
+import { refitClock } from './analytics-helpers.js'
+import { DAY_MS } from '../../src/platform/zoned-time.js'
 
 let ctx: TestContext
 before(async () => {

@@ -7,6 +7,7 @@ import { createConnection, createPosTestContext } from '../pos/pos-helpers.js'
 import { type DemandModel, REFIT_CHUNK_SIZE, refitForecasts, RETRY_DELAY_MS, runDueRefit } from '../../src/analytics/forecast-refit.js'
 import { forecastDemand } from '../../src/analytics/forecast/index.js'
 import { scrape } from '../helpers/prometheus.js'
+import { DAY_MS } from '../../src/platform/zoned-time.js'
 
 const METRICS_TOKEN = 'forecast-refit-metrics-token'
 let ctx: TestContext
@@ -15,7 +16,6 @@ before(async () => {
 })
 after(() => ctx.close())
 
-const DAY_MS = 86_400_000
 const MINUTE_MS = 60_000
 /** The workers' clock: Saturday 20 Dec 2025, noon UTC. main_bar (UTC, cut-off 04:00) last closed 19 Dec; forecasts start 20 Dec. */
 const NOW = new Date('2025-12-20T12:00:00.000Z')

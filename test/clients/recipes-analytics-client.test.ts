@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { clientTestFile, succeeded } from '../helpers/api-client.js'
+import { DAY_MS } from '../../src/platform/zoned-time.js'
 
 // Settings, recipes and the analytics reports read through the generated client against a listening
 // server: each report's answer, and each refusal, is checked against the document.
@@ -63,7 +64,7 @@ describe('analytics reports through the client', () => {
       [20, 6],
       [1, 4.5],
     ] as const) {
-      const countedAt = new Date(Date.now() - daysAgo * 86_400_000).toISOString()
+      const countedAt = new Date(Date.now() - daysAgo * DAY_MS).toISOString()
       succeeded(await api.POST('/v1/inventory/count', { body: { location: 'main_bar', counted_by: 'Maria', counted_at: countedAt, items: [{ item_id: gin.id, quantity }] } }))
     }
     // The answers' shapes are checked against the document by the client itself; here, that they succeed.

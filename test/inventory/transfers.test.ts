@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { listEvents } from '../../src/platform/outbox.js'
 import { type Caller, createTestContext, json, type TestContext } from '../helpers/context.js'
 import { createItem, createLocations } from '../helpers/inventory.js'
+import { DAY_MS } from '../../src/platform/zoned-time.js'
 
 let ctx: TestContext
 before(async () => {
@@ -152,7 +153,7 @@ describe('POST /v1/inventory/transfers', () => {
         'invalid_parameter',
         'items[1].item_id',
       ],
-      [{ transferred_at: new Date(Date.now() + 86_400_000).toISOString(), items: [{ item_id: store.id, quantity: 1 }] }, 400, 'invalid_parameter', 'transferred_at'],
+      [{ transferred_at: new Date(Date.now() + DAY_MS).toISOString(), items: [{ item_id: store.id, quantity: 1 }] }, 400, 'invalid_parameter', 'transferred_at'],
       [
         {
           items: [

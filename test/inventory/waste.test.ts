@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { listEvents } from '../../src/platform/outbox.js'
 import { type Caller, createTestContext, json, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
+import { DAY_MS } from '../../src/platform/zoned-time.js'
 
 let ctx: TestContext
 before(async () => {
@@ -88,7 +89,7 @@ describe('POST /v1/inventory/waste', () => {
       [line({ item_id: 'item_missing' }), 404, 'item_not_found'],
       [line({ item_id: elsewhere.id }), 400, 'invalid_parameter', 'items[0].item_id'],
       [{ location: 'nowhere', ...line({}) }, 404, 'location_not_found'],
-      [{ occurred_at: new Date(Date.now() + 86_400_000).toISOString(), ...line({}) }, 400, 'invalid_parameter', 'occurred_at'],
+      [{ occurred_at: new Date(Date.now() + DAY_MS).toISOString(), ...line({}) }, 400, 'invalid_parameter', 'occurred_at'],
     ]
     for (const [body, status, code, parameter] of cases) {
       const response = await recordWaste(caller, body)

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { createTestContext, json, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { createDistributor, createOrder, eventsOf, ok, shipOrder, snapshot } from './fixtures.js'
+import { DAY_MS } from '../../src/platform/zoned-time.js'
 
 let ctx: TestContext
 before(async () => {
@@ -378,7 +379,7 @@ describe('POST /v1/orders/:id/submit', () => {
     const submitted = json(response).data
     assert.equal(submitted.id, order.id)
     assert.equal(submitted.status, 'submitted')
-    assert.equal(Date.parse(submitted.estimated_delivery) - Date.parse(submitted.submitted_at), 4 * 86_400_000)
+    assert.equal(Date.parse(submitted.estimated_delivery) - Date.parse(submitted.submitted_at), 4 * DAY_MS)
     assert.deepEqual(submitted.purchase_order, { status: 'skipped', attempts: 0, last_error: null, sent_at: null })
     assert.deepEqual(await eventsOf(ctx, caller, 'order.submitted'), [
       {

@@ -7,6 +7,7 @@ import { createDistributor, createOrder, ok } from './fixtures.js'
 import { refitForecasts } from '../../src/analytics/forecast-refit.js'
 import { totalErrorStdDev } from '../../src/analytics/forecast/index.js'
 import { safetyStock } from '../../src/ordering/safety-stock.js'
+import { DAY_MS } from '../../src/platform/zoned-time.js'
 
 let ctx: TestContext
 before(async () => {
@@ -14,7 +15,6 @@ before(async () => {
 })
 after(() => ctx.close())
 
-const DAY_MS = 86_400_000
 /** The refit's clock: yesterday noon UTC, so every sale is in the past. main_bar (UTC, cut-off 04:00) last closed the day before. */
 const CLOCK = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS - DAY_MS / 2)
 

@@ -21,6 +21,12 @@ test('defaults follow the run contract', () => {
   assert.deepEqual([quick.probeMs, quick.stallCheckMs], [500, 750])
 })
 
+test('the POS OAuth applications come from their vendor-named variables, an empty one being unset', () => {
+  assert.deepEqual(loadConfig({}).posOAuthApps, { square: { clientId: undefined, clientSecret: undefined }, clover: { clientId: undefined } })
+  const env = { SQUARE_APPLICATION_ID: 'sq0idp-app', SQUARE_APPLICATION_SECRET: '', CLOVER_APP_ID: 'CLOVERAPP' }
+  assert.deepEqual(loadConfig(env).posOAuthApps, { square: { clientId: 'sq0idp-app', clientSecret: undefined }, clover: { clientId: 'CLOVERAPP' } })
+})
+
 test('each bad value is refused with a message naming its variable', () => {
   const cases: [Record<string, string>, string][] = [
     [{ PORT: '70000' }, 'PORT'],

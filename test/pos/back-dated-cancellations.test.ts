@@ -9,6 +9,7 @@ import { createLightspeedSimulator, DEFAULT_LOCATION_SETUP } from '../../src/pos
 import { type Caller, json } from '../helpers/context.js'
 import { groundTruth, mapEveryPosItem, unitsTaken } from './vendors/ground-truth-helpers.js'
 import { runSync, usePosFixture, waitForSync } from './pos-helpers.js'
+import { DAY_MS } from '../../src/platform/zoned-time.js'
 
 /**
  * K-Series dates a back-office cancellation to the original sale and has no listing by the time it was
@@ -17,7 +18,6 @@ import { runSync, usePosFixture, waitForSync } from './pos-helpers.js'
  * and taken back on a connection whose sales_reread_hours reaches it.
  */
 
-const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
 const NOON_MS = 12 * HOUR_MS
 const SEED = 41

@@ -5,6 +5,7 @@ import { startSimulatorServer, type RunningSimulator } from '../../src/pos/simul
 import { lightspeedVendor } from '../../src/pos/vendors/lightspeed/index.js'
 import { json, type TestContext } from '../helpers/context.js'
 import { createPosTestContext, runSync, startWorker, waitForSync } from './pos-helpers.js'
+import { DAY_MS } from '../../src/platform/zoned-time.js'
 
 /**
  * Lightspeed dates back-office cancellations to the original transaction: an incremental run reads the
@@ -45,5 +46,5 @@ test('an incremental Lightspeed run reads from two days before its cursor', asyn
   financialsPaths.length = 0
   assert.equal((await runSync(ctx, caller, connectionId, 'incremental')).status, 'completed')
   const from = decodeURIComponent(financialsPaths[0]?.split('/financials/')[1]?.split('/')[0] ?? '')
-  assert.equal(from, new Date(cursor.sales_cursor!.getTime() - 2 * 86_400_000).toISOString())
+  assert.equal(from, new Date(cursor.sales_cursor!.getTime() - 2 * DAY_MS).toISOString())
 })

@@ -5,6 +5,7 @@ import { createPosTestContext, createConnection, SQUARE_CREDENTIALS } from './po
 import { PosGateway } from '../../src/pos/pos-gateway.js'
 import { findVendor } from '../../src/pos/vendor-registry.js'
 import { scheduleDueSyncs } from '../../src/pos/sync-worker.js'
+import { DAY_MS } from '../../src/platform/zoned-time.js'
 
 let ctx: TestContext
 before(async () => {
@@ -84,7 +85,7 @@ describe('POST /v1/pos/connections', () => {
     assert.equal(row?.triggered_by, caller.keyId)
     const { next_sync_at } = await ctx.database.db.selectFrom('pos_connections').select('next_sync_at').where('id', '=', connection.id).executeTakeFirstOrThrow()
     const createdMs = Date.parse(connection.created_at)
-    assert.ok(Math.abs(next_sync_at.getTime() - (createdMs + 86_400_000)) < 60_000, `next sync ${next_sync_at.toISOString()} is a day after ${connection.created_at}`)
+    assert.ok(Math.abs(next_sync_at.getTime() - (createdMs + DAY_MS)) < 60_000, `next sync ${next_sync_at.toISOString()} is a day after ${connection.created_at}`)
     const second = await ctx.request('POST', `/v1/pos/connections/${connection.id}/sync`, { key: caller.key, body: {} })
     assert.equal(second.statusCode, 409, 'the first run is still queued')
     assert.equal(json(second).error.details.sync_id, connection.first_sync_id)

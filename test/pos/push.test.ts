@@ -5,6 +5,7 @@ import { type Caller, json, type TestContext } from '../helpers/context.js'
 import { findVendor } from '../../src/pos/vendor-registry.js'
 import { cloverWebhookMessage, cloverWebhookVerification } from '../../src/pos/vendors/clover/clover.simulator.js'
 import { createPosTestContext, runFirstSync, startWorker, waitForSync } from './pos-helpers.js'
+import { DAY_MS } from '../../src/platform/zoned-time.js'
 
 let ctx: TestContext
 before(async () => {
@@ -34,7 +35,7 @@ async function connect(caller: Caller, posType: string, extra: Record<string, un
 }
 
 /** A year before the sandbox bar's history: a first run there reads the menu and no sales, so it is quick. */
-const beforeTheBar = () => new Date(Date.now() - 365 * 86_400_000)
+const beforeTheBar = () => new Date(Date.now() - 365 * DAY_MS)
 
 /** A connection whose first run (asked for at create) is over, so a push may queue the next one. */
 async function connectAndSync(caller: Caller, posType: string, extra: Record<string, unknown> = {}) {

@@ -7,11 +7,11 @@ import { json } from '../helpers/context.js'
 import { assertRollupsMatchRaw } from '../analytics/analytics-helpers.js'
 import { createItem } from '../helpers/inventory.js'
 import { createSyncedConnection, itemQuantity, ledgerOf, runSync, startSwitchableSquare, usePosFixture, waitForSync } from './pos-helpers.js'
+import { DAY_MS } from '../../src/platform/zoned-time.js'
 
 // The vendor and the worker live a day ahead, so the items a test creates now have a day of sales after
 // their starting stock (sales sold before it are history and take no stock).
-const DAY_AHEAD_MS = 86_400_000
-const dayAhead = () => new Date(Date.now() + DAY_AHEAD_MS)
+const dayAhead = () => new Date(Date.now() + DAY_MS)
 
 /** The worker's waits (a Retry-After, a retry's back-off), ms: recorded and answered at once. */
 const waits: number[] = []

@@ -10,6 +10,7 @@ import { createSquareSimulator, DEFAULT_SQUARE_SIMULATOR_CONFIG } from '../../sr
 import { type Caller, json } from '../helpers/context.js'
 import { groundTruth, mapEveryPosItem, unitsTaken } from './vendors/ground-truth-helpers.js'
 import { runSync, usePosFixture, waitForSync } from './pos-helpers.js'
+import { DAY_MS } from '../../src/platform/zoned-time.js'
 
 /**
  * A run the vendor stops part way (a Retry-After longer than BARSTOCK_POS_RETRY_WAIT_SECONDS, or one
@@ -19,7 +20,6 @@ import { runSync, usePosFixture, waitForSync } from './pos-helpers.js'
  * resumes; the others start over (docs/pos.md).
  */
 
-const DAY_MS = 86_400_000
 const NOON_MS = 12 * 3_600_000
 const SEED = 31
 const HISTORY_DAYS = 6

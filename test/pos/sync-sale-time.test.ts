@@ -4,10 +4,11 @@ import { decimal } from '../../src/platform/decimal.js'
 import { json } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { createSyncedConnection, itemQuantity, ledgerOf, runSync, startSwitchableSquare, usePosFixture, waitForSync } from './pos-helpers.js'
+import { DAY_MS } from '../../src/platform/zoned-time.js'
 
 // The vendor and the worker live two days ahead: an item created now has two days of sales after its
 // starting stock, and thirty days before it.
-const AHEAD_MS = 2 * 86_400_000
+const AHEAD_MS = 2 * DAY_MS
 const twoDaysAhead = () => new Date(Date.now() + AHEAD_MS)
 
 const pos = usePosFixture({ square: () => startSwitchableSquare(11, twoDaysAhead) }, { clock: twoDaysAhead })

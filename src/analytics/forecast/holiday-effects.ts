@@ -1,6 +1,5 @@
 import { type PublicHoliday, publicHolidays } from './holidays.js'
-
-const DAY_MS = 86_400_000
+import { DAY_MS } from '../../platform/zoned-time.js'
 
 /** How far back past occurrences of a holiday are looked at: two years, so a yearly holiday has two. */
 export const HOLIDAY_LOOKBACK_DAYS = 730

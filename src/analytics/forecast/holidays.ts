@@ -1,6 +1,5 @@
 import Holidays from 'date-holidays'
-
-const DAY_MS = 86_400_000
+import { DAY_MS } from '../../platform/zoned-time.js'
 
 /** One parsed calendar per country code asked for (date-holidays builds its rules on construction). */
 const calendars = new Map<string, Holidays>()

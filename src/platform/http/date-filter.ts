@@ -1,8 +1,7 @@
 import { isStorableTime } from '../db/database.js'
 import { invalidParameter } from '../errors.js'
 import { isExistingDate, isInTheFuture } from '../zoned-time.js'
-
-const DAY_MS = 86_400_000
+import { DAY_MS } from '../zoned-time.js'
 
 /**
  * An ISO 8601 date or date-time of a list filter; a bare date as an upper bound covers its whole day.

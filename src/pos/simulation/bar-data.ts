@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto'
 import { decimal } from '../../platform/decimal.js'
 import { BoundedCache } from './bounded-cache.js'
+import { DAY_MS } from '../../platform/zoned-time.js'
 
 /**
  * The bar every simulator serves: one deterministic menu, staff and sales history per seed, which each
@@ -144,7 +145,6 @@ const MODIFIER_RATE = 0.15
 const VOID_AFTER_CLOSE_RATE = 0.01
 const REOPEN_RATE = 0.02
 const HOUR_MS = 3_600_000
-const DAY_MS = 86_400_000
 
 /** mulberry32: a small, fast, well-distributed PRNG; same seed, same sequence. */
 export function seededRandom(seed: number): () => number {

@@ -14,6 +14,7 @@ import {
 import type { Wait } from '../../../src/platform/background.js'
 import { checksClosedBetween, MENU, menuEntry, MODIFIERS, soldAsOf, STAFF } from '../../../src/pos/simulation/bar-data.js'
 import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'
+import { DAY_MS } from '../../../src/platform/zoned-time.js'
 
 /**
  * How long a test's adapter waits for its simulator: the simulator answers from the test's own process,
@@ -61,7 +62,7 @@ async function adapterFor(vendor: PosVendor, simulator: Partial<SimulatorOptions
 }
 
 /** The day before the simulators' yesterday. */
-const DAY_WINDOW = { start: new Date(NOW.getTime() - 2 * 86_400_000), end: new Date(NOW.getTime() - 86_400_000) }
+const DAY_WINDOW = { start: new Date(NOW.getTime() - 2 * DAY_MS), end: new Date(NOW.getTime() - DAY_MS) }
 
 function lineIdsOf(lines: PosSaleLine[]): string[] {
   return lines.map((line) => line.lineId).sort()
@@ -167,7 +168,7 @@ export function describeAdapterContract(vendor: PosVendor): void {
     })
 
     test('lists the history net of refunds and voids after close, with modifiers and lines added on reopening', async () => {
-      const start = new Date(NOW.getTime() - HISTORY_DAYS * 86_400_000)
+      const start = new Date(NOW.getTime() - HISTORY_DAYS * DAY_MS)
       const end = NOW
       const products = await (await adapterFor(vendor)).listProducts()
       const lines = await collectSales((await adapterFor(vendor)).listSales({ start, end }))
@@ -198,8 +199,8 @@ export function describeAdapterContract(vendor: PosVendor): void {
     })
 
     test('returns the same line ids when the same window is read twice', async () => {
-      const end = new Date(NOW.getTime() - 86_400_000)
-      const start = new Date(end.getTime() - 86_400_000)
+      const end = new Date(NOW.getTime() - DAY_MS)
+      const start = new Date(end.getTime() - DAY_MS)
       const first = await collectSales((await adapterFor(vendor)).listSales({ start, end }))
       const second = await collectSales((await adapterFor(vendor)).listSales({ start, end }))
       assert.deepEqual(first.map((line) => line.lineId).sort(), second.map((line) => line.lineId).sort())
@@ -210,8 +211,8 @@ export function describeAdapterContract(vendor: PosVendor): void {
         ? 'a listing stopped part way and given back the last position it reported lists the rest, missing nothing'
         : 'a listing reports no position: a stopped one starts over',
       async () => {
-        const end = new Date(NOW.getTime() - 86_400_000)
-        const window = { start: new Date(end.getTime() - 20 * 86_400_000), end }
+        const end = new Date(NOW.getTime() - DAY_MS)
+        const window = { start: new Date(end.getTime() - 20 * DAY_MS), end }
         const whole = await collectSales((await adapterFor(vendor)).listSales(window))
         // Each position with the lines taken when it was reported: it is reached once the caller asks for the page after.
         const positions: { position: string; after: number }[] = []

@@ -9,6 +9,7 @@ import { sendJson, startSimulatorServer, type RunningSimulator } from '../../../
 import { cloverVendor, createCloverVendor } from '../../../src/pos/vendors/clover/index.js'
 import { OpenApiContract } from '../../helpers/openapi-contract.js'
 import { describeAdapterContract, collectSales } from './adapter-contract.js'
+import { DAY_MS } from '../../../src/platform/zoned-time.js'
 
 describeAdapterContract(cloverVendor)
 
@@ -17,8 +18,6 @@ const SEED = 11
 const HISTORY_DAYS = 30
 const MERCHANT = cloverVendor.exampleCredentials.merchant_id!
 const vendorWithApp = createCloverVendor({ appId: 'BARSTOCKTESTAPP' })
-
-const DAY_MS = 86_400_000
 
 const running: RunningSimulator[] = []
 after(async () => {
@@ -164,6 +163,17 @@ describe('clover token renewal', () => {
     const withRotated = vendorWithApp.createAdapter({ credentials: rotations[0]!, baseUrl: simulator.url })
     await withRotated.verify()
     assert.equal(simulator.calls.get('/oauth/v2/refresh'), refreshesBefore, 'the rotated access token works without another refresh')
+  })
+
+  test("renews with the deployment's app the gateway hands over (oauthApp, from the Config)", async () => {
+    const simulator = await countedSimulator()
+    const rotations: PosCredentials[] = []
+    const oauthApp = { clientId: 'BARSTOCKTESTAPP' }
+    await cloverVendor
+      .createAdapter({ credentials: expiredCredentials, baseUrl: simulator.url, oauthApp, onCredentialsRotated: (rotated) => void rotations.push(rotated) })
+      .verify()
+    assert.equal(simulator.calls.get('/oauth/v2/refresh'), 1)
+    assert.equal(rotations.length, 1)
   })
 
   test('answers invalid_credentials for an expired token when no app id is configured to renew it', async () => {

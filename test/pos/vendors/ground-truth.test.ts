@@ -7,6 +7,7 @@ import { supportedPosTypes, findVendor } from '../../../src/pos/vendor-registry.
 import { type Caller, json, type TestContext } from '../../helpers/context.js'
 import { createPosTestContext, runSync, startWorker, waitForSync } from '../pos-helpers.js'
 import { groundTruth, mapEveryPosItem, unitsTaken } from './ground-truth-helpers.js'
+import { DAY_MS } from '../../../src/platform/zoned-time.js'
 
 /**
  * Every vendor, end to end: a simulated week and a half synced through the API in two runs (the second
@@ -15,7 +16,6 @@ import { groundTruth, mapEveryPosItem, unitsTaken } from './ground-truth-helpers
  * truth of what the bar sold, to 4 decimals.
  */
 
-const DAY_MS = 86_400_000
 const NOON_MS = 12 * 3_600_000
 const SEED = 23
 const HISTORY_DAYS = 7

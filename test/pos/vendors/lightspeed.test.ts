@@ -14,6 +14,7 @@ import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/si
 import type { LightspeedConfig } from '../../../src/pos/vendors/lightspeed/lightspeed.adapter.js'
 import { createLightspeedVendor, lightspeedVendor } from '../../../src/pos/vendors/lightspeed/index.js'
 import { describeAdapterContract, collectSales } from './adapter-contract.js'
+import { DAY_MS } from '../../../src/platform/zoned-time.js'
 
 describeAdapterContract(lightspeedVendor)
 
@@ -22,7 +23,6 @@ const SEED = 13
 const HISTORY_DAYS = 30
 const CREDENTIALS = lightspeedVendor.exampleCredentials
 const LOCATION = CREDENTIALS.business_location_id!
-const DAY_MS = 86_400_000
 const CATALOG = [...MENU, ...MODIFIERS]
 /** The simulated location keeps this item without a SKU. */
 const ITEM_WITHOUT_SKU = menuEntry('fries')

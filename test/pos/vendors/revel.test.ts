@@ -12,13 +12,13 @@ import type { RevelSimulatorOptions } from '../../../src/pos/vendors/revel/revel
 import { revelVendor } from '../../../src/pos/vendors/revel/index.js'
 import { OpenApiContract } from '../../helpers/openapi-contract.js'
 import { collectSales, describeAdapterContract, SIMULATOR_TIMEOUT_MS } from './adapter-contract.js'
+import { DAY_MS } from '../../../src/platform/zoned-time.js'
 
 describeAdapterContract(revelVendor)
 
 const NOW = new Date('2026-11-20T15:00:00.000Z')
 const SEED = 5
 const HISTORY_DAYS = 30
-const DAY_MS = 86_400_000
 const AUTH = { 'API-AUTHENTICATION': `${revelVendor.exampleCredentials.api_key}:${revelVendor.exampleCredentials.api_secret}` }
 /** Midday UTC: the simulated bar trades from 16:00 to 03:00, so windows cut here split no night. */
 const MIDDAY = 12 * 3_600_000

@@ -11,6 +11,7 @@ import { OIDC_PATH, pkceChallenge } from '../../../src/pos/vendors/simphony/simp
 import { guestCheckIdOf, postedToBiAt } from '../../../src/pos/vendors/simphony/simphony.simulator.js'
 import { simphonyVendor } from '../../../src/pos/vendors/simphony/index.js'
 import { collectSales, describeAdapterContract, SIMULATOR_TIMEOUT_MS } from './adapter-contract.js'
+import { DAY_MS } from '../../../src/platform/zoned-time.js'
 
 describeAdapterContract(simphonyVendor)
 
@@ -107,7 +108,7 @@ async function biCaller(url: string) {
 
 /** The first check of the bar's recent history that `fits`, and its line that does. */
 function findCheck(fits: (check: SimCheck) => SimLine | boolean | undefined): { check: SimCheck; line: SimLine } {
-  const checks = checksClosedBetween(SEED, new Date(NOW.getTime() - 20 * 86_400_000), new Date(NOW.getTime() - 3 * 86_400_000), { now: NOW, historyDays: HISTORY_DAYS })
+  const checks = checksClosedBetween(SEED, new Date(NOW.getTime() - 20 * DAY_MS), new Date(NOW.getTime() - 3 * DAY_MS), { now: NOW, historyDays: HISTORY_DAYS })
   for (const check of checks) {
     const fit = fits(check)
     if (fit) return { check, line: fit === true ? check.lines[0]! : fit }

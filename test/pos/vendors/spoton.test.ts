@@ -9,6 +9,7 @@ import { toPosSaleLines } from '../../../src/pos/vendors/spoton/spoton.mapper.js
 import { spotonVendor } from '../../../src/pos/vendors/spoton/index.js'
 import { OpenApiContract } from '../../helpers/openapi-contract.js'
 import { closeStartedSimulators, collectSales, describeAdapterContract, startRecordingSimulator } from './adapter-contract.js'
+import { DAY_MS } from '../../../src/platform/zoned-time.js'
 
 after(closeStartedSimulators)
 
@@ -38,7 +39,7 @@ describe('spoton adapter', () => {
     const simulator = await recordedSimulator()
     const adapter = spotonVendor.createAdapter({ credentials: spotonVendor.exampleCredentials, baseUrl: simulator.url })
     const end = new Date('2026-11-18T06:00:00.000Z')
-    const start = new Date(end.getTime() - 3 * 86_400_000)
+    const start = new Date(end.getTime() - 3 * DAY_MS)
     const lines = await collectSales(adapter.listSales({ start, end }))
 
     const ranges = simulator.requests.filter((url) => url.pathname.endsWith('/orders'))
@@ -82,7 +83,7 @@ describe('spoton adapter', () => {
     const simulator = await recordedSimulator()
     const adapter = spotonVendor.createAdapter({ credentials: spotonVendor.exampleCredentials, baseUrl: simulator.url })
     const end = new Date('2026-11-18T00:00:00.000Z')
-    const start = new Date(end.getTime() - 86_400_000)
+    const start = new Date(end.getTime() - DAY_MS)
     const lines = await collectSales(adapter.listSales({ start, end }))
     const checks = checksClosedBetween(SEED, start, end, { now: NOW, historyDays: HISTORY_DAYS }).filter((check) => check.reclosedAt === null)
     const ids = new Set(checks.map(orderId))
@@ -225,7 +226,7 @@ describe('spoton simulator, as the export API documents it', () => {
     contract.assertResponse('GET', '/locations/{locationId}/report-categories', 200, await get('/report-categories'))
     // A month of orders, by closing time with the orders changed meanwhile, and by update time.
     for (let day = 1; day <= HISTORY_DAYS; day++) {
-      const at = (daysAgo: number) => new Date(NOW.getTime() - daysAgo * 86_400_000).toISOString().replace('.000', '')
+      const at = (daysAgo: number) => new Date(NOW.getTime() - daysAgo * DAY_MS).toISOString().replace('.000', '')
       const range = (name: string) => `${name}Start=${at(day + 1)}&${name}End=${at(day)}`
       for (const query of [`${range('closedAt')}&includeUpdatedActivity=true`, range('updatedAt')]) {
         contract.assertResponse('GET', '/locations/{locationId}/orders', 200, await get(`/orders?${query}`))
@@ -249,7 +250,7 @@ describe('spoton simulator, as the export API documents it', () => {
 })
 
 describe('spoton sales over successive syncs', () => {
-  const history = checksClosedBetween(SEED, new Date(NOW.getTime() - HISTORY_DAYS * 86_400_000), new Date(NOW.getTime() - 3 * 86_400_000), { now: NOW, historyDays: HISTORY_DAYS })
+  const history = checksClosedBetween(SEED, new Date(NOW.getTime() - HISTORY_DAYS * DAY_MS), new Date(NOW.getTime() - 3 * DAY_MS), { now: NOW, historyDays: HISTORY_DAYS })
 
   function find(pick: (check: SimCheck, line: SimLine) => boolean): { check: SimCheck; line: SimLine } {
     for (const check of history) for (const line of check.lines) if (pick(check, line)) return { check, line }

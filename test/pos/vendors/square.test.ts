@@ -23,13 +23,13 @@ import {
 } from '../../../src/pos/vendors/square/square.request-shapes.js'
 import { OpenApiContract } from '../../helpers/openapi-contract.js'
 import { collectSales, describeAdapterContract, SIMULATOR_TIMEOUT_MS } from './adapter-contract.js'
+import { DAY_MS } from '../../../src/platform/zoned-time.js'
 
 describeAdapterContract(squareVendor)
 
 const NOW = new Date('2026-11-20T15:00:00.000Z')
 const SEED = 11
 const HISTORY_DAYS = 30
-const DAY_MS = 86_400_000
 const HISTORY_START = new Date(NOW.getTime() - HISTORY_DAYS * DAY_MS)
 
 const running: RunningSimulator[] = []
@@ -431,6 +431,16 @@ describe('square OAuth token renewal', () => {
     assert.equal(rotated.location_id, credentials.location_id)
     assert.ok(Value.Check(pkceVendor.credentialsSchema, rotated), 'the rotated credentials fit the schema')
     await rejectsWith(pkceVendor.createAdapter({ credentials, baseUrl: url }).verify(), 'invalid_credentials')
+  })
+
+  test("renews with the deployment's application the gateway hands over (oauthApp, from the Config)", async () => {
+    const { clock, url, calls } = await startWithClock()
+    const rotations: PosCredentials[] = []
+    const credentials = oauthCredentials(new Date(clock.now.getTime() + 60_000))
+    const oauthApp = { clientId: APPLICATION_ID, clientSecret: undefined }
+    await squareVendor.createAdapter({ credentials, baseUrl: url, oauthApp, onCredentialsRotated: (rotated) => void rotations.push(rotated) }).verify()
+    assert.equal(calls.get('POST /oauth2/token'), 1)
+    assert.equal(rotations.length, 1)
   })
 
   test('renews a token Square refuses as expired and retries the call', async () => {

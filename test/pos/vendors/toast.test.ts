@@ -10,13 +10,13 @@ import { toastDate, type ToastCheck, type ToastOrder, type ToastRestaurantMenus,
 import { mapOrderLines } from '../../../src/pos/vendors/toast/toast.mapper.js'
 import { OpenApiContract } from '../../helpers/openapi-contract.js'
 import { describeAdapterContract, collectSales } from './adapter-contract.js'
+import { DAY_MS } from '../../../src/platform/zoned-time.js'
 
 describeAdapterContract(toastVendor)
 
 const NOW = new Date('2026-11-20T15:00:00.000Z')
 const SEED = 13
 const HISTORY_DAYS = 30
-const DAY_MS = 86_400_000
 const LOGIN = 'POST /authentication/v1/authentication/login'
 
 const running: RunningSimulator[] = []

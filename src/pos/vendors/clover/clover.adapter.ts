@@ -21,6 +21,7 @@ import {
 } from './clover.client.js'
 import { toPosModifierProducts, toPosProduct, toPosSaleLines, toPosStaffMember, type CloverPaidTimeField } from './clover.mapper.js'
 import { transportOf } from '../vendor-http.js'
+import { RenewableAccessToken, type RenewedTokens } from '../oauth-renewal.js'
 
 export const CLOVER_REGIONS = ['na', 'eu', 'la'] as const
 
@@ -71,15 +72,14 @@ const ORDER_EXPANSIONS = 'lineItems,lineItems.modifications,employee,payments,re
 
 export class CloverAdapter implements PosAdapter, CloverTokenSource {
   private readonly client: CloverClient
-  private credentials: PosCredentials
-  private expiresAt: Date | undefined
-  private renewal: Promise<void> | undefined
+  private readonly tokens: RenewableAccessToken
 
   constructor(
     private readonly options: PosAdapterOptions,
     private readonly config: CloverConfig,
   ) {
-    this.credentials = { ...options.credentials }
+    // Clover says when a token expires only when it issues one: a stored token is renewed when refused.
+    this.tokens = new RenewableAccessToken(options, { refresh: (credentials) => this.refreshTokens(credentials), renewBeforeExpiryMs: RENEW_BEFORE_EXPIRY_MS }, undefined)
     this.client = new CloverClient({
       baseUrl: options.baseUrl,
       merchantId: options.credentials.merchant_id ?? '',
@@ -88,17 +88,12 @@ export class CloverAdapter implements PosAdapter, CloverTokenSource {
     })
   }
 
-  async accessToken(): Promise<string> {
-    const expiresSoon = this.expiresAt !== undefined && this.expiresAt.getTime() - Date.now() < RENEW_BEFORE_EXPIRY_MS
-    if (expiresSoon && this.credentials.refresh_token) await this.renew()
-    return this.credentials.access_token ?? ''
+  accessToken(): Promise<string> {
+    return this.tokens.accessToken()
   }
 
-  async renewAfterRejection(rejected: string): Promise<boolean> {
-    if (!this.credentials.refresh_token) return false
-    // Another call may have renewed the token while this one was in flight: use the new one.
-    if (this.credentials.access_token === rejected) await this.renew()
-    return true
+  renewAfterRejection(rejected: string): Promise<boolean> {
+    return this.tokens.renewAfterRejection(rejected)
   }
 
   async verify(): Promise<void> {
@@ -135,20 +130,10 @@ export class CloverAdapter implements PosAdapter, CloverTokenSource {
     return staff
   }
 
-  /** One renewal at a time: a refresh token is single-use, so two concurrent refreshes would lock us out. */
-  private renew(): Promise<void> {
-    this.renewal ??= this.refreshTokens().finally(() => {
-      this.renewal = undefined
-    })
-    return this.renewal
-  }
-
-  private async refreshTokens(): Promise<void> {
+  private async refreshTokens(credentials: PosCredentials): Promise<RenewedTokens> {
     const appId = this.config.appId
     if (!appId) throw new PosAdapterError('invalid_credentials', `${CLOVER_VENDOR} access token expired and no Clover app id is configured to renew it`)
-    const tokens = await this.client.refresh(appId, this.credentials.refresh_token ?? '')
-    this.credentials = { ...this.credentials, access_token: tokens.accessToken, refresh_token: tokens.refreshToken }
-    this.expiresAt = tokens.expiresAt
-    await this.options.onCredentialsRotated?.({ ...this.credentials })
+    const tokens = await this.client.refresh(appId, credentials.refresh_token ?? '')
+    return { credentials: { ...credentials, access_token: tokens.accessToken, refresh_token: tokens.refreshToken }, expiresAt: tokens.expiresAt?.getTime() }
   }
 }

@@ -21,6 +21,7 @@ import {
   type CloverRefund,
   type CloverWebhookVerification,
 } from './clover.client.js'
+import { DAY_MS } from '../../../platform/zoned-time.js'
 
 /**
  * Clover's API subset, served over the simulated bar as of the simulator's `now()`:
@@ -38,7 +39,6 @@ import {
  * (`createdTime`) and captured when it was closed (`modifiedTime`).
  */
 
-const DAY_MS = 86_400_000
 const ORDER_HISTORY_LIMIT_MS = 90 * DAY_MS
 const DEFAULT_PAGE_SIZE = 100
 /** How long the simulator's access tokens live (wall clock, as a real token's would). */

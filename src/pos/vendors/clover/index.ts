@@ -5,8 +5,9 @@ import { createCloverSimulator } from './clover.simulator.js'
 import { pushHeader, signatureMatches } from '../push-signature.js'
 
 export const DEFAULT_CLOVER_CONFIG: CloverConfig = {
-  // The app id is the deployment's, not the merchant's: it comes from the environment.
-  appId: process.env.CLOVER_APP_ID || undefined,
+  // The app id is the deployment's, not the merchant's: unset here, it is the adapter options' oauthApp
+  // (CLOVER_APP_ID in the Config).
+  appId: undefined,
   refreshFields: DEFAULT_CLOVER_REFRESH_FIELDS,
   pageSize: CLOVER_MAX_PAGE_SIZE,
   paidTimeField: 'modifiedTime',
@@ -72,7 +73,7 @@ export function createCloverVendor(overrides: Partial<CloverConfig> = {}): PosVe
     exampleCredentials: { merchant_id: 'Q8J5H3K2M1N0P', access_token: '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f', region: 'na' },
     secretField: 'access_token',
     productionBaseUrl: cloverProductionBaseUrl,
-    createAdapter: (options) => new CloverAdapter(options, config),
+    createAdapter: (options) => new CloverAdapter(options, { ...config, appId: config.appId ?? options.oauthApp?.clientId }),
     createSimulator: (options) => createCloverSimulator(options, config.refreshFields),
     parsePush: parseCloverPush,
     appPush: CLOVER_APP_PUSH,

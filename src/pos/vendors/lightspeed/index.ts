@@ -2,6 +2,7 @@ import type { PosVendor } from '../../adapter.js'
 import { LIGHTSPEED_PRODUCTION_BASE_URL, LightspeedAdapter, LightspeedCredentials, type LightspeedConfig } from './lightspeed.adapter.js'
 import { LIGHTSPEED_MAX_PAGE_SIZE } from './lightspeed.client.js'
 import { createLightspeedSimulator } from './lightspeed.simulator.js'
+import { DAY_MS } from '../../../platform/zoned-time.js'
 
 export const DEFAULT_LIGHTSPEED_CONFIG: LightspeedConfig = {
   pageSize: LIGHTSPEED_MAX_PAGE_SIZE,
@@ -15,7 +16,7 @@ export const DEFAULT_LIGHTSPEED_CONFIG: LightspeedConfig = {
  * transaction date"); incremental runs read the last two days again, which covers a correction made the
  * next day (the usual case in a bar's back office).
  */
-const BACK_DATED_CORRECTIONS_MS = 2 * 86_400_000
+const BACK_DATED_CORRECTIONS_MS = 2 * DAY_MS
 
 /** A Lightspeed PosVendor with some settings overridden (tests use small pages). */
 export function createLightspeedVendor(overrides: Partial<LightspeedConfig> = {}): PosVendor {

@@ -5,6 +5,7 @@ import { toPosProduct, toPosStaffMember } from './lightspeed.mapper.js'
 import { LightspeedSalesListing, type LightspeedReceiptRoles } from './lightspeed.sales-listing.js'
 import type { LightspeedSale, LightspeedSalesLine } from './lightspeed.wire.js'
 import { transportOf } from '../vendor-http.js'
+import { DAY_MS } from '../../../platform/zoned-time.js'
 
 /**
  * Lightspeed K-Series grants access through OAuth2 refresh tokens that are single-use: every token
@@ -36,8 +37,6 @@ export interface LightspeedConfig {
   /** ⚠ How far before a window a refund's or recall's sale is looked for. */
   correctionLookbackDays: number
 }
-
-const DAY_MS = 86_400_000
 
 /** Fetch a new access token this long before the current one expires, so no call races the expiry. */
 const RENEW_BEFORE_EXPIRY_MS = 60_000

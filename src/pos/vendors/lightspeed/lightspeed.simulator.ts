@@ -15,6 +15,7 @@ import type {
   LightspeedStaffPage,
   LightspeedToken,
 } from './lightspeed.wire.js'
+import { DAY_MS } from '../../../platform/zoned-time.js'
 
 /**
  * Lightspeed K-Series' API subset, served over the simulated bar: `POST /oauth/token` (refresh grant with
@@ -26,7 +27,6 @@ import type {
  * issued and that has not expired.
  */
 
-const DAY_MS = 86_400_000
 const LONGEST_RANGE_MS = 365 * DAY_MS
 /** The bar takes lines back at most 48 hours after closing; a window's receipts come from checks this much older. */
 const LATEST_CHANGE_AFTER_CLOSE_MS = 3 * DAY_MS

@@ -2,6 +2,7 @@ import type { SimulatorOptions } from '../../adapter.js'
 import { checksClosedBetween, checksForDay, MENU, MODIFIERS, STAFF, type SimCheck, type SimLine } from '../../simulation/bar-data.js'
 import type { RevelEmployee, RevelEstablishment, RevelModifier, RevelOrder, RevelOrderItem, RevelProduct, RevelProductCategory, RevelResource } from './revel.resources.js'
 import { dateBounds, idsFilteredOn, matchesFilters, sortObjects, type Filter, type ListQuery } from './revel.simulated-queries.js'
+import { DAY_MS } from '../../../platform/zoned-time.js'
 
 /**
  * A Revel account as the simulator serves it: its establishments (the first is the simulated bar, a
@@ -23,7 +24,6 @@ export interface RevelSimulatorOptions extends SimulatorOptions {
 }
 
 const HOUR_MS = 3_600_000
-const DAY_MS = 24 * HOUR_MS
 /** Order ids are ((day × ESTABLISHMENT_SLOTS) + establishment − 1) × ORDER_ID_DAY + the check's number. */
 const ORDER_ID_DAY = 100_000
 const ESTABLISHMENT_SLOTS = 10

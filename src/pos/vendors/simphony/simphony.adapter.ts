@@ -13,6 +13,7 @@ import {
 } from './simphony.client.js'
 import { simphonyNames, toPosProducts, toPosSaleLines, toPosStaff } from './simphony.mapper.js'
 import { transportOf } from '../vendor-http.js'
+import { DAY_MS } from '../../../platform/zoned-time.js'
 
 /**
  * Simphony's adapter signs in once and reuses the id_token until a minute before it expires, then
@@ -42,7 +43,6 @@ export const SimphonyCredentials = Type.Object(
 export type SimphonyCredentials = Static<typeof SimphonyCredentials>
 
 const TOKEN_RENEW_MARGIN_MS = 60_000
-const DAY_MS = 86_400_000
 /**
  * A business date's checks can close on the UTC day before or after it (the location's time zone and
  * day rollover decide), so a window reads one business date more on each side and keeps its own checks.

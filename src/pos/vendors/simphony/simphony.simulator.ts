@@ -7,6 +7,7 @@ import { decimal, sum } from '../../../platform/decimal.js'
 import { checksForDay, MENU, MODIFIERS, seededRandom, STAFF, type SimCheck, type SimLine } from '../../simulation/bar-data.js'
 import { FailureSwitch, readBody, sendJson } from '../../simulation/simulator-server.js'
 import { OIDC_PATH, pkceChallenge, simphonyUtc, type SimphonyError, type SimphonySignInAnswer, type SimphonyTokens } from './simphony.client.js'
+import { DAY_MS } from '../../../platform/zoned-time.js'
 
 /**
  * Simphony's auth server and BI API on one host, serving the simulated bar. Sign-in is the PKCE flow
@@ -24,7 +25,6 @@ import { OIDC_PATH, pkceChallenge, simphonyUtc, type SimphonyError, type Simphon
 
 /** The simulator's own token lifetime: the adapter trusts `expires_in`, whatever it is. */
 const TOKEN_LIFETIME_S = 3600
-const DAY_MS = 86_400_000
 const MAX_PENDING_SIGN_INS = 1000
 const HOUR_MS = 3_600_000
 const FIRST_MENU_ITEM_NUM = 10_001

@@ -13,6 +13,7 @@ import {
   type SpotOnOrderMenuItem,
   type SpotOnReportCategory,
 } from './spoton.client.js'
+import { DAY_MS } from '../../../platform/zoned-time.js'
 
 /**
  * The SpotOn Export API subset the adapter reads, serving the simulated bar: `x-api-key` on every call
@@ -27,7 +28,7 @@ import {
 
 const MAX_RANGE_MS = 26 * 3_600_000
 const EXPORT_LAG_MS = 5 * 60_000
-const HISTORY_LIMIT_MS = 90 * 86_400_000
+const HISTORY_LIMIT_MS = 90 * DAY_MS
 const MIN_API_KEY_LENGTH = 8
 const RFC3339_WHOLE_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(Z|[+-]\d{2}:\d{2})$/
 /** The simulated bar refunds a line at most 48 hours after its order closed. */
@@ -166,7 +167,7 @@ class SpotOnBar {
   /** Every order that could fall in a range ending at `end`, as it stands at `now`. */
   private simulatedOrders(start: Date, end: Date, now: Date): SimulatedOrder[] {
     // Orders older than ~90 days are no longer exported, whatever the bar's history.
-    const historyDays = Math.min(this.historyDays, HISTORY_LIMIT_MS / 86_400_000)
+    const historyDays = Math.min(this.historyDays, HISTORY_LIMIT_MS / DAY_MS)
     const from = new Date(start.getTime() - LONGEST_UPDATE_AFTER_CLOSE_MS)
     return checksClosedBetween(this.options.seed, from, end, { now, historyDays, volume: this.options.volume }).map((check) => simulatedOrder(check, now))
   }

@@ -1,10 +1,12 @@
 import { createHmac } from 'node:crypto'
 import { Type } from 'typebox'
 import type { PosPush, PosVendor, PushHeaders } from '../../adapter.js'
+import type { PosOAuthApp } from '../../../platform/config.js'
 import { createSquareAdapter, type SquareConfig } from './square.adapter.js'
 import { createSquareSimulator } from './square.simulator.js'
 import { pushHeader, signatureMatches } from '../push-signature.js'
 import { BAR_LOCATION_ID } from './square.simulator-render.js'
+import { DAY_MS } from '../../../platform/zoned-time.js'
 
 /**
  * Square: a bearer access token and the location whose sales barstock reads. An OAuth connection adds
@@ -21,12 +23,11 @@ const SquareCredentials = Type.Object(
   { additionalProperties: false },
 )
 
-const DAY_MS = 86_400_000
-
 export const DEFAULT_SQUARE_CONFIG: SquareConfig = {
-  // The application is the deployment's, not the bar's: it comes from the environment.
-  applicationId: process.env.SQUARE_APPLICATION_ID || undefined,
-  applicationSecret: process.env.SQUARE_APPLICATION_SECRET || undefined,
+  // The application is the deployment's, not the bar's: unset here, it is the adapter options' oauthApp
+  // (SQUARE_APPLICATION_ID and SQUARE_APPLICATION_SECRET in the Config).
+  applicationId: undefined,
+  applicationSecret: undefined,
   // Square asks for OAuth tokens to be renewed every 7 days or less: a 30-day token with under 23 days left.
   renewBeforeExpiryMs: 23 * DAY_MS,
 }
@@ -58,6 +59,11 @@ function parseSquarePush(headers: PushHeaders, rawBody: Buffer, secret: string, 
   return { kind: (typeof type === 'string' && PUSH_KINDS[type]) || 'other' }
 }
 
+/** The vendor's settings, the deployment's application filling what they leave unset. */
+function withApplication(config: SquareConfig, app: PosOAuthApp | undefined): SquareConfig {
+  return { ...config, applicationId: config.applicationId ?? app?.clientId, applicationSecret: config.applicationSecret ?? app?.clientSecret }
+}
+
 /** A Square PosVendor with some settings overridden (tests, or a deployment's own Square application). */
 export function createSquareVendor(overrides: Partial<SquareConfig> = {}): PosVendor {
   const config = { ...DEFAULT_SQUARE_CONFIG, ...overrides }
@@ -67,7 +73,7 @@ export function createSquareVendor(overrides: Partial<SquareConfig> = {}): PosVe
     exampleCredentials: { access_token: 'EAAAlSimulatedBarAccessTokenForTheSandbox0000000000000000000000', location_id: BAR_LOCATION_ID },
     secretField: 'access_token',
     productionBaseUrl: () => 'https://connect.squareup.com',
-    createAdapter: (options) => createSquareAdapter(options, config),
+    createAdapter: (options) => createSquareAdapter(options, withApplication(config, options.oauthApp)),
     createSimulator: (options) => createSquareSimulator(options),
     parsePush: parseSquarePush,
   }

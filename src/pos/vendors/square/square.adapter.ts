@@ -13,6 +13,7 @@ import { SQUARE_VENDOR, SquareClient, type SquareOrder, type SquarePayment, type
 import { closedAtOf, mapCatalog, mapOrderLines, mapReturnLines, mapTeamMember, type OrderStaff } from './square.mapper.js'
 import { ListingProgress } from '../listing-progress.js'
 import { transportOf } from '../vendor-http.js'
+import { RenewableAccessToken, type RenewedTokens } from '../oauth-renewal.js'
 
 /**
  * Square with a personal or OAuth access token: there is no login to cache, the token is sent on every
@@ -42,7 +43,7 @@ export interface SquareConfig {
 export function createSquareAdapter(options: PosAdapterOptions, config: SquareConfig): PosAdapter {
   const locationId = options.credentials.location_id ?? ''
   const clientOptions = { baseUrl: options.baseUrl, ...transportOf(options) }
-  const tokens = new SquareTokens(options, config, new SquareClient({ ...clientOptions, tokens: NO_TOKEN }))
+  const tokens = squareTokens(options, config, new SquareClient({ ...clientOptions, tokens: NO_TOKEN }))
   const client = new SquareClient({ ...clientOptions, tokens })
   return {
     async verify() {
@@ -63,61 +64,31 @@ const NO_TOKEN: SquareTokenSource = { accessToken: async () => '', renewAfterRej
 
 /**
  * The connection's access token, renewed with its refresh token when it is close to `expires_at` or
- * Square refuses it (ACCESS_TOKEN_EXPIRED). Each renewal's credentials go to onCredentialsRotated: the
- * access token is new, and in the PKCE flow so is the single-use refresh token.
+ * Square refuses it (ACCESS_TOKEN_EXPIRED). In the PKCE flow the refresh token is single-use and rotated;
+ * the code flow's comes back unchanged.
  */
-class SquareTokens implements SquareTokenSource {
-  private credentials: PosCredentials
-  private renewal: Promise<void> | undefined
-
-  constructor(
-    private readonly options: PosAdapterOptions,
-    private readonly config: SquareConfig,
-    private readonly oauth: SquareClient,
-  ) {
-    this.credentials = { ...options.credentials }
-  }
-
-  async accessToken(): Promise<string> {
-    const expiresAt = Date.parse(this.credentials.expires_at ?? '')
-    if (this.credentials.refresh_token && expiresAt - Date.now() < this.config.renewBeforeExpiryMs) await this.renew()
-    return this.credentials.access_token ?? ''
-  }
-
-  async renewAfterRejection(rejected: string): Promise<boolean> {
-    if (!this.credentials.refresh_token) return false
-    // Another call may have renewed the token while this one was in flight: use the new one.
-    if (this.credentials.access_token === rejected) await this.renew()
-    return true
-  }
-
-  /** One renewal at a time: a PKCE refresh token is single-use, so two concurrent renewals would lock us out. */
-  private renew(): Promise<void> {
-    this.renewal ??= this.refresh().finally(() => {
-      this.renewal = undefined
-    })
-    return this.renewal
-  }
-
-  private async refresh(): Promise<void> {
-    const clientId = this.config.applicationId
+function squareTokens(options: PosAdapterOptions, config: SquareConfig, oauth: SquareClient): SquareTokenSource {
+  const refresh = async (credentials: PosCredentials): Promise<RenewedTokens> => {
+    const clientId = config.applicationId
     if (!clientId)
       throw new PosAdapterError('invalid_credentials', `${SQUARE_VENDOR} access token needs renewing and no Square application id (SQUARE_APPLICATION_ID) is configured`)
-    const secret = this.config.applicationSecret
-    const answer = await this.oauth.obtainToken({
+    const secret = config.applicationSecret
+    const answer = await oauth.obtainToken({
       client_id: clientId,
       ...(secret ? { client_secret: secret } : {}),
       grant_type: 'refresh_token',
-      refresh_token: this.credentials.refresh_token ?? '',
+      refresh_token: credentials.refresh_token ?? '',
     })
-    this.credentials = {
-      ...this.credentials,
-      access_token: answer.access_token,
-      refresh_token: answer.refresh_token ?? this.credentials.refresh_token ?? '',
-      expires_at: answer.expires_at,
-    }
-    await this.options.onCredentialsRotated?.({ ...this.credentials })
+    const renewed = { ...credentials, access_token: answer.access_token, refresh_token: answer.refresh_token ?? credentials.refresh_token ?? '', expires_at: answer.expires_at }
+    return { credentials: renewed, expiresAt: expiryOf(renewed) }
   }
+  return new RenewableAccessToken(options, { refresh, renewBeforeExpiryMs: config.renewBeforeExpiryMs }, expiryOf(options.credentials))
+}
+
+/** When an OAuth access token expires (its expires_at), ms; undefined for a personal token. */
+function expiryOf(credentials: PosCredentials): number | undefined {
+  const expiresAt = Date.parse(credentials.expires_at ?? '')
+  return Number.isNaN(expiresAt) ? undefined : expiresAt
 }
 
 async function collect<T>(pages: AsyncIterable<T[]>): Promise<T[]> {

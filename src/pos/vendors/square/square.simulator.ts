@@ -17,6 +17,7 @@ import {
   type ShapeViolation,
 } from './square.request-shapes.js'
 import { orderState, ordersOfCheck, paymentsOfCheck, SquareIds, SquareRenderer, type OrderRef, type PaymentRef } from './square.simulator-render.js'
+import { DAY_MS } from '../../../platform/zoned-time.js'
 
 /**
  * Square's Connect v2 API subset, serving the simulated bar (rendered by square.simulator-render.ts):
@@ -27,7 +28,6 @@ import { orderState, ordersOfCheck, paymentsOfCheck, SquareIds, SquareRenderer, 
  * expired (401 ACCESS_TOKEN_EXPIRED).
  */
 
-const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
 const DEFAULT_HISTORY_DAYS = 120
 const CATALOG_PAGE_SIZE = 100

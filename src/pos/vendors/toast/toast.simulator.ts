@@ -20,6 +20,7 @@ import {
   type ToastRestaurantMenus,
 } from './toast.client.js'
 import { dollars, orderModifiedAt, ToastIds, ToastOrderRenderer } from './toast.simulated-orders.js'
+import { DAY_MS } from '../../../platform/zoned-time.js'
 
 /**
  * Toast's API subset, serving the simulated bar: machine-client login issuing bearer tokens (valid
@@ -32,7 +33,6 @@ import { dollars, orderModifiedAt, ToastIds, ToastOrderRenderer } from './toast.
  */
 
 const HOUR_MS = 3_600_000
-const DAY_MS = 24 * HOUR_MS
 const DEFAULT_HISTORY_DAYS = 120
 const TOKEN_LIFETIME_SECONDS = 86_400
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
