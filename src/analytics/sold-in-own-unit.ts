@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { type HistorySpan, saleUsageInSpan } from '../inventory/stock-history.js'
-import { mappedSaleLines } from '../pos/sales-history.js'
+import { mappedSaleLineQuantity } from '../pos/sales-history.js'
 
 /**
  * Which items were sold in their own unit inside their spans: every mapped sale line took exactly one
@@ -11,8 +11,8 @@ import { mappedSaleLines } from '../pos/sales-history.js'
  */
 export async function itemsSoldInOwnUnit(db: Executor, tenant: Tenant, spans: HistorySpan[]): Promise<Set<string>> {
   if (spans.length === 0) return new Set()
-  // Each line's POS quantity by its primary key (a subquery per line): joined, a table without statistics
-  // yet was read whole for every line.
+  // Each line's POS quantity by its primary key (a subquery per line): joined, or with the tenant's
+  // conditions beside the key, a table without statistics yet was read whole for every line.
   const result = await sql<{ item_id: string }>`
     SELECT per_line.item_id
     FROM (
@@ -22,6 +22,6 @@ export async function itemsSoldInOwnUnit(db: Executor, tenant: Tenant, spans: Hi
       CROSS JOIN LATERAL ${saleUsageInSpan} u
       GROUP BY s.item_id, u.sale_line) per_line
     GROUP BY per_line.item_id
-    HAVING bool_and(per_line.units = (SELECT l.quantity FROM ${mappedSaleLines(tenant)} l WHERE l.sequence = per_line.sale_line))`.execute(db)
+    HAVING bool_and(per_line.units = ${mappedSaleLineQuantity(tenant, sql.ref('per_line.sale_line'))})`.execute(db)
   return new Set(result.rows.map((row) => row.item_id))
 }

@@ -30,10 +30,15 @@ export function unmappedSaleLines(tenant: Tenant): RawBuilder<unknown> {
     WHERE account_id = ${tenant.accountId} AND environment = ${tenant.environment} AND NOT depleted)`
 }
 
-/** The tenant's mapped sale lines (they took stock through a mapping) as a relation: sequence, quantity (POS units). */
-export function mappedSaleLines(tenant: Tenant): RawBuilder<unknown> {
-  return sql`(SELECT sequence, quantity FROM pos_sales
-    WHERE account_id = ${tenant.accountId} AND environment = ${tenant.environment} AND depleted)`
+/**
+ * The SQL of one sale line's POS quantity when it is the tenant's and took stock through a mapping, else
+ * null; `sequence` is SQL naming the line, usually a column of the query it is correlated with. The line is
+ * found by its primary key alone: with the tenant in the WHERE, a planner without statistics on pos_sales
+ * yet (a young database) probed the tenant's index and read every line of the account for each line.
+ */
+export function mappedSaleLineQuantity(tenant: Tenant, sequence: RawBuilder<unknown>): RawBuilder<string | null> {
+  return sql<string | null>`(SELECT CASE WHEN account_id = ${tenant.accountId} AND environment = ${tenant.environment} AND depleted THEN quantity END
+    FROM pos_sales WHERE sequence = ${sequence})`
 }
 
 /** One sale line as the POS reported it. */
