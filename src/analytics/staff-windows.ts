@@ -109,7 +109,11 @@ export async function staffWindows(db: Executor, items: ReportItem[], bounds: Ma
     }
   })
   const byItem = new Map<ReportItem, StaffWindow[]>()
-  for (const window of windows) byItem.set(window.item, [...(byItem.get(window.item) ?? []), window])
+  for (const window of windows) {
+    const itemWindows = byItem.get(window.item)
+    if (itemWindows) itemWindows.push(window)
+    else byItem.set(window.item, [window])
+  }
   for (const itemWindows of byItem.values()) markExplained(itemWindows)
   return windows
 }
