@@ -1,7 +1,7 @@
 import type { BackgroundLoop, WorkerDependencies, WorkerStarter } from './platform/background.js'
 import { startWebhookWorker } from './webhooks/dispatcher.js'
 import { startPurchaseOrderWorker } from './ordering/purchase-order-worker.js'
-import { startPosScheduler, startPosSyncWorker } from './pos/sync-worker.js'
+import { startPosScheduler, startPosSyncWorker } from './pos/sync/sync-worker.js'
 import { startForecastWorker } from './analytics/forecast-refit.js'
 import { loadWebhookSettings } from './webhooks/webhook-settings.js'
 

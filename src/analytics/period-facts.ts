@@ -1,7 +1,7 @@
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { type Decimal, decimal, sum, toApiNumber, ZERO } from '../platform/decimal.js'
 import { type ReportItem, usageOfSaleLines } from '../inventory/stock-history.js'
-import { type SaleLine, saleLinesInSpans } from '../pos/sales-history.js'
+import { type SaleLine, saleLinesInSpans } from '../pos/sales/sales-history.js'
 import { type LocationBounds, PERCENT_DECIMALS } from './report-period.js'
 import { type PlannedItem, planReportWindows } from './variance.service.js'
 import { type MeasuredWindow, measureWindows } from './variance-windows.js'

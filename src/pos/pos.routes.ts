@@ -6,11 +6,11 @@ import type { App } from '../platform/http/types.js'
 import { inventoryErrors } from '../inventory/inventory.errors.js'
 import { locationErrors } from '../locations/locations.errors.js'
 import { recipeErrors } from '../recipes/recipes.errors.js'
-import { autoMap } from './auto-map.service.js'
-import { createConnection, deleteConnection, getConnection, listConnections, updateConnection, verifyNewConnection } from './connections.service.js'
-import { createMapping, deleteMapping, getMapping, listMappings, rejectSuggestion, updateMapping } from './mappings.service.js'
+import { autoMap } from './auto-map/auto-map.service.js'
+import { createConnection, deleteConnection, getConnection, listConnections, updateConnection, verifyNewConnection } from './connections/connections.service.js'
+import { createMapping, deleteMapping, getMapping, listMappings, rejectSuggestion, updateMapping } from './mappings/mappings.service.js'
 import { posErrors } from './pos.errors.js'
-import type { PosGateway } from './pos-gateway.js'
+import type { PosGateway } from './connections/pos-gateway.js'
 import {
   AutoMapBody,
   AutoMapResult,
@@ -32,7 +32,7 @@ import {
   UpdateConnectionBody,
   UpdateMappingBody,
 } from './pos.schemas.js'
-import { getSyncRun, listSyncRuns, triggerSync } from './sync.service.js'
+import { getSyncRun, listSyncRuns, triggerSync } from './sync/sync.service.js'
 
 const tags = ['POS']
 const { posNotSupported, invalidCredentials, connectionFailed, syncInProgress, mappingNotFound, autoMapFailed, connectionNotFound, syncNotFound, pushNotSupported } = posErrors

@@ -1,4 +1,4 @@
-import type { PosAdapterOptions, PosCredentials } from '../adapter.js'
+import type { PosAdapterOptions, PosCredentials } from './adapter.js'
 
 /** What one refresh gives: the connection's new credentials and when their access token expires (ms; undefined: not said). */
 export interface RenewedTokens {

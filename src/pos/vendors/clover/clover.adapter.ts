@@ -8,7 +8,7 @@ import {
   type PosSaleLine,
   type PosStaffMember,
   type SalesWindow,
-} from '../../adapter.js'
+} from '../adapter.js'
 import {
   CLOVER_VENDOR,
   CloverClient,

@@ -8,7 +8,7 @@ import {
   type PosStaffMember,
   type SalesListingProgress,
   type SalesWindow,
-} from '../../adapter.js'
+} from '../adapter.js'
 import { SQUARE_VENDOR, SquareClient, type SquareOrder, type SquarePayment, type SquareTokenSource } from './square.client.js'
 import { closedAtOf, mapCatalog, mapOrderLines, mapReturnLines, mapTeamMember, type OrderStaff } from './square.mapper.js'
 import { ListingProgress } from '../listing-progress.js'

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { PosAdapterError, type PosAdapter, type PosAdapterOptions, type PosSaleLine, type SalesWindow } from '../../adapter.js'
+import { PosAdapterError, type PosAdapter, type PosAdapterOptions, type PosSaleLine, type SalesWindow } from '../adapter.js'
 import { TOAST_ORDERS_PAGE_SIZE, TOAST_VENDOR, ToastClient, ToastTokenRejected } from './toast.client.js'
 import { employeeName, mapEmployee, mapMenus, mapOrderLines } from './toast.mapper.js'
 import { transportOf } from '../vendor-http.js'

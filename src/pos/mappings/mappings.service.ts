@@ -1,15 +1,15 @@
-import { checkDecimalPlaces } from '../platform/number-input.js'
+import { checkDecimalPlaces } from '../../platform/number-input.js'
 import { sql } from 'kysely'
-import type { Executor, Tenant, Trx } from '../platform/db/database.js'
-import { quantityOut, toDbNumeric } from '../platform/decimal.js'
-import { invalidParameter, platformErrors } from '../platform/errors.js'
-import type { PageRequest } from '../platform/http/pagination.js'
-import { inventoryErrors } from '../inventory/inventory.errors.js'
-import { findItemRow, findItemRows, type ItemRow } from '../inventory/inventory.service.js'
-import { checkConversionUnit, implausibleUsage } from '../inventory/conversion.js'
-import { findRecipeNames, getRecipe } from '../recipes/recipes.service.js'
-import { lockConnection, getConnectionRow } from './connections.service.js'
-import { depleteLines, restateLines, usagePerPosUnit, type UsageRule } from './depletion.js'
+import type { Executor, Tenant, Trx } from '../../platform/db/database.js'
+import { quantityOut, toDbNumeric } from '../../platform/decimal.js'
+import { invalidParameter, platformErrors } from '../../platform/errors.js'
+import type { PageRequest } from '../../platform/http/pagination.js'
+import { inventoryErrors } from '../../inventory/inventory.errors.js'
+import { findItemRow, findItemRows, type ItemRow } from '../../inventory/inventory.service.js'
+import { checkConversionUnit, implausibleUsage } from '../../inventory/conversion.js'
+import { findRecipeNames, getRecipe } from '../../recipes/recipes.service.js'
+import { lockConnection, getConnectionRow } from '../connections/connections.service.js'
+import { depleteLines, restateLines, usagePerPosUnit, type UsageRule } from '../sales/depletion.js'
 import {
   deleteMappingRow,
   ensurePosItem,
@@ -22,9 +22,9 @@ import {
   type MappingListRow,
   type MappingRow,
 } from './mappings.repository.js'
-import { posErrors } from './pos.errors.js'
-import type { CreateMappingBody, ListMappingsQuery, MappingWarning, ProductMapping, UpdateMappingBody, UsagePerSale } from './pos.schemas.js'
-import { claimUndepletedLines } from './sales.repository.js'
+import { posErrors } from '../pos.errors.js'
+import type { CreateMappingBody, ListMappingsQuery, MappingWarning, ProductMapping, UpdateMappingBody, UsagePerSale } from '../pos.schemas.js'
+import { claimUndepletedLines } from '../sales/sales.repository.js'
 
 const FACTOR_DECIMALS = 4
 

@@ -1,15 +1,15 @@
-import type { Wait } from '../platform/background.js'
+import type { Wait } from '../../platform/background.js'
 import { sql } from 'kysely'
-import type { Db, Tenant, Trx } from '../platform/db/database.js'
-import { decimal, toDbNumeric } from '../platform/decimal.js'
-import type { FinishedSyncRun, MetricsReporter } from '../platform/metrics/metrics-registry.js'
-import { keepLease } from '../platform/jobs.js'
-import { enqueue } from '../platform/outbox.js'
-import { type PosAdapter, PosAdapterError, type PosCredentials, type PosProduct, type PosSaleLine, type PosStaffMember, type SalesWindow } from './adapter.js'
-import { type ConnectionRow, FREQUENCY_SECONDS, findConnectionById, saveCredentials, updateConnectionRow } from './connections.repository.js'
-import { type DepletionResult, depleteLines } from './depletion.js'
-import { addSoldItems, mappingsOf, upsertProducts, upsertStaff } from './mappings.repository.js'
-import type { PosGateway, RunContext } from './pos-gateway.js'
+import type { Db, Tenant, Trx } from '../../platform/db/database.js'
+import { decimal, toDbNumeric } from '../../platform/decimal.js'
+import type { FinishedSyncRun, MetricsReporter } from '../../platform/metrics/metrics-registry.js'
+import { keepLease } from '../../platform/jobs.js'
+import { enqueue } from '../../platform/outbox.js'
+import { type PosAdapter, PosAdapterError, type PosCredentials, type PosProduct, type PosSaleLine, type PosStaffMember, type SalesWindow } from '../vendors/adapter.js'
+import { type ConnectionRow, FREQUENCY_SECONDS, findConnectionById, saveCredentials, updateConnectionRow } from '../connections/connections.repository.js'
+import { type DepletionResult, depleteLines } from '../sales/depletion.js'
+import { addSoldItems, mappingsOf, upsertProducts, upsertStaff } from '../mappings/mappings.repository.js'
+import type { PosGateway, RunContext } from '../connections/pos-gateway.js'
 import {
   type CorrectionRow,
   deleteSourceLines,
@@ -19,10 +19,10 @@ import {
   type SaleSource,
   stageCorrections,
   stageSaleLines,
-} from './sales.repository.js'
+} from '../sales/sales.repository.js'
 import { findSalesCheckpoint, finishRun, lockRun, releaseRun, type SalesCheckpoint, saveSalesCheckpoint, SYNC_RUN_QUEUE, type SyncRunRow } from './sync-runs.repository.js'
-import { findVendor } from './vendor-registry.js'
-import { DAY_MS } from '../platform/zoned-time.js'
+import { findVendor } from '../vendors/vendor-registry.js'
+import { DAY_MS } from '../../platform/zoned-time.js'
 
 /**
  * One sync run, start to end. Sales are fetched page by page and staged in short transactions (so the

@@ -1,11 +1,11 @@
 import { POS_TYPES, type PosType, type PosVendor } from './adapter.js'
-import { cloverVendor } from './vendors/clover/index.js'
-import { lightspeedVendor } from './vendors/lightspeed/index.js'
-import { revelVendor } from './vendors/revel/index.js'
-import { simphonyVendor } from './vendors/simphony/index.js'
-import { spotonVendor } from './vendors/spoton/index.js'
-import { squareVendor } from './vendors/square/index.js'
-import { toastVendor } from './vendors/toast/index.js'
+import { cloverVendor } from './clover/index.js'
+import { lightspeedVendor } from './lightspeed/index.js'
+import { revelVendor } from './revel/index.js'
+import { simphonyVendor } from './simphony/index.js'
+import { spotonVendor } from './spoton/index.js'
+import { squareVendor } from './square/index.js'
+import { toastVendor } from './toast/index.js'
 
 /**
  * pos_type → vendor. Each vendor folder's index.ts exports `<type>Vendor`; a vendor joins here once its

@@ -1,10 +1,10 @@
 import Value from 'typebox/value'
 import type { TLocalizedValidationError } from 'typebox/error'
-import type { Executor, Tenant, Trx } from '../platform/db/database.js'
-import type { PageRequest } from '../platform/http/pagination.js'
-import { newId } from '../platform/ids.js'
-import { getLocation } from '../locations/locations.service.js'
-import { type PosCredentials, type PosVendor, PosAdapterError } from './adapter.js'
+import type { Executor, Tenant, Trx } from '../../platform/db/database.js'
+import type { PageRequest } from '../../platform/http/pagination.js'
+import { newId } from '../../platform/ids.js'
+import { getLocation } from '../../locations/locations.service.js'
+import { type PosCredentials, type PosVendor, PosAdapterError } from '../vendors/adapter.js'
 import {
   type ConnectionRow,
   FREQUENCY_SECONDS,
@@ -16,12 +16,12 @@ import {
   syncStatsOf,
   updateConnectionRow,
 } from './connections.repository.js'
-import { posErrors } from './pos.errors.js'
+import { posErrors } from '../pos.errors.js'
 import type { PosGateway } from './pos-gateway.js'
-import type { CreateConnectionBody, CreatedPosConnection, PosConnection, PosConnectionWithStats, UpdateConnectionBody } from './pos.schemas.js'
-import { pushAccountKeyOf, pushSecretForNewConnection, requirePushVendor, sealPushSecret } from './push-setup.js'
-import { queueSyncRun } from './sync-queue.js'
-import { findVendor, supportedPosTypes } from './vendor-registry.js'
+import type { CreateConnectionBody, CreatedPosConnection, PosConnection, PosConnectionWithStats, UpdateConnectionBody } from '../pos.schemas.js'
+import { pushAccountKeyOf, pushSecretForNewConnection, requirePushVendor, sealPushSecret } from '../push/push-setup.js'
+import { queueSyncRun } from '../sync/sync-queue.js'
+import { findVendor, supportedPosTypes } from '../vendors/vendor-registry.js'
 
 const DEFAULT_LOCATION = 'main_bar'
 

@@ -1,12 +1,12 @@
-import type { Executor, Tenant, Trx } from '../platform/db/database.js'
-import { lockConnection } from './connections.service.js'
-import { posErrors } from './pos.errors.js'
-import type { SyncRun } from './pos.schemas.js'
-import type { SyncType } from './pos.tables.js'
+import type { Executor, Tenant, Trx } from '../../platform/db/database.js'
+import { lockConnection } from '../connections/connections.service.js'
+import { posErrors } from '../pos.errors.js'
+import type { SyncRun } from '../pos.schemas.js'
+import type { SyncType } from '../pos.tables.js'
 import { findRun, listRuns, rowToSyncRun } from './sync-runs.repository.js'
 import { queueSyncRun } from './sync-queue.js'
-import { findConnectionRow } from './connections.repository.js'
-import type { PageRequest } from '../platform/http/pagination.js'
+import { findConnectionRow } from '../connections/connections.repository.js'
+import type { PageRequest } from '../../platform/http/pagination.js'
 
 /**
  * Queues a sync run on a connection; a worker runs it in the background. One run per connection at a

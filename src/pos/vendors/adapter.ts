@@ -1,5 +1,5 @@
-import type { Wait } from '../platform/background.js'
-import type { PosOAuthApp } from '../platform/config.js'
+import type { Wait } from '../../platform/background.js'
+import type { PosOAuthApp } from '../../platform/config.js'
 import type { Dispatcher } from 'undici'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { TObject } from 'typebox'

@@ -1,10 +1,10 @@
 import { type RawBuilder, sql } from 'kysely'
-import type { Executor, Tenant, Trx } from '../platform/db/database.js'
-import { type Decimal, decimal } from '../platform/decimal.js'
-import { stockUsed } from '../inventory/conversion.js'
-import { applySaleUsage, findItemRows, itemsDepletedAt, restateSaleUsage, withdrawSaleUsage } from '../inventory/inventory.service.js'
-import { ingredientsPerServing } from '../recipes/recipes.service.js'
-import { mappingsOf } from './mappings.repository.js'
+import type { Executor, Tenant, Trx } from '../../platform/db/database.js'
+import { type Decimal, decimal } from '../../platform/decimal.js'
+import { stockUsed } from '../../inventory/conversion.js'
+import { applySaleUsage, findItemRows, itemsDepletedAt, restateSaleUsage, withdrawSaleUsage } from '../../inventory/inventory.service.js'
+import { ingredientsPerServing } from '../../recipes/recipes.service.js'
+import { mappingsOf } from '../mappings/mappings.repository.js'
 import { releaseDepletedLines } from './sales.repository.js'
 
 /** What one POS unit of a mapped POS item takes from one inventory item, in the item's unit. */

@@ -1,5 +1,5 @@
-import type { PosType, PosVendor } from './adapter.js'
-import { type RunningSimulator, startSimulatorServer } from './simulation/simulator-server.js'
+import type { PosType, PosVendor } from '../vendors/adapter.js'
+import { type RunningSimulator, startSimulatorServer } from '../simulation/simulator-server.js'
 
 /**
  * The simulators sandbox connections talk to: one per POS type, started on loopback the first time a

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
-import type { PosCredentials } from './adapter.js'
+import type { PosCredentials } from '../vendors/adapter.js'
 
 /**
  * POS credentials at rest: AES-256-GCM under the service's secret key, with the connection id as

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
-import type { EventDataOf } from '../platform/outbox.js'
-import { StringEnum } from '../platform/http/types.js'
+import type { EventDataOf } from '../../platform/outbox.js'
+import { StringEnum } from '../../platform/http/types.js'
 
 /** The POS events of the spec's Events table: their exact `data` fields, as schemas (webhooks, OpenAPI). */
 const ConnectionId = Type.String({ description: 'The POS connection (GET /v1/pos/connections/{id})', examples: ['pos_01jd2z7k8m9n0p1q2r3s4t5v6w'] })
@@ -50,6 +50,6 @@ export const posEvents = {
   'pos.sync_failed': PosSyncFailedData,
 }
 
-declare module '../platform/outbox.js' {
+declare module '../../platform/outbox.js' {
   interface EventCatalog extends EventDataOf<typeof posEvents> {}
 }

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import type { PosCredentials, PosVendor } from './adapter.js'
-import { posErrors } from './pos.errors.js'
-import type { PosGateway } from './pos-gateway.js'
-import { findVendor } from './vendor-registry.js'
+import type { PosCredentials, PosVendor } from '../vendors/adapter.js'
+import { posErrors } from '../pos.errors.js'
+import type { PosGateway } from '../connections/pos-gateway.js'
+import { findVendor } from '../vendors/vendor-registry.js'
 
 /**
  * What a connection needs to receive vendor pushes: the URL the operator gives the vendor, and the push

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Executor, Tenant, Trx } from '../platform/db/database.js'
+import type { Executor, Tenant, Trx } from '../../platform/db/database.js'
 
 /** A sale line ready to store: decimals as strings, the depleted flag decided by the caller. */
 export interface SaleLineRow {

@@ -1,14 +1,14 @@
-import { AppError } from '../platform/errors.js'
-import type { Executor, Tenant, Trx } from '../platform/db/database.js'
-import type { PosPush } from './adapter.js'
+import { AppError } from '../../platform/errors.js'
+import type { Executor, Tenant, Trx } from '../../platform/db/database.js'
+import type { PosPush } from '../vendors/adapter.js'
 import { findAppVerificationCode, saveAppVerificationCode } from './app-push-setups.repository.js'
-import { type ConnectionRow, findConnectionById, updateConnectionRow } from './connections.repository.js'
-import { posErrors } from './pos.errors.js'
-import type { PosGateway } from './pos-gateway.js'
-import type { AppPushReceipt, AppPushSetup, PushReceipt } from './pos.schemas.js'
+import { type ConnectionRow, findConnectionById, updateConnectionRow } from '../connections/connections.repository.js'
+import { posErrors } from '../pos.errors.js'
+import type { PosGateway } from '../connections/pos-gateway.js'
+import type { AppPushReceipt, AppPushSetup, PushReceipt } from '../pos.schemas.js'
 import { openPushSecret, PUSH_PATH_PREFIX, pushAccountKey, pushAccountKeyOf } from './push-setup.js'
-import { triggerSync } from './sync.service.js'
-import { findVendor } from './vendor-registry.js'
+import { triggerSync } from '../sync/sync.service.js'
+import { findVendor } from '../vendors/vendor-registry.js'
 
 /** What a vendor sent, exactly as it arrived: the signature covers these bytes (and, for Square, the URL). */
 export interface IncomingPush {

@@ -1,10 +1,10 @@
 import type { Selectable } from 'kysely'
-import type { Executor, Tenant, Trx } from '../platform/db/database.js'
-import type { PageRequest } from '../platform/http/pagination.js'
-import type { PosConnection, PosConnectionWithStats } from './pos.schemas.js'
-import type { PosConnectionTable, SyncFrequency } from './pos.tables.js'
-import { pushUrlOf } from './push-setup.js'
-import { pageWithTotal } from '../platform/db/page.js'
+import type { Executor, Tenant, Trx } from '../../platform/db/database.js'
+import type { PageRequest } from '../../platform/http/pagination.js'
+import type { PosConnection, PosConnectionWithStats } from '../pos.schemas.js'
+import type { PosConnectionTable, SyncFrequency } from '../pos.tables.js'
+import { pushUrlOf } from '../push/push-setup.js'
+import { pageWithTotal } from '../../platform/db/page.js'
 
 export type ConnectionRow = Selectable<PosConnectionTable>
 

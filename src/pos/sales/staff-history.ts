@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Executor, Tenant } from '../platform/db/database.js'
+import type { Executor, Tenant } from '../../platform/db/database.js'
 
 /**
  * The staff POS publishes for reports (analytics reads it here, never the tables): employees the POS

@@ -1,4 +1,4 @@
-import type { Executor } from '../platform/db/database.js'
+import type { Executor } from '../../platform/db/database.js'
 
 /** The set-up code a vendor app's push URL received last, and when; undefined before any. */
 export interface AppVerificationCode {

@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from 'kysely'
-import type { Executor, Tenant } from '../platform/db/database.js'
+import type { Executor, Tenant } from '../../platform/db/database.js'
 
 /**
  * The sales history POS publishes for reports (analytics reads it here, never the tables). A line is

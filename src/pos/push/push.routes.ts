@@ -1,11 +1,11 @@
 import type { FastifyRequest } from 'fastify'
-import { platformErrors } from '../platform/errors.js'
-import { runWrite } from '../platform/idempotency.js'
-import { envelope } from '../platform/http/schemas.js'
-import type { App } from '../platform/http/types.js'
-import { posErrors } from './pos.errors.js'
-import type { PosGateway } from './pos-gateway.js'
-import { AppPushParams, AppPushReceipt, AppPushSetup, PushParams, PushReceipt } from './pos.schemas.js'
+import { platformErrors } from '../../platform/errors.js'
+import { runWrite } from '../../platform/idempotency.js'
+import { envelope } from '../../platform/http/schemas.js'
+import type { App } from '../../platform/http/types.js'
+import { posErrors } from '../pos.errors.js'
+import type { PosGateway } from '../connections/pos-gateway.js'
+import { AppPushParams, AppPushReceipt, AppPushSetup, PushParams, PushReceipt } from '../pos.schemas.js'
 import { appPushSetup, queueAppPushSyncs, queuePushSync, verifyAppPush, verifyPush } from './push.service.js'
 
 export interface PosPushRouteOptions {

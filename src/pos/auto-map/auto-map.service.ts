@@ -1,13 +1,13 @@
-import type { Tenant, Trx } from '../platform/db/database.js'
-import { listItemsForMatching } from '../inventory/inventory.service.js'
-import { toDbNumeric } from '../platform/decimal.js'
-import { type Conversion, type DefaultConversion, defaultConversionFor } from './auto-map/default-conversion.js'
-import { NameMatcher } from './auto-map/name-matcher.js'
-import { lockConnection } from './connections.service.js'
-import { addMapping } from './mappings.service.js'
-import { countPosItems, setSuggestion, unmappedPosItems } from './mappings.repository.js'
-import { posErrors } from './pos.errors.js'
-import { type AutoMapResult, DEFAULT_CONFIDENCE_THRESHOLD } from './pos.schemas.js'
+import type { Tenant, Trx } from '../../platform/db/database.js'
+import { listItemsForMatching } from '../../inventory/inventory.service.js'
+import { toDbNumeric } from '../../platform/decimal.js'
+import { type Conversion, type DefaultConversion, defaultConversionFor } from './default-conversion.js'
+import { NameMatcher } from './name-matcher.js'
+import { lockConnection } from '../connections/connections.service.js'
+import { addMapping } from '../mappings/mappings.service.js'
+import { countPosItems, setSuggestion, unmappedPosItems } from '../mappings/mappings.repository.js'
+import { posErrors } from '../pos.errors.js'
+import { type AutoMapResult, DEFAULT_CONFIDENCE_THRESHOLD } from '../pos.schemas.js'
 
 /** Matches from here up to the threshold are kept as suggestions to review. */
 export const REVIEW_THRESHOLD = 0.6
