@@ -29,7 +29,9 @@ import { webhookRoutes } from './webhooks/webhooks.routes.js'
 import { distributorRoutes } from './ordering/distributors.routes.js'
 import { orderRoutes } from './ordering/orders.routes.js'
 import { PosGateway } from './pos/connections/pos-gateway.js'
-import { posRoutes } from './pos/pos.routes.js'
+import { connectionsRoutes } from './pos/connections/connections.routes.js'
+import { mappingsRoutes } from './pos/mappings/mappings.routes.js'
+import { syncRoutes } from './pos/sync/sync.routes.js'
 import { posPushRoutes } from './pos/push/push.routes.js'
 import { PUSH_PATH_PREFIX } from './pos/push/push-setup.js'
 import { salesRoutes } from './pos/sales/sales.routes.js'
@@ -120,7 +122,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(settingsRoutes, { prefix: '/v1/settings' })
   await app.register(recipeRoutes, { prefix: '/v1/recipes' })
   const posGateway = new PosGateway(config, options.resolver)
-  await app.register(posRoutes, { prefix: '/v1/pos', gateway: posGateway })
+  await app.register(connectionsRoutes, { prefix: '/v1/pos', gateway: posGateway })
+  await app.register(syncRoutes, { prefix: '/v1/pos' })
+  await app.register(mappingsRoutes, { prefix: '/v1/pos' })
   await app.register(posPushRoutes, { prefix: PUSH_PATH_PREFIX, gateway: posGateway })
   await app.register(salesRoutes, { prefix: '/v1/sales' })
   app.addHook('onClose', closeSandboxSimulators)

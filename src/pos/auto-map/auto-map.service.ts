@@ -7,7 +7,7 @@ import { lockConnection } from '../connections/connections.service.js'
 import { addMapping } from '../mappings/mappings.service.js'
 import { countPosItems, setSuggestion, unmappedPosItems } from '../mappings/mappings.repository.js'
 import { posErrors } from '../pos.errors.js'
-import { type AutoMapResult, DEFAULT_CONFIDENCE_THRESHOLD } from '../pos.schemas.js'
+import { type AutoMapResult, DEFAULT_CONFIDENCE_THRESHOLD } from '../mappings/mappings.schemas.js'
 
 /** Matches from here up to the threshold are kept as suggestions to review. */
 export const REVIEW_THRESHOLD = 0.6

@@ -1,8 +1,8 @@
 import type { Selectable } from 'kysely'
 import type { Executor, Tenant, Trx } from '../../platform/db/database.js'
 import type { PageRequest } from '../../platform/http/pagination.js'
-import type { PosConnection, PosConnectionWithStats } from '../pos.schemas.js'
-import type { PosConnectionTable, SyncFrequency } from '../pos.tables.js'
+import type { PosConnection, PosConnectionWithStats } from './connections.schemas.js'
+import type { PosConnectionTable, SyncFrequency } from './connections.tables.js'
 import { pushUrlOf } from '../push/push-setup.js'
 import { pageWithTotal } from '../../platform/db/page.js'
 

@@ -18,7 +18,7 @@ import {
 } from './connections.repository.js'
 import { posErrors } from '../pos.errors.js'
 import type { PosGateway } from './pos-gateway.js'
-import type { CreateConnectionBody, CreatedPosConnection, PosConnection, PosConnectionWithStats, UpdateConnectionBody } from '../pos.schemas.js'
+import type { CreateConnectionBody, CreatedPosConnection, PosConnection, PosConnectionWithStats, UpdateConnectionBody } from './connections.schemas.js'
 import { pushAccountKeyOf, pushSecretForNewConnection, requirePushVendor, sealPushSecret } from '../push/push-setup.js'
 import { queueSyncRun } from '../sync/sync-queue.js'
 import { findVendor, supportedPosTypes } from '../vendors/vendor-registry.js'

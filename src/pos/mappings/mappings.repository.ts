@@ -3,8 +3,8 @@ import type { Executor, Tenant, Trx } from '../../platform/db/database.js'
 import { toDbNumeric } from '../../platform/decimal.js'
 import type { PageRequest } from '../../platform/http/pagination.js'
 import type { PosProduct, PosStaffMember } from '../vendors/adapter.js'
-import type { ListMappingsQuery } from '../pos.schemas.js'
-import type { PosMappingTable } from '../pos.tables.js'
+import type { ListMappingsQuery } from './mappings.schemas.js'
+import type { PosMappingTable } from './mappings.tables.js'
 import { pageWithTotal } from '../../platform/db/page.js'
 
 export type MappingRow = Selectable<PosMappingTable>

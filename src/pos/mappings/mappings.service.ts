@@ -23,7 +23,7 @@ import {
   type MappingRow,
 } from './mappings.repository.js'
 import { posErrors } from '../pos.errors.js'
-import type { CreateMappingBody, ListMappingsQuery, MappingWarning, ProductMapping, UpdateMappingBody, UsagePerSale } from '../pos.schemas.js'
+import type { CreateMappingBody, ListMappingsQuery, MappingWarning, ProductMapping, UpdateMappingBody, UsagePerSale } from './mappings.schemas.js'
 import { claimUndepletedLines } from '../sales/sales.repository.js'
 
 const FACTOR_DECIMALS = 4

@@ -5,7 +5,7 @@ import { envelope } from '../../platform/http/schemas.js'
 import type { App } from '../../platform/http/types.js'
 import { posErrors } from '../pos.errors.js'
 import type { PosGateway } from '../connections/pos-gateway.js'
-import { AppPushParams, AppPushReceipt, AppPushSetup, PushParams, PushReceipt } from '../pos.schemas.js'
+import { AppPushParams, AppPushReceipt, AppPushSetup, PushParams, PushReceipt } from './push.schemas.js'
 import { appPushSetup, queueAppPushSyncs, queuePushSync, verifyAppPush, verifyPush } from './push.service.js'
 
 export interface PosPushRouteOptions {

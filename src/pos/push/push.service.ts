@@ -5,7 +5,7 @@ import { findAppVerificationCode, saveAppVerificationCode } from './app-push-set
 import { type ConnectionRow, findConnectionById, updateConnectionRow } from '../connections/connections.repository.js'
 import { posErrors } from '../pos.errors.js'
 import type { PosGateway } from '../connections/pos-gateway.js'
-import type { AppPushReceipt, AppPushSetup, PushReceipt } from '../pos.schemas.js'
+import type { AppPushReceipt, AppPushSetup, PushReceipt } from './push.schemas.js'
 import { openPushSecret, PUSH_PATH_PREFIX, pushAccountKey, pushAccountKeyOf } from './push-setup.js'
 import { triggerSync } from '../sync/sync.service.js'
 import { findVendor } from '../vendors/vendor-registry.js'

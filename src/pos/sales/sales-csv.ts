@@ -5,7 +5,7 @@ import { CsvError, parse } from 'csv-parse'
 import { parse as parseLine } from 'csv-parse/sync'
 import Value from 'typebox/value'
 import { wallTimeAsUtc, zonedWallTimeToDate } from '../../platform/zoned-time.js'
-import { ImportSalesBody, type ImportedSale } from '../pos.schemas.js'
+import { ImportSalesBody, type ImportedSale } from './sales.schemas.js'
 import { saleLineProblem } from './sales.service.js'
 
 /**

@@ -5,7 +5,7 @@ import type { App } from '../../platform/http/types.js'
 import { inventoryErrors } from '../../inventory/inventory.errors.js'
 import { locationErrors } from '../../locations/locations.errors.js'
 import { posErrors } from '../pos.errors.js'
-import { ImportSalesBody, ImportSalesResult, MAX_IMPORT_LINES } from '../pos.schemas.js'
+import { ImportSalesBody, ImportSalesResult, MAX_IMPORT_LINES } from './sales.schemas.js'
 import { importSales } from './sales.service.js'
 
 /** 10,000 lines of sales do not fit the general 1 MiB body limit; this route alone takes up to 8 MiB. */

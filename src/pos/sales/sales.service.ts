@@ -9,7 +9,7 @@ import { getLocation } from '../../locations/locations.service.js'
 import { lockConnection } from '../connections/connections.service.js'
 import { depleteLines } from './depletion.js'
 import { addSoldItems, mappingsOf } from '../mappings/mappings.repository.js'
-import type { ImportedSale, ImportSalesBody, ImportSalesResult } from '../pos.schemas.js'
+import type { ImportedSale, ImportSalesBody, ImportSalesResult } from './sales.schemas.js'
 import { insertSaleLines, markSourceLines, type SaleLineRow } from './sales.repository.js'
 
 /** What a sale line breaks beyond its schema (quantity decimals, a sale time in the future), if anything. */

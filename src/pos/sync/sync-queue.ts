@@ -1,8 +1,8 @@
 import type { Tenant, Trx } from '../../platform/db/database.js'
 import { newId } from '../../platform/ids.js'
 import { posErrors } from '../pos.errors.js'
-import type { SyncRun } from '../pos.schemas.js'
-import type { SyncType } from '../pos.tables.js'
+import type { SyncRun } from './sync.schemas.js'
+import type { SyncType } from './sync.tables.js'
 import { findRunningRun, insertRunUnlessRunning, lastDurationMs, rowToSyncRun } from './sync-runs.repository.js'
 
 /** A first run has nothing to go by: this is a placeholder estimate, replaced by the last run's duration. */

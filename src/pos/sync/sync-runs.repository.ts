@@ -1,8 +1,8 @@
 import { type Selectable, sql } from 'kysely'
 import type { Executor, Trx } from '../../platform/db/database.js'
 import { type ClaimedJob, claimDueJobs, defineJobQueue, releaseJob, settleJob, wakeJobWorkers } from '../../platform/jobs.js'
-import type { PosSyncRunTable, SyncType } from '../pos.tables.js'
-import type { SyncRun } from '../pos.schemas.js'
+import type { PosSyncRunTable, SyncType } from './sync.tables.js'
+import type { SyncRun } from './sync.schemas.js'
 
 export type SyncRunRow = Selectable<PosSyncRunTable>
 
