@@ -45,6 +45,14 @@ export async function findConnectionById(db: Executor, id: string): Promise<Conn
   return db.selectFrom('pos_connections').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
+/**
+ * Locks a connection by id whatever its state (a run's commit and failure): a deleted one is locked too,
+ * so the run can record why it ended.
+ */
+export async function lockConnectionById(trx: Trx, id: string): Promise<ConnectionRow> {
+  return trx.selectFrom('pos_connections').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow()
+}
+
 export async function listConnectionRows(db: Executor, tenant: Tenant, page: PageRequest) {
   return pageWithTotal(liveConnections(db, tenant).selectAll().orderBy('created_at').orderBy('id'), liveConnections(db, tenant), page)
 }

@@ -1,5 +1,5 @@
 import { type Selectable, sql } from 'kysely'
-import type { Executor, Trx } from '../../platform/db/database.js'
+import type { Executor, Tenant, Trx } from '../../platform/db/database.js'
 import { type ClaimedJob, claimDueJobs, defineJobQueue, releaseJob, settleJob, wakeJobWorkers } from '../../platform/jobs.js'
 import type { PosSyncRunTable, SyncType } from './sync.tables.js'
 import type { SyncRun } from './sync.schemas.js'
@@ -18,6 +18,11 @@ export const SYNC_RUN_QUEUE = defineJobQueue<SyncRunRow>({
   channel: 'barstock_pos_sync',
   ready: sql`job.status = 'processing'`,
 })
+
+/** The tenant a run works for. */
+export function tenantOfRun(run: SyncRunRow): Tenant {
+  return { accountId: run.account_id, environment: run.environment }
+}
 
 export function rowToSyncRun(row: SyncRunRow): SyncRun {
   const finished = row.status !== 'processing'

@@ -7,7 +7,9 @@ import type { MetricsReporter } from '../../platform/metrics/metrics-registry.js
 import { FREQUENCY_SECONDS } from '../connections/connections.repository.js'
 import { PosGateway } from '../connections/pos-gateway.js'
 import { closeSandboxSimulators } from '../connections/sandbox-simulators.js'
-import { executeSyncRun, failRun, RUN_LEASE_MS, type RunOutcome, SyncFailure } from './sync-runner.js'
+import { SyncFailure } from './run-errors.js'
+import { failRun } from './run-failure.js'
+import { executeSyncRun, RUN_LEASE_MS, type RunOutcome } from './sync-runner.js'
 import { claimNextRun, insertRunUnlessRunning, SYNC_RUN_QUEUE, type SyncRunRow } from './sync-runs.repository.js'
 import { newId } from '../../platform/ids.js'
 
