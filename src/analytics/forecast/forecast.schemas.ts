@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox'
-import { CATEGORIES } from '../inventory/units.js'
-import { Timestamp } from '../platform/http/schemas.js'
-import { StringEnum } from '../platform/http/types.js'
+import { CATEGORIES } from '../../inventory/units.js'
+import { Timestamp } from '../../platform/http/schemas.js'
+import { StringEnum } from '../../platform/http/types.js'
 
 export const MAX_FORECAST_DAYS = 30
 export const DEFAULT_FORECAST_DAYS = 7

@@ -1,8 +1,8 @@
 import { type Static, Type } from 'typebox'
-import { CATEGORIES } from '../inventory/units.js'
-import { Nullable, PageQuery, Timestamp } from '../platform/http/schemas.js'
-import { StringEnum } from '../platform/http/types.js'
-import { ReportDate } from './variance.schemas.js'
+import { CATEGORIES } from '../../inventory/units.js'
+import { Nullable, PageQuery, Timestamp } from '../../platform/http/schemas.js'
+import { StringEnum } from '../../platform/http/types.js'
+import { ReportDate } from '../variance/variance.schemas.js'
 
 /** Schemas of the performance, staff and category reports; formulas with worked examples in docs/metrics.md. */
 

@@ -1,14 +1,14 @@
-import type { Executor, Trx } from '../platform/db/database.js'
-import { type HistorySpan, movementsInSpans, type SpanMovement } from '../inventory/stock-history.js'
-import { allLocations } from '../locations/locations.service.js'
-import type { Tenant } from '../platform/db/database.js'
-import { type BusinessDaySplit, businessDaySplits, PERCENT_DECIMALS, shiftDate } from './report-period.js'
-import { type DayNet, type DaysTotal, type ItemDays, rolledUpDays } from './rollups.repository.js'
-import { type Decimal, decimal, percentShownAt, scaledOut, sum, toScaled, ZERO } from '../platform/decimal.js'
+import type { Executor, Trx } from '../../platform/db/database.js'
+import { type HistorySpan, movementsInSpans, type SpanMovement } from '../../inventory/stock-history.js'
+import { allLocations } from '../../locations/locations.service.js'
+import type { Tenant } from '../../platform/db/database.js'
+import { type BusinessDaySplit, businessDaySplits, PERCENT_DECIMALS, shiftDate } from '../report-period.js'
+import { type DayNet, type DaysTotal, type ItemDays, rolledUpDays } from '../rollups.repository.js'
+import { type Decimal, decimal, percentShownAt, scaledOut, sum, toScaled, ZERO } from '../../platform/decimal.js'
 import type { WindowFacts } from './variance-causes.js'
 import { mayStoreWindows, storeWindows, type WindowNumbers, type WindowTotals } from './count-windows.repository.js'
 import type { CountPoint, EarlierWindow } from './window-plan.repository.js'
-import { DAY_MS } from '../platform/zoned-time.js'
+import { DAY_MS } from '../../platform/zoned-time.js'
 
 /**
  * Count windows: an item's usage between two of its counts. actual = opening + deliveries + transfers in

@@ -1,6 +1,6 @@
 import type { ColumnType, Generated } from 'kysely'
-import type { Environment, Numeric, Timestamp } from '../platform/db/database.js'
-import type { HolidayEffect } from './forecast/index.js'
+import type { Environment, Numeric, Timestamp } from '../../platform/db/database.js'
+import type { HolidayEffect } from './index.js'
 
 /** A date column, read as `YYYY-MM-DD` text (the repository casts it) and written as that text. */
 type DateText = ColumnType<string, string, string>
@@ -41,7 +41,7 @@ export interface ForecastRefitTable {
   updated_at: Timestamp
 }
 
-declare module '../platform/db/database.js' {
+declare module '../../platform/db/database.js' {
   interface Database {
     demand_forecasts: DemandForecastTable
     forecast_refits: ForecastRefitTable

@@ -1,11 +1,11 @@
-import type { Executor, Tenant } from '../platform/db/database.js'
-import { decimal, MONEY_DECIMALS, moneyOut, sum, QUANTITY_STORED_DECIMALS, quantityOut, scaledOut, sumScaled, toApiNumber } from '../platform/decimal.js'
-import { crossLocationSaleLines, itemsCountedByWeight, itemsInScope, type ReportItem, wasteCostByReason } from '../inventory/stock-history.js'
-import { getLocation } from '../locations/locations.service.js'
-import { getSettings } from '../settings/settings.service.js'
-import { analyticsErrors } from './analytics.errors.js'
-import { type LocationBounds, locationBounds, periodLabel, type ReportPeriod, reportPeriod } from './report-period.js'
-import { type PosRevenue, posRevenue } from './rollups.repository.js'
+import type { Executor, Tenant } from '../../platform/db/database.js'
+import { decimal, MONEY_DECIMALS, moneyOut, sum, QUANTITY_STORED_DECIMALS, quantityOut, scaledOut, sumScaled, toApiNumber } from '../../platform/decimal.js'
+import { crossLocationSaleLines, itemsCountedByWeight, itemsInScope, type ReportItem, wasteCostByReason } from '../../inventory/stock-history.js'
+import { getLocation } from '../../locations/locations.service.js'
+import { getSettings } from '../../settings/settings.service.js'
+import { analyticsErrors } from '../analytics.errors.js'
+import { type LocationBounds, locationBounds, periodLabel, type ReportPeriod, reportPeriod } from '../report-period.js'
+import { type PosRevenue, posRevenue } from '../rollups.repository.js'
 import { rankCauses, type WindowFacts } from './variance-causes.js'
 import { itemsSoldInOwnUnit } from './sold-in-own-unit.js'
 import { unmappedSimilarTo } from './unmapped-similar.js'
@@ -23,7 +23,7 @@ import {
 } from './variance-windows.js'
 import { windowMoney, type WindowMoney } from './window-costs.js'
 import { type ItemPlan, plannedWindows, type PlannedWindow, type WindowChoice } from './window-plan.repository.js'
-import { DAY_MS } from '../platform/zoned-time.js'
+import { DAY_MS } from '../../platform/zoned-time.js'
 
 /** A count older than this before the period's end makes an item's figures stale. */
 const STALE_COUNT_DAYS = 14

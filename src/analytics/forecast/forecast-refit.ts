@@ -1,11 +1,11 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
-import { dailyUsage, firstLateUsage, firstUsageDays, latestUsageSequence } from '../inventory/usage-history.js'
-import type { BackgroundLoop } from '../platform/background.js'
-import { startJobLoop } from '../platform/jobs.js'
-import type { Db, Executor, Tenant, Trx } from '../platform/db/database.js'
-import type { MetricsReporter } from '../platform/metrics/metrics-registry.js'
-import type { WorkerDependencies } from '../platform/background.js'
+import { dailyUsage, firstLateUsage, firstUsageDays, latestUsageSequence } from '../../inventory/usage-history.js'
+import type { BackgroundLoop } from '../../platform/background.js'
+import { startJobLoop } from '../../platform/jobs.js'
+import type { Db, Executor, Tenant, Trx } from '../../platform/db/database.js'
+import type { MetricsReporter } from '../../platform/metrics/metrics-registry.js'
+import type { WorkerDependencies } from '../../platform/background.js'
 import { allLocations } from './catalog-reads.js'
 import {
   applyHolidayFactors,
@@ -18,7 +18,7 @@ import {
   holidayFactors,
   MIN_HISTORY_DAYS,
   pastHolidays,
-} from './forecast/index.js'
+} from './index.js'
 import {
   businessCalendar,
   claimRefit,
@@ -34,8 +34,8 @@ import {
   unclaimedRefits,
   upsertForecasts,
 } from './forecast.repository.js'
-import { shiftDate } from './report-period.js'
-import { DAY_MS } from '../platform/zoned-time.js'
+import { shiftDate } from '../report-period.js'
+import { DAY_MS } from '../../platform/zoned-time.js'
 
 /** Items fitted per transaction: a crash loses at most this many fits, and the lease is renewed per chunk. */
 export const REFIT_CHUNK_SIZE = 25

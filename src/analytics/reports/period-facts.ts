@@ -1,12 +1,12 @@
-import type { Executor, Tenant } from '../platform/db/database.js'
-import { type Decimal, decimal, sum, toApiNumber, ZERO } from '../platform/decimal.js'
-import { type ReportItem, usageOfSaleLines } from '../inventory/stock-history.js'
-import { type SaleLine, saleLinesInSpans } from '../pos/sales/sales-history.js'
-import { type LocationBounds, PERCENT_DECIMALS } from './report-period.js'
-import { type PlannedItem, planReportWindows } from './variance.service.js'
-import { type MeasuredWindow, measureWindows } from './variance-windows.js'
-import { windowMoney, type WindowMoney } from './window-costs.js'
-import { DAY_MS } from '../platform/zoned-time.js'
+import type { Executor, Tenant } from '../../platform/db/database.js'
+import { type Decimal, decimal, sum, toApiNumber, ZERO } from '../../platform/decimal.js'
+import { type ReportItem, usageOfSaleLines } from '../../inventory/stock-history.js'
+import { type SaleLine, saleLinesInSpans } from '../../pos/sales/sales-history.js'
+import { type LocationBounds, PERCENT_DECIMALS } from '../report-period.js'
+import { type PlannedItem, planReportWindows } from '../variance/variance.service.js'
+import { type MeasuredWindow, measureWindows } from '../variance/variance-windows.js'
+import { windowMoney, type WindowMoney } from '../variance/window-costs.js'
+import { DAY_MS } from '../../platform/zoned-time.js'
 
 /**
  * The facts the performance, staff and category reports share (docs/metrics.md): the period's sale lines

@@ -1,12 +1,12 @@
-import type { Executor, Tenant } from '../platform/db/database.js'
-import { type Decimal, MONEY_DECIMALS, moneyOut, scaledOut, sum, sumScaled, ZERO } from '../platform/decimal.js'
-import type { PageRequest } from '../platform/http/pagination.js'
-import { findItemRows, type ItemRow } from '../inventory/inventory.service.js'
-import { itemsInScope } from '../inventory/stock-history.js'
+import type { Executor, Tenant } from '../../platform/db/database.js'
+import { type Decimal, MONEY_DECIMALS, moneyOut, scaledOut, sum, sumScaled, ZERO } from '../../platform/decimal.js'
+import type { PageRequest } from '../../platform/http/pagination.js'
+import { findItemRows, type ItemRow } from '../../inventory/inventory.service.js'
+import { itemsInScope } from '../../inventory/stock-history.js'
 import type { CategoriesQuery, CategoryAnalysis } from './metrics.schemas.js'
 import { type ItemWindow, itemWindows, percentOf, percentOut, periodLines, revenueByItem } from './period-facts.js'
-import { COST_PLACES, varianceRate } from './variance-windows.js'
-import { locationBounds, reportPeriod } from './report-period.js'
+import { COST_PLACES, varianceRate } from '../variance/variance-windows.js'
+import { locationBounds, reportPeriod } from '../report-period.js'
 
 const LISTED = 5
 

@@ -1,9 +1,9 @@
-import type { Executor } from '../platform/db/database.js'
-import { type Decimal, decimal } from '../platform/decimal.js'
-import { movementsInSpans, type ReportItem } from '../inventory/stock-history.js'
-import type { LocationBounds } from './report-period.js'
-import { planReportWindows } from './variance.service.js'
-import type { PlannedWindow, WindowCosts } from './window-plan.repository.js'
+import type { Executor } from '../../platform/db/database.js'
+import { type Decimal, decimal } from '../../platform/decimal.js'
+import { movementsInSpans, type ReportItem } from '../../inventory/stock-history.js'
+import type { LocationBounds } from '../report-period.js'
+import { planReportWindows } from '../variance/variance.service.js'
+import type { PlannedWindow, WindowCosts } from '../variance/window-plan.repository.js'
 
 /**
  * The count windows the staff report shares variance over (docs/metrics.md, "Staff"): each item's

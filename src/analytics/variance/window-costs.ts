@@ -1,5 +1,5 @@
-import type { Executor, Tenant } from '../platform/db/database.js'
-import { toScaled } from '../platform/decimal.js'
+import type { Executor, Tenant } from '../../platform/db/database.js'
+import { toScaled } from '../../platform/decimal.js'
 import { COST_PLACES, type MeasuredWindow, measureWindows, QUANTITY_PLACES, unexplainedUsage } from './variance-windows.js'
 import type { PlannedWindow } from './window-plan.repository.js'
 

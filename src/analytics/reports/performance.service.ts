@@ -1,13 +1,13 @@
-import type { Executor, Tenant } from '../platform/db/database.js'
-import { type Decimal, decimal, scaledDecimal, sum, sumScaled, toApiNumber } from '../platform/decimal.js'
-import { itemsInScope } from '../inventory/stock-history.js'
-import { getLocation } from '../locations/locations.service.js'
-import { getSettings } from '../settings/settings.service.js'
-import { analyticsErrors } from './analytics.errors.js'
+import type { Executor, Tenant } from '../../platform/db/database.js'
+import { type Decimal, decimal, scaledDecimal, sum, sumScaled, toApiNumber } from '../../platform/decimal.js'
+import { itemsInScope } from '../../inventory/stock-history.js'
+import { getLocation } from '../../locations/locations.service.js'
+import { getSettings } from '../../settings/settings.service.js'
+import { analyticsErrors } from '../analytics.errors.js'
 import type { METRIC_STATUSES, PerformanceQuery, PerformanceReport, TRENDS } from './metrics.schemas.js'
 import { itemWindows, percentOf, periodLines } from './period-facts.js'
-import { COST_PLACES, varianceRate } from './variance-windows.js'
-import { locationBounds, PERCENT_DECIMALS, periodLabel, previousPeriod, type ReportPeriod, reportPeriod } from './report-period.js'
+import { COST_PLACES, varianceRate } from '../variance/variance-windows.js'
+import { locationBounds, PERCENT_DECIMALS, periodLabel, previousPeriod, type ReportPeriod, reportPeriod } from '../report-period.js'
 
 /** A value within this share of its target is on target. */
 export const TARGET_TOLERANCE = 0.05

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
-import { CATEGORIES } from '../inventory/units.js'
-import { StringEnum } from '../platform/http/types.js'
+import { CATEGORIES } from '../../inventory/units.js'
+import { StringEnum } from '../../platform/http/types.js'
 import { CAUSES } from './variance-causes.js'
 
 const REPORT_DATE =

@@ -1,8 +1,8 @@
 import { type Selectable, sql } from 'kysely'
-import { textList } from '../platform/db/text-list.js'
-import type { Executor, Tenant, Trx } from '../platform/db/database.js'
-import { claimableJobs, claimJob, defineJobQueue, extendLease, settleJob } from '../platform/jobs.js'
-import type { HolidayEffect } from './forecast/index.js'
+import { textList } from '../../platform/db/text-list.js'
+import type { Executor, Tenant, Trx } from '../../platform/db/database.js'
+import { claimableJobs, claimJob, defineJobQueue, extendLease, settleJob } from '../../platform/jobs.js'
+import type { HolidayEffect } from './index.js'
 import type { ForecastRefitTable } from './forecast.tables.js'
 
 /** One item's stored forecast as analytics uses it (numbers as decimal strings). */

@@ -1,13 +1,13 @@
-import type { Executor, Tenant } from '../platform/db/database.js'
-import { type Decimal, decimal, MONEY_DECIMALS, moneyOut, sum, toApiNumber, ZERO } from '../platform/decimal.js'
-import type { PageRequest } from '../platform/http/pagination.js'
-import { toItemUnits } from '../inventory/conversion.js'
-import { type DeliveryUnitCost, findItemRows, findItemRowsInCategories, type ItemRow, lastDeliveryUnitCosts } from '../inventory/inventory.service.js'
-import type { Recipe } from '../recipes/recipes.schemas.js'
-import { getRecipe, listRecipesForCosting } from '../recipes/recipes.service.js'
-import { getSettings } from '../settings/settings.service.js'
+import type { Executor, Tenant } from '../../platform/db/database.js'
+import { type Decimal, decimal, MONEY_DECIMALS, moneyOut, sum, toApiNumber, ZERO } from '../../platform/decimal.js'
+import type { PageRequest } from '../../platform/http/pagination.js'
+import { toItemUnits } from '../../inventory/conversion.js'
+import { type DeliveryUnitCost, findItemRows, findItemRowsInCategories, type ItemRow, lastDeliveryUnitCosts } from '../../inventory/inventory.service.js'
+import type { Recipe } from '../../recipes/recipes.schemas.js'
+import { getRecipe, listRecipesForCosting } from '../../recipes/recipes.service.js'
+import { getSettings } from '../../settings/settings.service.js'
 import type { CostingQuery, RecipeCosting } from './costing.schemas.js'
-import { PERCENT_DECIMALS } from './report-period.js'
+import { PERCENT_DECIMALS } from '../report-period.js'
 
 /** A cheaper item is suggested only when it saves at least this share of the ingredient's cost… */
 export const REPLACEMENT_MIN_SAVING_SHARE = decimal('0.10')

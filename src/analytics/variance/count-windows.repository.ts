@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
-import './rollups.tables.js'
-import type { Tenant, Trx } from '../platform/db/database.js'
+import '../rollups.tables.js'
+import type { Tenant, Trx } from '../../platform/db/database.js'
 
 /**
  * Count windows' measured facts, stored by analytics (migrations/20261122130000_analytics_count_windows.sql):
