@@ -448,7 +448,7 @@ function boundedSingleQuery<Row, T>(pool: pg.Pool, text: string, timeoutMs: numb
 }
 
 function describeReplicaState(state: ReplicaState): string {
-  return state.usable ? `in use again (${state.lagMs} ms behind the primary)` : `skipped, reads go to the primary: ${state.reason}`
+  return state.usable ? `in use (${state.lagMs} ms behind the primary)` : `skipped, reads go to the primary: ${state.reason}`
 }
 
 /**
