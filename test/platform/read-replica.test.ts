@@ -48,7 +48,14 @@ async function itemNames(api: Api): Promise<string[]> {
 }
 
 async function createItem(api: Api, name: string): Promise<any> {
-  const answer = await api('POST', '/v1/inventory/items', { name, sku: name.toUpperCase().replace(/\W/g, '-'), category: 'beer', quantity: 12, unit: 'bottle', location: 'main_bar' })
+  const answer = await api('POST', '/v1/inventory/items', {
+    name,
+    sku: name.toUpperCase().replace(/\W/g, '-'),
+    category: 'beer',
+    quantity: 12,
+    unit: 'bottle',
+    location: 'main_bar',
+  })
   assert.equal(answer.status, 201, JSON.stringify(answer.body))
   return answer.body.data
 }

@@ -259,16 +259,23 @@ const CLIENT_TIMEOUT_SLACK_MS = 5_000
 const UNAVAILABLE_SQLSTATE = new RegExp(`^(08|57P0[1-3]|${TOO_MANY_CONNECTIONS}$)`)
 
 /**
+ * A write refused because the server is in recovery: during a failover the load balancer may send a new
+ * connection to the standby being promoted a moment before it accepts writes (measured with HAProxy and
+ * Patroni, bench/failover.ts). The primary is not there yet: a retry shortly succeeds.
+ */
+const READ_ONLY_TRANSACTION = '25006'
+
+/**
  * Whether an error means the database could not be reached or dropped the connection (rather than a
  * fault of the query): a lost connection, a refused or timed-out connect, a server shut down or a
  * connection terminated by an administrator, a statement stopped by the timeouts above or cut because the
- * database stopped answering (StallWatch).
+ * database stopped answering (StallWatch), a write sent to a server still in recovery (a failover).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const failure = error as { code?: unknown; message?: unknown } | null
   if (!failure || typeof failure !== 'object') return false
   const code = typeof failure.code === 'string' ? failure.code : ''
-  if (UNAVAILABLE_SQLSTATE.test(code) || code === '57014' || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code)) return true
+  if (UNAVAILABLE_SQLSTATE.test(code) || code === '57014' || code === READ_ONLY_TRANSACTION || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code)) return true
   const message = typeof failure.message === 'string' ? failure.message : ''
   return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|is not queryable/.test(message)
 }
@@ -413,12 +420,12 @@ export interface ReplicaSettings {
 /**
  * A statement the replica failed that the primary can answer instead: the replica is unreachable, gone or
  * cut by the stall watch, it cancelled the statement for a recovery conflict (40001), or refused a write
- * (25006, a route that wrote outside a transaction). Not a statement that ran out its time: on the
+ * (25006, a route that wrote outside a transaction, counted as unavailable). Not a statement that ran out its time: on the
  * primary it would wait as long again.
  */
 function isReplicaFailure(error: unknown): boolean {
   const failure = error as { code?: unknown; message?: unknown } | null
-  if (failure?.code === '40001' || failure?.code === '25006') return true
+  if (failure?.code === '40001') return true
   const timedOut = failure?.code === '57014' || (typeof failure?.message === 'string' && failure.message.includes('Query read timeout'))
   return isDatabaseUnavailable(error) && !timedOut
 }
