@@ -52,7 +52,10 @@ test('each bad value is refused with a message naming its variable', () => {
     [{ DATABASE_URL: 'postgres://pooler.internal/barstock', BARSTOCK_DIRECT_DATABASE_URL: 'redis://db.internal' }, 'BARSTOCK_DIRECT_DATABASE_URL'],
     [{ BARSTOCK_REPLICA_URL: 'postgres://standby.internal/barstock' }, 'BARSTOCK_REPLICA_URL'],
     [{ DATABASE_URL: 'postgres://db.internal/barstock', BARSTOCK_REPLICA_URL: 'standby.internal' }, 'BARSTOCK_REPLICA_URL'],
-    [{ DATABASE_URL: 'postgres://db.internal/barstock', BARSTOCK_REPLICA_URL: 'postgres://standby.internal/barstock', BARSTOCK_REPLICA_MAX_LAG_MS: '60001' }, 'BARSTOCK_REPLICA_MAX_LAG_MS'],
+    [
+      { DATABASE_URL: 'postgres://db.internal/barstock', BARSTOCK_REPLICA_URL: 'postgres://standby.internal/barstock', BARSTOCK_REPLICA_MAX_LAG_MS: '60001' },
+      'BARSTOCK_REPLICA_MAX_LAG_MS',
+    ],
   ]
   for (const [env, variable] of cases) {
     assert.throws(
