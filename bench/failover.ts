@@ -129,7 +129,9 @@ async function primaryAnswers(node: Node): Promise<boolean> {
 }
 
 interface Readiness {
+  /** When the probe was sent and answered. */
   at: number
+  endedAt: number
   status: number
 }
 
@@ -141,7 +143,7 @@ function watchReadiness(url: string): { stop: () => Promise<Readiness[]> } {
     while (!stopped) {
       const at = Date.now()
       const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_500) }).catch(() => undefined)
-      seen.push({ at, status: response?.status ?? 0 })
+      seen.push({ at, endedAt: Date.now(), status: response?.status ?? 0 })
       await delay(250)
     }
   })()
@@ -178,7 +180,7 @@ function figuresOf(event: string, at: number, until: number, records: WriteRecor
   const refused = window.filter((record) => record.status !== 201)
   const lastRefusal = Math.max(at, ...refused.map((record) => record.endedAt))
   const recovered = window.filter((record) => record.status === 201 && record.startedAt >= lastRefusal).sort((a, b) => a.endedAt - b.endedAt)[0]
-  const probes = readiness.filter((probe) => probe.at >= at && probe.at < until)
+  const probes = readiness.filter((probe) => probe.endedAt >= at && probe.endedAt < until)
   const lastUnready = Math.max(at, ...probes.filter((probe) => probe.status !== 200).map((probe) => probe.at))
   const readyAgain = probes.find((probe) => probe.status === 200 && probe.at >= lastUnready)
   const is503 = (record: WriteRecord) => record.status === 503 && record.code === 'database_unavailable' && record.retryAfter !== undefined
