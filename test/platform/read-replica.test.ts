@@ -69,6 +69,15 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 20_000): Pr
   }
 }
 
+const METRICS_TOKEN = 'replica-metrics-token-0001'
+
+/** The value of an unlabelled gauge in the server's /metrics, or undefined when the scrape leaves it out. */
+async function gauge(server: ServerProcess, name: string): Promise<number | undefined> {
+  const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text()
+  const line = text.split('\n').find((row) => row.startsWith(`${name} `))
+  return line === undefined ? undefined : Number(line.split(' ')[1])
+}
+
 async function createKey(env: Record<string, string>, name: string): Promise<string> {
   const created = await runCli(['keys', 'create', '--name', name, '--permissions', '*', '--json'], env)
   assert.equal(created.code, 0, created.stderr)
@@ -87,7 +96,13 @@ test('reads go to the standby, a key that wrote reads the primary, a lagging or 
   const servers: ServerProcess[] = []
   t.after(() => servers.forEach((server) => server.child.kill('SIGKILL')))
   // Two instances on the same primary and standby: one tolerating a minute of lag, one a second.
-  const tolerant = await startServerProcess({ ...base, BARSTOCK_DATA_DIR: scratchDataDir(), BARSTOCK_REPLICA_URL: replicaUrl, BARSTOCK_REPLICA_MAX_LAG_MS: '60000' })
+  const tolerant = await startServerProcess({
+    ...base,
+    BARSTOCK_DATA_DIR: scratchDataDir(),
+    BARSTOCK_REPLICA_URL: replicaUrl,
+    BARSTOCK_REPLICA_MAX_LAG_MS: '60000',
+    BARSTOCK_METRICS_TOKEN: METRICS_TOKEN,
+  })
   servers.push(tolerant)
   const strict = await startServerProcess({ ...base, BARSTOCK_DATA_DIR: scratchDataDir(), BARSTOCK_REPLICA_URL: replicaUrl, BARSTOCK_REPLICA_MAX_LAG_MS: '1000' })
   servers.push(strict)
@@ -97,6 +112,8 @@ test('reads go to the standby, a key that wrote reads the primary, a lagging or 
   const reader = caller(tolerant.url, readerKey)
   const strictReader = caller(strict.url, readerKey)
 
+  assert.equal(await gauge(tolerant, 'barstock_read_replica_in_use'), 1)
+  assert.ok(((await gauge(tolerant, 'barstock_read_replica_lag_seconds')) ?? 99) < 60)
   // Caught up: both keys see the same list (the reader's key from the standby once it replayed the keys).
   const lager = await createItem(writer, 'Replica Lager')
   await eventually(async () => (await itemNames(reader)).includes('Replica Lager'))
@@ -131,6 +148,8 @@ test('reads go to the standby, a key that wrote reads the primary, a lagging or 
   assert.equal(after.status, 200)
   assert.ok(after.ms < 1_000, `answered in ${after.ms} ms once the replica was skipped`)
   await waitForOutput(tolerant, (output) => /read replica: skipped, reads go to the primary: (it did not answer|a statement failed there)/.test(output))
+  assert.equal(await gauge(tolerant, 'barstock_read_replica_in_use'), 0)
+  assert.equal(await gauge(tolerant, 'barstock_read_replica_lag_seconds'), undefined)
   proxy.thaw()
   await waitForOutput(tolerant, (output) => (output.match(/read replica: in use/g) ?? []).length >= 2)
 
