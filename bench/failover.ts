@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import pg from 'pg'
 import { projectPath } from '../src/platform/paths.js'
+import { startPgBouncer } from '../test/helpers/pgbouncer.js'
 import { runCli } from '../test/helpers/server-process.js'
 import type { WriteRecord, WriterSpec } from './failover-writer.js'
 import { referenceMs } from './machine-speed.js'
@@ -25,12 +26,15 @@ import { startQuietServer } from './processes.js'
  *   npx tsc -b . && node dist/bench/failover.js        (as root: Patroni and PostgreSQL run as `postgres`)
  *
  * Needs etcd, patroni, haproxy on the PATH and PostgreSQL's binaries in PG_BIN (/usr/lib/postgresql/15/bin).
- * Everything runs in a temporary directory, removed at the end unless FAILOVER_KEEP=1 (the logs of etcd,
+ * FAILOVER_PGBOUNCER=1 puts PgBouncer (transaction mode) between barstock and HAProxy, as in the deployment
+ * of docs/operations.md. Everything runs in a temporary directory, removed at the end unless FAILOVER_KEEP=1 (the logs of etcd,
  * Patroni and HAProxy are there); every process it started is killed however it ends.
  */
 
 const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin'
 const WRITERS = Number(process.env.FAILOVER_WRITERS ?? 8)
+/** FAILOVER_PGBOUNCER=1: barstock reaches HAProxy through PgBouncer in transaction mode, as in docs/operations.md's shape. */
+const THROUGH_PGBOUNCER = process.env.FAILOVER_PGBOUNCER === '1'
 /** A request without an answer this long counts as a hang (the statement timeout, 30 s, plus pg's 5 s slack, plus 5 s). */
 const ABORT_MS = 40_000
 /** What the service must come back within after each event. */
@@ -270,8 +274,14 @@ async function main(): Promise<void> {
       }
     })
 
+    // PgBouncer retries a failed server login after server_login_retry (15 s by default): 1 s, so the
+    // pooler follows the new primary as soon as HAProxy does.
+    const pooler = THROUGH_PGBOUNCER
+      ? await startPgBouncer({ server: new URL(databaseUrl), poolMode: 'transaction', poolSize: 20, settings: ['server_login_retry = 1'] })
+      : undefined
     const env = {
-      DATABASE_URL: databaseUrl,
+      DATABASE_URL: pooler ? pooler.urlOf(new URL(databaseUrl)) : databaseUrl,
+      ...(pooler ? { BARSTOCK_DIRECT_DATABASE_URL: databaseUrl } : {}),
       BARSTOCK_REPLICA_URL: `postgres://postgres@127.0.0.1:${replicaPort}/postgres`,
       BARSTOCK_DATA_DIR: join(root, 'barstock'),
       BARSTOCK_SECRET_KEY: randomBytes(32).toString('hex'),
@@ -284,7 +294,7 @@ async function main(): Promise<void> {
     const created = await runCli(['keys', 'create', '--name', 'failover', '--permissions', '*', '--json'], env)
     if (created.code !== 0) throw new Error(created.stderr)
     const key = (JSON.parse(created.stdout) as { key: string }).key
-    console.log(`barstock serving ${server.url} on HAProxy :${primaryPort} (replica :${replicaPort}); ${WRITERS} writers`)
+    console.log(`barstock serving ${server.url} on HAProxy :${primaryPort}${pooler ? ' through PgBouncer' : ''} (replica :${replicaPort}); ${WRITERS} writers`)
 
     const writer = fork(projectPath('dist', 'bench', 'failover-writer.js'))
     children.push(writer)
@@ -335,6 +345,7 @@ async function main(): Promise<void> {
     const switchover = figuresOf('switchover', switchedAt, killedAt, records, probes)
     const kill = figuresOf('kill -9 of the primary', killedAt, ended, records, probes)
     const result = {
+      pgbouncer: THROUGH_PGBOUNCER,
       machine: { referenceMs: Math.round(speedMs), loadAverage: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') },
       patroni: { switchoverMs: switchedInMs, promotedAfterKillMs: promotedInMs },
       writes: { total: records.length, acknowledged: acknowledged.length, onNewPrimary: found },
@@ -352,6 +363,7 @@ async function main(): Promise<void> {
     ].filter((problem) => problem !== undefined)
     console.log(problems.length === 0 ? 'PASS: every check held' : `FAIL:\n- ${problems.join('\n- ')}`)
     await server.stop()
+    await pooler?.stop()
     if (problems.length > 0) process.exitCode = 1
   } finally {
     killEverything()
