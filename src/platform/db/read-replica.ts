@@ -82,10 +82,10 @@ export class ReplicaMonitor {
 
   /** Checks now, then every REPLICA_CHECK_INTERVAL_MS until stop(). */
   async start(): Promise<ReplicaState> {
-    await this.check()
+    await this.check().catch(this.#checkFailed)
     const next = () => {
       if (this.#stopped) return
-      this.#timer = setTimeout(() => void this.check().finally(next), REPLICA_CHECK_INTERVAL_MS)
+      this.#timer = setTimeout(() => void this.check().catch(this.#checkFailed).finally(next), REPLICA_CHECK_INTERVAL_MS)
       this.#timer.unref()
     }
     next()
@@ -156,6 +156,11 @@ export class ReplicaMonitor {
     return lagMs
   }
 
+  /** A check that failed in an unforeseen way (an answer it could not read) vouches for nothing. */
+  readonly #checkFailed = (error: Error) => {
+    this.#setState({ usable: false, problem: 'unreachable', reason: `its check failed (${error.message})`, checkedAt: Date.now() })
+  }
+
   #forgetOldWrites(now: number): void {
     for (const [keyId, at] of this.#writes) if (now - at >= this.readYourWritesMs) this.#writes.delete(keyId)
   }
@@ -199,7 +204,9 @@ function routedClient(primary: PostgresPool, replica: PostgresPool, monitor: Rep
     return chosen.query(text, parameters as never)
   }
   const firstStatement = async (text: string, parameters: unknown[]) => {
-    if (opensTransaction(text) || readScope.getStore()?.replica !== true || !monitor.state.usable) return onPrimary(text, parameters)
+    // The monitor is asked again at each statement: a report runs for seconds, and the replica may have
+    // fallen behind or its last check grown too old meanwhile.
+    if (opensTransaction(text) || readScope.getStore()?.replica !== true || !monitor.mayRead(undefined)) return onPrimary(text, parameters)
     try {
       chosen = await replica.connect()
       return await chosen.query(text, parameters as never)
