@@ -55,7 +55,7 @@ const SLOW_FILE_SECONDS: Record<string, number> = {
   // a primary and a standby started by the test (read replicas).
   'platform/database-partition': 60,
   'platform/pgbouncer': 37,
-  'platform/read-replica': 36,
+  'platform/read-replica': 45,
 }
 
 function expectedSeconds(file: string): number {
