@@ -166,7 +166,7 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
         querystring: ListSyncRunsQuery,
         response: { 200: listEnvelope(SyncRun) },
       },
-      config: { permission: 'pos:read', errors: [connectionNotFound] },
+      config: { readReplica: true, permission: 'pos:read', errors: [connectionNotFound] },
     },
     async (request) => {
       const page = pageRequest(request.query)
@@ -201,7 +201,7 @@ export async function posRoutes(app: App, { gateway }: PosRouteOptions) {
         querystring: ListMappingsQuery,
         response: { 200: listEnvelope(ProductMapping) },
       },
-      config: { permission: 'pos:read', errors: [connectionNotFound] },
+      config: { readReplica: true, permission: 'pos:read', errors: [connectionNotFound] },
     },
     async (request) => {
       const page = pageRequest(request.query)
