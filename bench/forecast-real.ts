@@ -11,7 +11,6 @@ import { HISTORY_READ_DAYS } from '../src/analytics/forecast-refit.js'
 import { totalErrorStdDev } from '../src/analytics/forecast/error-model.js'
 import { applyHolidayFactors, holidayFactors, pastHolidays } from '../src/analytics/forecast/holiday-effects.js'
 import { publicHolidays } from '../src/analytics/forecast/holidays.js'
-import { applySeasonFactors, seasonFactors } from '../src/analytics/forecast/season-of-year.js'
 import { safetyStock } from '../src/ordering/safety-stock.js'
 import { DAY_MS } from '../src/platform/zoned-time.js'
 
@@ -22,10 +21,9 @@ import { DAY_MS } from '../src/platform/zoned-time.js'
  * the day before the file's last day (that day may be partial); ORIGINS origins ORIGIN_STEP days apart,
  * the last HORIZON days before the end. At each origin, every method sees only the days before it:
  * - model: forecastDemand as the refit calls it (the item's days from its first sale, at most
- *   HISTORY_READ_DAYS of them, at least MIN_HISTORY_DAYS), scaled by the season factors and its public
- *   holidays by the holiday factors the refit would find in the restaurant's sale lines (CSV rows) per
- *   day before the origin, with the safety stock recommendations add; and the same without the season
- *   factors;
+ *   HISTORY_READ_DAYS of them, at least MIN_HISTORY_DAYS), its public holidays scaled by the factors the
+ *   refit would find in the restaurant's sale lines (CSV rows) per day before the origin, with the
+ *   safety stock recommendations add;
  * - seasonal naive (the last week repeated) and the 28-day mean;
  * - R's forecast::ets and forecast::stlf on the last R_HISTORY_DAYS days as a ts of frequency 7, in one
  *   Rscript child process fed every series at once (Debian's r-cran-forecast); its answers are cached in
@@ -46,8 +44,8 @@ const R_HISTORY_DAYS = 365
 /** The restaurant is in London: the country's public holidays, as the service lists them for a location in GB. */
 const COUNTRY = 'GB'
 
-type Method = 'model' | 'model_without_season' | 'seasonal_naive' | 'mean_28' | 'r_ets' | 'r_stlf'
-const METHODS: readonly Method[] = ['model', 'model_without_season', 'seasonal_naive', 'mean_28', 'r_ets', 'r_stlf']
+type Method = 'model' | 'seasonal_naive' | 'mean_28' | 'r_ets' | 'r_stlf'
+const METHODS: readonly Method[] = ['model', 'seasonal_naive', 'mean_28', 'r_ets', 'r_stlf']
 const R_METHODS = ['r_ets', 'r_stlf'] as const
 
 interface Sales {
@@ -69,7 +67,7 @@ interface ItemPeriod {
   intermittent: boolean
   actual: number[]
   forecasts: Partial<Record<Method, number[]>>
-  /** The model's forecast before its holiday factors (season factors applied). */
+  /** The model's forecast before its holiday factors. */
   unscaled: number[]
   /** The model's safety stock for the 14 days, as recommendations add it. */
   safetyStock: number
@@ -116,32 +114,17 @@ function holidayFactorsAt(sales: Sales, origin: number): Map<string, number> {
   return holidayFactors(occurrences, (day) => sales.lines[dayIndex(day, sales.firstDay)] ?? 0)
 }
 
-/** The restaurant's season factors as the refit would find them at an origin: its sale lines a year and two back. */
-function seasonFactorsAt(sales: Sales, origin: number): number[] {
-  return seasonFactors(dateOf(origin, sales.firstDay), HORIZON, COUNTRY, (day) => sales.lines[dayIndex(day, sales.firstDay)] ?? 0)
-}
-
-interface LocationFactors {
-  holidays: ReadonlyMap<string, number>
-  season: number[]
-}
-
-/**
- * The model as the refit calls it: history from the item's first sale, at most HISTORY_READ_DAYS days,
- * scaled by the season factors, holidays by theirs; and without the season factors, to measure them.
- */
-function modelForecast(series: readonly number[], origin: number, firstDay: string, factors: LocationFactors) {
+/** The model as the refit calls it: history from the item's first sale, at most HISTORY_READ_DAYS days, holidays scaled. */
+function modelForecast(series: readonly number[], origin: number, firstDay: string, factors: ReadonlyMap<string, number>) {
   const firstSale = series.findIndex((value) => value > 0)
   const history = series.slice(Math.max(firstSale, origin - HISTORY_READ_DAYS), origin)
   if (firstSale < 0 || history.length < MIN_HISTORY_DAYS) return null
   const forecast = forecastDemand(history)
-  const model = forecast.daily.slice(0, HORIZON)
-  const unscaled = applySeasonFactors(model, factors.season)
-  const daily = applyHolidayFactors(unscaled, dateOf(origin, firstDay), COUNTRY, factors.holidays).daily
+  const unscaled = forecast.daily.slice(0, HORIZON)
+  const daily = applyHolidayFactors(unscaled, dateOf(origin, firstDay), COUNTRY, factors).daily
   return {
     daily,
     unscaled,
-    withoutSeason: applyHolidayFactors(model, dateOf(origin, firstDay), COUNTRY, factors.holidays).daily,
     // As recommendations compute it for a 14-day horizon.
     safetyStock: safetyStock(sum(daily), totalErrorStdDev(forecast.dailyErrorStdDev, forecast.horizonErrorStdDev, HORIZON)),
   }
@@ -245,8 +228,8 @@ function slices(periods: readonly ItemPeriod[]) {
 
 function printErrorTable(periods: readonly ItemPeriod[], measure: keyof Scores, title: string): void {
   console.log(`\n${title}\n`)
-  console.log('| slice | items | item-periods | model | model without season | seasonal naive | 28-day mean | R ets | R stlf | model ÷ best of R |')
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+  console.log('| slice | items | item-periods | model | seasonal naive | 28-day mean | R ets | R stlf | model ÷ best of R |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|')
   for (const slice of slices(periods)) {
     const scores = Object.fromEntries(METHODS.map((method) => [method, scoresOf(slice.periods, method)[measure]])) as Record<Method, number>
     const bestR = measure === 'bias' ? null : Math.min(scores.r_ets, scores.r_stlf)
@@ -364,12 +347,12 @@ async function main(): Promise<void> {
   const cpuStarted = process.cpuUsage()
   const periods: ItemPeriod[] = []
   let unavailable = 0
-  const factorsAt = origins.map((origin) => ({ holidays: holidayFactorsAt(sales, origin), season: seasonFactorsAt(sales, origin) }))
+  const factorsAt = origins.map((origin) => holidayFactorsAt(sales, origin))
   items.forEach(([item, series]) => {
     const intermittent = sellingDays(series, from) < countedDays / 2
     origins.forEach((origin, originNumber) => {
       const history = series.slice(0, origin)
-      const model = modelForecast(series, origin, sales.firstDay, factorsAt[originNumber] ?? { holidays: new Map(), season: [] })
+      const model = modelForecast(series, origin, sales.firstDay, factorsAt[originNumber] ?? new Map())
       if (model === null) unavailable++
       periods.push({
         item,
@@ -379,7 +362,6 @@ async function main(): Promise<void> {
         forecasts: {
           // forecast_unavailable: a bar without a forecast orders nothing from it.
           model: model?.daily ?? new Array<number>(HORIZON).fill(0),
-          model_without_season: model?.withoutSeason ?? new Array<number>(HORIZON).fill(0),
           seasonal_naive: forecastSeasonalNaive(history, HORIZON),
           mean_28: forecastTrailingMean(history, HORIZON),
         },
@@ -403,10 +385,6 @@ async function main(): Promise<void> {
   printErrorTable(periods, 'daily', 'Daily WAPE, Σ|forecast − actual| ÷ Σ actual over every held-out day')
   printErrorTable(periods, 'bias', 'Bias of the 14-day totals, (Σ forecast − Σ actual) ÷ Σ actual')
   printSafetyStock(periods)
-  console.log('\nSeason factors applied at each origin (its first and second fortnight; from the sale lines one and two years back)\n')
-  console.log(
-    `| origin | factors |\n|---|---|\n${factorsAt.map(({ season }, number) => `| ${dateOf(origins[number] ?? 0, sales.firstDay)} | ${season.map((factor) => factor.toFixed(3)).join(', ')} |`).join('\n')}`,
-  )
   printHolidays(sales, periods, origins)
   console.log(
     `\nmodel: ${(modelMs / 1000).toFixed(1)} s wall, ${((modelCpu.user + modelCpu.system) / 1e6).toFixed(1)} s CPU for ${periods.length} fits; R (or its cache): ${rSeconds.toFixed(1)} s wall`,

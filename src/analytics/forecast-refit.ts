@@ -9,7 +9,6 @@ import type { WorkerDependencies } from '../platform/background.js'
 import { allLocations } from './catalog-reads.js'
 import {
   applyHolidayFactors,
-  applySeasonFactors,
   BACKTEST_PLAN,
   type DemandForecast,
   daysToRead,
@@ -19,8 +18,6 @@ import {
   holidayFactors,
   MIN_HISTORY_DAYS,
   pastHolidays,
-  seasonDaysToRead,
-  seasonFactors,
 } from './forecast/index.js'
 import {
   businessCalendar,
@@ -93,34 +90,24 @@ interface ItemHistory {
   /** The last closed business day. */
   through: string
   historyDays: number
-  /** What its location's sales say about the forecast days beyond the item's history (locationEffects). */
-  location: LocationEffects
+  /** Its location's public holidays: the country and each holiday's factor there (holidayFactors). */
+  holidays: LocationHolidays
 }
 
-interface LocationEffects {
+interface LocationHolidays {
   country: string | null
-  /** Each public holiday's factor there (holidayFactors). */
-  holidayFactors: ReadonlyMap<string, number>
-  /** The season of the year per fortnight of the forecast (seasonFactors). */
-  seasonFactors: number[]
+  factors: ReadonlyMap<string, number>
 }
 
 /**
- * The location's holiday factors (from its sale lines on the past two years' public holidays and the days
- * around them) and season factors (from its sale lines on the same fortnights one and two years back), in
- * one read of those days only: the history read for the model is too short to hold them.
+ * The location's holiday factors from its sale lines on the past two years' public holidays and the days
+ * around them (one read of those days only: the history read for the model is too short to hold them).
  */
-async function locationEffects(db: Db, tenant: Tenant, location: { id: string; country: string | null }, through: string): Promise<LocationEffects> {
+async function locationHolidays(db: Db, tenant: Tenant, location: { id: string; country: string | null }, through: string): Promise<LocationHolidays> {
   const occurrences = pastHolidays(location.country, through)
-  const firstForecastDay = shiftDate(through, 1)
-  const days = [...new Set([...daysToRead(occurrences), ...seasonDaysToRead(firstForecastDay, FORECAST_HORIZON_DAYS)])]
-  const lines = await locationSaleLines(db, tenant, location.id, days)
-  const salesOn = (day: string) => lines.get(day) ?? 0
-  return {
-    country: location.country,
-    holidayFactors: holidayFactors(occurrences, salesOn),
-    seasonFactors: seasonFactors(firstForecastDay, FORECAST_HORIZON_DAYS, location.country, salesOn),
-  }
+  if (occurrences.length === 0) return { country: location.country, factors: new Map() }
+  const lines = await locationSaleLines(db, tenant, location.id, daysToRead(occurrences))
+  return { country: location.country, factors: holidayFactors(occurrences, (day) => lines.get(day) ?? 0) }
 }
 
 function daysBetween(from: string, to: string): number {
@@ -138,7 +125,7 @@ async function historiesAt(db: Db, tenant: Tenant, now: Date) {
     const through = shiftDate(calendar.today, -1)
     const firstDays = await firstUsageDays(db, tenant, { location: location.id, to: through })
     if (firstDays.size === 0) continue
-    const effects = await locationEffects(db, tenant, location, through)
+    const holidays = await locationHolidays(db, tenant, location, through)
     for (const [itemId, firstDay] of firstDays) {
       const historyDays = daysBetween(firstDay, through) + 1
       if (historyDays < MIN_HISTORY_DAYS) {
@@ -146,7 +133,7 @@ async function historiesAt(db: Db, tenant: Tenant, now: Date) {
         continue
       }
       const earliestRead = shiftDate(through, -(HISTORY_READ_DAYS - 1))
-      histories.push({ itemId, from: firstDay > earliestRead ? firstDay : earliestRead, through, historyDays, location: effects })
+      histories.push({ itemId, from: firstDay > earliestRead ? firstDay : earliestRead, through, historyDays, holidays })
     }
   }
   histories.sort((a, b) => a.itemId.localeCompare(b.itemId))
@@ -169,14 +156,10 @@ async function seriesOf(db: Db, tenant: Tenant, chunk: ItemHistory[]): Promise<M
   return series
 }
 
-/**
- * The model's forecast as stored: scaled by the location's season factors, its holiday days by the
- * location's holiday factors, 6 decimals, never below 0.
- */
+/** The model's forecast as stored: its holiday days scaled by the location's factors, 6 decimals, never below 0. */
 function toStored(item: ItemHistory, forecast: DemandForecast, fittedAt: Date): StoredForecast {
   if (forecast.daily.length !== FORECAST_HORIZON_DAYS) throw new RangeError(`the model returned ${forecast.daily.length} days, not ${FORECAST_HORIZON_DAYS}`)
-  const seasonal = applySeasonFactors(forecast.daily, item.location.seasonFactors)
-  const { daily, effects } = applyHolidayFactors(seasonal, shiftDate(item.through, 1), item.location.country, item.location.holidayFactors)
+  const { daily, effects } = applyHolidayFactors(forecast.daily, shiftDate(item.through, 1), item.holidays.country, item.holidays.factors)
   const fixed = (value: number) => {
     if (!Number.isFinite(value)) throw new RangeError(`the model returned ${value}`)
     return Math.max(0, value).toFixed(STORED_DECIMALS)

@@ -9,9 +9,6 @@ import {
   initForecasting,
   MIN_HISTORY_DAYS,
   pastHolidays,
-  applySeasonFactors,
-  seasonDaysToRead,
-  seasonFactors,
   totalErrorStdDev,
 } from '../../src/analytics/forecast/index.js'
 import { seededRandom } from '../../src/pos/simulation/bar-data.js'
@@ -134,55 +131,6 @@ describe('holidayFactors', () => {
     const { daily, effects } = applyHolidayFactors([4, 4, 4, 4, 4, 4, 4, 4], '2026-11-24', 'US', new Map([['Thanksgiving Day', 0]]))
     assert.deepEqual(daily, [4, 4, 0, 4, 4, 4, 4, 4])
     assert.deepEqual(effects, [{ date: '2026-11-26', holiday: 'Thanksgiving Day', factor: 0 }])
-  })
-})
-
-describe('seasonFactors', () => {
-  // Forecasts from Sat 20 Dec 2025; 52 and 104 weeks back: Sat 21 Dec 2024 and Sat 23 Dec 2023.
-  const FIRST_DAY = '2025-12-20'
-  const inFortnight = (day: string, origin: string) => day >= origin && day < new Date(Date.parse(`${origin}T00:00:00Z`) + 14 * 86_400_000).toISOString().slice(0, 10)
-  const ORIGINS = ['2024-12-21', '2023-12-23']
-
-  test('reads the 28 days before the origin and each fortnight after it, one and two years back', () => {
-    const days = seasonDaysToRead(FIRST_DAY, 30)
-    assert.equal(days.length, 2 * (28 + 3 * 14))
-    assert.equal(days[0], '2023-11-25')
-    assert.ok(days.includes('2024-11-23') && days.includes('2025-01-31') && !days.includes('2025-02-01'))
-  })
-
-  test('the fortnight that sold twice its four weeks before, both years, is forecast at √2 × the level; the others at 1', () => {
-    const salesOn = (day: string) => (ORIGINS.some((origin) => inFortnight(day, origin)) ? 20 : 10)
-    const factors = seasonFactors(FIRST_DAY, 30, null, salesOn)
-    assert.deepEqual(
-      factors.map((factor) => factor.toFixed(4)),
-      [Math.SQRT2.toFixed(4), '1.0000', '1.0000'],
-    )
-    assert.deepEqual(
-      applySeasonFactors([1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], factors)
-        .slice(12)
-        .map((value) => value.toFixed(4)),
-      ['1.4142', '1.4142', '1.0000', '1.0000'],
-    )
-  })
-
-  test('years disagreeing cancel out (geometric mean): ×2 one year and ×½ the other give 1', () => {
-    const salesOn = (day: string) => (inFortnight(day, ORIGINS[0] ?? '') ? 20 : inFortnight(day, ORIGINS[1] ?? '') ? 5 : 10)
-    assert.equal(seasonFactors(FIRST_DAY, 14, null, salesOn)[0]?.toFixed(6), '1.000000')
-  })
-
-  test('a year when the location did not trade does not count; without a year, every factor is 1', () => {
-    // Opened in 2024: only a year back counts, ×1.5 kept as √1.5.
-    const openedLastYear = (day: string) => (day < '2024-01-01' ? 0 : inFortnight(day, ORIGINS[0] ?? '') ? 15 : 10)
-    assert.equal(seasonFactors(FIRST_DAY, 14, null, openedLastYear)[0]?.toFixed(4), Math.sqrt(1.5).toFixed(4))
-    const openedThisYear = (day: string) => (day < '2025-06-01' ? 0 : 10)
-    assert.deepEqual(seasonFactors(FIRST_DAY, 30, null, openedThisYear), [1, 1, 1])
-  })
-
-  test('public holidays are left out (their own factors scale them): closed on Christmas Day both years leaves a flat season flat', () => {
-    const closedOnChristmas = (day: string) => (day.endsWith('-12-25') ? 0 : 10)
-    assert.equal(seasonFactors(FIRST_DAY, 14, 'GB', closedOnChristmas)[0]?.toFixed(6), '1.000000')
-    // Without the country, the closed day counts as an ordinary day and lowers that fortnight.
-    assert.ok((seasonFactors(FIRST_DAY, 14, null, closedOnChristmas)[0] ?? 1) < 1)
   })
 })
 

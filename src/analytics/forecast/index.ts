@@ -10,4 +10,3 @@ export {
 export { totalErrorStdDev } from './error-model.js'
 export { holidayNames } from './holidays.js'
 export { applyHolidayFactors, daysToRead, type HolidayEffect, holidayFactors, pastHolidays } from './holiday-effects.js'
-export { applySeasonFactors, seasonDaysToRead, seasonFactors } from './season-of-year.js'
