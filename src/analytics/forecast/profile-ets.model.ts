@@ -28,16 +28,6 @@ const ETS_SPEC = 'AZN'
 const MIN_WEEKS_FOR_WEEKLY_LEVEL = 9
 
 /**
- * The weekly level is the average of AutoETS's forecast and simple exponential smoothing's level with
- * this weight on the newest weekly mean (docs/forecast-accuracy.md, "Real sales": the combination beat
- * either alone before the origins it is scored on; augurs' AutoETS cannot fit the trendless ANN model
- * alone, so its model search always ends in a trend, which the smoothed level tempers).
- */
-const SMOOTHED_LEVEL_ALPHA = 0.2
-/** Weekly means whose mean starts the smoothed level. */
-const SMOOTHING_START_POINTS = 4
-
-/**
  * Forecasts `horizon` days after `series` as a weekday profile × a level: one-off spikes in the history
  * are clipped (clipSpikes), the multiplicative weekday profile of the clipped days is estimated, and
  * augurs' AutoETS forecasts the level (with a trend where its model search finds one) from the clipped
@@ -148,19 +138,7 @@ function forecastLevel(series: readonly number[], profile: readonly number[], ho
   const breakWeeks = recentLevelBreak(weeklyMeans)
   if (breakWeeks !== null) return new Array<number>(horizon).fill(mean(series.slice(-breakWeeks * WEEK_DAYS)))
   const weekly = fitEts(weeklyMeans, Math.ceil(horizon / WEEK_DAYS))
-  const smoothed = exponentiallySmoothedLevel(weeklyMeans, SMOOTHED_LEVEL_ALPHA)
-  // The average of the two: AutoETS follows a trend, the smoothed level does not overshoot one.
-  return Array.from({ length: horizon }, (_, day) => ((weekly[Math.floor(day / WEEK_DAYS)] ?? 0) + smoothed) / 2)
-}
-
-/**
- * Simple exponential smoothing's level after `values` (started at the mean of the first
- * SMOOTHING_START_POINTS): with `alpha` of 0.2 on weekly means, a week's weight halves in about 3 weeks.
- */
-export function exponentiallySmoothedLevel(values: readonly number[], alpha: number): number {
-  let level = mean(values.slice(0, SMOOTHING_START_POINTS))
-  for (const value of values) level += alpha * (value - level)
-  return level
+  return Array.from({ length: horizon }, (_, day) => weekly[Math.floor(day / WEEK_DAYS)] ?? 0)
 }
 
 /** AutoETS (ETS_SPEC) forecast of `horizon` points after `values`. */
