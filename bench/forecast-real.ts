@@ -12,6 +12,7 @@ import { totalErrorStdDev } from '../src/analytics/forecast/error-model.js'
 import { applyHolidayFactors, holidayFactors, pastHolidays } from '../src/analytics/forecast/holiday-effects.js'
 import { publicHolidays } from '../src/analytics/forecast/holidays.js'
 import { safetyStock } from '../src/ordering/safety-stock.js'
+import { referenceMs } from './machine-speed.js'
 import { DAY_MS } from '../src/platform/zoned-time.js'
 
 /**
@@ -343,6 +344,7 @@ async function main(): Promise<void> {
   const rForecasts = forecastInR(rTasks)
 
   initForecasting()
+  const reference = referenceMs()
   const modelStarted = performance.now()
   const cpuStarted = process.cpuUsage()
   const periods: ItemPeriod[] = []
@@ -387,7 +389,7 @@ async function main(): Promise<void> {
   printSafetyStock(periods)
   printHolidays(sales, periods, origins)
   console.log(
-    `\nmodel: ${(modelMs / 1000).toFixed(1)} s wall, ${((modelCpu.user + modelCpu.system) / 1e6).toFixed(1)} s CPU for ${periods.length} fits; R (or its cache): ${rSeconds.toFixed(1)} s wall`,
+    `\nmodel: ${(modelMs / 1000).toFixed(1)} s wall, ${((modelCpu.user + modelCpu.system) / 1e6).toFixed(1)} s CPU for ${periods.length} fits (machine-speed reference ${reference.toFixed(0)} ms, bench/machine-speed.ts); R (or its cache): ${rSeconds.toFixed(1)} s wall`,
   )
   console.log(
     `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, load average ${loadavg()

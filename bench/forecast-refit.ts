@@ -1,12 +1,14 @@
-import { cpus } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import { forecastDemand } from '../src/analytics/forecast/demand-forecast.js'
 import { initForecasting } from '../src/analytics/forecast/augurs.js'
 import { syntheticSeries } from './forecast-series.js'
+import { referenceMs } from './machine-speed.js'
 
 /**
  * Refit timing: forecastDemand (back-test and model choice included) over 1,000 series of 365 days, one
  * after the other on this one thread, as the background refit runs them. The budget is 60 s in total.
- * Wall time grows with the machine's load; the process's CPU time is what one core spent.
+ * Wall time grows with the machine's load; the process's CPU time is what one core spent. The
+ * machine-speed reference (bench/machine-speed.ts) is timed before and after, in the same process.
  * Run: npm run bench:forecast-refit.
  */
 
@@ -16,6 +18,7 @@ const DAYS = 365
 function main(): void {
   // 125 series of each of the 8 synthetic families.
   const series = syntheticSeries(ITEMS / 8, DAYS, 500_000)
+  const referenceBefore = referenceMs()
   const initStarted = performance.now()
   initForecasting()
   const initMs = performance.now() - initStarted
@@ -36,7 +39,12 @@ function main(): void {
   console.log(
     `| ${series.length} | ${DAYS} | ${(totalMs / 1000).toFixed(1)} s | ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s | ${(totalMs / series.length).toFixed(1)} ms | ${at(0.5)} ms | ${at(0.95)} ms | ${at(1 - 1e-9)} ms | ${initMs.toFixed(0)} ms |`,
   )
-  console.log(`\n${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores (one used), node ${process.version}`)
+  const referenceAfter = referenceMs()
+  console.log(
+    `\n${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores (one used), node ${process.version}; machine-speed reference ${referenceBefore.toFixed(0)} ms before, ${referenceAfter.toFixed(0)} ms after; load average ${loadavg()
+      .map((load) => load.toFixed(1))
+      .join(' ')}`,
+  )
 }
 
 main()

@@ -8,6 +8,7 @@ import { authRoutes } from './platform/auth/auth.routes.js'
 import { BODY_LIMIT_BYTES, conventionsPlugin, sendError, toAppError } from './platform/http/conventions.js'
 import { answerClientError, frameworkErrorOf, withoutTrailingSlash } from './platform/http/input-safety.js'
 import { healthRoutes } from './platform/http/health.routes.js'
+import { readRoutingPlugin } from './platform/http/read-routing.js'
 import { consoleRoutes } from './platform/http/console.routes.js'
 import { projectPath } from './platform/paths.js'
 import { openapiPlugin } from './platform/http/openapi.js'
@@ -109,6 +110,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => unlisten())
 
   await app.register(conventionsPlugin)
+  await app.register(readRoutingPlugin, { replica: database.replica })
   closeConnectionsWhenClosing(app)
   await app.register(openapiPlugin, { version: API_VERSION, guide: API_GUIDE, tags: API_TAGS, events: EVENT_SCHEMAS })
   await app.register(metricsPlugin, { registry: options.metrics, token: config.metricsToken })

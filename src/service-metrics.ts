@@ -11,5 +11,6 @@ export function createServiceMetrics(database: DatabaseHandle): MetricsRegistry 
     poolUsage: () => database.poolUsage(),
     countPendingDeliveries: (cap) => countPendingDeliveries(database.db, cap),
     oldestPendingDeliveryAt: () => oldestPendingDeliveryAt(database.db),
+    readReplica: () => database.replica?.state,
   })
 }

@@ -21,7 +21,7 @@ export interface OpenDatabase {
  */
 export async function openDatabase(config: Config): Promise<OpenDatabase> {
   if (config.databaseUrl) {
-    const handle = await openPostgres(config.databaseUrl, config.databasePoolSize, undefined, config.databaseTimeouts, config.directDatabaseUrl)
+    const handle = await openPostgres(config.databaseUrl, config.databasePoolSize, undefined, config.databaseTimeouts, config.directDatabaseUrl, config.replica)
     await migrate(handle)
     return { handle, close: () => handle.close() }
   }

@@ -73,7 +73,7 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
     const { items, total } = await listItems(app.db, tenant, request.query, page)
     return { data: items, pagination: paginate(request, page, total) }
   }
-  const listConfig = { permission: 'inventory:read' as const, errors: [locationNotFound] }
+  const listConfig = { readReplica: true, permission: 'inventory:read' as const, errors: [locationNotFound] }
   app.get('/items', { schema: listSchema, config: listConfig }, listHandler)
   // The spec's quick start reads GET /v1/inventory: the same list under its short name.
   app.get('', { schema: { ...listSchema, summary: 'List inventory items (alias of /v1/inventory/items)' }, config: listConfig }, listHandler)
@@ -120,7 +120,7 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
         querystring: StockValueQuery,
         response: { 200: envelope(StockValue) },
       },
-      config: { permission: 'inventory:read', errors: [locationNotFound] },
+      config: { readReplica: true, permission: 'inventory:read', errors: [locationNotFound] },
     },
     async (request) => ({ data: await stockValue(app.db, tenantOf(request), request.query) }),
   )
@@ -135,7 +135,7 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
         querystring: ListCountsQuery,
         response: { 200: jsonOrCsv(listEnvelope(CountSummary), columnsOf(CountSummary)) },
       },
-      config: { permission: 'inventory:read', errors: [locationNotFound] },
+      config: { readReplica: true, permission: 'inventory:read', errors: [locationNotFound] },
     },
     async (request, reply) => {
       const tenant = tenantOf(request)
@@ -179,7 +179,7 @@ export async function inventoryRoutes(app: App, options: InventoryRouteOptions) 
         querystring: ListMovementsQuery,
         response: { 200: jsonOrCsv(listEnvelope(StockMovement), columnsOf(StockMovement)) },
       },
-      config: { permission: 'inventory:read', errors: [itemNotFound] },
+      config: { readReplica: true, permission: 'inventory:read', errors: [itemNotFound] },
     },
     async (request, reply) => {
       const tenant = tenantOf(request)

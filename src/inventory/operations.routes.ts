@@ -42,7 +42,7 @@ export async function stockOperationRoutes(app: App) {
         querystring: ListTransfersQuery,
         response: { 200: listEnvelope(Transfer) },
       },
-      config: { permission: 'inventory:read', errors: [locationNotFound] },
+      config: { readReplica: true, permission: 'inventory:read', errors: [locationNotFound] },
     },
     async (request) => {
       const page = pageRequest(request.query)
@@ -101,7 +101,7 @@ export async function stockOperationRoutes(app: App) {
         querystring: ListWasteQuery,
         response: { 200: listEnvelope(WasteEntry) },
       },
-      config: { permission: 'inventory:read', errors: [locationNotFound] },
+      config: { readReplica: true, permission: 'inventory:read', errors: [locationNotFound] },
     },
     async (request) => {
       const page = pageRequest(request.query)

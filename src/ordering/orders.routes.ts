@@ -45,7 +45,7 @@ export async function orderRoutes(app: App, options: OrderRoutesOptions) {
         querystring: ListOrdersQuery,
         response: { 200: listEnvelope(OrderSummary) },
       },
-      config: { permission: 'ordering:read' },
+      config: { readReplica: true, permission: 'ordering:read' },
     },
     async (request) => {
       const page = pageRequest(request.query)

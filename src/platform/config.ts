@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { DEFAULT_DATABASE_TIMEOUTS, DEFAULT_PGLITE_QUEUE_LIMIT, type DatabaseTimeouts } from './db/connect.js'
+import { DEFAULT_DATABASE_TIMEOUTS, DEFAULT_PGLITE_QUEUE_LIMIT, type DatabaseTimeouts, type ReplicaSettings } from './db/connect.js'
 
 /**
  * This deployment's OAuth application at a POS vendor: the client that renews the vendor's OAuth access
@@ -24,6 +24,11 @@ export interface Config {
   directDatabaseUrl: string | undefined
   databasePoolSize: number
   databaseTimeouts: DatabaseTimeouts
+  /**
+   * A streaming standby of DATABASE_URL's server (BARSTOCK_REPLICA_URL) that the routes declaring
+   * `readReplica` read from while it is at most maxLagMs behind (BARSTOCK_REPLICA_MAX_LAG_MS).
+   */
+  replica: ReplicaSettings | undefined
   /** On the embedded database: the most statements and transactions waiting for its one connection. */
   pgliteQueueLimit: number
   redisUrl: string | undefined
@@ -77,6 +82,11 @@ type Env = Record<string, string | undefined>
 
 /** /readyz answers within the probe timeout: orchestrators give a readiness probe a few seconds at most. */
 const MAX_PROBE_TIMEOUT_MS = 10_000
+
+/** How far behind the primary a read replica may be and still serve reads (also the read-your-writes window, plus 1 s). */
+const DEFAULT_REPLICA_MAX_LAG_MS = 2_000
+/** A report a minute stale is as good as none; beyond, a key's reads would stay on the primary for minutes after it writes. */
+const MAX_REPLICA_LAG_MS = 60_000
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 const LOG_FORMATS = ['json', 'pretty'] as const
@@ -167,6 +177,8 @@ export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'])
   const directDatabaseUrl = url(env, 'BARSTOCK_DIRECT_DATABASE_URL', ['postgres:', 'postgresql:'])
   if (directDatabaseUrl && !databaseUrl) throw new ConfigError('BARSTOCK_DIRECT_DATABASE_URL', 'needs DATABASE_URL (the pooler it bypasses)')
+  const replicaUrl = url(env, 'BARSTOCK_REPLICA_URL', ['postgres:', 'postgresql:'])
+  if (replicaUrl && !databaseUrl) throw new ConfigError('BARSTOCK_REPLICA_URL', 'needs DATABASE_URL (the primary it is a standby of); the embedded database has no replicas')
   return {
     port: env.PORT === '0' ? 0 : positiveInteger(env, 'PORT', 3000, 65535),
     host: env.HOST || '0.0.0.0',
@@ -181,6 +193,7 @@ export function loadConfig(env: Env = process.env): Config {
       probeMs: positiveInteger(env, 'BARSTOCK_DB_PROBE_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.probeMs, MAX_PROBE_TIMEOUT_MS),
       stallCheckMs: positiveInteger(env, 'BARSTOCK_DB_STALL_CHECK_MS', DEFAULT_DATABASE_TIMEOUTS.stallCheckMs),
     },
+    replica: replicaUrl ? { url: replicaUrl, maxLagMs: positiveInteger(env, 'BARSTOCK_REPLICA_MAX_LAG_MS', DEFAULT_REPLICA_MAX_LAG_MS, MAX_REPLICA_LAG_MS) } : undefined,
     pgliteQueueLimit: positiveInteger(env, 'BARSTOCK_PGLITE_QUEUE_LIMIT', DEFAULT_PGLITE_QUEUE_LIMIT),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     rateLimits: {

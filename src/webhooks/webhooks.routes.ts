@@ -135,7 +135,7 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions) {
         querystring: ListDeliveriesQuery,
         response: { 200: listEnvelope(Delivery) },
       },
-      config: { permission, errors: [webhookNotFound] },
+      config: { readReplica: true, permission, errors: [webhookNotFound] },
     },
     async (request) => {
       const page = pageRequest(request.query)

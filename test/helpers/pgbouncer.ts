@@ -17,6 +17,8 @@ export interface PgBouncerOptions {
   poolSize: number
   /** Startup parameters it drops silently instead of refusing the client. */
   ignoreStartupParameters?: string[]
+  /** More `[pgbouncer]` settings, e.g. `server_login_retry = 1`. */
+  settings?: string[]
 }
 
 export interface PgBouncer {
@@ -57,6 +59,7 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
     `default_pool_size = ${options.poolSize}`,
     'max_client_conn = 500',
     `ignore_startup_parameters = ${(options.ignoreStartupParameters ?? []).join(',')}`,
+    ...(options.settings ?? []),
   ]
   writeFileSync(join(dir, 'pgbouncer.ini'), `${config.join('\n')}\n`, { mode: 0o644 })
   writeFileSync(join(dir, 'userlist.txt'), `"${user}" ""\n`, { mode: 0o644 })

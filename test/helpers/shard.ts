@@ -51,9 +51,11 @@ const SLOW_FILE_SECONDS: Record<string, number> = {
   'webhooks/dispatcher': 5,
   'analytics/performance': 5,
   'pos/sync-sale-time': 5,
-  // Measured alone on PostgreSQL (on PGlite they skip): a 10 s partition, a failover, a stranded LISTEN; PgBouncer.
+  // Measured alone on PostgreSQL (on PGlite they skip): a 10 s partition, a failover, a stranded LISTEN; PgBouncer;
+  // a primary and a standby started by the test (read replicas).
   'platform/database-partition': 60,
   'platform/pgbouncer': 37,
+  'platform/read-replica': 45,
 }
 
 function expectedSeconds(file: string): number {

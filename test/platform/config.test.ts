@@ -50,6 +50,12 @@ test('each bad value is refused with a message naming its variable', () => {
     [{ BARSTOCK_DB_STALL_CHECK_MS: '2s' }, 'BARSTOCK_DB_STALL_CHECK_MS'],
     [{ BARSTOCK_DIRECT_DATABASE_URL: 'postgres://db.internal/barstock' }, 'BARSTOCK_DIRECT_DATABASE_URL'],
     [{ DATABASE_URL: 'postgres://pooler.internal/barstock', BARSTOCK_DIRECT_DATABASE_URL: 'redis://db.internal' }, 'BARSTOCK_DIRECT_DATABASE_URL'],
+    [{ BARSTOCK_REPLICA_URL: 'postgres://standby.internal/barstock' }, 'BARSTOCK_REPLICA_URL'],
+    [{ DATABASE_URL: 'postgres://db.internal/barstock', BARSTOCK_REPLICA_URL: 'standby.internal' }, 'BARSTOCK_REPLICA_URL'],
+    [
+      { DATABASE_URL: 'postgres://db.internal/barstock', BARSTOCK_REPLICA_URL: 'postgres://standby.internal/barstock', BARSTOCK_REPLICA_MAX_LAG_MS: '60001' },
+      'BARSTOCK_REPLICA_MAX_LAG_MS',
+    ],
   ]
   for (const [env, variable] of cases) {
     assert.throws(

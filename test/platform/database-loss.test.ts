@@ -74,6 +74,43 @@ test('a statement that outlasts the stall check on a database that answers is no
   assert.equal(json(response).data, 'slept')
 })
 
+/** Runs `text` on DATABASE_URL's server as the test's administrator. */
+async function asAdmin(text: string, values: unknown[] = []): Promise<void> {
+  const admin = new pg.Client({ connectionString: url })
+  await admin.connect()
+  try {
+    await admin.query(text, values)
+  } finally {
+    await admin.end()
+  }
+}
+
+/** The test database's sessions end, so the pool's next connections take the database's new defaults. */
+async function reconnectWith(database: string, setting: string): Promise<void> {
+  await asAdmin(`ALTER DATABASE ${pg.escapeIdentifier(database)} ${setting}`)
+  await asAdmin('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])
+  assert.equal(await firstStatusWithin(5_000, () => ctx.request('GET', '/readyz', { key: null })), 200)
+}
+
+test('a write the server refuses as read-only (a standby not yet promoted) answers 503 database_unavailable and writes nothing', {
+  skip: !url && 'needs DATABASE_URL (PostgreSQL)',
+}, async () => {
+  const caller = await ctx.newCaller()
+  const database = (await sql<{ name: string }>`SELECT current_database() AS name`.execute(ctx.app.db)).rows[0]!.name
+  const item = { name: 'Read-only Lager', sku: 'RO-1', category: 'beer', quantity: 12, unit: 'bottle', location: 'main_bar' }
+  // What a connection reaching a server still in recovery gets on a write: SQLSTATE 25006.
+  await reconnectWith(database, 'SET default_transaction_read_only = on')
+  const answer = await ctx.request('POST', '/v1/inventory/items', { key: caller.key, body: item })
+  assert.equal(answer.statusCode, 503, answer.body)
+  assert.equal(json(answer).error.code, 'database_unavailable')
+  assert.equal(answer.headers['retry-after'], '5')
+  await reconnectWith(database, 'RESET default_transaction_read_only')
+  const list = await ctx.request('GET', '/v1/inventory/items', { key: caller.key })
+  assert.deepEqual(json(list).data, [], 'nothing was written')
+  const created = await firstStatusWithin(5_000, () => ctx.request('POST', '/v1/inventory/items', { key: caller.key, body: item }))
+  assert.equal(created, 201)
+})
+
 /** The first non-503 status `call` answers within `ms` (polling every 50 ms), or the last 503. */
 async function firstStatusWithin(ms: number, call: () => Promise<{ statusCode: number }>): Promise<number> {
   const deadline = Date.now() + ms

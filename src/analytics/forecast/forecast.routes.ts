@@ -28,7 +28,7 @@ export async function forecastRoutes(app: App, { refitDelayMs }: ForecastRouteOp
         querystring: ForecastQuery,
         response: { 200: envelope(DemandForecastReport) },
       },
-      config: { permission: 'analytics:read', errors: [analyticsErrors.forecastUnavailable, locationErrors.locationNotFound] },
+      config: { readReplica: true, permission: 'analytics:read', errors: [analyticsErrors.forecastUnavailable, locationErrors.locationNotFound] },
     },
     async (request) => ({ data: await getDemandForecast(app.db, tenantOf(request), request.query, refitDelayMs) }),
   )
@@ -45,7 +45,7 @@ export async function forecastRoutes(app: App, { refitDelayMs }: ForecastRouteOp
         params: ItemForecastParams,
         response: { 200: envelope(ItemForecastSeries) },
       },
-      config: { permission: 'analytics:read', errors: [inventoryErrors.itemNotFound, analyticsErrors.forecastUnavailable] },
+      config: { readReplica: true, permission: 'analytics:read', errors: [inventoryErrors.itemNotFound, analyticsErrors.forecastUnavailable] },
     },
     async (request) => ({ data: await getItemForecastSeries(app.db, tenantOf(request), request.params.id, refitDelayMs) }),
   )

@@ -1,7 +1,7 @@
 import { AutoETS } from '@bsull/augurs/ets'
 import { initForecasting } from './augurs.js'
 import { mean, sum } from './baseline.model.js'
-import { MAD_TO_STANDARD_DEVIATION, median } from './demand-signals.js'
+import { MAD_TO_STANDARD_DEVIATION, median, recentSlope } from './demand-signals.js'
 import { recentLevelBreak } from './level-break.js'
 import { WEEK_DAYS } from './mstl.model.js'
 
@@ -26,6 +26,21 @@ const ETS_SPEC = 'AZN'
  * parameters and refuses 8 points or fewer.
  */
 const MIN_WEEKS_FOR_WEEKLY_LEVEL = 9
+
+/**
+ * augurs' AutoETS cannot fit the trendless ANN model (every series gives "no model found"), so its
+ * search always ends in a trend (AAN or damped), on noisy items as on trending ones. Where the slope of
+ * the last SLOPE_WEEKS weekly means lies within SLOPE_STANDARD_ERRORS standard errors of 0, the level is
+ * the average of AutoETS's forecast and simple exponential smoothing's level with this weight on the
+ * newest weekly mean (docs/forecast-accuracy.md, "Real sales").
+ */
+const SMOOTHED_LEVEL_ALPHA = 0.2
+/** Weekly means whose mean starts the smoothed level. */
+const SMOOTHING_START_POINTS = 4
+/** Weeks the slope is measured over, as for the trend label. */
+const SLOPE_WEEKS = 8
+/** A slope this many standard errors from 0 is a trend, as for the trend label. */
+const SLOPE_STANDARD_ERRORS = 2
 
 /**
  * Forecasts `horizon` days after `series` as a weekday profile × a level: one-off spikes in the history
@@ -138,7 +153,25 @@ function forecastLevel(series: readonly number[], profile: readonly number[], ho
   const breakWeeks = recentLevelBreak(weeklyMeans)
   if (breakWeeks !== null) return new Array<number>(horizon).fill(mean(series.slice(-breakWeeks * WEEK_DAYS)))
   const weekly = fitEts(weeklyMeans, Math.ceil(horizon / WEEK_DAYS))
-  return Array.from({ length: horizon }, (_, day) => weekly[Math.floor(day / WEEK_DAYS)] ?? 0)
+  const slope = recentSlope(series, SLOPE_WEEKS)
+  const trendIsNoise = Math.abs(slope.perDay) <= SLOPE_STANDARD_ERRORS * slope.standardError
+  // Where the recent slope is within noise of 0, the trend AutoETS carries forward is mostly noise: the
+  // level is averaged with a smoothed level that carries none.
+  const smoothed = trendIsNoise ? exponentiallySmoothedLevel(weeklyMeans, SMOOTHED_LEVEL_ALPHA) : null
+  return Array.from({ length: horizon }, (_, day) => {
+    const level = weekly[Math.floor(day / WEEK_DAYS)] ?? 0
+    return smoothed === null ? level : (level + smoothed) / 2
+  })
+}
+
+/**
+ * Simple exponential smoothing's level after `values` (started at the mean of the first
+ * SMOOTHING_START_POINTS): with `alpha` 0.2 on weekly means, a week's weight halves in about 3 weeks.
+ */
+function exponentiallySmoothedLevel(values: readonly number[], alpha: number): number {
+  let level = mean(values.slice(0, SMOOTHING_START_POINTS))
+  for (const value of values) level += alpha * (value - level)
+  return level
 }
 
 /** AutoETS (ETS_SPEC) forecast of `horizon` points after `values`. */

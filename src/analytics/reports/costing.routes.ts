@@ -20,7 +20,7 @@ export async function costingRoutes(app: App) {
         querystring: CostingQuery,
         response: { 200: listEnvelope(RecipeCosting) },
       },
-      config: { permission: 'analytics:read', errors: [recipeErrors.recipeNotFound] },
+      config: { readReplica: true, permission: 'analytics:read', errors: [recipeErrors.recipeNotFound] },
     },
     async (request) => {
       const page = pageRequest(request.query)

@@ -25,6 +25,7 @@ export async function metricsRoutes(app: App) {
         response: { 200: envelope(PerformanceReport) },
       },
       config: {
+        readReplica: true,
         permission: 'analytics:read',
         errors: [analyticsErrors.invalidDateRange, analyticsErrors.insufficientData, locationErrors.locationNotFound],
       },
@@ -43,7 +44,7 @@ export async function metricsRoutes(app: App) {
         querystring: StaffQuery,
         response: { 200: listEnvelope(StaffPerformance) },
       },
-      config: { permission: 'analytics:read', errors: [analyticsErrors.invalidDateRange, analyticsErrors.staffNotFound] },
+      config: { readReplica: true, permission: 'analytics:read', errors: [analyticsErrors.invalidDateRange, analyticsErrors.staffNotFound] },
     },
     async (request) => {
       const page = pageRequest(request.query)
@@ -63,7 +64,7 @@ export async function metricsRoutes(app: App) {
         querystring: CategoriesQuery,
         response: { 200: listEnvelope(CategoryAnalysis) },
       },
-      config: { permission: 'analytics:read', errors: [analyticsErrors.invalidDateRange] },
+      config: { readReplica: true, permission: 'analytics:read', errors: [analyticsErrors.invalidDateRange] },
     },
     async (request) => {
       const page = pageRequest(request.query)

@@ -19,6 +19,7 @@ export async function varianceRoutes(app: App) {
         response: { 200: envelope(VarianceReport) },
       },
       config: {
+        readReplica: true,
         permission: 'analytics:read',
         errors: [analyticsErrors.invalidDateRange, analyticsErrors.insufficientData, locationErrors.locationNotFound],
       },

@@ -7,6 +7,7 @@ import pg from 'pg'
 import type { Database, Db, Trx } from './database.js'
 import { FifoGate, TOO_MANY_CONNECTIONS } from './fifo-gate.js'
 import { gatedDialect } from './gated-dialect.js'
+import { ReplicaMonitor, type ReplicaState, routedPool } from './read-replica.js'
 import { applyRoleTimeouts, DatabaseSetupError, sessionTimeoutMismatches } from './session-settings.js'
 import { type ProbeResult, type ProbeVerdict, StallWatch } from './stall-watch.js'
 
@@ -37,6 +38,8 @@ export interface DatabaseHandle {
   probe(): Promise<ProbeResult>
   /** The embedded database only: its data files as a gzipped tar, consistent, taken while it serves. */
   snapshot?(): Promise<Buffer>
+  /** With BARSTOCK_REPLICA_URL: whether a request's reads may go to the replica (the read-routing plugin asks). */
+  readonly replica?: ReplicaMonitor
   close(): Promise<void>
 }
 
@@ -256,16 +259,23 @@ const CLIENT_TIMEOUT_SLACK_MS = 5_000
 const UNAVAILABLE_SQLSTATE = new RegExp(`^(08|57P0[1-3]|${TOO_MANY_CONNECTIONS}$)`)
 
 /**
+ * A write refused because the server is in recovery: during a failover the load balancer may send a new
+ * connection to the standby being promoted a moment before it accepts writes (measured with HAProxy and
+ * Patroni, bench/failover.ts). The primary is not there yet: a retry shortly succeeds.
+ */
+const READ_ONLY_TRANSACTION = '25006'
+
+/**
  * Whether an error means the database could not be reached or dropped the connection (rather than a
  * fault of the query): a lost connection, a refused or timed-out connect, a server shut down or a
  * connection terminated by an administrator, a statement stopped by the timeouts above or cut because the
- * database stopped answering (StallWatch).
+ * database stopped answering (StallWatch), a write sent to a server still in recovery (a failover).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const failure = error as { code?: unknown; message?: unknown } | null
   if (!failure || typeof failure !== 'object') return false
   const code = typeof failure.code === 'string' ? failure.code : ''
-  if (UNAVAILABLE_SQLSTATE.test(code) || code === '57014' || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code)) return true
+  if (UNAVAILABLE_SQLSTATE.test(code) || code === '57014' || code === READ_ONLY_TRANSACTION || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code)) return true
   const message = typeof failure.message === 'string' ? failure.message : ''
   return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|is not queryable/.test(message)
 }
@@ -363,12 +373,135 @@ async function checkSessionTimeouts(db: Db, timeouts: DatabaseTimeouts, pooled: 
   reportError(new Error(`${problem}; server connections the pooler opened before keep theirs until they reconnect (RECONNECT in PgBouncer's console)`), 'database settings')
 }
 
+/** A pg pool watched for stalled statements, as Kysely sees it, and the raw pool beneath. */
+interface WatchedPostgresPool {
+  pool: pg.Pool
+  watched: PostgresPool
+}
+
+/**
+ * A pool on `connectionString` whose statements are watched for a silent server (StallWatch). `pooled`:
+ * it leads to a transaction-mode pooler, so no session settings are sent at connect (the role's
+ * defaults carry them) and server process ids are not known. `what` names it in error reports.
+ */
+function openWatchedPool(
+  connectionString: string,
+  options: { poolSize: number; connectMs: number; timeouts: DatabaseTimeouts; pooled: boolean; what: string },
+  reportError: ErrorReporter,
+): WatchedPostgresPool {
+  const { timeouts, pooled, what } = options
+  const sessionTimeouts = pooled ? {} : { statement_timeout: timeouts.statementMs, idle_in_transaction_session_timeout: timeouts.idleInTransactionMs }
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.poolSize,
+    connectionTimeoutMillis: options.connectMs,
+    ...sessionTimeouts,
+    query_timeout: timeouts.statementMs + CLIENT_TIMEOUT_SLACK_MS,
+  })
+  // A connection can be dropped by the server (a restart, a failover, pg_terminate_backend) while idle in
+  // the pool or while a request holds it; an 'error' event without a listener would end the process. The
+  // request's own query fails too and answers 503 (isDatabaseUnavailable); the pool replaces the client.
+  pool.on('error', (error) => reportError(error, `idle ${what} connection failed`))
+  pool.on('connect', (client) => client.on('error', (error) => reportError(error, `${what} connection failed`)))
+  const stallWatch = new StallWatch({
+    stallMs: timeouts.stallCheckMs,
+    probe: (backends) => probePostgres(connectionString, timeouts.probeMs, backends),
+    onCut: (statements) => reportError(new Error(`cut the connections of ${statements} statement(s) it never answered`), `${what} silent`),
+  })
+  return { pool, watched: watchedPool(pool, stallWatch, pooled) }
+}
+
+/** Where read replicas are: BARSTOCK_REPLICA_URL and BARSTOCK_REPLICA_MAX_LAG_MS. */
+export interface ReplicaSettings {
+  url: string
+  maxLagMs: number
+}
+
+/**
+ * A statement the replica failed that the primary can answer instead: the replica is unreachable, gone or
+ * cut by the stall watch, it cancelled the statement for a recovery conflict (40001), or refused a write
+ * (25006, a route that wrote outside a transaction, counted as unavailable). Not a statement that ran out its time: on the
+ * primary it would wait as long again.
+ */
+function isReplicaFailure(error: unknown): boolean {
+  const failure = error as { code?: unknown; message?: unknown } | null
+  if (failure?.code === '40001') return true
+  const timedOut = failure?.code === '57014' || (typeof failure?.message === 'string' && failure.message.includes('Query read timeout'))
+  return isDatabaseUnavailable(error) && !timedOut
+}
+
+/**
+ * A function running `text` on `pool` and reading its one row, failing after `timeoutMs` without an
+ * answer; while an earlier call's statement is still unanswered it fails at once instead of sending
+ * another (a silent server would otherwise take up the pool's connections one check at a time).
+ */
+function boundedSingleQuery<Row, T>(pool: pg.Pool, text: string, timeoutMs: number, read: (row: Row) => T): () => Promise<T> {
+  let unanswered: Promise<unknown> | undefined
+  return async () => {
+    if (unanswered) throw new Error('an earlier check is still unanswered')
+    const query = pool.query(text).then((result) => read(result.rows[0] as Row))
+    const settled = query.finally(() => {
+      unanswered = undefined
+    })
+    unanswered = settled.catch(() => undefined)
+    const answer = await within(
+      settled.then((value) => ({ value })),
+      timeoutMs,
+      undefined,
+    )
+    if (!answer) throw new Error(`no answer within ${timeoutMs} ms`)
+    return answer.value
+  }
+}
+
+function describeReplicaState(state: ReplicaState): string {
+  return state.usable ? `in use (${state.lagMs} ms behind the primary)` : `skipped, reads go to the primary: ${state.reason}`
+}
+
+/**
+ * The replica's pool and the monitor that vouches for it. One that is a primary stops the start (a
+ * configuration mistake: its data would not follow the primary's writes); one that does not answer is
+ * skipped until it does (a safe fallback: reads stay on the primary).
+ */
+async function openReplica(
+  settings: ReplicaSettings,
+  primary: pg.Pool,
+  options: { poolSize: number; timeouts: DatabaseTimeouts; pooled: boolean },
+  reportError: ErrorReporter,
+): Promise<WatchedPostgresPool & { monitor: ReplicaMonitor }> {
+  const { timeouts } = options
+  // Waiting longer for a replica connection than a probe would is waiting for nothing: the primary can answer.
+  const replica = openWatchedPool(settings.url, { ...options, connectMs: timeouts.probeMs, what: 'read replica' }, reportError)
+  const monitor = new ReplicaMonitor({
+    maxLagMs: settings.maxLagMs,
+    primaryLsn: boundedSingleQuery(primary, 'SELECT pg_current_wal_lsn()::text AS lsn', timeouts.probeMs, (row: { lsn: string }) => row.lsn),
+    replicaPosition: boundedSingleQuery(
+      replica.pool,
+      'SELECT pg_is_in_recovery() AS standby, pg_last_wal_replay_lsn()::text AS replayed',
+      timeouts.probeMs,
+      (row: { standby: boolean; replayed: string | null }) => row,
+    ),
+    onChange: (state) => reportError(new Error(describeReplicaState(state)), 'read replica'),
+  })
+  const state = await monitor.start()
+  if (!state.usable && state.problem === 'primary') {
+    monitor.stop()
+    await replica.pool.end()
+    throw new DatabaseSetupError(
+      'BARSTOCK_REPLICA_URL leads to a primary, not a streaming standby (pg_is_in_recovery() is false there): its data would not follow the writes on DATABASE_URL. ' +
+        'Point it at a standby of that server (docs/operations.md, "Read replicas"), or unset it',
+    )
+  }
+  return { ...replica, monitor }
+}
+
 /**
  * Opens a pool on PostgreSQL at `connectionString`. With `directUrl` (BARSTOCK_DIRECT_DATABASE_URL),
  * `connectionString` leads to a transaction-mode pooler: what needs a session of its own (LISTEN) uses
  * `directUrl`, and the server-side timeouts become the role's defaults in the database (applyRoleTimeouts)
  * instead of startup parameters, which PgBouncer refuses. Either way the timeouts the connections really
  * have are checked: a pooler that silently drops them stops the start, unless directUrl says it is one.
+ * With `replica`, the reads routes allow go to that streaming standby while it keeps up (read-replica.ts).
  */
 export async function openPostgres(
   connectionString: string,
@@ -376,30 +509,25 @@ export async function openPostgres(
   reportError: ErrorReporter = reportToStderr,
   timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
   directUrl?: string,
+  replica?: ReplicaSettings,
 ): Promise<DatabaseHandle> {
   if (directUrl) await applyRoleTimeouts(directUrl, timeouts)
-  const sessionTimeouts = directUrl ? {} : { statement_timeout: timeouts.statementMs, idle_in_transaction_session_timeout: timeouts.idleInTransactionMs }
-  const pool = new pg.Pool({
-    connectionString,
-    max: poolSize,
-    connectionTimeoutMillis: timeouts.connectMs,
-    ...sessionTimeouts,
-    query_timeout: timeouts.statementMs + CLIENT_TIMEOUT_SLACK_MS,
-  })
-  // A connection can be dropped by the server (a restart, a failover, pg_terminate_backend) while idle in
-  // the pool or while a request holds it; an 'error' event without a listener would end the process. The
-  // request's own query fails too and answers 503 (isDatabaseUnavailable); the pool replaces the client.
-  pool.on('error', (error) => reportError(error, 'idle database connection failed'))
-  pool.on('connect', (client) => client.on('error', (error) => reportError(error, 'database connection failed')))
-  const stallWatch = new StallWatch({
-    stallMs: timeouts.stallCheckMs,
-    probe: (backends) => probePostgres(connectionString, timeouts.probeMs, backends),
-    onCut: (statements) => reportError(new Error(`cut the connections of ${statements} statement(s) it never answered`), 'database silent'),
-  })
-  const db: Db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: watchedPool(pool, stallWatch, directUrl !== undefined) }) })
+  const pooled = directUrl !== undefined
+  const primary = openWatchedPool(connectionString, { poolSize, connectMs: timeouts.connectMs, timeouts, pooled, what: 'database' }, reportError)
+  let readReplica: (WatchedPostgresPool & { monitor: ReplicaMonitor }) | undefined
   try {
-    await checkSessionTimeouts(db, timeouts, directUrl !== undefined, reportError)
+    // Behind a pooler the replica's sessions get the timeouts the same way: role defaults replicate.
+    if (replica) readReplica = await openReplica(replica, primary.pool, { poolSize, timeouts, pooled }, reportError)
   } catch (error) {
+    await primary.pool.end()
+    throw error
+  }
+  const pool = readReplica ? routedPool(primary.watched, readReplica.watched, readReplica.monitor, isReplicaFailure) : primary.watched
+  const db: Db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  try {
+    await checkSessionTimeouts(db, timeouts, pooled, reportError)
+  } catch (error) {
+    readReplica?.monitor.stop()
     await db.destroy()
     throw error
   }
@@ -419,9 +547,11 @@ export async function openPostgres(
     async executeScript(trx, script) {
       await sql.raw(script).execute(trx)
     },
-    poolUsage: () => ({ max: poolSize, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    poolUsage: () => ({ max: poolSize, total: primary.pool.totalCount, idle: primary.pool.idleCount, waiting: primary.pool.waitingCount }),
     probe: async () => (await probePostgres(connectionString, timeouts.probeMs, [])).result,
+    ...(readReplica ? { replica: readReplica.monitor } : {}),
     async close() {
+      readReplica?.monitor.stop()
       await Promise.all([...listeners].map((stop) => stop()))
       await db.destroy()
     },

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { PoolUsage } from '../db/connect.js'
+import type { ReplicaState } from '../db/read-replica.js'
 
 /** How a webhook delivery attempt ended: the delivery is done, retried later, or given up. */
 export type WebhookAttemptOutcome = 'delivered' | 'retrying' | 'failed'
@@ -36,6 +37,8 @@ export interface MetricsSources {
   countPendingDeliveries(cap: number): Promise<number>
   /** When the event of the oldest pending delivery was written, if any is pending; one query. */
   oldestPendingDeliveryAt(): Promise<Date | undefined>
+  /** The read replica's last check (BARSTOCK_REPLICA_URL); undefined without one. */
+  readReplica(): ReplicaState | undefined
 }
 
 const SECONDS_PER_MS = 1 / 1000
@@ -135,6 +138,7 @@ export class MetricsRegistry implements MetricsReporter {
     const onFailure: FailureSink = (failure) => this.collectFailures.push(failure)
     registerPoolGauges(registers, () => sources.poolUsage(), onFailure)
     registerBacklogGauges(registers, sources, onFailure)
+    registerReplicaGauges(registers, () => sources.readReplica(), onFailure)
   }
 
   /** `route` is the route's pattern (/v1/inventory/items/:id), never the URL, so series stay few. */
@@ -205,6 +209,30 @@ function registerPoolGauges(registers: Registry[], poolUsage: () => PoolUsage, o
   gauge('barstock_db_pool_connections', 'Connections the database pool holds open, busy or idle', (usage) => usage.total)
   gauge('barstock_db_pool_idle_connections', 'Open database connections that no query is using', (usage) => usage.idle)
   gauge('barstock_db_pool_waiting_requests', 'Statements and transactions waiting for a database connection because all are busy', (usage) => usage.waiting)
+}
+
+/** Whether reads go to the read replica and how far behind it is; both left out without a replica. */
+function registerReplicaGauges(registers: Registry[], replica: () => ReplicaState | undefined, onFailure: FailureSink): void {
+  collectedGauge(
+    registers,
+    'barstock_read_replica_in_use',
+    'Whether the read replica serves the reads routes allow (1), or is skipped and they go to the primary (0)',
+    () => {
+      const state = replica()
+      return state === undefined ? undefined : Number(state.usable)
+    },
+    onFailure,
+  )
+  collectedGauge(
+    registers,
+    'barstock_read_replica_lag_seconds',
+    'How far behind the primary the read replica was at its last check; left out while it is skipped (the reason is on stderr)',
+    () => {
+      const state = replica()
+      return state?.usable ? state.lagMs * SECONDS_PER_MS : undefined
+    },
+    onFailure,
+  )
 }
 
 /** The webhook delivery backlog, one bounded query per gauge and scrape. */

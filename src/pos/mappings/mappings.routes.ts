@@ -27,7 +27,7 @@ export async function mappingsRoutes(app: App) {
         querystring: ListMappingsQuery,
         response: { 200: listEnvelope(ProductMapping) },
       },
-      config: { permission: 'pos:read', errors: [connectionNotFound] },
+      config: { readReplica: true, permission: 'pos:read', errors: [connectionNotFound] },
     },
     async (request) => {
       const page = pageRequest(request.query)

@@ -40,7 +40,7 @@ export async function syncRoutes(app: App) {
         querystring: ListSyncRunsQuery,
         response: { 200: listEnvelope(SyncRun) },
       },
-      config: { permission: 'pos:read', errors: [connectionNotFound] },
+      config: { readReplica: true, permission: 'pos:read', errors: [connectionNotFound] },
     },
     async (request) => {
       const page = pageRequest(request.query)
