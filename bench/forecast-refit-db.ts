@@ -1,5 +1,5 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { refitForecasts } from '../src/analytics/forecast-refit.js'
+import { refitForecasts } from '../src/analytics/forecast/forecast-refit.js'
 import { createItem } from '../test/helpers/inventory.js'
 import { createConnection, createPosTestContext } from '../test/pos/pos-helpers.js'
 import { syntheticSeries } from './forecast-series.js'

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { sql } from 'kysely'
 import { openPostgres } from '../src/platform/db/connect.js'
 import type { Tenant } from '../src/platform/db/database.js'
-import { varianceReport } from '../src/analytics/variance.service.js'
+import { varianceReport } from '../src/analytics/variance/variance.service.js'
 import { DAY_MS } from '../src/platform/zoned-time.js'
 
 /**

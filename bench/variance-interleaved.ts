@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url'
 import { sql } from 'kysely'
 import { openPostgres } from '../src/platform/db/connect.js'
 import type { Tenant } from '../src/platform/db/database.js'
-import { varianceReport } from '../src/analytics/variance.service.js'
+import { varianceReport } from '../src/analytics/variance/variance.service.js'
 import { referenceMs } from './machine-speed.js'
 import { DAY_MS } from '../src/platform/zoned-time.js'
 

@@ -19,7 +19,7 @@ import type { Resolver } from './platform/network-guard.js'
 import type { RateLimiter } from './platform/rate-limit.js'
 import { metricsPlugin } from './platform/metrics/metrics-plugin.js'
 import type { MetricsRegistry } from './platform/metrics/metrics-registry.js'
-import { costingRoutes } from './analytics/costing.routes.js'
+import { costingRoutes } from './analytics/reports/costing.routes.js'
 import { inventoryRoutes } from './inventory/inventory.routes.js'
 import { stockOperationRoutes } from './inventory/operations.routes.js'
 import { countItemsAtLocation, liveItemIdsAt } from './inventory/inventory.service.js'
@@ -29,17 +29,19 @@ import { settingsRoutes } from './settings/settings.routes.js'
 import { webhookRoutes } from './webhooks/webhooks.routes.js'
 import { distributorRoutes } from './ordering/distributors.routes.js'
 import { orderRoutes } from './ordering/orders.routes.js'
-import { PosGateway } from './pos/pos-gateway.js'
-import { posRoutes } from './pos/pos.routes.js'
-import { posPushRoutes } from './pos/push.routes.js'
-import { PUSH_PATH_PREFIX } from './pos/push-setup.js'
-import { salesRoutes } from './pos/sales.routes.js'
-import { closeSandboxSimulators } from './pos/sandbox-simulators.js'
-import { varianceRoutes } from './analytics/variance.routes.js'
-import { metricsRoutes } from './analytics/metrics.routes.js'
-import { emitCountVariance } from './analytics/count-variance.js'
-import { forecastRoutes } from './analytics/forecast.routes.js'
-import { storedDemandForecasts } from './analytics/forecast.service.js'
+import { PosGateway } from './pos/connections/pos-gateway.js'
+import { connectionsRoutes } from './pos/connections/connections.routes.js'
+import { mappingsRoutes } from './pos/mappings/mappings.routes.js'
+import { syncRoutes } from './pos/sync/sync.routes.js'
+import { posPushRoutes } from './pos/push/push.routes.js'
+import { PUSH_PATH_PREFIX } from './pos/push/push-setup.js'
+import { salesRoutes } from './pos/sales/sales.routes.js'
+import { closeSandboxSimulators } from './pos/connections/sandbox-simulators.js'
+import { varianceRoutes } from './analytics/variance/variance.routes.js'
+import { metricsRoutes } from './analytics/reports/metrics.routes.js'
+import { emitCountVariance } from './analytics/variance/count-variance.js'
+import { forecastRoutes } from './analytics/forecast/forecast.routes.js'
+import { storedDemandForecasts } from './analytics/forecast/forecast.service.js'
 import { EVENT_KINDS, EVENT_SCHEMAS } from './event-registry.js'
 import { API_GUIDE, API_TAGS } from './api-guides.js'
 
@@ -122,7 +124,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(settingsRoutes, { prefix: '/v1/settings' })
   await app.register(recipeRoutes, { prefix: '/v1/recipes' })
   const posGateway = new PosGateway(config, options.resolver)
-  await app.register(posRoutes, { prefix: '/v1/pos', gateway: posGateway })
+  await app.register(connectionsRoutes, { prefix: '/v1/pos', gateway: posGateway })
+  await app.register(syncRoutes, { prefix: '/v1/pos' })
+  await app.register(mappingsRoutes, { prefix: '/v1/pos' })
   await app.register(posPushRoutes, { prefix: PUSH_PATH_PREFIX, gateway: posGateway })
   await app.register(salesRoutes, { prefix: '/v1/sales' })
   app.addHook('onClose', closeSandboxSimulators)

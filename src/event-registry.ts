@@ -3,7 +3,7 @@ import type { EventKind } from './platform/outbox.js'
 import { analyticsEvents } from './analytics/analytics.events.js'
 import { inventoryEvents } from './inventory/inventory.events.js'
 import { orderingEvents } from './ordering/ordering.events.js'
-import { posEvents } from './pos/pos.events.js'
+import { posEvents } from './pos/sync/sync.events.js'
 
 /**
  * Every event of the spec's Events table, in its order, with the schema of its `data`: the one list of

@@ -1,8 +1,8 @@
 import type { BackgroundLoop, WorkerDependencies, WorkerStarter } from './platform/background.js'
 import { startWebhookWorker } from './webhooks/dispatcher.js'
 import { startPurchaseOrderWorker } from './ordering/purchase-order-worker.js'
-import { startPosScheduler, startPosSyncWorker } from './pos/sync-worker.js'
-import { startForecastWorker } from './analytics/forecast-refit.js'
+import { startPosScheduler, startPosSyncWorker } from './pos/sync/sync-worker.js'
+import { startForecastWorker } from './analytics/forecast/forecast-refit.js'
 import { loadWebhookSettings } from './webhooks/webhook-settings.js'
 
 /**

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox'
 import type { EventDataOf } from '../platform/outbox.js'
 import { StringEnum } from '../platform/http/types.js'
-import { CAUSES } from './variance-causes.js'
+import { CAUSES } from './variance/variance-causes.js'
 
 /** The analytics events of the spec's Events table: their exact `data` fields, as schemas (webhooks, OpenAPI). */
 export const VarianceDetectedData = Type.Object(

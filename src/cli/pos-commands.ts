@@ -5,12 +5,12 @@ import type { AdminSession } from '../platform/admin-channel.js'
 import { type Config, loadConfig } from '../platform/config.js'
 import type { Db } from '../platform/db/database.js'
 import { allLocations } from '../locations/locations.service.js'
-import { findConnectionById } from '../pos/connections.repository.js'
-import { ImportSalesBody, type ImportedSale, type ImportSalesResult } from '../pos/pos.schemas.js'
-import { DerivedLineIds, readSalesCsvHeader, readSalesCsvRecords, type SalesCsv, type SaleLineContext, toSaleLine } from '../pos/sales-csv.js'
-import { importSales } from '../pos/sales.service.js'
+import { findConnectionById } from '../pos/connections/connections.repository.js'
+import { ImportSalesBody, type ImportedSale, type ImportSalesResult } from '../pos/sales/sales.schemas.js'
+import { DerivedLineIds, readSalesCsvHeader, readSalesCsvRecords, type SalesCsv, type SaleLineContext, toSaleLine } from '../pos/sales/sales-csv.js'
+import { importSales } from '../pos/sales/sales.service.js'
 import { startSimulatorServer } from '../pos/simulation/simulator-server.js'
-import { findVendor, supportedPosTypes } from '../pos/vendor-registry.js'
+import { findVendor, supportedPosTypes } from '../pos/vendors/vendor-registry.js'
 
 /**
  * The POS commands of the barstock CLI: `simulate` serves a vendor simulator, `sales import` checks a

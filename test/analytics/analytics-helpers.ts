@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { CompiledQuery } from 'kysely'
 import { type Caller, json, type TestContext } from '../helpers/context.js'
-import { refitForecasts } from '../../src/analytics/forecast-refit.js'
+import { refitForecasts } from '../../src/analytics/forecast/forecast-refit.js'
 import { createConnection } from '../pos/pos-helpers.js'
 import { DAY_MS } from '../../src/platform/zoned-time.js'
 

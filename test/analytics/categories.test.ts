@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { decimal } from '../../src/platform/decimal.js'
-import { type PeriodLine, revenueByItem } from '../../src/analytics/period-facts.js'
+import { type PeriodLine, revenueByItem } from '../../src/analytics/reports/period-facts.js'
 import { json, type Caller, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { createPosTestContext } from '../pos/pos-helpers.js'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { setTimeout } from 'node:timers/promises'
-import { startForecastWorker } from '../../src/analytics/forecast-refit.js'
+import { startForecastWorker } from '../../src/analytics/forecast/forecast-refit.js'
 import type { BackgroundLoop } from '../../src/platform/background.js'
 import { json, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'

@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test'
 import { json, type Caller, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { createConnection, createPosTestContext } from '../pos/pos-helpers.js'
-import { refitForecasts } from '../../src/analytics/forecast-refit.js'
+import { refitForecasts } from '../../src/analytics/forecast/forecast-refit.js'
 import { DAY_MS } from '../../src/platform/zoned-time.js'
 
 let ctx: TestContext

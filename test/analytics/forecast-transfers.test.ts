@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { refitForecasts } from '../../src/analytics/forecast-refit.js'
+import { refitForecasts } from '../../src/analytics/forecast/forecast-refit.js'
 import { createTestContext, json, type TestContext } from '../helpers/context.js'
 import { createItem, createLocations } from '../helpers/inventory.js'
 import { refitClock } from './analytics-helpers.js'

@@ -4,7 +4,7 @@ import { setTimeout } from 'node:timers/promises'
 import { json, type Caller, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { createConnection, createPosTestContext } from '../pos/pos-helpers.js'
-import { type DemandModel, REFIT_CHUNK_SIZE, refitForecasts, RETRY_DELAY_MS, runDueRefit } from '../../src/analytics/forecast-refit.js'
+import { type DemandModel, REFIT_CHUNK_SIZE, refitForecasts, RETRY_DELAY_MS, runDueRefit } from '../../src/analytics/forecast/forecast-refit.js'
 import { forecastDemand } from '../../src/analytics/forecast/index.js'
 import { scrape } from '../helpers/prometheus.js'
 import { DAY_MS } from '../../src/platform/zoned-time.js'
@@ -358,7 +358,7 @@ describe('forecast refits', () => {
 
   test('a refit another worker holds is not run twice', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
-    const { claimRefit } = await import('../../src/analytics/forecast.repository.js')
+    const { claimRefit } = await import('../../src/analytics/forecast/forecast.repository.js')
     await refitDue(caller, NOW)
     const dayLater = new Date(NOW.getTime() + DAY_MS)
     assert.ok(await claimRefit(ctx.database.db, caller.tenant, 60_000), 'the first worker holds it')

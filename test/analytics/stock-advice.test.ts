@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { stockAdvice } from '../../src/analytics/forecast.service.js'
+import { stockAdvice } from '../../src/analytics/forecast/forecast.service.js'
 
 /** Daily demands in units of 10⁻⁶, as the endpoint holds a stored forecast's 6 decimals. */
 const micro = (...values: number[]) => values.map((value) => BigInt(Math.round(value * 1_000_000)))

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, test } from 'node:test'
-import { type Cause, type CauseInput, CAUSES, rankCauses, type WindowFacts } from '../../src/analytics/variance-causes.js'
+import { type Cause, type CauseInput, CAUSES, rankCauses, type WindowFacts } from '../../src/analytics/variance/variance-causes.js'
 import { projectPath } from '../../src/platform/paths.js'
 
 interface Scenario {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { BackgroundLoop } from '../../src/platform/background.js'
-import { DEFAULT_CONFIDENCE_THRESHOLD } from '../../src/pos/pos.schemas.js'
+import { DEFAULT_CONFIDENCE_THRESHOLD } from '../../src/pos/mappings/mappings.schemas.js'
 import { json, type TestContext } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
 import { loadLabelledSet, measure } from './auto-map-quality.js'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import Big from 'big.js'
 import { test } from 'node:test'
-import type { SimulatorHandler } from '../../src/pos/adapter.js'
+import type { SimulatorHandler } from '../../src/pos/vendors/adapter.js'
 import { checksClosedBetween, menuEntry, type SimCheck } from '../../src/pos/simulation/bar-data.js'
 import { startSimulatorServer } from '../../src/pos/simulation/simulator-server.js'
 import { lightspeedVendor } from '../../src/pos/vendors/lightspeed/index.js'

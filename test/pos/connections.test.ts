@@ -2,9 +2,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { type Caller, json, type TestContext } from '../helpers/context.js'
 import { createPosTestContext, createConnection, SQUARE_CREDENTIALS } from './pos-helpers.js'
-import { PosGateway } from '../../src/pos/pos-gateway.js'
-import { findVendor } from '../../src/pos/vendor-registry.js'
-import { scheduleDueSyncs } from '../../src/pos/sync-worker.js'
+import { PosGateway } from '../../src/pos/connections/pos-gateway.js'
+import { findVendor } from '../../src/pos/vendors/vendor-registry.js'
+import { scheduleDueSyncs } from '../../src/pos/sync/sync-worker.js'
 import { DAY_MS } from '../../src/platform/zoned-time.js'
 
 let ctx: TestContext
@@ -270,7 +270,7 @@ describe('POST /v1/pos/connections', () => {
   })
 
   test('every vendor in the registry connects in the sandbox with its example credentials', async () => {
-    const { supportedPosTypes, findVendor } = await import('../../src/pos/vendor-registry.js')
+    const { supportedPosTypes, findVendor } = await import('../../src/pos/vendors/vendor-registry.js')
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     for (const posType of supportedPosTypes()) {
       const vendor = findVendor(posType)!

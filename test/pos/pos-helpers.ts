@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { after, before } from 'node:test'
 import type { BackgroundLoop, Wait } from '../../src/platform/background.js'
-import type { PosType } from '../../src/pos/adapter.js'
+import type { PosType } from '../../src/pos/vendors/adapter.js'
 import { type Caller, type ContextOptions, createTestContext, json, type TestContext } from '../helpers/context.js'
-import { startPosSyncWorker } from '../../src/pos/sync-worker.js'
+import { startPosSyncWorker } from '../../src/pos/sync/sync-worker.js'
 import { startSimulatorServer } from '../../src/pos/simulation/simulator-server.js'
 import { squareVendor } from '../../src/pos/vendors/square/index.js'
 

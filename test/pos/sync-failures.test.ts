@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { listEvents } from '../../src/platform/outbox.js'
-import type { PosSyncFailedData } from '../../src/pos/pos.events.js'
+import type { PosSyncFailedData } from '../../src/pos/sync/sync.events.js'
 import { decimal } from '../../src/platform/decimal.js'
 import { json } from '../helpers/context.js'
 import { assertRollupsMatchRaw } from '../analytics/analytics-helpers.js'

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { SimulatorFailure, SimulatorHandler } from '../adapter.js'
+import type { SimulatorFailure, SimulatorHandler } from '../vendors/adapter.js'
 
 /**
  * Failure switches shared by every simulator. A simulator calls `intercept` before answering a data

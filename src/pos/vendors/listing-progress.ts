@@ -1,4 +1,4 @@
-import type { PosSaleLine, SalesListingProgress } from '../adapter.js'
+import type { PosSaleLine, SalesListingProgress } from './adapter.js'
 
 /**
  * How every adapter that resumes keeps where its sales listing got to (SalesListingProgress in

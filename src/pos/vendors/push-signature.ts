@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto'
-import type { PushHeaders } from '../adapter.js'
+import type { PushHeaders } from './adapter.js'
 
 /** A header's value ('' when absent; the first when repeated). */
 export function pushHeader(headers: PushHeaders, name: string): string {

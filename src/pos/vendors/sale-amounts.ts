@@ -1,5 +1,5 @@
 import type Big from 'big.js'
-import { PosAdapterError } from '../adapter.js'
+import { PosAdapterError } from './adapter.js'
 import { decimal, MONEY_DECIMALS, quotientShownAt, sum, UNIT_COST_DECIMALS, ZERO } from '../../platform/decimal.js'
 
 /**

@@ -1,7 +1,7 @@
 import { request } from 'undici'
 import { timerWait, type Wait } from '../../platform/background.js'
 import { RefusedAddressError } from '../../platform/network-guard.js'
-import { PosAdapterError, type VendorTransport } from '../adapter.js'
+import { PosAdapterError, type VendorTransport } from './adapter.js'
 
 /**
  * The HTTP all vendor clients share: timeouts, 429 handling with Retry-After, bounded retries of 5xx,

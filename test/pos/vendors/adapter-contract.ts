@@ -10,7 +10,7 @@ import {
   type PosType,
   type PosVendor,
   type SimulatorOptions,
-} from '../../../src/pos/adapter.js'
+} from '../../../src/pos/vendors/adapter.js'
 import type { Wait } from '../../../src/platform/background.js'
 import { checksClosedBetween, MENU, menuEntry, MODIFIERS, soldAsOf, STAFF } from '../../../src/pos/simulation/bar-data.js'
 import { startSimulatorServer, type RunningSimulator } from '../../../src/pos/simulation/simulator-server.js'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
 import Big from 'big.js'
-import { PosAdapterError, type PosSaleLine, type SimulatorOptions } from '../../../src/pos/adapter.js'
+import { PosAdapterError, type PosSaleLine, type SimulatorOptions } from '../../../src/pos/vendors/adapter.js'
 import { checksClosedBetween, MODIFIERS, soldAsOf, stableUuid, type SimCheck, type SimLine } from '../../../src/pos/simulation/bar-data.js'
 import { exportSlices } from '../../../src/pos/vendors/spoton/spoton.adapter.js'
 import type { SpotOnMenuItem, SpotOnOrder } from '../../../src/pos/vendors/spoton/spoton.client.js'

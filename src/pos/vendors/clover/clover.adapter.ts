@@ -8,7 +8,7 @@ import {
   type PosSaleLine,
   type PosStaffMember,
   type SalesWindow,
-} from '../../adapter.js'
+} from '../adapter.js'
 import {
   CLOVER_VENDOR,
   CloverClient,
@@ -79,7 +79,11 @@ export class CloverAdapter implements PosAdapter, CloverTokenSource {
     private readonly config: CloverConfig,
   ) {
     // Clover says when a token expires only when it issues one: a stored token is renewed when refused.
-    this.tokens = new RenewableAccessToken(options, { refresh: (credentials) => this.refreshTokens(credentials), renewBeforeExpiryMs: RENEW_BEFORE_EXPIRY_MS }, undefined)
+    this.tokens = RenewableAccessToken.ofConnection(
+      options,
+      { grant: 'refresh_token', refresh: (credentials) => this.refreshTokens(credentials), renewBeforeExpiryMs: RENEW_BEFORE_EXPIRY_MS },
+      undefined,
+    )
     this.client = new CloverClient({
       baseUrl: options.baseUrl,
       merchantId: options.credentials.merchant_id ?? '',

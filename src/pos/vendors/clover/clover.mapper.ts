@@ -1,5 +1,5 @@
 import type Big from 'big.js'
-import { PosAdapterError, type PosProduct, type PosSaleLine, type PosStaffMember, type SalesWindow } from '../../adapter.js'
+import { PosAdapterError, type PosProduct, type PosSaleLine, type PosStaffMember, type SalesWindow } from '../adapter.js'
 import { decimal, MONEY_DECIMALS } from '../../../platform/decimal.js'
 import { minorUnitsToString, readVendorInteger, splitTipInMinorUnits } from '../sale-amounts.js'
 import {

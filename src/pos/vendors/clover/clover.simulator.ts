@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { SimulatorHandler, SimulatorOptions } from '../../adapter.js'
+import type { SimulatorHandler, SimulatorOptions } from '../adapter.js'
 import { checksClosedBetween, dollarsToCents, MENU, menuEntry, MODIFIERS, STAFF, stableId, type SimCheck, type SimLine, type StaffEntry } from '../../simulation/bar-data.js'
 import { BoundedCache } from '../../simulation/bounded-cache.js'
 import { FailureSwitch, readBody, sendJson } from '../../simulation/simulator-server.js'

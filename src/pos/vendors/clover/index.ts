@@ -1,4 +1,4 @@
-import type { AppPushRouting, PosPush, PosVendor, PushHeaders } from '../../adapter.js'
+import type { AppPushRouting, PosPush, PosVendor, PushHeaders } from '../adapter.js'
 import { CloverAdapter, CloverCredentials, cloverProductionBaseUrl, type CloverConfig } from './clover.adapter.js'
 import { CLOVER_MAX_PAGE_SIZE, DEFAULT_CLOVER_REFRESH_FIELDS, type CloverPush, type CloverWebhookVerification } from './clover.client.js'
 import { createCloverSimulator } from './clover.simulator.js'

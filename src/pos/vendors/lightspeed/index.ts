@@ -1,4 +1,4 @@
-import type { PosVendor } from '../../adapter.js'
+import type { PosVendor } from '../adapter.js'
 import { LIGHTSPEED_PRODUCTION_BASE_URL, LightspeedAdapter, LightspeedCredentials, type LightspeedConfig } from './lightspeed.adapter.js'
 import { LIGHTSPEED_MAX_PAGE_SIZE } from './lightspeed.client.js'
 import { createLightspeedSimulator } from './lightspeed.simulator.js'

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import type { PosAdapter, PosAdapterOptions, PosProduct, PosSaleLine, PosStaffMember, SalesWindow } from '../../adapter.js'
+import type { PosAdapter, PosAdapterOptions, PosProduct, PosSaleLine, PosStaffMember, SalesWindow } from '../adapter.js'
 import { LightspeedClient, type LightspeedTokenSource } from './lightspeed.client.js'
 import { toPosProduct, toPosStaffMember } from './lightspeed.mapper.js'
 import { LightspeedSalesListing, type LightspeedReceiptRoles } from './lightspeed.sales-listing.js'

@@ -1,4 +1,4 @@
-import { PosAdapterError, type VendorTransport } from '../../adapter.js'
+import { PosAdapterError, type VendorTransport } from '../adapter.js'
 import { rejectStatus, VendorHttp } from '../vendor-http.js'
 import {
   LIGHTSPEED_VENDOR,

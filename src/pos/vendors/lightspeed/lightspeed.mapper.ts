@@ -1,5 +1,5 @@
 import type Big from 'big.js'
-import type { PosProduct, PosSaleLine, PosStaffMember } from '../../adapter.js'
+import type { PosProduct, PosSaleLine, PosStaffMember } from '../adapter.js'
 import { decimal, MONEY_DECIMALS, sum, ZERO } from '../../../platform/decimal.js'
 import { readVendorDecimal, splitCheckTip, unitPriceOf } from '../sale-amounts.js'
 import { LIGHTSPEED_VENDOR, type LightspeedItem, type LightspeedSale, type LightspeedSalesLine, type LightspeedStaffMember } from './lightspeed.wire.js'

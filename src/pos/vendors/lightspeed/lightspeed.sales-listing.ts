@@ -1,5 +1,5 @@
 import type Big from 'big.js'
-import type { PosSaleLine, SalesWindow } from '../../adapter.js'
+import type { PosSaleLine, SalesWindow } from '../adapter.js'
 import { closedAtOf, toPosCorrections, toPosSaleLines, type ItemIdOf } from './lightspeed.mapper.js'
 import type { LightspeedSale, LightspeedSaleType } from './lightspeed.wire.js'
 

@@ -1,6 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { Compile } from 'typebox/compile'
-import { PosAdapterError } from '../../adapter.js'
+import { PosAdapterError } from '../adapter.js'
 
 /**
  * Lightspeed K-Series' wire shapes, the subset barstock reads, as TypeBox schemas: the client checks

@@ -1,4 +1,4 @@
-import type { PosVendor } from '../../adapter.js'
+import type { PosVendor } from '../adapter.js'
 import { createRevelAdapter, parseRevelPush, RevelCredentials, revelProductionBaseUrl } from './revel.adapter.js'
 import { createRevelSimulator } from './revel.simulator.js'
 

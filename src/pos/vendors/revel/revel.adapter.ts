@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 import { type Static, Type } from 'typebox'
-import { PosAdapterError, type PosAdapter, type PosAdapterOptions, type PosPush, type PosSaleLine, type PushHeaders, type SalesWindow } from '../../adapter.js'
+import { PosAdapterError, type PosAdapter, type PosAdapterOptions, type PosPush, type PosSaleLine, type PushHeaders, type SalesWindow } from '../adapter.js'
 import { REVEL_VENDOR, RevelClient, revelProgress, type RevelProgress } from './revel.client.js'
 import { referencedId, returnLines, revelNames, soldLines, toPosProducts, toPosStaff, voidLines, type RevelNames } from './revel.mapper.js'
 import type { RevelOrder, RevelOrderItem } from './revel.resources.js'

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { Compile } from 'typebox/compile'
-import { PosAdapterError, type SalesListingProgress, type SalesWindow, type VendorTransport } from '../../adapter.js'
+import { PosAdapterError, type SalesListingProgress, type SalesWindow, type VendorTransport } from '../adapter.js'
 import { ListingProgress } from '../listing-progress.js'
 import { rejectStatus, VendorHttp } from '../vendor-http.js'
 import {

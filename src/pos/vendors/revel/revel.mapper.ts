@@ -1,4 +1,4 @@
-import { PosAdapterError, type PosProduct, type PosSaleLine, type PosStaffMember } from '../../adapter.js'
+import { PosAdapterError, type PosProduct, type PosSaleLine, type PosStaffMember } from '../adapter.js'
 import { readVendorDecimal } from '../sale-amounts.js'
 import { REVEL_VENDOR } from './revel.client.js'
 import type { RevelEmployee, RevelModifier, RevelOrder, RevelOrderItem, RevelProduct, RevelProductCategory, RevelReference } from './revel.resources.js'

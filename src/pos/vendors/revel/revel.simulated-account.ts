@@ -1,4 +1,4 @@
-import type { SimulatorOptions } from '../../adapter.js'
+import type { SimulatorOptions } from '../adapter.js'
 import { checksClosedBetween, checksForDay, MENU, MODIFIERS, STAFF, type SimCheck, type SimLine } from '../../simulation/bar-data.js'
 import type { RevelEmployee, RevelEstablishment, RevelModifier, RevelOrder, RevelOrderItem, RevelProduct, RevelProductCategory, RevelResource } from './revel.resources.js'
 import { dateBounds, idsFilteredOn, matchesFilters, sortObjects, type Filter, type ListQuery } from './revel.simulated-queries.js'

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { SimulatorHandler } from '../../adapter.js'
+import type { SimulatorHandler } from '../adapter.js'
 import { BoundedCache } from '../../simulation/bounded-cache.js'
 import { FailureSwitch, sendJson } from '../../simulation/simulator-server.js'
 import { REVEL_RESOURCES, type RevelError, type RevelList, type RevelResource } from './revel.resources.js'

@@ -1,4 +1,4 @@
-import type { PosVendor } from '../../adapter.js'
+import type { PosVendor } from '../adapter.js'
 import { createSimphonyAdapter, SimphonyCredentials, simphonyProductionBaseUrl } from './simphony.adapter.js'
 import { createSimphonySimulator } from './simphony.simulator.js'
 

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox'
-import { PosAdapterError, type PosAdapter, type PosAdapterOptions, type PosSaleLine, type SalesListingProgress, type SalesWindow } from '../../adapter.js'
+import { PosAdapterError, type PosAdapter, type PosAdapterOptions, type PosSaleLine, type SalesListingProgress, type SalesWindow } from '../adapter.js'
 import { listByParts } from '../listing-progress.js'
 import {
   EmployeeDimensionsAnswer,

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { type Static, type TSchema, Type } from 'typebox'
 import { Nullable } from '../../../platform/http/schemas.js'
 import Value from 'typebox/value'
-import { PosAdapterError, type VendorTransport } from '../../adapter.js'
+import { PosAdapterError, type VendorTransport } from '../adapter.js'
 import { rejectStatus, VendorHttp, type VendorResponse, transportOf } from '../vendor-http.js'
 
 /**

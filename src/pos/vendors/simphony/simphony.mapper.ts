@@ -1,5 +1,5 @@
 import type Big from 'big.js'
-import { PosAdapterError, type PosProduct, type PosSaleLine, type PosStaffMember, type SalesWindow } from '../../adapter.js'
+import { PosAdapterError, type PosProduct, type PosSaleLine, type PosStaffMember, type SalesWindow } from '../adapter.js'
 import { ZERO } from '../../../platform/decimal.js'
 import { readVendorDecimal, splitCheckTip, unitPriceOf } from '../sale-amounts.js'
 import {

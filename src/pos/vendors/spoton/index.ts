@@ -1,4 +1,4 @@
-import type { PosVendor } from '../../adapter.js'
+import type { PosVendor } from '../adapter.js'
 import { createSpotOnAdapter, SPOTON_PRODUCTION_BASE_URL, SpotOnCredentials } from './spoton.adapter.js'
 import { createSpotOnSimulator } from './spoton.simulator.js'
 

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import type { PosAdapter, PosAdapterOptions, PosSaleLine, SalesListingProgress, SalesWindow } from '../../adapter.js'
+import type { PosAdapter, PosAdapterOptions, PosSaleLine, SalesListingProgress, SalesWindow } from '../adapter.js'
 import { listByParts } from '../listing-progress.js'
 import { SpotOnClient } from './spoton.client.js'
 import { toPosProducts, toPosSaleLines, toPosStaff } from './spoton.mapper.js'

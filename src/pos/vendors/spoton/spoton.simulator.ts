@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { SimulatorHandler, SimulatorOptions } from '../../adapter.js'
+import type { SimulatorHandler, SimulatorOptions } from '../adapter.js'
 import { decimal, sum } from '../../../platform/decimal.js'
 import { checksClosedBetween, MENU, menuEntry, MODIFIERS, STAFF, stableUuid, type SimCheck, type SimLine, type SimModifier, type StaffEntry } from '../../simulation/bar-data.js'
 import { FailureSwitch, sendJson } from '../../simulation/simulator-server.js'

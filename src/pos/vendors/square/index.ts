@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 import { Type } from 'typebox'
-import type { PosPush, PosVendor, PushHeaders } from '../../adapter.js'
+import type { PosPush, PosVendor, PushHeaders } from '../adapter.js'
 import type { PosOAuthApp } from '../../../platform/config.js'
 import { createSquareAdapter, type SquareConfig } from './square.adapter.js'
 import { createSquareSimulator } from './square.simulator.js'

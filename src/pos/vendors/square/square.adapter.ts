@@ -8,7 +8,7 @@ import {
   type PosStaffMember,
   type SalesListingProgress,
   type SalesWindow,
-} from '../../adapter.js'
+} from '../adapter.js'
 import { SQUARE_VENDOR, SquareClient, type SquareOrder, type SquarePayment, type SquareTokenSource } from './square.client.js'
 import { closedAtOf, mapCatalog, mapOrderLines, mapReturnLines, mapTeamMember, type OrderStaff } from './square.mapper.js'
 import { ListingProgress } from '../listing-progress.js'
@@ -82,7 +82,7 @@ function squareTokens(options: PosAdapterOptions, config: SquareConfig, oauth: S
     const renewed = { ...credentials, access_token: answer.access_token, refresh_token: answer.refresh_token ?? credentials.refresh_token ?? '', expires_at: answer.expires_at }
     return { credentials: renewed, expiresAt: expiryOf(renewed) }
   }
-  return new RenewableAccessToken(options, { refresh, renewBeforeExpiryMs: config.renewBeforeExpiryMs }, expiryOf(options.credentials))
+  return RenewableAccessToken.ofConnection(options, { grant: 'refresh_token', refresh, renewBeforeExpiryMs: config.renewBeforeExpiryMs }, expiryOf(options.credentials))
 }
 
 /** When an OAuth access token expires (its expires_at), ms; undefined for a personal token. */

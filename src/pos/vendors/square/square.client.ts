@@ -1,4 +1,4 @@
-import { PosAdapterError, type VendorTransport } from '../../adapter.js'
+import { PosAdapterError, type VendorTransport } from '../adapter.js'
 import { rejectStatus, VendorHttp, type VendorRequest, transportOf } from '../vendor-http.js'
 
 /**

@@ -1,5 +1,5 @@
 import type Big from 'big.js'
-import { PosAdapterError, type PosProduct, type PosSaleLine, type PosStaffMember } from '../../adapter.js'
+import { PosAdapterError, type PosProduct, type PosSaleLine, type PosStaffMember } from '../adapter.js'
 import { decimal, ZERO } from '../../../platform/decimal.js'
 import { minorUnitsToString, readVendorInteger, splitTipInMinorUnits } from '../sale-amounts.js'
 import {

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 import { Type } from 'typebox'
-import type { PosPush, PosVendor, PushHeaders } from '../../adapter.js'
+import type { PosPush, PosVendor, PushHeaders } from '../adapter.js'
 import { createToastAdapter } from './toast.adapter.js'
 import { createToastSimulator } from './toast.simulator.js'
 import { pushHeader, signatureMatches } from '../push-signature.js'

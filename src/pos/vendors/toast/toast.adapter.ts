@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto'
-import { PosAdapterError, type PosAdapter, type PosAdapterOptions, type PosSaleLine, type SalesWindow } from '../../adapter.js'
+import { PosAdapterError, type PosAdapter, type PosAdapterOptions, type PosSaleLine, type SalesWindow } from '../adapter.js'
 import { TOAST_ORDERS_PAGE_SIZE, TOAST_VENDOR, ToastClient, ToastTokenRejected } from './toast.client.js'
 import { employeeName, mapEmployee, mapMenus, mapOrderLines } from './toast.mapper.js'
 import { transportOf } from '../vendor-http.js'
+import { RenewableAccessToken, type RenewedTokens, type TokenState } from '../oauth-renewal.js'
 
 /**
  * Toast with a machine client: log in for a bearer token, keep it until shortly before it expires (Toast
@@ -20,21 +21,28 @@ const TOKEN_RENEWAL_MARGIN_MS = 10 * 60_000
  */
 const MODIFIED_AFTER_CLOSE_MS = 24 * 3_600_000
 
-interface CachedToken {
-  accessToken: string
-  renewAt: number
-}
-
 /**
  * Tokens shared by every adapter of the same client and API root: the core builds an adapter per sync,
  * and a login per sync would exceed Toast's token budget. A login under way is shared too, so parallel
  * calls wait for it rather than log in twice. Keyed by a digest of the secret, so a changed secret
  * logs in afresh.
  */
-const tokenCache = new Map<string, Promise<CachedToken>>()
+const sharedTokens = new Map<string, TokenState>()
+
+function sharedTokenState(baseUrl: string, clientId: string, clientSecret: string): TokenState {
+  const secretDigest = createHash('sha256').update(clientSecret).digest('hex')
+  const key = `${baseUrl}|${clientId}|${secretDigest}`
+  let state = sharedTokens.get(key)
+  if (!state) {
+    // No token yet (expired at 0): the first call logs in.
+    state = { credentials: {}, expiresAt: 0 }
+    sharedTokens.set(key, state)
+  }
+  return state
+}
 
 class ToastSession {
-  private readonly cacheKey: string
+  private readonly tokens: RenewableAccessToken
 
   constructor(
     private readonly client: ToastClient,
@@ -42,49 +50,27 @@ class ToastSession {
     private readonly clientSecret: string,
     baseUrl: string,
   ) {
-    const secretDigest = createHash('sha256').update(clientSecret).digest('hex')
-    this.cacheKey = `${baseUrl}|${clientId}|${secretDigest}`
+    const renewal = { grant: 'client_credentials' as const, refresh: () => this.login(), renewBeforeExpiryMs: TOKEN_RENEWAL_MARGIN_MS }
+    this.tokens = new RenewableAccessToken(sharedTokenState(baseUrl, clientId, clientSecret), renewal)
   }
 
-  async token(): Promise<string> {
-    const cached = tokenCache.get(this.cacheKey)
-    if (cached) {
-      const token = await cached
-      if (token.renewAt > Date.now()) return token.accessToken
-      if (tokenCache.get(this.cacheKey) === cached) tokenCache.delete(this.cacheKey)
-      return this.token()
-    }
-    const login = this.login()
-    tokenCache.set(this.cacheKey, login)
-    // A failed login is not cached: the next call tries again.
-    login.catch(() => tokenCache.get(this.cacheKey) === login && tokenCache.delete(this.cacheKey))
-    return (await login).accessToken
-  }
-
-  /** Drops a refused token, unless a parallel call already replaced it by a new one. */
-  private async forget(refused: string): Promise<void> {
-    const cached = tokenCache.get(this.cacheKey)
-    const token = await cached?.catch(() => undefined)
-    if (token?.accessToken === refused && tokenCache.get(this.cacheKey) === cached) tokenCache.delete(this.cacheKey)
-  }
-
-  private async login(): Promise<CachedToken> {
+  /** Logs the machine client in (through this adapter's client: its transport, its run's budget). */
+  private async login(): Promise<RenewedTokens> {
     const token = await this.client.login(this.clientId, this.clientSecret)
-    const lifetimeMs = token.expiresIn * 1000
-    return { accessToken: token.accessToken, renewAt: Date.now() + Math.max(0, lifetimeMs - TOKEN_RENEWAL_MARGIN_MS) }
+    return { credentials: { access_token: token.accessToken }, expiresAt: Date.now() + token.expiresIn * 1000 }
   }
 
-  /** Runs a data call with the token; a refused token is dropped and the call retried once with a new one. */
+  /** Runs a data call with the token; a refused token is renewed (unless a parallel call did) and the call retried once. */
   async call<T>(action: (token: string) => Promise<T>): Promise<T> {
-    const token = await this.token()
+    const token = await this.tokens.accessToken()
     try {
       return await action(token)
     } catch (error) {
       if (!(error instanceof ToastTokenRejected)) throw error
-      await this.forget(token)
+      await this.tokens.renewAfterRejection(token)
     }
     try {
-      return await action(await this.token())
+      return await action(await this.tokens.accessToken())
     } catch (error) {
       if (!(error instanceof ToastTokenRejected)) throw error
       throw new PosAdapterError('invalid_credentials', `${TOAST_VENDOR} refused a fresh token: ${error.message}`)

@@ -1,5 +1,5 @@
 import type Big from 'big.js'
-import { PosAdapterError, type PosProduct, type PosSaleLine, type PosStaffMember } from '../../adapter.js'
+import { PosAdapterError, type PosProduct, type PosSaleLine, type PosStaffMember } from '../adapter.js'
 import { MONEY_DECIMALS, sum, ZERO } from '../../../platform/decimal.js'
 import { readVendorDecimal, splitCheckTip, unitPriceOf } from '../sale-amounts.js'
 import {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { SimulatorHandler, SimulatorOptions } from '../../adapter.js'
+import type { SimulatorHandler, SimulatorOptions } from '../adapter.js'
 import { checksClosedBetween, MENU, MODIFIERS, STAFF, type MenuEntry, type MenuKind } from '../../simulation/bar-data.js'
 import { FailureSwitch, readBody, sendJson } from '../../simulation/simulator-server.js'
 import {

@@ -1,0 +1,28 @@
+import type { InventoryItem } from '../../inventory/inventory.schemas.js'
+import { listItems } from '../../inventory/inventory.service.js'
+import type { Location } from '../../locations/locations.schemas.js'
+import { listLocations } from '../../locations/locations.service.js'
+import type { Executor, Tenant } from '../../platform/db/database.js'
+
+const PAGE_SIZE = 100
+
+/** Every location of the tenant, through the locations service. */
+export async function allLocations(db: Executor, tenant: Tenant): Promise<Location[]> {
+  const locations: Location[] = []
+  for (let page = 1; ; page++) {
+    const batch = await listLocations(db, tenant, { page, perPage: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE })
+    locations.push(...batch.locations)
+    if (locations.length >= batch.total || batch.locations.length === 0) return locations
+  }
+}
+
+/** Every live item of the tenant matching the filters, by name, through the inventory service. */
+export async function allItems(db: Executor, tenant: Tenant, filter: { location?: string; category?: string }): Promise<InventoryItem[]> {
+  const items: InventoryItem[] = []
+  for (let page = 1; ; page++) {
+    const query = { ...filter, page, per_page: PAGE_SIZE } as Parameters<typeof listItems>[2]
+    const batch = await listItems(db, tenant, query, { page, perPage: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE })
+    items.push(...batch.items)
+    if (items.length >= batch.total || batch.items.length === 0) return items
+  }
+}

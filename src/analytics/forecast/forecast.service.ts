@@ -1,0 +1,221 @@
+import type { InventoryItem } from '../../inventory/inventory.schemas.js'
+import { getItem } from '../../inventory/inventory.service.js'
+import { dailyUsage } from '../../inventory/usage-history.js'
+import { getLocation } from '../../locations/locations.service.js'
+import type { Executor, Tenant } from '../../platform/db/database.js'
+import { decimal, QUANTITY_STORED_DECIMALS, scaledOut, sumScaled, toScaled } from '../../platform/decimal.js'
+import { analyticsErrors } from '../analytics.errors.js'
+import { allItems, allLocations } from './catalog-reads.js'
+import { BACKTEST_PLAN, holidayNames, totalErrorStdDev } from './index.js'
+import { nextRefitAt } from './forecast-refit.js'
+import { findForecasts, type StoredForecast } from './forecast.repository.js'
+import { DEFAULT_FORECAST_DAYS, type DemandForecastReport, FORECAST_HISTORY_DAYS, type ForecastQuery, type ItemForecast, type ItemForecastSeries } from './forecast.schemas.js'
+import { shiftDate } from '../report-period.js'
+
+/** History the back-test needs (its first origin leaves 14 days of training and 14 held out). */
+const BACKTEST_HISTORY_DAYS = BACKTEST_PLAN.minTraining + BACKTEST_PLAN.horizon
+/** Confidence of a forecast without a back-test at full BACKTEST_HISTORY_DAYS: it was never checked. */
+const UNTESTED_CONFIDENCE = 0.5
+
+/**
+ * confidence = 1 − back-test WAPE, clamped to [0, 1], 2 decimals. Without a back-test (under 28 days of
+ * history, or nothing sold in the held-out days) 0.5 × the share of those 28 days the history covers.
+ */
+export function forecastConfidence(forecast: Pick<StoredForecast, 'backtestWape' | 'historyDays'>): number {
+  const value =
+    forecast.backtestWape === null ? UNTESTED_CONFIDENCE * Math.min(1, forecast.historyDays / BACKTEST_HISTORY_DAYS) : Math.min(1, Math.max(0, 1 - Number(forecast.backtestWape)))
+  return Number(value.toFixed(2))
+}
+
+/** The first forecast day: the day after the last day of history. */
+export function firstForecastDay(forecast: Pick<StoredForecast, 'historyThrough'>): string {
+  return shiftDate(forecast.historyThrough, 1)
+}
+
+/**
+ * Stored forecasts keep 6 decimals (numeric(20, 6)): the endpoint adds and compares them as exact
+ * integers of 10⁻⁶ units (a thousand items' 30 days made 100,000 big.js values a request) and answers
+ * quantities at the API's 4 decimals.
+ */
+const FORECAST_PLACES = 6
+
+/** An item's quantity as the API answers it (at most 4 decimals), scaled to FORECAST_PLACES. */
+function scaledQuantity(value: number): bigint {
+  return toScaled(decimal(value).toFixed(), FORECAST_PLACES)
+}
+
+function forecastOut(units: bigint): number {
+  return scaledOut(units, FORECAST_PLACES, QUANTITY_STORED_DECIMALS)
+}
+
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat']
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
+
+/** `Thu 26 Nov` for 2026-11-26. */
+function dayLabel(date: string): string {
+  const day = new Date(`${date}T00:00:00Z`)
+  return `${WEEKDAYS[day.getUTCDay()]} ${day.getUTCDate()} ${MONTHS[day.getUTCMonth()]}`
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`
+}
+
+/**
+ * The sentence for a manager, over the whole stored forecast (30 days) from its first day. Stock below
+ * zero counts as 0. Cover: the whole days whose forecast demand the stock meets, one after the other.
+ * Order by: the first day whose closing stock is forecast below the reorder point (the day the usual
+ * reorder-point rule orders); already below it: order now.
+ */
+export function stockAdvice(item: Pick<InventoryItem, 'quantity' | 'reorder_point' | 'unit'>, daily: bigint[], firstDay: string): string {
+  const quantity = scaledQuantity(item.quantity)
+  const stock = quantity < 0n ? 0n : quantity
+  const reorderPoint = scaledQuantity(item.reorder_point)
+  const unit = item.unit
+  let remaining = stock
+  let coverDays = 0
+  let covering = true
+  let belowOn: number | undefined
+  for (const [index, demand] of daily.entries()) {
+    remaining -= demand
+    covering &&= remaining >= 0n
+    if (covering) coverDays++
+    if (belowOn === undefined && remaining < reorderPoint) belowOn = index
+  }
+  const lastDay = shiftDate(firstDay, daily.length - 1)
+  const cover =
+    coverDays === 0
+      ? `Stock of ${forecastOut(stock)} ${unit} does not cover the ${forecastOut(daily[0] ?? 0n)} ${unit} forecast for ${dayLabel(firstDay)}`
+      : coverDays === daily.length
+        ? `Stock covers at least ${plural(coverDays, 'day')} at the forecast rate (through ${dayLabel(lastDay)})`
+        : `Stock covers ${plural(coverDays, 'day')} at the forecast rate (through ${dayLabel(shiftDate(firstDay, coverDays - 1))})`
+  const point = `the reorder point of ${forecastOut(reorderPoint)} ${unit}`
+  if (stock < reorderPoint) return `${cover}; it is already below ${point}: order now.`
+  if (belowOn === undefined) return `${cover}; it stays above ${point} for the next ${daily.length} days, so no order is needed yet.`
+  return `${cover}; order by ${dayLabel(shiftDate(firstDay, belowOn))}, when it is forecast to fall below ${point}.`
+}
+
+function itemForecast(item: InventoryItem, stored: StoredForecast, daysAhead: number, country: string | null): ItemForecast {
+  const daily = stored.daily.map((value) => toScaled(value, FORECAST_PLACES))
+  const firstDay = firstForecastDay(stored)
+  return {
+    inventory_item_id: item.id,
+    name: item.name,
+    current_stock: item.quantity,
+    forecasted_demand: forecastOut(sumScaled(daily.slice(0, daysAhead))),
+    confidence: forecastConfidence(stored),
+    factors: {
+      seasonality: stored.seasonality,
+      events: holidayNames(country, firstDay, daysAhead),
+      holiday_effects: stored.holidayEffects.filter((effect) => effect.date <= shiftDate(firstDay, daysAhead - 1)),
+      trend: stored.trend,
+    },
+    recommendation: stockAdvice(item, daily, firstDay),
+  }
+}
+
+/**
+ * forecast_unavailable for `missing` (what has no forecast), with when the next refit is due as
+ * details.next_refit_at when one is: a client that just imported history knows when to ask again.
+ */
+async function forecastUnavailable(db: Executor, tenant: Tenant, refitDelayMs: number, missing: string, details: Record<string, unknown>) {
+  const next = await nextRefitAt(db, tenant, refitDelayMs)
+  const when = next ? `; the next refit is due at ${next.toISOString()}` : ''
+  return analyticsErrors.forecastUnavailable(
+    `${missing}: an item needs 14 days of sales history, and forecasts are refitted in the background when a business day closes and at most ${refitDelayMs / 1000} s after sales history changes${when}`,
+    { ...details, ...(next && { next_refit_at: next.toISOString() }) },
+  )
+}
+
+/**
+ * The stored demand forecasts of the items in scope (location, category), over days_ahead business
+ * days from each forecast's first day; never fits. Items without a stored forecast are left out.
+ * Throws location_not_found, and forecast_unavailable when no item in scope has a stored forecast.
+ */
+export async function getDemandForecast(db: Executor, tenant: Tenant, query: ForecastQuery, refitDelayMs: number): Promise<DemandForecastReport> {
+  const daysAhead = query.days_ahead ?? DEFAULT_FORECAST_DAYS
+  if (query.location) await getLocation(db, tenant, query.location)
+  const items = await allItems(db, tenant, { location: query.location, category: query.category })
+  const [stored, locations] = await Promise.all([
+    findForecasts(
+      db,
+      tenant,
+      items.map((item) => item.id),
+    ),
+    allLocations(db, tenant),
+  ])
+  const countries = new Map(locations.map((location) => [location.id, location.country]))
+  const shown = items.flatMap((item) => {
+    const forecast = stored.get(item.id)
+    return forecast ? [{ item, forecast }] : []
+  })
+  if (shown.length === 0) {
+    throw await forecastUnavailable(db, tenant, refitDelayMs, 'No item in scope has a demand forecast yet', {
+      location: query.location ?? null,
+      category: query.category ?? null,
+    })
+  }
+  const firstDays = shown.map(({ forecast }) => firstForecastDay(forecast)).sort()
+  const first = firstDays[0] as string
+  const last = shiftDate(firstDays[firstDays.length - 1] as string, daysAhead - 1)
+  const generatedAt = shown.reduce((oldest, { forecast }) => (forecast.fittedAt < oldest ? forecast.fittedAt : oldest), shown[0]!.forecast.fittedAt)
+  return {
+    forecast_period: `${first}/${last}`,
+    location: query.location ?? 'all',
+    forecasts: shown.map(({ item, forecast }) => itemForecast(item, forecast, daysAhead, countries.get(item.location) ?? null)),
+    generated_at: generatedAt.toISOString(),
+  }
+}
+
+/**
+ * The stored forecasts as order recommendations use them (ordering's DemandForecaster): daily values
+ * from the forecast's first day, the error of a total over any number of days from the back-test's
+ * daily and 14-day errors (totalErrorStdDev), and the endpoint's confidence.
+ */
+export async function storedDemandForecasts(db: Executor, tenant: Tenant, itemIds: string[]) {
+  const stored = await findForecasts(db, tenant, itemIds)
+  return new Map(
+    [...stored].map(([itemId, forecast]) => [
+      itemId,
+      {
+        daily: forecast.daily.map((value) => decimal(value)),
+        totalErrorStdDev: (days: number) =>
+          totalErrorStdDev(Number(forecast.dailyErrorStdDev), forecast.horizonErrorStdDev === null ? null : Number(forecast.horizonErrorStdDev), days),
+        confidence: forecastConfidence(forecast),
+      },
+    ]),
+  )
+}
+
+/** Half-width of the forecast band in back-test error spreads: about 95 % of days if errors were normal. */
+const BAND_SPREADS = 1.96
+
+const fourDecimals = (value: number) => Number(value.toFixed(4))
+
+/**
+ * One item's recent daily usage and its stored forecast with a band, for a chart. Throws item_not_found,
+ * and forecast_unavailable when the item has no stored forecast (under 14 days of sales history).
+ */
+export async function getItemForecastSeries(db: Executor, tenant: Tenant, itemId: string, refitDelayMs: number): Promise<ItemForecastSeries> {
+  const item = await getItem(db, tenant, itemId)
+  const stored = (await findForecasts(db, tenant, [itemId])).get(itemId)
+  if (!stored) throw await forecastUnavailable(db, tenant, refitDelayMs, `${item.name} has no demand forecast yet`, { inventory_item_id: itemId })
+  const from = shiftDate(stored.historyThrough, 1 - FORECAST_HISTORY_DAYS)
+  const used = new Map((await dailyUsage(db, tenant, { itemIds: [itemId], from, to: stored.historyThrough })).map((row) => [row.day, Number(row.units)]))
+  const spread = BAND_SPREADS * Number(stored.dailyErrorStdDev)
+  const firstDay = firstForecastDay(stored)
+  return {
+    inventory_item_id: item.id,
+    name: item.name,
+    unit: item.unit,
+    history: Array.from({ length: FORECAST_HISTORY_DAYS }, (_, index) => {
+      const date = shiftDate(from, index)
+      return { date, quantity: fourDecimals(used.get(date) ?? 0) }
+    }),
+    forecast: stored.daily.map((value, index) => {
+      const quantity = Number(value)
+      return { date: shiftDate(firstDay, index), quantity: fourDecimals(quantity), low: fourDecimals(Math.max(0, quantity - spread)), high: fourDecimals(quantity + spread) }
+    }),
+    fitted_at: stored.fittedAt.toISOString(),
+  }
+}

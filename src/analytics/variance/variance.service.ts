@@ -1,0 +1,366 @@
+import type { Executor, Tenant } from '../../platform/db/database.js'
+import { decimal, MONEY_DECIMALS, moneyOut, sum, QUANTITY_STORED_DECIMALS, quantityOut, scaledOut, sumScaled, toApiNumber } from '../../platform/decimal.js'
+import { crossLocationSaleLines, itemsCountedByWeight, itemsInScope, type ReportItem, wasteCostByReason } from '../../inventory/stock-history.js'
+import { getLocation } from '../../locations/locations.service.js'
+import { getSettings } from '../../settings/settings.service.js'
+import { analyticsErrors } from '../analytics.errors.js'
+import { type LocationBounds, locationBounds, periodLabel, type ReportPeriod, reportPeriod } from '../report-period.js'
+import { type PosRevenue, posRevenue } from '../rollups.repository.js'
+import { rankCauses, type WindowFacts } from './variance-causes.js'
+import { itemsSoldInOwnUnit } from './sold-in-own-unit.js'
+import { unmappedSimilarTo } from './unmapped-similar.js'
+import type { VarianceItem, VarianceQuery, VarianceReport } from './variance.schemas.js'
+import {
+  COST_PLACES,
+  earlierFacts,
+  type MeasuredWindow,
+  measureWindows,
+  PREVIOUS_WINDOWS,
+  QUANTITY_PLACES,
+  unexplainedUsage,
+  varianceRate,
+  walkedFacts,
+} from './variance-windows.js'
+import { windowMoney, type WindowMoney } from './window-costs.js'
+import { type ItemPlan, plannedWindows, type PlannedWindow, type WindowChoice } from './window-plan.repository.js'
+import { DAY_MS } from '../../platform/zoned-time.js'
+
+/** A count older than this before the period's end makes an item's figures stale. */
+const STALE_COUNT_DAYS = 14
+const UNMAPPED_LISTED = 10
+
+export interface PlannedItem {
+  item: ReportItem
+  window: PlannedWindow
+}
+
+export interface ScoredItem extends PlannedItem {
+  measured: MeasuredWindow
+  /** The window's money at the costs of its time. */
+  money: WindowMoney
+  /** actual − expected − recorded waste, scaled to QUANTITY_PLACES. */
+  variance: bigint
+  /** The variance percentage as answered (2 decimals), which thresholds are compared with. */
+  percentage: number
+  aboveThreshold: boolean
+  /** Above twice the threshold (severity high). */
+  highVariance: boolean
+}
+
+function boundsOf(bounds: Map<string, LocationBounds>, location: string): LocationBounds {
+  const found = bounds.get(location)
+  if (!found) throw new Error(`no bounds for location ${location}`)
+  return found
+}
+
+/**
+ * The windows of `items` chosen by `choice` (window-plan.repository.ts), in the items' order; items
+ * without a window are left out. With `previous`, each window brings the cause rules' earlier windows.
+ */
+export async function planWindows(db: Executor, items: ReportItem[], choice: WindowChoice, previous = PREVIOUS_WINDOWS) {
+  const plans = await plannedWindows(db, choice, previous)
+  const planned = items.flatMap((item): PlannedItem[] => {
+    const window = plans.get(item.id)?.window
+    return window ? [{ item, window }] : []
+  })
+  return { planned, plans }
+}
+
+/** The report windows of items, each located in `bounds` (the period's moments at its location). */
+export function planReportWindows(db: Executor, items: ReportItem[], bounds: Map<string, LocationBounds>, previous = PREVIOUS_WINDOWS) {
+  return planWindows(db, items, { kind: 'period', items, bounds: [...bounds.values()] }, previous)
+}
+
+/** Each count time's ISO form, once per Date (a report's items counted together share their counts' Dates). */
+const isoForms = new WeakMap<Date, string>()
+
+function isoOf(date: Date): string {
+  let iso = isoForms.get(date)
+  if (iso === undefined) isoForms.set(date, (iso = date.toISOString()))
+  return iso
+}
+
+/** `salesUnits`: the expected usage as answered. Decimals are answered from the database's strings where the window has them. */
+function windowOut(measured: MeasuredWindow, salesUnits: number): VarianceItem['window'] {
+  return {
+    opening_count_id: measured.opening.countId,
+    opening_counted_at: isoOf(measured.opening.countedAt),
+    opening: quantityOut(measured.opening.quantity),
+    deliveries: quantityOut(measured.totals.deliveries),
+    closing: quantityOut(measured.closing.quantity),
+    closing_count_id: measured.closing.countId,
+    closing_counted_at: isoOf(measured.closing.countedAt),
+    sales_units: salesUnits,
+    sale_lines: measured.saleLines,
+    transfers_in: quantityOut(measured.totals.transfersIn),
+    transfers_out: quantityOut(measured.totals.transfersOut),
+    recorded_waste: quantityOut(measured.totals.waste),
+    recorded_waste_cost: moneyOut(measured.totals.wasteCost),
+  }
+}
+
+/** Measures each planned window and whether its variance percentage is above the threshold. */
+export async function scoreItems(db: Executor, tenant: Tenant, planned: PlannedItem[], threshold: number): Promise<ScoredItem[]> {
+  const measured = await measureWindows(db, tenant, planned)
+  const money = await windowMoney(
+    db,
+    tenant,
+    planned.map((plan, index) => ({ item: plan.item, window: plan.window, measured: measured[index] as MeasuredWindow })),
+  )
+  return planned.map((plan, index) => {
+    const window = measured[index] as MeasuredWindow
+    const variance = unexplainedUsage(window)
+    const percentage = varianceRate(variance, window.expected)
+    const size = Math.abs(percentage)
+    // Every field named, none spread: V8 builds a literal with spread and more fields slowly, a thousand times here.
+    return {
+      item: plan.item,
+      window: plan.window,
+      measured: window,
+      money: money[index] as WindowMoney,
+      variance,
+      percentage,
+      aboveThreshold: size > threshold,
+      highVariance: size > 2 * threshold,
+    }
+  })
+}
+
+/** The live items of each location, by location id: what unmapped POS names are matched among there. */
+async function cataloguesOf(db: Executor, tenant: Tenant, locations: Iterable<string>): Promise<Map<string, ReportItem[]>> {
+  const ids = [...new Set(locations)]
+  const catalogues = await Promise.all(ids.map((location) => itemsInScope(db, tenant, { location })))
+  return new Map(ids.map((location, index) => [location, catalogues[index] as ReportItem[]]))
+}
+
+/**
+ * An item's earlier windows' facts split at its window's opening count: those before it, and those inside
+ * the window (when it spans more than two counts).
+ */
+function splitAtOpening(entry: ScoredItem, facts: WindowFacts[]): { previous: WindowFacts[]; inside: WindowFacts[] } {
+  const opening = entry.measured.opening.countedAt.getTime()
+  const before = entry.window.earlier.filter(([, closedAt]) => Math.trunc(closedAt) <= opening).length
+  return { previous: facts.slice(0, before), inside: facts.slice(before) }
+}
+
+/**
+ * Causes for each item above the threshold, from its earlier windows, the windows inside its window, the
+ * unmapped sales at its location (matched among that location's items: the causes do not depend on the
+ * report's scope) and whether it is sold in its own unit.
+ */
+export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[], threshold: number) {
+  const flagged = scored.filter((entry) => entry.aboveThreshold)
+  const causes = new Map<string, ReturnType<typeof rankCauses>>()
+  if (flagged.length === 0) return causes
+  // The flagged windows walked for their lowest theoretical stock, and the windows before and inside them.
+  // Only the reported window's lowest theoretical stock matters to the rules: the others are not walked.
+  const spans = flagged.map(({ item, measured }) => ({ itemId: item.id, from: measured.opening.countedAt, to: measured.closing.countedAt }))
+  const [flaggedFacts, earlier, unmappedSimilar, soldInOwnUnit] = await Promise.all([
+    walkedFacts(db, tenant, flagged),
+    earlierFacts(
+      db,
+      tenant,
+      flagged.map((entry) => ({ item: entry.item, earlier: entry.window.earlier })),
+    ),
+    cataloguesOf(
+      db,
+      tenant,
+      flagged.map((entry) => entry.item.location_id),
+    ).then((catalogues) => unmappedSimilarTo(db, tenant, flagged, catalogues)),
+    itemsSoldInOwnUnit(db, tenant, spans),
+  ])
+  flagged.forEach((entry, index) => {
+    const input = {
+      threshold,
+      window: flaggedFacts[index] as WindowFacts,
+      ...splitAtOpening(entry, earlier[index] as WindowFacts[]),
+      unmappedSimilar: unmappedSimilar.get(entry.item.id) ?? [],
+      soldInOwnUnit: soldInOwnUnit.has(entry.item.id),
+      sizeMl: entry.item.size_ml,
+    }
+    causes.set(entry.item.id, rankCauses(input))
+  })
+  return causes
+}
+
+/**
+ * A scored item in the report's shape (`answer`), with its loss and expected cost for the totals (exact,
+ * scaled to COST_PLACES), both at the costs of the window's time.
+ */
+export function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>): { answer: VarianceItem; loss: bigint; expectedCost: bigint } {
+  const { item, measured, variance, money } = entry
+  const loss = money.varianceCost
+  const expected = quantityOut(measured.totals.usage)
+  const answer: VarianceItem = {
+    inventory_item_id: item.id,
+    name: item.name,
+    location: item.location_id,
+    unit: item.unit,
+    expected_consumption: expected,
+    actual_consumption: scaledOut(measured.actual, QUANTITY_PLACES, QUANTITY_STORED_DECIMALS),
+    variance: scaledOut(variance, QUANTITY_PLACES, QUANTITY_STORED_DECIMALS),
+    variance_percentage: entry.percentage,
+    estimated_loss: scaledOut(loss, COST_PLACES, MONEY_DECIMALS),
+    potential_causes: causes.map((cause) => cause.cause),
+    cause_evidence: causes,
+    window: windowOut(measured, expected),
+    recorded_waste_cost: moneyOut(measured.totals.wasteCost),
+  }
+  return { answer, loss, expectedCost: money.expectedCost }
+}
+
+/** Largest absolute loss first (exact), then by name (one collator: a report sorts a thousand). */
+function largestLossFirst<Entry extends { loss: bigint; answer: { name: string } }>(entries: Entry[]): Entry[] {
+  const byName = new Intl.Collator()
+  const keyed = entries.map((entry) => ({ entry, size: entry.loss < 0n ? -entry.loss : entry.loss }))
+  keyed.sort((a, b) => (b.size > a.size ? 1 : b.size < a.size ? -1 : byName.compare(a.entry.answer.name, b.entry.answer.name)))
+  return keyed.map(({ entry }) => entry)
+}
+
+/**
+ * The losses and the gains of the items apart (exact, COST_PLACES), the gain as a positive amount: the
+ * net total lets a false gain (a move nobody recorded) hide a real loss.
+ */
+export function grossOf(entries: { loss: bigint }[]): { grossLoss: bigint; grossGain: bigint } {
+  let grossLoss = 0n
+  let grossGain = 0n
+  for (const { loss } of entries) {
+    if (loss > 0n) grossLoss += loss
+    else grossGain -= loss
+  }
+  return { grossLoss, grossGain }
+}
+
+/** The moments the report measured: its windows' earliest opening and latest closing count. */
+function periodMeasured(scored: ScoredItem[]): { from: string; to: string } {
+  const openings = scored.map((entry) => entry.measured.opening.countedAt.getTime())
+  const closings = scored.map((entry) => entry.measured.closing.countedAt.getTime())
+  return { from: new Date(Math.min(...openings)).toISOString(), to: new Date(Math.max(...closings)).toISOString() }
+}
+
+/** The cost of the waste recorded in the scored windows, in all and by reason (money, 2 decimals). */
+async function recordedWaste(db: Executor, scored: ScoredItem[]) {
+  const withWaste = scored.filter((entry) => entry.measured.waste !== 0n)
+  const spans = withWaste.map((entry) => ({ itemId: entry.item.id, from: entry.measured.opening.countedAt, to: entry.measured.closing.countedAt }))
+  const byReason = await wasteCostByReason(db, spans)
+  return {
+    recorded_waste_cost: moneyOut(sum(withWaste.map((entry) => decimal(entry.measured.totals.wasteCost)))),
+    waste_by_reason: Object.fromEntries([...byReason].map(([reason, cost]) => [reason, moneyOut(cost)])),
+  }
+}
+
+/** What data quality reads of the period's sales at the items' locations. */
+interface SalesQuality {
+  revenue: PosRevenue
+  /** Sale lines that depleted an item in scope from another location (theirs does not stock the SKU). */
+  crossLocationLines: number
+}
+
+async function salesQualityOf(db: Executor, tenant: Tenant, period: ReportPeriod, items: ReportItem[], bounds: Map<string, LocationBounds>): Promise<SalesQuality> {
+  const locations = [...new Set(items.map((item) => item.location_id))]
+  const [revenue, crossLocationLines] = await Promise.all([
+    posRevenue(db, tenant, { locations, from: period.from, to: period.to, top: UNMAPPED_LISTED }),
+    crossLocationSaleLines(
+      db,
+      tenant,
+      items.map((item) => item.id),
+      locations.map((location) => boundsOf(bounds, location)),
+    ),
+  ])
+  return { revenue, crossLocationLines }
+}
+
+/** How many of the report's items had their closing count taken by weight (an open container weighed), not by eye. */
+async function closingCountsByWeight(db: Executor, scored: ScoredItem[]): Promise<number> {
+  const weighed = await itemsCountedByWeight(
+    db,
+    scored.map(({ item, measured }) => ({ countId: measured.closing.countId, itemId: item.id })),
+  )
+  return weighed.size
+}
+
+function dataQuality(
+  { revenue, crossLocationLines }: SalesQuality,
+  scope: { items: ReportItem[]; planned: number; countedByWeight: number; plans: Map<string, ItemPlan>; bounds: Map<string, LocationBounds> },
+) {
+  const stale = scope.items.filter((item) => {
+    const latest = scope.plans.get(item.id)?.latestCountedAt
+    const end = boundsOf(scope.bounds, item.location_id).end
+    return latest !== undefined && end.getTime() - latest > STALE_COUNT_DAYS * DAY_MS
+  })
+  const total = decimal(revenue.revenue)
+  return {
+    mapped_revenue_share: total.eq(0) ? 0 : toApiNumber(decimal(revenue.mappedRevenue).div(total), 4),
+    items_counted_share: scope.items.length === 0 ? 0 : toApiNumber(decimal(scope.planned).div(scope.items.length), 4),
+    items_without_counts: scope.items.length - scope.planned,
+    stale_count_items: stale.length,
+    items_counted_by_weight: scope.countedByWeight,
+    items_counted_by_eye: scope.planned - scope.countedByWeight,
+    unmapped_pos_items: revenue.unmapped.map((entry) => ({ ...entry, revenue: moneyOut(entry.revenue) })),
+    cross_location_lines: crossLocationLines,
+  }
+}
+
+/**
+ * The items' report windows, scored, with the causes of those above the threshold (`items` are also the
+ * scope of the report), every item’s plan, how many closing counts were weighed and the recorded waste.
+ */
+async function explainWindows(db: Executor, tenant: Tenant, items: ReportItem[], bounds: Map<string, LocationBounds>, threshold: number) {
+  const { planned, plans } = await planReportWindows(db, items, bounds)
+  const scored = await scoreItems(db, tenant, planned, threshold)
+  // The closing counts' methods and the recorded waste read only the scored windows: read beside the causes, not after them.
+  const [causes, countedByWeight, waste] = await Promise.all([causesOf(db, tenant, scored, threshold), closingCountsByWeight(db, scored), recordedWaste(db, scored)])
+  return { explained: scored.map((entry) => ({ entry, out: itemOut(entry, causes.get(entry.item.id) ?? []) })), plans, countedByWeight, waste }
+}
+
+/**
+ * The variance report (DECISIONS, Analytics → Variance): per item with two counts, the window from its
+ * opening to its closing count, actual against expected usage, the loss, and for items above the
+ * threshold the ranked likely causes; totals, summary and data quality. Computed from the data as it
+ * stands. Throws invalid_parameter, invalid_date_range, location_not_found, insufficient_data.
+ */
+export async function varianceReport(db: Executor, tenant: Tenant, query: VarianceQuery, now = new Date()): Promise<VarianceReport> {
+  const period = reportPeriod(query, now)
+  // One round trip for all four: the location is checked (location_not_found) before anything is answered.
+  const [settings, bounds, items] = await Promise.all([
+    getSettings(db, tenant),
+    locationBounds(db, tenant, period),
+    itemsInScope(db, tenant, query),
+    query.location ? getLocation(db, tenant, query.location) : undefined,
+  ])
+  const threshold = query.threshold ?? settings.variance_threshold
+  // Data quality's sales read only the rollups and the few cross-location rows: they are read while the windows are worked on.
+  const [{ explained, plans, countedByWeight, waste }, sales] = await Promise.all([
+    explainWindows(db, tenant, items, bounds, threshold),
+    salesQualityOf(db, tenant, period, items, bounds),
+  ])
+  if (explained.length === 0) {
+    throw analyticsErrors.insufficientData(`No item in scope has two counts up to ${period.to}: count the items at the start and the end of the period`, {
+      items_in_scope: items.length,
+    })
+  }
+  const scored = explained.map(({ entry }) => entry)
+  const entries = largestLossFirst(explained.map(({ out }) => out))
+  const totalLoss = sumScaled(entries.map((entry) => entry.loss))
+  const expectedCost = sumScaled(entries.map((entry) => entry.expectedCost))
+  const { grossLoss, grossGain } = grossOf(entries)
+  return {
+    period: periodLabel(period),
+    period_measured: periodMeasured(scored),
+    threshold,
+    currency: settings.currency,
+    total_variance: scaledOut(totalLoss, COST_PLACES, MONEY_DECIMALS),
+    variance_percentage: varianceRate(totalLoss, expectedCost),
+    items: entries.map((entry) => entry.answer),
+    summary: {
+      total_items_analyzed: entries.length,
+      items_above_threshold: scored.filter((entry) => entry.aboveThreshold).length,
+      high_variance_items: scored.filter((entry) => entry.highVariance).length,
+      gross_loss: scaledOut(grossLoss, COST_PLACES, MONEY_DECIMALS),
+      gross_gain: scaledOut(grossGain, COST_PLACES, MONEY_DECIMALS),
+      gross_loss_percentage: varianceRate(grossLoss, expectedCost),
+      ...waste,
+    },
+    data_quality: dataQuality(sales, { items, planned: explained.length, countedByWeight, plans, bounds }),
+  }
+}

@@ -1,0 +1,90 @@
+import { type RawBuilder, sql } from 'kysely'
+import type { Executor, Tenant } from '../../platform/db/database.js'
+
+/**
+ * The sales history POS publishes for reports (analytics reads it here, never the tables). A line is
+ * mapped when it took stock through a mapping (pos_sales.depleted); revenue is quantity × unit price.
+ */
+
+/** Moments of one location: after `start`, before `end`. */
+export interface LocationSpan {
+  location: string
+  start: Date
+  end: Date
+}
+
+function spansTable(spans: LocationSpan[]) {
+  return sql`unnest(${spans.map((_, index) => index)}::int[], ${spans.map((span) => span.location)}::text[],
+    ${spans.map((span) => span.start.toISOString())}::timestamptz[], ${spans.map((span) => span.end.toISOString())}::timestamptz[])
+    AS b (ord, location_id, start_at, end_at)`
+}
+
+/**
+ * The tenant's unmapped sale lines (not depleted: no mapping took stock for them), as a relation a report's
+ * own query filters by location and time (pos_sales_unmapped_time serves that): location_id, sold_at,
+ * connection_id, pos_item_id, name, quantity. Analytics reads them only for the partial business days at
+ * the ends of a count window; the whole days between come from its daily rollup of them.
+ */
+export function unmappedSaleLines(tenant: Tenant): RawBuilder<unknown> {
+  return sql`(SELECT location_id, sold_at, connection_id, pos_item_id, name, quantity FROM pos_sales
+    WHERE account_id = ${tenant.accountId} AND environment = ${tenant.environment} AND NOT depleted)`
+}
+
+/**
+ * The SQL of one sale line's POS quantity when it is the tenant's and took stock through a mapping, else
+ * null; `sequence` is SQL naming the line, usually a column of the query it is correlated with. The line is
+ * found by its primary key alone: with the tenant in the WHERE, a planner without statistics on pos_sales
+ * yet (a young database) probed the tenant's index and read every line of the account for each line.
+ */
+export function mappedSaleLineQuantity(tenant: Tenant, sequence: RawBuilder<unknown>): RawBuilder<string | null> {
+  return sql<string | null>`(SELECT CASE WHEN account_id = ${tenant.accountId} AND environment = ${tenant.environment} AND depleted THEN quantity END
+    FROM pos_sales WHERE sequence = ${sequence})`
+}
+
+/** One sale line as the POS reported it. */
+export interface SaleLine {
+  /** The line's sequence (text): what inventory's usage names as its sale line. */
+  line: string
+  location: string
+  connectionId: string
+  posItemId: string
+  name: string
+  quantity: string
+  unitPrice: string
+  soldAt: Date
+  staffId: string | null
+  /** Personal data: never logged. */
+  staffName: string | null
+  checkId: string | null
+  /** null when the POS reported no tip for the line. */
+  tip: string | null
+  /** Whether the line took stock through a mapping. */
+  depleted: boolean
+}
+
+const SALE_LINE_COLUMNS = sql`s.sequence::text AS line, s.location_id AS location, s.connection_id AS "connectionId", s.pos_item_id AS "posItemId",
+  s.name, s.quantity::text AS quantity, s.unit_price::text AS "unitPrice", s.sold_at AS "soldAt", s.staff_id AS "staffId",
+  s.staff_name AS "staffName", s.check_id AS "checkId", s.tip::text AS tip, s.depleted`
+
+/** Every line sold at these locations in their spans, mapped or not, oldest first. */
+export async function saleLinesInSpans(db: Executor, tenant: Tenant, spans: LocationSpan[]): Promise<SaleLine[]> {
+  if (spans.length === 0) return []
+  const result = await sql<SaleLine>`
+    SELECT ${SALE_LINE_COLUMNS}
+    FROM ${spansTable(spans)}
+    JOIN pos_sales s ON s.account_id = ${tenant.accountId} AND s.environment = ${tenant.environment}
+      AND s.location_id = b.location_id AND s.sold_at >= b.start_at AND s.sold_at < b.end_at
+    ORDER BY s.sold_at, s.sequence`.execute(db)
+  return result.rows
+}
+
+/** The tenant's sale lines among these sequences. */
+export async function saleLinesById(db: Executor, tenant: Tenant, lines: string[]): Promise<SaleLine[]> {
+  if (lines.length === 0) return []
+  const result = await sql<SaleLine>`
+    SELECT ${SALE_LINE_COLUMNS}
+    FROM pos_sales s
+    WHERE s.account_id = ${tenant.accountId} AND s.environment = ${tenant.environment} AND s.sequence = ANY(${lines}::bigint[])
+    ORDER BY s.sequence`.execute(db)
+  return result.rows
+}
