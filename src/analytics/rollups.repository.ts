@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import './rollups.tables.js'
 import type { Executor, Tenant } from '../platform/db/database.js'
-import { unmappedSaleLines } from '../pos/sales-history.js'
+import { unmappedSaleLines } from '../pos/index.js'
 import type { LocationClock } from './report-period.js'
 
 /** Whole business days of one item, first to last inclusive (YYYY-MM-DD). */

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { Executor, Tenant } from '../platform/db/database.js'
-import { type HistorySpan, saleUsageInSpan } from '../inventory/stock-history.js'
-import { mappedSaleLineQuantity } from '../pos/sales-history.js'
+import { type HistorySpan, saleUsageInSpan } from '../inventory/index.js'
+import { mappedSaleLineQuantity } from '../pos/index.js'
 
 /**
  * Which items were sold in their own unit inside their spans: every mapped sale line took exactly one

@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from 'kysely'
 import './rollups.tables.js'
 import type { Executor } from '../platform/db/database.js'
 import { textList } from '../platform/db/text-list.js'
-import { itemCostAt, itemCostOtherThanIn, itemCountLines } from '../inventory/stock-history.js'
+import { itemCostAt, itemCostOtherThanIn, itemCountLines } from '../inventory/index.js'
 import type { WindowTotals } from './count-windows.repository.js'
 
 /**

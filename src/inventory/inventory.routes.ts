@@ -5,7 +5,7 @@ import { pageRequest, paginate } from '../platform/http/pagination.js'
 import { Deleted, envelope, listEnvelope } from '../platform/http/schemas.js'
 import type { App } from '../platform/http/types.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { locationErrors } from '../locations/locations.errors.js'
+import { locationErrors } from '../locations/index.js'
 import { inventoryErrors } from './inventory.errors.js'
 import {
   BatchBody,

@@ -6,7 +6,7 @@ import { AppError, invalidParameter } from '../platform/errors.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { newId } from '../platform/ids.js'
 import { enqueue } from '../platform/outbox.js'
-import { getLocation } from '../locations/locations.service.js'
+import { getLocation } from '../locations/index.js'
 import { inventoryErrors } from './inventory.errors.js'
 import {
   type DeliveryUnitCost,
@@ -146,13 +146,6 @@ async function checkProduct(trx: Trx, tenant: Tenant, product: ProductFields): P
 export { countItemsAtLocation, findItemRow, findItemRows, findItemRowsInCategories, listItemsForMatching, lockItemRows, type ItemRow }
 // What each item cost when it was last delivered (each delivery keeps the price it was received at).
 export { lastDeliveryUnitCosts, type DeliveryUnitCost }
-export { receiveDelivery, type DeliveredLine } from './deliveries.js'
-export {
-  applySaleUsage,
-  itemsDepletedAt,
-  restateSaleUsage,
-  withdrawSaleUsage,
-} from './sale-usage.js'
 
 /** Of `ids`, those that are live items at the location (a location's shelf order holds only these). */
 export async function liveItemIdsAt(db: Executor, tenant: Tenant, location: string, ids: string[]): Promise<Set<string>> {

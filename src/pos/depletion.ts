@@ -1,9 +1,8 @@
 import { type RawBuilder, sql } from 'kysely'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal } from '../platform/decimal.js'
-import { stockUsed } from '../inventory/conversion.js'
-import { applySaleUsage, findItemRows, itemsDepletedAt, restateSaleUsage, withdrawSaleUsage } from '../inventory/inventory.service.js'
-import { ingredientsPerServing } from '../recipes/recipes.service.js'
+import { applySaleUsage, findItemRows, itemsDepletedAt, restateSaleUsage, stockUsed, withdrawSaleUsage } from '../inventory/index.js'
+import { ingredientsPerServing } from '../recipes/index.js'
 import { mappingsOf } from './mappings.repository.js'
 import { releaseDepletedLines } from './sales.repository.js'
 

@@ -4,10 +4,7 @@ import { type Decimal, decimal, decimalPlaces, MONEY_DECIMALS, moneyOut, quantit
 import { invalidParameter } from '../platform/errors.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { newId } from '../platform/ids.js'
-import { convertibleUnits, toItemUnits } from '../inventory/conversion.js'
-import { inventoryErrors } from '../inventory/inventory.errors.js'
-import { findItemRows, type ItemRow } from '../inventory/inventory.service.js'
-import { isUnit, UNITS } from '../inventory/units.js'
+import { convertibleUnits, findItemRows, inventoryErrors, isUnit, type ItemRow, toItemUnits, UNITS } from '../inventory/index.js'
 import { recipeErrors } from './recipes.errors.js'
 import {
   type IngredientFields,
