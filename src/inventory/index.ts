@@ -5,8 +5,17 @@
 
 // Items, as the API shows them and as other rooms read them.
 export { type InventoryItem, PastTime } from './inventory.schemas.js'
-export { countItemsAtLocation, getItem, listItems, liveItemIdsAt, parseQuantity } from './inventory.service.js'
-export { findItemRow, findItemRows, findItemRowsInCategories, type ItemRow, lastDeliveryUnitCosts, type DeliveryUnitCost, listItemsForMatching } from './inventory.service.js'
+export { getItem, listItems, liveItemIdsAt, parseQuantity } from './inventory.service.js'
+export {
+  countItemsAtLocation,
+  type DeliveryUnitCost,
+  findStockItem,
+  findStockItems,
+  lastDeliveryUnitCosts,
+  listItemsForMatching,
+  type StockItem,
+  stockItemsInCategories,
+} from './item-reads.js'
 export { CATEGORIES, isUnit, UNITS } from './units.js'
 export { checkConversionUnit, convertibleUnits, implausibleUsage, ML_PER_US_FL_OZ, skuUnitsPer, stockUsed, toItemUnits } from './conversion.js'
 export { inventoryErrors } from './inventory.errors.js'

@@ -38,7 +38,7 @@ function nullableNumber(value: string | null): number | null {
   return value === null ? null : Number(value)
 }
 
-function liveItems(db: Executor, tenant: Tenant) {
+export function liveItems(db: Executor, tenant: Tenant) {
   return db.selectFrom('inventory_items').where('account_id', '=', tenant.accountId).where('environment', '=', tenant.environment).where('deleted_at', 'is', null)
 }
 
@@ -279,14 +279,6 @@ export async function stockValueRows(db: Executor, tenant: Tenant, filter: { loc
     .execute()
 }
 
-export async function countItemsAtLocation(db: Executor, tenant: Tenant, locationId: string): Promise<number> {
-  const row = await liveItems(db, tenant)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('location_id', '=', locationId)
-    .executeTakeFirstOrThrow()
-  return Number(row.n)
-}
-
 /**
  * `+ what transfers, waste and deliveries moved as history` (no ledger row: dated before the item's anchor
  * when recorded), voided ones left out.
@@ -440,81 +432,6 @@ export async function usageDaysOfBatch(trx: Trx, batchId: string): Promise<Usage
     WITH batch AS MATERIALIZED (SELECT *, applied AS took_stock FROM stock_sale_usage WHERE batch_id = ${batchId})
     ${usageByBusinessDay(sql`batch`)}`.execute(trx)
   return result.rows
-}
-
-/**
- * The live items name matching chooses among, one per SKU (an item is a product at a location, and a
- * mapping stands for its SKU): the one at `location` where that location stocks the SKU, else one kept
- * by its own unit rather than by the case; with the fields matching needs and its location.
- */
-export async function listItemsForMatching(db: Executor, tenant: Tenant, location: string) {
-  return liveItems(db, tenant)
-    .distinctOn('sku')
-    .select(['id', 'name', 'unit', 'size_ml', 'category', 'location_id'])
-    .orderBy('sku')
-    .orderBy(sql`location_id = ${location}`, 'desc')
-    .orderBy(sql`unit = 'case'`)
-    .orderBy('id')
-    .execute()
-}
-
-/** An item as reports read it: what names, units, places and costs it. */
-export interface ReportItem {
-  id: string
-  name: string
-  location_id: string
-  category: string
-  unit: string
-  size_ml: number | null
-  /** A decimal string. */
-  cost_per_unit: string
-}
-
-/**
- * Live items, optionally of one location and one category, by name then id, with the fields reports read
- * (a report reads a thousand: every column of them, timestamps parsed, cost the driver four times as much).
- */
-export async function liveReportItemsIn(db: Executor, tenant: Tenant, scope: { location?: string; category?: string }): Promise<ReportItem[]> {
-  let query = liveItems(db, tenant).select(['id', 'name', 'location_id', 'category', 'unit', 'size_ml', 'cost_per_unit'])
-  if (scope.location) query = query.where('location_id', '=', scope.location)
-  if (scope.category) query = query.where('category', '=', scope.category)
-  return query.orderBy('name').orderBy('id').execute()
-}
-
-export async function findItemRowsInCategories(db: Executor, tenant: Tenant, categories: string[]): Promise<ItemRow[]> {
-  if (categories.length === 0) return []
-  return liveItems(db, tenant)
-    .selectAll()
-    .where('category', 'in', [...new Set(categories)])
-    .orderBy('name')
-    .orderBy('id')
-    .execute()
-}
-
-export interface DeliveryUnitCost {
-  /** The unit cost its latest delivery was received at (4 decimals). */
-  unitCost: string
-  deliveredAt: Date
-}
-
-/**
- * Per item among `itemIds`, the unit cost of its latest delivery by time, a ledger row or a history line
- * (dated before the item's anchor); items never delivered are absent.
- */
-export async function lastDeliveryUnitCosts(db: Executor, tenant: Tenant, itemIds: string[]): Promise<Map<string, DeliveryUnitCost>> {
-  if (itemIds.length === 0) return new Map()
-  const ids = [...new Set(itemIds)]
-  const result = await sql<{ item_id: string; unit_cost: string; occurred_at: Date }>`
-    SELECT DISTINCT ON (item_id) item_id, unit_cost::text AS unit_cost, occurred_at FROM (
-      SELECT m.item_id, m.unit_cost, m.occurred_at, m.sequence FROM stock_movements m
-      WHERE m.account_id = ${tenant.accountId} AND m.environment = ${tenant.environment} AND m.kind = 'delivery'
-        AND m.item_id = ANY(${ids}::text[])
-      UNION ALL
-      SELECT l.item_id, l.unit_cost, l.occurred_at, l.sequence FROM stock_operation_lines l
-      WHERE l.account_id = ${tenant.accountId} AND l.environment = ${tenant.environment} AND l.kind = 'delivery'
-        AND l.item_id = ANY(${ids}::text[]) AND l.voided_at IS NULL) deliveries
-    ORDER BY item_id, occurred_at DESC, sequence DESC`.execute(db)
-  return new Map(result.rows.map((row) => [row.item_id, { unitCost: row.unit_cost, deliveredAt: row.occurred_at }]))
 }
 
 /**

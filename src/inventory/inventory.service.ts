@@ -9,15 +9,10 @@ import { enqueue } from '../platform/outbox.js'
 import { getLocation } from '../locations/index.js'
 import { inventoryErrors } from './inventory.errors.js'
 import {
-  type DeliveryUnitCost,
   type ItemRow,
   changeAfter,
-  countItemsAtLocation,
   findItemRow,
   findItemRows,
-  findItemRowsInCategories,
-  lastDeliveryUnitCosts,
-  listItemsForMatching,
   listItemRows,
   liveItemsOfSku,
   lockSku,
@@ -142,10 +137,6 @@ async function checkProduct(trx: Trx, tenant: Tenant, product: ProductFields): P
   }
 }
 
-// What other domains use to read and change stock: they import this service, never the repository.
-export { countItemsAtLocation, findItemRow, findItemRows, findItemRowsInCategories, listItemsForMatching, lockItemRows, type ItemRow }
-// What each item cost when it was last delivered (each delivery keeps the price it was received at).
-export { lastDeliveryUnitCosts, type DeliveryUnitCost }
 
 /** Of `ids`, those that are live items at the location (a location's shelf order holds only these). */
 export async function liveItemIdsAt(db: Executor, tenant: Tenant, location: string, ids: string[]): Promise<Set<string>> {

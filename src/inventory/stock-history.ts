@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from 'kysely'
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { signedLineQuantity } from './operations.repository.js'
 /** Live items, optionally of one location and one category, by name then id, with the fields reports read. */
-export { liveReportItemsIn as itemsInScope, type ReportItem } from './inventory.repository.js'
+export { liveReportItemsIn as itemsInScope, type ReportItem } from './item-reads.js'
 /** The cost in force at a moment, and whether it changed in a span, as SQL a report's query reads per item. */
 export { itemCostAt, itemCostOtherThanIn } from './item-costs.js'
 

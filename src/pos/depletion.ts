@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal } from '../platform/decimal.js'
-import { applySaleUsage, findItemRows, itemsDepletedAt, restateSaleUsage, stockUsed, withdrawSaleUsage } from '../inventory/index.js'
+import { applySaleUsage, findStockItems, itemsDepletedAt, restateSaleUsage, stockUsed, withdrawSaleUsage } from '../inventory/index.js'
 import { ingredientsPerServing } from '../recipes/index.js'
 import { mappingsOf } from './mappings.repository.js'
 import { releaseDepletedLines } from './sales.repository.js'
@@ -28,7 +28,7 @@ async function usageRules(db: Executor, tenant: Tenant, connectionId: string, po
   const mappings = [...(await mappingsOf(db, connectionId, posItemIds)).values()]
   const itemIds = mappings.flatMap((mapping) => (mapping.inventory_item_id === null ? [] : [mapping.inventory_item_id]))
   const recipeIds = mappings.flatMap((mapping) => (mapping.recipe_id === null ? [] : [mapping.recipe_id]))
-  const items = await findItemRows(db, tenant, itemIds)
+  const items = await findStockItems(db, tenant, itemIds)
   const recipes = await ingredientsPerServing(db, tenant, recipeIds)
   return mappings.flatMap((mapping): UsageRule[] => {
     if (mapping.recipe_id !== null) {
