@@ -136,7 +136,7 @@ export interface UnmappedSales {
  */
 export async function unmappedSalesInSpans(db: Executor, tenant: Tenant, spans: ClockedSpan[]): Promise<UnmappedSales[]> {
   if (spans.length === 0) return []
-  const lines = unmappedSaleLines(tenant)
+  const lines = unmappedSaleLines(db, tenant)
   const result = await sql<UnmappedSales>`
     WITH spans AS (
       SELECT s.ord, s.location_id, s.start_at, s.end_at, d.first_day, d.last_day,

@@ -5,7 +5,7 @@ import { keysetBatches } from '../platform/db/keyset-batches.js'
 import type { CountDetail, CountLine, CountSummary, InventoryItem, ListItemsQuery, StockMovement } from './inventory.schemas.js'
 import type { InventoryCountLineTable, InventoryCountTable, InventoryItemTable, StockMovementTable } from './inventory.tables.js'
 import type { PageRequest } from '../platform/http/pagination.js'
-import { type RawBuilder, type Selectable, sql } from 'kysely'
+import { type Expression, type RawBuilder, type Selectable, sql } from 'kysely'
 import { pageWithTotal, type RowPage } from '../platform/db/page.js'
 import { signedLineQuantity } from './operations.repository.js'
 import { itemCostAt } from './item-costs.js'
@@ -375,7 +375,7 @@ export async function skuItemsAt(db: Executor, tenant: Tenant, pairs: { itemId: 
 }
 
 /** The items that hold usage of the sale lines `source` names (before it is restated). */
-export async function itemsUsedByLines(trx: Trx, tenant: Tenant, source: RawBuilder<unknown>): Promise<string[]> {
+export async function itemsUsedByLines(trx: Trx, tenant: Tenant, source: Expression<unknown>): Promise<string[]> {
   const result = await sql<{ item_id: string }>`
     SELECT DISTINCT u.item_id FROM stock_sale_usage u
     WHERE u.account_id = ${tenant.accountId} AND u.environment = ${tenant.environment}
@@ -389,7 +389,7 @@ export async function itemsUsedByLines(trx: Trx, tenant: Tenant, source: RawBuil
  * was sold (a line imported into the past is costed at its time, not today's); a (line, item) stored
  * before is skipped.
  */
-export async function insertSaleUsage(trx: Trx, tenant: Tenant, batchId: string, source: RawBuilder<unknown>): Promise<void> {
+export async function insertSaleUsage(trx: Trx, tenant: Tenant, batchId: string, source: Expression<unknown>): Promise<void> {
   await sql`
     INSERT INTO stock_sale_usage (account_id, environment, item_id, location_id, sale_location_id, sale_line, recipe_id, sold_at, units, unit_cost,
       applied, batch_id)
@@ -438,7 +438,7 @@ export async function usageDaysOfBatch(trx: Trx, batchId: string): Promise<Usage
  * Removes the stored usage of the sale lines `source` names, answering per item and business day the
  * units of it that stood after the item's anchor (and so had taken current stock).
  */
-export async function removeSaleUsageOfLines(trx: Trx, tenant: Tenant, source: RawBuilder<unknown>): Promise<UsageDay[]> {
+export async function removeSaleUsageOfLines(trx: Trx, tenant: Tenant, source: Expression<unknown>): Promise<UsageDay[]> {
   const result = await sql<UsageDay>`
     WITH removed AS (
       DELETE FROM stock_sale_usage u
