@@ -27,6 +27,7 @@ export type { CountObserver, RecordedCount } from './inventory.service.js'
 
 // The stock history reports read (analytics).
 export {
+  COLUMNS_ROLLED_UP,
   crossLocationSaleLines,
   type HistorySpan,
   itemCostAt,

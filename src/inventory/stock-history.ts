@@ -1,6 +1,8 @@
 import { type Expression, sql } from 'kysely'
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { signedLineQuantity } from './operations.repository.js'
+import type { StockMovementTable, StockSaleUsageTable } from './inventory.tables.js'
+import type { StockOperationLineTable } from './operations.tables.js'
 /** Live items, optionally of one location and one category, by name then id, with the fields reports read. */
 export { liveReportItemsIn as itemsInScope, type ReportItem } from './item-reads.js'
 /** The cost in force at a moment, and whether it changed in a span, as SQL a report's query reads per item. */
@@ -11,6 +13,31 @@ export { itemCostAt, itemCostOtherThanIn } from './item-costs.js'
  * scope, their counts, and what moved them between two moments. Usage counts every sale line, whether it
  * took current stock or is history (sold before a count): it is what the bar sold.
  */
+
+/**
+ * The columns of inventory's tables that analytics' triggers read: each statement that writes usage,
+ * ledger rows or operation lines is folded into analytics_item_days, and the count windows it falls in
+ * are forgotten, in the writing transaction, where TypeScript cannot see it (analytics_roll_usage,
+ * analytics_roll_deliveries, analytics_roll_operations, analytics_forget_count_windows). They keep their
+ * name and meaning while the triggers read them: these lists are checked against the tables' types here,
+ * and against the triggers' SQL by test/analytics/rollup-contract.test.ts.
+ */
+export const COLUMNS_ROLLED_UP = {
+  stock_sale_usage: ['account_id', 'environment', 'item_id', 'location_id', 'sold_at', 'units', 'unit_cost'] as const satisfies readonly (keyof StockSaleUsageTable)[],
+  stock_movements: ['account_id', 'environment', 'item_id', 'location_id', 'occurred_at', 'kind', 'delta'] as const satisfies readonly (keyof StockMovementTable)[],
+  stock_operation_lines: [
+    'sequence',
+    'account_id',
+    'environment',
+    'item_id',
+    'location_id',
+    'occurred_at',
+    'kind',
+    'quantity',
+    'unit_cost',
+    'voided_at',
+  ] as const satisfies readonly (keyof StockOperationLineTable)[],
+}
 
 /**
  * One item's count lines at or before `until`, as a typed subquery a report's own query reads per item

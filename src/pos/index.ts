@@ -8,7 +8,7 @@ export { type Match, NameMatcher } from './auto-map/name-matcher.js'
 export { defaultConversionFor } from './auto-map/default-conversion.js'
 
 // The sales history reports read (analytics).
-export { mappedSaleLineQuantity, type SaleLine, saleLinesById, saleLinesInSpans, unmappedSaleLines } from './sales-history.js'
+export { mappedSaleLineQuantity, SALE_COLUMNS_ROLLED_UP, type SaleLine, saleLinesById, saleLinesInSpans, unmappedSaleLines } from './sales-history.js'
 export { staffMembers } from './staff-history.js'
 
 // For the wiring.

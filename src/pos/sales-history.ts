@@ -1,10 +1,32 @@
 import { type Expression, sql } from 'kysely'
 import type { Executor, Tenant } from '../platform/db/database.js'
+import type { PosSaleTable } from './pos.tables.js'
 
 /**
  * The sales history POS publishes for reports (analytics reads it here, never the tables). A line is
  * mapped when it took stock through a mapping (pos_sales.depleted); revenue is quantity × unit price.
  */
+
+/**
+ * The columns of pos_sales that analytics' rollup triggers read (analytics_roll_sales: every inserted,
+ * deleted or re-mapped line is folded into analytics_pos_item_days and analytics_unmapped_sale_days in the
+ * writing statement's transaction, where TypeScript cannot see it). They keep their name and meaning while
+ * the triggers read them: this list is checked against the table's type here, and against the triggers'
+ * SQL by test/analytics/rollup-contract.test.ts, so renaming one (`depleted`, say) fails one or the other.
+ */
+export const SALE_COLUMNS_ROLLED_UP = [
+  'sequence',
+  'account_id',
+  'environment',
+  'connection_id',
+  'pos_item_id',
+  'location_id',
+  'sold_at',
+  'name',
+  'quantity',
+  'unit_price',
+  'depleted',
+] as const satisfies readonly (keyof PosSaleTable)[]
 
 /** Moments of one location: after `start`, before `end`. */
 export interface LocationSpan {
