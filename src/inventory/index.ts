@@ -23,7 +23,7 @@ export { inventoryErrors } from './inventory.errors.js'
 // Stock changes other rooms ask for: each locks the items it changes.
 export { type DeliveredLine, receiveDelivery } from './deliveries.js'
 export { applySaleUsage, itemsDepletedAt, restateSaleUsage, type SaleUsageRow, withdrawSaleUsage } from './sale-usage.js'
-export type { CountObserver, RecordedCount } from './inventory.service.js'
+export type { CountObserver, RecordedCount } from './counts.service.js'
 
 // The stock history reports read (analytics).
 export {

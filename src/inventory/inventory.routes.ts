@@ -28,23 +28,8 @@ import {
   StockMovement,
   UpdateItemBody,
 } from './inventory.schemas.js'
-import {
-  applyBatch,
-  type CountObserver,
-  createItem,
-  deleteItem,
-  exportCountLines,
-  exportCounts,
-  exportItems,
-  exportMovements,
-  getCount,
-  getItem,
-  listCounts,
-  listItems,
-  listMovements,
-  recordCount,
-  updateItem,
-} from './inventory.service.js'
+import { type CountObserver, exportCountLines, exportCounts, getCount, listCounts, recordCount } from './counts.service.js'
+import { applyBatch, createItem, deleteItem, exportItems, exportMovements, getItem, listItems, listMovements, updateItem } from './inventory.service.js'
 import { stockValue } from './stock-value.js'
 
 const tags = ['Inventory']

@@ -3,7 +3,8 @@ import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal, QUANTITY_STORED_DECIMALS } from '../platform/decimal.js'
 import { newId } from '../platform/ids.js'
 import { skuUnitsPer } from './conversion.js'
-import { type ItemRow, insertSaleUsage, itemsUsedByLines, lockItemRows, removeSaleUsageOfLines, skuItemsAt, type UsageDay, usageDaysOfBatch } from './inventory.repository.js'
+import { type ItemRow, lockItemRows } from './inventory.repository.js'
+import { insertSaleUsage, itemsUsedByLines, removeSaleUsageOfLines, skuItemsAt, type UsageDay, usageDaysOfBatch } from './sale-usage.repository.js'
 import { type LedgerStep, writeMovements } from './stock-ledger.js'
 
 /**

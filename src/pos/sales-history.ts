@@ -48,13 +48,15 @@ function spansTable(spans: LocationSpan[]) {
  * days at the ends of a count window; the whole days between come from its daily rollup of them.
  */
 export function unmappedSaleLines(db: Executor, tenant: Tenant) {
-  return db
-    .selectFrom('pos_sales')
-    .select(['location_id', 'sold_at', 'connection_id', 'pos_item_id', 'name', 'quantity'])
-    .where('account_id', '=', tenant.accountId)
-    .where('environment', '=', tenant.environment)
-    // As the partial index says it (NOT depleted): a bound `depleted = $1` would not match it.
-    .where((eb) => eb.not(eb.ref('depleted')))
+  return (
+    db
+      .selectFrom('pos_sales')
+      .select(['location_id', 'sold_at', 'connection_id', 'pos_item_id', 'name', 'quantity'])
+      .where('account_id', '=', tenant.accountId)
+      .where('environment', '=', tenant.environment)
+      // As the partial index says it (NOT depleted): a bound `depleted = $1` would not match it.
+      .where((eb) => eb.not(eb.ref('depleted')))
+  )
 }
 
 /**
