@@ -5,7 +5,7 @@ import { keysetBatches } from '../platform/db/keyset-batches.js'
 import type { InventoryItem, ListItemsQuery, StockMovement } from './inventory.schemas.js'
 import type { InventoryItemTable, StockMovementTable } from './inventory.tables.js'
 import type { PageRequest } from '../platform/http/pagination.js'
-import { type Selectable, sql } from 'kysely'
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely'
 import { pageWithTotal, type RowPage } from '../platform/db/page.js'
 
 export type ItemRow = Selectable<InventoryItemTable>
@@ -84,6 +84,26 @@ export async function lockItemRows(trx: Trx, tenant: Tenant, ids: string[]): Pro
     .forUpdate()
     .execute()
   return new Map(rows.map((row) => [row.id, row]))
+}
+
+/** Inserts an item and answers its row (its stock is then set through the ledger). */
+export async function insertItemRow(trx: Trx, values: Insertable<InventoryItemTable>): Promise<ItemRow> {
+  return trx.insertInto('inventory_items').values(values).returningAll().executeTakeFirstOrThrow()
+}
+
+/** Changes an item's fields, stamping last_updated, and answers its row. */
+export async function updateItemRow(trx: Trx, id: string, fields: Updateable<InventoryItemTable>): Promise<ItemRow> {
+  return trx
+    .updateTable('inventory_items')
+    .set({ ...fields, last_updated: new Date() })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+/** Deletes an item softly: kept for the ledger and past orders, gone from every list. */
+export async function markItemDeleted(trx: Trx, id: string): Promise<void> {
+  await trx.updateTable('inventory_items').set({ deleted_at: new Date() }).where('id', '=', id).execute()
 }
 
 /**

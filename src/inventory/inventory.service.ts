@@ -9,6 +9,9 @@ import { getLocation } from '../locations/index.js'
 import { inventoryErrors } from './inventory.errors.js'
 import {
   type ItemRow,
+  insertItemRow,
+  markItemDeleted,
+  updateItemRow,
   findItemRow,
   findItemRows,
   listItemRows,
@@ -181,28 +184,24 @@ export async function createItemRow(trx: Trx, tenant: Tenant, input: CreateItemB
   const product = { sku: input.sku, location_id: input.location, unit: input.unit, size_ml: input.size_ml ?? null }
   await checkProduct(trx, tenant, product)
   const created = await guardSku(product, () =>
-    trx
-      .insertInto('inventory_items')
-      .values({
-        id: newId('item'),
-        account_id: tenant.accountId,
-        environment: tenant.environment,
-        location_id: input.location,
-        name: input.name,
-        sku: input.sku,
-        category: input.category,
-        quantity: '0',
-        unit: input.unit,
-        size_ml: input.size_ml ?? null,
-        case_size: input.case_size ?? null,
-        reorder_point: toDbNumeric(reorderPoint),
-        cost_per_unit: toDbNumeric(input.cost_per_unit ?? 0),
-        anchored_at: stockedAt,
-        ...weights,
-        par_level: parLevel,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow(),
+    insertItemRow(trx, {
+      id: newId('item'),
+      account_id: tenant.accountId,
+      environment: tenant.environment,
+      location_id: input.location,
+      name: input.name,
+      sku: input.sku,
+      category: input.category,
+      quantity: '0',
+      unit: input.unit,
+      size_ml: input.size_ml ?? null,
+      case_size: input.case_size ?? null,
+      reorder_point: toDbNumeric(reorderPoint),
+      cost_per_unit: toDbNumeric(input.cost_per_unit ?? 0),
+      anchored_at: stockedAt,
+      ...weights,
+      par_level: parLevel,
+    }),
   )
   // The cost it is created with stands for its whole past, until its first receipt or change.
   await recordCostChanges(trx, tenant, [{ itemId: created.id, unitCost: created.cost_per_unit, effectiveAt: 'always', source: 'created', referenceId: null }])
@@ -254,16 +253,7 @@ export async function updateItem(trx: Trx, tenant: Tenant, id: string, input: Up
     size_ml: input.size_ml === undefined ? original.size_ml : input.size_ml,
   }
   if (PRODUCT_INPUTS.some((field) => input[field] !== undefined)) await checkProduct(trx, tenant, product)
-  const updated = changesFields
-    ? await guardSku(product, () =>
-        trx
-          .updateTable('inventory_items')
-          .set({ ...fields, last_updated: new Date() })
-          .where('id', '=', id)
-          .returningAll()
-          .executeTakeFirstOrThrow(),
-      )
-    : original
+  const updated = changesFields ? await guardSku(product, () => updateItemRow(trx, id, fields)) : original
   if (!decimal(updated.cost_per_unit).eq(original.cost_per_unit)) {
     // A cost changed by hand holds from now on: windows counted before it keep the cost of their time.
     await recordCostChanges(trx, tenant, [{ itemId: id, unitCost: updated.cost_per_unit, effectiveAt: new Date(), source: 'updated', referenceId: null }])
@@ -279,7 +269,7 @@ export async function updateItem(trx: Trx, tenant: Tenant, id: string, input: Up
 /** Deletes an item (kept for the ledger and past orders, gone from every list). Throws item_not_found. */
 export async function deleteItem(trx: Trx, tenant: Tenant, id: string) {
   await lockItem(trx, tenant, id)
-  await trx.updateTable('inventory_items').set({ deleted_at: new Date() }).where('id', '=', id).execute()
+  await markItemDeleted(trx, id)
   return { id, deleted: true as const }
 }
 
