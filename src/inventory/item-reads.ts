@@ -67,12 +67,22 @@ export async function countItemsAtLocation(db: Executor, tenant: Tenant, locatio
   return Number(row.n)
 }
 
+/** An item as pos's auto-mapper matches POS names against it. */
+export interface MatchableItem {
+  id: string
+  name: string
+  unit: string
+  size_ml: number | null
+  category: string
+  location_id: string
+}
+
 /**
  * The live items name matching chooses among, one per SKU (an item is a product at a location, and a
  * mapping stands for its SKU): the one at `location` where that location stocks the SKU, else one kept
  * by its own unit rather than by the case; with the fields matching needs and its location.
  */
-export async function listItemsForMatching(db: Executor, tenant: Tenant, location: string) {
+export async function listItemsForMatching(db: Executor, tenant: Tenant, location: string): Promise<MatchableItem[]> {
   return liveItems(db, tenant)
     .distinctOn('sku')
     .select(['id', 'name', 'unit', 'size_ml', 'category', 'location_id'])
