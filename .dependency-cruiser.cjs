@@ -12,11 +12,21 @@ module.exports = {
       to: { path: `^src/${DOMAINS}/` },
     },
     {
-      name: 'no-foreign-repository-or-tables',
-      comment: "A domain reads and changes another's data through its published functions, never its repository or table files.",
+      name: 'front-door-only',
+      comment:
+        "A room is entered by its front door: other domains, platform and the wiring import src/<domain>/index.ts, never the domain's other files " +
+        '(services, repositories, tables and sub-folders are its inside). The CLI (src/cli/) is let in: its pos commands drive pos\'s own tools, ' +
+        'the vendor simulators and the sales CSV import.',
       severity: 'error',
-      from: { path: `^src/${DOMAINS}/` },
-      to: { path: `^src/${DOMAINS}/.*[.](repository|tables)[.][jt]s$`, pathNot: '^src/$1/' },
+      from: { path: '^src/([^/.]+)', pathNot: '^src/cli/' },
+      to: { path: `^src/${DOMAINS}/`, pathNot: ['^src/$1/', `^src/${DOMAINS}/index[.][jt]s$`] },
+    },
+    {
+      name: 'front-door-hides-repository-and-tables',
+      comment: "A front door publishes functions named by intent and types of the domain's own, never its repository or table files.",
+      severity: 'error',
+      from: { path: `^src/${DOMAINS}/index[.][jt]s$` },
+      to: { path: '[.](repository|tables)[.][jt]s$' },
     },
     {
       name: 'only-wiring-imports-analytics',
@@ -54,15 +64,6 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/(ordering|pos)/' },
       to: { path: '^src/(ordering|pos|webhooks|analytics)/', pathNot: '^src/$1/' },
-    },
-    {
-      name: 'pos-inside-stays-inside',
-      comment:
-        "pos's rooms by concern (connections/, sync/, mappings/, sales/, push/) publish their service, routes and read files; " +
-        'its machinery (auto-map/, vendors/, simulation/) is its inside: other domains use src/pos/index.ts (its front door).',
-      severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/pos/', '^src/cli/'] },
-      to: { path: '^src/pos/(auto-map|vendors|simulation)/' },
     },
     {
       name: 'no-cycles',

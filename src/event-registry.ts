@@ -1,9 +1,9 @@
 import type { TSchema } from 'typebox'
 import type { EventKind } from './platform/outbox.js'
-import { analyticsEvents } from './analytics/analytics.events.js'
-import { inventoryEvents } from './inventory/inventory.events.js'
-import { orderingEvents } from './ordering/ordering.events.js'
-import { posEvents } from './pos/sync/sync.events.js'
+import { analyticsEvents } from './analytics/index.js'
+import { inventoryEvents } from './inventory/index.js'
+import { orderingEvents } from './ordering/index.js'
+import { posEvents } from './pos/index.js'
 
 /**
  * Every event of the spec's Events table, in its order, with the schema of its `data`: the one list of

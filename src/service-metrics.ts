@@ -1,6 +1,6 @@
 import type { DatabaseHandle } from './platform/db/connect.js'
 import { MetricsRegistry } from './platform/metrics/metrics-registry.js'
-import { countPendingDeliveries, oldestPendingDeliveryAt } from './webhooks/dispatcher.repository.js'
+import { countPendingDeliveries, oldestPendingDeliveryAt } from './webhooks/index.js'
 
 /**
  * The metrics registry of one process, wired to the domain queries its scrape-time gauges read. The

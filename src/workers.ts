@@ -1,9 +1,8 @@
 import type { BackgroundLoop, WorkerDependencies, WorkerStarter } from './platform/background.js'
-import { startWebhookWorker } from './webhooks/dispatcher.js'
-import { startPurchaseOrderWorker } from './ordering/purchase-order-worker.js'
-import { startPosScheduler, startPosSyncWorker } from './pos/sync/sync-worker.js'
-import { startForecastWorker } from './analytics/forecast/forecast-refit.js'
-import { loadWebhookSettings } from './webhooks/webhook-settings.js'
+import { loadWebhookSettings, startWebhookWorker } from './webhooks/index.js'
+import { startPurchaseOrderWorker } from './ordering/index.js'
+import { startPosScheduler, startPosSyncWorker } from './pos/index.js'
+import { startForecastWorker } from './analytics/index.js'
 
 /**
  * The background work of every domain (webhook delivery, purchase-order e-mail, POS sync runs and

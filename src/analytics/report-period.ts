@@ -2,7 +2,7 @@ import { isExistingDate } from '../platform/zoned-time.js'
 import { sql } from 'kysely'
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { invalidParameter } from '../platform/errors.js'
-import { allLocations } from '../locations/locations.service.js'
+import { allLocations } from '../locations/index.js'
 import { analyticsErrors } from './analytics.errors.js'
 import { DAY_MS } from '../platform/zoned-time.js'
 

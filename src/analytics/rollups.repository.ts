@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import './rollups.tables.js'
 import type { Executor, Tenant } from '../platform/db/database.js'
-import { unmappedSaleLines } from '../pos/sales/sales-history.js'
+import { unmappedSaleLines } from '../pos/index.js'
 import type { LocationClock } from './report-period.js'
 
 /** Whole business days of one item, first to last inclusive (YYYY-MM-DD). */
@@ -136,7 +136,7 @@ export interface UnmappedSales {
  */
 export async function unmappedSalesInSpans(db: Executor, tenant: Tenant, spans: ClockedSpan[]): Promise<UnmappedSales[]> {
   if (spans.length === 0) return []
-  const lines = unmappedSaleLines(tenant)
+  const lines = unmappedSaleLines(db, tenant)
   const result = await sql<UnmappedSales>`
     WITH spans AS (
       SELECT s.ord, s.location_id, s.start_at, s.end_at, d.first_day, d.last_day,

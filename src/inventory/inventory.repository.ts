@@ -2,13 +2,11 @@ import type { Environment, Executor, Tenant, Trx } from '../platform/db/database
 import { precompiled } from '../platform/db/precompiled.js'
 import { decimal, quantityOut, unitCostOut } from '../platform/decimal.js'
 import { keysetBatches } from '../platform/db/keyset-batches.js'
-import type { CountDetail, CountLine, CountSummary, InventoryItem, ListItemsQuery, StockMovement } from './inventory.schemas.js'
-import type { InventoryCountLineTable, InventoryCountTable, InventoryItemTable, StockMovementTable } from './inventory.tables.js'
+import type { InventoryItem, ListItemsQuery, StockMovement } from './inventory.schemas.js'
+import type { InventoryItemTable, StockMovementTable } from './inventory.tables.js'
 import type { PageRequest } from '../platform/http/pagination.js'
-import { type RawBuilder, type Selectable, sql } from 'kysely'
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely'
 import { pageWithTotal, type RowPage } from '../platform/db/page.js'
-import { signedLineQuantity } from './operations.repository.js'
-import { itemCostAt } from './item-costs.js'
 
 export type ItemRow = Selectable<InventoryItemTable>
 
@@ -38,7 +36,7 @@ function nullableNumber(value: string | null): number | null {
   return value === null ? null : Number(value)
 }
 
-function liveItems(db: Executor, tenant: Tenant) {
+export function liveItems(db: Executor, tenant: Tenant) {
   return db.selectFrom('inventory_items').where('account_id', '=', tenant.accountId).where('environment', '=', tenant.environment).where('deleted_at', 'is', null)
 }
 
@@ -86,6 +84,26 @@ export async function lockItemRows(trx: Trx, tenant: Tenant, ids: string[]): Pro
     .forUpdate()
     .execute()
   return new Map(rows.map((row) => [row.id, row]))
+}
+
+/** Inserts an item and answers its row (its stock is then set through the ledger). */
+export async function insertItemRow(trx: Trx, values: Insertable<InventoryItemTable>): Promise<ItemRow> {
+  return trx.insertInto('inventory_items').values(values).returningAll().executeTakeFirstOrThrow()
+}
+
+/** Changes an item's fields, stamping last_updated, and answers its row. */
+export async function updateItemRow(trx: Trx, id: string, fields: Updateable<InventoryItemTable>): Promise<ItemRow> {
+  return trx
+    .updateTable('inventory_items')
+    .set({ ...fields, last_updated: new Date() })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+/** Deletes an item softly: kept for the ledger and past orders, gone from every list. */
+export async function markItemDeleted(trx: Trx, id: string): Promise<void> {
+  await trx.updateTable('inventory_items').set({ deleted_at: new Date() }).where('id', '=', id).execute()
 }
 
 /**
@@ -195,77 +213,6 @@ export async function* movementBatches(db: Executor, tenant: Tenant, itemId: str
   for await (const rows of batches) yield rows.map(rowToMovement)
 }
 
-function rowToCountSummary(row: Selectable<InventoryCountTable>): CountSummary {
-  return {
-    count_id: row.id,
-    location: row.location_id,
-    counted_by: row.counted_by,
-    counted_at: row.counted_at.toISOString(),
-    items_updated: row.items_updated,
-    created_at: row.created_at.toISOString(),
-  }
-}
-
-function tenantCounts(db: Executor, tenant: Tenant) {
-  return db.selectFrom('inventory_counts').where('account_id', '=', tenant.accountId).where('environment', '=', tenant.environment)
-}
-
-function countsAt(db: Executor, tenant: Tenant, location: string | undefined) {
-  return location === undefined ? tenantCounts(db, tenant) : tenantCounts(db, tenant).where('location_id', '=', location)
-}
-
-/** A page of the tenant's counts (of one location, or all), newest first, and how many there are. */
-export async function listCountRows(db: Executor, tenant: Tenant, location: string | undefined, page: RowPage) {
-  const counts = countsAt(db, tenant, location)
-  const { rows, total } = await pageWithTotal(counts.selectAll().orderBy('counted_at', 'desc').orderBy('id', 'desc'), counts, page)
-  return { counts: rows.map(rowToCountSummary), total }
-}
-
-/** Every count (of one location, or all), newest first, batch after batch. */
-export async function* countBatches(db: Executor, tenant: Tenant, location: string | undefined): AsyncGenerator<CountSummary[]> {
-  const batches = keysetBatches(async (last: { id: string; counted_key: string } | undefined, size) => {
-    let select = countsAt(db, tenant, location).selectAll().select(sql<string>`counted_at::text`.as('counted_key'))
-    if (last) select = select.where(sql<boolean>`(counted_at, id) < (${last.counted_key}, ${last.id})`)
-    return select.orderBy('counted_at', 'desc').orderBy('id', 'desc').limit(size).execute()
-  })
-  for await (const rows of batches) yield rows.map(rowToCountSummary)
-}
-
-function rowToCountLine(line: Selectable<InventoryCountLineTable>): CountLine {
-  return {
-    item_id: line.item_id,
-    expected: quantityOut(line.expected),
-    actual: quantityOut(line.actual),
-    variance: quantityOut(decimal(line.actual).minus(line.expected)),
-    notes: line.notes,
-    weights_g: line.weights_g && line.weights_g.map(Number),
-  }
-}
-
-/** One count of the tenant with every counted line, or undefined. */
-export async function findCountDetail(db: Executor, tenant: Tenant, countId: string): Promise<CountDetail | undefined> {
-  const count = await findCountSummary(db, tenant, countId)
-  if (!count) return undefined
-  const lines = await db.selectFrom('inventory_count_lines').selectAll().where('count_id', '=', countId).orderBy('item_id').execute()
-  return { ...count, items: lines.map(rowToCountLine) }
-}
-
-/** One count of the tenant without its lines, or undefined. */
-export async function findCountSummary(db: Executor, tenant: Tenant, countId: string): Promise<CountSummary | undefined> {
-  const row = await tenantCounts(db, tenant).selectAll().where('id', '=', countId).executeTakeFirst()
-  return row && rowToCountSummary(row)
-}
-
-/** The lines of a count, by item id, batch after batch. */
-export async function* countLineBatches(db: Executor, countId: string): AsyncGenerator<CountLine[]> {
-  const batches = keysetBatches(async (last: { item_id: string } | undefined, size) => {
-    let select = db.selectFrom('inventory_count_lines').selectAll().where('count_id', '=', countId)
-    if (last) select = select.where('item_id', '>', last.item_id)
-    return select.orderBy('item_id').limit(size).execute()
-  })
-  for await (const rows of batches) yield rows.map(rowToCountLine)
-}
-
 /** Stock value and live items per location and category (of one location, one SKU, or all), in cost_per_unit's money. */
 export async function stockValueRows(db: Executor, tenant: Tenant, filter: { location?: string; sku?: string }) {
   let items = liveItems(db, tenant)
@@ -277,257 +224,4 @@ export async function stockValueRows(db: Executor, tenant: Tenant, filter: { loc
     .orderBy('location_id')
     .orderBy('category')
     .execute()
-}
-
-export async function countItemsAtLocation(db: Executor, tenant: Tenant, locationId: string): Promise<number> {
-  const row = await liveItems(db, tenant)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('location_id', '=', locationId)
-    .executeTakeFirstOrThrow()
-  return Number(row.n)
-}
-
-/**
- * `+ what transfers, waste and deliveries moved as history` (no ledger row: dated before the item's anchor
- * when recorded), voided ones left out.
- */
-function historyOperations(itemId: RawBuilder<unknown>, from: RawBuilder<unknown>, until: RawBuilder<unknown>) {
-  return sql`+ coalesce((SELECT sum(${signedLineQuantity('o')}) FROM stock_operation_lines o
-      WHERE o.item_id = ${itemId} AND NOT o.applied AND o.voided_at IS NULL AND o.occurred_at > ${from} ${until}), 0)`
-}
-
-/**
- * What moved the stock of the item `itemId` (an SQL column) in (from, to]: ledger deltas that are neither
- * sales nor absolute quantities (deliveries, batch changes, transfers and waste that took stock), less the
- * usage of the sale lines sold in it: only those that took current stock with `appliedOnly`, else every
- * one, and the transfers, waste and deliveries that are history too.
- */
-function netMovement(itemId: RawBuilder<unknown>, from: RawBuilder<unknown>, to: RawBuilder<unknown> | undefined, appliedOnly: boolean) {
-  const until = (column: string) => (to === undefined ? sql`` : sql`AND ${sql.ref(column)} <= ${to}`)
-  return sql`(
-    coalesce((SELECT sum(m.delta) FROM stock_movements m WHERE m.item_id = ${itemId} AND m.occurred_at > ${from} ${until('m.occurred_at')}
-      AND m.kind <> 'sale' AND NOT m.anchor), 0)
-    - coalesce((SELECT sum(u.units) FROM stock_sale_usage u WHERE u.item_id = ${itemId} AND u.sold_at > ${from} ${until('u.sold_at')}
-      ${appliedOnly ? sql`AND u.applied` : sql``}), 0)
-    ${appliedOnly ? sql`` : historyOperations(itemId, from, until('o.occurred_at'))})`
-}
-
-/**
- * How each item's stock moved after `since` by what stays on top of an anchor set at `since`: ledger
- * deltas that are neither sales nor absolute quantities (deliveries, batch changes), less the sales
- * applied to stock that were sold after `since` (from the per-line usage, exact to the line).
- */
-export async function changeAfter(trx: Trx, itemIds: string[], since: Date): Promise<Map<string, string>> {
-  if (itemIds.length === 0) return new Map()
-  const result = await sql<{ item_id: string; change: string }>`
-    SELECT id AS item_id, ${netMovement(sql.ref('i.id'), sql`${since}::timestamptz`, undefined, true)} AS change
-    FROM inventory_items i WHERE i.id = ANY(${itemIds}::text[])`.execute(trx)
-  return new Map(result.rows.map((row) => [row.item_id, String(row.change)]))
-}
-
-/**
- * Each item's theoretical stock at `at`, in one statement: from its latest known quantity at or before
- * `at` forward, else back from its earliest known quantity after `at`, by what physically moved the stock
- * in between (ledger deltas that are neither sales nor absolute quantities, less every sale sold, taken
- * from stock or history alike). A known quantity is an anchor of the ledger or a count, history counts
- * included: a count back-dated before the item's anchor leaves current stock alone, but it is what the
- * shelf held then, so the next count entered after the fact expects from it, as its variance window
- * does. Items without either are absent.
- */
-export async function theoreticalStocksAt(db: Executor, itemIds: string[], at: Date): Promise<Map<string, string>> {
-  if (itemIds.length === 0) return new Map()
-  const net = (from: string, to: string) => netMovement(sql.ref('s.item_id'), sql.ref(from), sql.ref(to), false)
-  const result = await sql<{ item_id: string; quantity: string }>`
-    WITH s AS (SELECT unnest(${itemIds}::text[]) AS item_id, ${at}::timestamptz AS at),
-    known AS (
-      SELECT m.item_id, m.occurred_at, m.anchor_quantity AS quantity FROM stock_movements m JOIN s ON s.item_id = m.item_id WHERE m.anchor
-      UNION ALL
-      SELECT c.item_id, c.counted_at, c.actual FROM inventory_count_lines c JOIN s ON s.item_id = c.item_id),
-    before AS (
-      SELECT DISTINCT ON (k.item_id) k.item_id, k.occurred_at, k.quantity FROM known k JOIN s ON s.item_id = k.item_id
-      WHERE k.occurred_at <= s.at ORDER BY k.item_id, k.occurred_at DESC),
-    after AS (
-      SELECT DISTINCT ON (k.item_id) k.item_id, k.occurred_at, k.quantity FROM known k JOIN s ON s.item_id = k.item_id
-      WHERE k.occurred_at > s.at ORDER BY k.item_id, k.occurred_at)
-    SELECT s.item_id, (CASE WHEN b.item_id IS NOT NULL THEN b.quantity + ${net('b.occurred_at', 's.at')}
-      ELSE a.quantity - ${net('s.at', 'a.occurred_at')} END)::text AS quantity
-    FROM s LEFT JOIN before b ON b.item_id = s.item_id LEFT JOIN after a ON a.item_id = s.item_id
-    WHERE b.item_id IS NOT NULL OR a.item_id IS NOT NULL`.execute(db)
-  return new Map(result.rows.map((row) => [row.item_id, row.quantity]))
-}
-
-/** The live item of the named item's SKU at a location, for one of the pairs asked about (`ord`: its index). */
-export interface SkuItemAt {
-  ord: number
-  named: { unit: string; case_size: number | null }
-  local: { id: string; unit: string; case_size: number | null }
-}
-
-/**
- * For each (item, location) pair, the live item of the item's SKU at that location (the item itself when
- * it is there), in one query; pairs whose location stocks no live item of the SKU are absent.
- */
-export async function skuItemsAt(db: Executor, tenant: Tenant, pairs: { itemId: string; location: string }[]): Promise<SkuItemAt[]> {
-  if (pairs.length === 0) return []
-  const result = await sql<{ ord: number; named_unit: string; named_case_size: number | null; id: string; unit: string; case_size: number | null }>`
-    SELECT p.ord::int - 1 AS ord, n.unit AS named_unit, n.case_size AS named_case_size, l.id, l.unit, l.case_size
-    FROM unnest(${pairs.map((pair) => pair.itemId)}::text[], ${pairs.map((pair) => pair.location)}::text[]) WITH ORDINALITY AS p (item_id, location_id, ord)
-    JOIN inventory_items n ON n.id = p.item_id AND n.account_id = ${tenant.accountId} AND n.environment = ${tenant.environment}
-    JOIN inventory_items l ON l.account_id = n.account_id AND l.environment = n.environment AND l.sku = n.sku
-      AND l.location_id = p.location_id AND l.deleted_at IS NULL`.execute(db)
-  return result.rows.map((row) => ({
-    ord: row.ord,
-    named: { unit: row.named_unit, case_size: row.named_case_size },
-    local: { id: row.id, unit: row.unit, case_size: row.case_size },
-  }))
-}
-
-/** The items that hold usage of the sale lines `source` names (before it is restated). */
-export async function itemsUsedByLines(trx: Trx, tenant: Tenant, source: RawBuilder<unknown>): Promise<string[]> {
-  const result = await sql<{ item_id: string }>`
-    SELECT DISTINCT u.item_id FROM stock_sale_usage u
-    WHERE u.account_id = ${tenant.accountId} AND u.environment = ${tenant.environment}
-      AND u.sale_line IN (SELECT s.sale_line FROM (${source}) AS s)`.execute(trx)
-  return result.rows.map((row) => row.item_id)
-}
-
-/**
- * Records per-line sale usage from `source` for the tenant's live items, each row with the item's location
- * (where stock was taken) and the line's (where it was sold), and the item's cost in force when the line
- * was sold (a line imported into the past is costed at its time, not today's); a (line, item) stored
- * before is skipped.
- */
-export async function insertSaleUsage(trx: Trx, tenant: Tenant, batchId: string, source: RawBuilder<unknown>): Promise<void> {
-  await sql`
-    INSERT INTO stock_sale_usage (account_id, environment, item_id, location_id, sale_location_id, sale_line, recipe_id, sold_at, units, unit_cost,
-      applied, batch_id)
-    SELECT i.account_id, i.environment, i.id, i.location_id, s.sale_location_id, s.sale_line, s.recipe_id, s.sold_at, s.units,
-      ${itemCostAt(sql.ref('i.id'), sql.ref('s.sold_at'))}, s.sold_at > i.anchored_at, ${batchId}
-    FROM (${source}) AS s
-    JOIN inventory_items i ON i.id = s.item_id AND i.account_id = ${tenant.accountId} AND i.environment = ${tenant.environment}
-      AND i.deleted_at IS NULL
-    ON CONFLICT (sale_line, item_id) DO NOTHING`.execute(trx)
-}
-
-export interface UsageDay {
-  item_id: string
-  /** Units applied to stock that business day (0 when all of it was history). */
-  applied_units: string
-  /** The day's latest applied sale, null when none was applied. */
-  last_applied_at: Date | null
-}
-
-/**
- * Usage rows `r` (a relation with the usage columns and `took_stock`) summed per item and business day
- * of the row's location: the units that took current stock, and the day's last such sale.
- */
-function usageByBusinessDay(rows: RawBuilder<unknown>) {
-  return sql<UsageDay>`
-    SELECT r.item_id, (coalesce(sum(r.units) FILTER (WHERE r.took_stock), 0))::text AS applied_units,
-      max(r.sold_at) FILTER (WHERE r.took_stock) AS last_applied_at
-    FROM ${rows} r
-    JOIN locations l ON l.account_id = r.account_id AND l.environment = r.environment AND l.id = r.location_id
-    GROUP BY r.item_id, business_day(r.sold_at, l.timezone, l.business_day_cutoff)
-    ORDER BY r.item_id, business_day(r.sold_at, l.timezone, l.business_day_cutoff)`
-}
-
-/** A usage batch summed per item and business day of the item's location, oldest day first. */
-export async function usageDaysOfBatch(trx: Trx, batchId: string): Promise<UsageDay[]> {
-  // Materialized, so the batch is read by its own index whatever the statistics say: on a table not yet
-  // analyzed (a first import of months of sales, or autovacuum off) the planner read the location's
-  // whole history by the location index and filtered it, a cost growing with every import.
-  const result = await sql<UsageDay>`
-    WITH batch AS MATERIALIZED (SELECT *, applied AS took_stock FROM stock_sale_usage WHERE batch_id = ${batchId})
-    ${usageByBusinessDay(sql`batch`)}`.execute(trx)
-  return result.rows
-}
-
-/**
- * The live items name matching chooses among, one per SKU (an item is a product at a location, and a
- * mapping stands for its SKU): the one at `location` where that location stocks the SKU, else one kept
- * by its own unit rather than by the case; with the fields matching needs and its location.
- */
-export async function listItemsForMatching(db: Executor, tenant: Tenant, location: string) {
-  return liveItems(db, tenant)
-    .distinctOn('sku')
-    .select(['id', 'name', 'unit', 'size_ml', 'category', 'location_id'])
-    .orderBy('sku')
-    .orderBy(sql`location_id = ${location}`, 'desc')
-    .orderBy(sql`unit = 'case'`)
-    .orderBy('id')
-    .execute()
-}
-
-/** An item as reports read it: what names, units, places and costs it. */
-export interface ReportItem {
-  id: string
-  name: string
-  location_id: string
-  category: string
-  unit: string
-  size_ml: number | null
-  /** A decimal string. */
-  cost_per_unit: string
-}
-
-/**
- * Live items, optionally of one location and one category, by name then id, with the fields reports read
- * (a report reads a thousand: every column of them, timestamps parsed, cost the driver four times as much).
- */
-export async function liveReportItemsIn(db: Executor, tenant: Tenant, scope: { location?: string; category?: string }): Promise<ReportItem[]> {
-  let query = liveItems(db, tenant).select(['id', 'name', 'location_id', 'category', 'unit', 'size_ml', 'cost_per_unit'])
-  if (scope.location) query = query.where('location_id', '=', scope.location)
-  if (scope.category) query = query.where('category', '=', scope.category)
-  return query.orderBy('name').orderBy('id').execute()
-}
-
-export async function findItemRowsInCategories(db: Executor, tenant: Tenant, categories: string[]): Promise<ItemRow[]> {
-  if (categories.length === 0) return []
-  return liveItems(db, tenant)
-    .selectAll()
-    .where('category', 'in', [...new Set(categories)])
-    .orderBy('name')
-    .orderBy('id')
-    .execute()
-}
-
-export interface DeliveryUnitCost {
-  /** The unit cost its latest delivery was received at (4 decimals). */
-  unitCost: string
-  deliveredAt: Date
-}
-
-/**
- * Per item among `itemIds`, the unit cost of its latest delivery by time, a ledger row or a history line
- * (dated before the item's anchor); items never delivered are absent.
- */
-export async function lastDeliveryUnitCosts(db: Executor, tenant: Tenant, itemIds: string[]): Promise<Map<string, DeliveryUnitCost>> {
-  if (itemIds.length === 0) return new Map()
-  const ids = [...new Set(itemIds)]
-  const result = await sql<{ item_id: string; unit_cost: string; occurred_at: Date }>`
-    SELECT DISTINCT ON (item_id) item_id, unit_cost::text AS unit_cost, occurred_at FROM (
-      SELECT m.item_id, m.unit_cost, m.occurred_at, m.sequence FROM stock_movements m
-      WHERE m.account_id = ${tenant.accountId} AND m.environment = ${tenant.environment} AND m.kind = 'delivery'
-        AND m.item_id = ANY(${ids}::text[])
-      UNION ALL
-      SELECT l.item_id, l.unit_cost, l.occurred_at, l.sequence FROM stock_operation_lines l
-      WHERE l.account_id = ${tenant.accountId} AND l.environment = ${tenant.environment} AND l.kind = 'delivery'
-        AND l.item_id = ANY(${ids}::text[]) AND l.voided_at IS NULL) deliveries
-    ORDER BY item_id, occurred_at DESC, sequence DESC`.execute(db)
-  return new Map(result.rows.map((row) => [row.item_id, { unitCost: row.unit_cost, deliveredAt: row.occurred_at }]))
-}
-
-/**
- * Removes the stored usage of the sale lines `source` names, answering per item and business day the
- * units of it that stood after the item's anchor (and so had taken current stock).
- */
-export async function removeSaleUsageOfLines(trx: Trx, tenant: Tenant, source: RawBuilder<unknown>): Promise<UsageDay[]> {
-  const result = await sql<UsageDay>`
-    WITH removed AS (
-      DELETE FROM stock_sale_usage u
-      WHERE u.account_id = ${tenant.accountId} AND u.environment = ${tenant.environment}
-        AND u.sale_line IN (SELECT s.sale_line FROM (${source}) AS s)
-      RETURNING u.*)
-    ${usageByBusinessDay(sql`(SELECT removed.*, removed.sold_at > i.anchored_at AS took_stock FROM removed JOIN inventory_items i ON i.id = removed.item_id)`)}`.execute(trx)
-  return result.rows
 }

@@ -5,7 +5,7 @@ import { pageRequest, paginate } from '../platform/http/pagination.js'
 import { Deleted, envelope, listEnvelope } from '../platform/http/schemas.js'
 import type { App } from '../platform/http/types.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { locationErrors } from '../locations/locations.errors.js'
+import { locationErrors } from '../locations/index.js'
 import { inventoryErrors } from './inventory.errors.js'
 import {
   BatchBody,
@@ -28,23 +28,8 @@ import {
   StockMovement,
   UpdateItemBody,
 } from './inventory.schemas.js'
-import {
-  applyBatch,
-  type CountObserver,
-  createItem,
-  deleteItem,
-  exportCountLines,
-  exportCounts,
-  exportItems,
-  exportMovements,
-  getCount,
-  getItem,
-  listCounts,
-  listItems,
-  listMovements,
-  recordCount,
-  updateItem,
-} from './inventory.service.js'
+import { type CountObserver, exportCountLines, exportCounts, getCount, listCounts, recordCount } from './counts.service.js'
+import { applyBatch, createItem, deleteItem, exportItems, exportMovements, getItem, listItems, listMovements, updateItem } from './inventory.service.js'
 import { stockValue } from './stock-value.js'
 
 const tags = ['Inventory']

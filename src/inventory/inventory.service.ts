@@ -1,57 +1,35 @@
 import { checkDecimalPlaces } from '../platform/number-input.js'
 import { parsePastTime } from '../platform/http/date-filter.js'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
-import { type Decimal, decimal, decimalPlaces, QUANTITY_INPUT_DECIMALS, QUANTITY_STORED_DECIMALS, quantityOut, toDbNumeric, UNIT_COST_DECIMALS } from '../platform/decimal.js'
+import { type Decimal, decimal, decimalPlaces, QUANTITY_INPUT_DECIMALS, toDbNumeric, UNIT_COST_DECIMALS } from '../platform/decimal.js'
 import { AppError, invalidParameter } from '../platform/errors.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { newId } from '../platform/ids.js'
-import { enqueue } from '../platform/outbox.js'
-import { getLocation } from '../locations/locations.service.js'
+import { getLocation } from '../locations/index.js'
 import { inventoryErrors } from './inventory.errors.js'
 import {
-  type DeliveryUnitCost,
   type ItemRow,
-  changeAfter,
-  countItemsAtLocation,
+  insertItemRow,
+  markItemDeleted,
+  updateItemRow,
   findItemRow,
   findItemRows,
-  findItemRowsInCategories,
-  lastDeliveryUnitCosts,
-  listItemsForMatching,
   listItemRows,
   liveItemsOfSku,
   lockSku,
   listMovementRows,
-  listCountRows,
-  findCountDetail,
-  findCountSummary,
-  countBatches,
-  countLineBatches,
   itemBatches,
   movementBatches,
   lockItemRow,
   lockItemRows,
-  theoreticalStocksAt,
   rowToItem,
 } from './inventory.repository.js'
-import type {
-  BatchBody,
-  BatchResult,
-  CountBody,
-  CountDetail,
-  CountLineRow,
-  CountResult,
-  CountSummary,
-  CreateItemBody,
-  InventoryItem,
-  ListCountsQuery,
-  ListItemsQuery,
-  UpdateItemBody,
-} from './inventory.schemas.js'
-import { countedQuantity, itemWeightsAfter } from './container-weights.js'
+import type { BatchBody, BatchResult, CreateItemBody, InventoryItem, ListItemsQuery, UpdateItemBody } from './inventory.schemas.js'
+import { itemWeightsAfter } from './container-weights.js'
 import { notifyIfNewlyLow, setStock, type StockMovement } from './stock-ledger.js'
 import { recordCostChanges } from './item-costs.js'
 import { isUnit, UNITS } from './units.js'
+import { changeAfter } from './theoretical-stock.repository.js'
 
 /** A stock quantity from the API: zero or more, at most 3 decimals (invalid_quantity otherwise). */
 export function parseQuantity(value: number, field: string): Decimal {
@@ -142,18 +120,6 @@ async function checkProduct(trx: Trx, tenant: Tenant, product: ProductFields): P
   }
 }
 
-// What other domains use to read and change stock: they import this service, never the repository.
-export { countItemsAtLocation, findItemRow, findItemRows, findItemRowsInCategories, listItemsForMatching, lockItemRows, type ItemRow }
-// What each item cost when it was last delivered (each delivery keeps the price it was received at).
-export { lastDeliveryUnitCosts, type DeliveryUnitCost }
-export { receiveDelivery, type DeliveredLine } from './deliveries.js'
-export {
-  applySaleUsage,
-  itemsDepletedAt,
-  restateSaleUsage,
-  withdrawSaleUsage,
-} from './sale-usage.js'
-
 /** Of `ids`, those that are live items at the location (a location's shelf order holds only these). */
 export async function liveItemIdsAt(db: Executor, tenant: Tenant, location: string, ids: string[]): Promise<Set<string>> {
   const rows = await findItemRows(db, tenant, ids)
@@ -167,36 +133,8 @@ export async function getItem(db: Executor, tenant: Tenant, id: string): Promise
 }
 
 /** Throws location_not_found when a list's location filter names no location (an empty list would mislead). */
-async function checkLocationFilter(db: Executor, tenant: Tenant, location: string | undefined): Promise<void> {
+export async function checkLocationFilter(db: Executor, tenant: Tenant, location: string | undefined): Promise<void> {
   if (location !== undefined) await getLocation(db, tenant, location)
-}
-
-/** A page of the tenant's counts, newest first. Throws location_not_found for a location filter naming none. */
-export async function listCounts(db: Executor, tenant: Tenant, query: ListCountsQuery, page: PageRequest) {
-  await checkLocationFilter(db, tenant, query.location)
-  return listCountRows(db, tenant, query.location, page)
-}
-
-/** Every count of the filter, newest first, in batches. Throws location_not_found before any is read. */
-export async function exportCounts(db: Executor, tenant: Tenant, query: ListCountsQuery): Promise<AsyncIterable<CountSummary[]>> {
-  await checkLocationFilter(db, tenant, query.location)
-  return countBatches(db, tenant, query.location)
-}
-
-/** A count with every counted line. Throws count_not_found. */
-export async function getCount(db: Executor, tenant: Tenant, countId: string): Promise<CountDetail> {
-  const count = await findCountDetail(db, tenant, countId)
-  if (!count) throw inventoryErrors.countNotFound(countId)
-  return count
-}
-
-/** A count's lines, each with the count's own fields, in batches. Throws count_not_found before any is read. */
-export async function exportCountLines(db: Executor, tenant: Tenant, countId: string): Promise<AsyncIterable<CountLineRow[]>> {
-  const count = await findCountSummary(db, tenant, countId)
-  if (!count) throw inventoryErrors.countNotFound(countId)
-  return (async function* () {
-    for await (const lines of countLineBatches(db, countId)) yield lines.map((line) => ({ ...count, ...line }))
-  })()
 }
 
 /** A page of an item's stock ledger, newest first. Throws item_not_found. */
@@ -246,28 +184,24 @@ export async function createItemRow(trx: Trx, tenant: Tenant, input: CreateItemB
   const product = { sku: input.sku, location_id: input.location, unit: input.unit, size_ml: input.size_ml ?? null }
   await checkProduct(trx, tenant, product)
   const created = await guardSku(product, () =>
-    trx
-      .insertInto('inventory_items')
-      .values({
-        id: newId('item'),
-        account_id: tenant.accountId,
-        environment: tenant.environment,
-        location_id: input.location,
-        name: input.name,
-        sku: input.sku,
-        category: input.category,
-        quantity: '0',
-        unit: input.unit,
-        size_ml: input.size_ml ?? null,
-        case_size: input.case_size ?? null,
-        reorder_point: toDbNumeric(reorderPoint),
-        cost_per_unit: toDbNumeric(input.cost_per_unit ?? 0),
-        anchored_at: stockedAt,
-        ...weights,
-        par_level: parLevel,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow(),
+    insertItemRow(trx, {
+      id: newId('item'),
+      account_id: tenant.accountId,
+      environment: tenant.environment,
+      location_id: input.location,
+      name: input.name,
+      sku: input.sku,
+      category: input.category,
+      quantity: '0',
+      unit: input.unit,
+      size_ml: input.size_ml ?? null,
+      case_size: input.case_size ?? null,
+      reorder_point: toDbNumeric(reorderPoint),
+      cost_per_unit: toDbNumeric(input.cost_per_unit ?? 0),
+      anchored_at: stockedAt,
+      ...weights,
+      par_level: parLevel,
+    }),
   )
   // The cost it is created with stands for its whole past, until its first receipt or change.
   await recordCostChanges(trx, tenant, [{ itemId: created.id, unitCost: created.cost_per_unit, effectiveAt: 'always', source: 'created', referenceId: null }])
@@ -319,16 +253,7 @@ export async function updateItem(trx: Trx, tenant: Tenant, id: string, input: Up
     size_ml: input.size_ml === undefined ? original.size_ml : input.size_ml,
   }
   if (PRODUCT_INPUTS.some((field) => input[field] !== undefined)) await checkProduct(trx, tenant, product)
-  const updated = changesFields
-    ? await guardSku(product, () =>
-        trx
-          .updateTable('inventory_items')
-          .set({ ...fields, last_updated: new Date() })
-          .where('id', '=', id)
-          .returningAll()
-          .executeTakeFirstOrThrow(),
-      )
-    : original
+  const updated = changesFields ? await guardSku(product, () => updateItemRow(trx, id, fields)) : original
   if (!decimal(updated.cost_per_unit).eq(original.cost_per_unit)) {
     // A cost changed by hand holds from now on: windows counted before it keep the cost of their time.
     await recordCostChanges(trx, tenant, [{ itemId: id, unitCost: updated.cost_per_unit, effectiveAt: new Date(), source: 'updated', referenceId: null }])
@@ -344,137 +269,8 @@ export async function updateItem(trx: Trx, tenant: Tenant, id: string, input: Up
 /** Deletes an item (kept for the ledger and past orders, gone from every list). Throws item_not_found. */
 export async function deleteItem(trx: Trx, tenant: Tenant, id: string) {
   await lockItem(trx, tenant, id)
-  await trx.updateTable('inventory_items').set({ deleted_at: new Date() }).where('id', '=', id).execute()
+  await markItemDeleted(trx, id)
   return { id, deleted: true as const }
-}
-
-/**
- * Each item's theoretical stock at a count's time: for an item the count anchors (counted at or after
- * its anchor), current stock less what moved since; for one counted before its anchor (history), from
- * the anchors and earlier counts around `countedAt` (theoreticalStocksAt).
- */
-async function expectedAtCount(trx: Trx, items: ItemRow[], countedAt: Date, later: Map<string, string>): Promise<Map<string, Decimal>> {
-  const history = items.filter((item) => countedAt < item.anchored_at)
-  const theoretical = await theoreticalStocksAt(
-    trx,
-    history.map((item) => item.id),
-    countedAt,
-  )
-  return new Map(
-    items.map((item) => {
-      const fromHistory = theoretical.get(item.id)
-      if (countedAt < item.anchored_at && fromHistory !== undefined) return [item.id, decimal(fromHistory)]
-      return [item.id, decimal(item.quantity).minus(later.get(item.id) ?? 0)]
-    }),
-  )
-}
-
-/** A count as recorded, for an observer that acts on it in the count's transaction. */
-export interface RecordedCount {
-  countId: string
-  location: string
-  countedAt: Date
-  itemIds: string[]
-}
-
-/** Told of a count inside its transaction: what it writes commits with the count. */
-export type CountObserver = (trx: Trx, tenant: Tenant, count: RecordedCount) => Promise<void>
-
-/**
- * Records a physical count: `expected` is each item's theoretical stock at counted_at. A count at or
- * after the item's anchor becomes its anchor: stock is what was counted plus what moved since counted_at
- * (deliveries, sales sold after it). A count back-dated before the anchor is history: recorded for
- * analytics, current stock unchanged. A line's weighed open containers (weight_g, weights_g) add their
- * fractions of a unit to its quantity (container-weights.ts). Emits inventory.updated per changed item and
- * inventory.count_completed, then tells `observer` (variance events). Throws location_not_found,
- * item_not_found, invalid_quantity, invalid_parameter.
- */
-export async function recordCount(trx: Trx, tenant: Tenant, input: CountBody, observer?: CountObserver): Promise<CountResult> {
-  await getLocation(trx, tenant, input.location)
-  const ids = input.items.map((line) => line.item_id)
-  const duplicate = ids.find((id, index) => ids.indexOf(id) !== index)
-  if (duplicate) throw invalidParameter('items', duplicate, `item ${duplicate} is counted twice`)
-  const fullUnits = input.items.map((line, index) => parseQuantity(line.quantity, `items[${index}].quantity`))
-  const items = await lockItemRows(trx, tenant, ids)
-  // Taken under the lock: a change committed while this count waited is before it, not re-applied after it.
-  const countedAt = parsePastTime(input.counted_at, 'counted_at')
-  for (const id of ids) {
-    const item = items.get(id)
-    if (!item) throw inventoryErrors.itemNotFound(id)
-    if (item.location_id !== input.location) {
-      throw invalidParameter('items', id, `item ${id} is stored at ${item.location_id}, not ${input.location}`)
-    }
-  }
-  const counted = input.items.map((line, index) => {
-    const item = items.get(line.item_id) as ItemRow
-    return { line, item, ...countedQuantity(line, index, item, fullUnits[index] as Decimal) }
-  })
-  const later = await changeAfter(trx, ids, countedAt)
-  const countId = newId('cnt')
-  const createdAt = new Date()
-  await trx
-    .insertInto('inventory_counts')
-    .values({
-      id: countId,
-      account_id: tenant.accountId,
-      environment: tenant.environment,
-      location_id: input.location,
-      counted_by: input.counted_by,
-      counted_at: countedAt,
-      items_updated: ids.length,
-      created_at: createdAt,
-    })
-    .execute()
-  const expected = await expectedAtCount(trx, [...items.values()], countedAt, later)
-  await trx
-    .insertInto('inventory_count_lines')
-    .values(
-      counted.map(({ line, item, actual, weights }) => ({
-        count_id: countId,
-        item_id: item.id,
-        expected: toDbNumeric(expected.get(item.id) as Decimal),
-        actual: toDbNumeric(actual),
-        notes: line.notes ?? null,
-        weights_g: weights && weights.map(String),
-        counted_at: countedAt,
-        recorded_at: createdAt,
-      })),
-    )
-    .execute()
-  const variances: CountResult['variance_detected'] = []
-  for (const { item, actual } of counted) {
-    const itemExpected = expected.get(item.id) as Decimal
-    const variance = actual.minus(itemExpected)
-    if (!variance.round(QUANTITY_STORED_DECIMALS).eq(0)) {
-      variances.push({ item_id: item.id, expected: quantityOut(itemExpected), actual: quantityOut(actual), variance: quantityOut(variance) })
-    }
-    // Counted before the item's anchor: history for analytics, current stock stays.
-    if (countedAt < item.anchored_at) continue
-    await setStock(trx, tenant, item, actual.plus(later.get(item.id) ?? 0), {
-      kind: 'count',
-      actor: input.counted_by,
-      referenceId: countId,
-      occurredAt: countedAt,
-      anchorQuantity: actual,
-    })
-  }
-  await enqueue(trx, tenant, 'inventory.count_completed', {
-    count_id: countId,
-    location: input.location,
-    items_counted: ids.length,
-    variance_detected: variances.length,
-    counted_by: input.counted_by,
-  })
-  await observer?.(trx, tenant, { countId, location: input.location, countedAt, itemIds: ids })
-  return {
-    count_id: countId,
-    location: input.location,
-    counted_by: input.counted_by,
-    counted_at: countedAt.toISOString(),
-    items_updated: ids.length,
-    variance_detected: variances,
-    created_at: createdAt.toISOString(),
-  }
 }
 
 type BatchUpdate = BatchBody['updates'][number]

@@ -1,4 +1,4 @@
-import { type RawBuilder, sql } from 'kysely'
+import { type Expression, type RawBuilder, sql } from 'kysely'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import type { InventoryItemCostTable } from './inventory.tables.js'
 
@@ -58,7 +58,7 @@ export async function latestCostChanges(db: Executor, itemIds: string[]): Promis
  * probe (inventory_item_costs_item_time). Every item has a cost from its creation on, so it is never null
  * for an item.
  */
-export function itemCostAt(itemId: RawBuilder<string>, at: RawBuilder<unknown>): RawBuilder<string> {
+export function itemCostAt(itemId: Expression<string>, at: Expression<Date>): RawBuilder<string> {
   return sql<string>`(SELECT unit_cost FROM inventory_item_costs WHERE item_id = ${itemId} AND effective_at <= ${at}
     ORDER BY effective_at DESC, sequence DESC LIMIT 1)`
 }
@@ -68,7 +68,7 @@ export function itemCostAt(itemId: RawBuilder<string>, at: RawBuilder<unknown>):
  * (a receipt at the price in force is no change). One index range scan (inventory_item_costs_item_time)
  * over the costs set in the span: a few receipts.
  */
-export function itemCostOtherThanIn(itemId: RawBuilder<string>, cost: RawBuilder<unknown>, from: RawBuilder<unknown>, to: RawBuilder<unknown>): RawBuilder<boolean> {
+export function itemCostOtherThanIn(itemId: Expression<string>, cost: Expression<string>, from: Expression<Date>, to: Expression<Date>): RawBuilder<boolean> {
   return sql<boolean>`EXISTS (SELECT 1 FROM inventory_item_costs WHERE item_id = ${itemId} AND effective_at > ${from} AND effective_at <= ${to}
     AND unit_cost <> ${cost})`
 }

@@ -1,9 +1,10 @@
-import type { RawBuilder } from 'kysely'
+import { type Expression, sql } from 'kysely'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal, QUANTITY_STORED_DECIMALS } from '../platform/decimal.js'
 import { newId } from '../platform/ids.js'
 import { skuUnitsPer } from './conversion.js'
-import { type ItemRow, insertSaleUsage, itemsUsedByLines, lockItemRows, removeSaleUsageOfLines, skuItemsAt, type UsageDay, usageDaysOfBatch } from './inventory.repository.js'
+import { type ItemRow, lockItemRows } from './inventory.repository.js'
+import { insertSaleUsage, itemsUsedByLines, removeSaleUsageOfLines, skuItemsAt, type UsageDay, usageDaysOfBatch } from './sale-usage.repository.js'
 import { type LedgerStep, writeMovements } from './stock-ledger.js'
 
 /**
@@ -13,16 +14,25 @@ import { type LedgerStep, writeMovements } from './stock-ledger.js'
  * it is history, kept for analytics, never taken from current stock.
  */
 
+/** One sale line's usage of one item, as the rows of a SaleUsageSource give it. */
+export interface SaleUsageRow {
+  /** The POS line's sequence (bigint). */
+  sale_line: string
+  /** The item the line depletes (see itemsDepletedAt), units in its unit. */
+  item_id: string
+  /** The location the line was sold at. */
+  sale_location_id: string
+  sold_at: Date
+  units: string
+  recipe_id: string | null
+}
+
 /** Sale lines to apply, as a SELECT of the caller's own data. */
 export interface SaleUsageSource {
   /** The items the rows may name: locked first, in id order. */
   itemIds: string[]
-  /**
-   * A SELECT of `(sale_line bigint, item_id text, sale_location_id text, sold_at timestamptz, units numeric,
-   * recipe_id text)`: the item each line depletes (see itemsDepletedAt) and the location the line was sold
-   * at, units in the item's unit.
-   */
-  rows: RawBuilder<unknown>
+  /** A SELECT whose rows are SaleUsageRow, column for column. */
+  rows: Expression<SaleUsageRow>
 }
 
 /** The item a sale line depletes for the item its mapping or recipe names, and how many of its units one named unit is. */
@@ -126,17 +136,17 @@ export async function restateSaleUsage(trx: Trx, tenant: Tenant, source: SaleUsa
 }
 
 /**
- * Removes the usage of stored sale lines (a deleted mapping): what the lines sold after each item's anchor
- * took from current stock is given back, one ledger row per item and business day; lines sold at or before
- * it were history and give nothing back. `saleLines` is a SELECT with a `sale_line bigint` column. The
- * caller holds the transaction.
+ * Removes the usage of stored sale lines (a deleted mapping), named by their sequences: what the lines
+ * sold after each item's anchor took from current stock is given back, one ledger row per item and
+ * business day; lines sold at or before it were history and give nothing back. The caller holds the
+ * transaction.
  */
-export async function withdrawSaleUsage(trx: Trx, tenant: Tenant, saleLines: RawBuilder<unknown>, movement: Movement): Promise<void> {
-  await replaceSaleUsage(trx, tenant, saleLines, undefined, movement)
+export async function withdrawSaleUsage(trx: Trx, tenant: Tenant, saleLines: string[], movement: Movement): Promise<void> {
+  await replaceSaleUsage(trx, tenant, sql<{ sale_line: string }>`SELECT unnest(${saleLines}::bigint[]) AS sale_line`, undefined, movement)
 }
 
 /** Removes the usage of `saleLines` and records `replacement`'s instead (none: the lines take nothing), netting the stock moves per item and day. */
-async function replaceSaleUsage(trx: Trx, tenant: Tenant, saleLines: RawBuilder<unknown>, replacement: SaleUsageSource | undefined, movement: Movement) {
+async function replaceSaleUsage(trx: Trx, tenant: Tenant, saleLines: Expression<{ sale_line: string }>, replacement: SaleUsageSource | undefined, movement: Movement) {
   // The lines may have depleted other items than they will now (an item of the SKU added at their
   // location since): those get their usage back, so they are locked too.
   const items = await lockItemRows(trx, tenant, [...(replacement?.itemIds ?? []), ...(await itemsUsedByLines(trx, tenant, saleLines))])

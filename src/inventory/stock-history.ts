@@ -1,8 +1,10 @@
-import { type RawBuilder, sql } from 'kysely'
+import { type Expression, sql } from 'kysely'
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { signedLineQuantity } from './operations.repository.js'
+import type { StockMovementTable, StockSaleUsageTable } from './inventory.tables.js'
+import type { StockOperationLineTable } from './operations.tables.js'
 /** Live items, optionally of one location and one category, by name then id, with the fields reports read. */
-export { liveReportItemsIn as itemsInScope, type ReportItem } from './inventory.repository.js'
+export { liveReportItemsIn as itemsInScope, type ReportItem } from './item-reads.js'
 /** The cost in force at a moment, and whether it changed in a span, as SQL a report's query reads per item. */
 export { itemCostAt, itemCostOtherThanIn } from './item-costs.js'
 
@@ -13,23 +15,52 @@ export { itemCostAt, itemCostOtherThanIn } from './item-costs.js'
  */
 
 /**
- * One item's count lines at or before `until`, as a subquery a report's own query reads per item
+ * The columns of inventory's tables that analytics' triggers read: each statement that writes usage,
+ * ledger rows or operation lines is folded into analytics_item_days, and the count windows it falls in
+ * are forgotten, in the writing transaction, where TypeScript cannot see it (analytics_roll_usage,
+ * analytics_roll_deliveries, analytics_roll_operations, analytics_forget_count_windows). They keep their
+ * name and meaning while the triggers read them: these lists are checked against the tables' types here,
+ * and against the triggers' SQL by test/analytics/rollup-contract.test.ts.
+ */
+export const COLUMNS_ROLLED_UP = {
+  stock_sale_usage: ['account_id', 'environment', 'item_id', 'location_id', 'sold_at', 'units', 'unit_cost'] as const satisfies readonly (keyof StockSaleUsageTable)[],
+  stock_movements: ['account_id', 'environment', 'item_id', 'location_id', 'occurred_at', 'kind', 'delta'] as const satisfies readonly (keyof StockMovementTable)[],
+  stock_operation_lines: [
+    'sequence',
+    'account_id',
+    'environment',
+    'item_id',
+    'location_id',
+    'occurred_at',
+    'kind',
+    'quantity',
+    'unit_cost',
+    'voided_at',
+  ] as const satisfies readonly (keyof StockOperationLineTable)[],
+}
+
+/**
+ * One item's count lines at or before `until`, as a typed subquery a report's own query reads per item
  * (analytics plans its count windows in SQL, one row per window, instead of reading every count):
  * `itemId` is the SQL of the item's id, usually a column of the report's query the subquery is
- * correlated with. Columns: count_id, counted_at, recorded_at, actual; in no particular order (order
- * by counted_at, recorded_at). With `keepBefore`, only the latest `keepBefore.count` of those at or
- * before `keepBefore.at` are kept, and all after it: a report needs its opening count and a few windows
- * before it, not years of them. Read through inventory_count_lines_item_time, per item.
+ * correlated with. Its rows are count_id, counted_at, recorded_at, actual (the result type says so), in
+ * no particular order (order by counted_at, recorded_at). With `keepBefore`, only the latest
+ * `keepBefore.count` of those at or before `keepBefore.at` are kept, and all after it: a report needs its
+ * opening count and a few windows before it, not years of them. Read through
+ * inventory_count_lines_item_time, per item.
  */
-export function itemCountLines(itemId: RawBuilder<string>, until: Date, keepBefore?: { at: Date; count: number }): RawBuilder<unknown> {
+export function itemCountLines(db: Executor, itemId: Expression<string>, until: Date, keepBefore?: { at: Date; count: number }) {
   const keepAt = keepBefore?.at ?? until
-  return sql`(
-    (SELECT count_id, counted_at, recorded_at, actual FROM inventory_count_lines
-      WHERE item_id = ${itemId} AND counted_at <= ${keepAt}
-      ORDER BY counted_at DESC, recorded_at DESC LIMIT ${keepBefore?.count ?? null}::bigint)
-    UNION ALL
-    SELECT count_id, counted_at, recorded_at, actual FROM inventory_count_lines
-      WHERE item_id = ${itemId} AND counted_at > ${keepAt} AND counted_at <= ${until})`
+  const lines = db.selectFrom('inventory_count_lines').select(['count_id', 'counted_at', 'recorded_at', 'actual']).where('item_id', '=', itemId)
+  const kept = lines
+    .where('counted_at', '<=', keepAt)
+    .orderBy('counted_at', 'desc')
+    .orderBy('recorded_at', 'desc')
+    .limit(sql<number | null>`${keepBefore?.count ?? null}::bigint`)
+  return lines
+    .where('counted_at', '>', keepAt)
+    .where('counted_at', '<=', until)
+    .unionAll((eb) => eb.parens(kept))
 }
 
 /** One count line: the count, and the item it counted. */
@@ -157,16 +188,29 @@ export async function crossLocationSaleLines(db: Executor, tenant: Tenant, itemI
   return result.rows[0]?.lines ?? 0
 }
 
+/** A span of an item's history as SQL of the report's own query: after `from`, up to and including `to`. */
+export interface HistorySpanRefs {
+  itemId: Expression<string>
+  from: Expression<Date>
+  to: Expression<Date>
+}
+
 /**
  * The usage of a span's item by the sale lines sold inside it (sale_line, the POS line's sequence; units,
- * item units the line took; a recipe line may use an item in several rows), as a lateral subquery over a
- * relation of spans `s` (s.item_id, s.from_at, s.to_at) whose items are the tenant's own. It reads by the
- * item index, without a tenant filter: with one, on a table without statistics yet (a fresh import before
- * autoanalyze), the planner scanned the tenant's whole usage index once per span (30 s for 1,000 items
- * at 50,000 lines, past the statement timeout of a count).
+ * item units the line took; a recipe line may use an item in several rows), as a typed subquery of a
+ * report's query, correlated with it through `span` (the span's item, whose items are the tenant's own).
+ * It reads by the item index, without a tenant filter: with one, on a table without statistics yet (a
+ * fresh import before autoanalyze), the planner scanned the tenant's whole usage index once per span
+ * (30 s for 1,000 items at 50,000 lines, past the statement timeout of a count).
  */
-export const saleUsageInSpan: RawBuilder<unknown> = sql`(SELECT u.sale_line, u.units FROM stock_sale_usage u
-  WHERE u.item_id = s.item_id AND u.sold_at > s.from_at AND u.sold_at <= s.to_at)`
+export function saleUsageInSpan(db: Executor, span: HistorySpanRefs) {
+  return db
+    .selectFrom('stock_sale_usage as u')
+    .select(['u.sale_line', 'u.units'])
+    .where('u.item_id', '=', span.itemId)
+    .where('u.sold_at', '>', span.from)
+    .where('u.sold_at', '<=', span.to)
+}
 
 /** One item's usage by one sale line, as recorded when the line was applied. */
 export interface LineUsage {

@@ -1,7 +1,7 @@
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { type Decimal, decimal, moneyOut, sum } from '../platform/decimal.js'
-import { getLocation } from '../locations/locations.service.js'
-import { getSettings } from '../settings/settings.service.js'
+import { getLocation } from '../locations/index.js'
+import { getSettings } from '../settings/index.js'
 import { stockValueRows } from './inventory.repository.js'
 import type { StockValue, StockValueQuery } from './inventory.schemas.js'
 

@@ -1,6 +1,5 @@
 import { checkDecimalPlaces } from '../platform/number-input.js'
-import { getItem, parseQuantity } from '../inventory/inventory.service.js'
-import { CATEGORIES } from '../inventory/units.js'
+import { CATEGORIES, getItem, parseQuantity } from '../inventory/index.js'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { MONEY_DECIMALS, toDbNumeric, UNIT_COST_DECIMALS } from '../platform/decimal.js'
 import { invalidParameter } from '../platform/errors.js'

@@ -1,6 +1,4 @@
-import type { InventoryItem } from '../inventory/inventory.schemas.js'
-import { getItem, parseQuantity } from '../inventory/inventory.service.js'
-import { inventoryErrors } from '../inventory/inventory.errors.js'
+import { getItem, inventoryErrors, type InventoryItem, parseQuantity } from '../inventory/index.js'
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { type Decimal, decimal, MONEY_DECIMALS, quantityOut, sum, UNIT_COST_DECIMALS } from '../platform/decimal.js'
 import { invalidParameter } from '../platform/errors.js'

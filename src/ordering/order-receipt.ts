@@ -1,6 +1,5 @@
 import { parsePastTime } from '../platform/http/date-filter.js'
-import { type DeliveredLine, parseQuantity, receiveDelivery } from '../inventory/inventory.service.js'
-import { inventoryErrors } from '../inventory/inventory.errors.js'
+import { type DeliveredLine, inventoryErrors, parseQuantity, receiveDelivery } from '../inventory/index.js'
 import type { Tenant, Trx } from '../platform/db/database.js'
 import { type Decimal, decimal, toDbNumeric } from '../platform/decimal.js'
 import { invalidParameter } from '../platform/errors.js'

@@ -1,6 +1,4 @@
-import type { InventoryItem } from '../inventory/inventory.schemas.js'
-import { inventoryErrors } from '../inventory/inventory.errors.js'
-import { isUnit, UNITS } from '../inventory/units.js'
+import { inventoryErrors, type InventoryItem, isUnit, UNITS } from '../inventory/index.js'
 import { type Decimal, decimal } from '../platform/decimal.js'
 
 /** The units an item can be ordered or sold in: its own unit, and case when it has a case size. */

@@ -1,6 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { PastTime } from '../inventory/inventory.schemas.js'
-import { CATEGORIES, UNITS } from '../inventory/units.js'
+import { CATEGORIES, PastTime, UNITS } from '../inventory/index.js'
 import { DateQuery, domainMinimum, NOT_BLANK, Nullable, NUMBER_LIMITS, PageQuery, Timestamp } from '../platform/http/schemas.js'
 import { StringEnum } from '../platform/http/types.js'
 import { DISPATCH_STATUSES, ORDER_STATUSES } from './ordering.tables.js'

@@ -3,8 +3,8 @@ import { pageRequest, paginate } from '../platform/http/pagination.js'
 import { envelope, listEnvelope } from '../platform/http/schemas.js'
 import type { App } from '../platform/http/types.js'
 import { runWrite } from '../platform/idempotency.js'
-import { inventoryErrors } from '../inventory/inventory.errors.js'
-import { locationErrors } from '../locations/locations.errors.js'
+import { inventoryErrors } from '../inventory/index.js'
+import { locationErrors } from '../locations/index.js'
 import { orderingErrors } from './ordering.errors.js'
 import {
   CreateOrderBody,

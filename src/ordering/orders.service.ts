@@ -1,5 +1,5 @@
 import { parseDateRange } from '../platform/http/date-filter.js'
-import { getLocation } from '../locations/locations.service.js'
+import { getLocation } from '../locations/index.js'
 import type { Executor, Tenant, Trx } from '../platform/db/database.js'
 import { MONEY_DECIMALS, moneyOut, toDbNumeric } from '../platform/decimal.js'
 import type { PageRequest } from '../platform/http/pagination.js'

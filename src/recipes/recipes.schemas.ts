@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { domainMinimum, PageQuery, Timestamp } from '../platform/http/schemas.js'
-import { UNITS } from '../inventory/units.js'
+import { UNITS } from '../inventory/index.js'
 
 export const MAX_INGREDIENTS = 50
 

@@ -4,10 +4,7 @@ import { type Decimal, decimal, decimalPlaces, MONEY_DECIMALS, moneyOut, quantit
 import { invalidParameter } from '../platform/errors.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { newId } from '../platform/ids.js'
-import { convertibleUnits, toItemUnits } from '../inventory/conversion.js'
-import { inventoryErrors } from '../inventory/inventory.errors.js'
-import { findItemRows, type ItemRow } from '../inventory/inventory.service.js'
-import { isUnit, UNITS } from '../inventory/units.js'
+import { convertibleUnits, findStockItems, inventoryErrors, isUnit, type StockItem, toItemUnits, UNITS } from '../inventory/index.js'
 import { recipeErrors } from './recipes.errors.js'
 import {
   type IngredientFields,
@@ -31,7 +28,7 @@ import type { CreateRecipeBody, IngredientInput, ListRecipesQuery, Recipe, Updat
 // 0.059146999999999999995. Far finer than the 4 decimals stock keeps.
 const PER_SERVING_DECIMALS = 10
 
-function rowToRecipe(row: RecipeRow, ingredients: IngredientRow[], items: Map<string, ItemRow>): Recipe {
+function rowToRecipe(row: RecipeRow, ingredients: IngredientRow[], items: Map<string, StockItem>): Recipe {
   return {
     id: row.id,
     name: row.name,
@@ -61,7 +58,7 @@ async function withIngredients(db: Executor, tenant: Tenant, rows: RecipeRow[]):
     tenant,
     rows.map((row) => row.id),
   )
-  const items = await findItemRows(
+  const items = await findStockItems(
     db,
     tenant,
     ingredients.map((row) => row.inventory_item_id),
@@ -113,7 +110,7 @@ async function checkIngredients(trx: Trx, tenant: Tenant, ingredients: Ingredien
     seen.add(ingredient.inventory_item_id)
     return { itemId: ingredient.inventory_item_id, quantity, unit: ingredient.unit }
   })
-  const items = await findItemRows(trx, tenant, [...seen])
+  const items = await findStockItems(trx, tenant, [...seen])
   checked.forEach((ingredient, index) => {
     const at = `ingredients[${index}]`
     const item = items.get(ingredient.itemId)
@@ -172,7 +169,7 @@ export async function ingredientsPerServing(db: Executor, tenant: Tenant, recipe
       recipes.map((recipe) => recipe.id),
     ),
   )
-  const items = await findItemRows(
+  const items = await findStockItems(
     db,
     tenant,
     [...ingredients.values()].flat().map((row) => row.inventory_item_id),

@@ -1,7 +1,5 @@
-import type { InventoryItem } from '../../inventory/inventory.schemas.js'
-import { listItems } from '../../inventory/inventory.service.js'
-import type { Location } from '../../locations/locations.schemas.js'
-import { listLocations } from '../../locations/locations.service.js'
+import { type InventoryItem, listItems } from '../../inventory/index.js'
+import { listLocations, type Location } from '../../locations/index.js'
 import type { Executor, Tenant } from '../../platform/db/database.js'
 
 const PAGE_SIZE = 100

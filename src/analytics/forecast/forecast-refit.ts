@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
-import { dailyUsage, firstLateUsage, firstUsageDays, latestUsageSequence } from '../../inventory/usage-history.js'
+import { dailyUsage, firstLateUsage, firstUsageDays, latestUsageSequence } from '../../inventory/index.js'
 import type { BackgroundLoop } from '../../platform/background.js'
 import { startJobLoop } from '../../platform/jobs.js'
 import type { Db, Executor, Tenant, Trx } from '../../platform/db/database.js'

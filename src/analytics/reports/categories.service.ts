@@ -1,8 +1,7 @@
 import type { Executor, Tenant } from '../../platform/db/database.js'
 import { type Decimal, MONEY_DECIMALS, moneyOut, scaledOut, sum, sumScaled, ZERO } from '../../platform/decimal.js'
 import type { PageRequest } from '../../platform/http/pagination.js'
-import { findItemRows, type ItemRow } from '../../inventory/inventory.service.js'
-import { itemsInScope } from '../../inventory/stock-history.js'
+import { findStockItems, type StockItem, itemsInScope } from '../../inventory/index.js'
 import type { CategoriesQuery, CategoryAnalysis } from './metrics.schemas.js'
 import { type ItemWindow, itemWindows, percentOf, percentOut, periodLines, revenueByItem } from './period-facts.js'
 import { COST_PLACES, varianceRate } from '../variance/variance-windows.js'
@@ -11,7 +10,7 @@ import { locationBounds, reportPeriod } from '../report-period.js'
 const LISTED = 5
 
 interface ItemFigures {
-  item: ItemRow
+  item: StockItem
   /** The item's share of the revenue of the lines that used it. */
   sales: Decimal
   /** Cost of its expected usage in the period's lines. */
@@ -69,11 +68,11 @@ export async function categoryAnalysis(
   const live = await itemsInScope(db, tenant, {})
   const windows = await itemWindows(db, tenant, live, bounds)
   // Items deleted since keep their sales under their last name and category.
-  const items = await findItemRows(db, tenant, [...new Set([...live.map((item) => item.id), ...lines.flatMap((entry) => entry.usage.map((usage) => usage.itemId))])], {
+  const items = await findStockItems(db, tenant, [...new Set([...live.map((item) => item.id), ...lines.flatMap((entry) => entry.usage.map((usage) => usage.itemId))])], {
     includeDeleted: true,
   })
   const figures = new Map<string, ItemFigures>()
-  const figuresOf = (item: ItemRow) => {
+  const figuresOf = (item: StockItem) => {
     const entry = figures.get(item.id) ?? { item, sales: ZERO, cost: ZERO, sold: false }
     figures.set(item.id, entry)
     return entry

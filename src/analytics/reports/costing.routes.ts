@@ -2,7 +2,7 @@ import { tenantOf } from '../../platform/auth/auth-plugin.js'
 import { pageRequest, paginate } from '../../platform/http/pagination.js'
 import { listEnvelope } from '../../platform/http/schemas.js'
 import type { App } from '../../platform/http/types.js'
-import { recipeErrors } from '../../recipes/recipes.errors.js'
+import { recipeErrors } from '../../recipes/index.js'
 import { CostingQuery, RecipeCosting } from './costing.schemas.js'
 import { recipeCosting } from './costing.service.js'
 

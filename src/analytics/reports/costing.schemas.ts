@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { Nullable, PageQuery } from '../../platform/http/schemas.js'
-import { RecipeCategory } from '../../recipes/recipes.schemas.js'
+import { RecipeCategory } from '../../recipes/index.js'
 
 export const CostingQuery = Type.Object(
   {

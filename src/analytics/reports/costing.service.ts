@@ -1,11 +1,9 @@
 import type { Executor, Tenant } from '../../platform/db/database.js'
 import { type Decimal, decimal, MONEY_DECIMALS, moneyOut, sum, toApiNumber, ZERO } from '../../platform/decimal.js'
 import type { PageRequest } from '../../platform/http/pagination.js'
-import { toItemUnits } from '../../inventory/conversion.js'
-import { type DeliveryUnitCost, findItemRows, findItemRowsInCategories, type ItemRow, lastDeliveryUnitCosts } from '../../inventory/inventory.service.js'
-import type { Recipe } from '../../recipes/recipes.schemas.js'
-import { getRecipe, listRecipesForCosting } from '../../recipes/recipes.service.js'
-import { getSettings } from '../../settings/settings.service.js'
+import { type DeliveryUnitCost, findStockItems, stockItemsInCategories, type StockItem, lastDeliveryUnitCosts, toItemUnits } from '../../inventory/index.js'
+import { getRecipe, listRecipesForCosting, type Recipe } from '../../recipes/index.js'
+import { getSettings } from '../../settings/index.js'
 import type { CostingQuery, RecipeCosting } from './costing.schemas.js'
 import { PERCENT_DECIMALS } from '../report-period.js'
 
@@ -23,10 +21,10 @@ type RecipeIngredient = Recipe['ingredients'][number]
 
 /** Everything the report reads once for the recipes it costs. */
 interface CostingInputs {
-  items: Map<string, ItemRow>
+  items: Map<string, StockItem>
   deliveries: Map<string, DeliveryUnitCost>
   /** Live items by inventory category: the replacement candidates. */
-  byCategory: Map<string, ItemRow[]>
+  byCategory: Map<string, StockItem[]>
   pourCostTarget: Decimal
   money: (amount: Decimal) => string
   unitCost: (amount: Decimal) => string
@@ -46,7 +44,7 @@ function currencyFormat(currency: string, maxDecimals: number): (amount: Decimal
 const percent = (value: Decimal) => String(toApiNumber(value, PERCENT_DECIMALS))
 
 /** One serving's amount of an ingredient in an item's unit, or undefined when the item cannot supply it. */
-function unitsFrom(ingredient: RecipeIngredient, item: ItemRow): Decimal | undefined {
+function unitsFrom(ingredient: RecipeIngredient, item: StockItem): Decimal | undefined {
   return toItemUnits(decimal(ingredient.quantity), ingredient.unit, item)
 }
 
@@ -55,8 +53,8 @@ function unitsFrom(ingredient: RecipeIngredient, item: ItemRow): Decimal | undef
  * cost known (above 0), and the same unit family. A measured amount (oz, ml, g, …) converts to any item
  * holding that measure; a counted one (bottle, each, …) only to items of the same unit and size_ml.
  */
-function cheaperReplacement(ingredient: RecipeIngredient, item: ItemRow, cost: Decimal, inputs: CostingInputs) {
-  let best: { item: ItemRow; cost: Decimal } | undefined
+function cheaperReplacement(ingredient: RecipeIngredient, item: StockItem, cost: Decimal, inputs: CostingInputs) {
+  let best: { item: StockItem; cost: Decimal } | undefined
   for (const candidate of inputs.byCategory.get(item.category) ?? []) {
     if (candidate.id === item.id || decimal(candidate.cost_per_unit).lte(0)) continue
     if (!MEASURE_UNITS.has(ingredient.unit) && (candidate.unit !== item.unit || candidate.size_ml !== item.size_ml)) continue
@@ -72,11 +70,11 @@ function cheaperReplacement(ingredient: RecipeIngredient, item: ItemRow, cost: D
 }
 
 /** The suggestions about one ingredient: a deleted item, a cheaper replacement, a cost that rose since the last delivery. */
-function ingredientSuggestions(ingredient: RecipeIngredient, item: ItemRow, units: Decimal, cost: Decimal, inputs: CostingInputs): string[] {
+function ingredientSuggestions(ingredient: RecipeIngredient, item: StockItem, units: Decimal, cost: Decimal, inputs: CostingInputs): string[] {
   const { money, unitCost } = inputs
   const amount = `${ingredient.quantity} ${ingredient.unit}`
   const suggestions: string[] = []
-  if (item.deleted_at !== null) {
+  if (item.deleted) {
     suggestions.push(
       `${item.name} was deleted from inventory: it is costed at its last cost of ${unitCost(decimal(item.cost_per_unit))} a ${item.unit} and POS sales of this recipe no longer deplete it; replace it in the recipe.`,
     )
@@ -155,9 +153,9 @@ export async function recipeCosting(db: Executor, tenant: Tenant, query: Costing
   const all = await listRecipesForCosting(db, tenant, { recipeId: query.recipe_id, category: query.category })
   const recipes = all.slice(page.offset, page.offset + page.perPage)
   const itemIds = recipes.flatMap((recipe) => recipe.ingredients.map((ingredient) => ingredient.inventory_item_id))
-  const items = await findItemRows(db, tenant, itemIds, { includeDeleted: true })
-  const candidates = await findItemRowsInCategories(db, tenant, [...new Set([...items.values()].map((item) => item.category))])
-  const byCategory = new Map<string, ItemRow[]>()
+  const items = await findStockItems(db, tenant, itemIds, { includeDeleted: true })
+  const candidates = await stockItemsInCategories(db, tenant, [...new Set([...items.values()].map((item) => item.category))])
+  const byCategory = new Map<string, StockItem[]>()
   for (const candidate of candidates) byCategory.set(candidate.category, [...(byCategory.get(candidate.category) ?? []), candidate])
   const settings = await getSettings(db, tenant)
   const inputs: CostingInputs = {

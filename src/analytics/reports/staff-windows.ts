@@ -1,6 +1,6 @@
 import type { Executor } from '../../platform/db/database.js'
 import { type Decimal, decimal } from '../../platform/decimal.js'
-import { movementsInSpans, type ReportItem } from '../../inventory/stock-history.js'
+import { movementsInSpans, type ReportItem } from '../../inventory/index.js'
 import type { LocationBounds } from '../report-period.js'
 import { planReportWindows } from '../variance/variance.service.js'
 import type { PlannedWindow, WindowCosts } from '../variance/window-plan.repository.js'

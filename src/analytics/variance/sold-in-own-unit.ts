@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { Executor, Tenant } from '../../platform/db/database.js'
-import { type HistorySpan, saleUsageInSpan } from '../../inventory/stock-history.js'
-import { mappedSaleLineQuantity } from '../../pos/sales/sales-history.js'
+import { type HistorySpan, saleUsageInSpan } from '../../inventory/index.js'
+import { mappedSaleLineQuantity } from '../../pos/index.js'
 
 /**
  * Which items were sold in their own unit inside their spans: every mapped sale line took exactly one
@@ -19,9 +19,9 @@ export async function itemsSoldInOwnUnit(db: Executor, tenant: Tenant, spans: Hi
       SELECT s.item_id, u.sale_line, sum(u.units) AS units
       FROM unnest(${spans.map((span) => span.itemId)}::text[], ${spans.map((span) => span.from.toISOString())}::timestamptz[],
         ${spans.map((span) => span.to.toISOString())}::timestamptz[]) AS s (item_id, from_at, to_at)
-      CROSS JOIN LATERAL ${saleUsageInSpan} u
+      CROSS JOIN LATERAL ${saleUsageInSpan(db, { itemId: sql.ref<string>('s.item_id'), from: sql.ref<Date>('s.from_at'), to: sql.ref<Date>('s.to_at') })} u
       GROUP BY s.item_id, u.sale_line) per_line
     GROUP BY per_line.item_id
-    HAVING bool_and(per_line.units = ${mappedSaleLineQuantity(tenant, sql.ref('per_line.sale_line'))})`.execute(db)
+    HAVING bool_and(per_line.units = ${mappedSaleLineQuantity(db, tenant, sql.ref<string>('per_line.sale_line'))})`.execute(db)
   return new Set(result.rows.map((row) => row.item_id))
 }

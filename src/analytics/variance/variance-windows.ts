@@ -1,6 +1,6 @@
 import type { Executor, Trx } from '../../platform/db/database.js'
-import { type HistorySpan, movementsInSpans, type SpanMovement } from '../../inventory/stock-history.js'
-import { allLocations } from '../../locations/locations.service.js'
+import { type HistorySpan, movementsInSpans, type SpanMovement } from '../../inventory/index.js'
+import { allLocations } from '../../locations/index.js'
 import type { Tenant } from '../../platform/db/database.js'
 import { type BusinessDaySplit, businessDaySplits, PERCENT_DECIMALS, shiftDate } from '../report-period.js'
 import { type DayNet, type DaysTotal, type ItemDays, rolledUpDays } from '../rollups.repository.js'

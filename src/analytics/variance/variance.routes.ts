@@ -1,7 +1,7 @@
 import { tenantOf } from '../../platform/auth/auth-plugin.js'
 import { envelope } from '../../platform/http/schemas.js'
 import type { App } from '../../platform/http/types.js'
-import { locationErrors } from '../../locations/locations.errors.js'
+import { locationErrors } from '../../locations/index.js'
 import { analyticsErrors } from '../analytics.errors.js'
 import { VarianceQuery, VarianceReport } from './variance.schemas.js'
 import { varianceReport } from './variance.service.js'

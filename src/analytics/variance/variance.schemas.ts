@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { CATEGORIES } from '../../inventory/units.js'
+import { CATEGORIES } from '../../inventory/index.js'
 import { StringEnum } from '../../platform/http/types.js'
 import { CAUSES } from './variance-causes.js'
 

@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from 'kysely'
 import '../rollups.tables.js'
 import type { Executor } from '../../platform/db/database.js'
 import { textList } from '../../platform/db/text-list.js'
-import { itemCostAt, itemCostOtherThanIn, itemCountLines } from '../../inventory/stock-history.js'
+import { itemCostAt, itemCostOtherThanIn, itemCountLines } from '../../inventory/index.js'
 import type { WindowTotals } from './count-windows.repository.js'
 
 /**
@@ -252,7 +252,7 @@ async function planRows(db: Executor, choice: WindowChoice, previous: number): P
       WITH counts AS (
         SELECT c.count_id, c.counted_at, c.actual, row_number() OVER w AS n,
           lag(c.count_id) OVER w AS previous_id, lag(c.counted_at) OVER w AS previous_at, lag(c.actual) OVER w AS previous
-        FROM ${itemCountLines(sql.ref('i.item_id'), chosen.until, chosen.keepBefore)} c
+        FROM ${itemCountLines(db, sql.ref<string>('i.item_id'), chosen.until, chosen.keepBefore)} c
         WINDOW w AS (ORDER BY c.counted_at, c.recorded_at)),
       chosen AS (SELECT max(counted_at) AS latest_at, ${chosen.closing} AS closing_n, ${chosen.opening} AS opening_n FROM counts)
       SELECT ${epochMs(sql.ref('ch.latest_at'))}::float8 AS latest_ms,

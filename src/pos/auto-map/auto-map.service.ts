@@ -1,5 +1,5 @@
 import type { Tenant, Trx } from '../../platform/db/database.js'
-import { listItemsForMatching } from '../../inventory/inventory.service.js'
+import { listItemsForMatching } from '../../inventory/index.js'
 import { toDbNumeric } from '../../platform/decimal.js'
 import { type Conversion, type DefaultConversion, defaultConversionFor } from './default-conversion.js'
 import { NameMatcher } from './name-matcher.js'

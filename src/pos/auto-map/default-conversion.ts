@@ -1,4 +1,4 @@
-import { ML_PER_US_FL_OZ } from '../../inventory/conversion.js'
+import { ML_PER_US_FL_OZ } from '../../inventory/index.js'
 import { type Serving, parseBarName } from './bar-names.js'
 
 /**

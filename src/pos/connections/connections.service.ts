@@ -3,7 +3,7 @@ import type { TLocalizedValidationError } from 'typebox/error'
 import type { Executor, Tenant, Trx } from '../../platform/db/database.js'
 import type { PageRequest } from '../../platform/http/pagination.js'
 import { newId } from '../../platform/ids.js'
-import { getLocation } from '../../locations/locations.service.js'
+import { getLocation } from '../../locations/index.js'
 import { type PosCredentials, type PosVendor, PosAdapterError } from '../vendors/adapter.js'
 import {
   type ConnectionRow,

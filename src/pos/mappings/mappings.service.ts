@@ -4,10 +4,8 @@ import type { Executor, Tenant, Trx } from '../../platform/db/database.js'
 import { quantityOut, toDbNumeric } from '../../platform/decimal.js'
 import { invalidParameter, platformErrors } from '../../platform/errors.js'
 import type { PageRequest } from '../../platform/http/pagination.js'
-import { inventoryErrors } from '../../inventory/inventory.errors.js'
-import { findItemRow, findItemRows, type ItemRow } from '../../inventory/inventory.service.js'
-import { checkConversionUnit, implausibleUsage } from '../../inventory/conversion.js'
-import { findRecipeNames, getRecipe } from '../../recipes/recipes.service.js'
+import { checkConversionUnit, findStockItem, findStockItems, implausibleUsage, inventoryErrors, type StockItem } from '../../inventory/index.js'
+import { findRecipeNames, getRecipe } from '../../recipes/index.js'
 import { lockConnection, getConnectionRow } from '../connections/connections.service.js'
 import { depleteLines, restateLines, usagePerPosUnit, type UsageRule } from '../sales/depletion.js'
 import {
@@ -34,7 +32,7 @@ function checkFactor(value: number): string {
 }
 
 /** The name of what a mapping takes from: its recipe's, else its item's; null when unmapped. */
-function targetName(row: MappingListRow, items: Map<string, ItemRow>, recipeNames: Map<string, string>): string | null {
+function targetName(row: MappingListRow, items: Map<string, StockItem>, recipeNames: Map<string, string>): string | null {
   if (row.recipe_id !== null) return recipeNames.get(row.recipe_id) ?? row.recipe_id
   return row.inventory_item_id === null ? null : (items.get(row.inventory_item_id)?.name ?? null)
 }
@@ -43,7 +41,7 @@ function targetName(row: MappingListRow, items: Map<string, ItemRow>, recipeName
 const USAGE_DECIMALS = 6
 
 /** What one POS unit takes, per item its mapping names, in the item's unit. */
-function usagePerSale(rules: UsageRule[], items: Map<string, ItemRow>): UsagePerSale[] {
+function usagePerSale(rules: UsageRule[], items: Map<string, StockItem>): UsagePerSale[] {
   return rules.flatMap((rule) => {
     const item = items.get(rule.itemId)
     return item ? [{ inventory_item_id: item.id, inventory_name: item.name, units: Number(rule.unitsPerPosUnit.round(USAGE_DECIMALS)), unit: item.unit }] : []
@@ -51,7 +49,7 @@ function usagePerSale(rules: UsageRule[], items: Map<string, ItemRow>): UsagePer
 }
 
 /** An implausible_usage warning per rule that looks wrong (inventory's implausibleUsage); a recipe's ingredient is never sold whole. */
-function usageWarnings(rules: UsageRule[], items: Map<string, ItemRow>): MappingWarning[] {
+function usageWarnings(rules: UsageRule[], items: Map<string, StockItem>): MappingWarning[] {
   return rules.flatMap((rule) => {
     const item = items.get(rule.itemId)
     const message = item && implausibleUsage(item, rule.unitsPerPosUnit, { soldWhole: rule.recipeId === null })
@@ -73,7 +71,7 @@ async function toProductMappings(db: Executor, tenant: Tenant, connectionId: str
     ...rows.flatMap((row) => [row.inventory_item_id, row.suggested_item_id].filter((id): id is string => id !== null)),
     ...[...rules.values()].flat().map((rule) => rule.itemId),
   ]
-  const items = await findItemRows(db, tenant, itemIds, { includeDeleted: true })
+  const items = await findStockItems(db, tenant, itemIds, { includeDeleted: true })
   return rows.map((row) => {
     const suggested = row.suggested_item_id === null ? undefined : items.get(row.suggested_item_id)
     const mapped = row.inventory_item_id !== null || row.recipe_id !== null
@@ -95,7 +93,7 @@ async function toProductMappings(db: Executor, tenant: Tenant, connectionId: str
         !mapped && suggested && row.suggested_confidence !== null
           ? {
               inventory_item_id: suggested.id,
-              location: suggested.location_id,
+              location: suggested.location,
               inventory_name: suggested.name,
               confidence: Number(row.suggested_confidence),
               reason: row.suggested_reason,
@@ -139,7 +137,7 @@ async function targetColumns(trx: Trx, tenant: Tenant, target: MappingTarget) {
     const recipe = await getRecipe(trx, tenant, target.recipeId)
     return { inventory_item_id: null, recipe_id: recipe.id, conversion_unit: null }
   }
-  const item = await findItemRow(trx, tenant, target.inventoryItemId)
+  const item = await findStockItem(trx, tenant, target.inventoryItemId)
   if (!item) throw inventoryErrors.itemNotFound(target.inventoryItemId)
   return { inventory_item_id: item.id, recipe_id: null, conversion_unit: checkConversionUnit(item, target.conversionUnit) }
 }

@@ -1,9 +1,8 @@
 import { type RawBuilder, sql } from 'kysely'
 import type { Executor, Tenant, Trx } from '../../platform/db/database.js'
 import { type Decimal, decimal } from '../../platform/decimal.js'
-import { stockUsed } from '../../inventory/conversion.js'
-import { applySaleUsage, findItemRows, itemsDepletedAt, restateSaleUsage, withdrawSaleUsage } from '../../inventory/inventory.service.js'
-import { ingredientsPerServing } from '../../recipes/recipes.service.js'
+import { applySaleUsage, findStockItems, itemsDepletedAt, restateSaleUsage, type SaleUsageRow, stockUsed, withdrawSaleUsage } from '../../inventory/index.js'
+import { ingredientsPerServing } from '../../recipes/index.js'
 import { mappingsOf } from '../mappings/mappings.repository.js'
 import { releaseDepletedLines } from './sales.repository.js'
 
@@ -29,7 +28,7 @@ async function usageRules(db: Executor, tenant: Tenant, connectionId: string, po
   const mappings = [...(await mappingsOf(db, connectionId, posItemIds)).values()]
   const itemIds = mappings.flatMap((mapping) => (mapping.inventory_item_id === null ? [] : [mapping.inventory_item_id]))
   const recipeIds = mappings.flatMap((mapping) => (mapping.recipe_id === null ? [] : [mapping.recipe_id]))
-  const items = await findItemRows(db, tenant, itemIds)
+  const items = await findStockItems(db, tenant, itemIds)
   const recipes = await ingredientsPerServing(db, tenant, recipeIds)
   return mappings.flatMap((mapping): UsageRule[] => {
     if (mapping.recipe_id !== null) {
@@ -123,7 +122,7 @@ async function usageSource(trx: Trx, tenant: Tenant, connectionId: string, lines
   if (rules.length === 0) return undefined
   const placed = await placeRules(trx, tenant, rules, connectionId, lines)
   const column = <T>(pick: (rule: PlacedRule) => T) => placed.map(pick)
-  const rows = sql`
+  const rows = sql<SaleUsageRow>`
     SELECT s.sequence AS sale_line, f.item_id, s.location_id AS sale_location_id, s.sold_at, s.quantity * f.per_unit AS units, f.recipe_id
     FROM pos_sales s
     JOIN unnest(${column((r) => r.posItemId)}::text[], ${column((r) => r.locationId)}::text[], ${column((r) => r.itemId)}::text[],
@@ -167,5 +166,5 @@ export async function restateLines(trx: Trx, tenant: Tenant, connectionId: strin
     return
   }
   const released = await releaseDepletedLines(trx, connectionId, posItemId)
-  if (released.length > 0) await withdrawSaleUsage(trx, tenant, sql`SELECT unnest(${released}::bigint[]) AS sale_line`, movement)
+  if (released.length > 0) await withdrawSaleUsage(trx, tenant, released, movement)
 }

@@ -1,10 +1,32 @@
-import { type RawBuilder, sql } from 'kysely'
+import { type Expression, sql } from 'kysely'
 import type { Executor, Tenant } from '../../platform/db/database.js'
+import type { PosSaleTable } from './sales.tables.js'
 
 /**
  * The sales history POS publishes for reports (analytics reads it here, never the tables). A line is
  * mapped when it took stock through a mapping (pos_sales.depleted); revenue is quantity × unit price.
  */
+
+/**
+ * The columns of pos_sales that analytics' rollup triggers read (analytics_roll_sales: every inserted,
+ * deleted or re-mapped line is folded into analytics_pos_item_days and analytics_unmapped_sale_days in the
+ * writing statement's transaction, where TypeScript cannot see it). They keep their name and meaning while
+ * the triggers read them: this list is checked against the table's type here, and against the triggers'
+ * SQL by test/analytics/rollup-contract.test.ts, so renaming one (`depleted`, say) fails one or the other.
+ */
+export const SALE_COLUMNS_ROLLED_UP = [
+  'sequence',
+  'account_id',
+  'environment',
+  'connection_id',
+  'pos_item_id',
+  'location_id',
+  'sold_at',
+  'name',
+  'quantity',
+  'unit_price',
+  'depleted',
+] as const satisfies readonly (keyof PosSaleTable)[]
 
 /** Moments of one location: after `start`, before `end`. */
 export interface LocationSpan {
@@ -20,25 +42,42 @@ function spansTable(spans: LocationSpan[]) {
 }
 
 /**
- * The tenant's unmapped sale lines (not depleted: no mapping took stock for them), as a relation a report's
- * own query filters by location and time (pos_sales_unmapped_time serves that): location_id, sold_at,
- * connection_id, pos_item_id, name, quantity. Analytics reads them only for the partial business days at
- * the ends of a count window; the whole days between come from its daily rollup of them.
+ * The tenant's unmapped sale lines (not depleted: no mapping took stock for them), as a typed subquery a
+ * report's own query filters by location and time (pos_sales_unmapped_time serves that): location_id,
+ * sold_at, connection_id, pos_item_id, name, quantity. Analytics reads them only for the partial business
+ * days at the ends of a count window; the whole days between come from its daily rollup of them.
  */
-export function unmappedSaleLines(tenant: Tenant): RawBuilder<unknown> {
-  return sql`(SELECT location_id, sold_at, connection_id, pos_item_id, name, quantity FROM pos_sales
-    WHERE account_id = ${tenant.accountId} AND environment = ${tenant.environment} AND NOT depleted)`
+export function unmappedSaleLines(db: Executor, tenant: Tenant) {
+  return (
+    db
+      .selectFrom('pos_sales')
+      .select(['location_id', 'sold_at', 'connection_id', 'pos_item_id', 'name', 'quantity'])
+      .where('account_id', '=', tenant.accountId)
+      .where('environment', '=', tenant.environment)
+      // As the partial index says it (NOT depleted): a bound `depleted = $1` would not match it.
+      .where((eb) => eb.not(eb.ref('depleted')))
+  )
 }
 
 /**
- * The SQL of one sale line's POS quantity when it is the tenant's and took stock through a mapping, else
- * null; `sequence` is SQL naming the line, usually a column of the query it is correlated with. The line is
- * found by its primary key alone: with the tenant in the WHERE, a planner without statistics on pos_sales
- * yet (a young database) probed the tenant's index and read every line of the account for each line.
+ * One sale line's POS quantity when it is the tenant's and took stock through a mapping, else null, as a
+ * typed scalar subquery; `sequence` is SQL naming the line, usually a column of the query it is correlated
+ * with. The line is found by its primary key alone: with the tenant in the WHERE, a planner without
+ * statistics on pos_sales yet (a young database) probed the tenant's index and read every line of the
+ * account for each line.
  */
-export function mappedSaleLineQuantity(tenant: Tenant, sequence: RawBuilder<unknown>): RawBuilder<string | null> {
-  return sql<string | null>`(SELECT CASE WHEN account_id = ${tenant.accountId} AND environment = ${tenant.environment} AND depleted THEN quantity END
-    FROM pos_sales WHERE sequence = ${sequence})`
+export function mappedSaleLineQuantity(db: Executor, tenant: Tenant, sequence: Expression<string>) {
+  return db
+    .selectFrom('pos_sales')
+    .select((eb) =>
+      eb
+        .case()
+        .when(eb.and([eb('account_id', '=', tenant.accountId), eb('environment', '=', tenant.environment), eb.ref('depleted')]))
+        .then(eb.ref('quantity'))
+        .end()
+        .as('quantity'),
+    )
+    .where('sequence', '=', sequence)
 }
 
 /** One sale line as the POS reported it. */
