@@ -178,9 +178,9 @@ export async function listItemRows(db: Executor, tenant: Tenant, query: ListItem
 /**
  * Every item a list query selects, in its order, batch after batch. The keyset carries the sort value as
  * the database's text (a timestamp keeps its microseconds), which the comparison reads back in the
- * column's type.
+ * column's type. `batchSize` rows a statement (an export's default).
  */
-export async function* itemBatches(db: Executor, tenant: Tenant, query: ListItemsQuery): AsyncGenerator<InventoryItem[]> {
+export async function* itemBatches(db: Executor, tenant: Tenant, query: ListItemsQuery, batchSize?: number): AsyncGenerator<InventoryItem[]> {
   const sort = query.sort ?? 'name'
   const direction = query.order ?? 'asc'
   const batches = keysetBatches(async (last: { id: string; sort_key: string } | undefined, size) => {
@@ -189,7 +189,7 @@ export async function* itemBatches(db: Executor, tenant: Tenant, query: ListItem
       .select(sql<string>`${sql.ref(sort)}::text`.as('sort_key'))
     if (last) select = select.where(sql<boolean>`(${sql.ref(sort)}, id) ${sql.raw(direction === 'asc' ? '>' : '<')} (${last.sort_key}, ${last.id})`)
     return select.orderBy(sort, direction).orderBy('id', direction).limit(size).execute()
-  })
+  }, batchSize)
   for await (const rows of batches) yield rows.map(rowToItem)
 }
 
