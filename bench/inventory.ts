@@ -5,6 +5,7 @@ import type { LoadResult, LoadSpec } from './load-worker.js'
 import { scratchPostgres } from '../test/helpers/context.js'
 import { type Callgrind, callgrind, CONTROL_HOST, callgrindAvailable, type InstructionCount } from './instructions.js'
 import { type BenchServer, forkListener, type Launcher, runLoad, startQuietServer } from './processes.js'
+import { referenceMs } from './machine-speed.js'
 
 /**
  * Inventory benchmark, measured the way the service runs: on a scratch PostgreSQL database (created and
@@ -15,7 +16,8 @@ import { type BenchServer, forkListener, type Launcher, runLoad, startQuietServe
  * Each round of a scenario loads barstock, its baseline, then the load generator's own ceiling: a trivial
  * server (bench/trivial-server.ts) answering barstock's bytes for the scenario from memory. The generator
  * is shown not to be the limit when it drives that server at 2× the baseline's rate or more; the table
- * says so per scenario. The better round of each side counts.
+ * says so per scenario. The better round of each side counts. Before each scenario's rounds the bench
+ * times the machine-speed reference (bench/machine-speed.ts) and prints it beside the figures.
  *
  * Then, where valgrind is installed, the instructions per request of barstock and of the baseline, each
  * restarted under callgrind (bench/instructions.ts): the figure to compare across machines and runs.
@@ -127,6 +129,8 @@ interface Throughput {
   ceiling: Measured
   ratio: number
   load: string
+  /** The machine-speed reference (bench/machine-speed.ts) timed just before the scenario's rounds, ms. */
+  referenceMs: number
 }
 
 interface Row {
@@ -202,6 +206,7 @@ function answerWith(trivial: BenchServer, body: string): Promise<void> {
 
 async function measureThroughput(scenario: Scenario, servers: Servers, trivial: BenchServer): Promise<Throughput> {
   await answerWith(trivial, await barstockAnswer(scenario, servers))
+  const reference = referenceMs()
   const timed = { durationSeconds: DURATION }
   const ours: Measured[] = []
   const base: Measured[] = []
@@ -217,7 +222,14 @@ async function measureThroughput(scenario: Scenario, servers: Servers, trivial: 
   for (const result of [...ours, ...base]) {
     if (result.non2xx) throw new Error(`${scenario.name}: non-2xx answers in the run ${JSON.stringify({ ours, base })}`)
   }
-  const row = { ours: best(ours), base: best(base), ceiling: best(ceiling), ratio: best(ours).requestsPerSecond / best(base).requestsPerSecond, load: loads.join(' → ') }
+  const row = {
+    ours: best(ours),
+    base: best(base),
+    ceiling: best(ceiling),
+    ratio: best(ours).requestsPerSecond / best(base).requestsPerSecond,
+    load: loads.join(' → '),
+    referenceMs: reference,
+  }
   const rounds = (results: Measured[]) =>
     results
       .map(
@@ -225,7 +237,9 @@ async function measureThroughput(scenario: Scenario, servers: Servers, trivial: 
           `${result.requestsPerSecond.toFixed(0)} req/s p99 ${result.p99} ms ${result.cpuMicrosPerRequest.toFixed(0)} µs CPU/req (generator ${result.generatorCpuMicrosPerRequest.toFixed(0)})${result.errors ? ` ${result.errors} errors` : ''}`,
       )
       .join(', ')
-  console.error(`${scenario.name} vs ${scenario.baseline}: barstock ${rounds(ours)}; baseline ${rounds(base)}; generator ceiling ${rounds(ceiling)}; load ${row.load}`)
+  console.error(
+    `${scenario.name} vs ${scenario.baseline}: barstock ${rounds(ours)}; baseline ${rounds(base)}; generator ceiling ${rounds(ceiling)}; load ${row.load}; reference workload ${reference.toFixed(0)} ms`,
+  )
   return row
 }
 
@@ -259,10 +273,19 @@ async function measureInstructions(rows: Row[], start: (nodeOptions: string[], l
 
 const thousands = (value: number) => Math.round(value).toLocaleString('en-US')
 
+/**
+ * A count whose requests did not all succeed counted other work (on a saturated machine, a server under
+ * valgrind can time out its database connections): said in the table, where it cannot be missed.
+ */
+function failedNote({ ours, base }: { ours: InstructionCount; base: InstructionCount }): string {
+  const failed = (count: InstructionCount) => count.load.errors + count.load.non2xx
+  return failed(ours) + failed(base) > 0 ? `, not valid: ${failed(ours)} : ${failed(base)} requests failed` : ''
+}
+
 function table(rows: Row[]): string {
   const lines = [
-    '| scenario | barstock req/s | p50 ms | p99 ms | baseline | baseline req/s | p50 ms | p99 ms | ratio | p99 ratio | CPU µs/req, barstock : baseline | generator ceiling req/s (× baseline) | instructions/req, barstock : baseline (ratio) | errors (timeouts), barstock : baseline | load average (1, 5, 15 min) |',
-    '|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---|---|---|---|',
+    '| scenario | barstock req/s | p50 ms | p99 ms | baseline | baseline req/s | p50 ms | p99 ms | ratio | p99 ratio | CPU µs/req, barstock : baseline | generator ceiling req/s (× baseline) | instructions/req, barstock : baseline (ratio) | errors (timeouts), barstock : baseline | load average (1, 5, 15 min) | reference workload ms |',
+    '|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---|---|---|---|---:|',
   ]
   for (const { scenario, throughput: t, instructions: i } of rows) {
     const measured = t
@@ -280,9 +303,9 @@ function table(rows: Row[]): string {
           `${t.ceiling.requestsPerSecond.toFixed(0)} (${(t.ceiling.requestsPerSecond / t.base.requestsPerSecond).toFixed(1)}×${t.ceiling.requestsPerSecond >= 2 * t.base.requestsPerSecond ? '' : ', below 2×: the generator may be the limit'})`,
         ]
       : ['—', '—', '—', scenario.baseline, '—', '—', '—', '—', '—', '—', '—']
-    const counted = i ? `${thousands(i.ours.perRequest)} : ${thousands(i.base.perRequest)} (${(i.ours.perRequest / i.base.perRequest).toFixed(2)})` : '—'
+    const counted = i ? `${thousands(i.ours.perRequest)} : ${thousands(i.base.perRequest)} (${(i.ours.perRequest / i.base.perRequest).toFixed(2)})${failedNote(i)}` : '—'
     const errors = t ? `${t.ours.errors} : ${t.base.errors}` : '—'
-    lines.push(`| ${scenario.name} | ${measured.join(' | ')} | ${counted} | ${errors} | ${t?.load ?? '—'} |`)
+    lines.push(`| ${scenario.name} | ${measured.join(' | ')} | ${counted} | ${errors} | ${t?.load ?? '—'} | ${t ? t.referenceMs.toFixed(0) : '—'} |`)
   }
   return lines.join('\n')
 }

@@ -1,9 +1,11 @@
+import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { sql } from 'kysely'
 import { openPostgres } from '../src/platform/db/connect.js'
 import type { Tenant } from '../src/platform/db/database.js'
 import { varianceReport } from '../src/analytics/variance/variance.service.js'
+import { getDemandForecast } from '../src/analytics/forecast/forecast.service.js'
 import { referenceMs } from './machine-speed.js'
 import { DAY_MS } from '../src/platform/zoned-time.js'
 
@@ -15,7 +17,9 @@ import { DAY_MS } from '../src/platform/zoned-time.js'
  * `BENCH_REUSE=<url> BENCH_BEFORE=<the other build's dist> node dist/bench/variance-interleaved.js [pairs]`;
  * the bench's report (`location=main_bar`, the 30 days before yesterday). The first three pairs are left
  * out (warm-up); the order inside a pair alternates. The reference workload is timed before every tenth
- * pair (its first figure is the one to read: later ones run optimized by the JIT).
+ * pair (its first figure is the one to read: later ones run optimized by the JIT). BENCH_REPORT=forecast
+ * compares the forecast endpoint's answer instead (`getDemandForecast`, all items, 7 days ahead, as the
+ * analytics bench asks for it).
  */
 
 const WARM_UP = 3
@@ -23,7 +27,14 @@ const WARM_UP = 3
 const url = process.env.BENCH_REUSE
 const otherBuild = process.env.BENCH_BEFORE
 if (!url || !otherBuild) throw new Error('BENCH_REUSE=<the kept database URL> and BENCH_BEFORE=<another build’s dist directory> are required')
-const other = (await import(pathToFileURL(resolve(otherBuild, 'src/analytics/variance.service.js')).href)) as { varianceReport: typeof varianceReport }
+const forecast = process.env.BENCH_REPORT === 'forecast'
+/** A module of the other build, at its path since analytics' sub-folders or, for an older build, before them. */
+async function fromOtherBuild<Module>(folder: string, file: string): Promise<Module> {
+  const current = resolve(otherBuild as string, 'src/analytics', folder, file)
+  return (await import(pathToFileURL(existsSync(current) ? current : resolve(otherBuild as string, 'src/analytics', file)).href)) as Module
+}
+const otherVariance = await fromOtherBuild<{ varianceReport: typeof varianceReport }>('variance', 'variance.service.js')
+const otherForecast = await fromOtherBuild<{ getDemandForecast: typeof getDemandForecast }>('forecast', 'forecast.service.js')
 const pairs = Number(process.argv[2] ?? 40)
 const handle = await openPostgres(url, 10)
 try {
@@ -36,7 +47,13 @@ try {
     date_to: new Date(now.getTime() - DAY_MS).toISOString().slice(0, 10),
     location: 'main_bar',
   }
-  const sides = { before: other.varianceReport, after: varianceReport }
+  // The refit delay only words an error this comparison does not meet.
+  const sides = forecast
+    ? {
+        before: (db: typeof handle.db) => otherForecast.getDemandForecast(db, tenant, { days_ahead: 7 }, 60_000),
+        after: (db: typeof handle.db) => getDemandForecast(db, tenant, { days_ahead: 7 }, 60_000),
+      }
+    : { before: (db: typeof handle.db) => otherVariance.varianceReport(db, tenant, query, now), after: (db: typeof handle.db) => varianceReport(db, tenant, query, now) }
   const walls = { before: [] as number[], after: [] as number[] }
   const references: number[] = []
   for (let pair = 0; pair < pairs + WARM_UP; pair++) {
@@ -45,7 +62,7 @@ try {
     const answers: string[] = []
     for (const side of order) {
       const start = performance.now()
-      answers.push(JSON.stringify(await sides[side](handle.db, tenant, query, now)))
+      answers.push(JSON.stringify(await sides[side](handle.db)))
       if (pair >= WARM_UP) walls[side].push(performance.now() - start)
     }
     if (answers[0] !== answers[1]) throw new Error(`the two builds answered differently in pair ${pair}`)

@@ -4,8 +4,8 @@
  */
 
 // Items, as the API shows them and as other rooms read them.
-export { type InventoryItem, PastTime } from './inventory.schemas.js'
-export { getItem, listItems, liveItemIdsAt, parseQuantity } from './inventory.service.js'
+export { type InventoryItem, type ListItemsQuery, PastTime } from './inventory.schemas.js'
+export { exportItems, getItem, listItems, liveItemIdsAt, parseQuantity } from './inventory.service.js'
 export {
   countItemsAtLocation,
   type DeliveryUnitCost,

@@ -1,5 +1,5 @@
 import type { Environment, Executor, Tenant, Trx } from '../platform/db/database.js'
-import { precompiled } from '../platform/db/precompiled.js'
+import { type Bind, precompiled, precompiledShapes, type Shaped } from '../platform/db/precompiled.js'
 import { decimal, quantityOut, unitCostOut } from '../platform/decimal.js'
 import { keysetBatches } from '../platform/db/keyset-batches.js'
 import type { InventoryItem, ListItemsQuery, StockMovement } from './inventory.schemas.js'
@@ -142,29 +142,63 @@ function filteredItems(db: Executor, tenant: Tenant, query: ListItemsQuery) {
   return select
 }
 
-export async function listItemRows(db: Executor, tenant: Tenant, query: ListItemsQuery, page: PageRequest) {
-  const select = filteredItems(db, tenant, query)
-  const sort = query.sort ?? 'name'
-  const direction = query.order ?? 'asc'
-  const rows = await select
+/**
+ * A page of a list query with the total in every row, compiled once per shape of query (which filters,
+ * sort and order): building and compiling it cost a list request several percent of its CPU. A search
+ * (q) is built each time: its patterns are made from the words, and its shapes are many.
+ */
+type PageArgs = [tenant: Tenant, query: ListItemsQuery, page: PageRequest]
+
+/** A list page's shape, its bound values passed through `bind`; a search is left out (see itemPage). */
+function pageShape(bind: Bind, tenant: Tenant, query: ListItemsQuery, page: PageRequest): Shaped<PageArgs> | undefined {
+  if (query.q) return undefined
+  return {
+    key: [!!query.location, !!query.category, query.low_stock, query.below_par, !!query.sku, query.sort, query.order].join(),
+    args: [
+      { accountId: bind(tenant.accountId), environment: bind(tenant.environment) },
+      { ...query, location: query.location && bind(query.location), category: query.category && bind(query.category), sku: query.sku && bind(query.sku) },
+      { ...page, perPage: bind(page.perPage), offset: bind(page.offset) },
+    ],
+  }
+}
+
+/**
+ * A page of a list query with the total in every row, compiled once per shape of query (which filters,
+ * sort and order): building and compiling it cost a list request several percent of its CPU. A search
+ * (q) is built each time: its patterns are made from the words, and its shapes are many.
+ */
+const itemPage = precompiledShapes(pageShape, (db, ...[tenant, query, page]: PageArgs) =>
+  filteredItems(db, tenant, query)
     .selectAll()
     .select((eb) => eb.fn.countAll<number>().over().as('total'))
-    .orderBy(sort, direction)
-    .orderBy('id', direction)
+    .orderBy(query.sort ?? 'name', query.order ?? 'asc')
+    .orderBy('id', query.order ?? 'asc')
     .limit(page.perPage)
-    .offset(page.offset)
-    .execute()
+    .offset(page.offset),
+)
+
+export async function listItemRows(db: Executor, tenant: Tenant, query: ListItemsQuery, page: PageRequest) {
+  const rows = await itemPage(db, tenant, query, page)
   // Past the last page no row carries the total: count separately.
-  const total = rows[0] !== undefined ? Number(rows[0].total) : Number((await select.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
+  const total =
+    rows[0] !== undefined
+      ? Number(rows[0].total)
+      : Number(
+          (
+            await filteredItems(db, tenant, query)
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        )
   return { rows, total }
 }
 
 /**
  * Every item a list query selects, in its order, batch after batch. The keyset carries the sort value as
  * the database's text (a timestamp keeps its microseconds), which the comparison reads back in the
- * column's type.
+ * column's type. `batchSize` rows a statement (an export's default).
  */
-export async function* itemBatches(db: Executor, tenant: Tenant, query: ListItemsQuery): AsyncGenerator<InventoryItem[]> {
+export async function* itemBatches(db: Executor, tenant: Tenant, query: ListItemsQuery, batchSize?: number): AsyncGenerator<InventoryItem[]> {
   const sort = query.sort ?? 'name'
   const direction = query.order ?? 'asc'
   const batches = keysetBatches(async (last: { id: string; sort_key: string } | undefined, size) => {
@@ -173,7 +207,7 @@ export async function* itemBatches(db: Executor, tenant: Tenant, query: ListItem
       .select(sql<string>`${sql.ref(sort)}::text`.as('sort_key'))
     if (last) select = select.where(sql<boolean>`(${sql.ref(sort)}, id) ${sql.raw(direction === 'asc' ? '>' : '<')} (${last.sort_key}, ${last.id})`)
     return select.orderBy(sort, direction).orderBy('id', direction).limit(size).execute()
-  })
+  }, batchSize)
   for await (const rows of batches) yield rows.map(rowToItem)
 }
 

@@ -156,10 +156,13 @@ export async function listItems(db: Executor, tenant: Tenant, query: ListItemsQu
   return { items: rows.map(rowToItem), total }
 }
 
-/** Every item of a list query (its filters and order, no page), in batches. Throws location_not_found before any is read. */
-export async function exportItems(db: Executor, tenant: Tenant, query: ListItemsQuery): Promise<AsyncIterable<InventoryItem[]>> {
+/**
+ * Every item of a list query (its filters and order, no page), in batches (of `batchSize` items, by default
+ * an export's). Throws location_not_found before any is read.
+ */
+export async function exportItems(db: Executor, tenant: Tenant, query: ListItemsQuery, batchSize?: number): Promise<AsyncIterable<InventoryItem[]>> {
   await checkLocationFilter(db, tenant, query.location)
-  return itemBatches(db, tenant, query)
+  return itemBatches(db, tenant, query, batchSize)
 }
 
 /**

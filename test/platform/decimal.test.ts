@@ -86,3 +86,27 @@ describe('scaled decimals', () => {
     assert.throws(() => toScaled('0.12345', 4), /more than 4 decimals/)
   })
 })
+
+describe('toApiNumber', () => {
+  test('a database numeric’s text answers what its exact decimal rounded answers, with or without the shortcut', () => {
+    const cases = ['0', '-0', '-0.0000', '12', '-12.5000', '0.1000', '1.23450', '1.23456', '99999999.99995', '-7.00005', '-0.001', '-0.005', '00012.5', '1e3', '.5', '5.', '+5']
+    cases.push('123456789012345678.123456789', '-98765432109876543210.5', '0.00000000000000000001')
+    const next = random(11)
+    for (let index = 0; index < 20_000; index++) {
+      const value = randomDecimal(next, 9, Math.floor(next() * 7))
+      cases.push(value.endsWith('.') ? value.slice(0, -1) : value, `${value}000`)
+    }
+    for (const text of cases) {
+      for (const places of [0, 2, 4]) {
+        let exact: number
+        try {
+          exact = Number(decimal(text).round(places).toFixed(places)) || 0
+        } catch {
+          assert.throws(() => toApiNumber(text, places), /Invalid number/, text)
+          continue
+        }
+        assert.ok(Object.is(toApiNumber(text, places), exact), `${text} at ${places}: ${toApiNumber(text, places)}, exactly ${exact}`)
+      }
+    }
+  })
+})

@@ -1,4 +1,4 @@
-import { type InventoryItem, listItems } from '../../inventory/index.js'
+import { exportItems, type InventoryItem, type ListItemsQuery } from '../../inventory/index.js'
 import { listLocations, type Location } from '../../locations/index.js'
 import type { Executor, Tenant } from '../../platform/db/database.js'
 
@@ -14,13 +14,16 @@ export async function allLocations(db: Executor, tenant: Tenant): Promise<Locati
   }
 }
 
-/** Every live item of the tenant matching the filters, by name, through the inventory service. */
+/** Items a statement of allItems reads: a bar's whole catalogue in one. */
+const ITEMS_PER_READ = 5000
+
+/**
+ * Every live item of the tenant matching the filters, by name, through the inventory service: its export,
+ * read by keyset, ITEMS_PER_READ at a time. Pages of 100 read by offset, each counting the list's total
+ * again, took the forecast endpoint 20 round trips for 2,000 items, most of its time on a busy machine.
+ */
 export async function allItems(db: Executor, tenant: Tenant, filter: { location?: string; category?: string }): Promise<InventoryItem[]> {
   const items: InventoryItem[] = []
-  for (let page = 1; ; page++) {
-    const query = { ...filter, page, per_page: PAGE_SIZE } as Parameters<typeof listItems>[2]
-    const batch = await listItems(db, tenant, query, { page, perPage: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE })
-    items.push(...batch.items)
-    if (items.length >= batch.total || batch.items.length === 0) return items
-  }
+  for await (const batch of await exportItems(db, tenant, filter as ListItemsQuery, ITEMS_PER_READ)) items.push(...batch)
+  return items
 }

@@ -91,14 +91,21 @@ function similarOf(item: ReportItem, resembling: Resembling[]): UnmappedSimilar[
 /**
  * For each window's item, the unmapped POS items sold at its location after its opening count and up to
  * its closing count whose names resemble it (from SIMILAR_NAME up), by item id. Names are matched among
- * the live items of the sales' own location (`catalogues`, by location id), whatever else a report
+ * the live items of the sales’ own location (`readCatalogues`, by location id, read only when there are), whatever else a report
  * covers: an item's causes do not depend on which other locations or categories are in the report.
  */
-export async function unmappedSimilarTo(db: Executor, tenant: Tenant, windows: WindowOfItem[], catalogues: Map<string, ReportItem[]>): Promise<Map<string, UnmappedSimilar[]>> {
+export async function unmappedSimilarTo(
+  db: Executor,
+  tenant: Tenant,
+  windows: WindowOfItem[],
+  readCatalogues: () => Promise<Map<string, ReportItem[]>>,
+): Promise<Map<string, UnmappedSimilar[]>> {
   const similar = new Map<string, UnmappedSimilar[]>()
   const { spans, indexOf } = await distinctSpans(db, tenant, windows)
   const unmapped = await unmappedSalesInSpans(db, tenant, spans)
   if (unmapped.length === 0) return similar
+  // Read only now: a period without unmapped sales (most) needs no catalogue.
+  const catalogues = await readCatalogues()
   // Per span, per resembling item.
   const bySpanAndItem = new Map<string, Resembling[]>()
   for (const [location, catalogue] of catalogues) {

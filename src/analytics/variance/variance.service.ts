@@ -162,11 +162,13 @@ export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[
       tenant,
       flagged.map((entry) => ({ item: entry.item, earlier: entry.window.earlier })),
     ),
-    cataloguesOf(
-      db,
-      tenant,
-      flagged.map((entry) => entry.item.location_id),
-    ).then((catalogues) => unmappedSimilarTo(db, tenant, flagged, catalogues)),
+    unmappedSimilarTo(db, tenant, flagged, () =>
+      cataloguesOf(
+        db,
+        tenant,
+        flagged.map((entry) => entry.item.location_id),
+      ),
+    ),
     itemsSoldInOwnUnit(db, tenant, spans),
   ])
   flagged.forEach((entry, index) => {

@@ -10,6 +10,7 @@ import { gatedDialect } from './gated-dialect.js'
 import { ReplicaMonitor, type ReplicaState, routedPool } from './read-replica.js'
 import { applyRoleTimeouts, DatabaseSetupError, sessionTimeoutMismatches } from './session-settings.js'
 import { type ProbeResult, type ProbeVerdict, StallWatch } from './stall-watch.js'
+import { useFastTimestampParser } from './timestamps.js'
 
 export type Listener = (payload: string) => void
 
@@ -45,6 +46,7 @@ export interface DatabaseHandle {
 
 // int8 counts come back as JS numbers (they stay far below 2^53); numeric stays a string for big.js.
 pg.types.setTypeParser(20, (value: string) => Number(value))
+useFastTimestampParser()
 
 export function pgliteDirectory(dataDir: string): string {
   return join(dataDir, 'pgdata')
