@@ -37,7 +37,8 @@ export interface SaleSource {
 
 /**
  * Inserts lines with one statement (a column array each, so any number of lines costs a handful of
- * parameters); a (connection, line id) stored before is skipped. Returns the lines actually inserted.
+ * parameters); a (connection, line id) stored before is skipped, whatever its sale time (the line keys'
+ * trigger, migrations/20261127160000_partition_sales_ledger.sql). Returns the lines actually inserted.
  */
 export async function insertSaleLines(db: Executor, source: SaleSource, lines: SaleLineRow[]): Promise<{ posItemId: string; quantity: string; depleted: boolean }[]> {
   if (lines.length === 0) return []
@@ -64,8 +65,7 @@ function insertLinesStatement(source: SaleSource, lines: SaleLineRow[]) {
       ${column((l) => l.soldAt.toISOString())}::timestamptz[], ${column((l) => l.staffId)}::text[], ${column((l) => l.staffName)}::text[],
       ${column((l) => l.checkId)}::text[], ${column((l) => l.tip)}::numeric[], ${column((l) => l.depleted)}::boolean[],
       ${column((l) => l.parentLineId)}::text[])
-      AS l (line_id, location_id, pos_item_id, name, quantity, unit_price, sold_at, staff_id, staff_name, check_id, tip, depleted, parent_line_id)
-    ON CONFLICT (connection_id, line_id) DO NOTHING`
+      AS l (line_id, location_id, pos_item_id, name, quantity, unit_price, sold_at, staff_id, staff_name, check_id, tip, depleted, parent_line_id)`
 }
 
 /**
@@ -82,7 +82,7 @@ export async function stageCorrections(db: Executor, source: SaleSource, correct
     FROM unnest(${column((c) => c.lineId)}::text[], ${column((c) => c.correctsLineId)}::text[], ${column((c) => c.quantity)}::numeric[],
       ${column((c) => c.unitPrice)}::numeric[], ${column((c) => c.correctedAt.toISOString())}::timestamptz[])
       AS c (line_id, corrects_line_id, quantity, unit_price, corrected_at)
-    WHERE NOT EXISTS (SELECT 1 FROM pos_sales s WHERE s.connection_id = ${source.connectionId} AND s.line_id = c.line_id)
+    WHERE NOT EXISTS (SELECT 1 FROM pos_sale_line_keys k WHERE k.connection_id = ${source.connectionId} AND k.line_id = c.line_id)
     ON CONFLICT (connection_id, line_id) DO NOTHING`.execute(db)
   return Number(result.numAffectedRows ?? 0)
 }
@@ -104,8 +104,7 @@ export async function resolveCorrections(trx: Trx, connectionId: string, sourceI
       quantity, unit_price, sold_at, staff_id, staff_name, check_id, tip, depleted, corrects_line_id, corrected_at)
     SELECT account_id, environment, ${connectionId}, ${sourceId}, line_id, location_id, pos_item_id, name,
       quantity, unit_price, sold_at, staff_id, staff_name, check_id, NULL, depleted, corrects_line_id, corrected_at
-    FROM resolved
-    ON CONFLICT (connection_id, line_id) DO NOTHING`.execute(trx)
+    FROM resolved`.execute(trx)
   return Number(result.numAffectedRows ?? 0)
 }
 
