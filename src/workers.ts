@@ -4,12 +4,13 @@ import { startPurchaseOrderWorker } from './ordering/purchase-order-worker.js'
 import { startPosScheduler, startPosSyncWorker } from './pos/sync-worker.js'
 import { startForecastWorker } from './analytics/forecast-refit.js'
 import { loadWebhookSettings } from './webhooks/webhook-settings.js'
+import { startPartitionMaintenance } from './platform/db/partitions.js'
 
 /**
  * The background work of every domain (webhook delivery, purchase-order e-mail, POS sync runs and
- * schedules, demand forecast refits). Each runs in the server process and in `barstock worker`; list new ones here.
+ * schedules, demand forecast refits, monthly partitions made ahead). Each runs in the server process and in `barstock worker`; list new ones here.
  */
-const WORKERS: WorkerStarter[] = [startPurchaseOrderWorker, startWebhookWorker, startPosSyncWorker, startPosScheduler, startForecastWorker]
+const WORKERS: WorkerStarter[] = [startPurchaseOrderWorker, startWebhookWorker, startPosSyncWorker, startPosScheduler, startForecastWorker, startPartitionMaintenance]
 
 /** The workers' own settings read from the environment (each throws ConfigError on a value it cannot use). */
 const WORKER_SETTINGS: (() => unknown)[] = [loadWebhookSettings]
