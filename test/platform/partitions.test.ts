@@ -43,7 +43,10 @@ async function archive(beforeMonth: string, drop = false): Promise<ArchiveResult
 async function importLine(lineId: string, soldAt: string, posItemId = 'GIN') {
   const response = await ctx.request('POST', '/v1/sales', {
     key: caller.key,
-    body: { connection_id: channel.connectionId, sales: [{ line_id: lineId, location: 'main_bar', pos_item_id: posItemId, name: 'Gin & tonic', quantity: 1, unit_price: 9, sold_at: soldAt }] },
+    body: {
+      connection_id: channel.connectionId,
+      sales: [{ line_id: lineId, location: 'main_bar', pos_item_id: posItemId, name: 'Gin & tonic', quantity: 1, unit_price: 9, sold_at: soldAt }],
+    },
   })
   assert.equal(response.statusCode, 201, response.body)
   const { imported, duplicates } = json(response).data as { imported: number; duplicates: number }
@@ -93,7 +96,9 @@ test('archive refuses a month younger than the configured age, and one whose his
   await count(ctx, caller, [{ item_id: counted.id, quantity: 3 }], '2021-09-10T23:00:00Z')
   await assert.rejects(
     archive('2021-07'),
-    new RegExp(`would archive stock history that item ${counted.id} \\(Rum, account ${caller.tenant.accountId}, sandbox\\) still needs from 2021-06-10T23:00:00.000Z.*the latest month allowed now is 2021-06`),
+    new RegExp(
+      `would archive stock history that item ${counted.id} \\(Rum, account ${caller.tenant.accountId}, sandbox\\) still needs from 2021-06-10T23:00:00.000Z.*the latest month allowed now is 2021-06`,
+    ),
   )
   await assert.rejects(archive('2021-13'), /--before takes a month as YYYY-MM, got "2021-13"/)
   assert.deepEqual(await partitionNames(), partitionsBefore)
@@ -124,7 +129,9 @@ test('archive detaches the months before the one named; reports over them still 
   assert.deepEqual(months('pos_sales'), ['2019-03', '2020-01', '2020-02'])
   assert.deepEqual(months('stock_sale_usage'), ['2019-03', '2020-01', '2020-02'])
   for (const part of archived.partitions) assert.match(part.kept_as ?? '', new RegExp(`^${part.table}_${part.month.replace('-', '_')}_archived_\\d{14}$`))
-  const kept = await sql<{ lines: number }>`SELECT count(*)::int AS lines FROM ${sql.table(archived.partitions.find((part) => part.table === 'pos_sales' && part.month === '2020-01')!.kept_as!)}`.execute(ctx.database.db)
+  const kept = await sql<{
+    lines: number
+  }>`SELECT count(*)::int AS lines FROM ${sql.table(archived.partitions.find((part) => part.table === 'pos_sales' && part.month === '2020-01')!.kept_as!)}`.execute(ctx.database.db)
   assert.equal(kept.rows[0]?.lines, 3, 'the detached month keeps its lines, as a table of its own')
   assert.ok(!(await partitionNames()).some((name) => name.startsWith('pos_sales_2020_')), 'no longer a partition')
 
