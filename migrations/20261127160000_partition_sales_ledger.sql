@@ -194,3 +194,16 @@ CREATE TRIGGER stock_movements_forget_windows AFTER INSERT ON stock_movements RE
   FOR EACH STATEMENT EXECUTE FUNCTION analytics_forget_count_windows();
 
 DROP TABLE months_to_make;
+
+-- The planner prices a lookup that does not name the month (a sale line by its sequence, a usage row by
+-- its line) once per partition, so a report's query of a few thousand such lookups passed the JIT
+-- thresholds (jit_above_cost 100,000, jit_optimize_above_cost 500,000): compiling and optimizing it took
+-- 3.0 s of a 3.7 s variance report on PostgreSQL 15 (docs/benchmarks.md), where unpartitioned it stayed
+-- under them. The service's queries are short: JIT off for this database. A role that may not alter the
+-- database leaves it on, with a notice (docs/operations.md says how to set it).
+DO $$
+BEGIN
+  EXECUTE format('ALTER DATABASE %I SET jit = off', current_database());
+EXCEPTION WHEN insufficient_privilege THEN
+  RAISE NOTICE 'barstock: could not turn JIT off for this database; run ALTER DATABASE % SET jit = off as its owner', current_database();
+END $$;

@@ -16,12 +16,12 @@ export async function itemsSoldInOwnUnit(db: Executor, tenant: Tenant, spans: Hi
   const result = await sql<{ item_id: string }>`
     SELECT per_line.item_id
     FROM (
-      SELECT s.item_id, u.sale_line, sum(u.units) AS units
+      SELECT s.item_id, u.sale_line, u.sold_at, sum(u.units) AS units
       FROM unnest(${spans.map((span) => span.itemId)}::text[], ${spans.map((span) => span.from.toISOString())}::timestamptz[],
         ${spans.map((span) => span.to.toISOString())}::timestamptz[]) AS s (item_id, from_at, to_at)
       CROSS JOIN LATERAL ${saleUsageInSpan} u
-      GROUP BY s.item_id, u.sale_line) per_line
+      GROUP BY s.item_id, u.sale_line, u.sold_at) per_line
     GROUP BY per_line.item_id
-    HAVING bool_and(per_line.units = ${mappedSaleLineQuantity(tenant, sql.ref('per_line.sale_line'))})`.execute(db)
+    HAVING bool_and(per_line.units = ${mappedSaleLineQuantity(tenant, sql.ref('per_line.sale_line'), sql.ref('per_line.sold_at'))})`.execute(db)
   return new Set(result.rows.map((row) => row.item_id))
 }

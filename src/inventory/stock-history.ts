@@ -158,14 +158,15 @@ export async function crossLocationSaleLines(db: Executor, tenant: Tenant, itemI
 }
 
 /**
- * The usage of a span's item by the sale lines sold inside it (sale_line, the POS line's sequence; units,
+ * The usage of a span's item by the sale lines sold inside it (sale_line, the POS line's sequence; sold_at,
+ * its sale time, with which POS finds the line in one partition; units,
  * item units the line took; a recipe line may use an item in several rows), as a lateral subquery over a
  * relation of spans `s` (s.item_id, s.from_at, s.to_at) whose items are the tenant's own. It reads by the
  * item index, without a tenant filter: with one, on a table without statistics yet (a fresh import before
  * autoanalyze), the planner scanned the tenant's whole usage index once per span (30 s for 1,000 items
  * at 50,000 lines, past the statement timeout of a count).
  */
-export const saleUsageInSpan: RawBuilder<unknown> = sql`(SELECT u.sale_line, u.units FROM stock_sale_usage u
+export const saleUsageInSpan: RawBuilder<unknown> = sql`(SELECT u.sale_line, u.sold_at, u.units FROM stock_sale_usage u
   WHERE u.item_id = s.item_id AND u.sold_at > s.from_at AND u.sold_at <= s.to_at)`
 
 /** One item's usage by one sale line, as recorded when the line was applied. */

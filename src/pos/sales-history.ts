@@ -32,13 +32,15 @@ export function unmappedSaleLines(tenant: Tenant): RawBuilder<unknown> {
 
 /**
  * The SQL of one sale line's POS quantity when it is the tenant's and took stock through a mapping, else
- * null; `sequence` is SQL naming the line, usually a column of the query it is correlated with. The line is
- * found by its primary key alone: with the tenant in the WHERE, a planner without statistics on pos_sales
- * yet (a young database) probed the tenant's index and read every line of the account for each line.
+ * null; `sequence` and `soldAt` are SQL naming the line and its sale time, usually columns of the query it
+ * is correlated with. The line is found by its primary key alone, sequence and sale time (pos_sales is
+ * partitioned by month: the time probes one month's index, not every month's): with the tenant in the
+ * WHERE, a planner without statistics on pos_sales yet (a young database) probed the tenant's index and
+ * read every line of the account for each line.
  */
-export function mappedSaleLineQuantity(tenant: Tenant, sequence: RawBuilder<unknown>): RawBuilder<string | null> {
+export function mappedSaleLineQuantity(tenant: Tenant, sequence: RawBuilder<unknown>, soldAt: RawBuilder<unknown>): RawBuilder<string | null> {
   return sql<string | null>`(SELECT CASE WHEN account_id = ${tenant.accountId} AND environment = ${tenant.environment} AND depleted THEN quantity END
-    FROM pos_sales WHERE sequence = ${sequence})`
+    FROM pos_sales WHERE sequence = ${sequence} AND sold_at = ${soldAt})`
 }
 
 /** One sale line as the POS reported it. */
