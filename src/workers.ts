@@ -3,12 +3,13 @@ import { loadWebhookSettings, startWebhookWorker } from './webhooks/index.js'
 import { startPurchaseOrderWorker } from './ordering/index.js'
 import { startPosScheduler, startPosSyncWorker } from './pos/index.js'
 import { startForecastWorker } from './analytics/index.js'
+import { startPartitionMaintenance } from './platform/db/partitions.js'
 
 /**
  * The background work of every domain (webhook delivery, purchase-order e-mail, POS sync runs and
- * schedules, demand forecast refits). Each runs in the server process and in `barstock worker`; list new ones here.
+ * schedules, demand forecast refits, monthly partitions made ahead). Each runs in the server process and in `barstock worker`; list new ones here.
  */
-const WORKERS: WorkerStarter[] = [startPurchaseOrderWorker, startWebhookWorker, startPosSyncWorker, startPosScheduler, startForecastWorker]
+const WORKERS: WorkerStarter[] = [startPurchaseOrderWorker, startWebhookWorker, startPosSyncWorker, startPosScheduler, startForecastWorker, startPartitionMaintenance]
 
 /** The workers' own settings read from the environment (each throws ConfigError on a value it cannot use). */
 const WORKER_SETTINGS: (() => unknown)[] = [loadWebhookSettings]

@@ -7,4 +7,5 @@ export { analyticsEvents } from './analytics.events.js'
 export { startForecastWorker } from './forecast/forecast-refit.js'
 // Handed to inventory (the count observer) and ordering (the demand forecaster) by the wiring.
 export { emitCountVariance } from './variance/count-variance.js'
+export { PREVIOUS_WINDOWS } from './variance/variance-windows.js'
 export { storedDemandForecasts } from './forecast/forecast.service.js'

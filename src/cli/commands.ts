@@ -7,6 +7,7 @@ import { newId } from '../platform/ids.js'
 import { createDefaultLocations } from '../locations/locations.service.js'
 import type { AdminCommand } from '../platform/admin-channel.js'
 import { runSalesImportCommand, runSalesLocationsCommand } from './pos-commands.js'
+import { runArchiveCommand } from './archive-command.js'
 
 export const DEFAULT_ACCOUNT_ID = 'acct_default'
 
@@ -38,6 +39,7 @@ export function adminCommands(database: DatabaseHandle): Record<string, AdminCom
       return { path, bytes: archive.length }
     },
     'sales.import': (args) => runSalesImportCommand(db, args),
+    archive: (args) => runArchiveCommand(database, args),
     'keys.create': async (args) => {
       const accountId = typeof args.account === 'string' ? args.account : DEFAULT_ACCOUNT_ID
       await ensureAccount(db, accountId)

@@ -7,6 +7,7 @@ import { registerPosCommands } from './pos-commands.js'
 import type { Config } from '../platform/config.js'
 import type { ApiKeyInfo } from '../platform/auth/api-keys.js'
 import { serviceVersion } from '../platform/version.js'
+import type { ArchiveResult } from './archive-command.js'
 
 function printResult(result: unknown, json: boolean, describe: (result: never) => string): void {
   // Only the result goes to stdout (notices go to stderr), so --json output parses as it is; through npm,
@@ -99,6 +100,25 @@ program
     const key = config.secretKey ? 'BARSTOCK_SECRET_KEY' : join(config.dataDir, 'secret.key')
     printResult(written, Boolean(options.json), () => `wrote ${written.path} (${written.bytes} bytes). Keep ${key} with it: the POS credentials inside need it.`)
   })
+
+program
+  .command('archive')
+  .description('Detach the month partitions of sales, sale usage and the stock ledger before a month, when no report or count window needs them (docs/operations.md)')
+  .requiredOption('--before <YYYY-MM>', 'the first month to keep (UTC months)')
+  .option('--drop', 'drop the detached partitions instead of keeping them as tables of their own')
+  .option('--json', 'print {before, dropped, partitions: [{table, month, kept_as}]} as JSON')
+  .action(async (options: CommandOptions & { before: string; drop?: boolean }) => {
+    const config = loadConfig()
+    const args = { before: options.before, drop: options.drop === true, archiveAfterDays: config.archiveAfterDays }
+    const result = (await runAdminCommand(config, 'archive', args)) as ArchiveResult
+    printResult(result, Boolean(options.json), () => describeArchive(result))
+  })
+
+function describeArchive(result: ArchiveResult): string {
+  if (result.partitions.length === 0) return `no partition before ${result.before}: nothing archived`
+  const lines = result.partitions.map((part) => `${part.table} ${part.month}: ${part.kept_as ? `detached, kept as ${part.kept_as}` : 'dropped'}`)
+  return lines.join('\n')
+}
 
 const keys = program.command('keys').description('Create, list and revoke API keys')
 

@@ -46,6 +46,7 @@ export {
 export { dailyUsage, firstLateUsage, firstUsageDays, latestUsageSequence } from './usage-history.js'
 
 // For the wiring.
+export { oldestHistoryInUse } from './archive-horizon.js'
 export { inventoryRoutes } from './inventory.routes.js'
 export { stockOperationRoutes } from './operations.routes.js'
 export { inventoryEvents } from './inventory.events.js'

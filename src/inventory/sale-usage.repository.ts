@@ -54,7 +54,7 @@ export async function insertSaleUsage(trx: Trx, tenant: Tenant, batchId: string,
     FROM (${source}) AS s
     JOIN inventory_items i ON i.id = s.item_id AND i.account_id = ${tenant.accountId} AND i.environment = ${tenant.environment}
       AND i.deleted_at IS NULL
-    ON CONFLICT (sale_line, item_id) DO NOTHING`.execute(trx)
+    ON CONFLICT (sale_line, item_id, sold_at) DO NOTHING`.execute(trx)
 }
 
 export interface UsageDay {

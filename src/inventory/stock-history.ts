@@ -196,7 +196,8 @@ export interface HistorySpanRefs {
 }
 
 /**
- * The usage of a span's item by the sale lines sold inside it (sale_line, the POS line's sequence; units,
+ * The usage of a span's item by the sale lines sold inside it (sale_line, the POS line's sequence; sold_at,
+ * its sale time, with which POS finds the line in one partition; units,
  * item units the line took; a recipe line may use an item in several rows), as a typed subquery of a
  * report's query, correlated with it through `span` (the span's item, whose items are the tenant's own).
  * It reads by the item index, without a tenant filter: with one, on a table without statistics yet (a
@@ -206,7 +207,7 @@ export interface HistorySpanRefs {
 export function saleUsageInSpan(db: Executor, span: HistorySpanRefs) {
   return db
     .selectFrom('stock_sale_usage as u')
-    .select(['u.sale_line', 'u.units'])
+    .select(['u.sale_line', 'u.sold_at', 'u.units'])
     .where('u.item_id', '=', span.itemId)
     .where('u.sold_at', '>', span.from)
     .where('u.sold_at', '<=', span.to)

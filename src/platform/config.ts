@@ -65,6 +65,8 @@ export interface Config {
    * this long after the first change not yet reflected (later changes of a burst wait for the same one).
    */
   forecastRefitDelayMs: number
+  /** `barstock archive` detaches no month of sales younger than this many days (docs/operations.md, "Partitions and archive"). */
+  archiveAfterDays: number
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -98,6 +100,19 @@ function positiveInteger(env: Env, name: string, fallback: number, max = Number.
   const value = Number(raw)
   if (value < 1 || value > max) throw new ConfigError(name, `must be between 1 and ${max}, got ${value}`)
   return value
+}
+
+/**
+ * A report's period is at most 366 days and its trend reads the period before it: a report of the last
+ * year reads sale lines up to 732 days back (the staff report and period facts read lines, not rollups),
+ * so younger months stay whatever the setting; it may only be longer.
+ */
+const MIN_ARCHIVE_AFTER_DAYS = 2 * 366
+
+function archiveAfterDays(env: Env): number {
+  const days = positiveInteger(env, 'BARSTOCK_ARCHIVE_AFTER_DAYS', 732)
+  if (days < MIN_ARCHIVE_AFTER_DAYS) throw new ConfigError('BARSTOCK_ARCHIVE_AFTER_DAYS', `must be at least ${MIN_ARCHIVE_AFTER_DAYS} days, got ${days}`)
+  return days
 }
 
 function flag(env: Env, name: string): boolean {
@@ -218,5 +233,6 @@ export function loadConfig(env: Env = process.env): Config {
     },
     metricsToken: token(env, 'BARSTOCK_METRICS_TOKEN'),
     forecastRefitDelayMs: positiveInteger(env, 'BARSTOCK_FORECAST_REFIT_DELAY_SECONDS', 60, 3600) * 1000,
+    archiveAfterDays: archiveAfterDays(env),
   }
 }

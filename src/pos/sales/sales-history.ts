@@ -61,12 +61,13 @@ export function unmappedSaleLines(db: Executor, tenant: Tenant) {
 
 /**
  * One sale line's POS quantity when it is the tenant's and took stock through a mapping, else null, as a
- * typed scalar subquery; `sequence` is SQL naming the line, usually a column of the query it is correlated
- * with. The line is found by its primary key alone: with the tenant in the WHERE, a planner without
- * statistics on pos_sales yet (a young database) probed the tenant's index and read every line of the
- * account for each line.
+ * typed scalar subquery; `sequence` and `soldAt` are SQL naming the line and its sale time, usually columns
+ * of the query it is correlated with. The line is found by its primary key alone, sequence and sale time
+ * (pos_sales is partitioned by month: the time probes one month's index, not every month's): with the
+ * tenant in the WHERE, a planner without statistics on pos_sales yet (a young database) probed the
+ * tenant's index and read every line of the account for each line.
  */
-export function mappedSaleLineQuantity(db: Executor, tenant: Tenant, sequence: Expression<string>) {
+export function mappedSaleLineQuantity(db: Executor, tenant: Tenant, sequence: Expression<string>, soldAt: Expression<Date>) {
   return db
     .selectFrom('pos_sales')
     .select((eb) =>
@@ -78,6 +79,7 @@ export function mappedSaleLineQuantity(db: Executor, tenant: Tenant, sequence: E
         .as('quantity'),
     )
     .where('sequence', '=', sequence)
+    .where('sold_at', '=', soldAt)
 }
 
 /** One sale line as the POS reported it. */

@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { type RawBuilder, sql } from 'kysely'
 import type { Executor, Tenant, Trx } from '../../platform/db/database.js'
 
 /** A sale line ready to store: decimals as strings, the depleted flag decided by the caller. */
@@ -37,7 +37,8 @@ export interface SaleSource {
 
 /**
  * Inserts lines with one statement (a column array each, so any number of lines costs a handful of
- * parameters); a (connection, line id) stored before is skipped. Returns the lines actually inserted.
+ * parameters); a (connection, line id) stored before is skipped, whatever its sale time (claimAndInsert).
+ * Returns the lines actually inserted.
  */
 export async function insertSaleLines(db: Executor, source: SaleSource, lines: SaleLineRow[]): Promise<{ posItemId: string; quantity: string; depleted: boolean }[]> {
   if (lines.length === 0) return []
@@ -53,19 +54,57 @@ export async function stageSaleLines(db: Executor, source: SaleSource, lines: Sa
   return Number(result.numAffectedRows ?? 0)
 }
 
+/**
+ * Stores the `given` lines (a relation with `sequence`, numbered from pos_sales' sequence, and the
+ * `columns` of pos_sales after the source's) whose (connection, line id) key this statement claims: a
+ * key taken before, whatever the line's sale time then (also of an archived month), or earlier in the
+ * same statement, is skipped. `before`: CTEs `given` reads, each followed by a comma (a data-modifying one
+ * must be at the top). pos_sales is partitioned by month and cannot hold that key unique itself
+ * (migrations/20261127160000_partition_sales_ledger.sql); every insert into it goes through here.
+ */
+function claimAndInsert(source: Omit<SaleSource, 'tenant'> & { tenant?: Tenant }, given: RawBuilder<unknown>, columns: string[], before = sql``) {
+  const list = sql.raw(columns.join(', '))
+  const picked = sql.raw(columns.map((column) => `g.${column}`).join(', '))
+  const tenantColumns = source.tenant ? sql`${source.tenant.accountId}, ${source.tenant.environment},` : sql``
+  return sql`
+    WITH ${before} given AS MATERIALIZED (${given}),
+    claimed AS (
+      INSERT INTO pos_sale_line_keys (connection_id, line_id, sequence, sold_at)
+      SELECT ${source.connectionId}, g.line_id, g.sequence, g.sold_at FROM given g
+      ON CONFLICT DO NOTHING
+      RETURNING sequence)
+    INSERT INTO pos_sales (sequence, ${source.tenant ? sql`account_id, environment,` : sql``} connection_id, source_id, ${list})
+    SELECT g.sequence, ${tenantColumns} ${source.connectionId}, ${source.sourceId}, ${picked}
+    FROM given g JOIN claimed c ON c.sequence = g.sequence`
+}
+
+const LINE_COLUMNS = [
+  'line_id',
+  'location_id',
+  'pos_item_id',
+  'name',
+  'quantity',
+  'unit_price',
+  'sold_at',
+  'staff_id',
+  'staff_name',
+  'check_id',
+  'tip',
+  'depleted',
+  'parent_line_id',
+]
+
 function insertLinesStatement(source: SaleSource, lines: SaleLineRow[]) {
   const column = <T>(pick: (line: SaleLineRow) => T) => lines.map(pick)
-  return sql`
-    INSERT INTO pos_sales (account_id, environment, connection_id, source_id, line_id, location_id, pos_item_id, name,
-      quantity, unit_price, sold_at, staff_id, staff_name, check_id, tip, depleted, parent_line_id)
-    SELECT ${source.tenant.accountId}, ${source.tenant.environment}, ${source.connectionId}, ${source.sourceId}, l.*
+  const given = sql`
+    SELECT nextval('pos_sales_line_sequence') AS sequence, l.*
     FROM unnest(${column((l) => l.lineId)}::text[], ${column((l) => l.locationId)}::text[], ${column((l) => l.posItemId)}::text[],
       ${column((l) => l.name)}::text[], ${column((l) => l.quantity)}::numeric[], ${column((l) => l.unitPrice)}::numeric[],
       ${column((l) => l.soldAt.toISOString())}::timestamptz[], ${column((l) => l.staffId)}::text[], ${column((l) => l.staffName)}::text[],
       ${column((l) => l.checkId)}::text[], ${column((l) => l.tip)}::numeric[], ${column((l) => l.depleted)}::boolean[],
       ${column((l) => l.parentLineId)}::text[])
-      AS l (line_id, location_id, pos_item_id, name, quantity, unit_price, sold_at, staff_id, staff_name, check_id, tip, depleted, parent_line_id)
-    ON CONFLICT (connection_id, line_id) DO NOTHING`
+      AS l (${sql.raw(LINE_COLUMNS.join(', '))})`
+  return claimAndInsert(source, given, LINE_COLUMNS)
 }
 
 /**
@@ -82,7 +121,7 @@ export async function stageCorrections(db: Executor, source: SaleSource, correct
     FROM unnest(${column((c) => c.lineId)}::text[], ${column((c) => c.correctsLineId)}::text[], ${column((c) => c.quantity)}::numeric[],
       ${column((c) => c.unitPrice)}::numeric[], ${column((c) => c.correctedAt.toISOString())}::timestamptz[])
       AS c (line_id, corrects_line_id, quantity, unit_price, corrected_at)
-    WHERE NOT EXISTS (SELECT 1 FROM pos_sales s WHERE s.connection_id = ${source.connectionId} AND s.line_id = c.line_id)
+    WHERE NOT EXISTS (SELECT 1 FROM pos_sale_line_keys k WHERE k.connection_id = ${source.connectionId} AND k.line_id = c.line_id)
     ON CONFLICT (connection_id, line_id) DO NOTHING`.execute(db)
   return Number(result.numAffectedRows ?? 0)
 }
@@ -93,21 +132,38 @@ export async function stageCorrections(db: Executor, source: SaleSource, correct
  * so it takes back from the day the line was sold. Others keep waiting. Answers how many joined.
  */
 export async function resolveCorrections(trx: Trx, connectionId: string, sourceId: string): Promise<number> {
-  const result = await sql`
-    WITH resolved AS (
-      DELETE FROM pos_pending_corrections p USING pos_sales o
-      WHERE p.connection_id = ${connectionId} AND o.connection_id = p.connection_id AND o.line_id = p.corrects_line_id
+  // The original is found through its key: its sequence and sale time are pos_sales' primary key.
+  const resolved = sql`
+    resolved AS (
+      DELETE FROM pos_pending_corrections p USING pos_sale_line_keys k, pos_sales o
+      WHERE p.connection_id = ${connectionId} AND k.connection_id = p.connection_id AND k.line_id = p.corrects_line_id
+        AND o.sequence = k.sequence AND o.sold_at = k.sold_at
       RETURNING p.line_id, p.corrects_line_id, p.quantity, p.unit_price, p.corrected_at, o.account_id, o.environment, o.location_id,
         o.pos_item_id, o.name, o.sold_at, o.staff_id, o.staff_name, o.check_id, o.depleted
-    )
-    INSERT INTO pos_sales (account_id, environment, connection_id, source_id, line_id, location_id, pos_item_id, name,
-      quantity, unit_price, sold_at, staff_id, staff_name, check_id, tip, depleted, corrects_line_id, corrected_at)
-    SELECT account_id, environment, ${connectionId}, ${sourceId}, line_id, location_id, pos_item_id, name,
-      quantity, unit_price, sold_at, staff_id, staff_name, check_id, NULL, depleted, corrects_line_id, corrected_at
-    FROM resolved
-    ON CONFLICT (connection_id, line_id) DO NOTHING`.execute(trx)
+    ),`
+  const given = sql`SELECT nextval('pos_sales_line_sequence') AS sequence, resolved.*, NULL::numeric AS tip FROM resolved`
+  const result = await claimAndInsert({ connectionId, sourceId }, given, CORRECTION_COLUMNS, resolved).execute(trx)
   return Number(result.numAffectedRows ?? 0)
 }
+
+const CORRECTION_COLUMNS = [
+  'account_id',
+  'environment',
+  'line_id',
+  'location_id',
+  'pos_item_id',
+  'name',
+  'quantity',
+  'unit_price',
+  'sold_at',
+  'staff_id',
+  'staff_name',
+  'check_id',
+  'tip',
+  'depleted',
+  'corrects_line_id',
+  'corrected_at',
+]
 
 /** Sets the depleted flag of a source's lines of these POS items. */
 export async function markSourceLines(trx: Trx, sourceId: string, posItemIds: string[], depleted: boolean): Promise<void> {
