@@ -1,7 +1,6 @@
 import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { chownSync, closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
@@ -12,6 +11,7 @@ import { runCli } from '../test/helpers/server-process.js'
 import type { WriteRecord, WriterSpec } from './failover-writer.js'
 import { referenceMs } from './machine-speed.js'
 import { startQuietServer } from './processes.js'
+import { freePort } from '../test/helpers/free-port.js'
 
 /**
  * A failover under write load, run by hand (docs/operations.md "Failover", docs/benchmarks.md):
@@ -55,14 +55,6 @@ const killEverything = () => {
 }
 process.on('exit', killEverything)
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(1))
-
-async function freePort(): Promise<number> {
-  const probe = createServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const { port } = probe.address() as { port: number }
-  await new Promise((resolve) => probe.close(resolve))
-  return port
-}
 
 async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
   const started = Date.now()

@@ -1,19 +1,11 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process'
-import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as delay } from 'node:timers/promises'
 import { CLI, childEnv } from '../test/helpers/server-process.js'
 import type { LoadResult, LoadSpec } from './load-worker.js'
+import { freePort } from '../test/helpers/free-port.js'
 
 /** The processes a benchmark starts: the server as `npm start` runs it, baselines, load generators. */
-
-async function freePort(): Promise<number> {
-  const probe = createServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const { port } = probe.address() as { port: number }
-  await new Promise((resolve) => probe.close(resolve))
-  return port
-}
 
 export interface BenchServer {
   url: string

@@ -1,8 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { chmodSync, writeFileSync } from 'node:fs'
-import net from 'node:net'
 import { join } from 'node:path'
 import { killAtExit, tempDataDir } from './server-process.js'
+import { freePort } from './free-port.js'
 
 /** Whether a `pgbouncer` binary is on the PATH (Debian: apt-get install pgbouncer). */
 export function pgbouncerInstalled(): boolean {
@@ -26,14 +26,6 @@ export interface PgBouncer {
   urlOf(database: URL): string
   output(): string
   stop(): Promise<void>
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 /**

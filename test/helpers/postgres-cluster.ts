@@ -1,10 +1,10 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
-import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { killAtExit } from './server-process.js'
+import { freePort } from './free-port.js'
 
 const run = promisify(execFile)
 
@@ -15,14 +15,6 @@ const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin'
 export function missingClusterBinaries(): string | undefined {
   const missing = ['initdb', 'pg_basebackup', 'postgres'].filter((binary) => !existsSync(join(PG_BIN, binary)))
   return missing.length === 0 ? undefined : `needs PostgreSQL's ${missing.join(', ')} in ${PG_BIN} (set PG_BIN)`
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 /**
