@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import '../rollups.tables.js'
 import type { Tenant, Trx } from '../../platform/db/database.js'
+import type { SpanMovement } from '../../inventory/index.js'
 
 /**
  * Count windows' measured facts, stored by analytics (migrations/20261122130000_analytics_count_windows.sql):
@@ -19,16 +20,7 @@ export interface WindowKey {
  * What moved an item between its two counts (the counts themselves are inventory's), as exact decimal
  * strings: a report parses decimals only for the windows it reports, the cause rules read numbers.
  */
-export interface WindowTotals {
-  deliveries: string
-  /** Usage of every sale line sold in the window (expected usage). */
-  usage: string
-  saleLines: number
-  /** Transfers into and out of the item, and recorded waste (units and cost at the time), voided ones left out. */
-  transfersIn: string
-  transfersOut: string
-  waste: string
-  wasteCost: string
+export interface WindowTotals extends Omit<SpanMovement, 'lowestNet'> {
   /** The lowest that deliveries less usage took stock below the opening count; null when not walked. */
   lowestNet: string | null
 }

@@ -1,6 +1,7 @@
 import { type Expression, sql } from 'kysely'
 import type { Executor, Tenant } from '../../platform/db/database.js'
 import type { PosSaleTable } from './sales.tables.js'
+import type { ReportedSaleLine } from './sales.repository.js'
 
 /**
  * The sales history POS publishes for reports (analytics reads it here, never the tables). A line is
@@ -82,25 +83,12 @@ export function mappedSaleLineQuantity(db: Executor, tenant: Tenant, sequence: E
     .where('sold_at', '=', soldAt)
 }
 
-/** One sale line as the POS reported it. */
-export interface SaleLine {
+/** One stored sale line as the POS reported it. */
+export interface SaleLine extends ReportedSaleLine {
   /** The line's sequence (text): what inventory's usage names as its sale line. */
   line: string
   location: string
   connectionId: string
-  posItemId: string
-  name: string
-  quantity: string
-  unitPrice: string
-  soldAt: Date
-  staffId: string | null
-  /** Personal data: never logged. */
-  staffName: string | null
-  checkId: string | null
-  /** null when the POS reported no tip for the line. */
-  tip: string | null
-  /** Whether the line took stock through a mapping. */
-  depleted: boolean
 }
 
 const SALE_LINE_COLUMNS = sql`s.sequence::text AS line, s.location_id AS location, s.connection_id AS "connectionId", s.pos_item_id AS "posItemId",

@@ -1,20 +1,27 @@
 import { type RawBuilder, sql } from 'kysely'
 import type { Executor, Tenant, Trx } from '../../platform/db/database.js'
 
-/** A sale line ready to store: decimals as strings, the depleted flag decided by the caller. */
-export interface SaleLineRow {
-  lineId: string
-  locationId: string
+/** What a POS reported of one sale line, as stored: decimals as strings. */
+export interface ReportedSaleLine {
   posItemId: string
   name: string
   quantity: string
   unitPrice: string
   soldAt: Date
   staffId: string | null
+  /** Personal data: never logged. */
   staffName: string | null
   checkId: string | null
+  /** null when the POS reported no tip for the line. */
   tip: string | null
+  /** Whether the line took stock through a mapping. */
   depleted: boolean
+}
+
+/** A sale line ready to store, the depleted flag decided by the caller. */
+export interface SaleLineRow extends ReportedSaleLine {
+  lineId: string
+  locationId: string
   /** A modifier's parent line. */
   parentLineId: string | null
 }
