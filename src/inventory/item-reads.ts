@@ -124,7 +124,8 @@ export interface DeliveryUnitCost {
 
 /**
  * Per item among `itemIds`, the unit cost of its latest delivery by time, a ledger row or a history line
- * (dated before the item's anchor); items never delivered are absent.
+ * (dated before the item's anchor); items never delivered are absent. The items are joined as a set, not
+ * `= ANY(array)`, which the planner weighs per element against every partition of the ledger.
  */
 export async function lastDeliveryUnitCosts(db: Executor, tenant: Tenant, itemIds: string[]): Promise<Map<string, DeliveryUnitCost>> {
   if (itemIds.length === 0) return new Map()
@@ -133,7 +134,7 @@ export async function lastDeliveryUnitCosts(db: Executor, tenant: Tenant, itemId
     SELECT DISTINCT ON (item_id) item_id, unit_cost::text AS unit_cost, occurred_at FROM (
       SELECT m.item_id, m.unit_cost, m.occurred_at, m.sequence FROM stock_movements m
       WHERE m.account_id = ${tenant.accountId} AND m.environment = ${tenant.environment} AND m.kind = 'delivery'
-        AND m.item_id = ANY(${ids}::text[])
+        AND m.item_id IN (SELECT unnest(${ids}::text[]))
       UNION ALL
       SELECT l.item_id, l.unit_cost, l.occurred_at, l.sequence FROM stock_operation_lines l
       WHERE l.account_id = ${tenant.accountId} AND l.environment = ${tenant.environment} AND l.kind = 'delivery'

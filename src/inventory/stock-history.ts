@@ -174,7 +174,9 @@ export interface LocationSpan {
 /**
  * How many sale lines depleted one of `itemIds` at another location than their own (sold where no item
  * of the SKU is stocked, they took the mapped item): those sold in the span of the depleted item's
- * location. Reads the few such rows by their own index.
+ * location. Reads the few such rows by their own index. The items are a set to join, not `= ANY(array)`:
+ * with a thousand ids the planner weighed each against every partition's statistics (50 ms of planning
+ * for a 0.5 ms read on 17 monthly partitions).
  */
 export async function crossLocationSaleLines(db: Executor, tenant: Tenant, itemIds: string[], spans: LocationSpan[]): Promise<number> {
   if (itemIds.length === 0 || spans.length === 0) return 0
@@ -184,7 +186,7 @@ export async function crossLocationSaleLines(db: Executor, tenant: Tenant, itemI
       ${spans.map((span) => span.end.toISOString())}::timestamptz[]) AS b (location_id, start_at, end_at)
     JOIN stock_sale_usage u ON u.account_id = ${tenant.accountId} AND u.environment = ${tenant.environment} AND u.location_id = b.location_id
       AND u.sold_at >= b.start_at AND u.sold_at < b.end_at AND u.location_id <> u.sale_location_id
-    WHERE u.item_id = ANY(${itemIds}::text[])`.execute(db)
+    WHERE u.item_id IN (SELECT unnest(${itemIds}::text[]))`.execute(db)
   return result.rows[0]?.lines ?? 0
 }
 
