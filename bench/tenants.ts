@@ -125,10 +125,10 @@ async function seedBars(databaseUrl: string, serverUrl: string, count: number, n
 /** A database holding `bars` bars, its server, and the measured bar's API target. */
 interface Tenancy {
   label: string
-  bars: number
   databaseUrl: string
   server: BenchServer
-  measured: ApiTarget
+  /** Every bar's API target, the measured bar first. */
+  bars: ApiTarget[]
   /** Seconds the seeding took; undefined when reused. */
   seedSeconds?: number
   /** Seconds from the end of the seeding until every bar's forecasts had settled (refit delay included); undefined when reused. */
@@ -163,9 +163,11 @@ async function prepare(label: string, bars: number, reusedUrl: string | undefine
       const accounts = (await cli(scratch.url, ['accounts', 'list'])) as { id: string; name: string }[]
       const account = accounts.find((candidate) => candidate.name === MEASURED_BAR)
       if (!account) throw new Error(`${reusedUrl} has no account named ${MEASURED_BAR}`)
-      const measured = { url: server.url, key: await createKey(scratch.url, account.id) }
+      const others = accounts.filter((candidate) => candidate !== account)
+      const targets: ApiTarget[] = []
+      for (const { id } of [account, ...others]) targets.push({ url: server.url, key: await createKey(scratch.url, id) })
       await vacuumAnalyze(scratch.url)
-      return { label, bars: accounts.length, databaseUrl: scratch.url, server, measured, drop: scratch.drop }
+      return { label, databaseUrl: scratch.url, server, bars: targets, drop: scratch.drop }
     }
     const seeding = performance.now()
     const targets = await seedBars(scratch.url, server.url, bars, now)
@@ -177,7 +179,7 @@ async function prepare(label: string, bars: number, reusedUrl: string | undefine
     const refitAllSeconds = (Date.now() - seeded) / 1000
     progress(`${label}: every bar's forecasts settled ${refitAllSeconds.toFixed(0)} s after the seeding ended`)
     await vacuumAnalyze(scratch.url)
-    return { label, bars, databaseUrl: scratch.url, server, measured: targets[0]!, seedSeconds, refitAllSeconds, drop: scratch.drop }
+    return { label, databaseUrl: scratch.url, server, bars: targets, seedSeconds, refitAllSeconds, drop: scratch.drop }
   } catch (error) {
     await server.stop()
     if (!reusedUrl) await scratch.drop()
@@ -208,6 +210,39 @@ async function measure(target: ApiTarget, path: string): Promise<Measured> {
   return { load, referenceMs: reference, loadAverage: loadavg()[0] ?? 0 }
 }
 
+/** Sale lines per POST /v1/sales during the ingest: a bar's sync of a busy hour. */
+const INGEST_LINES_PER_REQUEST = 30
+
+/** Every bar's first POS connection. */
+async function connectionsOf(bars: ApiTarget[]): Promise<string[]> {
+  return Promise.all(bars.map(async (bar) => ((await call(bar, 'GET', '/v1/pos/connections')) as { id: string }[])[0]!.id))
+}
+
+/**
+ * Every bar syncing at once for `seconds`: one request at a time per bar, INGEST_LINES_PER_REQUEST lines
+ * sold now (after every report's window), line ids under `tag`; the lines written per second.
+ */
+async function ingest(bars: ApiTarget[], connections: string[], seconds: number, tag: string): Promise<number> {
+  const started = performance.now()
+  const deadline = started + seconds * 1000
+  let lines = 0
+  await Promise.all(
+    bars.map(async (bar, index) => {
+      const next = random(index)
+      for (let batch = 0; performance.now() < deadline; batch++) {
+        const sales = Array.from({ length: INGEST_LINES_PER_REQUEST }, (_, line) => {
+          const item = Math.floor(next() * ITEMS)
+          const sold_at = new Date().toISOString()
+          return { location: 'main_bar', pos_item_id: `PLU-${item}`, name: `Bench spirit ${item} 1.5oz`, quantity: 1, unit_price: 8, sold_at, line_id: `${tag}-${batch}-${line}` }
+        })
+        await call(bar, 'POST', '/v1/sales', { connection_id: connections[index], sales })
+        lines += sales.length
+      }
+    }),
+  )
+  return lines / ((performance.now() - started) / 1000)
+}
+
 if (!process.env.DATABASE_URL) throw new Error('bench/tenants.ts measures PostgreSQL: set DATABASE_URL')
 const now = Date.now()
 const [reusedMany, reusedAlone] = process.env.BENCH_REUSE?.split(',') ?? []
@@ -222,21 +257,41 @@ try {
     { name: 'forecast, 7 days', path: '/v1/analytics/forecast?days_ahead=7' },
   ]
   const lines: string[] = []
+  let varianceOnMany: Measured | undefined
   for (const report of reports) {
     const results: Measured[] = []
     for (const tenancy of tenancies) {
-      const measured = await measure(tenancy.measured, report.path)
+      const measured = await measure(tenancy.bars[0]!, report.path)
       progress(`${tenancy.label}: ${report.name} p50 ${measured.load.p50} ms, p99 ${measured.load.p99} ms (reference ${measured.referenceMs.toFixed(0)} ms)`)
       results.push(measured)
     }
     const [onMany, onAlone] = results as [Measured, Measured]
+    varianceOnMany ??= onMany
     for (const [index, measured] of results.entries()) {
       const tenancy = tenancies[index]!
       lines.push(
-        `| ${report.name} | ${tenancy.bars} | ${measured.load.p50} ms | ${measured.load.p99} ms | ${measured.load.requestsPerSecond.toFixed(1)} | ${measured.referenceMs.toFixed(0)} | ${measured.loadAverage.toFixed(1)} |`,
+        `| ${report.name} | ${tenancy.bars.length} | ${measured.load.p50} ms | ${measured.load.p99} ms | ${measured.load.requestsPerSecond.toFixed(1)} | ${measured.referenceMs.toFixed(0)} | ${measured.loadAverage.toFixed(1)} |`,
       )
     }
     lines.push(`| ${report.name}: many / alone | | ${(onMany.load.p50 / onAlone.load.p50).toFixed(2)} | ${(onMany.load.p99 / onAlone.load.p99).toFixed(2)} | | | |`)
+  }
+  const ingestSeconds = Number(process.env.BENCH_INGEST_SECONDS ?? 20)
+  const ingestLines: string[] = []
+  if (ingestSeconds > 0) {
+    // Last: the lines it adds are sold today, outside the reports' windows, in the many-bar database only.
+    const [many] = tenancies as [Tenancy]
+    const connections = await connectionsOf(many.bars)
+    const solo = await ingest(many.bars, connections, ingestSeconds, `I${now}-solo`)
+    progress(`ingest alone: ${solo.toFixed(0)} lines/s`)
+    const [withReads, reads] = await Promise.all([ingest(many.bars, connections, ingestSeconds, `I${now}-reads`), measure(many.bars[0]!, reports[0]!.path)])
+    progress(`ingest with reads: ${withReads.toFixed(0)} lines/s; variance p50 ${reads.load.p50} ms, p99 ${reads.load.p99} ms`)
+    const idle = varianceOnMany!
+    ingestLines.push(
+      `\nIngest, ${many.bars.length} bars syncing at once (${INGEST_LINES_PER_REQUEST} lines a request, ${ingestSeconds} s each): alone ${solo.toFixed(0)} lines/s, ` +
+        `while the first bar's variance report is read ${withReads.toFixed(0)} lines/s (${(withReads / solo).toFixed(2)} of alone); ` +
+        `the report meanwhile p50 ${reads.load.p50} ms, p99 ${reads.load.p99} ms, ${(reads.load.p99 / idle.load.p99).toFixed(2)} × its p99 without ingest ` +
+        `(reference ${reads.referenceMs.toFixed(0)} ms, load ${reads.loadAverage.toFixed(1)})`,
+    )
   }
   const sales = DAYS * LINES_PER_DAY
   console.log(
@@ -245,10 +300,11 @@ try {
   console.log('| Report | Bars in the database | p50 | p99 | req/s | reference ms | load |')
   console.log('|---|---|---|---|---|---|---|')
   for (const line of lines) console.log(line)
+  for (const line of ingestLines) console.log(line)
   for (const tenancy of tenancies)
     if (tenancy.seedSeconds !== undefined)
       console.log(
-        `\n${tenancy.label}: ${tenancy.bars} bars (${(tenancy.bars * sales).toLocaleString('en')} lines) seeded through the CLI and API in ${tenancy.seedSeconds.toFixed(0)} s; every bar's forecasts settled ${tenancy.refitAllSeconds?.toFixed(0)} s after the seeding ended (refit delay ${process.env.BARSTOCK_FORECAST_REFIT_DELAY_SECONDS ?? 60} s)`,
+        `\n${tenancy.label}: ${tenancy.bars.length} bars (${(tenancy.bars.length * sales).toLocaleString('en')} lines) seeded through the CLI and API in ${tenancy.seedSeconds.toFixed(0)} s; every bar's forecasts settled ${tenancy.refitAllSeconds?.toFixed(0)} s after the seeding ended (refit delay ${process.env.BARSTOCK_FORECAST_REFIT_DELAY_SECONDS ?? 60} s)`,
       )
 } finally {
   for (const tenancy of tenancies) {
