@@ -22,7 +22,8 @@ import { type BenchServer, runLoad, startQuietServer } from './processes.js'
  * each, 20), with the machine-speed reference timed before each; the ratios many / alone are printed
  * (goal ≤ 1.2). The 200-bar size of the issue is BENCH_BARS=200.
  * Run: `DATABASE_URL=postgres://… npm run bench:tenants`. BENCH_KEEP=1 keeps both databases (their URLs are
- * printed); BENCH_REUSE=<many URL>,<alone URL> measures them again without seeding (a new key is made for
+ * printed); BENCH_REUSE=<many URL>,<alone URL> measures them again without seeding (BENCH_REUSE=<many URL>
+ * alone seeds the one-bar database again) (a new key is made for
  * the first bar). The sales are dated relative to the seeding day and the report reads the 30 days up to
  * yesterday: reuse within a few days of seeding, or the report's window runs past the history.
  */
@@ -175,7 +176,7 @@ async function prepare(label: string, bars: number, reusedUrl: string | undefine
     const seedSeconds = (performance.now() - seeding) / 1000
     progress(`${label}: ${bars} bars seeded in ${seedSeconds.toFixed(0)} s, ${scratch.url}`)
     // Each bar's own last import: a bar seeded early may have been refitted while the others were seeded.
-    for (const target of targets) await forecastsSettled(target, target.lastImport, 5_000)
+    await Promise.all(targets.map((target) => forecastsSettled(target, target.lastImport, 5_000)))
     const refitAllSeconds = (Date.now() - seeded) / 1000
     progress(`${label}: every bar's forecasts settled ${refitAllSeconds.toFixed(0)} s after the seeding ended`)
     await vacuumAnalyze(scratch.url)
