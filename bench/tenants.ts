@@ -164,7 +164,7 @@ async function prepare(label: string, bars: number, reusedUrl: string | undefine
       const accounts = (await cli(scratch.url, ['accounts', 'list'])) as { id: string; name: string }[]
       const account = accounts.find((candidate) => candidate.name === MEASURED_BAR)
       if (!account) throw new Error(`${reusedUrl} has no account named ${MEASURED_BAR}`)
-      const others = accounts.filter((candidate) => candidate !== account)
+      const others = accounts.filter((candidate) => candidate !== account && candidate.name.startsWith('Bench bar '))
       const targets: ApiTarget[] = []
       for (const { id } of [account, ...others]) targets.push({ url: server.url, key: await createKey(scratch.url, id) })
       await vacuumAnalyze(scratch.url)
