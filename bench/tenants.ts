@@ -23,12 +23,14 @@ import { type BenchServer, runLoad, startQuietServer } from './processes.js'
  * (goal ≤ 1.2). Then (BENCH_INGEST_SECONDS, 20; 0 skips it) every other bar posts 30-line sales batches at
  * once, one request at a time per bar, first alone, then while the measured bar's variance report is read:
  * lines/s of both and the report's p99 against its p99 without ingest. The ingested lines are sold at the
- * time of the run, so they stay out of the report's window but are added to the kept database. The 200-bar size of the issue is BENCH_BARS=200.
+ * time of the run, so they stay out of the report's window but are added to the kept database; both phases
+ * together stay under the 60 s refit delay, so no refit they cause runs during them. The issue's 200-bar
+ * size is BENCH_BARS=200.
  * Run: `DATABASE_URL=postgres://… npm run bench:tenants`. BENCH_KEEP=1 keeps both databases (their URLs are
- * printed); BENCH_REUSE=<many URL>,<alone URL> measures them again without seeding (BENCH_REUSE=<many URL>
- * alone seeds the one-bar database again) (a new key is made for
- * the first bar). The sales are dated relative to the seeding day and the report reads the 30 days up to
- * yesterday: reuse within a few days of seeding, or the report's window runs past the history.
+ * printed); BENCH_REUSE=<many URL>,<alone URL> measures them again without seeding, with new keys
+ * (BENCH_REUSE=<many URL> alone seeds the one-bar database again). The sales are dated relative to the
+ * seeding day and the report reads the 30 days up to yesterday: reuse within a few days of seeding, or the
+ * report's window runs past the history.
  */
 
 const BARS = Number(process.env.BENCH_BARS ?? 50)
@@ -284,7 +286,7 @@ try {
   if (ingestSeconds > 0) {
     // Last: the lines it adds are sold today, outside the reports' windows, in the many-bar database only.
     const [many] = tenancies as [Tenancy]
-    // The measured bar's own sales hold locks its report's transaction may wait for: BENCH_INGEST_OWN=1 adds it.
+    // Other tenants' ingest beside a tenant's report; BENCH_INGEST_OWN=1 adds the measured bar's own sync.
     const syncing = process.env.BENCH_INGEST_OWN === '1' ? many.bars : many.bars.slice(1)
     const connections = await connectionsOf(syncing)
     const solo = await ingest(syncing, connections, ingestSeconds, `I${now}-solo`)
