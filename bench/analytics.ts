@@ -4,9 +4,9 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import pg from 'pg'
 import type { LoadResult } from './load-worker.js'
 import { scratchPostgres } from '../test/helpers/context.js'
+import { call, forecastsSettled, progress, random, vacuumAnalyze } from './api-seeding.js'
 import { referenceMs } from './machine-speed.js'
 import { runLoad } from './processes.js'
 import { DAY_MS } from '../src/platform/zoned-time.js'
@@ -75,34 +75,6 @@ async function startServer(env: Record<string, string>): Promise<Server> {
         child.once('exit', () => resolve())
         child.kill('SIGTERM')
       }),
-  }
-}
-
-/** Times a request answered 503 (a statement timeout on a saturated machine: nothing was written) is sent again. */
-const RETRIES_AFTER_503 = 5
-
-async function call(server: Server, method: string, path: string, body?: unknown, retries = RETRIES_AFTER_503): Promise<any> {
-  const response = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { 'x-api-key': server.key, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const text = await response.text()
-  if (response.status === 503 && retries > 0) {
-    progress(`${method} ${path}: 503, sent again`)
-    await new Promise((resolve) => setTimeout(resolve, 1000 * Number(response.headers.get('retry-after') ?? 2)))
-    return call(server, method, path, body, retries - 1)
-  }
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`)
-  return JSON.parse(text).data
-}
-
-/** A deterministic stream of numbers in [0, 1). */
-function random(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0
-    return state / 2 ** 32
   }
 }
 
@@ -213,44 +185,6 @@ async function recordOperations(server: Server, bar: SeededBar, weeks: number, n
       })
     }
     progress(`operations in window ${index + 1} of ${openings.length}`)
-  }
-}
-
-const began = performance.now()
-function progress(message: string): void {
-  console.error(`[${((performance.now() - began) / 1000).toFixed(0)} s] ${message}`)
-}
-
-/**
- * Waits until the server's background forecast refit has settled: the forecast answers, comes from a
- * refit that started after the last import of history (due BARSTOCK_FORECAST_REFIT_DELAY_SECONDS, 60 s,
- * after the first import it had not seen, plus the refit's own time) and stayed the same for a while.
- */
-async function forecastsSettled(server: Server, lastImport: Date): Promise<number> {
-  let last: string | undefined
-  for (;;) {
-    const response = await fetch(`${server.url}/v1/analytics/forecast`, { headers: { 'x-api-key': server.key } })
-    const { data } = (await response.json()) as { data?: { generated_at: string; forecasts: unknown[] } }
-    const fresh = data !== undefined && new Date(data.generated_at) > lastImport
-    if (response.status === 200 && data && fresh && data.generated_at === last) return data.forecasts.length
-    last = data?.generated_at
-    await new Promise((resolve) => setTimeout(resolve, 15_000))
-  }
-}
-
-/**
- * VACUUM ANALYZE of a PostgreSQL database, as autovacuum would have done on a production server by the
- * time a report is asked for: without it (a server run with autovacuum off, as this machine's is), a
- * freshly seeded database has no planner statistics and no visibility map, and index-only scans visit
- * the heap for every row.
- */
-async function vacuumAnalyze(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    await client.query('VACUUM ANALYZE')
-  } finally {
-    await client.end()
   }
 }
 

@@ -1,0 +1,76 @@
+import pg from 'pg'
+
+/** What the seeding benches (bench/analytics.ts, bench/tenants.ts) share: a server's API as a client calls it. */
+
+/** A running server and the API key a bench calls it with. */
+export interface ApiTarget {
+  url: string
+  key: string
+}
+
+const began = performance.now()
+/** A progress line on stderr, with the seconds since the bench started. */
+export function progress(message: string): void {
+  console.error(`[${((performance.now() - began) / 1000).toFixed(0)} s] ${message}`)
+}
+
+/** Times a request answered 503 (a statement timeout on a saturated machine: nothing was written) is sent again. */
+const RETRIES_AFTER_503 = 5
+
+export async function call(server: ApiTarget, method: string, path: string, body?: unknown, retries = RETRIES_AFTER_503): Promise<any> {
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { 'x-api-key': server.key, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await response.text()
+  if (response.status === 503 && retries > 0) {
+    progress(`${method} ${path}: 503, sent again`)
+    await new Promise((resolve) => setTimeout(resolve, 1000 * Number(response.headers.get('retry-after') ?? 2)))
+    return call(server, method, path, body, retries - 1)
+  }
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`)
+  return JSON.parse(text).data
+}
+
+/** A deterministic stream of numbers in [0, 1). */
+export function random(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0
+    return state / 2 ** 32
+  }
+}
+
+/**
+ * Waits until the server's background forecast refit has settled: the forecast answers, comes from a
+ * refit that started after the last import of history (due BARSTOCK_FORECAST_REFIT_DELAY_SECONDS, 60 s,
+ * after the first import it had not seen, plus the refit's own time) and stayed the same for a while.
+ */
+export async function forecastsSettled(server: ApiTarget, lastImport: Date, pollMs = 15_000): Promise<number> {
+  let last: string | undefined
+  for (;;) {
+    const response = await fetch(`${server.url}/v1/analytics/forecast`, { headers: { 'x-api-key': server.key } })
+    const { data } = (await response.json()) as { data?: { generated_at: string; forecasts: unknown[] } }
+    const fresh = data !== undefined && new Date(data.generated_at) > lastImport
+    if (response.status === 200 && data && fresh && data.generated_at === last) return data.forecasts.length
+    last = data?.generated_at
+    await new Promise((resolve) => setTimeout(resolve, pollMs))
+  }
+}
+
+/**
+ * VACUUM ANALYZE of a PostgreSQL database, as autovacuum would have done on a production server by the
+ * time a report is asked for: without it (a server run with autovacuum off, as this machine's is), a
+ * freshly seeded database has no planner statistics and no visibility map, and index-only scans visit
+ * the heap for every row.
+ */
+export async function vacuumAnalyze(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query('VACUUM ANALYZE')
+  } finally {
+    await client.end()
+  }
+}

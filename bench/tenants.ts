@@ -1,0 +1,323 @@
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { cpus, loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { scratchPostgres } from '../test/helpers/context.js'
+import { CLI, childEnv } from '../test/helpers/server-process.js'
+import { DAY_MS } from '../src/platform/zoned-time.js'
+import { type ApiTarget, call, forecastsSettled, progress, random, vacuumAnalyze } from './api-seeding.js'
+import type { LoadResult } from './load-worker.js'
+import { referenceMs } from './machine-speed.js'
+import { type BenchServer, runLoad, startQuietServer } from './processes.js'
+
+/**
+ * Many tenants on one PostgreSQL database (issue 25, item 1): BENCH_BARS accounts (default 50), each a bar
+ * of BENCH_ITEMS items (60) with BENCH_DAYS days of sales (90), BENCH_LINES_PER_DAY sale lines a day (30)
+ * and a count of every item each week, seeded through the CLI (`barstock accounts create`, `keys create`)
+ * and the API of a real server process started as `npm start` starts it, bars BENCH_SEED_CONCURRENCY (4) at
+ * a time. The first bar is seeded again, with the same data, alone in a second database. Once both
+ * servers' background forecast refits have settled, a load generator in a third process measures that
+ * bar's 30-day variance report and 7-day forecast on each database in turn (one connection, BENCH_SECONDS
+ * each, 20), with the machine-speed reference timed before each; the ratios many / alone are printed
+ * (goal ≤ 1.2). Then (BENCH_INGEST_SECONDS, 20; 0 skips it) every other bar posts 30-line sales batches at
+ * once, one request at a time per bar, first alone, then while the measured bar's variance report is read:
+ * lines/s of both and the report's p99 against its p99 without ingest. The ingested lines are sold at the
+ * time of the run, so they stay out of the report's window but are added to the kept database; both phases
+ * together stay under the 60 s refit delay, so no refit they cause runs during them. The issue's 200-bar
+ * size is BENCH_BARS=200.
+ * Run: `DATABASE_URL=postgres://… npm run bench:tenants`. BENCH_KEEP=1 keeps both databases (their URLs are
+ * printed); BENCH_REUSE=<many URL>,<alone URL> measures them again without seeding, with new keys
+ * (BENCH_REUSE=<many URL> alone seeds the one-bar database again). The sales are dated relative to the
+ * seeding day and the report reads the 30 days up to yesterday: reuse within a few days of seeding, or the
+ * report's window runs past the history.
+ */
+
+const BARS = Number(process.env.BENCH_BARS ?? 50)
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 60)
+const DAYS = Number(process.env.BENCH_DAYS ?? 90)
+const LINES_PER_DAY = Number(process.env.BENCH_LINES_PER_DAY ?? 30)
+const SEED_CONCURRENCY = Number(process.env.BENCH_SEED_CONCURRENCY ?? 4)
+/** The sales endpoint's limit per request. */
+const LINES_PER_IMPORT = 5000
+/** The name of the bar that is measured, in both databases. */
+const MEASURED_BAR = 'Bench bar 0'
+const run = promisify(execFile)
+
+/** The admin CLI on the database at `url`, its `--json` answer parsed. */
+async function cli(url: string, args: string[]): Promise<any> {
+  const { stdout } = await run(process.execPath, [CLI, ...args, '--json'], { env: childEnv({ DATABASE_URL: url, BARSTOCK_LOG_LEVEL: 'warn' }) })
+  return JSON.parse(stdout)
+}
+
+/** A sandbox key with every permission for the account `accountId`. */
+async function createKey(url: string, accountId: string): Promise<string> {
+  const created = (await cli(url, ['keys', 'create', '--name', 'bench', '--permissions', '*', '--sandbox', '--account', accountId])) as { key: string }
+  return created.key
+}
+
+interface SeededBar extends ApiTarget {
+  /** When its sales were imported (counts start no forecast refit). */
+  lastImport: Date
+}
+
+/** An account with its key, then its items, mappings, sales and weekly counts through the API. */
+async function seedBar(databaseUrl: string, serverUrl: string, bar: number, now: number): Promise<SeededBar> {
+  const account = (await cli(databaseUrl, ['accounts', 'create', '--name', `Bench bar ${bar}`])) as { id: string }
+  const server = { url: serverUrl, key: await createKey(databaseUrl, account.id) }
+  const connection = await call(server, 'POST', '/v1/pos/connections', {
+    pos_type: 'square',
+    name: 'Bench Square',
+    credentials: { access_token: 'EAAAlBenchAccessTokenForTheSandbox00000000000000000000000000000', location_id: `L8BENCH${bar}` },
+    sync_frequency: 'daily',
+  })
+  const itemIds: string[] = []
+  for (let index = 0; index < ITEMS; index++) {
+    const item = await call(server, 'POST', '/v1/inventory/items', {
+      name: `Bench spirit ${index} 750ml`,
+      sku: `BENCH-${index}`,
+      category: index % 3 === 0 ? 'beer' : 'spirits',
+      quantity: 20,
+      unit: 'bottle',
+      size_ml: 750,
+      location: 'main_bar',
+      reorder_point: 4,
+      cost_per_unit: 18.5,
+    })
+    itemIds.push(item.id)
+    await call(server, 'POST', `/v1/pos/connections/${connection.id}/mappings`, { pos_item_id: `PLU-${index}`, inventory_item_id: item.id, conversion_factor: 1.5 })
+  }
+  // The same bar number gives the same sales and counts in either database.
+  const next = random(1000 + bar)
+  const firstDay = Math.floor(now / DAY_MS) * DAY_MS - DAYS * DAY_MS
+  const sales = Array.from({ length: DAYS * LINES_PER_DAY }, (_, index) => {
+    const item = Math.floor(next() * ITEMS)
+    const day = Math.floor(index / LINES_PER_DAY)
+    return {
+      location: 'main_bar',
+      pos_item_id: `PLU-${item}`,
+      name: `Bench spirit ${item} 1.5oz`,
+      quantity: 1 + Math.floor(next() * 2),
+      unit_price: 8,
+      sold_at: new Date(firstDay + day * DAY_MS + (12 + next() * 11) * 3_600_000).toISOString(),
+      line_id: `L${index}`,
+    }
+  })
+  for (let sent = 0; sent < sales.length; sent += LINES_PER_IMPORT)
+    await call(server, 'POST', '/v1/sales', { connection_id: connection.id, sales: sales.slice(sent, sent + LINES_PER_IMPORT) })
+  const lastImport = new Date()
+  for (let week = 0; week * 7 <= DAYS; week++) {
+    const counted = itemIds.map((item_id) => ({ item_id, quantity: Math.round(next() * 200) / 10 }))
+    const countedAt = new Date(firstDay + week * 7 * DAY_MS + 10 * 3_600_000).toISOString()
+    await call(server, 'POST', '/v1/inventory/count', { location: 'main_bar', counted_by: 'bench', counted_at: countedAt, items: counted })
+  }
+  return { ...server, lastImport }
+}
+
+/** Bars 0 … count - 1, SEED_CONCURRENCY at a time; their API targets in bar order. */
+async function seedBars(databaseUrl: string, serverUrl: string, count: number, now: number): Promise<SeededBar[]> {
+  const targets: SeededBar[] = []
+  let nextBar = 0
+  const worker = async () => {
+    for (let bar = nextBar++; bar < count; bar = nextBar++) {
+      targets[bar] = await seedBar(databaseUrl, serverUrl, bar, now)
+      if ((bar + 1) % 10 === 0 || bar + 1 === count) progress(`${bar + 1} of ${count} bars seeded`)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(SEED_CONCURRENCY, count) }, worker))
+  return targets
+}
+
+/** A database holding `bars` bars, its server, and the measured bar's API target. */
+interface Tenancy {
+  label: string
+  databaseUrl: string
+  server: BenchServer
+  /** Every bar's API target, the measured bar first. */
+  bars: ApiTarget[]
+  /** Seconds the seeding took; undefined when reused. */
+  seedSeconds?: number
+  /** Seconds from the end of the seeding until every bar's forecasts had settled (refit delay included); undefined when reused. */
+  refitAllSeconds?: number
+  drop: () => Promise<void>
+}
+
+/** A server on `databaseUrl` with a data dir of its own, removed when it stops. */
+async function startServer(databaseUrl: string): Promise<BenchServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'barstock-tenants-'))
+  const server = await startQuietServer({
+    DATABASE_URL: databaseUrl,
+    BARSTOCK_DATA_DIR: dataDir,
+    BARSTOCK_RATE_LIMIT_SANDBOX: '100000000',
+    BARSTOCK_RATE_LIMIT_PRODUCTION: '100000000',
+  })
+  return {
+    ...server,
+    stop: async () => {
+      await server.stop()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Seeds `bars` bars in a new database (or opens a reused one) and waits for every bar's forecasts. */
+async function prepare(label: string, bars: number, reusedUrl: string | undefined, now: number): Promise<Tenancy> {
+  const scratch = reusedUrl ? { url: reusedUrl, drop: async () => {} } : await scratchPostgres(process.env.DATABASE_URL!, `barstock_tenants_${bars}`)
+  const server = await startServer(scratch.url)
+  try {
+    if (reusedUrl) {
+      const accounts = (await cli(scratch.url, ['accounts', 'list'])) as { id: string; name: string }[]
+      const account = accounts.find((candidate) => candidate.name === MEASURED_BAR)
+      if (!account) throw new Error(`${reusedUrl} has no account named ${MEASURED_BAR}`)
+      const others = accounts.filter((candidate) => candidate !== account && candidate.name.startsWith('Bench bar '))
+      const targets: ApiTarget[] = []
+      for (const { id } of [account, ...others]) targets.push({ url: server.url, key: await createKey(scratch.url, id) })
+      await vacuumAnalyze(scratch.url)
+      return { label, databaseUrl: scratch.url, server, bars: targets, drop: scratch.drop }
+    }
+    const seeding = performance.now()
+    const targets = await seedBars(scratch.url, server.url, bars, now)
+    const seeded = Date.now()
+    const seedSeconds = (performance.now() - seeding) / 1000
+    progress(`${label}: ${bars} bars seeded in ${seedSeconds.toFixed(0)} s, ${scratch.url}`)
+    // Each bar's own last import: a bar seeded early may have been refitted while the others were seeded.
+    await Promise.all(targets.map((target) => forecastsSettled(target, target.lastImport, 5_000)))
+    const refitAllSeconds = (Date.now() - seeded) / 1000
+    progress(`${label}: every bar's forecasts settled ${refitAllSeconds.toFixed(0)} s after the seeding ended`)
+    await vacuumAnalyze(scratch.url)
+    return { label, databaseUrl: scratch.url, server, bars: targets, seedSeconds, refitAllSeconds, drop: scratch.drop }
+  } catch (error) {
+    await server.stop()
+    if (!reusedUrl) await scratch.drop()
+    throw error
+  }
+}
+
+interface Measured {
+  load: LoadResult
+  /** The machine-speed reference (referenceMs) timed right before the load. */
+  referenceMs: number
+  /** The 1-minute load average right after it. */
+  loadAverage: number
+}
+
+async function measure(target: ApiTarget, path: string): Promise<Measured> {
+  await call(target, 'GET', path)
+  const reference = referenceMs()
+  const load = await runLoad({
+    url: target.url,
+    method: 'GET',
+    paths: [path],
+    headers: { 'x-api-key': target.key },
+    connections: 1,
+    durationSeconds: Number(process.env.BENCH_SECONDS ?? 20),
+  })
+  if (load.errors || load.non2xx) throw new Error(`errors in the run: ${JSON.stringify(load)}`)
+  return { load, referenceMs: reference, loadAverage: loadavg()[0] ?? 0 }
+}
+
+/** Sale lines per POST /v1/sales during the ingest: a bar's sync of a busy hour. */
+const INGEST_LINES_PER_REQUEST = 30
+
+/** Every bar's first POS connection. */
+async function connectionsOf(bars: ApiTarget[]): Promise<string[]> {
+  return Promise.all(bars.map(async (bar) => ((await call(bar, 'GET', '/v1/pos/connections')) as { id: string }[])[0]!.id))
+}
+
+/**
+ * Every bar syncing at once for `seconds`: one request at a time per bar, INGEST_LINES_PER_REQUEST lines
+ * sold now (after every report's window), line ids under `tag`; the lines written per second.
+ */
+async function ingest(bars: ApiTarget[], connections: string[], seconds: number, tag: string): Promise<number> {
+  const started = performance.now()
+  const deadline = started + seconds * 1000
+  let lines = 0
+  await Promise.all(
+    bars.map(async (bar, index) => {
+      const next = random(index)
+      for (let batch = 0; performance.now() < deadline; batch++) {
+        const sales = Array.from({ length: INGEST_LINES_PER_REQUEST }, (_, line) => {
+          const item = Math.floor(next() * ITEMS)
+          const sold_at = new Date().toISOString()
+          return { location: 'main_bar', pos_item_id: `PLU-${item}`, name: `Bench spirit ${item} 1.5oz`, quantity: 1, unit_price: 8, sold_at, line_id: `${tag}-${batch}-${line}` }
+        })
+        await call(bar, 'POST', '/v1/sales', { connection_id: connections[index], sales })
+        lines += sales.length
+      }
+    }),
+  )
+  return lines / ((performance.now() - started) / 1000)
+}
+
+if (!process.env.DATABASE_URL) throw new Error('bench/tenants.ts measures PostgreSQL: set DATABASE_URL')
+const now = Date.now()
+const [reusedMany, reusedAlone] = process.env.BENCH_REUSE?.split(',') ?? []
+const tenancies: Tenancy[] = []
+try {
+  tenancies.push(await prepare('many', BARS, reusedMany, now))
+  tenancies.push(await prepare('alone', 1, reusedAlone, now))
+  const to = new Date(now - DAY_MS).toISOString().slice(0, 10)
+  const from = new Date(now - 30 * DAY_MS).toISOString().slice(0, 10)
+  const reports = [
+    { name: 'variance, 30 days', path: `/v1/analytics/variance?date_from=${from}&date_to=${to}&location=main_bar` },
+    { name: 'forecast, 7 days', path: '/v1/analytics/forecast?days_ahead=7' },
+  ]
+  const lines: string[] = []
+  let varianceOnMany: Measured | undefined
+  for (const report of reports) {
+    const results: Measured[] = []
+    for (const tenancy of tenancies) {
+      const measured = await measure(tenancy.bars[0]!, report.path)
+      progress(`${tenancy.label}: ${report.name} p50 ${measured.load.p50} ms, p99 ${measured.load.p99} ms (reference ${measured.referenceMs.toFixed(0)} ms)`)
+      results.push(measured)
+    }
+    const [onMany, onAlone] = results as [Measured, Measured]
+    varianceOnMany ??= onMany
+    for (const [index, measured] of results.entries()) {
+      const tenancy = tenancies[index]!
+      lines.push(
+        `| ${report.name} | ${tenancy.bars.length} | ${measured.load.p50} ms | ${measured.load.p99} ms | ${measured.load.requestsPerSecond.toFixed(1)} | ${measured.referenceMs.toFixed(0)} | ${measured.loadAverage.toFixed(1)} |`,
+      )
+    }
+    lines.push(`| ${report.name}: many / alone | | ${(onMany.load.p50 / onAlone.load.p50).toFixed(2)} | ${(onMany.load.p99 / onAlone.load.p99).toFixed(2)} | | | |`)
+  }
+  const ingestSeconds = Number(process.env.BENCH_INGEST_SECONDS ?? 20)
+  const ingestLines: string[] = []
+  if (ingestSeconds > 0) {
+    // Last: the lines it adds are sold today, outside the reports' windows, in the many-bar database only.
+    const [many] = tenancies as [Tenancy]
+    // Other tenants' ingest beside a tenant's report; BENCH_INGEST_OWN=1 adds the measured bar's own sync.
+    const syncing = process.env.BENCH_INGEST_OWN === '1' ? many.bars : many.bars.slice(1)
+    const connections = await connectionsOf(syncing)
+    const solo = await ingest(syncing, connections, ingestSeconds, `I${now}-solo`)
+    progress(`ingest alone: ${solo.toFixed(0)} lines/s`)
+    const [withReads, reads] = await Promise.all([ingest(syncing, connections, ingestSeconds, `I${now}-reads`), measure(many.bars[0]!, reports[0]!.path)])
+    progress(`ingest with reads: ${withReads.toFixed(0)} lines/s; variance p50 ${reads.load.p50} ms, p99 ${reads.load.p99} ms`)
+    const idle = varianceOnMany!
+    ingestLines.push(
+      `\nIngest, ${syncing.length} bars syncing at once${syncing === many.bars ? ' (the measured bar among them)' : ' (every bar but the measured one)'} (${INGEST_LINES_PER_REQUEST} lines a request, ${ingestSeconds} s each): alone ${solo.toFixed(0)} lines/s, ` +
+        `while the first bar's variance report is read ${withReads.toFixed(0)} lines/s (${(withReads / solo).toFixed(2)} of alone); ` +
+        `the report meanwhile p50 ${reads.load.p50} ms, p99 ${reads.load.p99} ms, ${(reads.load.p99 / idle.load.p99).toFixed(2)} × its p99 without ingest ` +
+        `(reference ${reads.referenceMs.toFixed(0)} ms, load ${reads.loadAverage.toFixed(1)})`,
+    )
+  }
+  const sales = DAYS * LINES_PER_DAY
+  console.log(
+    `\n${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; bars of ${ITEMS} items, ${DAYS} days × ${LINES_PER_DAY} lines (${sales} lines a bar), the first bar measured, one connection\n`,
+  )
+  console.log('| Report | Bars in the database | p50 | p99 | req/s | reference ms | load |')
+  console.log('|---|---|---|---|---|---|---|')
+  for (const line of lines) console.log(line)
+  for (const line of ingestLines) console.log(line)
+  for (const tenancy of tenancies)
+    if (tenancy.seedSeconds !== undefined)
+      console.log(
+        `\n${tenancy.label}: ${tenancy.bars.length} bars (${(tenancy.bars.length * sales).toLocaleString('en')} lines) seeded through the CLI and API in ${tenancy.seedSeconds.toFixed(0)} s; every bar's forecasts settled ${tenancy.refitAllSeconds?.toFixed(0)} s after the seeding ended (refit delay ${process.env.BARSTOCK_FORECAST_REFIT_DELAY_SECONDS ?? 60} s)`,
+      )
+} finally {
+  for (const tenancy of tenancies) {
+    await tenancy.server.stop()
+    if (process.env.BENCH_KEEP === '1') progress(`kept ${tenancy.databaseUrl}`)
+    else await tenancy.drop()
+  }
+}
