@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import type { LoadResult } from './load-worker.js'
 import { scratchPostgres } from '../test/helpers/context.js'
-import { call, forecastsSettled, progress, random, vacuumAnalyze } from './api-seeding.js'
+import { call, forecastsSettled, progress, random, seedMappedItems, vacuumAnalyze } from './api-seeding.js'
 import { referenceMs } from './machine-speed.js'
 import { runLoad } from './processes.js'
 import { DAY_MS } from '../src/platform/zoned-time.js'
@@ -88,28 +88,7 @@ interface SeededBar {
 
 /** 1,000 items mapped one POS item each, a year of sales spread over them, and weekly counts of all. */
 async function seedBar(server: Server, lines: number, now: number): Promise<SeededBar> {
-  const connection = await call(server, 'POST', '/v1/pos/connections', {
-    pos_type: 'square',
-    name: 'Bench Square',
-    credentials: { access_token: 'EAAAlBenchAccessTokenForTheSandbox00000000000000000000000000000', location_id: 'L8BENCH0001' },
-    sync_frequency: 'daily',
-  })
-  const items: { id: string }[] = []
-  for (let index = 0; index < ITEMS; index++) {
-    const item = await call(server, 'POST', '/v1/inventory/items', {
-      name: `Bench spirit ${index} 750ml`,
-      sku: `BENCH-${index}`,
-      category: index % 3 === 0 ? 'beer' : 'spirits',
-      quantity: 20,
-      unit: 'bottle',
-      size_ml: 750,
-      location: 'main_bar',
-      reorder_point: 4,
-      cost_per_unit: 18.5,
-    })
-    items.push(item)
-    await call(server, 'POST', `/v1/pos/connections/${connection.id}/mappings`, { pos_item_id: `PLU-${index}`, inventory_item_id: item.id, conversion_factor: 1.5 })
-  }
+  const { connectionId, itemIds } = await seedMappedItems(server, ITEMS, 'L8BENCH0001')
   progress(`${ITEMS} items mapped`)
   const next = random(42)
   const start = now - DAYS * DAY_MS
@@ -126,18 +105,18 @@ async function seedBar(server: Server, lines: number, now: number): Promise<Seed
         line_id: `L${sent + index}`,
       }
     })
-    await call(server, 'POST', '/v1/sales', { connection_id: connection.id, sales })
+    await call(server, 'POST', '/v1/sales', { connection_id: connectionId, sales })
     if ((sent / LINES_PER_IMPORT) % 50 === 0) progress(`${sent + sales.length} lines imported`)
   }
   const lastImport = new Date()
   const countTimes: number[] = []
   for (let week = 0; week <= DAYS / 7; week++) {
     countTimes.push(start + week * 7 * DAY_MS + 10 * 3_600_000)
-    const counted = items.map((item) => ({ item_id: item.id, quantity: Math.round(next() * 200) / 10 }))
+    const counted = itemIds.map((item_id) => ({ item_id, quantity: Math.round(next() * 200) / 10 }))
     await call(server, 'POST', '/v1/inventory/count', { location: 'main_bar', counted_by: 'bench', counted_at: new Date(countTimes[week]!).toISOString(), items: counted })
     if (week % 10 === 0) progress(`${week + 1} weekly counts`)
   }
-  return { lastImport, itemIds: items.map((item) => item.id), countTimes }
+  return { lastImport, itemIds, countTimes }
 }
 
 const OPERATION_LINES = 500

@@ -74,3 +74,34 @@ export async function vacuumAnalyze(url: string): Promise<void> {
     await client.end()
   }
 }
+
+/**
+ * A sandbox Square connection (its location id `squareLocationId`) and `count` bottled items at
+ * main_bar, each mapped from its own POS item `PLU-<index>`, through the API. Answers the connection's
+ * id and the items' ids in index order.
+ */
+export async function seedMappedItems(server: ApiTarget, count: number, squareLocationId: string): Promise<{ connectionId: string; itemIds: string[] }> {
+  const connection = await call(server, 'POST', '/v1/pos/connections', {
+    pos_type: 'square',
+    name: 'Bench Square',
+    credentials: { access_token: 'EAAAlBenchAccessTokenForTheSandbox00000000000000000000000000000', location_id: squareLocationId },
+    sync_frequency: 'daily',
+  })
+  const itemIds: string[] = []
+  for (let index = 0; index < count; index++) {
+    const item = await call(server, 'POST', '/v1/inventory/items', {
+      name: `Bench spirit ${index} 750ml`,
+      sku: `BENCH-${index}`,
+      category: index % 3 === 0 ? 'beer' : 'spirits',
+      quantity: 20,
+      unit: 'bottle',
+      size_ml: 750,
+      location: 'main_bar',
+      reorder_point: 4,
+      cost_per_unit: 18.5,
+    })
+    itemIds.push(item.id)
+    await call(server, 'POST', `/v1/pos/connections/${connection.id}/mappings`, { pos_item_id: `PLU-${index}`, inventory_item_id: item.id, conversion_factor: 1.5 })
+  }
+  return { connectionId: connection.id, itemIds }
+}

@@ -6,7 +6,7 @@ import { promisify } from 'node:util'
 import { scratchPostgres } from '../test/helpers/context.js'
 import { CLI, childEnv } from '../test/helpers/server-process.js'
 import { DAY_MS } from '../src/platform/zoned-time.js'
-import { type ApiTarget, call, forecastsSettled, progress, random, vacuumAnalyze } from './api-seeding.js'
+import { type ApiTarget, call, forecastsSettled, progress, random, seedMappedItems, vacuumAnalyze } from './api-seeding.js'
 import type { LoadResult } from './load-worker.js'
 import { referenceMs } from './machine-speed.js'
 import { type BenchServer, runLoad, startQuietServer } from './processes.js'
@@ -65,28 +65,7 @@ interface SeededBar extends ApiTarget {
 async function seedBar(databaseUrl: string, serverUrl: string, bar: number, now: number): Promise<SeededBar> {
   const account = (await cli(databaseUrl, ['accounts', 'create', '--name', `Bench bar ${bar}`])) as { id: string }
   const server = { url: serverUrl, key: await createKey(databaseUrl, account.id) }
-  const connection = await call(server, 'POST', '/v1/pos/connections', {
-    pos_type: 'square',
-    name: 'Bench Square',
-    credentials: { access_token: 'EAAAlBenchAccessTokenForTheSandbox00000000000000000000000000000', location_id: `L8BENCH${bar}` },
-    sync_frequency: 'daily',
-  })
-  const itemIds: string[] = []
-  for (let index = 0; index < ITEMS; index++) {
-    const item = await call(server, 'POST', '/v1/inventory/items', {
-      name: `Bench spirit ${index} 750ml`,
-      sku: `BENCH-${index}`,
-      category: index % 3 === 0 ? 'beer' : 'spirits',
-      quantity: 20,
-      unit: 'bottle',
-      size_ml: 750,
-      location: 'main_bar',
-      reorder_point: 4,
-      cost_per_unit: 18.5,
-    })
-    itemIds.push(item.id)
-    await call(server, 'POST', `/v1/pos/connections/${connection.id}/mappings`, { pos_item_id: `PLU-${index}`, inventory_item_id: item.id, conversion_factor: 1.5 })
-  }
+  const { connectionId, itemIds } = await seedMappedItems(server, ITEMS, `L8BENCH${bar}`)
   // The same bar number gives the same sales and counts in either database.
   const next = random(1000 + bar)
   const firstDay = Math.floor(now / DAY_MS) * DAY_MS - DAYS * DAY_MS
@@ -104,7 +83,7 @@ async function seedBar(databaseUrl: string, serverUrl: string, bar: number, now:
     }
   })
   for (let sent = 0; sent < sales.length; sent += LINES_PER_IMPORT)
-    await call(server, 'POST', '/v1/sales', { connection_id: connection.id, sales: sales.slice(sent, sent + LINES_PER_IMPORT) })
+    await call(server, 'POST', '/v1/sales', { connection_id: connectionId, sales: sales.slice(sent, sent + LINES_PER_IMPORT) })
   const lastImport = new Date()
   for (let week = 0; week * 7 <= DAYS; week++) {
     const counted = itemIds.map((item_id) => ({ item_id, quantity: Math.round(next() * 200) / 10 }))
