@@ -1,5 +1,4 @@
 import { dailyUsage, getItem, type InventoryItem } from '../../inventory/index.js'
-import { getLocation } from '../../locations/index.js'
 import type { Executor, Tenant } from '../../platform/db/database.js'
 import { decimal, QUANTITY_STORED_DECIMALS, scaledOut, sumScaled, toScaled } from '../../platform/decimal.js'
 import { analyticsErrors } from '../analytics.errors.js'
@@ -132,7 +131,6 @@ async function forecastUnavailable(db: Executor, tenant: Tenant, refitDelayMs: n
  */
 export async function getDemandForecast(db: Executor, tenant: Tenant, query: ForecastQuery, refitDelayMs: number): Promise<DemandForecastReport> {
   const daysAhead = query.days_ahead ?? DEFAULT_FORECAST_DAYS
-  if (query.location) await getLocation(db, tenant, query.location)
   const items = await allItems(db, tenant, { location: query.location, category: query.category })
   const [stored, locations] = await Promise.all([
     findForecasts(
