@@ -233,7 +233,7 @@ export async function measureWindows(db: Executor, tenant: Tenant, windows: (Win
  * them, the others measured (and stored).
  */
 export async function earlierFacts(db: Executor, tenant: Tenant, items: { item: { id: string; location_id: string }; earlier: EarlierWindow[] }[]): Promise<WindowFacts[][]> {
-  // Indexed reads, no destructuring or arrays per window: six thousand windows a report.
+  // Indexed reads, no destructuring or arrays per window: ten thousand windows a report.
   const missing: WindowSpan[] = []
   for (const { item, earlier } of items) {
     for (const window of earlier) {
