@@ -5,7 +5,7 @@
 
 // Items, as the API shows them and as other rooms read them.
 export { type InventoryItem, type ListItemsQuery, PastTime } from './inventory.schemas.js'
-export { exportItems, getItem, listItems, liveItemIdsAt, parseQuantity } from './inventory.service.js'
+export { everyItem, getItem, liveItemIdsAt, parseQuantity } from './inventory.service.js'
 export {
   countItemsAtLocation,
   type DeliveryUnitCost,

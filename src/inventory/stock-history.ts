@@ -276,7 +276,7 @@ async function sumsInSpans(db: Executor, spans: HistorySpan[]): Promise<SpanMove
   return result.rows.map(({ ord: _, ...movement }) => movement)
 }
 
-/** Recorded waste cost by reason in spans of items' history (voided entries left out), reason → decimal string. */
+/** Recorded waste cost by reason in spans of items' history (voided entries left out), reason → decimal string; read from the live waste lines' covering index alone (stock_operation_lines_waste_item_time). */
 export async function wasteCostByReason(db: Executor, spans: HistorySpan[]): Promise<Map<string, string>> {
   if (spans.length === 0) return new Map()
   const result = await sql<{ reason: string; cost: string }>`

@@ -1,5 +1,4 @@
-import { type InventoryItem, listItems, skuUnitsPer } from '../inventory/index.js'
-import { getLocation } from '../locations/index.js'
+import { everyItem, type InventoryItem, skuUnitsPer } from '../inventory/index.js'
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { type Decimal, decimal, moneyOut, quantityOut, sum, ZERO } from '../platform/decimal.js'
 import type { DemandForecaster, ItemDemandForecast } from './demand-forecaster.js'
@@ -13,15 +12,10 @@ import { DAY_MS } from '../platform/zoned-time.js'
 
 /** Past the stored forecast's days, each further day is the mean of its last this many days. */
 export const EXTENSION_DAYS = 7
-const PAGE_SIZE = 100
 
-async function allItems(db: Executor, tenant: Tenant, location: string | undefined): Promise<InventoryItem[]> {
-  const items: InventoryItem[] = []
-  for (let page = 1; ; page++) {
-    const batch = await listItems(db, tenant, { location, page, per_page: PAGE_SIZE }, { page, perPage: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE })
-    items.push(...batch.items)
-    if (items.length >= batch.total || batch.items.length === 0) return items
-  }
+/** Every item (at `location`: location_not_found when it names none), by name: inventory's whole-catalogue read, by keyset. */
+function allItems(db: Executor, tenant: Tenant, location: string | undefined): Promise<InventoryItem[]> {
+  return everyItem(db, tenant, { location })
 }
 
 /** Rounds up to whole cases when the item has a case size, else to whole units. */
@@ -221,7 +215,6 @@ function demandAndSafety(need: ForecastNeed): Decimal {
 export async function recommendOrders(db: Executor, tenant: Tenant, query: RecommendationsQuery, forecastDemand: DemandForecaster, now = new Date()): Promise<Recommendations> {
   const daysAhead = query.days_ahead ?? 7
   const distributor = query.distributor_id ? await getDistributorRow(db, tenant, query.distributor_id) : undefined
-  if (query.location) await getLocation(db, tenant, query.location)
   let items = await allItems(db, tenant, query.location)
   const catalog = distributor
     ? await catalogFor(

@@ -1,5 +1,4 @@
 import { dailyUsage, getItem, type InventoryItem } from '../../inventory/index.js'
-import { getLocation } from '../../locations/index.js'
 import type { Executor, Tenant } from '../../platform/db/database.js'
 import { decimal, QUANTITY_STORED_DECIMALS, scaledOut, sumScaled, toScaled } from '../../platform/decimal.js'
 import { analyticsErrors } from '../analytics.errors.js'
@@ -25,9 +24,34 @@ export function forecastConfidence(forecast: Pick<StoredForecast, 'backtestWape'
   return Number(value.toFixed(2))
 }
 
+/** Entries a memo below keeps before it is emptied: far more than the days one answer names. */
+const MEMO_LIMIT = 1000
+
+/**
+ * A pure function of days (and a country) remembered by its arguments: an answer's thousand items share
+ * their first day, and parsing, shifting and labelling the same dates per item was about a third of the
+ * endpoint's CPU in a profile. Emptied past MEMO_LIMIT entries, so a long-running server keeps no more.
+ */
+function remembered<Args extends (string | number | null)[], Result>(compute: (...args: Args) => Result): (...args: Args) => Result {
+  const memo = new Map<string, Result>()
+  return (...args) => {
+    const key = args.join('|')
+    let result = memo.get(key)
+    if (result === undefined) {
+      if (memo.size >= MEMO_LIMIT) memo.clear()
+      result = compute(...args)
+      memo.set(key, result)
+    }
+    return result
+  }
+}
+
+const dayAfter = remembered(shiftDate)
+const holidaysFrom = remembered(holidayNames)
+
 /** The first forecast day: the day after the last day of history. */
 export function firstForecastDay(forecast: Pick<StoredForecast, 'historyThrough'>): string {
-  return shiftDate(forecast.historyThrough, 1)
+  return dayAfter(forecast.historyThrough, 1)
 }
 
 /**
@@ -39,7 +63,9 @@ const FORECAST_PLACES = 6
 
 /** An item's quantity as the API answers it (at most 4 decimals), scaled to FORECAST_PLACES. */
 function scaledQuantity(value: number): bigint {
-  return toScaled(decimal(value).toFixed(), FORECAST_PLACES)
+  // A number's shortest form is its decimal unless it is in exponent form, which big.js writes out.
+  const text = String(value)
+  return toScaled(text.includes('e') ? decimal(value).toFixed() : text, FORECAST_PLACES)
 }
 
 function forecastOut(units: bigint): number {
@@ -50,10 +76,10 @@ const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat']
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
 
 /** `Thu 26 Nov` for 2026-11-26. */
-function dayLabel(date: string): string {
+const dayLabel = remembered((date: string): string => {
   const day = new Date(`${date}T00:00:00Z`)
   return `${WEEKDAYS[day.getUTCDay()]} ${day.getUTCDate()} ${MONTHS[day.getUTCMonth()]}`
-}
+})
 
 function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`
@@ -80,22 +106,22 @@ export function stockAdvice(item: Pick<InventoryItem, 'quantity' | 'reorder_poin
     if (covering) coverDays++
     if (belowOn === undefined && remaining < reorderPoint) belowOn = index
   }
-  const lastDay = shiftDate(firstDay, daily.length - 1)
   const cover =
     coverDays === 0
       ? `Stock of ${forecastOut(stock)} ${unit} does not cover the ${forecastOut(daily[0] ?? 0n)} ${unit} forecast for ${dayLabel(firstDay)}`
       : coverDays === daily.length
-        ? `Stock covers at least ${plural(coverDays, 'day')} at the forecast rate (through ${dayLabel(lastDay)})`
-        : `Stock covers ${plural(coverDays, 'day')} at the forecast rate (through ${dayLabel(shiftDate(firstDay, coverDays - 1))})`
+        ? `Stock covers at least ${plural(coverDays, 'day')} at the forecast rate (through ${dayLabel(dayAfter(firstDay, daily.length - 1))})`
+        : `Stock covers ${plural(coverDays, 'day')} at the forecast rate (through ${dayLabel(dayAfter(firstDay, coverDays - 1))})`
   const point = `the reorder point of ${forecastOut(reorderPoint)} ${unit}`
   if (stock < reorderPoint) return `${cover}; it is already below ${point}: order now.`
   if (belowOn === undefined) return `${cover}; it stays above ${point} for the next ${daily.length} days, so no order is needed yet.`
-  return `${cover}; order by ${dayLabel(shiftDate(firstDay, belowOn))}, when it is forecast to fall below ${point}.`
+  return `${cover}; order by ${dayLabel(dayAfter(firstDay, belowOn))}, when it is forecast to fall below ${point}.`
 }
 
 function itemForecast(item: InventoryItem, stored: StoredForecast, daysAhead: number, country: string | null): ItemForecast {
   const daily = stored.daily.map((value) => toScaled(value, FORECAST_PLACES))
   const firstDay = firstForecastDay(stored)
+  const lastDay = dayAfter(firstDay, daysAhead - 1)
   return {
     inventory_item_id: item.id,
     name: item.name,
@@ -104,8 +130,8 @@ function itemForecast(item: InventoryItem, stored: StoredForecast, daysAhead: nu
     confidence: forecastConfidence(stored),
     factors: {
       seasonality: stored.seasonality,
-      events: holidayNames(country, firstDay, daysAhead),
-      holiday_effects: stored.holidayEffects.filter((effect) => effect.date <= shiftDate(firstDay, daysAhead - 1)),
+      events: holidaysFrom(country, firstDay, daysAhead),
+      holiday_effects: stored.holidayEffects.filter((effect) => effect.date <= lastDay),
       trend: stored.trend,
     },
     recommendation: stockAdvice(item, daily, firstDay),
@@ -132,16 +158,13 @@ async function forecastUnavailable(db: Executor, tenant: Tenant, refitDelayMs: n
  */
 export async function getDemandForecast(db: Executor, tenant: Tenant, query: ForecastQuery, refitDelayMs: number): Promise<DemandForecastReport> {
   const daysAhead = query.days_ahead ?? DEFAULT_FORECAST_DAYS
-  if (query.location) await getLocation(db, tenant, query.location)
-  const items = await allItems(db, tenant, { location: query.location, category: query.category })
-  const [stored, locations] = await Promise.all([
-    findForecasts(
-      db,
-      tenant,
-      items.map((item) => item.id),
-    ),
-    allLocations(db, tenant),
-  ])
+  // The locations (for their countries) do not depend on the items: read beside them, one round trip less.
+  const [items, locations] = await Promise.all([allItems(db, tenant, { location: query.location, category: query.category }), allLocations(db, tenant)])
+  const stored = await findForecasts(
+    db,
+    tenant,
+    items.map((item) => item.id),
+  )
   const countries = new Map(locations.map((location) => [location.id, location.country]))
   const shown = items.flatMap((item) => {
     const forecast = stored.get(item.id)

@@ -418,7 +418,8 @@ interface RatioSteadiness {
 }
 
 function measureRatio(all: WindowVariance[], current: WindowVariance, sizeMl: number | null): RatioSteadiness {
-  const ratios = all.flatMap((w) => (w.ratio === null || w.facts.saleLines === 0 ? [] : [w.ratio]))
+  const ratios: number[] = []
+  for (const w of all) if (w.ratio !== null && w.facts.saleLines !== 0) ratios.push(w.ratio)
   const average = mean(ratios)
   const none = { ratios, average, cv: 0, steadiness: 0, mixUp: undefined }
   if (ratios.length < CONVERSION_MIN_WINDOWS || current.ratio === null || average <= 0) return none
@@ -431,12 +432,11 @@ function measureRatio(all: WindowVariance[], current: WindowVariance, sizeMl: nu
 
 /** The factor of the unit mix-up a ratio of actual to expected matches within MIX_UP_TOLERANCE, if any. */
 function unitMixUp(ratio: number, sizeMl: number | null): number | undefined {
-  const factors = [...COMMON_MIX_UPS]
-  if (sizeMl) {
-    factors.push(['per_bottle_for_per_ml', 1 / sizeMl], ['per_ml_for_per_bottle', sizeMl])
-    factors.push(['per_bottle_for_per_oz', ML_PER_OZ / sizeMl], ['per_oz_for_per_bottle', sizeMl / ML_PER_OZ])
-  }
-  return factors.find(([, factor]) => Math.abs(ratio / factor - 1) <= MIX_UP_TOLERANCE)?.[1]
+  const matches = (factor: number) => Math.abs(ratio / factor - 1) <= MIX_UP_TOLERANCE
+  for (const [, factor] of COMMON_MIX_UPS) if (matches(factor)) return factor
+  if (!sizeMl) return undefined
+  // Per bottle for per ml, per ml for per bottle, per bottle for per oz, per oz for per bottle.
+  return [1 / sizeMl, sizeMl, ML_PER_OZ / sizeMl, sizeMl / ML_PER_OZ].find(matches)
 }
 
 interface UnmappedFit {
