@@ -7,6 +7,7 @@ import { parse } from 'csv-parse/sync'
 import { initForecasting } from '../src/analytics/forecast/augurs.js'
 import { forecastSeasonalNaive, forecastTrailingMean, mean, sum } from '../src/analytics/forecast/baseline.model.js'
 import { forecastDemand, MIN_HISTORY_DAYS } from '../src/analytics/forecast/demand-forecast.js'
+import { type LocationAdjustments, locationAdjustments, NO_LOCATION_ADJUSTMENTS } from '../src/analytics/forecast/location-pooling.js'
 import { HISTORY_READ_DAYS } from '../src/analytics/forecast/forecast-refit.js'
 import { totalErrorStdDev } from '../src/analytics/forecast/error-model.js'
 import { applyHolidayFactors, holidayFactors, pastHolidays } from '../src/analytics/forecast/holiday-effects.js'
@@ -115,13 +116,25 @@ function holidayFactorsAt(sales: Sales, origin: number): Map<string, number> {
   return holidayFactors(occurrences, (day) => sales.lines[dayIndex(day, sales.firstDay)] ?? 0)
 }
 
-/** The model as the refit calls it: history from the item's first sale, at most HISTORY_READ_DAYS days, holidays scaled. */
-function modelForecast(series: readonly number[], origin: number, firstDay: string, factors: ReadonlyMap<string, number>) {
+/** What the refit reads of an item before an origin: from its first sale, at most HISTORY_READ_DAYS days; null under MIN_HISTORY_DAYS. */
+function refitHistory(series: readonly number[], origin: number): number[] | null {
   const firstSale = series.findIndex((value) => value > 0)
   const history = series.slice(Math.max(firstSale, origin - HISTORY_READ_DAYS), origin)
-  if (firstSale < 0 || history.length < MIN_HISTORY_DAYS) return null
-  const forecast = forecastDemand(history)
-  const unscaled = forecast.daily.slice(0, HORIZON)
+  return firstSale < 0 || firstSale >= origin || history.length < MIN_HISTORY_DAYS ? null : history
+}
+
+/** The restaurant's adjustments as the refit would compute them at an origin: from every item it sold (all 248, not only the scored ones). */
+function adjustmentsAt(sales: Sales, origin: number): LocationAdjustments {
+  return locationAdjustments([...sales.items.values()].map((series) => refitHistory(series, origin)).filter((history) => history !== null))
+}
+
+/** The model as the refit calls it: the item's refit history, its location's adjustments, holidays scaled. */
+function modelForecast(series: readonly number[], origin: number, firstDay: string, factors: ReadonlyMap<string, number>, location: LocationAdjustments) {
+  const history = refitHistory(series, origin)
+  if (history === null) return null
+  const forecast = forecastDemand(history, { smoothingAlpha: location.smoothingAlpha })
+  // The refit scales by the location's trend factor before the holidays; `unscaled` is before the holidays.
+  const unscaled = forecast.daily.slice(0, HORIZON).map((value) => value * location.trendFactor)
   const daily = applyHolidayFactors(unscaled, dateOf(origin, firstDay), COUNTRY, factors).daily
   return {
     daily,
@@ -350,11 +363,12 @@ async function main(): Promise<void> {
   const periods: ItemPeriod[] = []
   let unavailable = 0
   const factorsAt = origins.map((origin) => holidayFactorsAt(sales, origin))
+  const adjustments = origins.map((origin) => adjustmentsAt(sales, origin))
   items.forEach(([item, series]) => {
     const intermittent = sellingDays(series, from) < countedDays / 2
     origins.forEach((origin, originNumber) => {
       const history = series.slice(0, origin)
-      const model = modelForecast(series, origin, sales.firstDay, factorsAt[originNumber] ?? new Map())
+      const model = modelForecast(series, origin, sales.firstDay, factorsAt[originNumber] ?? new Map(), adjustments[originNumber] ?? NO_LOCATION_ADJUSTMENTS)
       if (model === null) unavailable++
       periods.push({
         item,
@@ -387,6 +401,12 @@ async function main(): Promise<void> {
   printErrorTable(periods, 'daily', 'Daily WAPE, Σ|forecast − actual| ÷ Σ actual over every held-out day')
   printErrorTable(periods, 'bias', 'Bias of the 14-day totals, (Σ forecast − Σ actual) ÷ Σ actual')
   printSafetyStock(periods)
+  console.log("\nThe location's adjustments at each origin, from all its items (locationAdjustments)\n")
+  console.log('| origin | pooled smoothing weight | trend factor |')
+  console.log('|---|---:|---:|')
+  origins.forEach((origin, number) =>
+    console.log(`| ${dateOf(origin, sales.firstDay)} | ${adjustments[number]?.smoothingAlpha} | ${adjustments[number]?.trendFactor.toFixed(3)} |`),
+  )
   printHolidays(sales, periods, origins)
   console.log(
     `\nmodel: ${(modelMs / 1000).toFixed(1)} s wall, ${((modelCpu.user + modelCpu.system) / 1e6).toFixed(1)} s CPU for ${periods.length} fits (machine-speed reference ${reference.toFixed(0)} ms, bench/machine-speed.ts); R (or its cache): ${rSeconds.toFixed(1)} s wall`,

@@ -7,7 +7,9 @@ import {
   holidayFactors,
   holidayNames,
   initForecasting,
+  locationAdjustments,
   MIN_HISTORY_DAYS,
+  NO_LOCATION_ADJUSTMENTS,
   pastHolidays,
   totalErrorStdDev,
 } from '../../src/analytics/forecast/index.js'
@@ -203,5 +205,33 @@ describe('totalErrorStdDev', () => {
     assert.ok(Math.abs(totalErrorStdDev(1, 14, 14) - 14) < 1e-9)
     assert.ok(Math.abs(totalErrorStdDev(1, 14, 30) - 30) < 1e-9)
     assert.ok(Math.abs(totalErrorStdDev(1, 14, 1) - 1) < 1e-9)
+  })
+})
+
+describe('locationAdjustments', () => {
+  /** `count` items of 168 days, each `rateOf(day)` × its own scale with uniform noise of ±`noise`, from distinct seeds. */
+  const location = (count: number, rateOf: (day: number) => number, noise = 2) =>
+    Array.from({ length: count }, (_, item) => series(168, (day) => (1 + item / count) * rateOf(day), noise, 100 + item).map(Math.round))
+
+  test('scales the items up where the total grows within its noise, and leaves a flat location at 1', () => {
+    // +0.2 % a day each: within noise of 0 for the model, which then averages its trend away; Theta keeps half.
+    const growing = locationAdjustments(location(30, (day) => 3 * (1 + 0.002 * day), 6))
+    assert.ok(growing.trendFactor > 1.01, `growing: ${growing.trendFactor}`)
+    const flat = locationAdjustments(location(30, () => 3))
+    assert.ok(Math.abs(flat.trendFactor - 1) < 0.02, `flat: ${flat.trendFactor}`)
+  })
+
+  test('pools a small smoothing weight for steady items and a larger one after their levels moved together', () => {
+    const steady = locationAdjustments(location(30, () => 3))
+    assert.ok(steady.smoothingAlpha < NO_LOCATION_ADJUSTMENTS.smoothingAlpha, `steady: ${steady.smoothingAlpha}`)
+    // Every item sold twice as much over the last 5 weeks.
+    const moved = locationAdjustments(location(30, (day) => (day >= 133 ? 6 : 3)))
+    assert.ok(moved.smoothingAlpha > NO_LOCATION_ADJUSTMENTS.smoothingAlpha, `moved: ${moved.smoothingAlpha}`)
+  })
+
+  test('changes nothing without items, for items that never sold, or with under 9 weeks of history', () => {
+    assert.deepEqual(locationAdjustments([]), NO_LOCATION_ADJUSTMENTS)
+    assert.deepEqual(locationAdjustments([new Array<number>(168).fill(0)]), NO_LOCATION_ADJUSTMENTS)
+    assert.deepEqual(locationAdjustments(location(5, (day) => 3 + day / 10).map((values) => values.slice(-56))), NO_LOCATION_ADJUSTMENTS)
   })
 })

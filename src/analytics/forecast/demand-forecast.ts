@@ -32,6 +32,8 @@ export interface ForecastOptions {
    * one on a tie or when the back-test cannot run. Default DEFAULT_MODELS.
    */
   models?: readonly ModelName[]
+  /** profile_ets's smoothed level weight (the refit pools one per location: locationAdjustments); default SMOOTHED_LEVEL_ALPHA. */
+  smoothingAlpha?: number
 }
 
 export const MIN_HISTORY_DAYS = 14
@@ -59,11 +61,13 @@ export const TREND_WEEKS = 8
  */
 export const DEFAULT_MODELS: readonly ModelName[] = ['profile_ets']
 
-const FORECASTERS: Record<ModelName, Forecaster> = {
-  profile_ets: forecastProfileEts,
-  mstl_ets: forecastMstlEts,
-  seasonal_naive: forecastSeasonalNaive,
-  mean: forecastTrailingMean,
+function forecastersFor(options: ForecastOptions): Record<ModelName, Forecaster> {
+  return {
+    profile_ets: (series, horizon) => forecastProfileEts(series, horizon, { smoothingAlpha: options.smoothingAlpha }),
+    mstl_ets: forecastMstlEts,
+    seasonal_naive: forecastSeasonalNaive,
+    mean: forecastTrailingMean,
+  }
 }
 
 /**
@@ -75,12 +79,13 @@ export function forecastDemand(series: number[], options: ForecastOptions = {}):
     throw new RangeError(`a demand forecast needs ${MIN_HISTORY_DAYS} days of history, got ${series.length}`)
   }
   const models = options.models ?? DEFAULT_MODELS
-  const chosen = chooseModel(series, models)
+  const forecasters = forecastersFor(options)
+  const chosen = chooseModel(series, models, forecasters)
   const recent = series.slice(-FIT_WINDOW_DAYS)
   // Without a back-test, the spread of demand itself: what a forecast that knew only the level would miss by.
   const dailyErrorStdDev = chosen.backtest ? rootMeanSquare(chosen.backtest.errors) : standardDeviation(recent)
   return {
-    daily: FORECASTERS[chosen.model](recent, FORECAST_HORIZON_DAYS),
+    daily: forecasters[chosen.model](recent, FORECAST_HORIZON_DAYS),
     backtestWape: chosen.backtest ? wapeOf(chosen.backtest) : null,
     dailyErrorStdDev,
     horizonErrorStdDev: chosen.backtest ? rootMeanSquare(chosen.backtest.totalErrors) : dailyErrorStdDev * Math.sqrt(BACKTEST_PLAN.horizon),
@@ -91,13 +96,13 @@ export function forecastDemand(series: number[], options: ForecastOptions = {}):
 }
 
 /** The candidate with the least back-test absolute error (the first on a tie or without a back-test). */
-function chooseModel(series: readonly number[], models: readonly ModelName[]) {
+function chooseModel(series: readonly number[], models: readonly ModelName[], forecasters: Record<ModelName, Forecaster>) {
   const [first] = models
   if (first === undefined) throw new RangeError('forecastDemand needs at least one model')
-  let best = { model: first, backtest: runBacktest(series, FORECASTERS[first], BACKTEST_PLAN) }
+  let best = { model: first, backtest: runBacktest(series, forecasters[first], BACKTEST_PLAN) }
   if (best.backtest === null) return best
   for (const model of models.slice(1)) {
-    const backtest = runBacktest(series, FORECASTERS[model], BACKTEST_PLAN)
+    const backtest = runBacktest(series, forecasters[model], BACKTEST_PLAN)
     if (backtest && backtest.absoluteError < (best.backtest?.absoluteError ?? Infinity)) best = { model, backtest }
   }
   return best

@@ -14,9 +14,13 @@ import {
   daysToRead,
   FIT_WINDOW_DAYS,
   FORECAST_HORIZON_DAYS,
+  type ForecastOptions,
   forecastDemand,
   holidayFactors,
+  type LocationAdjustments,
+  locationAdjustments,
   MIN_HISTORY_DAYS,
+  NO_LOCATION_ADJUSTMENTS,
   pastHolidays,
 } from './index.js'
 import {
@@ -58,10 +62,13 @@ const WORKER_INTERVAL_MS = 60_000
 /** Stored precision of forecast values (numeric(20, 6)). */
 const STORED_DECIMALS = 6
 
-/** The model: one item's daily demand series (oldest first) to its forecast. Tests inject failing ones. */
-export type DemandModel = (series: number[], itemId: string) => DemandForecast
+/**
+ * The model: one item's daily demand series (oldest first) to its forecast, with what its location's
+ * items share (the pooled smoothing weight). Tests inject failing ones.
+ */
+export type DemandModel = (series: number[], itemId: string, options: ForecastOptions) => DemandForecast
 
-const defaultModel: DemandModel = (series) => forecastDemand(series)
+const defaultModel: DemandModel = (series, _itemId, options) => forecastDemand(series, options)
 
 export interface RefitOptions {
   model?: DemandModel
@@ -85,6 +92,7 @@ export interface RefitResult {
 
 interface ItemHistory {
   itemId: string
+  locationId: string
   /** First business day read (the first sale, or HISTORY_READ_DAYS before the end). */
   from: string
   /** The last closed business day. */
@@ -133,20 +141,20 @@ async function historiesAt(db: Db, tenant: Tenant, now: Date) {
         continue
       }
       const earliestRead = shiftDate(through, -(HISTORY_READ_DAYS - 1))
-      histories.push({ itemId, from: firstDay > earliestRead ? firstDay : earliestRead, through, historyDays, holidays })
+      histories.push({ itemId, locationId: location.id, from: firstDay > earliestRead ? firstDay : earliestRead, through, historyDays, holidays })
     }
   }
   histories.sort((a, b) => a.itemId.localeCompare(b.itemId))
   return { histories, tooShort, nextCloseAt }
 }
 
-/** Daily series per item of the chunk: one value per business day from `from` to `through`, 0 without usage. */
-async function seriesOf(db: Db, tenant: Tenant, chunk: ItemHistory[]): Promise<Map<string, number[]>> {
-  const from = chunk.reduce((earliest, item) => (item.from < earliest ? item.from : earliest), chunk[0]?.from ?? '')
-  const to = chunk.reduce((latest, item) => (item.through > latest ? item.through : latest), '')
-  const rows = await dailyUsage(db, tenant, { itemIds: chunk.map((item) => item.itemId), from, to })
-  const series = new Map(chunk.map((item) => [item.itemId, new Array<number>(daysBetween(item.from, item.through) + 1).fill(0)]))
-  const byId = new Map(chunk.map((item) => [item.itemId, item]))
+/** Daily series per item of `items`: one value per business day from `from` to `through`, 0 without usage. */
+async function seriesOf(db: Db, tenant: Tenant, items: ItemHistory[]): Promise<Map<string, number[]>> {
+  const from = items.reduce((earliest, item) => (item.from < earliest ? item.from : earliest), items[0]?.from ?? '')
+  const to = items.reduce((latest, item) => (item.through > latest ? item.through : latest), '')
+  const rows = await dailyUsage(db, tenant, { itemIds: items.map((item) => item.itemId), from, to })
+  const series = new Map(items.map((item) => [item.itemId, new Array<number>(daysBetween(item.from, item.through) + 1).fill(0)]))
+  const byId = new Map(items.map((item) => [item.itemId, item]))
   for (const row of rows) {
     const item = byId.get(row.itemId)
     const values = series.get(row.itemId)
@@ -156,10 +164,40 @@ async function seriesOf(db: Db, tenant: Tenant, chunk: ItemHistory[]): Promise<M
   return series
 }
 
-/** The model's forecast as stored: its holiday days scaled by the location's factors, 6 decimals, never below 0. */
-function toStored(item: ItemHistory, forecast: DemandForecast, fittedAt: Date): StoredForecast {
+/**
+ * Every item's series, read one location at a time, and each location's adjustments from all of its
+ * items (locationAdjustments). Adjustments that cannot be computed (a fit of the location's total threw)
+ * leave the items' forecasts as the model makes them.
+ */
+async function locationSeries(db: Db, tenant: Tenant, histories: readonly ItemHistory[]) {
+  const series = new Map<string, number[]>()
+  const adjustments = new Map<string, LocationAdjustments>()
+  const byLocation = new Map<string, ItemHistory[]>()
+  for (const item of histories) {
+    const items = byLocation.get(item.locationId) ?? []
+    items.push(item)
+    byLocation.set(item.locationId, items)
+  }
+  for (const [locationId, items] of byLocation) {
+    const read = await seriesOf(db, tenant, items)
+    for (const [itemId, values] of read) series.set(itemId, values)
+    try {
+      adjustments.set(locationId, locationAdjustments([...read.values()]))
+    } catch {
+      adjustments.set(locationId, NO_LOCATION_ADJUSTMENTS)
+    }
+  }
+  return { series, adjustments }
+}
+
+/**
+ * The model's forecast as stored: × its location's trend factor, its holiday days scaled by the
+ * location's factors, 6 decimals, never below 0.
+ */
+function toStored(item: ItemHistory, forecast: DemandForecast, fittedAt: Date, trendFactor: number): StoredForecast {
   if (forecast.daily.length !== FORECAST_HORIZON_DAYS) throw new RangeError(`the model returned ${forecast.daily.length} days, not ${FORECAST_HORIZON_DAYS}`)
-  const { daily, effects } = applyHolidayFactors(forecast.daily, shiftDate(item.through, 1), item.holidays.country, item.holidays.factors)
+  const scaled = forecast.daily.map((value) => value * trendFactor)
+  const { daily, effects } = applyHolidayFactors(scaled, shiftDate(item.through, 1), item.holidays.country, item.holidays.factors)
   const fixed = (value: number) => {
     if (!Number.isFinite(value)) throw new RangeError(`the model returned ${value}`)
     return Math.max(0, value).toFixed(STORED_DECIMALS)
@@ -182,23 +220,27 @@ function toStored(item: ItemHistory, forecast: DemandForecast, fittedAt: Date): 
 
 /**
  * Refits the demand forecast of every live item of the tenant with MIN_HISTORY_DAYS of history (first
- * sale to the last closed business day of its location, in that location's calendar, at `now`), in
- * chunks of REFIT_CHUNK_SIZE items, each stored in a transaction of its own, yielding to the event loop
- * after every item. An item whose fit throws keeps its previous forecast and is listed in `failed`.
+ * sale to the last closed business day of its location, in that location's calendar, at `now`). The
+ * histories are read a location at a time, since each location's adjustments (locationAdjustments: a
+ * smoothing weight pooled across its items, a trend factor from their total) need all of its items;
+ * then the items are fitted in chunks of REFIT_CHUNK_SIZE, each stored in a transaction of its own,
+ * yielding to the event loop after every item. An item whose fit throws keeps its previous forecast and is listed in `failed`.
  * Forecasts of items that no longer qualify (deleted) are removed. Database errors throw.
  */
 export async function refitForecasts(db: Db, tenant: Tenant, now: Date, options: RefitOptions = {}): Promise<RefitResult> {
   const model = options.model ?? defaultModel
   const chunkSize = options.chunkSize ?? REFIT_CHUNK_SIZE
   const { histories, tooShort, nextCloseAt } = await historiesAt(db, tenant, now)
+  const { series, adjustments } = await locationSeries(db, tenant, histories)
   const result: RefitResult = { fitted: 0, failed: [], tooShort, removed: 0, nextCloseAt }
   for (let start = 0; start < histories.length; start += chunkSize) {
     const chunk = histories.slice(start, start + chunkSize)
-    const series = await seriesOf(db, tenant, chunk)
     const fitted: StoredForecast[] = []
     for (const item of chunk) {
+      const location = adjustments.get(item.locationId) ?? NO_LOCATION_ADJUSTMENTS
       try {
-        fitted.push(toStored(item, model(series.get(item.itemId) ?? [], item.itemId), now))
+        const forecast = model(series.get(item.itemId) ?? [], item.itemId, { smoothingAlpha: location.smoothingAlpha })
+        fitted.push(toStored(item, forecast, now, location.trendFactor))
       } catch (error) {
         result.failed.push({ itemId: item.itemId, error: error instanceof Error ? error.message : String(error) })
       }

@@ -32,15 +32,26 @@ const MIN_WEEKS_FOR_WEEKLY_LEVEL = 9
  * search always ends in a trend (AAN or damped), on noisy items as on trending ones. Where the slope of
  * the last SLOPE_WEEKS weekly means lies within SLOPE_STANDARD_ERRORS standard errors of 0, the level is
  * the average of AutoETS's forecast and simple exponential smoothing's level with this weight on the
- * newest weekly mean (docs/forecast-accuracy.md, "Real sales").
+ * newest weekly mean (docs/forecast-accuracy.md, "Real sales"), unless the caller gives one
+ * (ProfileOptions.smoothingAlpha: the refit pools it across a location's items).
  */
-const SMOOTHED_LEVEL_ALPHA = 0.2
+export const SMOOTHED_LEVEL_ALPHA = 0.2
 /** Weekly means whose mean starts the smoothed level. */
-const SMOOTHING_START_POINTS = 4
+export const SMOOTHING_START_POINTS = 4
 /** Weeks the slope is measured over, as for the trend label. */
 const SLOPE_WEEKS = 8
 /** A slope this many standard errors from 0 is a trend, as for the trend label. */
 const SLOPE_STANDARD_ERRORS = 2
+
+export interface ProfileOptions {
+  /** The smoothed level's weight on the newest weekly mean; default SMOOTHED_LEVEL_ALPHA. */
+  smoothingAlpha?: number
+  /**
+   * 'theta': the weekly level by the Theta method (thetaLevel) instead of AutoETS and the smoothing
+   * average, for a location's total (locationTrendFactor); default 'ets'.
+   */
+  level?: 'ets' | 'theta'
+}
 
 /**
  * Forecasts `horizon` days after `series` as a weekday profile × a level: one-off spikes in the history
@@ -50,7 +61,7 @@ const SLOPE_STANDARD_ERRORS = 2
  * rate, × its weekday's factor, never negative. A multiplicative week follows demand that grows or
  * shrinks (a busy Saturday stays twice a Monday), which MSTL's additive season does not.
  */
-export function forecastProfileEts(series: readonly number[], horizon: number): number[] {
+export function forecastProfileEts(series: readonly number[], horizon: number, options: ProfileOptions = {}): number[] {
   const rawProfile = weekdayProfile(series)
   if (rawProfile === null) return new Array<number>(horizon).fill(0)
   const bounds = spikeBounds(series, rawProfile)
@@ -61,7 +72,7 @@ export function forecastProfileEts(series: readonly number[], horizon: number): 
   // sales the 14-day totals' bias went from -4.3 % to -2.4 %, docs/forecast-accuracy.md).
   const recurring = clipAt(series, bounds, RECURRING_SPIKE_DEVIATIONS)
   const clippedPerDay = (sum(recurring) - sum(clipped)) / series.length
-  const level = forecastLevel(clipped, profile, horizon)
+  const level = forecastLevel(clipped, profile, horizon, options)
   return level.map((value, day) => Math.max(0, (value + clippedPerDay) * (profile[(series.length + day) % WEEK_DAYS] ?? 1)))
 }
 
@@ -145,23 +156,33 @@ function deseasonalise(series: readonly number[], profile: readonly number[]): n
  * (recentLevelBreak), the level is the mean of the days since the break, flat, rather than a smoothing
  * that would take weeks to follow it. Shorter histories are fitted day by day on the deseasonalised days.
  */
-function forecastLevel(series: readonly number[], profile: readonly number[], horizon: number): number[] {
-  const weeks = Math.floor(series.length / WEEK_DAYS)
-  if (weeks < MIN_WEEKS_FOR_WEEKLY_LEVEL) return fitEts(deseasonalise(series, profile), horizon)
-  const firstDay = series.length - weeks * WEEK_DAYS
-  const weeklyMeans = Array.from({ length: weeks }, (_, week) => mean(series.slice(firstDay + week * WEEK_DAYS, firstDay + (week + 1) * WEEK_DAYS)))
+function forecastLevel(series: readonly number[], profile: readonly number[], horizon: number, options: ProfileOptions): number[] {
+  if (Math.floor(series.length / WEEK_DAYS) < MIN_WEEKS_FOR_WEEKLY_LEVEL) return fitEts(deseasonalise(series, profile), horizon)
+  const weeklyMeans = weeklyMeansOf(series)
   const breakWeeks = recentLevelBreak(weeklyMeans)
   if (breakWeeks !== null) return new Array<number>(horizon).fill(mean(series.slice(-breakWeeks * WEEK_DAYS)))
-  const weekly = fitEts(weeklyMeans, Math.ceil(horizon / WEEK_DAYS))
+  const forecastWeeks = Math.ceil(horizon / WEEK_DAYS)
+  if (options.level === 'theta') {
+    const theta = thetaLevel(weeklyMeans, forecastWeeks)
+    return Array.from({ length: horizon }, (_, day) => theta[Math.floor(day / WEEK_DAYS)] ?? 0)
+  }
+  const weekly = fitEts(weeklyMeans, forecastWeeks)
   const slope = recentSlope(series, SLOPE_WEEKS)
   const trendIsNoise = Math.abs(slope.perDay) <= SLOPE_STANDARD_ERRORS * slope.standardError
   // Where the recent slope is within noise of 0, the trend AutoETS carries forward is mostly noise: the
   // level is averaged with a smoothed level that carries none.
-  const smoothed = trendIsNoise ? exponentiallySmoothedLevel(weeklyMeans, SMOOTHED_LEVEL_ALPHA) : null
+  const smoothed = trendIsNoise ? exponentiallySmoothedLevel(weeklyMeans, options.smoothingAlpha ?? SMOOTHED_LEVEL_ALPHA) : null
   return Array.from({ length: horizon }, (_, day) => {
     const level = weekly[Math.floor(day / WEEK_DAYS)] ?? 0
     return smoothed === null ? level : (level + smoothed) / 2
   })
+}
+
+/** The mean of each full week of `series`, the last week ending on its last day (a partial first week left out). */
+export function weeklyMeansOf(series: readonly number[]): number[] {
+  const weeks = Math.floor(series.length / WEEK_DAYS)
+  const firstDay = series.length - weeks * WEEK_DAYS
+  return Array.from({ length: weeks }, (_, week) => mean(series.slice(firstDay + week * WEEK_DAYS, firstDay + (week + 1) * WEEK_DAYS)))
 }
 
 /**
@@ -172,6 +193,34 @@ function exponentiallySmoothedLevel(values: readonly number[], alpha: number): n
   let level = mean(values.slice(0, SMOOTHING_START_POINTS))
   for (const value of values) level += alpha * (value - level)
   return level
+}
+
+/** Smoothing weights the Theta method's level is chosen among (least squared one-step error). */
+const THETA_ALPHAS = Array.from({ length: 19 }, (_, step) => (step + 1) * 0.05)
+
+/**
+ * The Theta method (Assimakopoulos and Nikolopoulos; Hyndman and Billah's form, simple exponential
+ * smoothing with drift) for `weeks` points after `values`: the smoothed level (the weight of least
+ * squared one-step error, started at the first value) carried forward with half the least-squares slope
+ * of all the values as drift.
+ */
+function thetaLevel(values: readonly number[], weeks: number): number[] {
+  let best = { squaredError: Infinity, alpha: SMOOTHED_LEVEL_ALPHA, level: values[0] ?? 0 }
+  for (const alpha of THETA_ALPHAS) {
+    let level = values[0] ?? 0
+    let squaredError = 0
+    for (const value of values.slice(1)) {
+      squaredError += (value - level) ** 2
+      level += alpha * (value - level)
+    }
+    if (squaredError < best.squaredError) best = { squaredError, alpha, level }
+  }
+  const centre = (values.length - 1) / 2
+  const average = mean(values)
+  const spread = values.reduce((total, _, x) => total + (x - centre) ** 2, 0)
+  const slope = spread > 0 ? values.reduce((total, value, x) => total + (x - centre) * (value - average), 0) / spread : 0
+  const { alpha, level } = best
+  return Array.from({ length: weeks }, (_, ahead) => level + (slope / 2) * (ahead + 1 / alpha - (1 - alpha) ** values.length / alpha))
 }
 
 /** AutoETS (ETS_SPEC) forecast of `horizon` points after `values`. */
