@@ -29,6 +29,7 @@ export async function salesRoutes(app: App) {
       },
     },
     // A bulk write: it waits for its turn holding no connection, so a burst of imports leaves the pool room for reads.
-    (request, reply) => app.bulkWrites.run(() => runWrite(app.db, request, reply, 201, (trx) => importSales(trx, tenantOf(request), request.body, request.auth?.keyId ?? 'unknown'))),
+    (request, reply) =>
+      app.bulkWrites.run(() => runWrite(app.db, request, reply, 201, (trx) => importSales(trx, tenantOf(request), request.body, request.auth?.keyId ?? 'unknown'))),
   )
 }
