@@ -29,11 +29,6 @@ export class BulkWrites {
     this.#waitMs = settings.waitMs
   }
 
-  /** Bulk writes waiting for their turn now. */
-  get waiting(): number {
-    return this.#gate.waiting
-  }
-
   /** Runs `write` in its turn; one whose turn does not come within the wait is refused as the database being unavailable. */
   async run<T>(write: () => Promise<T>): Promise<T> {
     try {

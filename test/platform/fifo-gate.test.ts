@@ -99,7 +99,8 @@ describe('FifoGate with several slots (bulk writes)', () => {
     scheduled.shift()!()
     await flushMicrotasks()
     assert.deepEqual(granted, ['a', 'b', 'c'], 'the longest waiting goes first')
-    assert.equal(gate.held, 2)
+    assert.equal(gate.busy, true)
+    assert.equal(gate.waiting, 1)
   })
 
   test('a caller whose turn does not come within its wait leaves the queue, refused; the next one gets the place', async () => {
@@ -139,7 +140,7 @@ describe('FifoGate with several slots (bulk writes)', () => {
       /work failed/,
     )
     assert.equal(await gate.run(async () => 'second'), 'second')
-    assert.equal(gate.held, 0)
+    assert.equal(gate.busy, false)
   })
 })
 

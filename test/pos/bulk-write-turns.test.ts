@@ -81,9 +81,8 @@ describe('bulk-write turns', () => {
   test('with one slot, a read is answered while an import holds it and as many more as the pool has connections wait their turn', { skip }, async () => {
     const bar = await barWithMappedItem(ctx)
     const lock = await holdItemLock(ctx, bar.itemId)
-    let imports: Promise<LightMyRequestResponse>[] = []
+    const imports = Array.from({ length: POOL_SIZE }, (_, index) => importOne(ctx, bar, `line-${index}`))
     try {
-      imports = Array.from({ length: POOL_SIZE }, (_, index) => importOne(ctx, bar, `line-${index}`))
       await untilAnImportWaitsForTheLock(ctx)
       // Without the bound the waiting imports would hold every other connection and this read would wait for one.
       const read = await ctx.request('GET', `/v1/inventory/items/${bar.itemId}`, { key: bar.caller.key })

@@ -60,11 +60,6 @@ export class FifoGate {
     return this.#held >= this.#slots
   }
 
-  /** Places held now, or about to be. */
-  get held(): number {
-    return this.#held
-  }
-
   /** Callers waiting now, the holders not counted. */
   get waiting(): number {
     return this.#waiting.length
