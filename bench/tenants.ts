@@ -258,8 +258,8 @@ async function syncFinished(bar: ApiTarget, syncId: string): Promise<FinishedSyn
 }
 
 /**
- * `bars` POS connections syncing from the sandbox simulators at once (BENCH_SYNC_CONNECTIONS): each one's
- * cursor is set BENCH_SYNC_HOURS (24) back, as after the previous day's sync, then each asks
+ * `bars` POS connections syncing from the sandbox simulators at once (BENCH_SYNC_CONNECTIONS): a new Square
+ * connection per bar (unmapped: its lines are stored, not depleted), its cursor set BENCH_SYNC_HOURS (24) back, as after the previous day's sync, then each asks
  * `POST /v1/pos/connections/:id/sync` (incremental) at the same moment, while `report` is read for
  * BENCH_SECONDS; lines/s from the first request to the last run's end. The server's sync worker runs the
  * queued runs one at a time (docs/pos.md), so this is that worker's rate with the simulators in the same
@@ -267,7 +267,13 @@ async function syncFinished(bar: ApiTarget, syncId: string): Promise<FinishedSyn
  */
 async function syncAtOnce(many: Tenancy, bars: ApiTarget[], report: string): Promise<string> {
   const hours = Number(process.env.BENCH_SYNC_HOURS ?? 24)
-  const connections = await connectionsOf(bars)
+  // New connections, sealed under this server's key (a reused database's were sealed under the seeding server's).
+  const connections = await Promise.all(
+    bars.map(async (bar, index) => {
+      const credentials = { access_token: 'EAAAlBenchAccessTokenForTheSandbox00000000000000000000000000000', location_id: `L8SYNC${index}` }
+      return ((await call(bar, 'POST', '/v1/pos/connections', { pos_type: 'square', name: 'Bench sync', credentials, sync_frequency: 'daily' })) as { id: string }).id
+    }),
+  )
   await query(many.databaseUrl, `UPDATE pos_connections SET sales_cursor = now() - make_interval(hours => $2) WHERE id = ANY($1)`, [connections, hours])
   const started = performance.now()
   const reads = measure(many.bars[0]!, report)
