@@ -90,7 +90,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
   app.decorate('db', database.db)
-  app.decorate('bulkWrites', new BulkWrites({ slots: config.bulkWriteSlots, waitMs: config.databaseTimeouts.connectMs }))
+  const bulkWriteWaitMs = database.kind === 'postgres' ? config.databaseTimeouts.connectMs : undefined
+  app.decorate('bulkWrites', new BulkWrites({ slots: config.bulkWriteSlots, waitMs: bulkWriteWaitMs }))
 
   const keys = new ApiKeyCache(database.db)
   const unlisten = await database.listen(API_KEYS_CHANNEL, () => keys.clear())

@@ -9,8 +9,11 @@ import { platformErrors } from './errors.js'
 export interface BulkWriteSettings {
   /** Bulk writes at once (BARSTOCK_BULK_WRITE_SLOTS). */
   slots: number
-  /** How long one waits for its turn before it answers 503 database_unavailable (BARSTOCK_DB_CONNECT_TIMEOUT_MS, as for a connection). */
-  waitMs: number
+  /**
+   * How long one waits for its turn before it answers 503 database_unavailable: on PostgreSQL the connect
+   * timeout, as for a connection; none on the embedded database, whose queue has no time bound either.
+   */
+  waitMs: number | undefined
 }
 
 /** The default bound: half the pool, so the other half stays for reads and the workers. */
@@ -21,7 +24,7 @@ export function defaultBulkWriteSlots(poolSize: number): number {
 /** Runs bulk writes `slots` at a time, the others waiting their turn in arrival order, holding no connection. */
 export class BulkWrites {
   readonly #gate: FifoGate
-  readonly #waitMs: number
+  readonly #waitMs: number | undefined
 
   constructor(settings: BulkWriteSettings) {
     // The wait is bounded in time, not in length: a queue that long is a wait too long.
