@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import pg from 'pg'
 import { scratchPostgres } from '../test/helpers/context.js'
 import { CLI, childEnv } from '../test/helpers/server-process.js'
 import { DAY_MS } from '../src/platform/zoned-time.js'
@@ -25,7 +26,10 @@ import { type BenchServer, runLoad, startQuietServer } from './processes.js'
  * lines/s of both and the report's p99 against its p99 without ingest. The ingested lines are sold at the
  * time of the run, so they stay out of the report's window but are added to the kept database; both phases
  * together stay under the 60 s refit delay, so no refit they cause runs during them. The issue's 200-bar
- * size is BENCH_BARS=200.
+ * size is BENCH_BARS=200. Opt-in, after the ingest: BENCH_SYNC_CONNECTIONS=<n> has n of the other bars ask a POS
+ * sync from the sandbox simulators at once (syncAtOnce), BENCH_REFIT_ALL=1 makes every tenant's forecast
+ * refit due at once, as a business day's close does, and times the worker through them (refitAll).
+ * BARSTOCK_BULK_WRITE_SLOTS and BARSTOCK_DB_POOL_SIZE reach the servers.
  * Run: `DATABASE_URL=postgres://… npm run bench:tenants`. BENCH_KEEP=1 keeps both databases (their URLs are
  * printed); BENCH_REUSE=<many URL>,<alone URL> measures them again without seeding, with new keys
  * (BENCH_REUSE=<many URL> alone seeds the one-bar database again). The sales are dated relative to the
@@ -228,6 +232,99 @@ async function ingest(bars: ApiTarget[], connections: string[], seconds: number,
   return lines / ((performance.now() - started) / 1000)
 }
 
+/** One statement on the database at `url`, on a connection of its own; its rows. */
+async function query<Row>(url: string, text: string, values: unknown[] = []): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return (await client.query(text, values)).rows as Row[]
+  } finally {
+    await client.end()
+  }
+}
+
+interface FinishedSync {
+  status: string
+  results?: { sales_synced: number }
+}
+
+/** Polls a sync run until it is no longer processing. */
+async function syncFinished(bar: ApiTarget, syncId: string): Promise<FinishedSync> {
+  for (;;) {
+    const run = (await call(bar, 'GET', `/v1/pos/syncs/${syncId}`)) as FinishedSync
+    if (run.status !== 'processing') return run
+    await new Promise((resolve) => setTimeout(resolve, 2_000))
+  }
+}
+
+/**
+ * `bars` POS connections syncing from the sandbox simulators at once (BENCH_SYNC_CONNECTIONS): a new Square
+ * connection per bar (unmapped: its lines are stored, not depleted), its cursor set BENCH_SYNC_HOURS (24) back, as after the previous day's sync, then each asks
+ * `POST /v1/pos/connections/:id/sync` (incremental) at the same moment, while `report` is read for
+ * BENCH_SECONDS; lines/s from the first request to the last run's end. The server's sync worker runs the
+ * queued runs one at a time (docs/pos.md), so this is that worker's rate with the simulators in the same
+ * process.
+ */
+async function syncAtOnce(many: Tenancy, bars: ApiTarget[], report: string): Promise<string> {
+  const hours = Number(process.env.BENCH_SYNC_HOURS ?? 24)
+  // New connections, sealed under this server's key (a reused database's were sealed under the seeding server's).
+  const connections = await Promise.all(
+    bars.map(async (bar, index) => {
+      const credentials = { access_token: 'EAAAlBenchAccessTokenForTheSandbox00000000000000000000000000000', location_id: `L8SYNC${index}` }
+      return ((await call(bar, 'POST', '/v1/pos/connections', { pos_type: 'square', name: 'Bench sync', credentials, sync_frequency: 'daily' })) as { id: string }).id
+    }),
+  )
+  await query(many.databaseUrl, `UPDATE pos_connections SET sales_cursor = now() - make_interval(hours => $2) WHERE id = ANY($1)`, [connections, hours])
+  const started = performance.now()
+  const reads = measure(many.bars[0]!, report)
+  const runs = await Promise.all(bars.map((bar, index) => call(bar, 'POST', `/v1/pos/connections/${connections[index]}/sync`, { sync_type: 'incremental' })))
+  const finished = await Promise.all(runs.map((run: { sync_id: string }, index) => syncFinished(bars[index]!, run.sync_id)))
+  const seconds = (performance.now() - started) / 1000
+  const read = await reads
+  const lines = finished.reduce((sum, run) => sum + (run.results?.sales_synced ?? 0), 0)
+  const failed = finished.filter((run) => run.status !== 'completed').length
+  progress(`${bars.length} syncs at once: ${lines} lines in ${seconds.toFixed(0)} s; variance p99 ${read.load.p99} ms`)
+  return (
+    `\nSyncs, ${bars.length} connections asking POST /v1/pos/connections/:id/sync at once (sandbox simulators, ${hours} h of sales each): ` +
+    `${lines.toLocaleString('en')} lines in ${seconds.toFixed(1)} s (${(lines / seconds).toFixed(0)} lines/s, ${(seconds / bars.length).toFixed(2)} s a run), ${failed} runs not completed; ` +
+    `the first bar's variance report meanwhile (its first ${process.env.BENCH_SECONDS ?? 20} s) p50 ${read.load.p50} ms, p99 ${read.load.p99} ms ` +
+    `(reference ${read.referenceMs.toFixed(0)} ms, load ${read.loadAverage.toFixed(1)})`
+  )
+}
+
+interface RefitRowTimes {
+  fitted_as_of: Date | null
+  updated_at: Date
+}
+
+/**
+ * Every tenant's forecasts refitted as after a business day closes (BENCH_REFIT_ALL=1): the close makes
+ * each tenant's scheduled refit due (forecast_refits.next_attempt_at, set to the next close by its last
+ * refit), so the bench sets them all due now; the server's refit worker, which polls every 60 s and runs
+ * one tenant after another, then refits them all. The time from due to the last one settled, and the span
+ * between the first and last refit's end.
+ */
+async function refitAll(many: Tenancy): Promise<string> {
+  const [due] = await query<{ at: Date; tenants: number }>(many.databaseUrl, `SELECT now() AS at, count(*)::int AS tenants FROM forecast_refits`)
+  await query(many.databaseUrl, 'UPDATE forecast_refits SET next_attempt_at = $1', [due!.at])
+  for (;;) {
+    const rows = await query<RefitRowTimes>(many.databaseUrl, 'SELECT fitted_as_of, updated_at FROM forecast_refits')
+    const done = rows.filter((row) => row.fitted_as_of !== null && row.fitted_as_of >= due!.at)
+    if (done.length === rows.length) {
+      const ends = done.map((row) => row.updated_at.getTime()).sort((a, b) => a - b)
+      const allSeconds = (ends.at(-1)! - due!.at.getTime()) / 1000
+      const spanSeconds = (ends.at(-1)! - ends[0]!) / 1000
+      progress(`every tenant refitted ${allSeconds.toFixed(0)} s after they fell due`)
+      return (
+        `\nRefit after a business day closes: ${rows.length} tenants (${many.bars.length} bars × production and sandbox, and the default account) fell due at once; ` +
+        `the last one refitted ${allSeconds.toFixed(1)} s later (the worker polls every 60 s); ${spanSeconds.toFixed(1)} s from the first refit's end to the last's ` +
+        `(${(spanSeconds / Math.max(1, rows.length - 1)).toFixed(2)} s a tenant; load ${(loadavg()[0] ?? 0).toFixed(1)})`
+      )
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+  }
+}
+
 if (!process.env.DATABASE_URL) throw new Error('bench/tenants.ts measures PostgreSQL: set DATABASE_URL')
 const now = Date.now()
 const [reusedMany, reusedAlone] = process.env.BENCH_REUSE?.split(',') ?? []
@@ -280,6 +377,10 @@ try {
         `(reference ${reads.referenceMs.toFixed(0)} ms, load ${reads.loadAverage.toFixed(1)})`,
     )
   }
+  const syncCount = Number(process.env.BENCH_SYNC_CONNECTIONS ?? 0)
+  // After the ingest (the runs' lines are today's too), before the refit that all of it makes due.
+  if (syncCount > 0) ingestLines.push(await syncAtOnce(tenancies[0]!, tenancies[0]!.bars.slice(1, 1 + syncCount), reports[0]!.path))
+  if (process.env.BENCH_REFIT_ALL === '1') ingestLines.push(await refitAll(tenancies[0]!))
   const sales = DAYS * LINES_PER_DAY
   console.log(
     `\n${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; bars of ${ITEMS} items, ${DAYS} days × ${LINES_PER_DAY} lines (${sales} lines a bar), the first bar measured, one connection\n`,

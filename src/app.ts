@@ -13,6 +13,7 @@ import { consoleRoutes } from './platform/http/console.routes.js'
 import { projectPath } from './platform/paths.js'
 import { openapiPlugin } from './platform/http/openapi.js'
 import { validatorCompiler } from './platform/http/validation.js'
+import { BulkWrites } from './platform/bulk-writes.js'
 import { newId } from './platform/ids.js'
 import { loggerOptions, requestLogController, requestLoggerFactory } from './platform/logging.js'
 import type { Resolver } from './platform/network-guard.js'
@@ -89,6 +90,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
   app.decorate('db', database.db)
+  const bulkWriteWaitMs = database.kind === 'postgres' ? config.databaseTimeouts.connectMs : undefined
+  app.decorate('bulkWrites', new BulkWrites({ slots: config.bulkWriteSlots, waitMs: bulkWriteWaitMs }))
 
   const keys = new ApiKeyCache(database.db)
   const unlisten = await database.listen(API_KEYS_CHANNEL, () => keys.clear())

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import { defaultBulkWriteSlots } from './bulk-writes.js'
 import { DEFAULT_DATABASE_TIMEOUTS, DEFAULT_PGLITE_QUEUE_LIMIT, type DatabaseTimeouts, type ReplicaSettings } from './db/connect.js'
 
 /**
@@ -23,6 +24,8 @@ export interface Config {
    */
   directDatabaseUrl: string | undefined
   databasePoolSize: number
+  /** Bulk writes (sales imports) one process runs at once, the others waiting their turn (BARSTOCK_BULK_WRITE_SLOTS). */
+  bulkWriteSlots: number
   databaseTimeouts: DatabaseTimeouts
   /**
    * A streaming standby of DATABASE_URL's server (BARSTOCK_REPLICA_URL) that the routes declaring
@@ -194,13 +197,15 @@ export function loadConfig(env: Env = process.env): Config {
   if (directDatabaseUrl && !databaseUrl) throw new ConfigError('BARSTOCK_DIRECT_DATABASE_URL', 'needs DATABASE_URL (the pooler it bypasses)')
   const replicaUrl = url(env, 'BARSTOCK_REPLICA_URL', ['postgres:', 'postgresql:'])
   if (replicaUrl && !databaseUrl) throw new ConfigError('BARSTOCK_REPLICA_URL', 'needs DATABASE_URL (the primary it is a standby of); the embedded database has no replicas')
+  const databasePoolSize = positiveInteger(env, 'BARSTOCK_DB_POOL_SIZE', 10, 200)
   return {
     port: env.PORT === '0' ? 0 : positiveInteger(env, 'PORT', 3000, 65535),
     host: env.HOST || '0.0.0.0',
     dataDir: resolve(env.BARSTOCK_DATA_DIR || './data'),
     databaseUrl,
     directDatabaseUrl,
-    databasePoolSize: positiveInteger(env, 'BARSTOCK_DB_POOL_SIZE', 10, 200),
+    databasePoolSize,
+    bulkWriteSlots: positiveInteger(env, 'BARSTOCK_BULK_WRITE_SLOTS', defaultBulkWriteSlots(databasePoolSize), databasePoolSize),
     databaseTimeouts: {
       connectMs: positiveInteger(env, 'BARSTOCK_DB_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectMs),
       statementMs: positiveInteger(env, 'BARSTOCK_DB_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.statementMs),

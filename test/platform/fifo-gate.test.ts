@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'kysely'
-import { FifoGate, GateQueueFullError } from '../../src/platform/db/fifo-gate.js'
+import { FifoGate, GateQueueFullError, GateWaitTimeoutError } from '../../src/platform/db/fifo-gate.js'
 import { createTestContext, json, type TestContext } from '../helpers/context.js'
 
 /**
@@ -11,9 +11,9 @@ import { createTestContext, json, type TestContext } from '../helpers/context.js
  */
 
 /** A gate whose grants wait in `scheduled` until the test runs them, and a log of who got it when. */
-function scriptedGate(maxWaiting: number) {
+function scriptedGate(maxWaiting: number, slots = 1) {
   const scheduled: (() => void)[] = []
-  const gate = new FifoGate({ maxWaiting, defer: (grant) => scheduled.push(grant) })
+  const gate = new FifoGate({ slots, maxWaiting, defer: (grant) => scheduled.push(grant) })
   const granted: string[] = []
   const acquire = (name: string) => gate.acquire().then(() => granted.push(name))
   /** Runs the one scheduled grant, then lets its promise settle. */
@@ -80,6 +80,67 @@ describe('FifoGate', () => {
     gate.release()
     await runGrant()
     assert.deepEqual(granted, ['holder', 'first', 'second'])
+  })
+})
+
+describe('FifoGate with several slots (bulk writes)', () => {
+  test('grants up to `slots` holders at once, the next ones in arrival order as places free up', async () => {
+    const { gate, scheduled, granted, acquire } = scriptedGate(10, 2)
+    for (const name of ['a', 'b', 'c', 'd']) void acquire(name)
+    await flushMicrotasks()
+    assert.equal(scheduled.length, 2, 'one grant scheduled per free place')
+    for (const grant of scheduled.splice(0)) grant()
+    await flushMicrotasks()
+    assert.deepEqual(granted, ['a', 'b'])
+    assert.equal(gate.busy, true)
+    assert.equal(gate.waiting, 2)
+    gate.release()
+    assert.equal(scheduled.length, 1)
+    scheduled.shift()!()
+    await flushMicrotasks()
+    assert.deepEqual(granted, ['a', 'b', 'c'], 'the longest waiting goes first')
+    assert.equal(gate.busy, true)
+    assert.equal(gate.waiting, 1)
+  })
+
+  test('a caller whose turn does not come within its wait leaves the queue, refused; the next one gets the place', async () => {
+    const { gate, scheduled, granted, acquire } = scriptedGate(10)
+    void acquire('holder')
+    scheduled.shift()!()
+    await flushMicrotasks()
+    const impatient = gate.acquire(1)
+    void acquire('patient')
+    await assert.rejects(impatient, (error: unknown) => error instanceof GateWaitTimeoutError)
+    assert.equal(gate.waiting, 1, 'only the patient caller waits')
+    gate.release()
+    scheduled.shift()!()
+    await flushMicrotasks()
+    assert.deepEqual(granted, ['holder', 'patient'])
+  })
+
+  test('a place whose waiter gave up after its grant was scheduled goes to the next one, or is free again', async () => {
+    const { gate, scheduled, granted, acquire } = scriptedGate(10)
+    const impatient = gate.acquire(1)
+    await assert.rejects(impatient, (error: unknown) => error instanceof GateWaitTimeoutError)
+    assert.equal(scheduled.length, 1, 'its grant was scheduled before it gave up')
+    scheduled.shift()!()
+    assert.equal(gate.busy, false, 'nobody took the place')
+    void acquire('next')
+    scheduled.shift()!()
+    await flushMicrotasks()
+    assert.deepEqual(granted, ['next'])
+  })
+
+  test('run releases its place however the work ends', async () => {
+    const gate = new FifoGate({ slots: 1, maxWaiting: 10 })
+    await assert.rejects(
+      gate.run(async () => {
+        throw new Error('work failed')
+      }),
+      /work failed/,
+    )
+    assert.equal(await gate.run(async () => 'second'), 'second')
+    assert.equal(gate.busy, false)
   })
 })
 

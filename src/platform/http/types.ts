@@ -1,11 +1,14 @@
 import type { FastifyInstance, FastifyBaseLogger, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { type TUnsafe, Type } from 'typebox'
+import type { BulkWrites } from '../bulk-writes.js'
 import type { Db } from '../db/database.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     db: Db
+    /** The process's turns for bulk writes (BulkWrites): a sales import runs in one. */
+    bulkWrites: BulkWrites
   }
 }
 

@@ -28,6 +28,8 @@ export async function salesRoutes(app: App) {
         errors: [posErrors.connectionNotFound, locationErrors.locationNotFound, inventoryErrors.invalidQuantity],
       },
     },
-    (request, reply) => runWrite(app.db, request, reply, 201, (trx) => importSales(trx, tenantOf(request), request.body, request.auth?.keyId ?? 'unknown')),
+    // A bulk write: it waits for its turn holding no connection, so a burst of imports leaves the pool room for reads.
+    (request, reply) =>
+      app.bulkWrites.run(() => runWrite(app.db, request, reply, 201, (trx) => importSales(trx, tenantOf(request), request.body, request.auth?.keyId ?? 'unknown'))),
   )
 }
