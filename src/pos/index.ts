@@ -25,4 +25,4 @@ export { PUSH_PATH_PREFIX } from './push/push-setup.js'
 export { salesRoutes } from './sales/sales.routes.js'
 
 // For `barstock archive`: the months a sync run is still storing lines into.
-export { type LinesInFlight, syncLinesInFlightBefore } from './sync/lines-in-flight.js'
+export { syncLinesInFlightBefore } from './sync/lines-in-flight.js'
