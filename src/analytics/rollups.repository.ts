@@ -137,6 +137,9 @@ export interface UnmappedSales {
 export async function unmappedSalesInSpans(db: Executor, tenant: Tenant, spans: ClockedSpan[]): Promise<UnmappedSales[]> {
   if (spans.length === 0) return []
   const lines = unmappedSaleLines(db, tenant)
+  // The spans' overall bounds as plain values too: the planner cannot prune months by bounds read from
+  // the arrays, and planned every month of lines for each count (docs/benchmarks.md, session 14).
+  const within = sql`u.sold_at > ${new Date(Math.min(...spans.map((span) => span.start.getTime())))} AND u.sold_at <= ${new Date(Math.max(...spans.map((span) => span.end.getTime())))}`
   const result = await sql<UnmappedSales>`
     WITH spans AS (
       SELECT s.ord, s.location_id, s.start_at, s.end_at, d.first_day, d.last_day,
@@ -158,12 +161,12 @@ export async function unmappedSalesInSpans(db: Executor, tenant: Tenant, spans: 
       -- The first business day's part after the start (the whole span when it ends the same day).
       SELECT b.ord, u.connection_id, u.pos_item_id, u.name, u.quantity
       FROM spans b
-      JOIN ${lines} u ON u.location_id = b.location_id AND u.sold_at > b.start_at AND u.sold_at <= b.end_at AND u.sold_at < b.first_day_end
+      JOIN ${lines} u ON u.location_id = b.location_id AND u.sold_at > b.start_at AND u.sold_at <= b.end_at AND u.sold_at < b.first_day_end AND ${within}
       UNION ALL
       -- The last business day's part up to the end, when it is not the first.
       SELECT b.ord, u.connection_id, u.pos_item_id, u.name, u.quantity
       FROM spans b
-      JOIN ${lines} u ON u.location_id = b.location_id AND u.sold_at >= b.last_day_start AND u.sold_at <= b.end_at AND b.last_day > b.first_day
+      JOIN ${lines} u ON u.location_id = b.location_id AND u.sold_at >= b.last_day_start AND u.sold_at <= b.end_at AND b.last_day > b.first_day AND ${within}
     ) sold
     GROUP BY sold.ord, sold.connection_id, sold.pos_item_id`.execute(db)
   return result.rows

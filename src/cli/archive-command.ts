@@ -3,6 +3,7 @@ import type { Trx } from '../platform/db/database.js'
 import { type ArchivedPartition, archivePartitions } from '../platform/db/partitions.js'
 import { oldestHistoryInUse } from '../inventory/index.js'
 import { PREVIOUS_WINDOWS } from '../analytics/index.js'
+import { syncLinesInFlightBefore } from '../pos/index.js'
 import { DAY_MS } from '../platform/zoned-time.js'
 
 /**
@@ -32,7 +33,11 @@ function monthOf(at: Date): string {
   return at.toISOString().slice(0, 7)
 }
 
-/** Throws when archiving before `boundary` would take lines younger than the configured age or history an item still needs. */
+/**
+ * Throws when archiving before `boundary` would take lines younger than the configured age, history an
+ * item still needs, or lines a sync run is still storing (sales are then locked against writes until the
+ * transaction ends).
+ */
 async function checkBoundary(trx: Trx, before: string, boundary: Date, archiveAfterDays: number, now: Date): Promise<void> {
   const youngest = new Date(now.getTime() - archiveAfterDays * DAY_MS)
   if (boundary > youngest) {
@@ -46,6 +51,13 @@ async function checkBoundary(trx: Trx, before: string, boundary: Date, archiveAf
       `--before ${before} would archive stock history that item ${inUse.itemId} (${inUse.itemName}, account ${inUse.accountId}, ${inUse.environment}) still needs ` +
         `from ${inUse.neededFrom.toISOString()}: its open count window, its current stock or the count windows its variance report reads start there ` +
         `(count the item, or delete it if it is gone); the latest month allowed now is ${monthOf(inUse.neededFrom)}`,
+    )
+  }
+  const inFlight = await syncLinesInFlightBefore(trx, boundary)
+  if (inFlight) {
+    throw new Error(
+      `--before ${before} would archive sale lines that sync run ${inFlight.syncId} (connection ${inFlight.connectionId}) is still storing, sold from ` +
+        `${inFlight.soldFrom.toISOString()}: archive again once it has completed or failed (GET /v1/pos/syncs/${inFlight.syncId})`,
     )
   }
 }

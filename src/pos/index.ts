@@ -23,3 +23,6 @@ export { posEvents } from './sync/sync.events.js'
 export { posPushRoutes } from './push/push.routes.js'
 export { PUSH_PATH_PREFIX } from './push/push-setup.js'
 export { salesRoutes } from './sales/sales.routes.js'
+
+// For `barstock archive`: the months a sync run is still storing lines into.
+export { syncLinesInFlightBefore } from './sync/lines-in-flight.js'

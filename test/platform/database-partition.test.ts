@@ -143,8 +143,26 @@ test('a partition from PostgreSQL answers 503 within the bound, /readyz within 2
   const after = await timed(base, key, 'POST', '/v1/inventory/items', item('P-5'))
   assert.equal(after.status, 201, JSON.stringify(after.body))
   assert.deepEqual(await skusOf(base, key), [...before, 'P-5', 'W-1'])
-  const failures = logLines(server.output()).filter((line) => line.msg === 'request' && line.status === 500)
-  assert.deepEqual(failures, [], 'no request answered 500')
+  const lines = logLines(server.output())
+  assert.deepEqual(
+    lines.filter((line) => line.msg === 'request' && line.status === 500),
+    [],
+    'no request answered 500',
+  )
+  // The log names each cause once, at warn, not an error stack per request (docs/operations.md, "Logs").
+  const answered503 = lines.filter((line) => line.msg === 'request' && line.status === 503 && line.route !== '/readyz').length
+  const outage = lines.filter((line) => line.msg === 'database unavailable: requests answer 503 database_unavailable')
+  assert.deepEqual(
+    lines.filter((line) => line.msg === 'request failed'),
+    [],
+    'no error line per request',
+  )
+  assert.ok(outage.length >= 1 && outage.length < answered503, `${outage.length} lines for ${answered503} answers 503`)
+  assert.ok(
+    outage.every((line) => line.level === 40),
+    'at warn',
+  )
+  assert.equal(new Set(outage.map((line) => line.cause)).size, outage.length, 'each cause once')
 })
 
 test('a failover that leaves the open connections silent: requests on them answer 503 within the bound, then all are served', {

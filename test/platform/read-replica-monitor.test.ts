@@ -88,3 +88,25 @@ test('a primary, an unanswered check and a failed statement each make the replic
   monitor.markFailed('a statement failed there')
   assert.equal(monitor.mayRead(undefined), false)
 })
+
+test('a check the role may not run, on the primary or on the replica, skips the replica: reads stay on the primary', async (t) => {
+  const clock = { now: 9_500_000 }
+  t.mock.method(Date, 'now', () => clock.now)
+  // What PostgreSQL answers a role without EXECUTE on a function (its default ACL grants it to every role).
+  const refused = async (): Promise<never> => {
+    throw Object.assign(new Error('permission denied for function pg_last_wal_replay_lsn'), { code: '42501' })
+  }
+  let primaryLsn: () => Promise<string> = async () => '0/10'
+  let replicaPosition: () => Promise<{ standby: boolean; replayed: string | null }> = async () => ({ standby: true, replayed: '0/10' })
+  const monitor = new ReplicaMonitor({ maxLagMs: MAX_LAG_MS, primaryLsn: () => primaryLsn(), replicaPosition: () => replicaPosition(), onChange: () => undefined })
+  await monitor.check()
+  assert.equal(monitor.mayRead(undefined), true)
+  replicaPosition = refused
+  await monitor.check()
+  assert.equal(monitor.mayRead(undefined), false, 'refused on the replica')
+  replicaPosition = async () => ({ standby: true, replayed: '0/10' })
+  primaryLsn = refused
+  clock.now += MAX_LAG_MS + 1
+  await monitor.check()
+  assert.equal(monitor.mayRead(undefined), false, 'refused on the primary: no position to measure the lag by, so it only grows')
+})

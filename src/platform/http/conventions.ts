@@ -8,6 +8,8 @@ import { NOT_BLANK } from './schemas.js'
 export const BODY_LIMIT_BYTES = 1024 * 1024
 /** What a 503 database_unavailable tells clients to wait. */
 const DATABASE_RETRY_AFTER_SECONDS = 5
+/** How long one cause of 503 database_unavailable is logged once: a failover fails every request alike. */
+const OUTAGE_LOG_PERIOD_MS = 60_000
 
 type ValidationError = NonNullable<FastifyError['validation']>[number]
 
@@ -167,12 +169,37 @@ async function conventions(app: FastifyInstance) {
     done()
   })
   app.addHook('preSerialization', (request, _reply, payload, done) => done(null, addMeta(request, payload)))
+  const logOutage = outageLogger()
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error, request)
-    if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed')
+    if (appError.code === platformErrors.databaseUnavailable.code) logOutage(request, error)
+    else if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed')
     return sendError(appError, request, reply)
   })
   app.setNotFoundHandler((request, reply) => sendError(platformErrors.notFound([request.method, request.url.split('?')[0]]), request, reply))
+}
+
+/**
+ * Logs a request answered 503 database_unavailable at warn, once per cause (the database's error code and
+ * message, numbers left out) per OUTAGE_LOG_PERIOD_MS, with how many more it answered since the last
+ * line: during a failover or a restart every request fails the same way, and one error stack per request
+ * buried the cause. Each request's own `request` line still records its 503.
+ */
+function outageLogger(): (request: FastifyRequest, error: unknown) => void {
+  const logged = new Map<string, { at: number; since: number }>()
+  return (request, error) => {
+    const { code, message } = error as { code?: unknown; message?: unknown }
+    const cause = `${typeof code === 'string' ? `${code}: ` : ''}${String(message)}`.replace(/\d+/g, 'N')
+    const now = Date.now()
+    const last = logged.get(cause)
+    if (last && now - last.at < OUTAGE_LOG_PERIOD_MS) {
+      last.since += 1
+      return
+    }
+    for (const [other, { at }] of logged) if (now - at >= OUTAGE_LOG_PERIOD_MS) logged.delete(other)
+    logged.set(cause, { at: now, since: 0 })
+    request.log.warn({ cause, answered_since: last?.since ?? 0 }, 'database unavailable: requests answer 503 database_unavailable')
+  }
 }
 
 export const conventionsPlugin = fp(conventions, { name: 'barstock-conventions' })

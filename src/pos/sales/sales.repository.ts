@@ -153,6 +153,26 @@ export async function resolveCorrections(trx: Trx, connectionId: string, sourceI
   return Number(result.numAffectedRows ?? 0)
 }
 
+/**
+ * Sets aside the connection's waiting corrections whose original line was archived (`barstock archive`:
+ * its key is stored, its line no longer is), so none waits forever: each is dropped from the waiting
+ * ones without joining the sales, and its own line id is taken as a stored line's is, so the vendor
+ * re-sending it is a duplicate. The archived month's usage and rollups stay as they were, as for a
+ * mapping changed after an archive (docs/operations.md, "Partitions and archive"). Answers how many.
+ */
+export async function setAsideCorrectionsOfArchivedLines(trx: Trx, connectionId: string): Promise<number> {
+  const result = await sql`
+    WITH set_aside AS (
+      DELETE FROM pos_pending_corrections p USING pos_sale_line_keys k
+      WHERE p.connection_id = ${connectionId} AND k.connection_id = p.connection_id AND k.line_id = p.corrects_line_id
+        AND NOT EXISTS (SELECT 1 FROM pos_sales o WHERE o.sequence = k.sequence AND o.sold_at = k.sold_at)
+      RETURNING p.line_id, k.sold_at)
+    INSERT INTO pos_sale_line_keys (connection_id, line_id, sequence, sold_at)
+    SELECT ${connectionId}, s.line_id, nextval('pos_sales_line_sequence'), s.sold_at FROM set_aside s
+    ON CONFLICT DO NOTHING`.execute(trx)
+  return Number(result.numAffectedRows ?? 0)
+}
+
 const CORRECTION_COLUMNS = [
   'account_id',
   'environment',

@@ -4,7 +4,7 @@ import { enqueue } from '../../platform/outbox.js'
 import { lockConnectionById, updateConnectionRow } from '../connections/connections.repository.js'
 import { addSoldItems, mappingsOf, upsertProducts, upsertStaff } from '../mappings/mappings.repository.js'
 import { type DepletionResult, depleteLines } from '../sales/depletion.js'
-import { markSourceLines, resolveCorrections } from '../sales/sales.repository.js'
+import { markSourceLines, resolveCorrections, setAsideCorrectionsOfArchivedLines } from '../sales/sales.repository.js'
 import { SyncFailure } from './run-errors.js'
 import type { StagedRun } from './run-staging.js'
 import { finishRun, lockRun, saveSalesCheckpoint, type SyncRunRow, tenantOfRun } from './sync-runs.repository.js'
@@ -40,13 +40,19 @@ export interface RunResults {
   productsSynced: number
   varianceDetected: number
   durationMs: number
+  /** Corrections of archived lines set aside (setAsideCorrectionsOfArchivedLines). */
+  correctionsSetAside: number
 }
 
 /**
  * Applies what a run staged: products, staff, the corrections whose lines are stored now, and the
  * depletion of its lines (mappings made or removed while it fetched apply as they stand now).
  */
-export async function applyStaged(trx: Trx, run: SyncRunRow, staged: StagedRun): Promise<{ salesSynced: number; productsSynced: number; depletion: DepletionResult }> {
+export async function applyStaged(
+  trx: Trx,
+  run: SyncRunRow,
+  staged: StagedRun,
+): Promise<{ salesSynced: number; productsSynced: number; correctionsSetAside: number; depletion: DepletionResult }> {
   const tenant = tenantOfRun(run)
   const connectionId = run.connection_id
   const key = { tenant, connectionId }
@@ -55,6 +61,7 @@ export async function applyStaged(trx: Trx, run: SyncRunRow, staged: StagedRun):
   await addSoldItems(trx, key, staged.soldItems, now)
   await upsertStaff(trx, key, staged.staff, now)
   const salesSynced = staged.salesSynced + (await resolveCorrections(trx, connectionId, run.id))
+  const correctionsSetAside = await setAsideCorrectionsOfArchivedLines(trx, connectionId)
   const mappedNow = new Set((await mappingsOf(trx, connectionId)).keys())
   await markSourceLines(
     trx,
@@ -76,7 +83,7 @@ export async function applyStaged(trx: Trx, run: SyncRunRow, staged: StagedRun):
     [...mappedNow].filter((id) => !depletion.depletedPosItems.has(id)),
     false,
   )
-  return { salesSynced, productsSynced: staged.products?.length ?? 0, depletion }
+  return { salesSynced, productsSynced: staged.products?.length ?? 0, correctionsSetAside, depletion }
 }
 
 /** Applies a staged run in the caller's transaction; a run already failed elsewhere is not applied. */
@@ -86,7 +93,7 @@ export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): P
   if (connection.deleted_at) throw new SyncFailure('connection_deleted', 'The connection was deleted during the run')
   const current = await lockRun(trx, run.id)
   if (current?.status !== 'processing') throw new SyncFailure('interrupted', 'The run was failed while it was still working')
-  const { salesSynced, productsSynced, depletion } = await applyStaged(trx, run, staged)
+  const { salesSynced, productsSynced, correctionsSetAside, depletion } = await applyStaged(trx, run, staged)
   const now = new Date()
   const duration = durationMs(run, now)
   const finished = await finishRun(trx, run, {
@@ -116,5 +123,5 @@ export async function commitRun(trx: Trx, run: SyncRunRow, staged: StagedRun): P
     variance_detected: depletion.itemsBelowZero,
     status: 'success',
   })
-  return { vendor: connection.pos_type, salesSynced, productsSynced, varianceDetected: depletion.itemsBelowZero, durationMs: duration }
+  return { vendor: connection.pos_type, salesSynced, productsSynced, varianceDetected: depletion.itemsBelowZero, durationMs: duration, correctionsSetAside }
 }

@@ -31,8 +31,14 @@ async function failAbandonedRun(db: Db, run: ClaimedJob<SyncRunRow>, logger: Fas
 function logRunOutcome(logger: FastifyBaseLogger, run: SyncRunRow, outcome: RunOutcome): void {
   const about = { sync_id: run.id, connection_id: run.connection_id, sync_type: run.sync_type }
   if (outcome.status === 'completed') {
-    const { salesSynced, productsSynced, varianceDetected, durationMs } = outcome
-    const results = { sales_synced: salesSynced, products_synced: productsSynced, variance_detected: varianceDetected, duration_ms: durationMs }
+    const { salesSynced, productsSynced, varianceDetected, durationMs, correctionsSetAside } = outcome
+    const results = {
+      sales_synced: salesSynced,
+      products_synced: productsSynced,
+      variance_detected: varianceDetected,
+      duration_ms: durationMs,
+      ...(correctionsSetAside > 0 && { corrections_of_archived_lines: correctionsSetAside }),
+    }
     logger.info({ ...about, ...results }, 'POS sync run completed')
   } else if (outcome.status === 'failed') {
     logger.warn({ ...about, error_code: outcome.code, err: outcome.error }, 'POS sync run failed')
