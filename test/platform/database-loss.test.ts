@@ -111,6 +111,23 @@ test('a write the server refuses as read-only (a standby not yet promoted) answe
   assert.equal(created, 201)
 })
 
+test('a database that refuses new connections (ALLOW_CONNECTIONS false, SQLSTATE 55000) answers 503 database_unavailable, and the service recovers', {
+  skip: !url && 'needs DATABASE_URL (PostgreSQL)',
+}, async () => {
+  const caller = await ctx.newCaller()
+  const database = (await sql<{ name: string }>`SELECT current_database() AS name`.execute(ctx.app.db)).rows[0]!.name
+  await asAdmin(`ALTER DATABASE ${pg.escapeIdentifier(database)} ALLOW_CONNECTIONS false`)
+  try {
+    await asAdmin('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])
+    const refused = await ctx.request('GET', '/v1/locations', { key: caller.key })
+    assert.equal(refused.statusCode, 503, refused.body)
+    assert.equal(json(refused).error.code, 'database_unavailable')
+  } finally {
+    await asAdmin(`ALTER DATABASE ${pg.escapeIdentifier(database)} ALLOW_CONNECTIONS true`)
+  }
+  assert.equal(await firstStatusWithin(5_000, () => ctx.request('GET', '/v1/locations', { key: caller.key })), 200)
+})
+
 /** The first non-503 status `call` answers within `ms` (polling every 50 ms), or the last 503. */
 async function firstStatusWithin(ms: number, call: () => Promise<{ statusCode: number }>): Promise<number> {
   const deadline = Date.now() + ms

@@ -254,6 +254,8 @@ export function unreachableDatabaseBoundMs(timeouts: DatabaseTimeouts): number {
 /** How much later than the server's statement timeout the client stops waiting for an answer. */
 const CLIENT_TIMEOUT_SLACK_MS = 5_000
 
+const OBJECT_NOT_IN_PREREQUISITE_STATE = '55000'
+
 /**
  * SQLSTATEs of a server that is going away, not there or full: connection exceptions, operator
  * intervention, too many connections (PostgreSQL's, or PGlite's queue, FifoGate).
@@ -279,6 +281,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const code = typeof failure.code === 'string' ? failure.code : ''
   if (UNAVAILABLE_SQLSTATE.test(code) || code === '57014' || code === READ_ONLY_TRANSACTION || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code)) return true
   const message = typeof failure.message === 'string' ? failure.message : ''
+  // 55000 is also a statement's wrong state (a bug, 500); at connect it is a database closed to new sessions.
+  if (code === OBJECT_NOT_IN_PREREQUISITE_STATE) return /is not currently accepting connections/.test(message)
   return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|is not queryable/.test(message)
 }
 
