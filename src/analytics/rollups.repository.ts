@@ -136,7 +136,11 @@ export interface UnmappedSales {
  */
 export async function unmappedSalesInSpans(db: Executor, tenant: Tenant, spans: ClockedSpan[]): Promise<UnmappedSales[]> {
   if (spans.length === 0) return []
-  const lines = unmappedSaleLines(db, tenant)
+  // Both raw ranges lie after a span's start and up to its end: the spans' outer bounds, as constants,
+  // let the planner prune pos_sales' monthly partitions when it plans (it planned every month's index).
+  const earliest = new Date(Math.min(...spans.map((span) => span.start.getTime())))
+  const latest = new Date(Math.max(...spans.map((span) => span.end.getTime())))
+  const lines = unmappedSaleLines(db, tenant).where('sold_at', '>', earliest).where('sold_at', '<=', latest)
   const result = await sql<UnmappedSales>`
     WITH spans AS (
       SELECT s.ord, s.location_id, s.start_at, s.end_at, d.first_day, d.last_day,
