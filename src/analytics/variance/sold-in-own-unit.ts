@@ -19,9 +19,7 @@ export async function itemsSoldInOwnUnit(db: Executor, tenant: Tenant, spans: Hi
   // pruning them per probe.
   const earliest = new Date(Math.min(...spans.map((span) => span.from.getTime())))
   const latest = new Date(Math.max(...spans.map((span) => span.to.getTime())))
-  const lineQuantity = mappedSaleLineQuantity(db, tenant, sql.ref<string>('u.sale_line'), sql.ref<Date>('u.sold_at'))
-    .where('sold_at', '>', earliest)
-    .where('sold_at', '<=', latest)
+  const lineQuantity = mappedSaleLineQuantity(db, tenant, sql.ref<string>('u.sale_line'), sql.ref<Date>('u.sold_at')).where('sold_at', '>', earliest).where('sold_at', '<=', latest)
   const usage = saleUsageInSpan(db, { itemId: sql.ref<string>('s.item_id'), from: sql.ref<Date>('s.from_at'), to: sql.ref<Date>('s.to_at') })
     .where('u.sold_at', '>', earliest)
     .where('u.sold_at', '<=', latest)
