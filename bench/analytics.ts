@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import type { LoadResult } from './load-worker.js'
 import { scratchPostgres } from '../test/helpers/context.js'
-import { call, forecastsSettled, progress, random, seedMappedItems, vacuumAnalyze } from './api-seeding.js'
+import { analyzeStatistics, call, forecastsSettled, progress, random, seedMappedItems, vacuumAnalyze } from './api-seeding.js'
 import { referenceMs } from './machine-speed.js'
 import { runLoad } from './processes.js'
 import { DAY_MS } from '../src/platform/zoned-time.js'
@@ -26,12 +26,18 @@ import { DAY_MS } from '../src/platform/zoned-time.js'
  * sizes (default 50000,5000000 on PostgreSQL, 50000 on PGlite). BENCH_KEEP=1 keeps the PostgreSQL database
  * (its URL is printed); BENCH_REUSE=<that URL> measures it again without seeding (BENCH_LINES then only
  * labels the row), for profiling or for measuring a later commit on the same data. A PostgreSQL database
- * is vacuumed and analyzed before it is measured (vacuumAnalyze).
+ * is vacuumed and analyzed before it is measured (vacuumAnalyze), and analyzed while it is seeded
+ * (analyzeStatistics: after the items, then each time the lines grew by half). Sales are imported
+ * BENCH_LINES_PER_IMPORT lines a request (default 10,000, the endpoint's limit), BENCH_IMPORTS_IN_FLIGHT
+ * requests at once (default 3: one's JSON is parsed and checked while another holds the connection's lock).
  */
 
 const ITEMS = 1000
 const DAYS = 365
-const LINES_PER_IMPORT = 5000
+/** The import endpoint's limit (10,000 lines a request). */
+const LINES_PER_IMPORT = Number(process.env.BENCH_LINES_PER_IMPORT ?? 10_000)
+/** Imports sent at once (several clients of one bar's POS), so the server's cores and the database's work in parallel. */
+const IMPORTS_IN_FLIGHT = Number(process.env.BENCH_IMPORTS_IN_FLIGHT ?? 3)
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url))
 const run = promisify(execFile)
 
@@ -87,13 +93,30 @@ interface SeededBar {
 }
 
 /** 1,000 items mapped one POS item each, a year of sales spread over them, and weekly counts of all. */
-async function seedBar(server: Server, lines: number, now: number): Promise<SeededBar> {
+async function seedBar(server: Server, lines: number, now: number, databaseUrl: string | undefined): Promise<SeededBar> {
   const { connectionId, itemIds } = await seedMappedItems(server, ITEMS, 'L8BENCH0001')
   progress(`${ITEMS} items mapped`)
+  if (databaseUrl) await analyzeStatistics(databaseUrl)
   const next = random(42)
   const start = now - DAYS * DAY_MS
-  for (let sent = 0; sent < lines; sent += LINES_PER_IMPORT) {
-    const sales = Array.from({ length: Math.min(LINES_PER_IMPORT, lines - sent) }, (_, index) => {
+  // The weekly counts first, then the year of sales imported into them (as a bar that moves to barstock
+  // imports its POS history): a count of 1,000 items after the sales took 15 s at load 25, and 53 of them
+  // beside the imports made both wait past the statement timeout. Quantities of their own random stream.
+  const counted = random(7)
+  const countTimes: number[] = []
+  for (let week = 0; week <= DAYS / 7; week++) {
+    countTimes.push(start + week * 7 * DAY_MS + 10 * 3_600_000)
+    const items = itemIds.map((item_id) => ({ item_id, quantity: Math.round(counted() * 200) / 10 }))
+    await call(server, 'POST', '/v1/inventory/count', { location: 'main_bar', counted_by: 'bench', counted_at: new Date(countTimes[week]!).toISOString(), items })
+    if (week % 10 === 0) progress(`${week + 1} weekly counts`)
+  }
+  /** The next import's lines, drawn in order from the one random stream, so the data do not depend on timing. */
+  let drawn = 0
+  const nextImport = () => {
+    const first = drawn
+    const count = Math.min(LINES_PER_IMPORT, lines - first)
+    drawn += count
+    return Array.from({ length: count }, (_, index) => {
       const item = Math.floor(next() * ITEMS)
       return {
         location: 'main_bar',
@@ -102,20 +125,27 @@ async function seedBar(server: Server, lines: number, now: number): Promise<Seed
         quantity: 1 + Math.floor(next() * 2),
         unit_price: 8,
         sold_at: new Date(start + next() * (DAYS * DAY_MS - DAY_MS)).toISOString(),
-        line_id: `L${sent + index}`,
+        line_id: `L${first + index}`,
       }
     })
-    await call(server, 'POST', '/v1/sales', { connection_id: connectionId, sales })
-    if ((sent / LINES_PER_IMPORT) % 50 === 0) progress(`${sent + sales.length} lines imported`)
   }
+  let imports = 0
+  let analyzedAt = 0
+  const importer = async () => {
+    while (drawn < lines) {
+      const sales = nextImport()
+      await call(server, 'POST', '/v1/sales', { connection_id: connectionId, sales })
+      const imported = ++imports * LINES_PER_IMPORT
+      if (imports % 25 === 0) progress(`${Math.min(imported, lines)} lines imported`)
+      // Statistics again once the lines grew by half (autoanalyze would after a tenth of each table; each ANALYZE takes seconds at 5M).
+      if (databaseUrl && imported >= Math.max(50_000, analyzedAt * 1.5)) {
+        analyzedAt = imported
+        await analyzeStatistics(databaseUrl)
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: IMPORTS_IN_FLIGHT }, importer))
   const lastImport = new Date()
-  const countTimes: number[] = []
-  for (let week = 0; week <= DAYS / 7; week++) {
-    countTimes.push(start + week * 7 * DAY_MS + 10 * 3_600_000)
-    const counted = itemIds.map((item_id) => ({ item_id, quantity: Math.round(next() * 200) / 10 }))
-    await call(server, 'POST', '/v1/inventory/count', { location: 'main_bar', counted_by: 'bench', counted_at: new Date(countTimes[week]!).toISOString(), items: counted })
-    if (week % 10 === 0) progress(`${week + 1} weekly counts`)
-  }
   return { lastImport, itemIds, countTimes }
 }
 
@@ -196,7 +226,7 @@ async function benchmark(database: string, lines: number): Promise<Row> {
   try {
     const now = Date.now()
     const seeding = performance.now()
-    const bar = reused ? undefined : await seedBar(server, lines, now)
+    const bar = reused ? undefined : await seedBar(server, lines, now, scratch?.url)
     const seedSeconds = (performance.now() - seeding) / 1000
     if (!reused) progress(`seeded ${scratch?.url ?? dataDir}`)
     const to = new Date(now - DAY_MS).toISOString().slice(0, 10)

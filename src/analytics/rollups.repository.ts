@@ -89,20 +89,44 @@ export interface PosRevenue {
 export async function posRevenue(db: Executor, tenant: Tenant, scope: { locations: string[]; from: string; to: string; top: number }): Promise<PosRevenue> {
   if (scope.locations.length === 0) return { revenue: '0', mappedRevenue: '0', unmapped: [] }
   const days = db
-    .selectFrom('analytics_pos_item_days')
-    .where('account_id', '=', tenant.accountId)
-    .where('environment', '=', tenant.environment)
-    .where('location_id', 'in', scope.locations)
-    .where('business_day', '>=', scope.from)
-    .where('business_day', '<=', scope.to)
+    .selectFrom('analytics_pos_item_days as d')
+    .where('d.account_id', '=', tenant.accountId)
+    .where('d.environment', '=', tenant.environment)
+    .where('d.location_id', 'in', scope.locations)
+    .where('d.business_day', '>=', scope.from)
+    .where('d.business_day', '<=', scope.to)
+  const unmappedRevenue = sql<number>`sum(d.revenue - d.mapped_revenue)`
   const [totals, unmapped] = await Promise.all([
-    days.select([sql<string>`coalesce(sum(revenue), 0)::text`.as('revenue'), sql<string>`coalesce(sum(mapped_revenue), 0)::text`.as('mappedRevenue')]).executeTakeFirstOrThrow(),
     days
-      .select(['connection_id', 'pos_item_id', sql<string>`min(name)`.as('name'), sql<string>`sum(revenue - mapped_revenue)::text`.as('revenue')])
-      .groupBy(['connection_id', 'pos_item_id'])
-      .having(sql`sum(revenue - mapped_revenue)`, '>', 0)
-      .orderBy(sql`sum(revenue - mapped_revenue)`, 'desc')
-      .orderBy(sql`min(name)`)
+      .select([sql<string>`coalesce(sum(d.revenue), 0)::text`.as('revenue'), sql<string>`coalesce(sum(d.mapped_revenue), 0)::text`.as('mappedRevenue')])
+      .executeTakeFirstOrThrow(),
+    // Only the days with unmapped revenue are summed (the others add 0 to a POS item's sum: a bar's mapped
+    // days, most of 30,000, are not aggregated); each listed POS item's lowest name is still that of all its
+    // days in the period, read by the rollup's key.
+    days
+      .where(sql<boolean>`d.revenue <> d.mapped_revenue`)
+      .select((eb) => [
+        'd.connection_id',
+        'd.pos_item_id',
+        eb
+          .selectFrom('analytics_pos_item_days as a')
+          .select(sql<string>`min(a.name)`.as('name'))
+          .whereRef('a.connection_id', '=', 'd.connection_id')
+          .whereRef('a.pos_item_id', '=', 'd.pos_item_id')
+          .where('a.account_id', '=', tenant.accountId)
+          .where('a.environment', '=', tenant.environment)
+          .where('a.location_id', 'in', scope.locations)
+          .where('a.business_day', '>=', scope.from)
+          .where('a.business_day', '<=', scope.to)
+          .$asScalar()
+          .$notNull()
+          .as('name'),
+        sql<string>`${unmappedRevenue}::text`.as('revenue'),
+      ])
+      .groupBy(['d.connection_id', 'd.pos_item_id'])
+      .having(unmappedRevenue, '>', 0)
+      .orderBy(unmappedRevenue, 'desc')
+      .orderBy('name')
       .limit(scope.top)
       .execute(),
   ])
@@ -136,10 +160,11 @@ export interface UnmappedSales {
  */
 export async function unmappedSalesInSpans(db: Executor, tenant: Tenant, spans: ClockedSpan[]): Promise<UnmappedSales[]> {
   if (spans.length === 0) return []
-  const lines = unmappedSaleLines(db, tenant)
-  // The spans' overall bounds as plain values too: the planner cannot prune months by bounds read from
-  // the arrays, and planned every month of lines for each count (docs/benchmarks.md, session 14).
-  const within = sql`u.sold_at > ${new Date(Math.min(...spans.map((span) => span.start.getTime())))} AND u.sold_at <= ${new Date(Math.max(...spans.map((span) => span.end.getTime())))}`
+  // Both raw ranges lie after a span's start and up to its end: the spans' outer bounds, as constants,
+  // let the planner prune pos_sales' monthly partitions when it plans (it planned every month's index).
+  const earliest = new Date(Math.min(...spans.map((span) => span.start.getTime())))
+  const latest = new Date(Math.max(...spans.map((span) => span.end.getTime())))
+  const lines = unmappedSaleLines(db, tenant).where('sold_at', '>', earliest).where('sold_at', '<=', latest)
   const result = await sql<UnmappedSales>`
     WITH spans AS (
       SELECT s.ord, s.location_id, s.start_at, s.end_at, d.first_day, d.last_day,
@@ -161,12 +186,12 @@ export async function unmappedSalesInSpans(db: Executor, tenant: Tenant, spans: 
       -- The first business day's part after the start (the whole span when it ends the same day).
       SELECT b.ord, u.connection_id, u.pos_item_id, u.name, u.quantity
       FROM spans b
-      JOIN ${lines} u ON u.location_id = b.location_id AND u.sold_at > b.start_at AND u.sold_at <= b.end_at AND u.sold_at < b.first_day_end AND ${within}
+      JOIN ${lines} u ON u.location_id = b.location_id AND u.sold_at > b.start_at AND u.sold_at <= b.end_at AND u.sold_at < b.first_day_end
       UNION ALL
       -- The last business day's part up to the end, when it is not the first.
       SELECT b.ord, u.connection_id, u.pos_item_id, u.name, u.quantity
       FROM spans b
-      JOIN ${lines} u ON u.location_id = b.location_id AND u.sold_at >= b.last_day_start AND u.sold_at <= b.end_at AND b.last_day > b.first_day AND ${within}
+      JOIN ${lines} u ON u.location_id = b.location_id AND u.sold_at >= b.last_day_start AND u.sold_at <= b.end_at AND b.last_day > b.first_day
     ) sold
     GROUP BY sold.ord, sold.connection_id, sold.pos_item_id`.execute(db)
   return result.rows

@@ -180,12 +180,16 @@ export interface LocationSpan {
  */
 export async function crossLocationSaleLines(db: Executor, tenant: Tenant, itemIds: string[], spans: LocationSpan[]): Promise<number> {
   if (itemIds.length === 0 || spans.length === 0) return 0
+  // The spans' outer bounds as constants too (each span's own imply them): the partitions are pruned when planned.
+  const earliest = new Date(Math.min(...spans.map((span) => span.start.getTime())))
+  const latest = new Date(Math.max(...spans.map((span) => span.end.getTime())))
   const result = await sql<{ lines: number }>`
     SELECT count(DISTINCT u.sale_line)::int AS lines
     FROM unnest(${spans.map((span) => span.location)}::text[], ${spans.map((span) => span.start.toISOString())}::timestamptz[],
       ${spans.map((span) => span.end.toISOString())}::timestamptz[]) AS b (location_id, start_at, end_at)
     JOIN stock_sale_usage u ON u.account_id = ${tenant.accountId} AND u.environment = ${tenant.environment} AND u.location_id = b.location_id
       AND u.sold_at >= b.start_at AND u.sold_at < b.end_at AND u.location_id <> u.sale_location_id
+      AND u.sold_at >= ${earliest.toISOString()}::timestamptz AND u.sold_at < ${latest.toISOString()}::timestamptz
     WHERE u.item_id IN (SELECT unnest(${itemIds}::text[]))`.execute(db)
   return result.rows[0]?.lines ?? 0
 }

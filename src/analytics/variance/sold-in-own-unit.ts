@@ -14,14 +14,15 @@ export async function itemsSoldInOwnUnit(db: Executor, tenant: Tenant, spans: Hi
   // Each line's POS quantity by its primary key (a subquery per line): joined, or with the tenant's
   // conditions beside the key, a table without statistics yet was read whole for every line. An item has
   // one usage row per line (UNIQUE (sale_line, item_id)), so its line's usage is that row's units.
-  // The spans' overall bounds as plain values too: the planner cannot prune months by bounds read from
-  // the arrays, and planned every month of usage and lines for each count (docs/benchmarks.md, session 14).
-  const from = new Date(Math.min(...spans.map((span) => span.from.getTime())))
-  const to = new Date(Math.max(...spans.map((span) => span.to.getTime())))
-  const lineQuantity = mappedSaleLineQuantity(db, tenant, sql.ref<string>('u.sale_line'), sql.ref<Date>('u.sold_at')).where('sold_at', '>', from).where('sold_at', '<=', to)
+  // The spans' outer bounds, as constants beside each span's own (which they imply): the planner then
+  // prunes the monthly partitions of both tables when it plans, instead of planning every partition and
+  // pruning them per probe.
+  const earliest = new Date(Math.min(...spans.map((span) => span.from.getTime())))
+  const latest = new Date(Math.max(...spans.map((span) => span.to.getTime())))
+  const lineQuantity = mappedSaleLineQuantity(db, tenant, sql.ref<string>('u.sale_line'), sql.ref<Date>('u.sold_at')).where('sold_at', '>', earliest).where('sold_at', '<=', latest)
   const usage = saleUsageInSpan(db, { itemId: sql.ref<string>('s.item_id'), from: sql.ref<Date>('s.from_at'), to: sql.ref<Date>('s.to_at') })
-    .where('u.sold_at', '>', from)
-    .where('u.sold_at', '<=', to)
+    .where('u.sold_at', '>', earliest)
+    .where('u.sold_at', '<=', latest)
   // Per span, by the item index: the first line that took another quantity settles it (most items: one
   // probe each), else one line that took the same. Inside CASE the two EXISTS stay per-span subqueries
   // (in WHERE alone the planner made them joins over every usage row of the tenant), evaluated in order.
