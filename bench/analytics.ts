@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import type { LoadResult } from './load-worker.js'
 import { scratchPostgres } from '../test/helpers/context.js'
-import { analyzeStatistics, call, forecastsSettled, progress, random, seedMappedItems, vacuumAnalyze } from './api-seeding.js'
+import { analyzeStatistics, benchSaleLine, call, forecastsSettled, progress, random, seedMappedItems, vacuumAnalyze } from './api-seeding.js'
 import { referenceMs } from './machine-speed.js'
 import { runLoad } from './processes.js'
 import { DAY_MS } from '../src/platform/zoned-time.js'
@@ -116,18 +116,7 @@ async function seedBar(server: Server, lines: number, now: number, databaseUrl: 
     const first = drawn
     const count = Math.min(LINES_PER_IMPORT, lines - first)
     drawn += count
-    return Array.from({ length: count }, (_, index) => {
-      const item = Math.floor(next() * ITEMS)
-      return {
-        location: 'main_bar',
-        pos_item_id: `PLU-${item}`,
-        name: `Bench spirit ${item} 1.5oz`,
-        quantity: 1 + Math.floor(next() * 2),
-        unit_price: 8,
-        sold_at: new Date(start + next() * (DAYS * DAY_MS - DAY_MS)).toISOString(),
-        line_id: `L${first + index}`,
-      }
-    })
+    return Array.from({ length: count }, (_, index) => benchSaleLine(next, ITEMS, `L${first + index}`, () => start + next() * (DAYS * DAY_MS - DAY_MS)))
   }
   let imports = 0
   let analyzedAt = 0

@@ -121,3 +121,22 @@ export async function seedMappedItems(server: ApiTarget, count: number, squareLo
   }
   return { connectionId: connection.id, itemIds }
 }
+
+/**
+ * One sale line at main_bar of one of `items` bench items (seedMappedItems' POS items), 1 or 2 pours, sold
+ * at the time `soldAt` draws. The draws come in a fixed order (item, quantity, time), so a seed gives the
+ * same lines.
+ */
+export function benchSaleLine(next: () => number, items: number, lineId: string, soldAt: () => number) {
+  const item = Math.floor(next() * items)
+  const quantity = 1 + Math.floor(next() * 2)
+  return {
+    location: 'main_bar',
+    pos_item_id: `PLU-${item}`,
+    name: `Bench spirit ${item} 1.5oz`,
+    quantity,
+    unit_price: 8,
+    sold_at: new Date(soldAt()).toISOString(),
+    line_id: lineId,
+  }
+}

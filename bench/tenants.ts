@@ -7,7 +7,7 @@ import pg from 'pg'
 import { scratchPostgres } from '../test/helpers/context.js'
 import { CLI, childEnv } from '../test/helpers/server-process.js'
 import { DAY_MS } from '../src/platform/zoned-time.js'
-import { type ApiTarget, call, forecastsSettled, progress, random, seedMappedItems, vacuumAnalyze } from './api-seeding.js'
+import { type ApiTarget, benchSaleLine, call, forecastsSettled, progress, random, seedMappedItems, vacuumAnalyze } from './api-seeding.js'
 import type { LoadResult } from './load-worker.js'
 import { referenceMs } from './machine-speed.js'
 import { type BenchServer, runLoad, startQuietServer } from './processes.js'
@@ -74,17 +74,8 @@ async function seedBar(databaseUrl: string, serverUrl: string, bar: number, now:
   const next = random(1000 + bar)
   const firstDay = Math.floor(now / DAY_MS) * DAY_MS - DAYS * DAY_MS
   const sales = Array.from({ length: DAYS * LINES_PER_DAY }, (_, index) => {
-    const item = Math.floor(next() * ITEMS)
     const day = Math.floor(index / LINES_PER_DAY)
-    return {
-      location: 'main_bar',
-      pos_item_id: `PLU-${item}`,
-      name: `Bench spirit ${item} 1.5oz`,
-      quantity: 1 + Math.floor(next() * 2),
-      unit_price: 8,
-      sold_at: new Date(firstDay + day * DAY_MS + (12 + next() * 11) * 3_600_000).toISOString(),
-      line_id: `L${index}`,
-    }
+    return benchSaleLine(next, ITEMS, `L${index}`, () => firstDay + day * DAY_MS + (12 + next() * 11) * 3_600_000)
   })
   for (let sent = 0; sent < sales.length; sent += LINES_PER_IMPORT)
     await call(server, 'POST', '/v1/sales', { connection_id: connectionId, sales: sales.slice(sent, sent + LINES_PER_IMPORT) })
