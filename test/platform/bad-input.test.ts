@@ -45,6 +45,21 @@ test('a NUL character in a path parameter or a query parameter is 400 invalid_pa
   assertRefused(await ctx.request('GET', '/v1/inventory/items', { key: caller.key, query: { location: '\u0000' } }), 'location')
 })
 
+test('an unpaired surrogate (a JSON \\ud800 escape) in a body string is 400 invalid_parameter and writes nothing; a pair is taken', async () => {
+  const before = await locationCount()
+  const response = await ctx.request('POST', '/v1/locations', {
+    key: caller.key,
+    body: '{"id":"lone1","name":"Bar \\ud800"}',
+    headers: { 'content-type': 'application/json' },
+  })
+  assertRefused(response, 'name')
+  assert.match(json(response).error.message, /unpaired UTF-16 surrogate/)
+  assert.equal(await locationCount(), before)
+  const paired = await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'pair1', name: 'Bar \ud83d\ude00' } })
+  assert.equal(paired.statusCode, 201, paired.body)
+  assert.equal(json(paired).data.name, 'Bar 😀')
+})
+
 test('a body nested 5,000 levels deep is 400 invalid_parameter, and the answer stays small', async () => {
   const before = await locationCount()
   const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`

@@ -4,13 +4,29 @@ import { newId } from '../ids.js'
 import { type AppError, invalidParameter, platformErrors } from '../errors.js'
 
 /**
- * What no route should ever see: NUL characters (PostgreSQL's text cannot hold them) and JSON nested
- * deeper than any field of the API needs. Checked once, before validation, for the path parameters,
- * the query and the body, naming the field as a client would (`items[2].name`).
+ * What no route should ever see: NUL characters (PostgreSQL's text cannot hold them), unpaired UTF-16
+ * surrogates (a JSON `\ud800` escape: UTF-8 cannot hold one, so it would be stored as U+FFFD or break
+ * a URL built from it) and JSON nested deeper than any field of the API needs. Checked once, before
+ * validation, for the path parameters, the query and the body, naming the field as a client would
+ * (`items[2].name`).
  */
 
 /** The deepest nesting the API's bodies use is 4 (`items[].…`); this leaves room without risking recursion. */
 export const MAX_JSON_DEPTH = 32
+
+/** In `u` mode a surrogate pair is one code point, so this matches only an unpaired surrogate. */
+const UNPAIRED_SURROGATE = /\p{Surrogate}/u
+
+/** Whether text holds a character that stored text cannot: a NUL or an unpaired surrogate. */
+function isUnholdable(text: string): boolean {
+  return text.includes('\u0000') || UNPAIRED_SURROGATE.test(text)
+}
+
+/** Why `text` (one that isUnholdable) is refused, naming its field. */
+function unholdableText(field: string, text: string): AppError {
+  if (text.includes('\u0000')) return invalidParameter(field, text.replaceAll('\u0000', '\\u0000'), `${field} contains a NUL character (\\u0000), which text cannot hold`)
+  return invalidParameter(field, null, `${field} contains an unpaired UTF-16 surrogate (a lone \\ud800–\\udfff), which UTF-8 text cannot hold`)
+}
 
 function fieldName(path: (string | number)[], root: string): string {
   const joined = path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('')
@@ -18,12 +34,12 @@ function fieldName(path: (string | number)[], root: string): string {
 }
 
 /**
- * Whether `value` holds a NUL (in a string or a field name) or nests deeper than MAX_JSON_DEPTH: the
- * quick test every request passes, allocating nothing; `checkInput` then names the field. Recursion is
+ * Whether `value` holds unholdable text (in a string or a field name) or nests deeper than
+ * MAX_JSON_DEPTH: the quick test every request passes, allocating nothing; `checkInput` then names the field. Recursion is
  * bounded by the depth limit.
  */
 function isUnsafe(value: unknown, depth: number): boolean {
-  if (typeof value === 'string') return value.includes('\u0000')
+  if (typeof value === 'string') return isUnholdable(value)
   if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return false
   if (depth >= MAX_JSON_DEPTH) return true
   if (Array.isArray(value)) {
@@ -32,28 +48,23 @@ function isUnsafe(value: unknown, depth: number): boolean {
   }
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue
-    if (key.includes('\u0000') || isUnsafe((value as Record<string, unknown>)[key], depth + 1)) return true
+    if (isUnholdable(key) || isUnsafe((value as Record<string, unknown>)[key], depth + 1)) return true
   }
   return false
 }
 
-/** Throws invalid_parameter at the first NUL or at too deep a level of a parsed value. */
+/** Throws invalid_parameter at the first unholdable text or at too deep a level of a parsed value. */
 export function checkInput(value: unknown, root: 'body' | 'query' | 'params'): void {
   if (isUnsafe(value, 0)) describeUnsafe(value, root)
 }
 
-/** Walks a parsed value without recursion and throws invalid_parameter naming its first NUL or too deep a level. */
+/** Walks a parsed value without recursion and throws invalid_parameter naming its first unholdable text or too deep a level. */
 function describeUnsafe(value: unknown, root: 'body' | 'query' | 'params'): void {
   const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }]
   while (stack.length > 0) {
     const { value: current, path } = stack.pop() as { value: unknown; path: (string | number)[] }
     if (typeof current === 'string') {
-      if (current.includes('\u0000'))
-        throw invalidParameter(
-          fieldName(path, root),
-          current.replaceAll('\u0000', '\\u0000'),
-          `${fieldName(path, root)} contains a NUL character (\\u0000), which text cannot hold`,
-        )
+      if (isUnholdable(current)) throw unholdableText(fieldName(path, root), current)
       continue
     }
     // A raw body (vendor pushes) is bytes, checked by its route.
@@ -61,8 +72,8 @@ function describeUnsafe(value: unknown, root: 'body' | 'query' | 'params'): void
     if (path.length >= MAX_JSON_DEPTH) throw invalidParameter(fieldName(path, root), null, `${fieldName(path, root)} is nested deeper than ${MAX_JSON_DEPTH} levels`)
     const entries = Array.isArray(current) ? current.map((item, index) => [index, item] as const) : Object.entries(current)
     for (const [key, item] of entries) {
-      if (typeof key === 'string' && key.includes('\u0000'))
-        throw invalidParameter(fieldName(path, root), null, `a field name in ${fieldName(path, root)} contains a NUL character`)
+      if (typeof key === 'string' && isUnholdable(key))
+        throw invalidParameter(fieldName(path, root), null, `a field name in ${fieldName(path, root)} contains a NUL character or an unpaired surrogate`)
       stack.push({ value: item, path: [...path, key] })
     }
   }
