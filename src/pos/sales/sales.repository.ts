@@ -85,21 +85,10 @@ function claimAndInsert(source: Omit<SaleSource, 'tenant'> & { tenant?: Tenant }
     FROM given g JOIN claimed c ON c.sequence = g.sequence`
 }
 
-const LINE_COLUMNS = [
-  'line_id',
-  'location_id',
-  'pos_item_id',
-  'name',
-  'quantity',
-  'unit_price',
-  'sold_at',
-  'staff_id',
-  'staff_name',
-  'check_id',
-  'tip',
-  'depleted',
-  'parent_line_id',
-]
+/** The columns a sale line and a correction of one both carry. */
+const SOLD_LINE_COLUMNS = ['line_id', 'location_id', 'pos_item_id', 'name', 'quantity', 'unit_price', 'sold_at', 'staff_id', 'staff_name', 'check_id', 'tip', 'depleted']
+
+const LINE_COLUMNS = [...SOLD_LINE_COLUMNS, 'parent_line_id']
 
 function insertLinesStatement(source: SaleSource, lines: SaleLineRow[]) {
   const column = <T>(pick: (line: SaleLineRow) => T) => lines.map(pick)
@@ -173,24 +162,7 @@ export async function setAsideCorrectionsOfArchivedLines(trx: Trx, connectionId:
   return Number(result.numAffectedRows ?? 0)
 }
 
-const CORRECTION_COLUMNS = [
-  'account_id',
-  'environment',
-  'line_id',
-  'location_id',
-  'pos_item_id',
-  'name',
-  'quantity',
-  'unit_price',
-  'sold_at',
-  'staff_id',
-  'staff_name',
-  'check_id',
-  'tip',
-  'depleted',
-  'corrects_line_id',
-  'corrected_at',
-]
+const CORRECTION_COLUMNS = ['account_id', 'environment', ...SOLD_LINE_COLUMNS, 'corrects_line_id', 'corrected_at']
 
 /** Sets the depleted flag of a source's lines of these POS items. */
 export async function markSourceLines(trx: Trx, sourceId: string, posItemIds: string[], depleted: boolean): Promise<void> {
