@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict'
-import { after, before, beforeEach, test } from 'node:test'
+import { beforeEach, test } from 'node:test'
 import type { ArchiveResult } from '../../src/cli/archive-command.js'
 import { adminCommands } from '../../src/cli/commands.js'
-import type { BackgroundLoop } from '../../src/platform/background.js'
 import type { Environment } from '../../src/platform/db/database.js'
 import { monthPartitions } from '../../src/platform/db/partitions.js'
 import { PosGateway } from '../../src/pos/connections/pos-gateway.js'
-import { startPosSyncWorker } from '../../src/pos/sync/sync-worker.js'
 import type { PosAdapter, PosCredentials, PosSaleLine, PosVendor } from '../../src/pos/vendors/adapter.js'
-import { type Caller, json, type TestContext } from '../helpers/context.js'
+import { type Caller, json } from '../helpers/context.js'
 import { createItem } from '../helpers/inventory.js'
-import { createPosTestContext, createSyncedConnection, itemQuantity, ledgerOf, runSync, startSwitchableSquare, waitForSync } from './pos-helpers.js'
+import { createSyncedConnection, itemQuantity, ledgerOf, runSync, startSwitchableSquare, usePosFixture, waitForSync } from './pos-helpers.js'
 
 /**
  * Sync runs meeting `barstock archive` (docs/operations.md, "Partitions and archive"): a correction of an
@@ -56,39 +54,27 @@ function line(lineId: string, quantity: string, soldAt: string, correctsLineId?:
   }
 }
 
-let ctx: TestContext
-let worker: BackgroundLoop
+// A database of this file alone (a queue limit of its own opens one on PGlite; PostgreSQL gives every
+// file a scratch database): archiving detaches partitions.
+const pos = usePosFixture({ square: () => startSwitchableSquare(5) }, { gateway: (config) => new ScriptedGateway(config), env: { BARSTOCK_PGLITE_QUEUE_LIMIT: '998' } })
 let caller: Caller
-let square: Awaited<ReturnType<typeof startSwitchableSquare>>
 
-before(async () => {
-  square = await startSwitchableSquare(5)
-  // A database of this file alone (a queue limit of its own opens one on PGlite; PostgreSQL gives every
-  // file a scratch database): archiving detaches partitions.
-  ctx = await createPosTestContext({ env: { BARSTOCK_PGLITE_QUEUE_LIMIT: '998', BARSTOCK_POS_BASE_URLS: `square=${square.url}` } })
-  worker = await startPosSyncWorker({ config: ctx.config, database: ctx.database, logger: ctx.app.log }, new ScriptedGateway(ctx.config))
-})
-after(async () => {
-  await worker.stop()
-  await ctx.close()
-  await square.close()
-})
 beforeEach(async () => {
-  caller = await ctx.newCaller({ environment: 'production' })
+  caller = await pos.ctx.newCaller({ environment: 'production' })
   script.lines = []
   script.hold = undefined
 })
 
 async function archive(beforeMonth: string): Promise<ArchiveResult> {
-  return (await adminCommands(ctx.database).archive!({ before: beforeMonth, drop: false, archiveAfterDays: 732 })) as ArchiveResult
+  return (await adminCommands(pos.ctx.database).archive!({ before: beforeMonth, drop: false, archiveAfterDays: 732 })) as ArchiveResult
 }
 
 /** A synced connection whose vodka pour (1.5 oz) takes from a bottle of vodka. */
 async function mappedVodka() {
-  const connection = await createSyncedConnection(ctx, caller)
-  await waitForSync(ctx, caller, connection.first_sync_id)
-  const vodka = await createItem(ctx, caller, { name: "Tito's Handmade Vodka 750ml", unit: 'bottle', size_ml: 750, quantity: 10, category: 'spirits' })
-  const response = await ctx.request('POST', `/v1/pos/connections/${connection.id}/mappings`, {
+  const connection = await createSyncedConnection(pos.ctx, caller)
+  await waitForSync(pos.ctx, caller, connection.first_sync_id)
+  const vodka = await createItem(pos.ctx, caller, { name: "Tito's Handmade Vodka 750ml", unit: 'bottle', size_ml: 750, quantity: 10, category: 'spirits' })
+  const response = await pos.ctx.request('POST', `/v1/pos/connections/${connection.id}/mappings`, {
     key: caller.key,
     body: { pos_item_id: 'vodka-pour', inventory_item_id: vodka.id, conversion_factor: 1.5, conversion_unit: 'oz' },
   })
@@ -97,7 +83,7 @@ async function mappedVodka() {
 }
 
 async function storedLines(connectionId: string): Promise<number> {
-  const row = await ctx.database.db
+  const row = await pos.ctx.database.db
     .selectFrom('pos_sales')
     .select((eb) => eb.fn.countAll<string>().as('lines'))
     .where('connection_id', '=', connectionId)
@@ -106,7 +92,7 @@ async function storedLines(connectionId: string): Promise<number> {
 }
 
 async function waitingCorrections(connectionId: string): Promise<string[]> {
-  const rows = await ctx.database.db.selectFrom('pos_pending_corrections').select('line_id').where('connection_id', '=', connectionId).execute()
+  const rows = await pos.ctx.database.db.selectFrom('pos_pending_corrections').select('line_id').where('connection_id', '=', connectionId).execute()
   return rows.map((row) => row.line_id)
 }
 
@@ -118,7 +104,7 @@ test('archive refuses the months a sync run is still storing lines into, and arc
   })
   // Enough lines for the run to store a batch before its listing ends (it stages 5,000 at a time).
   script.lines = Array.from({ length: 5_000 }, (_, index) => line(`OLD${index}`, '1', '2020-01-10T21:00:00Z'))
-  const started = await ctx.request('POST', `/v1/pos/connections/${connection.id}/sync`, { key: caller.key, body: { sync_type: 'incremental' } })
+  const started = await pos.ctx.request('POST', `/v1/pos/connections/${connection.id}/sync`, { key: caller.key, body: { sync_type: 'incremental' } })
   assert.equal(started.statusCode, 201, started.body)
   const syncId = json(started).data.sync_id as string
   for (let waited = 0; (await storedLines(connection.id)) < 5_000; waited += 50) {
@@ -126,18 +112,18 @@ test('archive refuses the months a sync run is still storing lines into, and arc
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 
-  const partitionsBefore = await monthPartitions(ctx.database.db)
+  const partitionsBefore = await monthPartitions(pos.ctx.database.db)
   await assert.rejects(
     archive('2021-01'),
     new RegExp(
       `^Error: --before 2021-01 would archive sale lines that sync run ${syncId} \\(connection ${connection.id}\\) is still storing, sold from 2020-01-10T21:00:00.000Z: archive again once it has completed or failed`,
     ),
   )
-  assert.deepEqual(await monthPartitions(ctx.database.db), partitionsBefore, 'nothing detached')
+  assert.deepEqual(await monthPartitions(pos.ctx.database.db), partitionsBefore, 'nothing detached')
   assert.equal(await storedLines(connection.id), 5_000)
 
   release()
-  const run = await waitForSync(ctx, caller, syncId)
+  const run = await waitForSync(pos.ctx, caller, syncId)
   assert.equal(run.status, 'completed')
   assert.equal(run.results.sales_synced, 5_000)
   const archived = await archive('2021-01')
@@ -150,28 +136,28 @@ test('archive refuses the months a sync run is still storing lines into, and arc
 test('a correction of an archived line is set aside: it does not wait, changes no stock, and a re-send is a duplicate', async () => {
   const { connection, vodka } = await mappedVodka()
   script.lines = [line('A1', '2', '2019-06-14T21:00:00Z')]
-  assert.equal((await runSync(ctx, caller, connection.id)).results.sales_synced, 1)
+  assert.equal((await runSync(pos.ctx, caller, connection.id)).results.sales_synced, 1)
   await archive('2021-01')
   assert.equal(await storedLines(connection.id), 0, 'the line is archived')
-  const stock = await itemQuantity(ctx, caller, vodka.id)
-  const ledger = await ledgerOf(ctx, vodka.id)
+  const stock = await itemQuantity(pos.ctx, caller, vodka.id)
+  const ledger = await ledgerOf(pos.ctx, vodka.id)
 
   script.lines = [line('R1:A1', '-2', '2026-11-20T21:00:00Z', 'A1')]
-  const refund = await runSync(ctx, caller, connection.id)
+  const refund = await runSync(pos.ctx, caller, connection.id)
   assert.equal(refund.status, 'completed')
   assert.equal(refund.results.sales_synced, 0)
   assert.deepEqual(await waitingCorrections(connection.id), [], 'not left waiting')
   assert.equal(await storedLines(connection.id), 0)
-  assert.equal(await itemQuantity(ctx, caller, vodka.id), stock)
-  assert.deepEqual(await ledgerOf(ctx, vodka.id), ledger)
+  assert.equal(await itemQuantity(pos.ctx, caller, vodka.id), stock)
+  assert.deepEqual(await ledgerOf(pos.ctx, vodka.id), ledger)
 
   script.lines = [line('R1:A1', '-2', '2026-11-20T21:00:00Z', 'A1')]
-  const again = await runSync(ctx, caller, connection.id)
+  const again = await runSync(pos.ctx, caller, connection.id)
   assert.equal(again.status, 'completed')
   assert.deepEqual(await waitingCorrections(connection.id), [], 'a re-send is a duplicate, never staged')
 
   // A correction whose line was never stored still waits for it.
   script.lines = [line('R2:A2', '-1', '2026-11-20T21:00:00Z', 'A2')]
-  await runSync(ctx, caller, connection.id)
+  await runSync(pos.ctx, caller, connection.id)
   assert.deepEqual(await waitingCorrections(connection.id), ['R2:A2'])
 })

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { after, before } from 'node:test'
 import type { BackgroundLoop, Wait } from '../../src/platform/background.js'
 import type { PosType } from '../../src/pos/vendors/adapter.js'
+import { PosGateway } from '../../src/pos/connections/pos-gateway.js'
+import type { Config } from '../../src/platform/config.js'
 import { type Caller, type ContextOptions, createTestContext, json, type TestContext } from '../helpers/context.js'
 import { startPosSyncWorker } from '../../src/pos/sync/sync-worker.js'
 import { startSimulatorServer } from '../../src/pos/simulation/simulator-server.js'
@@ -49,11 +51,12 @@ export interface PosFixture<S> {
 /**
  * A test file's POS set-up, made before its tests and closed after them: one simulator per vendor
  * (started by `start`, each vendor's calls sent to its own by BARSTOCK_POS_BASE_URLS), a test context
- * with `env` added, and the real sync worker on `clock`, waiting out vendors' Retry-After by `wait`.
+ * with `env` added, and the real sync worker on `clock`, waiting out vendors' Retry-After by `wait`,
+ * taking its vendors' adapters from `gateway` when given (a scripted vendor).
  */
 export function usePosFixture<S extends Partial<Record<PosType, ServedSimulator>>>(
   start: { [K in keyof S]: () => Promise<S[K]> },
-  options: { clock?: () => Date; wait?: Wait; env?: Record<string, string> } = {},
+  options: { clock?: () => Date; wait?: Wait; env?: Record<string, string>; gateway?: (config: Config) => PosGateway } = {},
 ): PosFixture<S> {
   const fixture = { simulators: {} } as PosFixture<S>
   let worker: BackgroundLoop | undefined
@@ -65,7 +68,7 @@ export function usePosFixture<S extends Partial<Record<PosType, ServedSimulator>
       baseUrls.push(`${posType}=${(simulator as ServedSimulator).url}`)
     }
     fixture.ctx = await createPosTestContext({ env: { BARSTOCK_POS_BASE_URLS: baseUrls.join(','), ...options.env } })
-    worker = await startWorker(fixture.ctx, options.clock, options.wait)
+    worker = await startWorker(fixture.ctx, options.clock, options.wait, options.gateway?.(fixture.ctx.config))
   })
   after(async () => {
     await worker?.stop()
@@ -75,9 +78,10 @@ export function usePosFixture<S extends Partial<Record<PosType, ServedSimulator>
   return fixture
 }
 
-/** Starts the real sync worker on the test database, on `clock` and `wait` when given. */
-export async function startWorker(ctx: TestContext, clock?: () => Date, wait?: Wait): Promise<BackgroundLoop> {
-  return startPosSyncWorker({ config: ctx.config, database: ctx.database, logger: ctx.app.log, clock, wait, metrics: ctx.metrics })
+/** Starts the real sync worker on the test database, on `clock`, `wait` and `gateway` when given. */
+export async function startWorker(ctx: TestContext, clock?: () => Date, wait?: Wait, gateway?: PosGateway): Promise<BackgroundLoop> {
+  const deps = { config: ctx.config, database: ctx.database, logger: ctx.app.log, clock, wait, metrics: ctx.metrics }
+  return gateway ? startPosSyncWorker(deps, gateway) : startPosSyncWorker(deps)
 }
 
 /** Polls a sync run until it leaves processing (through any app that answers `ctx.request`). */
