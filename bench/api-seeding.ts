@@ -63,16 +63,11 @@ export async function forecastsSettled(server: ApiTarget, lastImport: Date, poll
  * ANALYZE of a PostgreSQL database while it is being seeded, as autovacuum's autoanalyze would on a
  * production server (it analyzes a table once a tenth of it changed): this machine's server runs with
  * autovacuum off, and a thousand items without statistics made each import's SKU lookup a join of every
- * distinct sold item with every item (10 s an import at load 19, and 62 s for 5,000 pairs).
+ * distinct sold item with every item (10 s an import at load 19, and 62 s for 5,000 pairs). That lookup
+ * no longer depends on statistics (bench/sku-lookup.ts); an import's other statements still do.
  */
 export async function analyzeStatistics(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    await client.query('ANALYZE')
-  } finally {
-    await client.end()
-  }
+  await onDatabase(url, (client) => client.query('ANALYZE'))
 }
 
 /**
@@ -82,10 +77,15 @@ export async function analyzeStatistics(url: string): Promise<void> {
  * the heap for every row.
  */
 export async function vacuumAnalyze(url: string): Promise<void> {
+  await onDatabase(url, (client) => client.query('VACUUM ANALYZE'))
+}
+
+/** `work` with a connection of its own to the database at `url`, closed after. */
+export async function onDatabase<Result>(url: string, work: (client: pg.Client) => Promise<Result>): Promise<Result> {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
-    await client.query('VACUUM ANALYZE')
+    return await work(client)
   } finally {
     await client.end()
   }
@@ -93,10 +93,10 @@ export async function vacuumAnalyze(url: string): Promise<void> {
 
 /**
  * A sandbox Square connection (its location id `squareLocationId`) and `count` bottled items at
- * main_bar, each mapped from its own POS item `PLU-<index>`, through the API. Answers the connection's
- * id and the items' ids in index order.
+ * main_bar, each mapped from its own POS item `PLU-<index>`, through the API, `inFlight` items at a time.
+ * Answers the connection's id and the items' ids in index order.
  */
-export async function seedMappedItems(server: ApiTarget, count: number, squareLocationId: string): Promise<{ connectionId: string; itemIds: string[] }> {
+export async function seedMappedItems(server: ApiTarget, count: number, squareLocationId: string, inFlight = 1): Promise<{ connectionId: string; itemIds: string[] }> {
   const connection = await call(server, 'POST', '/v1/pos/connections', {
     pos_type: 'square',
     name: 'Bench Square',
@@ -104,21 +104,25 @@ export async function seedMappedItems(server: ApiTarget, count: number, squareLo
     sync_frequency: 'daily',
   })
   const itemIds: string[] = []
-  for (let index = 0; index < count; index++) {
-    const item = await call(server, 'POST', '/v1/inventory/items', {
-      name: `Bench spirit ${index} 750ml`,
-      sku: `BENCH-${index}`,
-      category: index % 3 === 0 ? 'beer' : 'spirits',
-      quantity: 20,
-      unit: 'bottle',
-      size_ml: 750,
-      location: 'main_bar',
-      reorder_point: 4,
-      cost_per_unit: 18.5,
-    })
-    itemIds.push(item.id)
-    await call(server, 'POST', `/v1/pos/connections/${connection.id}/mappings`, { pos_item_id: `PLU-${index}`, inventory_item_id: item.id, conversion_factor: 1.5 })
+  let next = 0
+  const seeder = async () => {
+    for (let index = next++; index < count; index = next++) {
+      const item = await call(server, 'POST', '/v1/inventory/items', {
+        name: `Bench spirit ${index} 750ml`,
+        sku: `BENCH-${index}`,
+        category: index % 3 === 0 ? 'beer' : 'spirits',
+        quantity: 20,
+        unit: 'bottle',
+        size_ml: 750,
+        location: 'main_bar',
+        reorder_point: 4,
+        cost_per_unit: 18.5,
+      })
+      itemIds[index] = item.id
+      await call(server, 'POST', `/v1/pos/connections/${connection.id}/mappings`, { pos_item_id: `PLU-${index}`, inventory_item_id: item.id, conversion_factor: 1.5 })
+    }
   }
+  await Promise.all(Array.from({ length: inFlight }, seeder))
   return { connectionId: connection.id, itemIds }
 }
 

@@ -40,11 +40,12 @@ function launch(launcher: Launcher, nodeArguments: string[]): [string, string[]]
 /**
  * `barstock serve` as `npm start` runs it, at log level warn (per-request logs would be part of the
  * measure otherwise), so it does not print its port: it gets a free one, and another starts if someone
- * took it meanwhile. `nodeOptions` go before the script (e.g. `--cpu-prof`).
+ * took it meanwhile. `nodeOptions` go before the script (e.g. `--cpu-prof`); `cli` is another build's
+ * `dist/src/cli/main.js` when a bench compares two.
  */
-export async function startQuietServer(env: Record<string, string>, nodeOptions: string[] = [], launcher: Launcher = [], attempts = 3): Promise<BenchServer> {
+export async function startQuietServer(env: Record<string, string>, nodeOptions: string[] = [], launcher: Launcher = [], cli = CLI, attempts = 3): Promise<BenchServer> {
   const port = await freePort()
-  const child = spawn(...launch(launcher, [...nodeOptions, CLI, 'serve']), {
+  const child = spawn(...launch(launcher, [...nodeOptions, cli, 'serve']), {
     env: childEnv({ BARSTOCK_LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' }),
     stdio: 'inherit',
   })
@@ -55,7 +56,7 @@ export async function startQuietServer(env: Record<string, string>, nodeOptions:
       const ready = await fetch(`${server.url}/readyz`).catch(() => undefined)
       if (ready?.status === 200) return server
       if (child.exitCode !== null) {
-        if (attempts > 1) return startQuietServer(env, nodeOptions, launcher, attempts - 1)
+        if (attempts > 1) return startQuietServer(env, nodeOptions, launcher, cli, attempts - 1)
         throw new Error(`server exited with ${child.exitCode}`)
       }
       await delay(200)

@@ -12,17 +12,29 @@ export interface SkuItemAt {
 }
 
 /**
- * For each (item, location) pair, the live item of the item's SKU at that location (the item itself when
- * it is there), in one query; pairs whose location stocks no live item of the SKU are absent.
+ * For each (item, location) pair whose item is not a live item of that location, the live item of the
+ * item's SKU there, in one query. The other pairs are absent: an item sold where it is stocked is its
+ * SKU's item there (one live item per SKU and location), and a location may stock no live item of it.
  */
 export async function skuItemsAt(db: Executor, tenant: Tenant, pairs: { itemId: string; location: string }[]): Promise<SkuItemAt[]> {
   if (pairs.length === 0) return []
+  // Index lookups per pair, in this order whatever the statistics say: each is a LATERAL subquery with a
+  // LIMIT (its key finds one row at most), which the planner cannot flatten into a join and reorder. As
+  // plain joins, on a table not yet analyzed (a young server, or a first import before autoanalyze) the
+  // tenant's items were estimated at one row and joined to every pair by location alone, then filtered
+  // by SKU: 86 s for 5,000 pairs (docs/benchmarks.md, session 15).
+  const tenantItem = sql`i.account_id = ${tenant.accountId} AND i.environment = ${tenant.environment}`
   const result = await sql<{ ord: number; named_unit: string; named_case_size: number | null; id: string; unit: string; case_size: number | null }>`
     SELECT p.ord::int - 1 AS ord, n.unit AS named_unit, n.case_size AS named_case_size, l.id, l.unit, l.case_size
     FROM unnest(${pairs.map((pair) => pair.itemId)}::text[], ${pairs.map((pair) => pair.location)}::text[]) WITH ORDINALITY AS p (item_id, location_id, ord)
-    JOIN inventory_items n ON n.id = p.item_id AND n.account_id = ${tenant.accountId} AND n.environment = ${tenant.environment}
-    JOIN inventory_items l ON l.account_id = n.account_id AND l.environment = n.environment AND l.sku = n.sku
-      AND l.location_id = p.location_id AND l.deleted_at IS NULL`.execute(db)
+    CROSS JOIN LATERAL (
+      SELECT i.sku, i.unit, i.case_size, i.location_id, i.deleted_at FROM inventory_items i WHERE i.id = p.item_id AND ${tenantItem}
+      LIMIT 1) n
+    CROSS JOIN LATERAL (
+      SELECT i.id, i.unit, i.case_size FROM inventory_items i
+      WHERE ${tenantItem} AND i.sku = n.sku AND i.location_id = p.location_id AND i.deleted_at IS NULL
+      LIMIT 1) l
+    WHERE n.location_id <> p.location_id OR n.deleted_at IS NOT NULL`.execute(db)
   return result.rows.map((row) => ({
     ord: row.ord,
     named: { unit: row.named_unit, case_size: row.named_case_size },
