@@ -269,10 +269,8 @@ export async function lineUsageInSpans(db: Executor, spans: HistorySpan[]): Prom
   if (spans.length === 0) return []
   const result = await sql<SpanLineUsage>`
     SELECT s.ord AS span, u.sale_line::text AS "saleLine", u.units::text AS units
-    FROM unnest(${spans.map((_, index) => index)}::int[], ${spans.map((span) => span.itemId)}::text[],
-      ${spans.map((span) => span.from.toISOString())}::timestamptz[], ${spans.map((span) => span.to.toISOString())}::timestamptz[])
-      AS s (ord, item_id, from_at, to_at)
-    JOIN stock_sale_usage u ON u.item_id = s.item_id AND u.sold_at > s.from_at AND u.sold_at <= s.to_at
+    FROM ${spansTable(spans)}
+    JOIN stock_sale_usage u ON u.item_id = s.item_id AND u.sold_at > s.from_at AND u.sold_at <= s.to_at AND ${withinSpans('u.sold_at', spans)}
     ORDER BY s.ord, u.sale_line`.execute(db)
   return result.rows
 }
