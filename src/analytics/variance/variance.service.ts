@@ -22,7 +22,7 @@ import {
   walkedFacts,
 } from './variance-windows.js'
 import { windowMoney, type WindowMoney } from './window-costs.js'
-import { type ItemPlan, plannedWindows, type PlannedWindow, type WindowChoice } from './window-plan.repository.js'
+import { earlierClosedAt, earlierCount, type ItemPlan, plannedWindows, type PlannedWindow, type WindowChoice } from './window-plan.repository.js'
 import { DAY_MS } from '../../platform/zoned-time.js'
 
 /** A count older than this before the period's end makes an item's figures stale. */
@@ -139,7 +139,9 @@ async function cataloguesOf(db: Executor, tenant: Tenant, locations: Iterable<st
  */
 function splitAtOpening(entry: ScoredItem, facts: WindowFacts[]): { previous: WindowFacts[]; inside: WindowFacts[] } {
   const opening = entry.measured.opening.countedAt.getTime()
-  const before = entry.window.earlier.filter(([, closedAt]) => Math.trunc(closedAt) <= opening).length
+  const { earlier } = entry.window
+  let before = 0
+  while (before < earlierCount(earlier) && Math.trunc(earlierClosedAt(earlier, before)) <= opening) before++
   return { previous: facts.slice(0, before), inside: facts.slice(before) }
 }
 
