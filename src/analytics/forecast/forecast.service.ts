@@ -100,8 +100,8 @@ export function stockAdvice(item: Pick<InventoryItem, 'quantity' | 'reorder_poin
   let coverDays = 0
   let covering = true
   let belowOn: number | undefined
-  for (const [index, demand] of daily.entries()) {
-    remaining -= demand
+  for (let index = 0; index < daily.length; index++) {
+    remaining -= daily[index] as bigint
     covering &&= remaining >= 0n
     if (covering) coverDays++
     if (belowOn === undefined && remaining < reorderPoint) belowOn = index
