@@ -213,6 +213,12 @@ export function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>
   return { answer, loss, expectedCost: money.expectedCost }
 }
 
+/** An answered item's causes, set after it was answered (itemOut's two fields). */
+function setCauses(answer: VarianceItem, causes: ReturnType<typeof rankCauses>): void {
+  answer.potential_causes = causes.map((cause) => cause.cause)
+  answer.cause_evidence = causes
+}
+
 /** Largest absolute loss first (exact), then by name (one collator: a report sorts a thousand). */
 function largestLossFirst<Entry extends { loss: bigint; answer: { name: string } }>(entries: Entry[]): Entry[] {
   const byName = new Intl.Collator()
@@ -313,8 +319,12 @@ async function explainWindows(db: Executor, tenant: Tenant, items: ReportItem[],
   const { planned, plans } = await planReportWindows(db, items, bounds)
   const scored = await scoreItems(db, tenant, planned, threshold)
   // The closing counts' methods and the recorded waste read only the scored windows: read beside the causes, not after them.
-  const [causes, countedByWeight, waste] = await Promise.all([causesOf(db, tenant, scored, threshold), closingCountsByWeight(db, scored), recordedWaste(db, scored)])
-  return { explained: scored.map((entry) => ({ entry, out: itemOut(entry, causes.get(entry.item.id) ?? []) })), plans, countedByWeight, waste }
+  const reads = Promise.all([causesOf(db, tenant, scored, threshold), closingCountsByWeight(db, scored), recordedWaste(db, scored)])
+  // While the database reads, the items are answered (none of it depends on the causes); their causes are set after.
+  const explained = scored.map((entry) => ({ entry, out: itemOut(entry, []) }))
+  const [causes, countedByWeight, waste] = await reads
+  for (const { entry, out } of explained) setCauses(out.answer, causes.get(entry.item.id) ?? [])
+  return { explained, plans, countedByWeight, waste }
 }
 
 /**
