@@ -159,12 +159,21 @@ async function forecastUnavailable(db: Executor, tenant: Tenant, refitDelayMs: n
 export async function getDemandForecast(db: Executor, tenant: Tenant, query: ForecastQuery, refitDelayMs: number): Promise<DemandForecastReport> {
   const daysAhead = query.days_ahead ?? DEFAULT_FORECAST_DAYS
   // The locations (for their countries) do not depend on the items: read beside them, one round trip less.
-  const [items, locations] = await Promise.all([allItems(db, tenant, { location: query.location, category: query.category }), allLocations(db, tenant)])
-  const stored = await findForecasts(
-    db,
-    tenant,
-    items.map((item) => item.id),
-  )
+  // Without a filter every live item is in scope: the tenant's forecasts are read beside them too (those of
+  // items deleted since the last refit are left out below); with one, the forecasts of the items read.
+  const unfiltered = query.location === undefined && query.category === undefined
+  const [items, locations, everyForecast] = await Promise.all([
+    allItems(db, tenant, { location: query.location, category: query.category }),
+    allLocations(db, tenant),
+    unfiltered ? findForecasts(db, tenant, 'all') : undefined,
+  ])
+  const stored =
+    everyForecast ??
+    (await findForecasts(
+      db,
+      tenant,
+      items.map((item) => item.id),
+    ))
   const countries = new Map(locations.map((location) => [location.id, location.country]))
   const shown = items.flatMap((item) => {
     const forecast = stored.get(item.id)
