@@ -1,4 +1,4 @@
-import { dailyUsage, getItem, type InventoryItem } from '../../inventory/index.js'
+import { dailyUsage, getItem, type InventoryItem, type ItemStock } from '../../inventory/index.js'
 import type { Executor, Tenant } from '../../platform/db/database.js'
 import { decimal, QUANTITY_STORED_DECIMALS, scaledOut, sumScaled, toScaled } from '../../platform/decimal.js'
 import { analyticsErrors } from '../analytics.errors.js'
@@ -118,7 +118,7 @@ export function stockAdvice(item: Pick<InventoryItem, 'quantity' | 'reorder_poin
   return `${cover}; order by ${dayLabel(dayAfter(firstDay, belowOn))}, when it is forecast to fall below ${point}.`
 }
 
-function itemForecast(item: InventoryItem, stored: StoredForecast, daysAhead: number, country: string | null): ItemForecast {
+function itemForecast(item: ItemStock, stored: StoredForecast, daysAhead: number, country: string | null): ItemForecast {
   const daily = stored.daily.map((value) => toScaled(value, FORECAST_PLACES))
   const firstDay = firstForecastDay(stored)
   const lastDay = dayAfter(firstDay, daysAhead - 1)
