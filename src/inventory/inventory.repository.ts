@@ -2,7 +2,7 @@ import type { Environment, Executor, Tenant, Trx } from '../platform/db/database
 import { type Bind, precompiled, precompiledShapes, type Shaped } from '../platform/db/precompiled.js'
 import { decimal, quantityOut, unitCostOut } from '../platform/decimal.js'
 import { keysetBatches } from '../platform/db/keyset-batches.js'
-import type { InventoryItem, ListItemsQuery, StockMovement } from './inventory.schemas.js'
+import type { InventoryItem, ItemStock, ListItemsQuery, StockMovement } from './inventory.schemas.js'
 import type { InventoryItemTable, StockMovementTable } from './inventory.tables.js'
 import type { PageRequest } from '../platform/http/pagination.js'
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely'
@@ -214,9 +214,6 @@ export async function* itemBatches(db: Executor, tenant: Tenant, query: ListItem
 
 /** The columns of an item its stock is read from (ItemStock). */
 const STOCK_COLUMNS = ['id', 'name', 'unit', 'location_id', 'quantity', 'reorder_point'] as const
-
-/** An item's stock, in the API's fields of those names: what a forecast's stock advice reads of a whole catalogue. */
-export type ItemStock = Pick<InventoryItem, 'id' | 'name' | 'unit' | 'location' | 'quantity' | 'reorder_point'>
 
 function rowToStock(row: Pick<ItemRow, (typeof STOCK_COLUMNS)[number]>): ItemStock {
   return { id: row.id, name: row.name, unit: row.unit, location: row.location_id, quantity: quantityOut(row.quantity), reorder_point: quantityOut(row.reorder_point) }

@@ -19,14 +19,13 @@ import {
   lockSku,
   listMovementRows,
   itemBatches,
-  type ItemStock,
   itemStockBatches,
   movementBatches,
   lockItemRow,
   lockItemRows,
   rowToItem,
 } from './inventory.repository.js'
-import type { BatchBody, BatchResult, CreateItemBody, InventoryItem, ListItemsQuery, UpdateItemBody } from './inventory.schemas.js'
+import type { BatchBody, BatchResult, CreateItemBody, InventoryItem, ItemStock, ListItemsQuery, UpdateItemBody } from './inventory.schemas.js'
 import { itemWeightsAfter } from './container-weights.js'
 import { notifyIfNewlyLow, setStock, type StockMovement } from './stock-ledger.js'
 import { recordCostChanges } from './item-costs.js'
