@@ -4,8 +4,8 @@
  */
 
 // Items, as the API shows them and as other rooms read them.
-export { type InventoryItem, type ListItemsQuery, PastTime } from './inventory.schemas.js'
-export { everyItem, getItem, liveItemIdsAt, parseQuantity } from './inventory.service.js'
+export { type InventoryItem, type ItemStock, type ListItemsQuery, PastTime } from './inventory.schemas.js'
+export { everyItem, everyItemStock, getItem, liveItemIdsAt, parseQuantity } from './inventory.service.js'
 export {
   countItemsAtLocation,
   type DeliveryUnitCost,

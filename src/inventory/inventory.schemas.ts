@@ -72,6 +72,9 @@ export const InventoryItem = Type.Object({
 })
 export type InventoryItem = Static<typeof InventoryItem>
 
+/** An item's stock, in the API's fields of those names: what a forecast's stock advice reads of a whole catalogue. */
+export type ItemStock = Pick<InventoryItem, 'id' | 'name' | 'unit' | 'location' | 'quantity' | 'reorder_point'>
+
 const itemFields = {
   name: Type.String({ minLength: 1, maxLength: 200, pattern: NOT_BLANK, description: 'Its name, 1 to 200 characters', examples: ["Tito's Handmade Vodka 750ml"] }),
   sku: Type.String({

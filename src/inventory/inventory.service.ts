@@ -19,12 +19,13 @@ import {
   lockSku,
   listMovementRows,
   itemBatches,
+  itemStockBatches,
   movementBatches,
   lockItemRow,
   lockItemRows,
   rowToItem,
 } from './inventory.repository.js'
-import type { BatchBody, BatchResult, CreateItemBody, InventoryItem, ListItemsQuery, UpdateItemBody } from './inventory.schemas.js'
+import type { BatchBody, BatchResult, CreateItemBody, InventoryItem, ItemStock, ListItemsQuery, UpdateItemBody } from './inventory.schemas.js'
 import { itemWeightsAfter } from './container-weights.js'
 import { notifyIfNewlyLow, setStock, type StockMovement } from './stock-ledger.js'
 import { recordCostChanges } from './item-costs.js'
@@ -171,10 +172,24 @@ const ITEMS_PER_READ = 5000
  * again, took 20 round trips for 2,000 items, most of a forecast's time on a busy machine. Throws
  * location_not_found.
  */
-export async function everyItem(db: Executor, tenant: Tenant, query: ListItemsQuery): Promise<InventoryItem[]> {
-  const items: InventoryItem[] = []
+export function everyItem(db: Executor, tenant: Tenant, query: ListItemsQuery): Promise<InventoryItem[]> {
+  return wholeCatalogue(db, tenant, query, itemBatches)
+}
+
+/** everyItem with each item's stock only (ItemStock): what a forecast reads of a whole catalogue. */
+export function everyItemStock(db: Executor, tenant: Tenant, query: ListItemsQuery): Promise<ItemStock[]> {
+  return wholeCatalogue(db, tenant, query, itemStockBatches)
+}
+
+async function wholeCatalogue<Item>(
+  db: Executor,
+  tenant: Tenant,
+  query: ListItemsQuery,
+  batches: (db: Executor, tenant: Tenant, query: ListItemsQuery, batchSize: number) => AsyncGenerator<Item[]>,
+): Promise<Item[]> {
+  const items: Item[] = []
   await checkLocationFilter(db, tenant, query.location)
-  for await (const batch of itemBatches(db, tenant, query, ITEMS_PER_READ)) items.push(...batch)
+  for await (const batch of batches(db, tenant, query, ITEMS_PER_READ)) items.push(...batch)
   return items
 }
 

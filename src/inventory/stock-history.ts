@@ -1,5 +1,6 @@
 import { type Expression, sql } from 'kysely'
 import type { Executor, Tenant } from '../platform/db/database.js'
+import { textList, timeList } from '../platform/db/text-list.js'
 import { signedLineQuantity } from './operations.repository.js'
 import type { StockMovementTable, StockSaleUsageTable } from './inventory.tables.js'
 import type { StockOperationLineTable } from './operations.tables.js'
@@ -73,7 +74,7 @@ export interface CountLineRef {
 export async function itemsCountedByWeight(db: Executor, lines: CountLineRef[]): Promise<Set<string>> {
   if (lines.length === 0) return new Set()
   const result = await sql<{ item_id: string }>`
-    SELECT l.item_id FROM unnest(${lines.map((line) => line.countId)}::text[], ${lines.map((line) => line.itemId)}::text[]) AS s (count_id, item_id)
+    SELECT l.item_id FROM unnest(${textList(lines.map((line) => line.countId))}, ${textList(lines.map((line) => line.itemId))}) AS s (count_id, item_id)
     JOIN inventory_count_lines l ON l.count_id = s.count_id AND l.item_id = s.item_id
     WHERE l.weights_g IS NOT NULL`.execute(db)
   return new Set(result.rows.map((row) => row.item_id))
@@ -134,9 +135,10 @@ function withinSpans(column: string, spans: HistorySpan[]) {
 }
 
 function spansTable(spans: HistorySpan[]) {
-  return sql`unnest(${spans.map((_, index) => index)}::int[], ${spans.map((span) => span.itemId)}::text[],
-    ${spans.map((span) => span.from.toISOString())}::timestamptz[], ${spans.map((span) => span.to.toISOString())}::timestamptz[])
-    AS s (ord, item_id, from_at, to_at)`
+  // Each value list as one string (textList), numbered by the database (ord: the span's index, from 0).
+  return sql`(SELECT (n - 1)::int AS ord, item_id, from_at, to_at
+    FROM unnest(${textList(spans.map((span) => span.itemId))}, ${timeList(spans.map((span) => span.from))}, ${timeList(spans.map((span) => span.to))})
+      WITH ORDINALITY AS u (item_id, from_at, to_at, n)) s`
 }
 
 /**
@@ -204,7 +206,7 @@ export async function crossLocationSaleLines(db: Executor, tenant: Tenant, itemI
     JOIN stock_sale_usage u ON u.account_id = ${tenant.accountId} AND u.environment = ${tenant.environment} AND u.location_id = b.location_id
       AND u.sold_at >= b.start_at AND u.sold_at < b.end_at AND u.location_id <> u.sale_location_id
       AND u.sold_at >= ${earliest.toISOString()}::timestamptz AND u.sold_at < ${latest.toISOString()}::timestamptz
-    WHERE u.item_id IN (SELECT unnest(${itemIds}::text[]))`.execute(db)
+    WHERE u.item_id IN (SELECT unnest(${textList(itemIds)}))`.execute(db)
   return result.rows[0]?.lines ?? 0
 }
 

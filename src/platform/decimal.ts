@@ -49,8 +49,46 @@ export function quotientShownAt(places: number, dividend: Big, divisor: Big): Bi
 
 /** A plain decimal string (as the database writes a numeric) with at most `places` significant decimals, scaled. */
 export function toScaled(value: string, places: number): bigint {
+  const small = smallScaled(value, places)
+  return small === undefined ? bigScaled(value, places) : BigInt(small)
+}
+
+/** 10^0 … 10^22, each exact in a double. */
+const POWERS_OF_TEN = Array.from({ length: 23 }, (_, power) => 10 ** power)
+
+/**
+ * toScaled's value as an exact double, read digit by digit without a string or bigint made on the way
+ * (the variance report and the forecast endpoint scale tens of thousands of decimals an answer): for a
+ * plain decimal of at most 15 digits and `places` decimals whose scaled value is below 2^53; undefined for
+ * anything else, which bigScaled reads (and rejects where it is no decimal).
+ */
+function smallScaled(value: string, places: number): number | undefined {
+  const length = value.length
+  const negative = value.charCodeAt(0) === 45 // '-'
+  let units = 0
+  let digits = 0
+  let decimals = -1 // no point yet
+  for (let index = negative ? 1 : 0; index < length; index++) {
+    const code = value.charCodeAt(index)
+    if (code === 46 && decimals < 0) {
+      decimals = 0 // '.'
+    } else if (code >= 48 && code <= 57) {
+      units = units * 10 + (code - 48)
+      digits++
+      if (decimals >= 0) decimals++
+    } else return undefined
+  }
+  const shift = places - Math.max(decimals, 0)
+  if (digits === 0 || digits > 15 || shift < 0 || shift >= POWERS_OF_TEN.length) return undefined
+  const scaled = units * (POWERS_OF_TEN[shift] as number)
+  // Below 2^53 the product is exact; at or above it, rounded or not, it is left to bigScaled.
+  if (scaled >= 2 ** 53) return undefined
+  return negative ? -scaled : scaled
+}
+
+function bigScaled(value: string, places: number): bigint {
   const point = value.indexOf('.')
-  if (point < 0) return BigInt(value) * 10n ** BigInt(places)
+  if (point < 0) return BigInt(value) * bigPowerOfTen(places)
   let end = value.length
   while (end > point + places + 1 && value.charCodeAt(end - 1) === 48) end--
   if (end - point - 1 > places) throw new Error(`${value} has more than ${places} decimals`)
@@ -66,6 +104,13 @@ function scaledText(units: bigint, places: number): string {
 
 const LARGEST_EXACT_DOUBLE = BigInt(Number.MAX_SAFE_INTEGER)
 
+/** 10n^0 … 10n^24: made once, not by every rounding (a report rounds tens of thousands of figures). */
+const BIG_POWERS_OF_TEN = Array.from({ length: 25 }, (_, power) => 10n ** BigInt(power))
+
+function bigPowerOfTen(power: number): bigint {
+  return BIG_POWERS_OF_TEN[power] ?? 10n ** BigInt(power)
+}
+
 /**
  * A scaled integer rounded half-up (away from zero) to `shown` places, as the number the API answers: the
  * nearest double of that decimal (toApiNumber's answer for the same decimal).
@@ -73,7 +118,7 @@ const LARGEST_EXACT_DOUBLE = BigInt(Number.MAX_SAFE_INTEGER)
 export function scaledOut(units: bigint, places: number, shown: number): number {
   let rounded = units
   if (places > shown) {
-    const divisor = 10n ** BigInt(places - shown)
+    const divisor = bigPowerOfTen(places - shown)
     rounded = units / divisor
     const remainder = units % divisor
     if (2n * (remainder < 0n ? -remainder : remainder) >= divisor) rounded += units < 0n ? -1n : 1n

@@ -1,4 +1,4 @@
-import { everyItem, type InventoryItem, type ListItemsQuery } from '../../inventory/index.js'
+import { everyItemStock, type ItemStock, type ListItemsQuery } from '../../inventory/index.js'
 import { listLocations, type Location } from '../../locations/index.js'
 import type { Executor, Tenant } from '../../platform/db/database.js'
 
@@ -14,7 +14,7 @@ export async function allLocations(db: Executor, tenant: Tenant): Promise<Locati
   }
 }
 
-/** Every live item of the tenant matching the filters, by name (inventory's whole-catalogue read, by keyset); location_not_found for a location filter naming none. */
-export async function allItems(db: Executor, tenant: Tenant, filter: { location?: string; category?: string }): Promise<InventoryItem[]> {
-  return everyItem(db, tenant, filter as ListItemsQuery)
+/** The stock of every live item of the tenant matching the filters, by name (inventory's whole-catalogue read, by keyset); location_not_found for a location filter naming none. */
+export async function allItems(db: Executor, tenant: Tenant, filter: { location?: string; category?: string }): Promise<ItemStock[]> {
+  return everyItemStock(db, tenant, filter as ListItemsQuery)
 }

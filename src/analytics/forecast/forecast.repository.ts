@@ -71,10 +71,10 @@ export async function removeForecastsExcept(trx: Trx, tenant: Tenant, keep: stri
   return Number(result.numDeletedRows)
 }
 
-/** The stored forecasts of these items (absent: none stored). */
-export async function findForecasts(db: Executor, tenant: Tenant, itemIds: string[]): Promise<Map<string, StoredForecast>> {
-  if (itemIds.length === 0) return new Map()
-  const rows = await db
+/** The stored forecasts of these items (absent: none stored), or with `'all'` every forecast the tenant has stored. */
+export async function findForecasts(db: Executor, tenant: Tenant, itemIds: string[] | 'all'): Promise<Map<string, StoredForecast>> {
+  if (itemIds !== 'all' && itemIds.length === 0) return new Map()
+  let select = db
     .selectFrom('demand_forecasts')
     .select([
       'item_id',
@@ -93,8 +93,8 @@ export async function findForecasts(db: Executor, tenant: Tenant, itemIds: strin
     ])
     .where('account_id', '=', tenant.accountId)
     .where('environment', '=', tenant.environment)
-    .where('item_id', '=', sql<string>`any(${textList(itemIds)})`)
-    .execute()
+  if (itemIds !== 'all') select = select.where('item_id', '=', sql<string>`any(${textList(itemIds)})`)
+  const rows = await select.execute()
   return new Map(
     rows.map((row) => [
       row.item_id,

@@ -1,4 +1,4 @@
-import { dailyUsage, getItem, type InventoryItem } from '../../inventory/index.js'
+import { dailyUsage, getItem, type InventoryItem, type ItemStock } from '../../inventory/index.js'
 import type { Executor, Tenant } from '../../platform/db/database.js'
 import { decimal, QUANTITY_STORED_DECIMALS, scaledOut, sumScaled, toScaled } from '../../platform/decimal.js'
 import { analyticsErrors } from '../analytics.errors.js'
@@ -100,8 +100,8 @@ export function stockAdvice(item: Pick<InventoryItem, 'quantity' | 'reorder_poin
   let coverDays = 0
   let covering = true
   let belowOn: number | undefined
-  for (const [index, demand] of daily.entries()) {
-    remaining -= demand
+  for (let index = 0; index < daily.length; index++) {
+    remaining -= daily[index] as bigint
     covering &&= remaining >= 0n
     if (covering) coverDays++
     if (belowOn === undefined && remaining < reorderPoint) belowOn = index
@@ -118,7 +118,7 @@ export function stockAdvice(item: Pick<InventoryItem, 'quantity' | 'reorder_poin
   return `${cover}; order by ${dayLabel(dayAfter(firstDay, belowOn))}, when it is forecast to fall below ${point}.`
 }
 
-function itemForecast(item: InventoryItem, stored: StoredForecast, daysAhead: number, country: string | null): ItemForecast {
+function itemForecast(item: ItemStock, stored: StoredForecast, daysAhead: number, country: string | null): ItemForecast {
   const daily = stored.daily.map((value) => toScaled(value, FORECAST_PLACES))
   const firstDay = firstForecastDay(stored)
   const lastDay = dayAfter(firstDay, daysAhead - 1)
@@ -159,12 +159,21 @@ async function forecastUnavailable(db: Executor, tenant: Tenant, refitDelayMs: n
 export async function getDemandForecast(db: Executor, tenant: Tenant, query: ForecastQuery, refitDelayMs: number): Promise<DemandForecastReport> {
   const daysAhead = query.days_ahead ?? DEFAULT_FORECAST_DAYS
   // The locations (for their countries) do not depend on the items: read beside them, one round trip less.
-  const [items, locations] = await Promise.all([allItems(db, tenant, { location: query.location, category: query.category }), allLocations(db, tenant)])
-  const stored = await findForecasts(
-    db,
-    tenant,
-    items.map((item) => item.id),
-  )
+  // Without a filter every live item is in scope: the tenant's forecasts are read beside them too (those of
+  // items deleted since the last refit are left out below); with one, the forecasts of the items read.
+  const unfiltered = query.location === undefined && query.category === undefined
+  const [items, locations, everyForecast] = await Promise.all([
+    allItems(db, tenant, { location: query.location, category: query.category }),
+    allLocations(db, tenant),
+    unfiltered ? findForecasts(db, tenant, 'all') : undefined,
+  ])
+  const stored =
+    everyForecast ??
+    (await findForecasts(
+      db,
+      tenant,
+      items.map((item) => item.id),
+    ))
   const countries = new Map(locations.map((location) => [location.id, location.country]))
   const shown = items.flatMap((item) => {
     const forecast = stored.get(item.id)

@@ -3,7 +3,7 @@ import { type Decimal, decimal } from '../../platform/decimal.js'
 import { movementsInSpans, type ReportItem } from '../../inventory/index.js'
 import type { LocationBounds } from '../report-period.js'
 import { planReportWindows } from '../variance/variance.service.js'
-import type { PlannedWindow, WindowCosts } from '../variance/window-plan.repository.js'
+import { earlierClosedAt, earlierClosing, earlierCount, earlierOpenedAt, earlierOpening, type PlannedWindow, type WindowCosts } from '../variance/window-plan.repository.js'
 
 /**
  * The count windows the staff report shares variance over (docs/metrics.md, "Staff"): each item's
@@ -51,16 +51,23 @@ function costAtCount(costs: WindowCosts, countedAt: Date): Decimal {
 /** The consecutive windows between a period window's opening and closing count: those of the plan inside it, else the window itself. */
 function spansInside(window: PlannedWindow): CountSpan[] {
   const openedAt = window.opening.countedAt.getTime()
-  const inside = window.earlier.filter(([, closedAt]) => Math.trunc(closedAt) > openedAt)
+  const { earlier } = window
+  const inside = Array.from({ length: earlierCount(earlier) }, (_, index) => index).filter((index) => Math.trunc(earlierClosedAt(earlier, index)) > openedAt)
   if (inside.length === 0) {
     const { opening, closing } = window
     return [
       { openedAt: opening.countedAt, closedAt: closing.countedAt, opening: decimal(opening.quantity), closing: decimal(closing.quantity), unitCost: decimal(window.costs.closing) },
     ]
   }
-  return inside.map(([from, to, opening, closing]) => {
-    const closedAt = new Date(to)
-    return { openedAt: new Date(from), closedAt, opening: decimal(opening), closing: decimal(closing), unitCost: costAtCount(window.costs, closedAt) }
+  return inside.map((index) => {
+    const closedAt = new Date(earlierClosedAt(earlier, index))
+    return {
+      openedAt: new Date(earlierOpenedAt(earlier, index)),
+      closedAt,
+      opening: decimal(earlierOpening(earlier, index)),
+      closing: decimal(earlierClosing(earlier, index)),
+      unitCost: costAtCount(window.costs, closedAt),
+    }
   })
 }
 

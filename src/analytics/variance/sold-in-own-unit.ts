@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Executor, Tenant } from '../../platform/db/database.js'
+import { textList, timeList } from '../../platform/db/text-list.js'
 import { type HistorySpan, saleUsageInSpan } from '../../inventory/index.js'
 import { mappedSaleLineQuantity } from '../../pos/index.js'
 
@@ -29,8 +30,8 @@ export async function itemsSoldInOwnUnit(db: Executor, tenant: Tenant, spans: Hi
   // A line whose quantity is not the tenant's depleted POS quantity (NULL) counts for neither.
   const result = await sql<{ item_id: string }>`
     SELECT s.item_id
-    FROM unnest(${spans.map((span) => span.itemId)}::text[], ${spans.map((span) => span.from.toISOString())}::timestamptz[],
-      ${spans.map((span) => span.to.toISOString())}::timestamptz[]) AS s (item_id, from_at, to_at)
+    FROM unnest(${textList(spans.map((span) => span.itemId))}, ${timeList(spans.map((span) => span.from))}, ${timeList(spans.map((span) => span.to))})
+      AS s (item_id, from_at, to_at)
     WHERE CASE
       WHEN EXISTS (SELECT 1 FROM ${usage} u WHERE u.units <> ${lineQuantity}) THEN false
       ELSE EXISTS (SELECT 1 FROM ${usage} u WHERE u.units = ${lineQuantity})

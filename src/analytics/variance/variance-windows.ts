@@ -7,7 +7,17 @@ import { type DayNet, type DaysTotal, type ItemDays, rolledUpDays } from '../rol
 import { type Decimal, decimal, percentShownAt, scaledOut, sum, toScaled, ZERO } from '../../platform/decimal.js'
 import type { WindowFacts } from './variance-causes.js'
 import { mayStoreWindows, storeWindows, type WindowNumbers, type WindowTotals } from './count-windows.repository.js'
-import type { CountPoint, EarlierWindow } from './window-plan.repository.js'
+import {
+  type CountPoint,
+  earlierClosedAt,
+  earlierClosing,
+  earlierCount,
+  earlierCountIds,
+  earlierOpenedAt,
+  earlierOpening,
+  earlierStored,
+  type EarlierWindows,
+} from './window-plan.repository.js'
 import { DAY_MS } from '../../platform/zoned-time.js'
 
 /**
@@ -190,12 +200,20 @@ function factsOf(window: CountWindow, totals: WindowNumbers, lowestTheoretical: 
   }
 }
 
-/** An earlier window's facts, as the cause rules read them: not walked, its lowest theoretical stock is taken as its opening. */
-function earlierFactsOf(window: EarlierWindow, totals: WindowNumbers): WindowFacts {
-  const opening = window[2]
+/** Earlier window `index`'s facts, as the cause rules read them: not walked, its lowest theoretical stock is taken as its opening. */
+function earlierFactsOf(windows: EarlierWindows, index: number, totals: WindowNumbers): WindowFacts {
+  const opening = earlierOpening(windows, index)
   // Whole milliseconds, as a Date keeps them.
-  const days = (Math.trunc(window[1]) - Math.trunc(window[0])) / DAY_MS
-  return { opening, deliveries: totals.deliveries, closing: window[3], expected: totals.usage, saleLines: totals.saleLines, days, lowestTheoretical: opening }
+  const days = (Math.trunc(earlierClosedAt(windows, index)) - Math.trunc(earlierOpenedAt(windows, index))) / DAY_MS
+  return {
+    opening,
+    deliveries: totals.deliveries,
+    closing: earlierClosing(windows, index),
+    expected: totals.usage,
+    saleLines: totals.saleLines,
+    days,
+    lowestTheoretical: opening,
+  }
 }
 
 /** The lowest theoretical stock of a walked window: its opening count plus its lowest net, exact, then in a number. */
@@ -232,25 +250,30 @@ export async function measureWindows(db: Executor, tenant: Tenant, windows: (Win
  * The facts the cause rules read of each item's earlier windows, in order: from the store where it holds
  * them, the others measured (and stored).
  */
-export async function earlierFacts(db: Executor, tenant: Tenant, items: { item: { id: string; location_id: string }; earlier: EarlierWindow[] }[]): Promise<WindowFacts[][]> {
-  // Indexed reads, no destructuring or arrays per window: ten thousand windows a report.
+export async function earlierFacts(db: Executor, tenant: Tenant, items: { item: { id: string; location_id: string }; earlier: EarlierWindows }[]): Promise<WindowFacts[][]> {
+  // Indexed reads of the flat lists, no array per window: ten thousand windows a report.
   const missing: WindowSpan[] = []
   for (const { item, earlier } of items) {
-    for (const window of earlier) {
-      if (window[6] === null)
-        missing.push({ item, openingCountId: window[7] as string, closingCountId: window[8] as string, openedAt: new Date(window[0]), closedAt: new Date(window[1]) })
+    for (let index = 0; index < earlierCount(earlier); index++) {
+      if (earlierStored(earlier, index) === undefined)
+        missing.push({
+          item,
+          ...earlierCountIds(earlier, index),
+          openedAt: new Date(earlierOpenedAt(earlier, index)),
+          closedAt: new Date(earlierClosedAt(earlier, index)),
+        })
     }
   }
   const measured = await measureAndStore(db, tenant, missing, false)
   let measuredIndex = 0
-  return items.map(({ earlier }) =>
-    earlier.map((window) => {
-      const saleLines = window[6]
+  return items.map(({ earlier }) => {
+    const facts: WindowFacts[] = []
+    for (let index = 0; index < earlierCount(earlier); index++) {
       // The store's totals where it holds the window, as the plan read them (deliveries already net of transfers and waste).
-      const totals = saleLines === null ? numbersOf(measured[measuredIndex++] as WindowTotals) : { deliveries: window[4] as number, usage: window[5] as number, saleLines }
-      return earlierFactsOf(window, totals)
-    }),
-  )
+      facts.push(earlierFactsOf(earlier, index, earlierStored(earlier, index) ?? numbersOf(measured[measuredIndex++] as WindowTotals)))
+    }
+    return facts
+  })
 }
 
 /**

@@ -22,7 +22,7 @@ import {
   walkedFacts,
 } from './variance-windows.js'
 import { windowMoney, type WindowMoney } from './window-costs.js'
-import { type ItemPlan, plannedWindows, type PlannedWindow, type WindowChoice } from './window-plan.repository.js'
+import { earlierClosedAt, earlierCount, type ItemPlan, plannedWindows, type PlannedWindow, type WindowChoice } from './window-plan.repository.js'
 import { DAY_MS } from '../../platform/zoned-time.js'
 
 /** A count older than this before the period's end makes an item's figures stale. */
@@ -139,7 +139,9 @@ async function cataloguesOf(db: Executor, tenant: Tenant, locations: Iterable<st
  */
 function splitAtOpening(entry: ScoredItem, facts: WindowFacts[]): { previous: WindowFacts[]; inside: WindowFacts[] } {
   const opening = entry.measured.opening.countedAt.getTime()
-  const before = entry.window.earlier.filter(([, closedAt]) => Math.trunc(closedAt) <= opening).length
+  const { earlier } = entry.window
+  let before = 0
+  while (before < earlierCount(earlier) && Math.trunc(earlierClosedAt(earlier, before)) <= opening) before++
   return { previous: facts.slice(0, before), inside: facts.slice(before) }
 }
 
@@ -209,6 +211,12 @@ export function itemOut(entry: ScoredItem, causes: ReturnType<typeof rankCauses>
     recorded_waste_cost: moneyOut(measured.totals.wasteCost),
   }
   return { answer, loss, expectedCost: money.expectedCost }
+}
+
+/** An answered item's causes, set after it was answered (itemOut's two fields). */
+function setCauses(answer: VarianceItem, causes: ReturnType<typeof rankCauses>): void {
+  answer.potential_causes = causes.map((cause) => cause.cause)
+  answer.cause_evidence = causes
 }
 
 /** Largest absolute loss first (exact), then by name (one collator: a report sorts a thousand). */
@@ -311,8 +319,12 @@ async function explainWindows(db: Executor, tenant: Tenant, items: ReportItem[],
   const { planned, plans } = await planReportWindows(db, items, bounds)
   const scored = await scoreItems(db, tenant, planned, threshold)
   // The closing counts' methods and the recorded waste read only the scored windows: read beside the causes, not after them.
-  const [causes, countedByWeight, waste] = await Promise.all([causesOf(db, tenant, scored, threshold), closingCountsByWeight(db, scored), recordedWaste(db, scored)])
-  return { explained: scored.map((entry) => ({ entry, out: itemOut(entry, causes.get(entry.item.id) ?? []) })), plans, countedByWeight, waste }
+  const reads = Promise.all([causesOf(db, tenant, scored, threshold), closingCountsByWeight(db, scored), recordedWaste(db, scored)])
+  // While the database reads, the items are answered (none of it depends on the causes); their causes are set after.
+  const explained = scored.map((entry) => ({ entry, out: itemOut(entry, []) }))
+  const [causes, countedByWeight, waste] = await reads
+  for (const { entry, out } of explained) setCauses(out.answer, causes.get(entry.item.id) ?? [])
+  return { explained, plans, countedByWeight, waste }
 }
 
 /**

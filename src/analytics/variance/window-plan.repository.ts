@@ -3,7 +3,7 @@ import '../rollups.tables.js'
 import type { Executor } from '../../platform/db/database.js'
 import { textList } from '../../platform/db/text-list.js'
 import { itemCostAt, itemCostOtherThanIn, itemCountLines } from '../../inventory/index.js'
-import type { WindowTotals } from './count-windows.repository.js'
+import type { WindowNumbers, WindowTotals } from './count-windows.repository.js'
 
 /**
  * Which count windows a report or a count reads, chosen in SQL from inventory's count lines
@@ -27,23 +27,55 @@ export interface CountPoint {
 }
 
 /**
- * An earlier window of an item in numbers, as the cause rules read it, kept as the plan's JSON gives it
- * (six thousand of them a report: no object is made of each): its counts' times (epoch milliseconds, a
- * fraction where a count's time has microseconds) and quantities; the store's totals, null when the
- * store lacks the window, and then its counts' ids, null otherwise.
+ * An item's earlier windows in numbers, as the cause rules read them, kept flat as the plan's JSON gives
+ * them (ten thousand windows a report: no array or object is made of each). They are consecutive (each
+ * opens at the count the one before closes at), so the list holds their counts, oldest first, one row of
+ * EARLIER_ROW values each, and window k (1 ≤ k < rows) runs from count k − 1 to count k. A count's row: its
+ * time (epoch milliseconds, a fraction where the time has microseconds) and quantity, then the store's
+ * totals of the window it closes (what the bar explains: deliveries + transfers in − transfers out −
+ * recorded waste; usage; sale lines), null when the store lacks that window, and then the ids of its two
+ * counts, null otherwise. The first row's totals and ids are null. Read with the functions below.
  */
-export type EarlierWindow = [
-  openedAt: number,
-  closedAt: number,
-  opening: number,
-  closing: number,
-  /** Deliveries + transfers in − transfers out − recorded waste (what the bar explains), null when not stored. */
-  deliveries: number | null,
-  usage: number | null,
-  saleLines: number | null,
-  openingCountId: string | null,
-  closingCountId: string | null,
-]
+export type EarlierWindows = (number | string | null)[]
+
+/** Values per count in EarlierWindows. */
+const EARLIER_ROW = 7
+
+/** How many earlier windows the list holds. */
+export function earlierCount(windows: EarlierWindows): number {
+  return windows.length === 0 ? 0 : windows.length / EARLIER_ROW - 1
+}
+
+/** Window `index`'s opening and closing count: time (epoch ms) and quantity. */
+export function earlierOpenedAt(windows: EarlierWindows, index: number): number {
+  return windows[index * EARLIER_ROW] as number
+}
+
+export function earlierClosedAt(windows: EarlierWindows, index: number): number {
+  return windows[(index + 1) * EARLIER_ROW] as number
+}
+
+export function earlierOpening(windows: EarlierWindows, index: number): number {
+  return windows[index * EARLIER_ROW + 1] as number
+}
+
+export function earlierClosing(windows: EarlierWindows, index: number): number {
+  return windows[(index + 1) * EARLIER_ROW + 1] as number
+}
+
+/** The store's totals of window `index`, in numbers; undefined when the store lacks it. */
+export function earlierStored(windows: EarlierWindows, index: number): WindowNumbers | undefined {
+  const row = (index + 1) * EARLIER_ROW
+  const saleLines = windows[row + 4] as number | null
+  if (saleLines === null) return undefined
+  return { deliveries: windows[row + 2] as number, usage: windows[row + 3] as number, saleLines }
+}
+
+/** The ids of window `index`'s opening and closing count (given only for a window the store lacks). */
+export function earlierCountIds(windows: EarlierWindows, index: number): { openingCountId: string; closingCountId: string } {
+  const row = (index + 1) * EARLIER_ROW
+  return { openingCountId: windows[row + 5] as string, closingCountId: windows[row + 6] as string }
+}
 
 /** A part of a window between two of its item's counts, valued at one cost. */
 export interface CostPart {
@@ -75,7 +107,7 @@ export interface PlannedWindow {
   stored: WindowTotals | undefined
   costs: WindowCosts
   /** Oldest first: the windows before the opening count, then those inside the window when it spans more than two counts. */
-  earlier: EarlierWindow[]
+  earlier: EarlierWindows
 }
 
 export interface ItemPlan {
@@ -146,7 +178,7 @@ interface PlanRow {
   transfers_out: string | null
   waste: string | null
   waste_cost: string | null
-  /** The earlier windows as JSON text (EarlierWindow[]). */
+  /** The earlier windows as JSON text (EarlierWindows). */
   earlier: string | null
   opening_cost: string | null
   closing_cost: string | null
@@ -205,7 +237,7 @@ function windowOf(row: PlanRow, dateAt: (ms: number) => Date): PlannedWindow | u
       // One part is the whole window at its closing cost (a change between two consecutive counts): nothing to cut.
       parts: row.cost_parts !== null && row.cost_parts.length > 1 ? row.cost_parts.map((part) => costPartOf(part, dateAt)) : [],
     },
-    earlier: row.earlier === null ? [] : (JSON.parse(row.earlier) as EarlierWindow[]),
+    earlier: row.earlier === null ? [] : (JSON.parse(row.earlier) as EarlierWindows),
   }
 }
 
@@ -245,6 +277,8 @@ async function planRows(db: Executor, choice: WindowChoice, previous: number): P
     sql.raw(`${store}.deliveries::text, ${store}.usage_units::text, ${store}.sale_lines::float8, ${store}.lowest_net::text,
       ${store}.transfers_in::text, ${store}.transfers_out::text, ${store}.waste_units::text, ${store}.waste_cost::text`)
   const itemId = sql.ref<string>('i.item_id')
+  // The number of the first earlier window's closing count (windows close at counts 2 and later).
+  const firstEarlier = sql<number>`greatest(2, ch.opening_n - ${previous}::int + 1)`
   const result = await sql<PlanRow>`
     SELECT i.item_id, p.*
     FROM ${chosen.items}
@@ -277,17 +311,20 @@ async function planRows(db: Executor, choice: WindowChoice, previous: number): P
             WINDOW bw AS (ORDER BY b.n)) p
           LEFT JOIN analytics_count_windows ps ON ps.item_id = i.item_id AND ps.opening_count_id = p.opening_id AND ps.closing_count_id = p.count_id) END AS cost_parts,
         -- JSON text written by concatenation, parsed by the caller: cheaper than json_build_array per window
-        -- (ten windows an item; the whole statement 0.88× in EXPLAIN ANALYZE, docs/benchmarks.md, session 14).
-        (SELECT '[' || string_agg('[' || (${epochMs(sql.ref('e.previous_at'))})::text || ',' || (${epochMs(sql.ref('e.counted_at'))})::text
-              || ',' || e.previous::text || ',' || e.actual::text
-              || ',' || coalesce((es.deliveries + es.transfers_in - es.transfers_out - es.waste_units)::text, 'null')
-              || ',' || coalesce(es.usage_units::text, 'null') || ',' || coalesce(es.sale_lines::text, 'null')
-              || ',' || CASE WHEN es.item_id IS NULL THEN to_json(e.previous_id)::text || ',' || to_json(e.count_id)::text ELSE 'null,null' END || ']',
+        -- (docs/benchmarks.md, sessions 14 and 15). The windows are consecutive: each count once (EarlierWindows),
+        -- from the first window's opening count (its row without totals) to the last window's closing count.
+        (SELECT '[' || string_agg((${epochMs(sql.ref('e.counted_at'))})::text || ',' || e.actual::text
+              || CASE WHEN e.n < ${firstEarlier} THEN ',null,null,null,null,null'
+                WHEN es.item_id IS NULL THEN ',null,null,null,' || to_json(e.previous_id)::text || ',' || to_json(e.count_id)::text
+                ELSE ',' || (es.deliveries + es.transfers_in - es.transfers_out - es.waste_units)::text || ',' || es.usage_units::text
+                  || ',' || es.sale_lines::text || ',null,null' END,
             ',' ORDER BY e.n) || ']'
           FROM counts e
-          LEFT JOIN analytics_count_windows es ON es.item_id = i.item_id AND es.opening_count_id = e.previous_id AND es.closing_count_id = e.count_id
-          WHERE o.count_id IS NOT NULL AND e.n BETWEEN greatest(2, ch.opening_n - ${previous}::int + 1)
-            AND CASE WHEN ${previous}::int > 0 AND ch.closing_n - ch.opening_n >= 2 THEN ch.closing_n ELSE ch.opening_n END) AS earlier
+          LEFT JOIN analytics_count_windows es ON e.n >= ${firstEarlier} AND es.item_id = i.item_id AND es.opening_count_id = e.previous_id AND es.closing_count_id = e.count_id
+          WHERE o.count_id IS NOT NULL AND e.n BETWEEN ${firstEarlier} - 1
+            AND CASE WHEN ${previous}::int > 0 AND ch.closing_n - ch.opening_n >= 2 THEN ch.closing_n ELSE ch.opening_n END
+          -- No window (previous = 0, or the opening count is the item's first): not its opening count alone either.
+          HAVING max(e.n) >= ${firstEarlier}) AS earlier
       FROM chosen ch
       LEFT JOIN counts o ON o.n = ch.opening_n AND ch.opening_n < ch.closing_n
       LEFT JOIN counts c ON c.n = ch.closing_n AND ch.opening_n < ch.closing_n AND o.count_id IS NOT NULL

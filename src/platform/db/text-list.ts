@@ -9,3 +9,8 @@ export function textList(values: string[]): RawBuilder<string[]> {
   if (values.length === 0 || values.some((value) => value.includes(','))) return sql<string[]>`${values}::text[]`
   return sql<string[]>`string_to_array(${values.join(',')}::text, ',')`
 }
+
+/** A timestamptz[] parameter for thousands of moments: their ISO forms (no comma in any) as one string, as textList sends ids. */
+export function timeList(moments: Date[]): RawBuilder<Date[]> {
+  return sql<Date[]>`${textList(moments.map((moment) => moment.toISOString()))}::timestamptz[]`
+}
