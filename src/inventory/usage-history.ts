@@ -112,8 +112,9 @@ export interface LateUsage {
 /**
  * The first usage row (by sequence) recorded after `afterSequence` for a business day before the one
  * `asOf` falls in (a late sale, or a mapping that applied older sales): when history up to the day
- * before `asOf` first changed; undefined when it did not. The scan walks the primary key up from the
- * watermark and stops at the first such row, so it stays cheap however long the history.
+ * before `asOf` first changed; undefined when it did not. The scan walks up from the
+ * watermark (the tenant's own rows, by stock_sale_usage_tenant_sequence) and stops at the first such
+ * row, so it stays cheap however long the history and however many tenants ingest.
  */
 export async function firstLateUsage(db: Executor, tenant: Tenant, since: { afterSequence: string; asOf: Date }): Promise<LateUsage | undefined> {
   const result = await sql<{ recorded_at: Date; age_ms: number }>`
