@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import './rollups.tables.js'
 import type { Executor, Tenant } from '../platform/db/database.js'
+import { outerRange } from '../platform/time-range.js'
 import { unmappedSaleLines } from '../pos/index.js'
 import type { LocationClock } from './report-period.js'
 
@@ -162,8 +163,11 @@ export async function unmappedSalesInSpans(db: Executor, tenant: Tenant, spans: 
   if (spans.length === 0) return []
   // Both raw ranges lie after a span's start and up to its end: the spans' outer bounds, as constants,
   // let the planner prune pos_sales' monthly partitions when it plans (it planned every month's index).
-  const earliest = new Date(Math.min(...spans.map((span) => span.start.getTime())))
-  const latest = new Date(Math.max(...spans.map((span) => span.end.getTime())))
+  const { start: earliest, end: latest } = outerRange(
+    spans,
+    (span) => span.start,
+    (span) => span.end,
+  )
   const lines = unmappedSaleLines(db, tenant).where('sold_at', '>', earliest).where('sold_at', '<=', latest)
   const result = await sql<UnmappedSales>`
     WITH spans AS (

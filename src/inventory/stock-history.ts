@@ -1,6 +1,7 @@
 import { type Expression, sql } from 'kysely'
 import type { Executor, Tenant } from '../platform/db/database.js'
 import { textList, timeList } from '../platform/db/text-list.js'
+import { outerRange } from '../platform/time-range.js'
 import { signedLineQuantity } from './operations.repository.js'
 import type { StockMovementTable, StockSaleUsageTable } from './inventory.tables.js'
 import type { StockOperationLineTable } from './operations.tables.js'
@@ -122,16 +123,17 @@ const operationColumns = sql`o.transfers_in::text AS "transfersIn", o.transfers_
   o.waste::text AS waste, o.waste_cost::text AS "wasteCost"`
 
 /**
- * `column` inside the spans' overall range (after the earliest `from`, up to the latest `to`), as plain
- * values. Each span's own bounds imply it, so no answer changes; but bounds read from the spans' arrays
- * prune the monthly partitions only per probe, after the planner planned every one of them (7 and 4 ms
- * of planning a count's two statements at 34 months, docs/benchmarks.md, session 15); these prune them
- * when it plans.
+ * `column` inside the spans' outer range (after the earliest `from`, up to the latest `to`), as plain
+ * values. Each span's own bounds imply it, so no answer changes; the planner prunes months with it (7 and
+ * 4 ms of planning a count's two statements at 34 months before, docs/benchmarks.md, session 15).
  */
 function withinSpans(column: string, spans: HistorySpan[]) {
-  const from = new Date(Math.min(...spans.map((span) => span.from.getTime())))
-  const to = new Date(Math.max(...spans.map((span) => span.to.getTime())))
-  return sql`${sql.ref(column)} > ${from} AND ${sql.ref(column)} <= ${to}`
+  const { start, end } = outerRange(
+    spans,
+    (span) => span.from,
+    (span) => span.to,
+  )
+  return sql`${sql.ref(column)} > ${start} AND ${sql.ref(column)} <= ${end}`
 }
 
 function spansTable(spans: HistorySpan[]) {
@@ -196,9 +198,12 @@ export interface LocationSpan {
  */
 export async function crossLocationSaleLines(db: Executor, tenant: Tenant, itemIds: string[], spans: LocationSpan[]): Promise<number> {
   if (itemIds.length === 0 || spans.length === 0) return 0
-  // The spans' outer bounds as constants too (each span's own imply them): the partitions are pruned when planned.
-  const earliest = new Date(Math.min(...spans.map((span) => span.start.getTime())))
-  const latest = new Date(Math.max(...spans.map((span) => span.end.getTime())))
+  // The spans' outer range as constants too (each span's own bounds imply it): the partitions are pruned when planned.
+  const { start: earliest, end: latest } = outerRange(
+    spans,
+    (span) => span.start,
+    (span) => span.end,
+  )
   const result = await sql<{ lines: number }>`
     SELECT count(DISTINCT u.sale_line)::int AS lines
     FROM unnest(${spans.map((span) => span.location)}::text[], ${spans.map((span) => span.start.toISOString())}::timestamptz[],

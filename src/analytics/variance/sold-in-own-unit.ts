@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { Executor, Tenant } from '../../platform/db/database.js'
 import { textList, timeList } from '../../platform/db/text-list.js'
+import { outerRange } from '../../platform/time-range.js'
 import { type HistorySpan, saleUsageInSpan } from '../../inventory/index.js'
 import { mappedSaleLineQuantity } from '../../pos/index.js'
 
@@ -18,8 +19,11 @@ export async function itemsSoldInOwnUnit(db: Executor, tenant: Tenant, spans: Hi
   // The spans' outer bounds, as constants beside each span's own (which they imply): the planner then
   // prunes the monthly partitions of both tables when it plans, instead of planning every partition and
   // pruning them per probe.
-  const earliest = new Date(Math.min(...spans.map((span) => span.from.getTime())))
-  const latest = new Date(Math.max(...spans.map((span) => span.to.getTime())))
+  const { start: earliest, end: latest } = outerRange(
+    spans,
+    (span) => span.from,
+    (span) => span.to,
+  )
   const lineQuantity = mappedSaleLineQuantity(db, tenant, sql.ref<string>('u.sale_line'), sql.ref<Date>('u.sold_at')).where('sold_at', '>', earliest).where('sold_at', '<=', latest)
   const usage = saleUsageInSpan(db, { itemId: sql.ref<string>('s.item_id'), from: sql.ref<Date>('s.from_at'), to: sql.ref<Date>('s.to_at') })
     .where('u.sold_at', '>', earliest)
