@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { TestContext, Caller } from './context.js'
 import { json } from './context.js'
 
@@ -30,4 +31,18 @@ export async function createLocations(ctx: TestContext, caller: Caller, ids: str
     const response = await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id, name: id } })
     if (response.statusCode !== 201) throw new Error(`location create failed: ${response.statusCode} ${response.body}`)
   }
+}
+
+/** Holds the item's row lock in a transaction of its own until `release` is called; `done` settles when it ends. */
+export async function holdItemLock(ctx: TestContext, itemId: string): Promise<{ release: () => void; done: Promise<void> }> {
+  let release!: () => void
+  let locked!: () => void
+  const held = new Promise<void>((resolve) => (locked = resolve))
+  const done = ctx.database.db.transaction().execute(async (trx) => {
+    await sql`SELECT id FROM inventory_items WHERE id = ${itemId} FOR UPDATE`.execute(trx)
+    locked()
+    await new Promise<void>((resolve) => (release = resolve))
+  })
+  await held
+  return { release, done }
 }

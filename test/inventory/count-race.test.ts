@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { sql } from 'kysely'
 import { createTestContext, json, type TestContext } from '../helpers/context.js'
-import { createItem } from '../helpers/inventory.js'
+import { createItem, holdItemLock } from '../helpers/inventory.js'
 
 /**
  * A count without counted_at is timed when it holds its items' locks: a quantity change that commits
@@ -39,16 +39,8 @@ test('a PUT committing while a count waits for its lock is before the count: sto
   const created = [await createItem(ctx, caller, { quantity: 5 }), await createItem(ctx, caller, { quantity: 5 })]
   // The count locks its items in id order: holding the first keeps it waiting with the second unlocked.
   const [first, second] = created.map((item) => item.id).sort() as [string, string]
-  let releaseLock!: () => void
-  let lockHeld!: () => void
-  const held = new Promise<void>((resolve) => (lockHeld = resolve))
-  const holder = ctx.database.db.transaction().execute(async (trx) => {
-    await sql`SELECT id FROM inventory_items WHERE id = ${first} FOR UPDATE`.execute(trx)
-    lockHeld()
-    await new Promise<void>((resolve) => (releaseLock = resolve))
-  })
+  const lock = await holdItemLock(ctx, first)
   try {
-    await held
     const count = ctx.request('POST', '/v1/inventory/count', {
       key: caller.key,
       body: {
@@ -63,8 +55,8 @@ test('a PUT committing while a count waits for its lock is before the count: sto
     await countWaitsForLock()
     const put = await ctx.request('PUT', `/v1/inventory/items/${second}`, { key: caller.key, body: { quantity: 50 } })
     assert.equal(put.statusCode, 200, put.body)
-    releaseLock()
-    await holder
+    lock.release()
+    await lock.done
     const counted = await count
     assert.equal(counted.statusCode, 201, counted.body)
     const stock = json(await ctx.request('GET', `/v1/inventory/items/${second}`, { key: caller.key })).data
@@ -72,7 +64,7 @@ test('a PUT committing while a count waits for its lock is before the count: sto
     assert.deepEqual(json(counted).data.variance_detected, [{ item_id: second, expected: 50, actual: 7, variance: -43 }])
     assert.ok(Date.parse(json(counted).data.counted_at) >= Date.parse(json(put).data.last_updated), 'the count is timed after the PUT it waited for')
   } finally {
-    releaseLock?.()
-    await holder.catch(() => undefined)
+    lock.release()
+    await lock.done.catch(() => undefined)
   }
 })

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { sql } from 'kysely'
 import type { LightMyRequestResponse } from 'fastify'
 import { type Caller, json, type TestContext } from '../helpers/context.js'
-import { createItem } from '../helpers/inventory.js'
+import { createItem, holdItemLock } from '../helpers/inventory.js'
 import { createConnection, createPosTestContext, itemQuantity } from './pos-helpers.js'
 
 /**
@@ -52,20 +52,6 @@ async function lockWaiters(ctx: TestContext): Promise<number> {
 
 async function untilAnImportWaitsForTheLock(ctx: TestContext): Promise<void> {
   while ((await lockWaiters(ctx)) === 0) await new Promise((resolve) => setTimeout(resolve, 20))
-}
-
-/** Holds the item's row lock in a transaction of its own until `release` is called. */
-async function holdItemLock(ctx: TestContext, itemId: string): Promise<{ release: () => void; done: Promise<void> }> {
-  let release!: () => void
-  let locked!: () => void
-  const held = new Promise<void>((resolve) => (locked = resolve))
-  const done = ctx.database.db.transaction().execute(async (trx) => {
-    await sql`SELECT id FROM inventory_items WHERE id = ${itemId} FOR UPDATE`.execute(trx)
-    locked()
-    await new Promise<void>((resolve) => (release = resolve))
-  })
-  await held
-  return { release, done }
 }
 
 describe('bulk-write turns', () => {
