@@ -20,11 +20,12 @@ export const emitCountVariance: CountObserver = async (trx, tenant, count) => {
   await forgetWindowsSpanning(trx, count.itemIds, count.countedAt)
   const threshold = (await getSettings(trx, tenant)).variance_threshold
   const items = await itemsInScope(trx, tenant, { location: count.location })
-  // Each counted item's window from its count before this one, and the cause rules' earlier windows.
-  const { planned } = await planWindows(trx, items, { kind: 'count', itemIds: count.itemIds, countId: count.countId, countedAt: count.countedAt })
+  // Each counted item's window from its count before this one; the cause rules' earlier windows only for the flagged.
+  const choiceFor = (chosen: { id: string }[]) => ({ kind: 'count' as const, itemIds: chosen.map((item) => item.id), countId: count.countId, countedAt: count.countedAt })
+  const { planned } = await planWindows(trx, items, choiceFor(count.itemIds.map((id) => ({ id }))), 0)
   if (planned.length === 0) return
   const scored = await scoreItems(trx, tenant, planned, threshold)
-  const causes = await causesOf(trx, tenant, scored, threshold)
+  const causes = await causesOf(trx, tenant, scored, threshold, choiceFor)
   const entries = scored.map((entry) => ({ entry, out: itemOut(entry, causes.get(entry.item.id) ?? []) }))
   for (const { entry, out } of entries.filter(({ entry }) => entry.aboveThreshold)) {
     const { answer } = out

@@ -22,7 +22,7 @@ import {
   walkedFacts,
 } from './variance-windows.js'
 import { windowMoney, type WindowMoney } from './window-costs.js'
-import { earlierClosedAt, earlierCount, type ItemPlan, plannedWindows, type PlannedWindow, type WindowChoice } from './window-plan.repository.js'
+import { earlierClosedAt, earlierCount, type EarlierWindows, type ItemPlan, plannedWindows, type PlannedWindow, type WindowChoice } from './window-plan.repository.js'
 import { DAY_MS } from '../../platform/zoned-time.js'
 
 /** A count older than this before the period's end makes an item's figures stale. */
@@ -55,9 +55,10 @@ function boundsOf(bounds: Map<string, LocationBounds>, location: string): Locati
 
 /**
  * The windows of `items` chosen by `choice` (window-plan.repository.ts), in the items' order; items
- * without a window are left out. With `previous`, each window brings the cause rules' earlier windows.
+ * without a window are left out. With `previous`, each window brings that many earlier windows (the
+ * variance report and a count's events plan with none and read the flagged items' with flaggedEarlier).
  */
-export async function planWindows(db: Executor, items: ReportItem[], choice: WindowChoice, previous = PREVIOUS_WINDOWS) {
+export async function planWindows(db: Executor, items: ReportItem[], choice: WindowChoice, previous: number) {
   const plans = await plannedWindows(db, choice, previous)
   const planned = items.flatMap((item): PlannedItem[] => {
     const window = plans.get(item.id)?.window
@@ -67,8 +68,29 @@ export async function planWindows(db: Executor, items: ReportItem[], choice: Win
 }
 
 /** The report windows of items, each located in `bounds` (the period's moments at its location). */
-export function planReportWindows(db: Executor, items: ReportItem[], bounds: Map<string, LocationBounds>, previous = PREVIOUS_WINDOWS) {
-  return planWindows(db, items, { kind: 'period', items, bounds: [...bounds.values()] }, previous)
+export function planReportWindows(db: Executor, items: ReportItem[], bounds: Map<string, LocationBounds>, previous: number) {
+  return planWindows(db, items, reportChoice(items, bounds), previous)
+}
+
+function reportChoice(items: ReportItem[], bounds: Map<string, LocationBounds>): WindowChoice {
+  return { kind: 'period', items, bounds: [...bounds.values()] }
+}
+
+/** How a report or a count chooses the windows of some of its items (the flagged ones, planned again). */
+export type ChoiceFor = (items: ReportItem[]) => WindowChoice
+
+/**
+ * The cause rules' earlier windows (PREVIOUS_WINDOWS) of the flagged items, their windows planned again
+ * with them: reading every item's earlier windows was about half of a report's plan, and a bar flags few
+ * items. An item whose window moved between the two reads (a count recorded meanwhile) gets none.
+ */
+async function flaggedEarlier(db: Executor, flagged: ScoredItem[], choiceFor: ChoiceFor): Promise<EarlierWindows[]> {
+  const plans = await plannedWindows(db, choiceFor(flagged.map((entry) => entry.item)), PREVIOUS_WINDOWS)
+  return flagged.map(({ item, window }) => {
+    const again = plans.get(item.id)?.window
+    const same = again?.opening.countId === window.opening.countId && again.closing.countId === window.closing.countId
+    return same ? again.earlier : []
+  })
 }
 
 /** Each count time's ISO form, once per Date (a report's items counted together share their counts' Dates). */
@@ -137,9 +159,8 @@ async function cataloguesOf(db: Executor, tenant: Tenant, locations: Iterable<st
  * An item's earlier windows' facts split at its window's opening count: those before it, and those inside
  * the window (when it spans more than two counts).
  */
-function splitAtOpening(entry: ScoredItem, facts: WindowFacts[]): { previous: WindowFacts[]; inside: WindowFacts[] } {
+function splitAtOpening(entry: ScoredItem, earlier: EarlierWindows, facts: WindowFacts[]): { previous: WindowFacts[]; inside: WindowFacts[] } {
   const opening = entry.measured.opening.countedAt.getTime()
-  const { earlier } = entry.window
   let before = 0
   while (before < earlierCount(earlier) && Math.trunc(earlierClosedAt(earlier, before)) <= opening) before++
   return { previous: facts.slice(0, before), inside: facts.slice(before) }
@@ -150,20 +171,25 @@ function splitAtOpening(entry: ScoredItem, facts: WindowFacts[]): { previous: Wi
  * unmapped sales at its location (matched among that location's items: the causes do not depend on the
  * report's scope) and whether it is sold in its own unit.
  */
-export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[], threshold: number) {
+export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[], threshold: number, choiceFor: ChoiceFor) {
   const flagged = scored.filter((entry) => entry.aboveThreshold)
   const causes = new Map<string, ReturnType<typeof rankCauses>>()
   if (flagged.length === 0) return causes
   // The flagged windows walked for their lowest theoretical stock, and the windows before and inside them.
   // Only the reported window's lowest theoretical stock matters to the rules: the others are not walked.
   const spans = flagged.map(({ item, measured }) => ({ itemId: item.id, from: measured.opening.countedAt, to: measured.closing.countedAt }))
-  const [flaggedFacts, earlier, unmappedSimilar, soldInOwnUnit] = await Promise.all([
-    walkedFacts(db, tenant, flagged),
-    earlierFacts(
+  const readEarlier = async () => {
+    const windows = await flaggedEarlier(db, flagged, choiceFor)
+    const facts = await earlierFacts(
       db,
       tenant,
-      flagged.map((entry) => ({ item: entry.item, earlier: entry.window.earlier })),
-    ),
+      flagged.map((entry, index) => ({ item: entry.item, earlier: windows[index] as EarlierWindows })),
+    )
+    return { windows, facts }
+  }
+  const [flaggedFacts, earlier, unmappedSimilar, soldInOwnUnit] = await Promise.all([
+    walkedFacts(db, tenant, flagged),
+    readEarlier(),
     unmappedSimilarTo(db, tenant, flagged, () =>
       cataloguesOf(
         db,
@@ -177,7 +203,7 @@ export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[
     const input = {
       threshold,
       window: flaggedFacts[index] as WindowFacts,
-      ...splitAtOpening(entry, earlier[index] as WindowFacts[]),
+      ...splitAtOpening(entry, earlier.windows[index] as EarlierWindows, earlier.facts[index] as WindowFacts[]),
       unmappedSimilar: unmappedSimilar.get(entry.item.id) ?? [],
       soldInOwnUnit: soldInOwnUnit.has(entry.item.id),
       sizeMl: entry.item.size_ml,
@@ -316,10 +342,10 @@ function dataQuality(
  * scope of the report), every item’s plan, how many closing counts were weighed and the recorded waste.
  */
 async function explainWindows(db: Executor, tenant: Tenant, items: ReportItem[], bounds: Map<string, LocationBounds>, threshold: number) {
-  const { planned, plans } = await planReportWindows(db, items, bounds)
+  const { planned, plans } = await planReportWindows(db, items, bounds, 0)
   const scored = await scoreItems(db, tenant, planned, threshold)
   // The closing counts' methods and the recorded waste read only the scored windows: read beside the causes, not after them.
-  const reads = Promise.all([causesOf(db, tenant, scored, threshold), closingCountsByWeight(db, scored), recordedWaste(db, scored)])
+  const reads = Promise.all([causesOf(db, tenant, scored, threshold, (flagged) => reportChoice(flagged, bounds)), closingCountsByWeight(db, scored), recordedWaste(db, scored)])
   // While the database reads, the items are answered (none of it depends on the causes); their causes are set after.
   const explained = scored.map((entry) => ({ entry, out: itemOut(entry, []) }))
   const [causes, countedByWeight, waste] = await reads
