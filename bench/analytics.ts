@@ -30,6 +30,12 @@ import { DAY_MS } from '../src/platform/zoned-time.js'
  * (analyzeStatistics: after the items, then each time the lines grew by half). Sales are imported
  * BENCH_LINES_PER_IMPORT lines a request (default 10,000, the endpoint's limit), BENCH_IMPORTS_IN_FLIGHT
  * requests at once (default 3: one's JSON is parsed and checked while another holds the connection's lock).
+ * BENCH_COUNTS picks the weekly counts: `following` (default) counts that follow the sales and the
+ * transfers and waste with a shrinkage rate per item, so that about one item in ten is above the 5 %
+ * threshold, as in a bar (the transfers and waste are then recorded as part of the seeding and the report
+ * measured once); `random` the earlier sessions' counts of a random stream, against which 999 of the
+ * 1,000 items are flagged at hundreds of per cent (the worst case for the cause rules), measured before
+ * and after the transfers and waste.
  */
 
 const ITEMS = 1000
@@ -92,37 +98,106 @@ interface SeededBar {
   countTimes: number[]
 }
 
-/** 1,000 items mapped one POS item each, a year of sales spread over them, and weekly counts of all. */
-async function seedBar(server: Server, lines: number, now: number, databaseUrl: string | undefined): Promise<SeededBar> {
+/** The year of sale lines, in imports of LINES_PER_IMPORT drawn in order from one random stream, so the data do not depend on timing. */
+function saleLineSource(lines: number, start: number) {
+  const next = random(42)
+  let drawn = 0
+  return {
+    exhausted: () => drawn >= lines,
+    nextImport() {
+      const first = drawn
+      const count = Math.min(LINES_PER_IMPORT, lines - first)
+      drawn += count
+      return Array.from({ length: count }, (_, index) => benchSaleLine(next, ITEMS, `L${first + index}`, () => start + next() * (DAYS * DAY_MS - DAY_MS)))
+    },
+  }
+}
+
+/**
+ * The weekly counts' quantities, one array of ITEMS per count time. `random`: each item's count of a
+ * random stream of its own (0–20 bottles), against which nearly every item is far above any threshold
+ * (the worst case: every cause rule runs for every item). `following`: counts that follow the sales, as
+ * a bar's do (followingCounts).
+ */
+function countQuantities(mode: string, lines: number, start: number, countTimes: number[], operationWeeks: number): number[][] {
+  if (mode === 'following') return followingCounts(usageByWindow(saleLineSource(lines, start), countTimes), countTimes.length - operationWeeks)
+  if (mode !== 'random') throw new Error(`BENCH_COUNTS must be following or random, not ${mode}`)
+  const counted = random(7)
+  return countTimes.map(() => Array.from({ length: ITEMS }, () => Math.round(counted() * 200) / 10))
+}
+
+/** Pours each item sold in each count window (index w: from count w − 1 to count w; 0 before the first). */
+function usageByWindow(source: ReturnType<typeof saleLineSource>, countTimes: number[]): Float64Array[] {
+  const pours = countTimes.map(() => new Float64Array(ITEMS))
+  while (!source.exhausted()) {
+    for (const line of source.nextImport()) {
+      const soldAt = Date.parse(line.sold_at)
+      const window = countTimes.findIndex((countedAt) => soldAt < countedAt)
+      const sold = pours[window]
+      const item = Number(line.pos_item_id.slice('PLU-'.length))
+      if (sold) sold[item] = (sold[item] as number) + line.quantity
+    }
+  }
+  return pours
+}
+
+/** One pour in bottles: 1.5 oz of a 750 ml bottle, as the mappings (conversion_factor 1.5) convert it. */
+const BOTTLES_PER_POUR = 0.059147
+/** recordOperations' transfers and spill: what each of its windows takes from an item at main_bar, in bottles. */
+const TRANSFERRED_OUT = 1
+const TRANSFERRED_BACK = 0.5
+const SPILL_OZ = 1
+const OPERATIONS_BOTTLES = TRANSFERRED_OUT - TRANSFERRED_BACK + (SPILL_OZ * 29.5735) / 750
+
+/**
+ * Counts that follow the sales: each item loses its sold pours plus a shrinkage rate of its own in every
+ * window (nine in ten items within −2…+3 %, under the default 5 % threshold; 7 % lose 8–15 %; 3 % lose
+ * 25–40 %), and from count `operationsFrom` on also recordOperations' net move out and spill. Counted to
+ * a hundredth of a bottle (an open bottle weighed), from an opening stock that lasts the year.
+ */
+function followingCounts(pours: Float64Array[], operationsFrom: number): number[][] {
+  const shrinkage = random(11)
+  const rates = Array.from({ length: ITEMS }, () => {
+    const band = shrinkage()
+    const within = shrinkage()
+    if (band < 0.9) return -0.02 + within * 0.05
+    return band < 0.97 ? 0.08 + within * 0.07 : 0.25 + within * 0.15
+  })
+  const yearSold = (item: number) => pours.reduce((total, window) => total + (window[item] as number) * BOTTLES_PER_POUR, 0)
+  const stock = Array.from({ length: ITEMS }, (_, item) => 10 + 1.5 * yearSold(item) + pours.length * OPERATIONS_BOTTLES)
+  return pours.map((window, index) =>
+    stock.map((quantity, item) => {
+      if (index === 0) return Math.round(quantity * 100) / 100
+      const used = (window[item] as number) * BOTTLES_PER_POUR * (1 + (rates[item] as number))
+      const left = quantity - used - (index >= operationsFrom ? OPERATIONS_BOTTLES : 0)
+      stock[item] = left
+      return Math.round(left * 100) / 100
+    }),
+  )
+}
+
+/** 1,000 items mapped one POS item each, a year of sales spread over them, and weekly counts of all (BENCH_COUNTS, default following). */
+async function seedBar(server: Server, lines: number, now: number, databaseUrl: string | undefined, counts: string, operationWeeks: number): Promise<SeededBar> {
   const { connectionId, itemIds } = await seedMappedItems(server, ITEMS, 'L8BENCH0001')
   progress(`${ITEMS} items mapped`)
   if (databaseUrl) await analyzeStatistics(databaseUrl)
-  const next = random(42)
   const start = now - DAYS * DAY_MS
   // The weekly counts first, then the year of sales imported into them (as a bar that moves to barstock
   // imports its POS history): a count of 1,000 items after the sales took 15 s at load 25, and 53 of them
-  // beside the imports made both wait past the statement timeout. Quantities of their own random stream.
-  const counted = random(7)
-  const countTimes: number[] = []
-  for (let week = 0; week <= DAYS / 7; week++) {
-    countTimes.push(start + week * 7 * DAY_MS + 10 * 3_600_000)
-    const items = itemIds.map((item_id) => ({ item_id, quantity: Math.round(counted() * 200) / 10 }))
-    await call(server, 'POST', '/v1/inventory/count', { location: 'main_bar', counted_by: 'bench', counted_at: new Date(countTimes[week]!).toISOString(), items })
+  // beside the imports made both wait past the statement timeout.
+  const countTimes = Array.from({ length: Math.floor(DAYS / 7) + 1 }, (_, week) => start + week * 7 * DAY_MS + 10 * 3_600_000)
+  const quantities = countQuantities(counts, lines, start, countTimes, operationWeeks)
+  for (const [week, countedAt] of countTimes.entries()) {
+    const items = itemIds.map((item_id, item) => ({ item_id, quantity: (quantities[week] as number[])[item] as number }))
+    await call(server, 'POST', '/v1/inventory/count', { location: 'main_bar', counted_by: 'bench', counted_at: new Date(countedAt).toISOString(), items })
     if (week % 10 === 0) progress(`${week + 1} weekly counts`)
   }
-  /** The next import's lines, drawn in order from the one random stream, so the data do not depend on timing. */
-  let drawn = 0
-  const nextImport = () => {
-    const first = drawn
-    const count = Math.min(LINES_PER_IMPORT, lines - first)
-    drawn += count
-    return Array.from({ length: count }, (_, index) => benchSaleLine(next, ITEMS, `L${first + index}`, () => start + next() * (DAYS * DAY_MS - DAY_MS)))
-  }
+  const source = saleLineSource(lines, start)
   let imports = 0
   let analyzedAt = 0
   const importer = async () => {
-    while (drawn < lines) {
-      const sales = nextImport()
+    while (!source.exhausted()) {
+      const sales = source.nextImport()
       await call(server, 'POST', '/v1/sales', { connection_id: connectionId, sales })
       const imported = ++imports * LINES_PER_IMPORT
       if (imports % 25 === 0) progress(`${Math.min(imported, lines)} lines imported`)
@@ -165,7 +240,7 @@ async function recordOperations(server: Server, bar: SeededBar, weeks: number, n
         to_location: 'storeroom',
         transferred_by: 'bench',
         transferred_at: at(0.25),
-        items: chunk.map((item_id) => ({ item_id, quantity: 1 })),
+        items: chunk.map((item_id) => ({ item_id, quantity: TRANSFERRED_OUT })),
       })
       for (const line of out.items as { from_item_id: string; to_item_id: string }[]) storeroomOf.set(line.from_item_id, line.to_item_id)
       await call(server, 'POST', '/v1/inventory/transfers', {
@@ -173,13 +248,13 @@ async function recordOperations(server: Server, bar: SeededBar, weeks: number, n
         to_location: 'main_bar',
         transferred_by: 'bench',
         transferred_at: at(0.5),
-        items: chunk.map((item_id) => ({ item_id: storeroomOf.get(item_id), quantity: 0.5 })),
+        items: chunk.map((item_id) => ({ item_id: storeroomOf.get(item_id), quantity: TRANSFERRED_BACK })),
       })
       await call(server, 'POST', '/v1/inventory/waste', {
         location: 'main_bar',
         recorded_by: 'bench',
         occurred_at: at(0.75),
-        items: chunk.map((item_id) => ({ item_id, quantity: 1, unit: 'oz', reason: 'spill' })),
+        items: chunk.map((item_id) => ({ item_id, quantity: SPILL_OZ, unit: 'oz', reason: 'spill' })),
       })
     }
     progress(`operations in window ${index + 1} of ${openings.length}`)
@@ -215,7 +290,10 @@ async function benchmark(database: string, lines: number): Promise<Row> {
   try {
     const now = Date.now()
     const seeding = performance.now()
-    const bar = reused ? undefined : await seedBar(server, lines, now, scratch?.url)
+    const counts = process.env.BENCH_COUNTS ?? 'following'
+    const bar = reused ? undefined : await seedBar(server, lines, now, scratch?.url, counts, operationWeeks)
+    // Counts that follow the sales count the bar's moves too: recorded as part of the seeding, measured once.
+    if (bar && counts === 'following' && operationWeeks > 0) await recordOperations(server, bar, operationWeeks, now)
     const seedSeconds = (performance.now() - seeding) / 1000
     if (!reused) progress(`seeded ${scratch?.url ?? dataDir}`)
     const to = new Date(now - DAY_MS).toISOString().slice(0, 10)
@@ -239,7 +317,9 @@ async function benchmark(database: string, lines: number): Promise<Row> {
       const forecastItems = await forecastsSettled(server, historyChangedAt)
       progress(`forecasts settled: ${forecastItems} items`)
       const report = await call(server, 'GET', path)
-      progress(`${database} ${lines} lines, ${label}: ${report.summary.total_items_analyzed} items analyzed, recorded waste ${report.summary.recorded_waste_cost}`)
+      progress(
+        `${database} ${lines} lines, ${label}: ${report.summary.total_items_analyzed} items analyzed, ${report.summary.items_above_threshold} above the threshold, recorded waste ${report.summary.recorded_waste_cost}`,
+      )
       const reference = referenceMs()
       const load = await measure([path])
       progress(`${database} ${lines} lines, ${label}: variance p50 ${load.p50} ms, p99 ${load.p99} ms (reference workload ${reference.toFixed(0)} ms)`)
@@ -249,7 +329,7 @@ async function benchmark(database: string, lines: number): Promise<Row> {
     const forecastLoad = await measure(['/v1/analytics/forecast?days_ahead=7'])
     progress(`forecast p50 ${forecastLoad.p50} ms, p99 ${forecastLoad.p99} ms`)
     const row: Row = { database, lines, seedSeconds, variance: plain, forecastItems: plain.forecastItems, forecastLoad }
-    if (bar && operationWeeks > 0) {
+    if (bar && counts === 'random' && operationWeeks > 0) {
       const recording = performance.now()
       await recordOperations(server, bar, operationWeeks, now)
       const operationSeconds = (performance.now() - recording) / 1000
