@@ -72,6 +72,7 @@ export class MetricsRegistry implements MetricsReporter {
   private readonly purchaseOrderDispatches: Counter<'outcome'>
   private readonly forecastRefits: Counter<'outcome'>
   private readonly forecastRefitDurations: Histogram<'outcome'>
+  private readonly reportCacheLookups: Counter<'outcome'>
   private readonly collectFailures: CollectFailure[] = []
 
   constructor(sources: MetricsSources) {
@@ -135,6 +136,12 @@ export class MetricsRegistry implements MetricsReporter {
       buckets: REFIT_BUCKETS,
       registers,
     })
+    this.reportCacheLookups = new Counter({
+      name: 'barstock_report_cache_lookups_total',
+      help: 'Report answers asked of the report cache, by outcome: hit (answered from it), miss (computed)',
+      labelNames: ['outcome'],
+      registers,
+    })
     const onFailure: FailureSink = (failure) => this.collectFailures.push(failure)
     registerPoolGauges(registers, () => sources.poolUsage(), onFailure)
     registerBacklogGauges(registers, sources, onFailure)
@@ -168,6 +175,10 @@ export class MetricsRegistry implements MetricsReporter {
   forecastRefit(outcome: ForecastRefitOutcome, durationMs: number): void {
     this.forecastRefits.inc({ outcome })
     this.forecastRefitDurations.observe({ outcome }, durationMs * SECONDS_PER_MS)
+  }
+
+  reportCacheLookup(outcome: 'hit' | 'miss'): void {
+    this.reportCacheLookups.inc({ outcome })
   }
 
   /** The exposition in Prometheus text format, and what it left out. */

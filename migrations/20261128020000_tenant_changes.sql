@@ -1,0 +1,60 @@
+-- The change log that tells a cached report whether anything of its tenant changed since it was computed
+-- (src/platform/tenant-changes.ts, docs/decisions.md "Report cache"). Every statement that writes a table
+-- a report could read adds one row per tenant it touched, stamped with its transaction's id: a report
+-- keeps the snapshot (pg_current_snapshot()) taken before its first read, and a later request looks for a
+-- row of the tenant whose transaction that snapshot does not see. Rows are only ever inserted, each by
+-- the writing transaction itself: no row is shared between writers, so nothing waits on another.
+CREATE TABLE tenant_changes (
+  account_id text NOT NULL,
+  environment text NOT NULL,
+  changed_xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+  changed_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX tenant_changes_by_tenant ON tenant_changes (account_id, environment, changed_xid);
+
+-- The statement trigger on every table below. Without arguments the rows carry account_id and
+-- environment; with two (parent table, key column) they are a child's rows, whose tenant is its parent's.
+-- A child row deleted with its parent (ON DELETE CASCADE) finds no parent: the parent's own trigger logs it.
+CREATE FUNCTION log_tenant_changes() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+  changed text := CASE WHEN TG_OP = 'DELETE' THEN 'old_rows' ELSE 'new_rows' END;
+BEGIN
+  IF TG_NARGS = 0 THEN
+    EXECUTE format('INSERT INTO tenant_changes (account_id, environment) SELECT DISTINCT account_id, environment FROM %I', changed);
+  ELSE
+    EXECUTE format('INSERT INTO tenant_changes (account_id, environment) SELECT DISTINCT p.account_id, p.environment FROM %I c JOIN %I p ON p.id = c.%I',
+      changed, TG_ARGV[0], TG_ARGV[1]);
+  END IF;
+  RETURN NULL;
+END $$;
+
+-- Every table of tenant data a report could read, directly or through another domain's functions. Left
+-- out, as logs and bookkeeping no report reads: api_keys, idempotency_records, outbox_events, webhooks,
+-- webhook_deliveries, webhook_delivery_attempts, forecast_refits (the refit jobs; only the
+-- forecast_unavailable error reads them), pos_sync_runs, pos_listing_checkpoints, pos_app_push_setups,
+-- pos_sale_line_keys (written with the lines they key), and analytics_count_windows: the windows a
+-- variance report stores for the next one, a memo of the counts, movements and usage logged here (the
+-- report writes them itself, and they never change an answer). On a partitioned table (pos_sales,
+-- stock_movements, stock_sale_usage) the parent's triggers see the rows of every partition.
+DO $$
+DECLARE
+  logged record;
+  event record;
+BEGIN
+  FOR logged IN
+    SELECT name, '' AS arguments FROM unnest(ARRAY['analytics_item_days', 'analytics_pos_item_days', 'analytics_unmapped_sale_days',
+      'demand_forecasts', 'distributors', 'inventory_counts', 'inventory_item_costs', 'inventory_items', 'inventory_transfers',
+      'inventory_waste', 'locations', 'orders', 'pos_connections', 'pos_items', 'pos_mappings', 'pos_pending_corrections', 'pos_sales',
+      'pos_staff', 'purchase_order_dispatches', 'recipe_ingredients', 'recipes', 'settings', 'stock_movements', 'stock_operation_lines',
+      'stock_sale_usage']) AS name
+    -- Children without tenant columns: the parent table and the key column naming it.
+    UNION ALL VALUES ('inventory_count_lines', '''inventory_counts'', ''count_id'''), ('order_lines', '''orders'', ''order_id'''),
+      ('distributor_catalog_entries', '''distributors'', ''distributor_id''')
+  LOOP
+    FOR event IN VALUES ('insert', 'INSERT', 'NEW TABLE AS new_rows'), ('update', 'UPDATE', 'NEW TABLE AS new_rows'), ('delete', 'DELETE', 'OLD TABLE AS old_rows') LOOP
+      EXECUTE format('CREATE TRIGGER %I AFTER %s ON %I REFERENCING %s FOR EACH STATEMENT EXECUTE FUNCTION log_tenant_changes(%s)',
+        logged.name || '_log_' || event.column1, event.column2, logged.name, event.column3, logged.arguments);
+    END LOOP;
+  END LOOP;
+END $$;
