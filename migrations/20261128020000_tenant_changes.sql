@@ -12,20 +12,26 @@ CREATE TABLE tenant_changes (
 );
 CREATE INDEX tenant_changes_by_tenant ON tenant_changes (account_id, environment, changed_xid);
 
--- The statement trigger on every table below. Without arguments the rows carry account_id and
--- environment; with two (parent table, key column) they are a child's rows, whose tenant is its parent's.
--- A child row deleted with its parent (ON DELETE CASCADE) finds no parent: the parent's own trigger logs it.
+-- The statement trigger on every table with tenant columns (static statements: their plans are kept).
 CREATE FUNCTION log_tenant_changes() RETURNS trigger
 LANGUAGE plpgsql AS $$
-DECLARE
-  changed text := CASE WHEN TG_OP = 'DELETE' THEN 'old_rows' ELSE 'new_rows' END;
 BEGIN
-  IF TG_NARGS = 0 THEN
-    EXECUTE format('INSERT INTO tenant_changes (account_id, environment) SELECT DISTINCT account_id, environment FROM %I', changed);
+  IF TG_OP = 'DELETE' THEN
+    INSERT INTO tenant_changes (account_id, environment) SELECT DISTINCT account_id, environment FROM old_rows;
   ELSE
-    EXECUTE format('INSERT INTO tenant_changes (account_id, environment) SELECT DISTINCT p.account_id, p.environment FROM %I c JOIN %I p ON p.id = c.%I',
-      changed, TG_ARGV[0], TG_ARGV[1]);
+    INSERT INTO tenant_changes (account_id, environment) SELECT DISTINCT account_id, environment FROM new_rows;
   END IF;
+  RETURN NULL;
+END $$;
+
+-- The same for a child table without tenant columns, whose tenant is its parent's: TG_ARGV names the
+-- parent table and the key column naming it. A child row deleted with its parent (ON DELETE CASCADE)
+-- finds no parent: the parent's own trigger logs it.
+CREATE FUNCTION log_child_tenant_changes() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('INSERT INTO tenant_changes (account_id, environment) SELECT DISTINCT p.account_id, p.environment FROM %I c JOIN %I p ON p.id = c.%I',
+    CASE WHEN TG_OP = 'DELETE' THEN 'old_rows' ELSE 'new_rows' END, TG_ARGV[0], TG_ARGV[1]);
   RETURN NULL;
 END $$;
 
@@ -43,18 +49,19 @@ DECLARE
   event record;
 BEGIN
   FOR logged IN
-    SELECT name, '' AS arguments FROM unnest(ARRAY['analytics_item_days', 'analytics_pos_item_days', 'analytics_unmapped_sale_days',
+    SELECT name, 'log_tenant_changes()' AS function FROM unnest(ARRAY['analytics_item_days', 'analytics_pos_item_days', 'analytics_unmapped_sale_days',
       'demand_forecasts', 'distributors', 'inventory_counts', 'inventory_item_costs', 'inventory_items', 'inventory_transfers',
       'inventory_waste', 'locations', 'orders', 'pos_connections', 'pos_items', 'pos_mappings', 'pos_pending_corrections', 'pos_sales',
       'pos_staff', 'purchase_order_dispatches', 'recipe_ingredients', 'recipes', 'settings', 'stock_movements', 'stock_operation_lines',
       'stock_sale_usage']) AS name
-    -- Children without tenant columns: the parent table and the key column naming it.
-    UNION ALL VALUES ('inventory_count_lines', '''inventory_counts'', ''count_id'''), ('order_lines', '''orders'', ''order_id'''),
-      ('distributor_catalog_entries', '''distributors'', ''distributor_id''')
+    -- Children without tenant columns, through their parent table and the key column naming it.
+    UNION ALL VALUES ('inventory_count_lines', 'log_child_tenant_changes(''inventory_counts'', ''count_id'')'),
+      ('order_lines', 'log_child_tenant_changes(''orders'', ''order_id'')'),
+      ('distributor_catalog_entries', 'log_child_tenant_changes(''distributors'', ''distributor_id'')')
   LOOP
     FOR event IN VALUES ('insert', 'INSERT', 'NEW TABLE AS new_rows'), ('update', 'UPDATE', 'NEW TABLE AS new_rows'), ('delete', 'DELETE', 'OLD TABLE AS old_rows') LOOP
-      EXECUTE format('CREATE TRIGGER %I AFTER %s ON %I REFERENCING %s FOR EACH STATEMENT EXECUTE FUNCTION log_tenant_changes(%s)',
-        logged.name || '_log_' || event.column1, event.column2, logged.name, event.column3, logged.arguments);
+      EXECUTE format('CREATE TRIGGER %I AFTER %s ON %I REFERENCING %s FOR EACH STATEMENT EXECUTE FUNCTION %s',
+        logged.name || '_log_' || event.column1, event.column2, logged.name, event.column3, logged.function);
     END LOOP;
   END LOOP;
 END $$;

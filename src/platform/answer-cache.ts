@@ -25,10 +25,6 @@ export class AnswerCache {
 
   constructor(readonly maxBytes: number) {}
 
-  get bytes(): number {
-    return this.#bytes
-  }
-
   get(key: string): CachedAnswer | undefined {
     const answer = this.#entries.get(key)
     if (answer) {

@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { PoolUsage } from '../db/connect.js'
 import type { ReplicaState } from '../db/read-replica.js'
+import type { ReportCacheOutcome } from '../http/report-cache.js'
 
 /** How a webhook delivery attempt ended: the delivery is done, retried later, or given up. */
 export type WebhookAttemptOutcome = 'delivered' | 'retrying' | 'failed'
@@ -177,7 +178,7 @@ export class MetricsRegistry implements MetricsReporter {
     this.forecastRefitDurations.observe({ outcome }, durationMs * SECONDS_PER_MS)
   }
 
-  reportCacheLookup(outcome: 'hit' | 'miss'): void {
+  reportCacheLookup(outcome: ReportCacheOutcome): void {
     this.reportCacheLookups.inc({ outcome })
   }
 
