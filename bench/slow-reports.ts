@@ -150,7 +150,10 @@ async function measureShares(databaseUrl: string, shares: number[]): Promise<Sha
     const misses = async (path: string): Promise<{ misses: Timed; uncached: Timed }> => {
       const samples = { cached: [] as number[], uncached: [] as number[] }
       for (let round = 0; round < Number(process.env.BENCH_MISS_ROUNDS ?? 4); round++) {
-        for (const [side, url] of [['cached', server.url], ['uncached', uncachedServer.url]] as const) {
+        for (const [side, url] of [
+          ['cached', server.url],
+          ['uncached', uncachedServer.url],
+        ] as const) {
           for (let request = 0; request < Number(process.env.BENCH_MISS_REQUESTS ?? 5); request++) {
             await invalidate()
             samples[side].push(await timeRequest(`${url}${path}`, headers))
@@ -193,7 +196,10 @@ else {
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|')
   const base = rows[0]?.referenceMs ?? 1
   for (const row of rows) {
-    for (const [report, figures] of [['variance', row.variance], ['forecast', row.forecast]] as const) {
+    for (const [report, figures] of [
+      ['variance', row.variance],
+      ['forecast', row.forecast],
+    ] as const) {
       const { hits, misses, uncached } = figures
       console.log(
         `| ${row.share} | ${row.referenceMs.toFixed(0)} | ${(row.referenceMs / base).toFixed(2)} | ${report} | ${hits.p50} ms | ${hits.p99} ms | ${misses.p50} ms | ${misses.p99} ms | ${uncached.p50} ms | ${uncached.p99} ms | ${(misses.p50 / uncached.p50).toFixed(2)} | ${row.loadAverage.toFixed(1)} |`,

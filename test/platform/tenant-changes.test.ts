@@ -54,7 +54,9 @@ test('the pruner deletes the rows of transactions ended before a horizon of its 
   const pruner = new ChangeLogPruner()
   const start = Date.now()
   await logChange()
-  const first = BigInt((await sql<{ xid: string }>`SELECT max(changed_xid::text::numeric)::text AS xid FROM tenant_changes WHERE account_id = ${tenant.accountId}`.execute(database.db)).rows[0]!.xid)
+  const first = BigInt(
+    (await sql<{ xid: string }>`SELECT max(changed_xid::text::numeric)::text AS xid FROM tenant_changes WHERE account_id = ${tenant.accountId}`.execute(database.db)).rows[0]!.xid,
+  )
   // Transactions of other databases on the server hold the xmin back while they run: wait for them to end.
   while ((await xmin()) <= first) await setTimeout(50)
   await pruner.prune(database.db, start) // takes its first horizon, after the first change ended
