@@ -35,13 +35,32 @@ BEGIN
   RETURN NULL;
 END $$;
 
+-- The update trigger of the stored count windows (below): an update that only adds the lowest stock a
+-- walk measured to a window (a report filling in its own memo) changes no answer; any other is logged.
+CREATE FUNCTION log_count_window_changes() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO tenant_changes (account_id, environment)
+  SELECT DISTINCT coalesce(n.account_id, o.account_id), coalesce(n.environment, o.environment)
+  FROM new_rows n FULL JOIN old_rows o
+    ON (o.item_id, o.opening_count_id, o.closing_count_id) = (n.item_id, n.opening_count_id, n.closing_count_id)
+  WHERE n.item_id IS NULL OR o.item_id IS NULL
+    OR (o.account_id, o.environment, o.opening_at, o.closing_at, o.deliveries, o.usage_units, o.sale_lines, o.transfers_in, o.transfers_out,
+      o.waste_units, o.waste_cost) IS DISTINCT FROM (n.account_id, n.environment, n.opening_at, n.closing_at, n.deliveries, n.usage_units,
+      n.sale_lines, n.transfers_in, n.transfers_out, n.waste_units, n.waste_cost)
+    OR (o.lowest_net IS NOT NULL AND o.lowest_net IS DISTINCT FROM n.lowest_net);
+  RETURN NULL;
+END $$;
+
 -- Every table of tenant data a report could read, directly or through another domain's functions. Left
 -- out, as logs and bookkeeping no report reads: api_keys, idempotency_records, outbox_events, webhooks,
 -- webhook_deliveries, webhook_delivery_attempts, forecast_refits (the refit jobs; only the
 -- forecast_unavailable error reads them), pos_sync_runs, pos_listing_checkpoints, pos_app_push_setups,
--- pos_sale_line_keys (written with the lines they key), and analytics_count_windows: the windows a
--- variance report stores for the next one, a memo of the counts, movements and usage logged here (the
--- report writes them itself, and they never change an answer). On a partitioned table (pos_sales,
+-- pos_sale_line_keys (written with the lines they key). Of analytics_count_windows, the windows a
+-- variance report stores for the next one (a memo of the counts, movements and usage logged here),
+-- deletes and updates are logged, but not what a report stores of its own answer: the windows it
+-- inserts, the lowest stock it adds (log_count_window_changes); else every first report would
+-- invalidate itself. On a partitioned table (pos_sales,
 -- stock_movements, stock_sale_usage) the parent's triggers see the rows of every partition.
 DO $$
 DECLARE
@@ -64,4 +83,8 @@ BEGIN
         logged.name || '_log_' || event.column1, event.column2, logged.name, event.column3, logged.function);
     END LOOP;
   END LOOP;
+  CREATE TRIGGER analytics_count_windows_log_update AFTER UPDATE ON analytics_count_windows
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION log_count_window_changes();
+  CREATE TRIGGER analytics_count_windows_log_delete AFTER DELETE ON analytics_count_windows
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION log_tenant_changes();
 END $$;
