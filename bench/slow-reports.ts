@@ -16,19 +16,64 @@ import { DAY_MS } from '../src/platform/zoned-time.js'
  * server runs as `npm start` starts it; for each share of BENCH_CPU_SHARES (default `1,0.4`; 1 = no
  * limit) the server process and its PostgreSQL backends are each held to that share of a core
  * (bench/cpu-share.ts), the machine-speed reference is timed in a process held the same way, and the
- * 30-day variance report of `main_bar` and the 7-day forecast are loaded by a third process, one
- * connection, BENCH_SECONDS (default 20) each. The reference tells how slow the machine was made; the
- * p50s are then read against it.
+ * 30-day variance report of `main_bar` and the 7-day forecast are measured. The reference tells how slow
+ * the machine was made; the p50s are then read against it.
+ *
+ * Hits: the same request over and over by a third process, one connection, BENCH_SECONDS (default 20)
+ * each (all but the first answered from the report cache; /metrics counts them). Misses: each request
+ * preceded by a write that invalidates the tenant's cached answers (PUT /v1/settings of the currency it
+ * has: a real write, the trigger logs it, the data stays as it was), untimed, then the request timed
+ * alone; BENCH_MISS_ROUNDS (default 4) rounds of BENCH_MISS_REQUESTS (default 5) per report, alternating
+ * between this server and a second one on the same database with BARSTOCK_REPORT_CACHE_MB=0 (the cold
+ * path as before the cache), so their ratio shows what the snapshot and the check cost a miss.
  *
  * Run (root, cgroup v1 `cpu`): `DATABASE_URL=<the kept database's URL> node dist/bench/slow-reports.js`.
  */
+
+/** Milliseconds of timed requests, as percentiles. */
+interface Timed {
+  p50: number
+  p99: number
+  count: number
+}
+
+interface ReportFigures {
+  hits: LoadResult
+  /** Misses with the cache on, and the same requests to the server without it. */
+  misses: Timed
+  uncached: Timed
+}
 
 interface ShareRow {
   share: number
   referenceMs: number
   loadAverage: number
-  variance: LoadResult
-  forecast: LoadResult
+  variance: ReportFigures
+  forecast: ReportFigures
+}
+
+function timed(samples: number[]): Timed {
+  const sorted = [...samples].sort((a, b) => a - b)
+  const at = (fraction: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN)
+  return { p50: at(0.5), p99: at(0.99), count: sorted.length }
+}
+
+/** One GET timed to its last byte; throws unless 200. */
+async function timeRequest(url: string, headers: Record<string, string>): Promise<number> {
+  const started = performance.now()
+  const response = await fetch(url, { headers })
+  await response.arrayBuffer()
+  if (response.status !== 200) throw new Error(`${url} answered ${response.status}`)
+  return performance.now() - started
+}
+
+const METRICS_TOKEN = 'slow-reports-metrics-token-24'
+
+/** The report cache's hit and miss counts of a server (GET /metrics). */
+async function cacheLookups(url: string): Promise<{ hit: number; miss: number }> {
+  const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text()
+  const count = (outcome: string) => Number(new RegExp(`barstock_report_cache_lookups_total\\{outcome="${outcome}"\\} (\\d+)`).exec(text)?.[1] ?? 0)
+  return { hit: count('hit'), miss: count('miss') }
 }
 
 /** The reference workload timed in a process of its own, placed in `group` before it starts. */
@@ -65,38 +110,76 @@ async function followBackends(url: string, group: CpuShareGroup): Promise<() => 
 
 async function measureShares(databaseUrl: string, shares: number[]): Promise<ShareRow[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'barstock-slow-'))
-  const env = { DATABASE_URL: databaseUrl, BARSTOCK_DATA_DIR: dataDir, BARSTOCK_RATE_LIMIT_SANDBOX: '100000000', BARSTOCK_RATE_LIMIT_PRODUCTION: '100000000' }
+  const env = {
+    DATABASE_URL: databaseUrl,
+    BARSTOCK_DATA_DIR: dataDir,
+    BARSTOCK_RATE_LIMIT_SANDBOX: '100000000',
+    BARSTOCK_RATE_LIMIT_PRODUCTION: '100000000',
+    BARSTOCK_METRICS_TOKEN: METRICS_TOKEN,
+  }
   const keys = await runCli(['keys', 'create', '--name', 'slow-reports', '--permissions', '*', '--sandbox', '--json'], env)
   if (keys.code !== 0) throw new Error(`keys create failed: ${keys.stderr}`)
   const headers = { 'x-api-key': (JSON.parse(keys.stdout) as { key: string }).key }
   const server = await startQuietServer(env)
+  const uncachedServer = await startQuietServer({ ...env, BARSTOCK_REPORT_CACHE_MB: '0' })
   const groups = { server: cpuShareGroup('server'), database: cpuShareGroup('database'), reference: cpuShareGroup('reference') }
   const stopFollowing = await followBackends(databaseUrl, groups.database)
   try {
     groups.server.add(server.child.pid as number)
+    groups.server.add(uncachedServer.child.pid as number)
     const now = Date.now()
     const day = (daysAgo: number) => new Date(now - daysAgo * DAY_MS).toISOString().slice(0, 10)
     const variancePath = `/v1/analytics/variance?date_from=${day(31)}&date_to=${day(1)}&location=main_bar`
-    const load = async (path: string) => {
+    const hits = async (path: string) => {
+      const before = await cacheLookups(server.url)
       const result = await runLoad({ url: server.url, method: 'GET', paths: [path], headers, connections: 1, durationSeconds: Number(process.env.BENCH_SECONDS ?? 20) })
       if (result.errors || result.non2xx) throw new Error(`errors in the run: ${JSON.stringify(result)}`)
+      const after = await cacheLookups(server.url)
+      progress(`${path}: ${result.total} answers, ${after.hit - before.hit} hits and ${after.miss - before.miss} misses counted`)
       return result
     }
+    const settings = (await (await fetch(`${server.url}/v1/settings`, { headers })).json()) as { data: { currency: string } }
+    const invalidate = async () => {
+      const response = await fetch(`${server.url}/v1/settings`, {
+        method: 'PUT',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ currency: settings.data.currency }),
+      })
+      if (response.status !== 200) throw new Error(`PUT /v1/settings answered ${response.status}`)
+    }
+    const misses = async (path: string): Promise<{ misses: Timed; uncached: Timed }> => {
+      const samples = { cached: [] as number[], uncached: [] as number[] }
+      for (let round = 0; round < Number(process.env.BENCH_MISS_ROUNDS ?? 4); round++) {
+        for (const [side, url] of [
+          ['cached', server.url],
+          ['uncached', uncachedServer.url],
+        ] as const) {
+          for (let request = 0; request < Number(process.env.BENCH_MISS_REQUESTS ?? 5); request++) {
+            await invalidate()
+            samples[side].push(await timeRequest(`${url}${path}`, headers))
+          }
+        }
+      }
+      return { misses: timed(samples.cached), uncached: timed(samples.uncached) }
+    }
+    const figures = async (path: string): Promise<ReportFigures> => ({ hits: await hits(path), ...(await misses(path)) })
     const rows: ShareRow[] = []
     for (const share of shares) {
       const limit = share >= 1 ? undefined : share
       for (const group of Object.values(groups)) group.limit(limit)
       const referenceMs = await referenceIn(groups.reference)
-      await fetch(`${server.url}${variancePath}`, { headers }) // stores the windows a first report computes
-      const variance = await load(variancePath)
-      const forecast = await load('/v1/analytics/forecast?days_ahead=7')
+      // Stores the windows a first report computes (both servers read the same database).
+      await fetch(`${server.url}${variancePath}`, { headers })
+      const variance = await figures(variancePath)
+      const forecast = await figures('/v1/analytics/forecast?days_ahead=7')
       rows.push({ share, referenceMs, loadAverage: loadavg()[0] ?? 0, variance, forecast })
-      progress(`share ${share}: reference ${referenceMs.toFixed(0)} ms, variance p50 ${variance.p50} ms, forecast p50 ${forecast.p50} ms`)
+      progress(`share ${share}: reference ${referenceMs.toFixed(0)} ms, variance hit p50 ${variance.hits.p50} ms, miss p50 ${variance.misses.p50} ms`)
     }
     return rows
   } finally {
     await stopFollowing()
     await server.stop()
+    await uncachedServer.stop()
     for (const group of Object.values(groups)) await group.remove()
     rmSync(dataDir, { recursive: true, force: true })
   }
@@ -109,12 +192,18 @@ else {
   const shares = (process.env.BENCH_CPU_SHARES ?? '1,0.4').split(',').map(Number)
   const rows = await measureShares(databaseUrl, shares)
   console.log(`\n${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; 30-day variance report of main_bar and 7-day forecast, one connection\n`)
-  console.log('| CPU share | reference ms | × unlimited | variance p50 | p99 | forecast p50 | p99 | load |')
-  console.log('|---|---|---|---|---|---|---|---|')
+  console.log('| CPU share | reference ms | × unlimited | report | hit p50 | hit p99 | miss p50 | miss p99 | cache off p50 | cache off p99 | miss / cache off | load |')
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|')
   const base = rows[0]?.referenceMs ?? 1
   for (const row of rows) {
-    console.log(
-      `| ${row.share} | ${row.referenceMs.toFixed(0)} | ${(row.referenceMs / base).toFixed(2)} | ${row.variance.p50} ms | ${row.variance.p99} ms | ${row.forecast.p50} ms | ${row.forecast.p99} ms | ${row.loadAverage.toFixed(1)} |`,
-    )
+    for (const [report, figures] of [
+      ['variance', row.variance],
+      ['forecast', row.forecast],
+    ] as const) {
+      const { hits, misses, uncached } = figures
+      console.log(
+        `| ${row.share} | ${row.referenceMs.toFixed(0)} | ${(row.referenceMs / base).toFixed(2)} | ${report} | ${hits.p50} ms | ${hits.p99} ms | ${misses.p50} ms | ${misses.p99} ms | ${uncached.p50} ms | ${uncached.p99} ms | ${(misses.p50 / uncached.p50).toFixed(2)} | ${row.loadAverage.toFixed(1)} |`,
+      )
+    }
   }
 }

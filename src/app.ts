@@ -9,6 +9,7 @@ import { BODY_LIMIT_BYTES, conventionsPlugin, sendError, toAppError } from './pl
 import { answerClientError, frameworkErrorOf, withoutTrailingSlash } from './platform/http/input-safety.js'
 import { healthRoutes } from './platform/http/health.routes.js'
 import { readRoutingPlugin } from './platform/http/read-routing.js'
+import { reportCachePlugin } from './platform/http/report-cache.js'
 import { consoleRoutes } from './platform/http/console.routes.js'
 import { projectPath } from './platform/paths.js'
 import { openapiPlugin } from './platform/http/openapi.js'
@@ -99,6 +100,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(conventionsPlugin)
   await app.register(readRoutingPlugin, { replica: database.replica })
+  await app.register(reportCachePlugin, { maxBytes: config.reportCacheBytes, onLookup: (outcome) => options.metrics.reportCacheLookup(outcome) })
   closeConnectionsWhenClosing(app)
   await app.register(openapiPlugin, { version: API_VERSION, guide: API_GUIDE, tags: API_TAGS, events: EVENT_SCHEMAS })
   await app.register(metricsPlugin, { registry: options.metrics, token: config.metricsToken })

@@ -70,6 +70,8 @@ export interface Config {
   forecastRefitDelayMs: number
   /** `barstock archive` detaches no month of sales younger than this many days (docs/operations.md, "Partitions and archive"). */
   archiveAfterDays: number
+  /** BARSTOCK_REPORT_CACHE_MB in bytes: the report answers a process keeps (docs/decisions.md "Report cache"); 0 keeps none. */
+  reportCacheBytes: number
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -116,6 +118,21 @@ function archiveAfterDays(env: Env): number {
   const days = positiveInteger(env, 'BARSTOCK_ARCHIVE_AFTER_DAYS', 732)
   if (days < MIN_ARCHIVE_AFTER_DAYS) throw new ConfigError('BARSTOCK_ARCHIVE_AFTER_DAYS', `must be at least ${MIN_ARCHIVE_AFTER_DAYS} days, got ${days}`)
   return days
+}
+
+/**
+ * The report cache's default size: a 1,000-item variance report is about 850 KB, so 64 MB keeps some
+ * seventy such answers (a few bars' periods and locations, or many small bars), little beside the heap
+ * a process of this service uses anyway.
+ */
+const DEFAULT_REPORT_CACHE_MB = 64
+const BYTES_PER_MB = 1024 * 1024
+
+/** BARSTOCK_REPORT_CACHE_MB in bytes: 0 (off) or a positive number of megabytes. */
+function reportCacheBytes(env: Env): number {
+  const name = 'BARSTOCK_REPORT_CACHE_MB'
+  if (env[name]?.trim() === '0') return 0
+  return positiveInteger(env, name, DEFAULT_REPORT_CACHE_MB, 65_536) * BYTES_PER_MB
 }
 
 function flag(env: Env, name: string): boolean {
@@ -239,5 +256,6 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: token(env, 'BARSTOCK_METRICS_TOKEN'),
     forecastRefitDelayMs: positiveInteger(env, 'BARSTOCK_FORECAST_REFIT_DELAY_SECONDS', 60, 3600) * 1000,
     archiveAfterDays: archiveAfterDays(env),
+    reportCacheBytes: reportCacheBytes(env),
   }
 }

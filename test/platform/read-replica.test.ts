@@ -219,3 +219,54 @@ test('a replica URL leading to a primary stops the start; one leading nowhere fa
   const other = caller(server.url, await createKey(base, 'other'))
   assert.deepEqual(await itemNames(other), ['Nowhere Ale'])
 })
+
+/** The report cache's hits and misses in the server's /metrics. */
+async function cacheLookups(server: ServerProcess): Promise<{ hit: number; miss: number }> {
+  const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text()
+  const count = (outcome: string) => Number(/\d+$/.exec(text.split('\n').find((row) => row.startsWith(`barstock_report_cache_lookups_total{outcome="${outcome}"}`)) ?? '0')?.[0])
+  return { hit: count('hit'), miss: count('miss') }
+}
+
+test('a cached report read on the standby is checked there: kept while it has not replayed a change, computed again once it has', { skip, timeout: 300_000 }, async (t) => {
+  const clusters = await startPrimaryAndStandby()
+  t.after(() => clusters.stop())
+  const { primary, standby } = clusters
+  const base = { DATABASE_URL: primary.urlOf('postgres'), BARSTOCK_SECRET_KEY: randomBytes(32).toString('hex') }
+  const server = await startServerProcess({
+    ...base,
+    BARSTOCK_DATA_DIR: scratchDataDir(),
+    BARSTOCK_REPLICA_URL: standby.urlOf('postgres'),
+    BARSTOCK_REPLICA_MAX_LAG_MS: '60000',
+    BARSTOCK_METRICS_TOKEN: METRICS_TOKEN,
+  })
+  t.after(() => server.child.kill('SIGKILL'))
+  const writer = caller(server.url, await createKey(base, 'writer'))
+  const reader = caller(server.url, await createKey(base, 'reader'))
+  const lager = await createItem(writer, 'Cached Lager')
+  const countLager = async (quantity: number) => {
+    const count = await writer('POST', '/v1/inventory/count', { location: 'main_bar', counted_by: 'Sam', items: [{ item_id: lager.id, quantity, notes: null }] })
+    assert.equal(count.status, 201, JSON.stringify(count.body))
+  }
+  const closing = async () => {
+    const answer = await reader('GET', '/v1/analytics/variance')
+    return answer.status === 200 ? (answer.body.data.items[0].window.closing as number) : undefined
+  }
+  for (const quantity of [12, 10]) await countLager(quantity)
+  await eventually(async () => (await closing()) === 10)
+  // The same report again: a hit, its snapshot and check both on the standby.
+  const before = await cacheLookups(server)
+  assert.equal(await closing(), 10)
+  assert.deepEqual(await cacheLookups(server), { hit: before.hit + 1, miss: before.miss })
+
+  // Replay paused: the standby has not seen the next count, so neither has the check there: the answer
+  // the standby would give is served (or the primary's, when a slow moment let the replica's last check
+  // grow over 1 s old).
+  await sql(standby.urlOf('postgres'), 'SELECT pg_wal_replay_pause()')
+  await countLager(7)
+  const paused = await closing()
+  assert.ok(paused === 10 || paused === 7, `closing ${paused}`)
+  t.diagnostic(`while replay was paused: closing ${paused}`)
+  // Replayed: the check sees the count's change, and the report is computed again.
+  await sql(standby.urlOf('postgres'), 'SELECT pg_wal_replay_resume()')
+  await eventually(async () => (await closing()) === 7)
+})

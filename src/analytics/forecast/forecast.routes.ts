@@ -1,4 +1,5 @@
 import { tenantOf } from '../../platform/auth/auth-plugin.js'
+import { cachedReport } from '../../platform/http/report-cache.js'
 import { envelope } from '../../platform/http/schemas.js'
 import type { App } from '../../platform/http/types.js'
 import { inventoryErrors } from '../../inventory/index.js'
@@ -30,7 +31,11 @@ export async function forecastRoutes(app: App, { refitDelayMs }: ForecastRouteOp
       },
       config: { readReplica: true, permission: 'analytics:read', errors: [analyticsErrors.forecastUnavailable, locationErrors.locationNotFound] },
     },
-    async (request) => ({ data: await getDemandForecast(app.db, tenantOf(request), request.query, refitDelayMs) }),
+    // The answer reads no clock: stored forecasts, stock and holidays from each forecast's first day.
+    async (request, reply) => {
+      const { days_ahead, location, category } = request.query
+      return cachedReport(request, reply, [days_ahead, location, category], () => getDemandForecast(app.db, tenantOf(request), request.query, refitDelayMs))
+    },
   )
 
   app.get(

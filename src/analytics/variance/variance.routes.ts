@@ -1,10 +1,12 @@
 import { tenantOf } from '../../platform/auth/auth-plugin.js'
+import { cachedReport } from '../../platform/http/report-cache.js'
 import { envelope } from '../../platform/http/schemas.js'
 import type { App } from '../../platform/http/types.js'
 import { locationErrors } from '../../locations/index.js'
 import { analyticsErrors } from '../analytics.errors.js'
 import { VarianceQuery, VarianceReport } from './variance.schemas.js'
 import { varianceReport } from './variance.service.js'
+import { reportPeriod } from '../report-period.js'
 
 export async function varianceRoutes(app: App) {
   app.get(
@@ -24,6 +26,12 @@ export async function varianceRoutes(app: App) {
         errors: [analyticsErrors.invalidDateRange, analyticsErrors.insufficientData, locationErrors.locationNotFound],
       },
     },
-    async (request) => ({ data: await varianceReport(app.db, tenantOf(request), request.query) }),
+    async (request, reply) => {
+      // One clock for the key and the report: "today" resolved once.
+      const now = new Date()
+      const { from, to } = reportPeriod(request.query, now)
+      const { location, category, threshold } = request.query
+      return cachedReport(request, reply, [from, to, location, category, threshold], () => varianceReport(app.db, tenantOf(request), request.query, now))
+    },
   )
 }

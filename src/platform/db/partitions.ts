@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import type { BackgroundLoop, WorkerDependencies } from '../background.js'
 import { startBackgroundLoop } from '../background.js'
 import type { Executor, Trx } from './database.js'
+import { ChangeLogPruner, logEveryTenantChanged } from '../tenant-changes.js'
 
 /**
  * The monthly partitions of the tables that grow with sales (migrations/20261127160000_partition_sales_ledger.sql,
@@ -25,8 +26,12 @@ export async function maintainPartitions(db: Executor): Promise<string[]> {
   return result.rows.map((row) => row.made)
 }
 
-/** Partition maintenance as a background worker: at start, then hourly. */
+/**
+ * Partition maintenance as a background worker: at start, then hourly. It also prunes the tenant change
+ * log (tenant-changes.ts), whose rows an hour and more old a report cache no longer needs.
+ */
 export async function startPartitionMaintenance(deps: WorkerDependencies): Promise<BackgroundLoop> {
+  const changeLog = new ChangeLogPruner()
   return startBackgroundLoop({
     name: 'partitions',
     database: deps.database,
@@ -35,6 +40,7 @@ export async function startPartitionMaintenance(deps: WorkerDependencies): Promi
     tick: async () => {
       const made = await maintainPartitions(deps.database.db)
       if (made.length > 0) deps.logger.info({ partitions: made }, 'partitions made')
+      await changeLog.prune(deps.database.db)
       return false
     },
   })
@@ -76,6 +82,8 @@ export interface ArchivedPartition extends MonthPartition {
  */
 export async function archivePartitions(trx: Trx, before: string, options: { drop: boolean; stamp: string }): Promise<ArchivedPartition[]> {
   await maintainPartitions(trx)
+  // Reports of the months detached change: no row trigger sees a detach.
+  await logEveryTenantChanged(trx)
   const archived: ArchivedPartition[] = []
   for (const part of await monthPartitions(trx)) {
     if (part.month >= before) continue

@@ -18,6 +18,8 @@ const CHECK_VALID_MS = 2 * REPLICA_CHECK_INTERVAL_MS
 /** What the current request allows: set by the read-routing plugin, read by the routed pool. */
 export interface ReadScope {
   replica: boolean
+  /** Set once a statement of the request ran on the replica (a cached answer's snapshot must be as old as its reads). */
+  readReplica?: boolean
 }
 
 export const readScope = new AsyncLocalStorage<ReadScope>()
@@ -206,10 +208,13 @@ function routedClient(primary: PostgresPool, replica: PostgresPool, monitor: Rep
   const firstStatement = async (text: string, parameters: unknown[]) => {
     // The monitor is asked again at each statement: a report runs for seconds, and the replica may have
     // fallen behind or its last check grown too old meanwhile.
-    if (opensTransaction(text) || readScope.getStore()?.replica !== true || !monitor.mayRead(undefined)) return onPrimary(text, parameters)
+    const scope = readScope.getStore()
+    if (opensTransaction(text) || scope?.replica !== true || !monitor.mayRead(undefined)) return onPrimary(text, parameters)
     try {
       chosen = await replica.connect()
-      return await chosen.query(text, parameters as never)
+      const answer = await chosen.query(text, parameters as never)
+      scope.readReplica = true
+      return answer
     } catch (error) {
       if (!isReplicaFailure(error)) throw error
       monitor.markFailed(`a statement failed there (${(error as Error).message})`)

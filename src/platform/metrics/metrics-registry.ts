@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { PoolUsage } from '../db/connect.js'
 import type { ReplicaState } from '../db/read-replica.js'
+import type { ReportCacheOutcome } from '../http/report-cache.js'
 
 /** How a webhook delivery attempt ended: the delivery is done, retried later, or given up. */
 export type WebhookAttemptOutcome = 'delivered' | 'retrying' | 'failed'
@@ -72,6 +73,7 @@ export class MetricsRegistry implements MetricsReporter {
   private readonly purchaseOrderDispatches: Counter<'outcome'>
   private readonly forecastRefits: Counter<'outcome'>
   private readonly forecastRefitDurations: Histogram<'outcome'>
+  private readonly reportCacheLookups: Counter<'outcome'>
   private readonly collectFailures: CollectFailure[] = []
 
   constructor(sources: MetricsSources) {
@@ -135,6 +137,12 @@ export class MetricsRegistry implements MetricsReporter {
       buckets: REFIT_BUCKETS,
       registers,
     })
+    this.reportCacheLookups = new Counter({
+      name: 'barstock_report_cache_lookups_total',
+      help: 'Report answers asked of the report cache, by outcome: hit (answered from it), miss (computed)',
+      labelNames: ['outcome'],
+      registers,
+    })
     const onFailure: FailureSink = (failure) => this.collectFailures.push(failure)
     registerPoolGauges(registers, () => sources.poolUsage(), onFailure)
     registerBacklogGauges(registers, sources, onFailure)
@@ -168,6 +176,10 @@ export class MetricsRegistry implements MetricsReporter {
   forecastRefit(outcome: ForecastRefitOutcome, durationMs: number): void {
     this.forecastRefits.inc({ outcome })
     this.forecastRefitDurations.observe({ outcome }, durationMs * SECONDS_PER_MS)
+  }
+
+  reportCacheLookup(outcome: ReportCacheOutcome): void {
+    this.reportCacheLookups.inc({ outcome })
   }
 
   /** The exposition in Prometheus text format, and what it left out. */

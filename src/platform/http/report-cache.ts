@@ -1,0 +1,91 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { AnswerCache } from '../answer-cache.js'
+import { tenantOf } from '../auth/auth-plugin.js'
+import { type ReadScope, readScope } from '../db/read-replica.js'
+import { changedSince, SNAPSHOT_MAX_AGE_MS, takeSnapshot } from '../tenant-changes.js'
+import { envelopeAround, serializedData } from './conventions.js'
+
+/** An answer being computed on a miss, kept when it is sent. */
+interface PendingAnswer {
+  key: string
+  snapshot: string
+  takenAt: number
+  /** The request's read scope (with a replica): whether the snapshot, and then any read, ran on the replica. */
+  scope: ReadScope | undefined
+  snapshotOnReplica: boolean
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The cached report answers (BARSTOCK_REPORT_CACHE_MB); undefined when it is 0. */
+    reportCache: AnswerCache | undefined
+    /** Counts a lookup of the report cache (ReportCacheOptions.onLookup). */
+    reportCacheLookup: (outcome: ReportCacheOutcome) => void
+  }
+  interface FastifyRequest {
+    pendingAnswer: PendingAnswer | undefined
+  }
+}
+
+export type ReportCacheOutcome = 'hit' | 'miss'
+
+export interface ReportCacheOptions {
+  /** BARSTOCK_REPORT_CACHE_MB in bytes; 0 caches nothing. */
+  maxBytes: number
+  /** Told of every lookup (the /metrics counter). */
+  onLookup: (outcome: ReportCacheOutcome) => void
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+/**
+ * The answer of a report route, from the cache while nothing of the tenant changed since it was computed
+ * (docs/decisions.md "Report cache"): `key` is everything besides the tenant's data that shapes the answer
+ * (the parsed query, with "today" resolved), and `compute` makes the answer on a miss. A hit sends the
+ * cached `data` in a new envelope (its own meta) and answers the reply; a miss answers `{data}` for the
+ * route's serializer, and the serialized answer is kept if it is a 200. The snapshot is taken before
+ * `compute` reads anything, on the pool the report reads (with a replica, an answer whose snapshot was
+ * taken on the primary but which then read the replica is not kept: it may be older than its snapshot).
+ */
+export async function cachedReport<T>(request: FastifyRequest, reply: FastifyReply, key: readonly unknown[], compute: () => Promise<T>): Promise<{ data: T } | FastifyReply> {
+  const cache = request.server.reportCache
+  if (!cache) return { data: await compute() }
+  const tenant = tenantOf(request)
+  const { db } = request.server
+  const cacheKey = JSON.stringify([tenant.accountId, tenant.environment, request.routeOptions.url, ...key])
+  const cached = cache.get(cacheKey)
+  if (cached && Date.now() - cached.takenAt < SNAPSHOT_MAX_AGE_MS && !(await changedSince(db, tenant, cached.snapshot))) {
+    request.server.reportCacheLookup('hit')
+    return reply.header('content-type', JSON_TYPE).send(envelopeAround(request, cached.data))
+  }
+  request.server.reportCacheLookup('miss')
+  const scope = readScope.getStore()
+  if (scope) scope.readReplica = false
+  const takenAt = Date.now()
+  const snapshot = await takeSnapshot(db)
+  request.pendingAnswer = { key: cacheKey, snapshot, takenAt, scope, snapshotOnReplica: scope?.readReplica === true }
+  return { data: await compute() }
+}
+
+function keepAnswer(cache: AnswerCache, pending: PendingAnswer, body: string): void {
+  const data = serializedData(body)
+  const olderThanSnapshot = !pending.snapshotOnReplica && pending.scope?.readReplica === true
+  if (data === undefined || olderThanSnapshot) return
+  cache.set(pending.key, { data: Buffer.from(data), snapshot: pending.snapshot, takenAt: pending.takenAt })
+}
+
+async function reportCache(app: FastifyInstance, options: ReportCacheOptions) {
+  const cache = options.maxBytes > 0 ? new AnswerCache(options.maxBytes) : undefined
+  app.decorate('reportCache', cache)
+  app.decorate('reportCacheLookup', options.onLookup)
+  app.decorateRequest('pendingAnswer', undefined)
+  if (!cache) return
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const pending = request.pendingAnswer
+    if (pending && reply.statusCode === 200 && typeof payload === 'string') keepAnswer(cache, pending, payload)
+    done(null, payload)
+  })
+}
+
+export const reportCachePlugin = fp(reportCache, { name: 'barstock-report-cache', dependencies: ['barstock-conventions'] })

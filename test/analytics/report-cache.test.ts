@@ -1,0 +1,220 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { LightMyRequestResponse } from 'fastify'
+import { refitForecasts } from '../../src/analytics/forecast/forecast-refit.js'
+import { type Caller, createTestContext, json, type TestContext } from '../helpers/context.js'
+import { createItem, createLocations } from '../helpers/inventory.js'
+import { scrape } from '../helpers/prometheus.js'
+import { createDistributor, createOrder, ok, shipOrder } from '../ordering/fixtures.js'
+import { createPosTestContext } from '../pos/pos-helpers.js'
+import { count, dateOf, daysAgo, refitClock, salesChannel, sellDaily } from './analytics-helpers.js'
+import { DAY_MS } from '../../src/platform/zoned-time.js'
+
+/** The report cache (docs/decisions.md "Report cache"): same bytes on a hit, a new answer after every write a report reads. */
+
+const TOKEN = 'report-cache-scrape-token-5d1e'
+const LOOKUPS = 'barstock_report_cache_lookups_total'
+
+let ctx: TestContext
+before(async () => {
+  ctx = await createPosTestContext({ env: { BARSTOCK_METRICS_TOKEN: TOKEN } })
+})
+after(() => ctx.close())
+
+async function lookups(context: TestContext) {
+  const exposition = await scrape(context, TOKEN)
+  return { hits: exposition.value(LOOKUPS, { outcome: 'hit' }), misses: exposition.value(LOOKUPS, { outcome: 'miss' }) }
+}
+
+const VARIANCE = '/v1/analytics/variance'
+const FORECAST = '/v1/analytics/forecast'
+
+function ask(context: TestContext, caller: Caller, url: string): Promise<LightMyRequestResponse> {
+  const query = url === VARIANCE ? { date_from: dateOf(daysAgo(10)), date_to: dateOf(daysAgo(3)) } : undefined
+  return context.request('GET', url, { key: caller.key, ...(query && { query }) })
+}
+
+/** Headers whose values are the request's own: its id, its time, what is left of its key's rate limit. */
+const OWN_HEADERS = new Set(['date', 'x-request-id', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-reset-after'])
+
+/** The body without its meta (the request's own id and time), and the headers with the request's own values left out. */
+function withoutMeta(response: LightMyRequestResponse) {
+  assert.equal(response.statusCode, 200, response.body)
+  const headers = Object.entries(response.headers).map(([name, value]) => [name, OWN_HEADERS.has(name) ? 'own' : value])
+  return { body: response.body.replace(/,"meta":\{"request_id":"req_[0-9a-z]+","timestamp":"[^"]+"\}\}$/, ''), headers }
+}
+
+/**
+ * Asks for the report twice, checking that the second answer is a hit with the first's bytes: the write
+ * that follows is then the only thing between a cached answer and the next request.
+ */
+async function cachedAnswer(caller: Caller, url: string) {
+  const first = await ask(ctx, caller, url)
+  const before = await lookups(ctx)
+  const second = await ask(ctx, caller, url)
+  assert.deepEqual(await lookups(ctx), { hits: before.hits + 1, misses: before.misses }, 'the second request is a hit')
+  assert.deepEqual(withoutMeta(second), withoutMeta(first))
+  return json(first).data
+}
+
+async function answerAfter(caller: Caller, url: string) {
+  return json(await ask(ctx, caller, url)).data
+}
+
+const GIN = { name: 'Tanqueray 750ml', size_ml: 750, cost_per_unit: 21, quantity: 10 }
+
+/** Gin at the bar: counted 10 ten days ago, 3 sold by the bottle, counted 6 three days ago (a bottle lost). */
+async function barWeek(caller: Caller) {
+  const gin = await createItem(ctx, caller, GIN)
+  const pos = await salesChannel(ctx, caller)
+  await pos.map('TANQ-BTL', { inventory_item_id: gin.id, conversion_factor: 1, conversion_unit: 'bottle' })
+  await count(ctx, caller, [{ item_id: gin.id, quantity: 10 }], daysAgo(10))
+  await pos.sell([{ pos_item_id: 'TANQ-BTL', name: 'Tanqueray bottle', quantity: 3, unit_price: 90, sold_at: daysAgo(6, 21) }])
+  await count(ctx, caller, [{ item_id: gin.id, quantity: 6 }], daysAgo(3))
+  return { gin, pos }
+}
+
+type BarWeek = Awaited<ReturnType<typeof barWeek>>
+
+describe('a hit', () => {
+  test('answers the bytes and headers of the miss before it, with its own meta, and counts a hit', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const { gin } = await barWeek(caller)
+    await sellDaily(ctx, caller, gin.id, 28, 2)
+    for (const url of [VARIANCE, FORECAST]) {
+      const before = await lookups(ctx)
+      const miss = await ask(ctx, caller, url)
+      const hit = await ask(ctx, caller, url)
+      assert.deepEqual(await lookups(ctx), { hits: before.hits + 1, misses: before.misses + 1 }, url)
+      assert.deepEqual(withoutMeta(hit), withoutMeta(miss), url)
+      assert.notEqual(json(hit).meta.request_id, json(miss).meta.request_id)
+      assert.match(hit.headers['x-request-id'] as string, /^req_/)
+      assert.equal(json(hit).meta.request_id, hit.headers['x-request-id'])
+    }
+  })
+
+  test('is per tenant and per query: another account, period or threshold is a miss', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const other = await ctx.newCaller({ environment: 'sandbox' })
+    await barWeek(caller)
+    await barWeek(other)
+    await cachedAnswer(caller, VARIANCE)
+    const before = await lookups(ctx)
+    assert.equal((await ask(ctx, other, VARIANCE)).statusCode, 200)
+    const threshold = await ctx.request('GET', VARIANCE, { key: caller.key, query: { date_from: dateOf(daysAgo(10)), date_to: dateOf(daysAgo(3)), threshold: '50' } })
+    assert.equal(json(threshold).data.threshold, 50)
+    const period = await ctx.request('GET', VARIANCE, { key: caller.key, query: { date_from: dateOf(daysAgo(9)), date_to: dateOf(daysAgo(3)) } })
+    assert.equal(period.statusCode, 200)
+    assert.deepEqual(await lookups(ctx), { hits: before.hits, misses: before.misses + 3 })
+  })
+})
+
+/** Each kind of write a variance report reads, and what it changes in the report. */
+const VARIANCE_WRITES: { write: string; prepare?: (caller: Caller, week: BarWeek) => Promise<unknown>; change: (caller: Caller, week: BarWeek) => Promise<unknown> }[] = [
+  { write: 'a count', change: (caller, { gin }) => count(ctx, caller, [{ item_id: gin.id, quantity: 5 }], daysAgo(3, 18)) },
+  {
+    write: 'a sales import',
+    change: (_caller, { pos }) => pos.sell([{ pos_item_id: 'TANQ-BTL', name: 'Tanqueray bottle', quantity: 1, unit_price: 90, sold_at: daysAgo(5, 21) }]),
+  },
+  {
+    write: 'a transfer',
+    prepare: (caller) => createLocations(ctx, caller, ['storeroom']),
+    change: (caller, { gin }) =>
+      ok(ctx, caller, 'POST', '/v1/inventory/transfers', {
+        from_location: 'main_bar',
+        to_location: 'storeroom',
+        transferred_by: 'sam',
+        transferred_at: daysAgo(5),
+        items: [{ item_id: gin.id, quantity: 1 }],
+      }),
+  },
+  {
+    write: 'recorded waste',
+    change: (caller, { gin }) =>
+      ok(ctx, caller, 'POST', '/v1/inventory/waste', {
+        location: 'main_bar',
+        recorded_by: 'maria',
+        occurred_at: daysAgo(5, 23),
+        items: [{ item_id: gin.id, quantity: 1, reason: 'breakage' }],
+      }),
+  },
+  {
+    write: 'a delivery received',
+    prepare: async (caller, { gin }) => {
+      const distributor = await createDistributor(ctx, caller)
+      await ok(ctx, caller, 'PUT', `/v1/distributors/${distributor.id}/catalog`, [{ inventory_item_id: gin.id, unit: 'bottle', unit_price: 21 }])
+      const order = await createOrder(ctx, caller, distributor.id, [{ inventory_item_id: gin.id, quantity: 2, unit: 'bottle' }])
+      await shipOrder(ctx, caller, order.id)
+      return order
+    },
+    change: async (caller, { gin }) => {
+      const orders = json(await ctx.request('GET', '/v1/orders', { key: caller.key })).data as { id: string }[]
+      await ok(ctx, caller, 'POST', `/v1/orders/${orders[0]!.id}/receive`, {
+        received_by: 'Sam',
+        received_at: daysAgo(5),
+        items: [{ inventory_item_id: gin.id, quantity_received: 2 }],
+      })
+    },
+  },
+  { write: 'an item update', change: (caller, { gin }) => ok(ctx, caller, 'PUT', `/v1/inventory/items/${gin.id}`, { name: 'Tanqueray No. Ten 750ml' }) },
+  {
+    write: 'a mapping change',
+    change: (caller, { pos }) => ok(ctx, caller, 'PUT', `/v1/pos/connections/${pos.connectionId}/mappings/TANQ-BTL`, { conversion_factor: 2 }),
+  },
+  { write: 'a settings change (threshold)', change: (caller) => ok(ctx, caller, 'PUT', '/v1/settings', { variance_threshold: 50 }) },
+  { write: 'a settings change (currency)', change: (caller) => ok(ctx, caller, 'PUT', '/v1/settings', { currency: 'EUR' }) },
+]
+
+describe('the variance report after a write it reads', () => {
+  for (const { write, prepare, change } of VARIANCE_WRITES) {
+    test(`${write}: the next report is computed again and shows it`, async () => {
+      const caller = await ctx.newCaller({ environment: 'sandbox' })
+      const week = await barWeek(caller)
+      await prepare?.(caller, week)
+      const before = await cachedAnswer(caller, VARIANCE)
+      await change(caller, week)
+      const after = await answerAfter(caller, VARIANCE)
+      assert.notDeepEqual(after, before)
+    })
+  }
+})
+
+describe('the forecast after a write it reads', () => {
+  test('a refit: the next forecast is the new one', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const gin = await createItem(ctx, caller, GIN)
+    await sellDaily(ctx, caller, gin.id, 28, 2)
+    // Sold on the business day the next refit takes in: not in the stored forecast until that refit.
+    const pos = await salesChannel(ctx, caller)
+    await pos.map('GIN-LATE', { inventory_item_id: gin.id, conversion_factor: 1, conversion_unit: 'bottle' })
+    await pos.sell([{ pos_item_id: 'GIN-LATE', name: 'Gin', quantity: 40, unit_price: 20, sold_at: new Date(refitClock().getTime() - 3_600_000).toISOString() }])
+    const before = await cachedAnswer(caller, FORECAST)
+    await refitForecasts(ctx.database.db, caller.tenant, new Date(refitClock().getTime() + DAY_MS))
+    const after = await answerAfter(caller, FORECAST)
+    assert.notEqual(after.forecast_period, before.forecast_period)
+    assert.notEqual(after.forecasts[0].forecasted_demand, before.forecasts[0].forecasted_demand)
+  })
+
+  test('a stock change: the next forecast has the new stock', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const gin = await createItem(ctx, caller, GIN)
+    await sellDaily(ctx, caller, gin.id, 28, 2)
+    const before = await cachedAnswer(caller, FORECAST)
+    await count(ctx, caller, [{ item_id: gin.id, quantity: 3 }])
+    const after = await answerAfter(caller, FORECAST)
+    assert.notEqual(before.forecasts[0].current_stock, 3)
+    assert.equal(after.forecasts[0].current_stock, 3)
+  })
+})
+
+test('BARSTOCK_REPORT_CACHE_MB=0 caches nothing: every report is computed, no lookup is counted', async (t) => {
+  const off = await createTestContext({ env: { BARSTOCK_METRICS_TOKEN: TOKEN, BARSTOCK_REPORT_CACHE_MB: '0' } })
+  t.after(() => off.close())
+  const caller = await off.newCaller({ environment: 'sandbox' })
+  const gin = await createItem(off, caller, GIN)
+  await count(off, caller, [{ item_id: gin.id, quantity: 10 }], daysAgo(10))
+  await count(off, caller, [{ item_id: gin.id, quantity: 6 }], daysAgo(3))
+  const answers = [withoutMeta(await ask(off, caller, VARIANCE)), withoutMeta(await ask(off, caller, VARIANCE))]
+  assert.deepEqual(answers[1], answers[0])
+  assert.deepEqual(await lookups(off), { hits: 0, misses: 0 })
+})
