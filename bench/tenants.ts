@@ -116,12 +116,19 @@ interface Tenancy {
   drop: () => Promise<void>
 }
 
+/**
+ * The key that seals POS credentials, the same for every bench server: without it each server makes one
+ * in its data dir, and a reused database's connections could not be opened by the next run's server.
+ */
+const BENCH_SECRET_KEY = 'b'.repeat(64)
+
 /** A server on `databaseUrl` with a data dir of its own, removed when it stops. */
 async function startServer(databaseUrl: string): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'barstock-tenants-'))
   const server = await startQuietServer({
     DATABASE_URL: databaseUrl,
     BARSTOCK_DATA_DIR: dataDir,
+    BARSTOCK_SECRET_KEY: BENCH_SECRET_KEY,
     BARSTOCK_RATE_LIMIT_SANDBOX: '100000000',
     BARSTOCK_RATE_LIMIT_PRODUCTION: '100000000',
   })
