@@ -25,7 +25,10 @@ if (process.env.BENCH_BEFORE) {
 }
 const database = await openPostgres(url, 2)
 try {
-  const tenants = await database.db.selectFrom('forecast_refits' as never).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+  const tenants = await database.db
+    .selectFrom('forecast_refits' as never)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
   const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
   const times = new Map(builds.map((build) => [build.label, [] as number[]]))
   for (let round = 0; round < rounds; round++) {

@@ -274,7 +274,7 @@ describe('forecast refits', () => {
     assert.equal((await forecastData(caller)).forecast_period, '2025-12-21/2025-12-27')
   })
 
-  test('one pass reads every tenant\'s history changes at once: a late sale refits its own tenant and no other', async () => {
+  test("one pass reads every tenant's history changes at once: a late sale refits its own tenant and no other", async () => {
     const bars = []
     for (let index = 0; index < 3; index++) {
       const caller = await ctx.newCaller({ environment: 'sandbox' })
