@@ -17,6 +17,9 @@ export function progress(message: string): void {
 /** Times a request answered 503 (a statement timeout on a saturated machine: nothing was written) is sent again. */
 const RETRIES_AFTER_503 = 5
 
+/** Requests answered 503 and sent again, since the process started (a bench reads it before and after a phase). */
+export const resentAfter503 = { count: 0 }
+
 export async function call(server: ApiTarget, method: string, path: string, body?: unknown, retries = RETRIES_AFTER_503): Promise<any> {
   const response = await fetch(`${server.url}${path}`, {
     method,
@@ -26,6 +29,7 @@ export async function call(server: ApiTarget, method: string, path: string, body
   const text = await response.text()
   if (response.status === 503 && retries > 0) {
     progress(`${method} ${path}: 503, sent again`)
+    resentAfter503.count++
     await new Promise((resolve) => setTimeout(resolve, 1000 * Number(response.headers.get('retry-after') ?? 2)))
     return call(server, method, path, body, retries - 1)
   }

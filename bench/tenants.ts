@@ -7,7 +7,7 @@ import pg from 'pg'
 import { scratchPostgres } from '../test/helpers/context.js'
 import { CLI, childEnv } from '../test/helpers/server-process.js'
 import { DAY_MS } from '../src/platform/zoned-time.js'
-import { type ApiTarget, benchSaleLine, call, forecastsSettled, progress, random, seedMappedItems, vacuumAnalyze } from './api-seeding.js'
+import { type ApiTarget, benchSaleLine, call, forecastsSettled, progress, random, resentAfter503, seedMappedItems, vacuumAnalyze } from './api-seeding.js'
 import type { LoadResult } from './load-worker.js'
 import { referenceMs } from './machine-speed.js'
 import { type BenchServer, runLoad, startQuietServer } from './processes.js'
@@ -21,11 +21,14 @@ import { type BenchServer, runLoad, startQuietServer } from './processes.js'
  * servers' background forecast refits have settled, a load generator in a third process measures that
  * bar's 30-day variance report and 7-day forecast on each database in turn (one connection, BENCH_SECONDS
  * each, 20), with the machine-speed reference timed before each; the ratios many / alone are printed
- * (goal ≤ 1.2). Then (BENCH_INGEST_SECONDS, 20; 0 skips it) every other bar posts 30-line sales batches at
- * once, one request at a time per bar, first alone, then while the measured bar's variance report is read:
- * lines/s of both and the report's p99 against its p99 without ingest. The ingested lines are sold at the
- * time of the run, so they stay out of the report's window but are added to the kept database; both phases
- * together stay under the 60 s refit delay, so no refit they cause runs during them. The issue's 200-bar
+ * (goal ≤ 1.2). Then (BENCH_INGEST_SECONDS, 20; 0 skips it) the measured bar's variance report is read
+ * alone, then every other bar posts 30-line sales batches at once, one request at a time per bar, first
+ * alone, then while that report is read: lines/s of both, the report's p99 against its p99 alone right
+ * before, and the imports answered 503 (sent again after Retry-After). The ingested lines are sold at the
+ * time of the run, so they stay out of the report's window (and cause no refit) but are added to the kept
+ * database. BENCH_VARIANTS compares server builds and settings in one run: `label=cli[,KEY=VALUE…]`
+ * entries separated by `;` (cli another build's dist/src/cli/main.js, empty for this one), the many-bar
+ * server restarted as each in turn for the ingest phases, BENCH_ROUNDS (1) rounds of them alternated. The issue's 200-bar
  * size is BENCH_BARS=200. Opt-in, after the ingest: BENCH_SYNC_CONNECTIONS=<n> has n of the other bars ask a POS
  * sync from the sandbox simulators at once (syncAtOnce), BENCH_REFIT_ALL=1 makes every tenant's forecast
  * refit due at once, as a business day's close does, and times the worker through them (refitAll).
@@ -107,6 +110,8 @@ interface Tenancy {
   label: string
   databaseUrl: string
   server: BenchServer
+  /** What its server runs. */
+  variant: Variant
   /** Every bar's API target, the measured bar first. */
   bars: ApiTarget[]
   /** Seconds the seeding took; undefined when reused. */
@@ -116,15 +121,49 @@ interface Tenancy {
   drop: () => Promise<void>
 }
 
-/** A server on `databaseUrl` with a data dir of its own, removed when it stops. */
-async function startServer(databaseUrl: string): Promise<BenchServer> {
+/**
+ * The key that seals POS credentials, the same for every bench server: without it each server makes one
+ * in its data dir, and a reused database's connections could not be opened by the next run's server.
+ */
+const BENCH_SECRET_KEY = 'b'.repeat(64)
+
+/** A server build and its settings, measured against others in one run (BENCH_VARIANTS). */
+interface Variant {
+  label: string
+  /** The build's dist/src/cli/main.js. */
+  cli: string
+  env: Record<string, string>
+}
+
+const THIS_BUILD: Variant = { label: 'this build', cli: CLI, env: {} }
+
+/**
+ * BENCH_VARIANTS: entries `label=cli[,KEY=VALUE…]` separated by `;`, cli a build's dist/src/cli/main.js
+ * (empty: this build's), the settings reaching its server; none: this build alone.
+ */
+function variants(): Variant[] {
+  const spec = process.env.BENCH_VARIANTS
+  if (!spec) return [THIS_BUILD]
+  const pair = (text: string) => [text.slice(0, text.indexOf('=')), text.slice(text.indexOf('=') + 1)] as const
+  return spec.split(';').map((entry) => {
+    const [label, build] = pair(entry)
+    const [cli, ...settings] = build.split(',')
+    return { label, cli: cli || CLI, env: Object.fromEntries(settings.map(pair)) }
+  })
+}
+
+/** A server on `databaseUrl` (of `variant`'s build and settings) with a data dir of its own, removed when it stops. */
+async function startServer(databaseUrl: string, variant = THIS_BUILD): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'barstock-tenants-'))
-  const server = await startQuietServer({
+  const env = {
     DATABASE_URL: databaseUrl,
     BARSTOCK_DATA_DIR: dataDir,
+    BARSTOCK_SECRET_KEY: BENCH_SECRET_KEY,
     BARSTOCK_RATE_LIMIT_SANDBOX: '100000000',
     BARSTOCK_RATE_LIMIT_PRODUCTION: '100000000',
-  })
+    ...variant.env,
+  }
+  const server = await startQuietServer(env, [], [], variant.cli)
   return {
     ...server,
     stop: async () => {
@@ -144,10 +183,15 @@ async function prepare(label: string, bars: number, reusedUrl: string | undefine
       const account = accounts.find((candidate) => candidate.name === MEASURED_BAR)
       if (!account) throw new Error(`${reusedUrl} has no account named ${MEASURED_BAR}`)
       const others = accounts.filter((candidate) => candidate !== account && candidate.name.startsWith('Bench bar '))
+      // SEED_CONCURRENCY CLI processes at a time: one after another, 200 bars' keys took 9 minutes on a busy machine.
+      const accountIds = [account, ...others].map(({ id }) => id)
       const targets: ApiTarget[] = []
-      for (const { id } of [account, ...others]) targets.push({ url: server.url, key: await createKey(scratch.url, id) })
+      for (let start = 0; start < accountIds.length; start += SEED_CONCURRENCY) {
+        const keys = await Promise.all(accountIds.slice(start, start + SEED_CONCURRENCY).map((id) => createKey(scratch.url, id)))
+        targets.push(...keys.map((key) => ({ url: server.url, key })))
+      }
       await vacuumAnalyze(scratch.url)
-      return { label, databaseUrl: scratch.url, server, bars: targets, drop: scratch.drop }
+      return { label, databaseUrl: scratch.url, server, variant: THIS_BUILD, bars: targets, drop: scratch.drop }
     }
     const seeding = performance.now()
     const targets = await seedBars(scratch.url, server.url, bars, now)
@@ -159,7 +203,7 @@ async function prepare(label: string, bars: number, reusedUrl: string | undefine
     const refitAllSeconds = (Date.now() - seeded) / 1000
     progress(`${label}: every bar's forecasts settled ${refitAllSeconds.toFixed(0)} s after the seeding ended`)
     await vacuumAnalyze(scratch.url)
-    return { label, databaseUrl: scratch.url, server, bars: targets, seedSeconds, refitAllSeconds, drop: scratch.drop }
+    return { label, databaseUrl: scratch.url, server, variant: THIS_BUILD, bars: targets, seedSeconds, refitAllSeconds, drop: scratch.drop }
   } catch (error) {
     await server.stop()
     if (!reusedUrl) await scratch.drop()
@@ -193,6 +237,9 @@ async function measure(target: ApiTarget, path: string): Promise<Measured> {
 /** Sale lines per POST /v1/sales during the ingest: a bar's sync of a busy hour. */
 const INGEST_LINES_PER_REQUEST = 30
 
+/** Times an ingest request answered 503 is sent again before the bench gives up. */
+const INGEST_RETRIES = 50
+
 /** Every bar's first POS connection. */
 async function connectionsOf(bars: ApiTarget[]): Promise<string[]> {
   return Promise.all(bars.map(async (bar) => ((await call(bar, 'GET', '/v1/pos/connections')) as { id: string }[])[0]!.id))
@@ -215,12 +262,74 @@ async function ingest(bars: ApiTarget[], connections: string[], seconds: number,
           const sold_at = new Date().toISOString()
           return { location: 'main_bar', pos_item_id: `PLU-${item}`, name: `Bench spirit ${item} 1.5oz`, quantity: 1, unit_price: 8, sold_at, line_id: `${tag}-${batch}-${line}` }
         })
-        await call(bar, 'POST', '/v1/sales', { connection_id: connections[index], sales })
+        // Sent again after each 503 as its Retry-After says, up to INGEST_RETRIES times: the bench counts them.
+        await call(bar, 'POST', '/v1/sales', { connection_id: connections[index], sales }, INGEST_RETRIES)
         lines += sales.length
       }
     }),
   )
   return lines / ((performance.now() - started) / 1000)
+}
+
+interface IngestBeside {
+  /** The report alone, right before. */
+  idle: Measured
+  /** Lines/s of the ingest alone, then while the report is read. */
+  solo: number
+  withReads: number
+  /** The report during the second. */
+  reads: Measured
+  /** Imports answered 503 (and sent again) in both. */
+  resent: number
+}
+
+/** The measured bar's report idle, then the other bars ingesting alone and while that report is read. */
+async function ingestBeside(many: Tenancy, report: string, seconds: number, tag: string): Promise<IngestBeside> {
+  // Other tenants' ingest beside a tenant's report; BENCH_INGEST_OWN=1 adds the measured bar's own sync.
+  const syncing = process.env.BENCH_INGEST_OWN === '1' ? many.bars : many.bars.slice(1)
+  const connections = await connectionsOf(syncing)
+  const idle = await measure(many.bars[0]!, report)
+  const resentBefore = resentAfter503.count
+  const solo = await ingest(syncing, connections, seconds, `${tag}-solo`)
+  const [withReads, reads] = await Promise.all([ingest(syncing, connections, seconds, `${tag}-reads`), measure(many.bars[0]!, report)])
+  const resent = resentAfter503.count - resentBefore
+  progress(
+    `${many.variant.label}: variance idle p99 ${idle.load.p99} ms; ingest alone ${solo.toFixed(0)} lines/s, with reads ${withReads.toFixed(0)}; variance meanwhile p99 ${reads.load.p99} ms; ${resent} resent`,
+  )
+  return { idle, solo, withReads, reads, resent }
+}
+
+/** Restarts the tenancy's server as `variant` (unless it runs it already), its bars' targets moved to it. */
+async function restartAs(tenancy: Tenancy, variant: Variant): Promise<void> {
+  if (tenancy.variant === variant) return
+  await tenancy.server.stop()
+  tenancy.server = await startServer(tenancy.databaseUrl, variant)
+  tenancy.variant = variant
+  tenancy.bars = tenancy.bars.map((bar) => ({ ...bar, url: tenancy.server.url }))
+}
+
+/**
+ * The ingest beside the report for each variant (BENCH_VARIANTS) in turn, BENCH_ROUNDS rounds (1): the
+ * many-bar server restarted as each; one table row per round and variant.
+ */
+async function ingestRounds(many: Tenancy, report: string, seconds: number, tag: string): Promise<string[]> {
+  const syncing = process.env.BENCH_INGEST_OWN === '1' ? 'every bar (the measured one among them)' : 'every bar but the measured one'
+  const rows = [
+    `\nIngest, ${syncing} syncing at once (${INGEST_LINES_PER_REQUEST} lines a request, ${seconds} s each), the first bar's variance report idle right before and during the second:\n`,
+    '| round, server | report idle p50 / p99 | ingest alone / while the report is read | the report meanwhile p50 / p99 (× idle p99) | imports answered 503, sent again | reference ms | load |',
+    '|---|---|---|---|---|---|---|',
+  ]
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 1)
+  for (let round = 1; round <= rounds; round++)
+    for (const variant of variants()) {
+      await restartAs(many, variant)
+      const { idle, solo, withReads, reads, resent } = await ingestBeside(many, report, seconds, `${tag}-${round}-${variant.label}`)
+      rows.push(
+        `| ${round}, ${variant.label} | ${idle.load.p50} / ${idle.load.p99} ms | ${solo.toFixed(0)} / ${withReads.toFixed(0)} lines/s (${(withReads / solo).toFixed(2)}) | ` +
+          `${reads.load.p50} / ${reads.load.p99} ms (**${(reads.load.p99 / idle.load.p99).toFixed(2)} ×**) | ${resent} | ${idle.referenceMs.toFixed(0)}, ${reads.referenceMs.toFixed(0)} | ${idle.loadAverage.toFixed(1)}, ${reads.loadAverage.toFixed(1)} |`,
+      )
+    }
+  return rows
 }
 
 /** One statement on the database at `url`, on a connection of its own; its rows. */
@@ -258,7 +367,7 @@ async function syncFinished(bar: ApiTarget, syncId: string): Promise<FinishedSyn
  */
 async function syncAtOnce(many: Tenancy, bars: ApiTarget[], report: string): Promise<string> {
   const hours = Number(process.env.BENCH_SYNC_HOURS ?? 24)
-  // New connections, sealed under this server's key (a reused database's were sealed under the seeding server's).
+  // New connections of their own, unmapped, so their lines are stored and not depleted.
   const connections = await Promise.all(
     bars.map(async (bar, index) => {
       const credentials = { access_token: 'EAAAlBenchAccessTokenForTheSandbox00000000000000000000000000000', location_id: `L8SYNC${index}` }
@@ -330,7 +439,6 @@ try {
     { name: 'forecast, 7 days', path: '/v1/analytics/forecast?days_ahead=7' },
   ]
   const lines: string[] = []
-  let varianceOnMany: Measured | undefined
   for (const report of reports) {
     const results: Measured[] = []
     for (const tenancy of tenancies) {
@@ -339,7 +447,6 @@ try {
       results.push(measured)
     }
     const [onMany, onAlone] = results as [Measured, Measured]
-    varianceOnMany ??= onMany
     for (const [index, measured] of results.entries()) {
       const tenancy = tenancies[index]!
       lines.push(
@@ -349,25 +456,8 @@ try {
     lines.push(`| ${report.name}: many / alone | | ${(onMany.load.p50 / onAlone.load.p50).toFixed(2)} | ${(onMany.load.p99 / onAlone.load.p99).toFixed(2)} | | | |`)
   }
   const ingestSeconds = Number(process.env.BENCH_INGEST_SECONDS ?? 20)
-  const ingestLines: string[] = []
-  if (ingestSeconds > 0) {
-    // Last: the lines it adds are sold today, outside the reports' windows, in the many-bar database only.
-    const [many] = tenancies as [Tenancy]
-    // Other tenants' ingest beside a tenant's report; BENCH_INGEST_OWN=1 adds the measured bar's own sync.
-    const syncing = process.env.BENCH_INGEST_OWN === '1' ? many.bars : many.bars.slice(1)
-    const connections = await connectionsOf(syncing)
-    const solo = await ingest(syncing, connections, ingestSeconds, `I${now}-solo`)
-    progress(`ingest alone: ${solo.toFixed(0)} lines/s`)
-    const [withReads, reads] = await Promise.all([ingest(syncing, connections, ingestSeconds, `I${now}-reads`), measure(many.bars[0]!, reports[0]!.path)])
-    progress(`ingest with reads: ${withReads.toFixed(0)} lines/s; variance p50 ${reads.load.p50} ms, p99 ${reads.load.p99} ms`)
-    const idle = varianceOnMany!
-    ingestLines.push(
-      `\nIngest, ${syncing.length} bars syncing at once${syncing === many.bars ? ' (the measured bar among them)' : ' (every bar but the measured one)'} (${INGEST_LINES_PER_REQUEST} lines a request, ${ingestSeconds} s each): alone ${solo.toFixed(0)} lines/s, ` +
-        `while the first bar's variance report is read ${withReads.toFixed(0)} lines/s (${(withReads / solo).toFixed(2)} of alone); ` +
-        `the report meanwhile p50 ${reads.load.p50} ms, p99 ${reads.load.p99} ms, ${(reads.load.p99 / idle.load.p99).toFixed(2)} × its p99 without ingest ` +
-        `(reference ${reads.referenceMs.toFixed(0)} ms, load ${reads.loadAverage.toFixed(1)})`,
-    )
-  }
+  // Last: the lines it adds are sold today, outside the reports' windows, in the many-bar database only.
+  const ingestLines = ingestSeconds > 0 ? await ingestRounds(tenancies[0]!, reports[0]!.path, ingestSeconds, `I${now}`) : []
   const syncCount = Number(process.env.BENCH_SYNC_CONNECTIONS ?? 0)
   // After the ingest (the runs' lines are today's too), before the refit that all of it makes due.
   if (syncCount > 0) ingestLines.push(await syncAtOnce(tenancies[0]!, tenancies[0]!.bars.slice(1, 1 + syncCount), reports[0]!.path))

@@ -43,7 +43,8 @@ An error answers with its HTTP status and
 \`invalid_parameter\` (400) carries \`details.parameter\`, the field as a client names it (\`items[2].quantity\`,
 \`per_page\`, \`body\`, \`X-Idempotency-Key\`), and \`details.value\`, what was sent. Each operation lists the codes
 it can answer with and when. 500 \`internal_error\` hides its cause (the server logs it with the request id);
-503 \`database_unavailable\` comes with \`Retry-After\` and is safe to retry. A trailing slash is ignored on
+503 \`database_unavailable\` and 503 \`imports_busy\` (a sales import that waited too long for its turn) come with
+\`Retry-After\` and are safe to retry. A trailing slash is ignored on
 every path.`
 
 const PAGINATION = `## Pagination

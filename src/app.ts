@@ -91,7 +91,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
   app.decorate('db', database.db)
-  const bulkWriteWaitMs = database.kind === 'postgres' ? config.databaseTimeouts.connectMs : undefined
+  const bulkWriteWaitMs = database.kind === 'postgres' ? config.bulkWriteWaitMs : undefined
   app.decorate('bulkWrites', new BulkWrites({ slots: config.bulkWriteSlots, waitMs: bulkWriteWaitMs }))
 
   const keys = new ApiKeyCache(database.db)

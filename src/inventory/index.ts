@@ -43,7 +43,7 @@ export {
   usageOfSaleLines,
   wasteCostByReason,
 } from './stock-history.js'
-export { dailyUsage, firstLateUsage, firstUsageDays, latestUsageSequence } from './usage-history.js'
+export { dailyUsage, firstLateUsages, firstUsageDays, type LateUsage, latestUsageSequence, type UsageWatermark } from './usage-history.js'
 
 // For the wiring.
 export { oldestHistoryInUse } from './archive-horizon.js'

@@ -109,24 +109,44 @@ export interface LateUsage {
   ageMs: number
 }
 
+/** Where a tenant's reflected history ends: its usage up to `afterSequence`, its business days before the one `asOf` falls in. */
+export interface UsageWatermark {
+  tenant: Tenant
+  afterSequence: string
+  asOf: Date
+}
+
 /**
- * The first usage row (by sequence) recorded after `afterSequence` for a business day before the one
- * `asOf` falls in (a late sale, or a mapping that applied older sales): when history up to the day
- * before `asOf` first changed; undefined when it did not. The scan walks up from the
- * watermark (the tenant's own rows, by stock_sale_usage_tenant_sequence) and stops at the first such
- * row, so it stays cheap however long the history and however many tenants ingest.
+ * For each watermark, in order, the first usage row (by sequence) recorded after `afterSequence` for a
+ * business day before the one `asOf` falls in (a late sale, or a mapping that applied older sales): when
+ * that tenant's history up to the day before `asOf` first changed; undefined when it did not. One
+ * statement for all of them, so it is planned once however many tenants (planning over the partitions
+ * cost more than the walk). Each walk goes up from its watermark through the tenant's own rows
+ * (stock_sale_usage_tenant_sequence) and stops at the first such row, so it stays cheap however long the
+ * history and however many tenants ingest.
  */
-export async function firstLateUsage(db: Executor, tenant: Tenant, since: { afterSequence: string; asOf: Date }): Promise<LateUsage | undefined> {
-  const result = await sql<{ recorded_at: Date; age_ms: number }>`
-    SELECT u.recorded_at, (extract(epoch FROM now() - u.recorded_at) * 1000)::float8 AS age_ms
-    FROM stock_sale_usage u
-    JOIN inventory_items i ON i.id = u.item_id
-    JOIN locations l ON l.account_id = i.account_id AND l.environment = i.environment AND l.id = i.location_id
-    WHERE u.sequence > ${since.afterSequence}::bigint
-      AND u.account_id = ${tenant.accountId} AND u.environment = ${tenant.environment}
-      AND business_day(u.sold_at, l.timezone, l.business_day_cutoff) < business_day(${since.asOf}::timestamptz, l.timezone, l.business_day_cutoff)
-    ORDER BY u.sequence
-    LIMIT 1`.execute(db)
-  const row = result.rows[0]
-  return row && { recordedAt: new Date(row.recorded_at), ageMs: Number(row.age_ms) }
+export async function firstLateUsages(db: Executor, watermarks: readonly UsageWatermark[]): Promise<(LateUsage | undefined)[]> {
+  if (watermarks.length === 0) return []
+  const result = await sql<{ ord: string; recorded_at: Date; age_ms: number }>`
+    SELECT w.ord::text AS ord, late.recorded_at, (extract(epoch FROM now() - late.recorded_at) * 1000)::float8 AS age_ms
+    FROM unnest(
+      ${watermarks.map((mark) => mark.tenant.accountId)}::text[],
+      ${watermarks.map((mark) => mark.tenant.environment)}::text[],
+      ${watermarks.map((mark) => mark.afterSequence)}::bigint[],
+      ${watermarks.map((mark) => mark.asOf.toISOString())}::timestamptz[]
+    ) WITH ORDINALITY AS w (account_id, environment, after_sequence, as_of, ord)
+    CROSS JOIN LATERAL (
+      SELECT u.recorded_at
+      FROM stock_sale_usage u
+      JOIN inventory_items i ON i.id = u.item_id
+      JOIN locations l ON l.account_id = i.account_id AND l.environment = i.environment AND l.id = i.location_id
+      WHERE u.sequence > w.after_sequence
+        AND u.account_id = w.account_id AND u.environment = w.environment
+        AND business_day(u.sold_at, l.timezone, l.business_day_cutoff) < business_day(w.as_of, l.timezone, l.business_day_cutoff)
+      ORDER BY u.sequence
+      LIMIT 1
+    ) late`.execute(db)
+  const late: (LateUsage | undefined)[] = watermarks.map(() => undefined)
+  for (const row of result.rows) late[Number(row.ord) - 1] = { recordedAt: new Date(row.recorded_at), ageMs: Number(row.age_ms) }
+  return late
 }

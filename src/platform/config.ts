@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { defaultBulkWriteSlots } from './bulk-writes.js'
+import { defaultBulkWriteSlots, DEFAULT_BULK_WRITE_WAIT_MS } from './bulk-writes.js'
 import { DEFAULT_DATABASE_TIMEOUTS, DEFAULT_PGLITE_QUEUE_LIMIT, type DatabaseTimeouts, type ReplicaSettings } from './db/connect.js'
 
 /**
@@ -26,6 +26,8 @@ export interface Config {
   databasePoolSize: number
   /** Bulk writes (sales imports) one process runs at once, the others waiting their turn (BARSTOCK_BULK_WRITE_SLOTS). */
   bulkWriteSlots: number
+  /** How long a bulk write waits for its turn on PostgreSQL before it answers 503 imports_busy (BARSTOCK_BULK_WRITE_WAIT_MS). */
+  bulkWriteWaitMs: number
   databaseTimeouts: DatabaseTimeouts
   /**
    * A streaming standby of DATABASE_URL's server (BARSTOCK_REPLICA_URL) that the routes declaring
@@ -223,6 +225,7 @@ export function loadConfig(env: Env = process.env): Config {
     directDatabaseUrl,
     databasePoolSize,
     bulkWriteSlots: positiveInteger(env, 'BARSTOCK_BULK_WRITE_SLOTS', defaultBulkWriteSlots(databasePoolSize), databasePoolSize),
+    bulkWriteWaitMs: positiveInteger(env, 'BARSTOCK_BULK_WRITE_WAIT_MS', DEFAULT_BULK_WRITE_WAIT_MS),
     databaseTimeouts: {
       connectMs: positiveInteger(env, 'BARSTOCK_DB_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectMs),
       statementMs: positiveInteger(env, 'BARSTOCK_DB_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.statementMs),

@@ -62,6 +62,7 @@ export const platformErrors = {
   headersTooLarge: defineError('headers_too_large', 431, 'The request headers exceed %s bytes together; an API key is at most 200 characters'),
   internalError: defineError('internal_error', 500, 'Internal server error'),
   databaseUnavailable: defineError('database_unavailable', 503, 'The database is unavailable or did not answer in time; retry shortly'),
+  importsBusy: defineError('imports_busy', 503, 'Too many sales imports are waiting for their turn on this instance; retry after Retry-After seconds'),
 }
 
 /** invalid_parameter with the details the spec requires. */

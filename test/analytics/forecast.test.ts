@@ -99,15 +99,21 @@ function sumOf(values: number[]): number {
  * Runs every due refit at `now`, as the worker would; the runs of `caller`'s tenant. A history change is
  * due `refitDelayMs` after it (database time): 0 refits it at once.
  */
-async function refitDue(caller: Caller, now: Date, model?: DemandModel, refitDelayMs = 0) {
+/** The refits of `callers`' tenants among those the worker runs at `now`, one after another until none is due. */
+async function refitsDue(callers: Caller[], now: Date, model?: DemandModel, refitDelayMs = 0) {
   const runs = []
+  const ours = (tenant: Caller['tenant']) => callers.some((caller) => caller.tenant.accountId === tenant.accountId && caller.tenant.environment === tenant.environment)
   // Every tenant of this file's database is refitted once at most per clock: a bound, not a loop forever.
   for (let attempt = 0; attempt < 100; attempt++) {
     const { run } = await runDueRefit(ctx.database.db, now, { model, metrics: ctx.metrics, refitDelayMs })
     if (!run) return runs
-    if (run.tenant.accountId === caller.tenant.accountId && run.tenant.environment === caller.tenant.environment) runs.push(run)
+    if (ours(run.tenant)) runs.push(run)
   }
   throw new Error('refits still due after 100 runs: a refit does not settle')
+}
+
+async function refitDue(caller: Caller, now: Date, model?: DemandModel, refitDelayMs = 0) {
+  return refitsDue([caller], now, model, refitDelayMs)
 }
 
 describe('GET /v1/analytics/forecast', () => {
@@ -266,6 +272,31 @@ describe('forecast refits', () => {
     const [closed] = await refitDue(caller, nextDay)
     assert.equal(closed?.reason, 'scheduled')
     assert.equal((await forecastData(caller)).forecast_period, '2025-12-21/2025-12-27')
+  })
+
+  test("one pass reads every tenant's history changes at once: a late sale refits its own tenant and no other", async () => {
+    const bars = []
+    for (let index = 0; index < 3; index++) {
+      const caller = await ctx.newCaller({ environment: 'sandbox' })
+      const pos = await posFor(caller)
+      const item = await createItem(ctx, caller, { name: 'Rum' })
+      await pos.map(item)
+      await pos.sell(item, history(Array(29).fill(2)))
+      bars.push({ caller, pos, item })
+    }
+    const callers = bars.map((bar) => bar.caller)
+    assert.equal((await refitsDue(callers, NOW)).length, 3)
+    const later = new Date(NOW.getTime() + 10 * MINUTE_MS)
+    assert.deepEqual(await refitsDue(callers, later), [])
+
+    // The middle one of the three sells late: its refit runs, its neighbours' do not.
+    const middle = bars[1]!
+    await middle.pos.sell(middle.item, [{ day: dateOf(1), quantity: 30 }])
+    const runs = await refitsDue(callers, later)
+    assert.deepEqual(
+      runs.map((run) => [run.tenant.accountId, run.reason]),
+      [[middle.caller.tenant.accountId, 'history_changed']],
+    )
   })
 
   test('a history change is refitted the delay after the first change not yet reflected: later changes of the burst join that refit, never pushing it out', async () => {

@@ -17,10 +17,13 @@ test('defaults follow the run contract', () => {
   assert.equal(config.forecastRefitDelayMs, 60_000)
   assert.equal(loadConfig({ BARSTOCK_FORECAST_REFIT_DELAY_SECONDS: '1' }).forecastRefitDelayMs, 1000)
   assert.deepEqual(config.databaseTimeouts, { connectMs: 5_000, statementMs: 30_000, idleInTransactionMs: 60_000, probeMs: 1_500, stallCheckMs: 2_000 })
-  assert.equal(config.bulkWriteSlots, 5, 'half the pool')
+  assert.equal(config.bulkWriteSlots, 2, 'a fifth of the pool')
+  assert.equal(loadConfig({ BARSTOCK_DB_POOL_SIZE: '20' }).bulkWriteSlots, 4)
   assert.equal(loadConfig({ BARSTOCK_DB_POOL_SIZE: '3' }).bulkWriteSlots, 1)
   assert.equal(loadConfig({ BARSTOCK_DB_POOL_SIZE: '1' }).bulkWriteSlots, 1, 'never none')
   assert.equal(loadConfig({ BARSTOCK_BULK_WRITE_SLOTS: '8' }).bulkWriteSlots, 8)
+  assert.equal(config.bulkWriteWaitMs, 30_000)
+  assert.equal(loadConfig({ BARSTOCK_BULK_WRITE_WAIT_MS: '200' }).bulkWriteWaitMs, 200)
   const quick = loadConfig({ BARSTOCK_DB_PROBE_TIMEOUT_MS: '500', BARSTOCK_DB_STALL_CHECK_MS: '750' }).databaseTimeouts
   assert.deepEqual([quick.probeMs, quick.stallCheckMs], [500, 750])
 })
@@ -54,6 +57,7 @@ test('each bad value is refused with a message naming its variable', () => {
     [{ BARSTOCK_DB_STALL_CHECK_MS: '2s' }, 'BARSTOCK_DB_STALL_CHECK_MS'],
     [{ BARSTOCK_BULK_WRITE_SLOTS: '0' }, 'BARSTOCK_BULK_WRITE_SLOTS'],
     [{ BARSTOCK_BULK_WRITE_SLOTS: '11' }, 'BARSTOCK_BULK_WRITE_SLOTS'],
+    [{ BARSTOCK_BULK_WRITE_WAIT_MS: '0' }, 'BARSTOCK_BULK_WRITE_WAIT_MS'],
     [{ BARSTOCK_DIRECT_DATABASE_URL: 'postgres://db.internal/barstock' }, 'BARSTOCK_DIRECT_DATABASE_URL'],
     [{ DATABASE_URL: 'postgres://pooler.internal/barstock', BARSTOCK_DIRECT_DATABASE_URL: 'redis://db.internal' }, 'BARSTOCK_DIRECT_DATABASE_URL'],
     [{ BARSTOCK_REPLICA_URL: 'postgres://standby.internal/barstock' }, 'BARSTOCK_REPLICA_URL'],

@@ -16,6 +16,7 @@ import { ERROR_CODES_DIR_VARIABLE, recordedErrorCodes } from '../helpers/error-c
  */
 const UNREACHABLE_ON: Record<string, { database: 'embedded' | 'postgres'; why: string }> = {
   idempotency_in_progress: { database: 'embedded', why: 'requests never hold an idempotency key at the same time' },
+  imports_busy: { database: 'embedded', why: 'a sales import waits for its turn there as long as it takes' },
 }
 
 test('every error code of the catalogue was answered to some test request in this run', () => {

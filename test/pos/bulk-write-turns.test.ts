@@ -57,14 +57,14 @@ async function untilAnImportWaitsForTheLock(ctx: TestContext): Promise<void> {
 describe('bulk-write turns', () => {
   let ctx: TestContext
   before(async () => {
-    // A turn waited for as long as the test needs: the wait's own bound is the next test's.
-    if (url) ctx = await createPosTestContext({ env: { BARSTOCK_BULK_WRITE_SLOTS: '1', BARSTOCK_DB_CONNECT_TIMEOUT_MS: '600000' } })
+    // A turn waited for as long as the test needs (the wait's own bound is the next test's), longer than a connection would be.
+    if (url) ctx = await createPosTestContext({ env: { BARSTOCK_BULK_WRITE_SLOTS: '1', BARSTOCK_BULK_WRITE_WAIT_MS: '600000', BARSTOCK_DB_CONNECT_TIMEOUT_MS: '1000' } })
   })
   after(async () => {
     if (ctx) await ctx.close()
   })
 
-  test('with one slot, a read is answered while an import holds it and as many more as the pool has connections wait their turn', { skip }, async () => {
+  test('with one slot, a read is answered while an import holds it and as many more as the pool has connections wait their turn, past the connect timeout', { skip }, async () => {
     const bar = await barWithMappedItem(ctx)
     const lock = await holdItemLock(ctx, bar.itemId)
     const imports = Array.from({ length: POOL_SIZE }, (_, index) => importOne(ctx, bar, `line-${index}`))
@@ -75,6 +75,8 @@ describe('bulk-write turns', () => {
       assert.equal(read.statusCode, 200, read.body)
       assert.equal(json(read).data.quantity, 100, 'no import has committed yet')
       assert.equal(await lockWaiters(ctx), 1, 'one import in its transaction; the others wait for their turn without a connection')
+      // A turn is not a connection: waited for longer than one would be, the imports are still served.
+      await new Promise((resolve) => setTimeout(resolve, 1500))
     } finally {
       lock.release()
       await lock.done
@@ -87,13 +89,13 @@ describe('bulk-write turns', () => {
 describe('a bulk write whose turn does not come in time', () => {
   let ctx: TestContext
   before(async () => {
-    if (url) ctx = await createPosTestContext({ env: { BARSTOCK_BULK_WRITE_SLOTS: '1', BARSTOCK_DB_CONNECT_TIMEOUT_MS: '200' } })
+    if (url) ctx = await createPosTestContext({ env: { BARSTOCK_BULK_WRITE_SLOTS: '1', BARSTOCK_BULK_WRITE_WAIT_MS: '200' } })
   })
   after(async () => {
     if (ctx) await ctx.close()
   })
 
-  test('answers 503 database_unavailable with Retry-After, as a connection not had in time does, and imports nothing', { skip }, async () => {
+  test('answers 503 imports_busy with Retry-After, the wait it estimates, and imports nothing', { skip }, async () => {
     const bar = await barWithMappedItem(ctx)
     const lock = await holdItemLock(ctx, bar.itemId)
     let first: Promise<LightMyRequestResponse> | undefined
@@ -102,8 +104,10 @@ describe('a bulk write whose turn does not come in time', () => {
       await untilAnImportWaitsForTheLock(ctx)
       const refused = await importOne(ctx, bar, 'second')
       assert.equal(refused.statusCode, 503, refused.body)
-      assert.equal(json(refused).error.code, 'database_unavailable')
-      assert.ok(refused.headers['retry-after'], 'Retry-After says when to try again')
+      assert.equal(json(refused).error.code, 'imports_busy')
+      const retryAfter = json(refused).error.details.retry_after_seconds
+      assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1, `retry_after_seconds ${retryAfter}`)
+      assert.equal(refused.headers['retry-after'], String(retryAfter), 'Retry-After says when to try again, as the details do')
     } finally {
       lock.release()
       await lock.done

@@ -522,7 +522,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -919,7 +919,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1418,7 +1418,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1842,7 +1842,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2328,7 +2328,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2753,7 +2753,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3146,7 +3146,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3586,7 +3586,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4163,7 +4163,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4815,7 +4815,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5391,7 +5391,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5871,7 +5871,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6521,7 +6521,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6901,7 +6901,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7353,7 +7353,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7842,7 +7842,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8328,7 +8328,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8843,7 +8843,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9460,7 +9460,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9975,7 +9975,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10472,7 +10472,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11080,7 +11080,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11541,7 +11541,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11991,7 +11991,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12506,7 +12506,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13137,7 +13137,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13617,7 +13617,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14086,7 +14086,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14409,7 +14409,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14863,7 +14863,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15289,7 +15289,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15892,7 +15892,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16341,7 +16341,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16900,7 +16900,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17280,7 +17280,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17706,7 +17706,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18370,7 +18370,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18849,7 +18849,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19388,7 +19388,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19768,7 +19768,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20365,7 +20365,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20864,7 +20864,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21344,7 +21344,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21915,7 +21915,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22587,7 +22587,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23132,7 +23132,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23746,7 +23746,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24134,7 +24134,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24536,7 +24536,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25143,7 +25143,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25590,7 +25590,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25952,7 +25952,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26327,7 +26327,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26919,7 +26919,10 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /**
+                 * @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection
+                 *     - `imports_busy`: A sales import (`POST /v1/sales`) waited `BARSTOCK_BULK_WRITE_WAIT_MS` (30 s) on PostgreSQL for its turn among the imports the instance runs at once (`BARSTOCK_BULK_WRITE_SLOTS`) without getting it; nothing of it is stored, and sent again it is imported whole. `Retry-After` (and `details.retry_after_seconds`, the same number) is the time the imports waiting then take at the recent mean duration of one: when a retry finds a shorter queue (docs/operations.md, "Bulk writes beside reads")
+                 */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27308,7 +27311,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27801,7 +27804,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -28239,7 +28242,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -28711,7 +28714,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -29091,7 +29094,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -29579,7 +29582,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -30110,7 +30113,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -30631,7 +30634,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -31026,7 +31029,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -31572,7 +31575,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -32022,7 +32025,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -32564,7 +32567,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -32944,7 +32947,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -33375,7 +33378,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -33862,7 +33865,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -34281,7 +34284,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -34992,7 +34995,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -35483,7 +35486,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -36055,7 +36058,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -36795,7 +36798,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -37226,7 +37229,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -37858,7 +37861,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -38589,7 +38592,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -39351,7 +39354,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -39859,7 +39862,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -40317,7 +40320,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -40814,7 +40817,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -41368,7 +41371,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -41921,7 +41924,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -42340,7 +42343,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; a sales import whose turn among the bulk writes (`BARSTOCK_BULK_WRITE_SLOTS`) did not come within the connect timeout; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
+                /** @description - `database_unavailable`: PostgreSQL could not be reached, dropped the connection (a restart, a failover, a terminated backend), refused a write because it is still in recovery (a standby being promoted), takes no more connections or did not answer within the timeouts (README; on a database gone silent, such as a network partition, within 5 s by default: docs/operations.md); on the embedded database, `BARSTOCK_PGLITE_QUEUE_LIMIT` statements already wait for it; `Retry-After: 5`. The process stays up and the next request gets a fresh connection */
                 503: {
                     headers: {
                         "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
-import { dailyUsage, firstLateUsage, firstUsageDays, latestUsageSequence } from '../../inventory/index.js'
+import { dailyUsage, firstLateUsages, firstUsageDays, type LateUsage, latestUsageSequence, type UsageWatermark } from '../../inventory/index.js'
 import type { BackgroundLoop } from '../../platform/background.js'
 import { startJobLoop } from '../../platform/jobs.js'
 import type { Db, Executor, Tenant, Trx } from '../../platform/db/database.js'
@@ -270,23 +270,43 @@ interface RefitDue {
   waitMs?: number
 }
 
+/** What a tenant's stored forecasts reflect: usage up to the refit's watermark, before its first refit none. */
+function watermarkOf(tenant: Tenant, refit: RefitRow | undefined): UsageWatermark {
+  return { tenant, afterSequence: refit?.seen_sequence ?? '0', asOf: refit?.fitted_as_of ?? new Date() }
+}
+
 /**
  * When a history change is due for a refit: `delayMs` after the first change the stored forecasts do not
- * reflect yet (the first late usage row above the watermark), so the changes that follow it in a burst
- * (an import in thousands of requests) coalesce into that refit and never push it further out. Timed on
- * the database's clock, like the rows' recorded_at. Before the tenant's first refit every day before
- * today's is unreflected history. Undefined when nothing changed.
+ * reflect yet (`late`, the first late usage row above the watermark), so the changes that follow it in a
+ * burst (an import in thousands of requests) coalesce into that refit and never push it further out.
+ * Timed on the database's clock, like the rows' recorded_at. Undefined when nothing changed.
  */
-async function historyChange(db: Executor, tenant: Tenant, refit: RefitRow | undefined, delayMs: number) {
-  const late = await firstLateUsage(db, tenant, { afterSequence: refit?.seen_sequence ?? '0', asOf: refit?.fitted_as_of ?? new Date() })
+function historyChange(late: LateUsage | undefined, delayMs: number) {
   return late && { dueAt: new Date(late.recordedAt.getTime() + delayMs), waitMs: Math.max(0, delayMs - late.ageMs) }
 }
 
-async function refitDue(db: Db, refit: RefitRow, now: Date, delayMs: number): Promise<RefitDue> {
-  if (refit.next_attempt_at <= now || refit.fitted_as_of === null) return { reason: 'scheduled' }
-  const change = await historyChange(db, { accountId: refit.account_id, environment: refit.environment }, refit, delayMs)
-  if (!change) return {}
-  return change.waitMs === 0 ? { reason: 'history_changed' } : { waitMs: change.waitMs }
+/**
+ * Whether each refit is due at `now`: a scheduled one without a read, the others by their history
+ * changes, read for all of them in one statement (a pass looks at every tenant each minute).
+ */
+async function refitsDue(db: Db, refits: readonly RefitRow[], now: Date, delayMs: number): Promise<RefitDue[]> {
+  const scheduled = (refit: RefitRow) => refit.next_attempt_at <= now || refit.fitted_as_of === null
+  const watched = refits.filter((refit) => !scheduled(refit))
+  const late = await firstLateUsages(
+    db,
+    watched.map((refit) => watermarkOf(tenantOf(refit), refit)),
+  )
+  const changes = new Map(watched.map((refit, index) => [refit, historyChange(late[index], delayMs)]))
+  return refits.map((refit): RefitDue => {
+    if (scheduled(refit)) return { reason: 'scheduled' }
+    const change = changes.get(refit)
+    if (!change) return {}
+    return change.waitMs === 0 ? { reason: 'history_changed' } : { waitMs: change.waitMs }
+  })
+}
+
+function tenantOf(refit: RefitRow): Tenant {
+  return { accountId: refit.account_id, environment: refit.environment }
 }
 
 /**
@@ -297,7 +317,8 @@ async function refitDue(db: Db, refit: RefitRow, now: Date, delayMs: number): Pr
  */
 export async function nextRefitAt(db: Executor, tenant: Tenant, delayMs: number): Promise<Date | undefined> {
   const refit = await findRefit(db, tenant)
-  const change = await historyChange(db, tenant, refit, delayMs)
+  const [late] = await firstLateUsages(db, [watermarkOf(tenant, refit)])
+  const change = historyChange(late, delayMs)
   const due = [refit?.next_attempt_at, change?.dueAt].filter((date) => date !== undefined)
   return due.length > 0 ? new Date(Math.min(...due.map((date) => date.getTime()))) : undefined
 }
@@ -341,12 +362,13 @@ export interface RefitPass {
 export async function runDueRefit(db: Db, now: Date, options: DueRefitOptions): Promise<RefitPass> {
   await seedRefits(db, now)
   let nextDueInMs: number | undefined
-  for (const refit of await unclaimedRefits(db)) {
-    const due = await refitDue(db, refit, now, options.refitDelayMs)
+  const refits = await unclaimedRefits(db)
+  const dues = await refitsDue(db, refits, now, options.refitDelayMs)
+  for (const [index, refit] of refits.entries()) {
+    const due = dues[index]!
     if (due.waitMs !== undefined) nextDueInMs = Math.min(nextDueInMs ?? Infinity, due.waitMs)
     if (!due.reason) continue
-    const tenant: Tenant = { accountId: refit.account_id, environment: refit.environment }
-    const claim = await claimRefit(db, tenant, REFIT_LEASE_MS)
+    const claim = await claimRefit(db, tenantOf(refit), REFIT_LEASE_MS)
     if (!claim) continue
     return { run: await refitClaimed(db, claim, due.reason, now, options) }
   }
@@ -355,7 +377,7 @@ export async function runDueRefit(db: Db, now: Date, options: DueRefitOptions): 
 
 /** Refits a claimed tenant and records the outcome, releasing the claim. */
 async function refitClaimed(db: Db, claim: RefitRow, reason: RefitRun['reason'], now: Date, options: DueRefitOptions): Promise<RefitRun> {
-  const tenant: Tenant = { accountId: claim.account_id, environment: claim.environment }
+  const tenant = tenantOf(claim)
   // Read before the history: usage recorded while the refit runs is newer and triggers the next one.
   const started = performance.now()
   const seenSequence = await latestUsageSequence(db, tenant)

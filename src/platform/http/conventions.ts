@@ -128,6 +128,8 @@ export function sendError(error: AppError, request: FastifyRequest, reply: Fasti
   }
   if (error.details) body.error.details = error.details
   if (error.code === platformErrors.databaseUnavailable.code) reply.header('Retry-After', DATABASE_RETRY_AFTER_SECONDS)
+  // The wait the refusal estimated (BulkWrites): its details carry it for clients that read the body.
+  if (error.code === platformErrors.importsBusy.code) reply.header('Retry-After', error.details?.retry_after_seconds)
   return reply.code(error.statusCode).send(body)
 }
 

@@ -1,5 +1,6 @@
 import { tenantOf } from '../../platform/auth/auth-plugin.js'
 import { runWrite } from '../../platform/idempotency.js'
+import { platformErrors } from '../../platform/errors.js'
 import { envelope } from '../../platform/http/schemas.js'
 import type { App } from '../../platform/http/types.js'
 import { inventoryErrors } from '../../inventory/index.js'
@@ -25,7 +26,7 @@ export async function salesRoutes(app: App) {
       },
       config: {
         permission: 'pos:write',
-        errors: [posErrors.connectionNotFound, locationErrors.locationNotFound, inventoryErrors.invalidQuantity],
+        errors: [posErrors.connectionNotFound, locationErrors.locationNotFound, inventoryErrors.invalidQuantity, platformErrors.importsBusy],
       },
     },
     // A bulk write: it waits for its turn holding no connection, so a burst of imports leaves the pool room for reads.
