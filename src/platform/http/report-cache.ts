@@ -1,10 +1,34 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { AnswerCache } from '../answer-cache.js'
+import { LRUCache } from 'lru-cache'
 import { tenantOf } from '../auth/auth-plugin.js'
 import { type ReadScope, readScope } from '../db/read-replica.js'
 import { changedSince, SNAPSHOT_MAX_AGE_MS, takeSnapshot } from '../tenant-changes.js'
 import { envelopeAround, serializedData } from './conventions.js'
+
+/** A cached answer: its serialized `data` and the snapshot taken before its first read. */
+interface CachedAnswer {
+  /** The answer's `data` as the envelope's serializer wrote it (UTF-8). */
+  data: Buffer
+  /** pg_current_snapshot() before the answer's first read (tenant-changes.ts). */
+  snapshot: string
+  /** When that snapshot was taken (Date.now()). */
+  takenAt: number
+}
+
+/** The cached answers by key, least recently used first out once their bytes pass BARSTOCK_REPORT_CACHE_MB. */
+type AnswerCache = LRUCache<string, CachedAnswer>
+
+/** What an entry holds besides its data's bytes: key, snapshot, the cache's and the object's own. */
+const ENTRY_OVERHEAD_BYTES = 200
+
+/** An answer larger than the whole cache is not kept (lru-cache skips it). */
+function answerCache(maxBytes: number): AnswerCache {
+  return new LRUCache<string, CachedAnswer>({
+    maxSize: maxBytes,
+    sizeCalculation: (answer, key) => answer.data.length + 2 * (key.length + answer.snapshot.length) + ENTRY_OVERHEAD_BYTES,
+  })
+}
 
 /** An answer being computed on a miss, kept when it is sent. */
 interface PendingAnswer {
@@ -76,7 +100,7 @@ function keepAnswer(cache: AnswerCache, pending: PendingAnswer, body: string): v
 }
 
 async function reportCache(app: FastifyInstance, options: ReportCacheOptions) {
-  const cache = options.maxBytes > 0 ? new AnswerCache(options.maxBytes) : undefined
+  const cache = options.maxBytes > 0 ? answerCache(options.maxBytes) : undefined
   app.decorate('reportCache', cache)
   app.decorate('reportCacheLookup', options.onLookup)
   app.decorateRequest('pendingAnswer', undefined)
