@@ -6,7 +6,7 @@ import { rejectUnsafeInput } from './input-safety.js'
 import { NOT_BLANK } from './schemas.js'
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
-/** What a 503 database_unavailable tells clients to wait. */
+/** What a 503 tells clients to wait when the refusal estimated no wait of its own (database_unavailable). */
 const DATABASE_RETRY_AFTER_SECONDS = 5
 /** How long one cause of 503 database_unavailable is logged once: a failover fails every request alike. */
 const OUTAGE_LOG_PERIOD_MS = 60_000
@@ -127,9 +127,8 @@ export function sendError(error: AppError, request: FastifyRequest, reply: Fasti
     meta: metaOf(request),
   }
   if (error.details) body.error.details = error.details
-  if (error.code === platformErrors.databaseUnavailable.code) reply.header('Retry-After', DATABASE_RETRY_AFTER_SECONDS)
-  // The wait the refusal estimated (BulkWrites): its details carry it for clients that read the body.
-  if (error.code === platformErrors.importsBusy.code) reply.header('Retry-After', error.details?.retry_after_seconds)
+  // Every 503 says when to retry: the wait the refusal estimated where its details carry one (imports_busy), else a few seconds.
+  if (error.statusCode === 503) reply.header('Retry-After', error.details?.retry_after_seconds ?? DATABASE_RETRY_AFTER_SECONDS)
   return reply.code(error.statusCode).send(body)
 }
 
