@@ -179,6 +179,25 @@ describe('GET /v1/analytics/forecast', () => {
     )
   })
 
+  test('answers what a later refit stored: the forecasts a server keeps parsed are read again once their row changes', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const pos = await posFor(caller)
+    const item = await createItem(ctx, caller, { name: 'Cider', unit: 'can', quantity: 500 })
+    await pos.map(item)
+    await pos.sell(item, history(weekly(70)))
+    await refitForecasts(ctx.database.db, caller.tenant, NOW)
+    const first = (await forecastData(caller)).forecasts[0]
+    assert.equal(first.forecasted_demand, sumOf((await storedDaily(item.id)).slice(0, 7)))
+
+    // Late sales of the last fortnight, then a refit at the same clock: the stored days change, the item does not.
+    await pos.sell(item, history(Array.from({ length: 15 }, (_, daysBefore) => (daysBefore === 0 ? 0 : 20))))
+    await refitForecasts(ctx.database.db, caller.tenant, NOW)
+    const refitted = await storedDaily(item.id)
+    const second = (await forecastData(caller)).forecasts[0]
+    assert.equal(second.forecasted_demand, sumOf(refitted.slice(0, 7)))
+    assert.notEqual(second.forecasted_demand, first.forecasted_demand)
+  })
+
   test('filters by location and category, and answers its codes for a bad days_ahead, an unknown location and a missing permission', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const created = await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'rooftop', name: 'Rooftop' } })

@@ -118,8 +118,17 @@ export function stockAdvice(item: Pick<InventoryItem, 'quantity' | 'reorder_poin
   return `${cover}; order by ${dayLabel(dayAfter(firstDay, belowOn))}, when it is forecast to fall below ${point}.`
 }
 
+/** Each stored forecast's daily values scaled, made once per forecast read (findForecasts keeps them while current). */
+const scaledDays = new WeakMap<StoredForecast, bigint[]>()
+
+function scaledDaily(stored: StoredForecast): bigint[] {
+  let daily = scaledDays.get(stored)
+  if (daily === undefined) scaledDays.set(stored, (daily = stored.daily.map((value) => toScaled(value, FORECAST_PLACES))))
+  return daily
+}
+
 function itemForecast(item: ItemStock, stored: StoredForecast, daysAhead: number, country: string | null): ItemForecast {
-  const daily = stored.daily.map((value) => toScaled(value, FORECAST_PLACES))
+  const daily = scaledDaily(stored)
   const firstDay = firstForecastDay(stored)
   const lastDay = dayAfter(firstDay, daysAhead - 1)
   return {
