@@ -118,25 +118,34 @@ export function stockAdvice(item: Pick<InventoryItem, 'quantity' | 'reorder_poin
   return `${cover}; order by ${dayLabel(dayAfter(firstDay, belowOn))}, when it is forecast to fall below ${point}.`
 }
 
-/** Each stored forecast's daily values scaled, made once per forecast read (findForecasts keeps them while current). */
-const scaledDays = new WeakMap<StoredForecast, bigint[]>()
+/** What an answer reads of a stored forecast besides its stored fields: its days scaled, its first day, its confidence. */
+interface ForecastFacts {
+  daily: bigint[]
+  firstDay: string
+  confidence: number
+}
 
-function scaledDaily(stored: StoredForecast): bigint[] {
-  let daily = scaledDays.get(stored)
-  if (daily === undefined) scaledDays.set(stored, (daily = stored.daily.map((value) => toScaled(value, FORECAST_PLACES))))
-  return daily
+/** Each read forecast's facts, made once (findForecasts keeps a forecast while its row is unchanged). */
+const factsOfForecasts = new WeakMap<StoredForecast, ForecastFacts>()
+
+function factsOf(stored: StoredForecast): ForecastFacts {
+  let facts = factsOfForecasts.get(stored)
+  if (facts === undefined) {
+    facts = { daily: stored.daily.map((value) => toScaled(value, FORECAST_PLACES)), firstDay: firstForecastDay(stored), confidence: forecastConfidence(stored) }
+    factsOfForecasts.set(stored, facts)
+  }
+  return facts
 }
 
 function itemForecast(item: ItemStock, stored: StoredForecast, daysAhead: number, country: string | null): ItemForecast {
-  const daily = scaledDaily(stored)
-  const firstDay = firstForecastDay(stored)
+  const { daily, firstDay, confidence } = factsOf(stored)
   const lastDay = dayAfter(firstDay, daysAhead - 1)
   return {
     inventory_item_id: item.id,
     name: item.name,
     current_stock: item.quantity,
     forecasted_demand: forecastOut(sumScaled(daily.slice(0, daysAhead))),
-    confidence: forecastConfidence(stored),
+    confidence,
     factors: {
       seasonality: stored.seasonality,
       events: holidaysFrom(country, firstDay, daysAhead),
@@ -194,7 +203,7 @@ export async function getDemandForecast(db: Executor, tenant: Tenant, query: For
       category: query.category ?? null,
     })
   }
-  const firstDays = shown.map(({ forecast }) => firstForecastDay(forecast)).sort()
+  const firstDays = shown.map(({ forecast }) => factsOf(forecast).firstDay).sort()
   const first = firstDays[0] as string
   const last = shiftDate(firstDays[firstDays.length - 1] as string, daysAhead - 1)
   const generatedAt = shown.reduce((oldest, { forecast }) => (forecast.fittedAt < oldest ? forecast.fittedAt : oldest), shown[0]!.forecast.fittedAt)
