@@ -16,15 +16,30 @@ export async function takeSnapshot(db: Executor): Promise<string> {
 }
 
 /**
- * Whether a transaction `snapshot` did not see has changed the tenant's data since (committed by now):
- * one index range from the snapshot's xmin (older transactions had all ended before it).
+ * How far back an answer's data reaches forward in time: an answer about a period that has ended is not
+ * changed by a row stamped after `at` (a sale, its usage, a stock movement) or a rollup of a business day
+ * after `day`, nor by a change of present state only (stock on hand, the time of a last sync). Without a
+ * horizon every change of the tenant counts (migrations/20261128060000_tenant_changes_bounds.sql).
  */
-export async function changedSince(db: Executor, tenant: Tenant, snapshot: string): Promise<boolean> {
+export interface ChangeHorizon {
+  at: Date
+  /** YYYY-MM-DD */
+  day: string
+}
+
+/**
+ * Whether a transaction `snapshot` did not see has changed the tenant's data since (committed by now)
+ * in a way that can reach an answer bounded by `horizon`: one index range from the snapshot's xmin
+ * (older transactions had all ended before it), the bounds read from the index too.
+ */
+export async function changedSince(db: Executor, tenant: Tenant, snapshot: string, horizon?: ChangeHorizon): Promise<boolean> {
+  const reaches = horizon ? sql`AND ((rows_from IS NULL AND days_from IS NULL) OR rows_from <= ${horizon.at} OR days_from <= ${horizon.day}::date)` : sql``
   const result = await sql<{ changed: boolean }>`
     SELECT EXISTS (
       SELECT 1 FROM tenant_changes
       WHERE account_id = ${tenant.accountId} AND environment = ${tenant.environment}
         AND changed_xid >= pg_snapshot_xmin(${snapshot}::pg_snapshot) AND NOT pg_visible_in_snapshot(changed_xid, ${snapshot}::pg_snapshot)
+        ${reaches}
     ) AS changed`.execute(db)
   return result.rows[0]?.changed === true
 }

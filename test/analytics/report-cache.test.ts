@@ -179,6 +179,41 @@ describe('the variance report after a write it reads', () => {
   }
 })
 
+describe('the variance report of a period that has ended, after sales made since', () => {
+  /** A sale of the gin two days after the period (its last business day is three days ago). */
+  const sellAfterPeriod = ({ pos }: BarWeek) => pos.sell([{ pos_item_id: 'TANQ-BTL', name: 'Tanqueray bottle', quantity: 2, unit_price: 90, sold_at: daysAgo(1, 21) }])
+
+  test('is a hit, with the bytes the report computed again answers', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const week = await barWeek(caller)
+    await cachedAnswer(caller, VARIANCE)
+    const cached = withoutMeta(await ask(ctx, caller, VARIANCE))
+    // The sale writes its line, its usage, a stock movement, the item's stock on hand, the POS item's last
+    // sync and the day's rollups: none of it can reach the period.
+    await sellAfterPeriod(week)
+    const before = await lookups(ctx)
+    const hit = await ask(ctx, caller, VARIANCE)
+    assert.deepEqual(await lookups(ctx), { hits: before.hits + 1, misses: before.misses }, 'the sale after the period leaves the answer cached')
+    assert.deepEqual(withoutMeta(hit), cached)
+    // A write the report does not show, but which makes it compute again: the same answer.
+    await ok(ctx, caller, 'PUT', '/v1/settings', { currency: 'USD' })
+    const computed = await ask(ctx, caller, VARIANCE)
+    assert.deepEqual(await lookups(ctx), { hits: before.hits + 1, misses: before.misses + 1 })
+    assert.deepEqual(withoutMeta(computed), cached)
+  })
+
+  test('the same sale makes the next forecast compute again: it reads stock on hand, which any sale may move', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const week = await barWeek(caller)
+    await sellDaily(ctx, caller, week.gin.id, 28, 2)
+    await cachedAnswer(caller, FORECAST)
+    await sellAfterPeriod(week)
+    const before = await lookups(ctx)
+    assert.equal((await ask(ctx, caller, FORECAST)).statusCode, 200)
+    assert.deepEqual(await lookups(ctx), { hits: before.hits, misses: before.misses + 1 })
+  })
+})
+
 describe('the forecast after a write it reads', () => {
   test('a refit: the next forecast is the new one', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })

@@ -5,7 +5,7 @@ import type { App } from '../../platform/http/types.js'
 import { locationErrors } from '../../locations/index.js'
 import { analyticsErrors } from '../analytics.errors.js'
 import { VarianceQuery, VarianceReport } from './variance.schemas.js'
-import { varianceReport } from './variance.service.js'
+import { varianceHorizon, varianceReport } from './variance.service.js'
 import { reportPeriod } from '../report-period.js'
 
 export async function varianceRoutes(app: App) {
@@ -29,9 +29,14 @@ export async function varianceRoutes(app: App) {
     async (request, reply) => {
       // One clock for the key and the report: "today" resolved once.
       const now = new Date()
-      const { from, to } = reportPeriod(request.query, now)
+      const period = reportPeriod(request.query, now)
       const { location, category, threshold } = request.query
-      return cachedReport(request, reply, [from, to, location, category, threshold], () => varianceReport(app.db, tenantOf(request), request.query, now))
+      const tenant = tenantOf(request)
+      return cachedReport(request, reply, {
+        key: [period.from, period.to, location, category, threshold],
+        compute: () => varianceReport(app.db, tenant, request.query, now),
+        horizon: () => varianceHorizon(app.db, tenant, period),
+      })
     },
   )
 }

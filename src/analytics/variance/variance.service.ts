@@ -24,6 +24,7 @@ import {
 import { windowMoney, type WindowMoney } from './window-costs.js'
 import { earlierClosedAt, earlierCount, type EarlierWindows, type ItemPlan, plannedWindows, type PlannedWindow, type WindowChoice } from './window-plan.repository.js'
 import { DAY_MS } from '../../platform/zoned-time.js'
+import type { ChangeHorizon } from '../../platform/tenant-changes.js'
 
 /** A count older than this before the period's end makes an item's figures stale. */
 const STALE_COUNT_DAYS = 14
@@ -351,6 +352,17 @@ async function explainWindows(db: Executor, tenant: Tenant, items: ReportItem[],
   const [causes, countedByWeight, waste] = await reads
   for (const { entry, out } of explained) setCauses(out.answer, causes.get(entry.item.id) ?? [])
   return { explained, plans, countedByWeight, waste }
+}
+
+/**
+ * How far a variance report's data reaches, for the report cache: its windows close at counts before the
+ * end of the period's last business day at their location, and its data quality reads the period's
+ * sales and daily rollups, so a sale, its usage or a stock movement after the latest of those ends, or a
+ * rollup of a later business day, cannot change it; nor can stock on hand, which it does not read.
+ */
+export async function varianceHorizon(db: Executor, tenant: Tenant, period: ReportPeriod): Promise<ChangeHorizon | undefined> {
+  const ends = [...(await locationBounds(db, tenant, period)).values()].map((bounds) => bounds.end.getTime())
+  return ends.length === 0 ? undefined : { at: new Date(Math.max(...ends)), day: period.to }
 }
 
 /**

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin'
 import { LRUCache } from 'lru-cache'
 import { tenantOf } from '../auth/auth-plugin.js'
 import { type ReadScope, readScope } from '../db/read-replica.js'
-import { changedSince, SNAPSHOT_MAX_AGE_MS, takeSnapshot } from '../tenant-changes.js'
+import { type ChangeHorizon, changedSince, SNAPSHOT_MAX_AGE_MS, takeSnapshot } from '../tenant-changes.js'
 import { envelopeAround, serializedData } from './conventions.js'
 
 /** A cached answer: its serialized `data` and the snapshot taken before its first read. */
@@ -14,6 +14,8 @@ interface CachedAnswer {
   snapshot: string
   /** When that snapshot was taken (Date.now()). */
   takenAt: number
+  /** What the answer's data reaches (ReportOptions.horizon); undefined: every change of the tenant. */
+  horizon: ChangeHorizon | undefined
 }
 
 /** The cached answers by key, least recently used first out once their bytes pass BARSTOCK_REPORT_CACHE_MB. */
@@ -38,6 +40,7 @@ interface PendingAnswer {
   /** The request's read scope (with a replica): whether the snapshot, and then any read, ran on the replica. */
   scope: ReadScope | undefined
   snapshotOnReplica: boolean
+  horizon: ChangeHorizon | undefined
 }
 
 declare module 'fastify' {
@@ -63,23 +66,35 @@ export interface ReportCacheOptions {
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
+/** A report route's cache key and how it computes its answer. */
+export interface CachedReport<T> {
+  /** Everything besides the tenant's data that shapes the answer (the parsed query, with "today" resolved). */
+  key: readonly unknown[]
+  /** The answer, on a miss. */
+  compute: () => Promise<T>
+  /**
+   * For an answer about a period that has ended: how far its data reaches (tenant-changes.ts), read on a
+   * miss after the snapshot. Without it every change of the tenant makes the answer compute again.
+   */
+  horizon?: () => Promise<ChangeHorizon | undefined>
+}
+
 /**
- * The answer of a report route, from the cache while nothing of the tenant changed since it was computed
- * (docs/decisions.md "Report cache"): `key` is everything besides the tenant's data that shapes the answer
- * (the parsed query, with "today" resolved), and `compute` makes the answer on a miss. A hit sends the
+ * The answer of a report route, from the cache while nothing of the tenant that can reach it changed since
+ * it was computed (docs/decisions.md "Report cache"). A hit sends the
  * cached `data` in a new envelope (its own meta) and answers the reply; a miss answers `{data}` for the
  * route's serializer, and the serialized answer is kept if it is a 200. The snapshot is taken before
  * `compute` reads anything, on the pool the report reads (with a replica, an answer whose snapshot was
  * taken on the primary but which then read the replica is not kept: it may be older than its snapshot).
  */
-export async function cachedReport<T>(request: FastifyRequest, reply: FastifyReply, key: readonly unknown[], compute: () => Promise<T>): Promise<{ data: T } | FastifyReply> {
+export async function cachedReport<T>(request: FastifyRequest, reply: FastifyReply, { key, compute, horizon }: CachedReport<T>): Promise<{ data: T } | FastifyReply> {
   const cache = request.server.reportCache
   if (!cache) return { data: await compute() }
   const tenant = tenantOf(request)
   const { db } = request.server
   const cacheKey = JSON.stringify([tenant.accountId, tenant.environment, request.routeOptions.url, ...key])
   const cached = cache.get(cacheKey)
-  if (cached && Date.now() - cached.takenAt < SNAPSHOT_MAX_AGE_MS && !(await changedSince(db, tenant, cached.snapshot))) {
+  if (cached && Date.now() - cached.takenAt < SNAPSHOT_MAX_AGE_MS && !(await changedSince(db, tenant, cached.snapshot, cached.horizon))) {
     request.server.reportCacheLookup('hit')
     return reply.header('content-type', JSON_TYPE).send(envelopeAround(request, cached.data))
   }
@@ -88,15 +103,17 @@ export async function cachedReport<T>(request: FastifyRequest, reply: FastifyRep
   if (scope) scope.readReplica = false
   const takenAt = Date.now()
   const snapshot = await takeSnapshot(db)
-  request.pendingAnswer = { key: cacheKey, snapshot, takenAt, scope, snapshotOnReplica: scope?.readReplica === true }
-  return { data: await compute() }
+  const snapshotOnReplica = scope?.readReplica === true
+  const [data, reaches] = await Promise.all([compute(), horizon?.()])
+  request.pendingAnswer = { key: cacheKey, snapshot, takenAt, scope, snapshotOnReplica, horizon: reaches }
+  return { data }
 }
 
 function keepAnswer(cache: AnswerCache, pending: PendingAnswer, body: string): void {
   const data = serializedData(body)
   const olderThanSnapshot = !pending.snapshotOnReplica && pending.scope?.readReplica === true
   if (data === undefined || olderThanSnapshot) return
-  cache.set(pending.key, { data: Buffer.from(data), snapshot: pending.snapshot, takenAt: pending.takenAt })
+  cache.set(pending.key, { data: Buffer.from(data), snapshot: pending.snapshot, takenAt: pending.takenAt, horizon: pending.horizon })
 }
 
 async function reportCache(app: FastifyInstance, options: ReportCacheOptions) {
