@@ -25,7 +25,10 @@ import { DAY_MS } from '../src/platform/zoned-time.js'
  * has: a real write, the trigger logs it, the data stays as it was), untimed, then the request timed
  * alone; BENCH_MISS_ROUNDS (default 4) rounds of BENCH_MISS_REQUESTS (default 5) per report, alternating
  * between this server and a second one on the same database with BARSTOCK_REPORT_CACHE_MB=0 (the cold
- * path as before the cache), so their ratio shows what the snapshot and the check cost a miss.
+ * path as before the cache), so their ratio shows what the snapshot and the check cost a miss. After a
+ * sale: each request preceded by one sale line sold now, imported through POST /v1/sales (untimed), as a
+ * bar's POS sync during service writes them; the variance report's period ended yesterday, so the sale
+ * cannot reach it, while the forecast reads the stock it moves (the hits among them are counted).
  *
  * Run (root, cgroup v1 `cpu`): `DATABASE_URL=<the kept database's URL> node dist/bench/slow-reports.js`.
  */
@@ -42,6 +45,8 @@ interface ReportFigures {
   /** Misses with the cache on, and the same requests to the server without it. */
   misses: Timed
   uncached: Timed
+  /** Each request after a sale made now, and how many of them the cache answered. */
+  afterSale: Timed & { hits: number }
 }
 
 interface ShareRow {
@@ -162,7 +167,29 @@ async function measureShares(databaseUrl: string, shares: number[]): Promise<Sha
       }
       return { misses: timed(samples.cached), uncached: timed(samples.uncached) }
     }
-    const figures = async (path: string): Promise<ReportFigures> => ({ hits: await hits(path), ...(await misses(path)) })
+    const connections = (await (await fetch(`${server.url}/v1/pos/connections`, { headers })).json()) as { data: { id: string }[] }
+    const connectionId = connections.data[0]?.id
+    if (!connectionId) throw new Error('the kept database has no POS connection to import a sale into')
+    let salesMade = 0
+    const sellNow = async () => {
+      const sale = { location: 'main_bar', line_id: `slow-reports-${process.pid}-${++salesMade}`, pos_item_id: 'SLOW-REPORTS-SALE', name: 'Bench sale', quantity: 1, unit_price: 5 }
+      const response = await fetch(`${server.url}/v1/sales`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ connection_id: connectionId, sales: [{ ...sale, sold_at: new Date().toISOString() }] }),
+      })
+      if (response.status !== 201) throw new Error(`POST /v1/sales answered ${response.status}`)
+    }
+    const afterSales = async (path: string): Promise<ReportFigures['afterSale']> => {
+      const samples: number[] = []
+      const before = await cacheLookups(server.url)
+      for (let request = 0; request < Number(process.env.BENCH_MISS_ROUNDS ?? 4) * Number(process.env.BENCH_MISS_REQUESTS ?? 5); request++) {
+        await sellNow()
+        samples.push(await timeRequest(`${server.url}${path}`, headers))
+      }
+      return { ...timed(samples), hits: (await cacheLookups(server.url)).hit - before.hit }
+    }
+    const figures = async (path: string): Promise<ReportFigures> => ({ hits: await hits(path), ...(await misses(path)), afterSale: await afterSales(path) })
     const rows: ShareRow[] = []
     for (const share of shares) {
       const limit = share >= 1 ? undefined : share
@@ -192,17 +219,19 @@ else {
   const shares = (process.env.BENCH_CPU_SHARES ?? '1,0.4').split(',').map(Number)
   const rows = await measureShares(databaseUrl, shares)
   console.log(`\n${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; 30-day variance report of main_bar and 7-day forecast, one connection\n`)
-  console.log('| CPU share | reference ms | × unlimited | report | hit p50 | hit p99 | miss p50 | miss p99 | cache off p50 | cache off p99 | miss / cache off | load |')
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|')
+  console.log(
+    '| CPU share | reference ms | × unlimited | report | hit p50 | hit p99 | miss p50 | miss p99 | cache off p50 | cache off p99 | miss / cache off | after a sale p50 | p99 | hits after a sale | load |',
+  )
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
   const base = rows[0]?.referenceMs ?? 1
   for (const row of rows) {
     for (const [report, figures] of [
       ['variance', row.variance],
       ['forecast', row.forecast],
     ] as const) {
-      const { hits, misses, uncached } = figures
+      const { hits, misses, uncached, afterSale } = figures
       console.log(
-        `| ${row.share} | ${row.referenceMs.toFixed(0)} | ${(row.referenceMs / base).toFixed(2)} | ${report} | ${hits.p50} ms | ${hits.p99} ms | ${misses.p50} ms | ${misses.p99} ms | ${uncached.p50} ms | ${uncached.p99} ms | ${(misses.p50 / uncached.p50).toFixed(2)} | ${row.loadAverage.toFixed(1)} |`,
+        `| ${row.share} | ${row.referenceMs.toFixed(0)} | ${(row.referenceMs / base).toFixed(2)} | ${report} | ${hits.p50} ms | ${hits.p99} ms | ${misses.p50} ms | ${misses.p99} ms | ${uncached.p50} ms | ${uncached.p99} ms | ${(misses.p50 / uncached.p50).toFixed(2)} | ${afterSale.p50} ms | ${afterSale.p99} ms | ${afterSale.hits} of ${afterSale.count} | ${row.loadAverage.toFixed(1)} |`,
       )
     }
   }
