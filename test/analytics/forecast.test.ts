@@ -198,6 +198,27 @@ describe('GET /v1/analytics/forecast', () => {
     assert.notEqual(second.forecasted_demand, first.forecasted_demand)
   })
 
+  test('a line answered before follows its item: a new name, unit, reorder point or location country shows in the next answer', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const pos = await posFor(caller)
+    const item = await createItem(ctx, caller, { name: 'Stout', unit: 'can', quantity: 40, reorder_point: 5 })
+    await pos.map(item)
+    await pos.sell(item, history(weekly(70)))
+    await refitForecasts(ctx.database.db, caller.tenant, NOW)
+    const first = (await forecastData(caller)).forecasts[0]
+    assert.match(first.recommendation, /reorder point of 5 can\b/)
+    assert.deepEqual(first.factors.events, [])
+
+    const updated = await ctx.request('PUT', `/v1/inventory/items/${item.id}`, { key: caller.key, body: { name: 'Dry Stout', reorder_point: 8, unit: 'bottle' } })
+    assert.equal(updated.statusCode, 200, updated.body)
+    const located = await ctx.request('PUT', '/v1/locations/main_bar', { key: caller.key, body: { country: 'US' } })
+    assert.equal(located.statusCode, 200, located.body)
+    const second = (await forecastData(caller)).forecasts[0]
+    assert.equal(second.name, 'Dry Stout')
+    assert.match(second.recommendation, /reorder point of 8 bottle\b/)
+    assert.ok(second.factors.events.includes('Christmas Day'), second.factors.events.join(', '))
+  })
+
   test('filters by location and category, and answers its codes for a bad days_ahead, an unknown location and a missing permission', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const created = await ctx.request('POST', '/v1/locations', { key: caller.key, body: { id: 'rooftop', name: 'Rooftop' } })

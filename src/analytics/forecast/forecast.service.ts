@@ -157,6 +157,22 @@ function itemForecast(item: ItemStock, stored: StoredForecast, daysAhead: number
 }
 
 /**
+ * Each read forecast's last answered line, with what else it was made from: the line is a pure function
+ * of the forecast, the item's stock fields, its location's country and days_ahead, and from one answer to
+ * the next most items' stock has not moved (a sale moves a few). Only the latest line per forecast is kept.
+ */
+const lastLines = new WeakMap<StoredForecast, { inputs: string; line: ItemForecast }>()
+
+function forecastLine(item: ItemStock, stored: StoredForecast, daysAhead: number, country: string | null): ItemForecast {
+  const inputs = JSON.stringify([item.id, item.name, item.unit, item.quantity, item.reorder_point, country, daysAhead])
+  const last = lastLines.get(stored)
+  if (last?.inputs === inputs) return last.line
+  const line = itemForecast(item, stored, daysAhead, country)
+  lastLines.set(stored, { inputs, line })
+  return line
+}
+
+/**
  * forecast_unavailable for `missing` (what has no forecast), with when the next refit is due as
  * details.next_refit_at when one is: a client that just imported history knows when to ask again.
  */
@@ -210,7 +226,7 @@ export async function getDemandForecast(db: Executor, tenant: Tenant, query: For
   return {
     forecast_period: `${first}/${last}`,
     location: query.location ?? 'all',
-    forecasts: shown.map(({ item, forecast }) => itemForecast(item, forecast, daysAhead, countries.get(item.location) ?? null)),
+    forecasts: shown.map(({ item, forecast }) => forecastLine(item, forecast, daysAhead, countries.get(item.location) ?? null)),
     generated_at: generatedAt.toISOString(),
   }
 }
