@@ -11,56 +11,17 @@ ALTER TABLE tenant_changes ADD COLUMN rows_from timestamptz, ADD COLUMN days_fro
 DROP INDEX tenant_changes_by_tenant;
 CREATE INDEX tenant_changes_by_tenant ON tenant_changes (account_id, environment, changed_xid) INCLUDE (rows_from, days_from);
 
--- Sale lines and their stock usage: the earliest sale time among the rows written (and, on an update,
--- among the rows as they were).
-CREATE FUNCTION log_sale_time_changes() RETURNS trigger
+-- Rows that are facts of a moment or a business day (sale lines and their stock usage by sale time, stock
+-- movements by the time they happened, analytics' daily rollups by business day): the earliest among the
+-- rows written and, on an update, among the rows as they were. TG_ARGV[0] names the rows' column,
+-- TG_ARGV[1] the log's (rows_from or days_from). A delivery, transfer, waste or count also writes its own
+-- table, which is logged without a bound.
+CREATE FUNCTION log_timed_tenant_changes() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
-  IF TG_OP = 'INSERT' THEN
-    INSERT INTO tenant_changes (account_id, environment, rows_from) SELECT account_id, environment, min(sold_at) FROM new_rows GROUP BY 1, 2;
-  ELSIF TG_OP = 'DELETE' THEN
-    INSERT INTO tenant_changes (account_id, environment, rows_from) SELECT account_id, environment, min(sold_at) FROM old_rows GROUP BY 1, 2;
-  ELSE
-    INSERT INTO tenant_changes (account_id, environment, rows_from)
-    SELECT account_id, environment, min(sold_at)
-    FROM (SELECT account_id, environment, sold_at FROM new_rows UNION ALL SELECT account_id, environment, sold_at FROM old_rows) AS touched
-    GROUP BY 1, 2;
-  END IF;
-  RETURN NULL;
-END $$;
-
--- Stock movements: the same by the time each movement happened. A delivery, transfer, waste or count
--- also writes its own table, which is logged without a bound.
-CREATE FUNCTION log_movement_time_changes() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-  IF TG_OP = 'INSERT' THEN
-    INSERT INTO tenant_changes (account_id, environment, rows_from) SELECT account_id, environment, min(occurred_at) FROM new_rows GROUP BY 1, 2;
-  ELSIF TG_OP = 'DELETE' THEN
-    INSERT INTO tenant_changes (account_id, environment, rows_from) SELECT account_id, environment, min(occurred_at) FROM old_rows GROUP BY 1, 2;
-  ELSE
-    INSERT INTO tenant_changes (account_id, environment, rows_from)
-    SELECT account_id, environment, min(occurred_at)
-    FROM (SELECT account_id, environment, occurred_at FROM new_rows UNION ALL SELECT account_id, environment, occurred_at FROM old_rows) AS touched
-    GROUP BY 1, 2;
-  END IF;
-  RETURN NULL;
-END $$;
-
--- Analytics' daily rollups: the earliest business day among the rows written.
-CREATE FUNCTION log_business_day_changes() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-  IF TG_OP = 'INSERT' THEN
-    INSERT INTO tenant_changes (account_id, environment, days_from) SELECT account_id, environment, min(business_day) FROM new_rows GROUP BY 1, 2;
-  ELSIF TG_OP = 'DELETE' THEN
-    INSERT INTO tenant_changes (account_id, environment, days_from) SELECT account_id, environment, min(business_day) FROM old_rows GROUP BY 1, 2;
-  ELSE
-    INSERT INTO tenant_changes (account_id, environment, days_from)
-    SELECT account_id, environment, min(business_day)
-    FROM (SELECT account_id, environment, business_day FROM new_rows UNION ALL SELECT account_id, environment, business_day FROM old_rows) AS touched
-    GROUP BY 1, 2;
-  END IF;
+  EXECUTE format('INSERT INTO tenant_changes (account_id, environment, %2$I) SELECT account_id, environment, min(%1$I) FROM (%3$s) AS touched GROUP BY 1, 2',
+    TG_ARGV[0], TG_ARGV[1], CASE TG_OP WHEN 'INSERT' THEN 'SELECT * FROM new_rows' WHEN 'DELETE' THEN 'SELECT * FROM old_rows'
+      ELSE 'SELECT * FROM new_rows UNION ALL SELECT * FROM old_rows' END);
   RETURN NULL;
 END $$;
 
@@ -84,14 +45,14 @@ DECLARE
   bounded record;
   event record;
 BEGIN
-  FOR bounded IN VALUES ('pos_sales', 'log_sale_time_changes()'), ('stock_sale_usage', 'log_sale_time_changes()'),
-    ('stock_movements', 'log_movement_time_changes()'), ('analytics_item_days', 'log_business_day_changes()'),
-    ('analytics_pos_item_days', 'log_business_day_changes()'), ('analytics_unmapped_sale_days', 'log_business_day_changes()')
+  FOR bounded IN VALUES ('pos_sales', 'sold_at, rows_from'), ('stock_sale_usage', 'sold_at, rows_from'),
+    ('stock_movements', 'occurred_at, rows_from'), ('analytics_item_days', 'business_day, days_from'),
+    ('analytics_pos_item_days', 'business_day, days_from'), ('analytics_unmapped_sale_days', 'business_day, days_from')
   LOOP
     FOR event IN VALUES ('insert', 'INSERT', 'NEW TABLE AS new_rows'), ('update', 'UPDATE', 'OLD TABLE AS old_rows NEW TABLE AS new_rows'),
       ('delete', 'DELETE', 'OLD TABLE AS old_rows') LOOP
       EXECUTE format('DROP TRIGGER %I ON %I', bounded.column1 || '_log_' || event.column1, bounded.column1);
-      EXECUTE format('CREATE TRIGGER %I AFTER %s ON %I REFERENCING %s FOR EACH STATEMENT EXECUTE FUNCTION %s',
+      EXECUTE format('CREATE TRIGGER %I AFTER %s ON %I REFERENCING %s FOR EACH STATEMENT EXECUTE FUNCTION log_timed_tenant_changes(%s)',
         bounded.column1 || '_log_' || event.column1, event.column2, bounded.column1, event.column3, bounded.column2);
     END LOOP;
   END LOOP;
