@@ -16,10 +16,10 @@ export async function takeSnapshot(db: Executor): Promise<string> {
 }
 
 /**
- * How far back an answer's data reaches forward in time: an answer about a period that has ended is not
- * changed by a row stamped after `at` (a sale, its usage, a stock movement) or a rollup of a business day
- * after `day`, nor by a change of present state only (stock on hand, the time of a last sync). Without a
- * horizon every change of the tenant counts (migrations/20261128060000_tenant_changes_bounds.sql).
+ * How far forward an answer's data reaches: an answer with this horizon is not changed by rows stamped
+ * after `at` (a sale, its usage, a stock movement) or rollups of business days after `day`, nor by a
+ * change of present state only (stock on hand, the time of a last sync). Without a horizon every change
+ * of the tenant counts (migrations/20261128060000_tenant_changes_bounds.sql).
  */
 export interface ChangeHorizon {
   at: Date

@@ -14,7 +14,7 @@ interface CachedAnswer {
   snapshot: string
   /** When that snapshot was taken (Date.now()). */
   takenAt: number
-  /** What the answer's data reaches (ReportOptions.horizon); undefined: every change of the tenant. */
+  /** How far forward the answer's data reaches (CachedReport.horizon); undefined: every change of the tenant reaches it. */
   horizon: ChangeHorizon | undefined
 }
 
@@ -73,8 +73,9 @@ export interface CachedReport<T> {
   /** The answer, on a miss. */
   compute: () => Promise<T>
   /**
-   * For an answer about a period that has ended: how far its data reaches (tenant-changes.ts), read on a
-   * miss after the snapshot. Without it every change of the tenant makes the answer compute again.
+   * For an answer about a period: how far forward its data reaches (tenant-changes.ts), read on a miss
+   * after the snapshot; a change after it leaves the answer cached. Without it every change of the tenant
+   * makes the answer compute again.
    */
   horizon?: () => Promise<ChangeHorizon | undefined>
 }
