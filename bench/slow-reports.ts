@@ -28,7 +28,8 @@ import { DAY_MS } from '../src/platform/zoned-time.js'
  * path as before the cache), so their ratio shows what the snapshot and the check cost a miss. After a
  * sale: each request preceded by one sale line sold now, imported through POST /v1/sales (untimed), as a
  * bar's POS sync during service writes them; the variance report's period ended yesterday, so the sale
- * cannot reach it, while the forecast reads the stock it moves (the hits among them are counted).
+ * cannot reach it; over the 30 days to today it reaches only the report's data quality, made again
+ * alone; the forecast reads the stock it moves (the hits among them are counted).
  *
  * Run (root, cgroup v1 `cpu`): `DATABASE_URL=<the kept database's URL> node dist/bench/slow-reports.js`.
  */
@@ -45,8 +46,8 @@ interface ReportFigures {
   /** Misses with the cache on, and the same requests to the server without it. */
   misses: Timed
   uncached: Timed
-  /** Each request after a sale made now, and how many of them the cache answered. */
-  afterSale: Timed & { hits: number }
+  /** Each request after a sale made now, and how many of them the cache answered whole, or with a part made again. */
+  afterSale: Timed & { hits: number; refreshes: number }
 }
 
 interface ShareRow {
@@ -54,6 +55,8 @@ interface ShareRow {
   referenceMs: number
   loadAverage: number
   variance: ReportFigures
+  /** The same report over the 30 days to today: a sale since its counts makes its data quality again. */
+  varianceToday: ReportFigures
   forecast: ReportFigures
 }
 
@@ -75,10 +78,10 @@ async function timeRequest(url: string, headers: Record<string, string>): Promis
 const METRICS_TOKEN = 'slow-reports-metrics-token-24'
 
 /** The report cache's hit and miss counts of a server (GET /metrics). */
-async function cacheLookups(url: string): Promise<{ hit: number; miss: number }> {
+async function cacheLookups(url: string): Promise<{ hit: number; refresh: number; miss: number }> {
   const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text()
   const count = (outcome: string) => Number(new RegExp(`barstock_report_cache_lookups_total\\{outcome="${outcome}"\\} (\\d+)`).exec(text)?.[1] ?? 0)
-  return { hit: count('hit'), miss: count('miss') }
+  return { hit: count('hit'), refresh: count('refresh'), miss: count('miss') }
 }
 
 /** The reference workload timed in a process of its own, placed in `group` before it starts. */
@@ -135,6 +138,7 @@ async function measureShares(databaseUrl: string, shares: number[]): Promise<Sha
     const now = Date.now()
     const day = (daysAgo: number) => new Date(now - daysAgo * DAY_MS).toISOString().slice(0, 10)
     const variancePath = `/v1/analytics/variance?date_from=${day(31)}&date_to=${day(1)}&location=main_bar`
+    const varianceTodayPath = `/v1/analytics/variance?date_from=${day(30)}&date_to=${day(0)}&location=main_bar`
     const hits = async (path: string) => {
       const before = await cacheLookups(server.url)
       const result = await runLoad({ url: server.url, method: 'GET', paths: [path], headers, connections: 1, durationSeconds: Number(process.env.BENCH_SECONDS ?? 20) })
@@ -187,7 +191,8 @@ async function measureShares(databaseUrl: string, shares: number[]): Promise<Sha
         await sellNow()
         samples.push(await timeRequest(`${server.url}${path}`, headers))
       }
-      return { ...timed(samples), hits: (await cacheLookups(server.url)).hit - before.hit }
+      const after = await cacheLookups(server.url)
+      return { ...timed(samples), hits: after.hit - before.hit, refreshes: after.refresh - before.refresh }
     }
     const figures = async (path: string): Promise<ReportFigures> => ({ hits: await hits(path), ...(await misses(path)), afterSale: await afterSales(path) })
     const rows: ShareRow[] = []
@@ -198,8 +203,9 @@ async function measureShares(databaseUrl: string, shares: number[]): Promise<Sha
       // Stores the windows a first report computes (both servers read the same database).
       await fetch(`${server.url}${variancePath}`, { headers })
       const variance = await figures(variancePath)
+      const varianceToday = await figures(varianceTodayPath)
       const forecast = await figures('/v1/analytics/forecast?days_ahead=7')
-      rows.push({ share, referenceMs, loadAverage: loadavg()[0] ?? 0, variance, forecast })
+      rows.push({ share, referenceMs, loadAverage: loadavg()[0] ?? 0, variance, varianceToday, forecast })
       progress(`share ${share}: reference ${referenceMs.toFixed(0)} ms, variance hit p50 ${variance.hits.p50} ms, miss p50 ${variance.misses.p50} ms`)
     }
     return rows
@@ -220,18 +226,19 @@ else {
   const rows = await measureShares(databaseUrl, shares)
   console.log(`\n${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; 30-day variance report of main_bar and 7-day forecast, one connection\n`)
   console.log(
-    '| CPU share | reference ms | × unlimited | report | hit p50 | hit p99 | miss p50 | miss p99 | cache off p50 | cache off p99 | miss / cache off | after a sale p50 | p99 | hits after a sale | load |',
+    '| CPU share | reference ms | × unlimited | report | hit p50 | hit p99 | miss p50 | miss p99 | cache off p50 | cache off p99 | miss / cache off | after a sale p50 | p99 | hits, refreshes after a sale | load |',
   )
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
   const base = rows[0]?.referenceMs ?? 1
   for (const row of rows) {
     for (const [report, figures] of [
       ['variance', row.variance],
+      ['variance to today', row.varianceToday],
       ['forecast', row.forecast],
     ] as const) {
       const { hits, misses, uncached, afterSale } = figures
       console.log(
-        `| ${row.share} | ${row.referenceMs.toFixed(0)} | ${(row.referenceMs / base).toFixed(2)} | ${report} | ${hits.p50} ms | ${hits.p99} ms | ${misses.p50} ms | ${misses.p99} ms | ${uncached.p50} ms | ${uncached.p99} ms | ${(misses.p50 / uncached.p50).toFixed(2)} | ${afterSale.p50} ms | ${afterSale.p99} ms | ${afterSale.hits} of ${afterSale.count} | ${row.loadAverage.toFixed(1)} |`,
+        `| ${row.share} | ${row.referenceMs.toFixed(0)} | ${(row.referenceMs / base).toFixed(2)} | ${report} | ${hits.p50} ms | ${hits.p99} ms | ${misses.p50} ms | ${misses.p99} ms | ${uncached.p50} ms | ${uncached.p99} ms | ${(misses.p50 / uncached.p50).toFixed(2)} | ${afterSale.p50} ms | ${afterSale.p99} ms | ${afterSale.hits}, ${afterSale.refreshes} of ${afterSale.count} | ${row.loadAverage.toFixed(1)} |`,
       )
     }
   }

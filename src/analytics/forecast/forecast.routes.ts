@@ -34,7 +34,10 @@ export async function forecastRoutes(app: App, { refitDelayMs }: ForecastRouteOp
     // The answer reads no clock: stored forecasts, stock and holidays from each forecast's first day.
     async (request, reply) => {
       const { days_ahead, location, category } = request.query
-      return cachedReport(request, reply, { key: [days_ahead, location, category], compute: () => getDemandForecast(app.db, tenantOf(request), request.query, refitDelayMs) })
+      return cachedReport(request, reply, {
+        key: [days_ahead, location, category],
+        compute: async () => ({ data: await getDemandForecast(app.db, tenantOf(request), request.query, refitDelayMs) }),
+      })
     },
   )
 

@@ -5,7 +5,7 @@ import type { App } from '../../platform/http/types.js'
 import { locationErrors } from '../../locations/index.js'
 import { analyticsErrors } from '../analytics.errors.js'
 import { VarianceQuery, VarianceReport } from './variance.schemas.js'
-import { varianceHorizon, varianceReport } from './variance.service.js'
+import { refreshableVarianceReport, varianceHorizon } from './variance.service.js'
 import { reportPeriod } from '../report-period.js'
 
 export async function varianceRoutes(app: App) {
@@ -34,7 +34,10 @@ export async function varianceRoutes(app: App) {
       const tenant = tenantOf(request)
       return cachedReport(request, reply, {
         key: [period.from, period.to, location, category, threshold],
-        compute: () => varianceReport(app.db, tenant, request.query, now),
+        compute: async () => {
+          const { report, dataQuality } = await refreshableVarianceReport(app.db, tenant, request.query, now)
+          return { data: report, part: { horizon: dataQuality.horizon, again: async (kept) => ({ ...kept, data_quality: await dataQuality.again() }) } }
+        },
         horizon: () => varianceHorizon(app.db, tenant, period),
       })
     },

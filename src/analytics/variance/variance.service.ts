@@ -316,21 +316,30 @@ async function closingCountsByWeight(db: Executor, scored: ScoredItem[]): Promis
   return weighed.size
 }
 
-function dataQuality(
-  { revenue, crossLocationLines }: SalesQuality,
-  scope: { items: ReportItem[]; planned: number; countedByWeight: number; plans: Map<string, ItemPlan>; bounds: Map<string, LocationBounds> },
-) {
-  const stale = scope.items.filter((item) => {
-    const latest = scope.plans.get(item.id)?.latestCountedAt
-    const end = boundsOf(scope.bounds, item.location_id).end
+/** How many items' latest count is older than STALE_COUNT_DAYS before the end of the period at their location. */
+function staleCountItems(items: ReportItem[], plans: Map<string, ItemPlan>, bounds: Map<string, LocationBounds>): number {
+  return items.filter((item) => {
+    const latest = plans.get(item.id)?.latestCountedAt
+    const end = boundsOf(bounds, item.location_id).end
     return latest !== undefined && end.getTime() - latest > STALE_COUNT_DAYS * DAY_MS
-  })
+  }).length
+}
+
+/** What data quality reads of the windows: none of it depends on the period's sales. */
+interface CountQuality {
+  items: ReportItem[]
+  planned: number
+  countedByWeight: number
+  stale: number
+}
+
+function dataQuality({ revenue, crossLocationLines }: SalesQuality, scope: CountQuality) {
   const total = decimal(revenue.revenue)
   return {
     mapped_revenue_share: total.eq(0) ? 0 : toApiNumber(decimal(revenue.mappedRevenue).div(total), 4),
     items_counted_share: scope.items.length === 0 ? 0 : toApiNumber(decimal(scope.planned).div(scope.items.length), 4),
     items_without_counts: scope.items.length - scope.planned,
-    stale_count_items: stale.length,
+    stale_count_items: scope.stale,
     items_counted_by_weight: scope.countedByWeight,
     items_counted_by_eye: scope.planned - scope.countedByWeight,
     unmapped_pos_items: revenue.unmapped.map((entry) => ({ ...entry, revenue: moneyOut(entry.revenue) })),
@@ -372,6 +381,16 @@ export async function varianceHorizon(db: Executor, tenant: Tenant, period: Repo
  * stands. Throws invalid_parameter, invalid_date_range, location_not_found, insufficient_data.
  */
 export async function varianceReport(db: Executor, tenant: Tenant, query: VarianceQuery, now = new Date()): Promise<VarianceReport> {
+  return (await refreshableVarianceReport(db, tenant, query, now)).report
+}
+
+/**
+ * The variance report, and how its data quality is made again alone (for the report cache): everything
+ * else in it is read from its windows, which close at counts, so a sale, its usage or a movement after
+ * the latest closing count, or a rollup of a later day, changes only the period's sales that data quality
+ * reads (the windows read whole business days from the rollups, up to the day before a closing count's).
+ */
+export async function refreshableVarianceReport(db: Executor, tenant: Tenant, query: VarianceQuery, now = new Date()) {
   const period = reportPeriod(query, now)
   // One round trip for all four: the location is checked (location_not_found) before anything is answered.
   const [settings, bounds, items] = await Promise.all([
@@ -396,9 +415,11 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
   const totalLoss = sumScaled(entries.map((entry) => entry.loss))
   const expectedCost = sumScaled(entries.map((entry) => entry.expectedCost))
   const { grossLoss, grossGain } = grossOf(entries)
-  return {
+  const measured = periodMeasured(scored)
+  const counts: CountQuality = { items, planned: explained.length, countedByWeight, stale: staleCountItems(items, plans, bounds) }
+  const report: VarianceReport = {
     period: periodLabel(period),
-    period_measured: periodMeasured(scored),
+    period_measured: measured,
     threshold,
     currency: settings.currency,
     total_variance: scaledOut(totalLoss, COST_PLACES, MONEY_DECIMALS),
@@ -413,6 +434,15 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
       gross_loss_percentage: varianceRate(grossLoss, expectedCost),
       ...waste,
     },
-    data_quality: dataQuality(sales, { items, planned: explained.length, countedByWeight, plans, bounds }),
+    data_quality: dataQuality(sales, counts),
+  }
+  return {
+    report,
+    dataQuality: {
+      // A whole business day a window reads from the rollups ends before its closing count's day begins,
+      // which is at most the day after the count's UTC date: rollups of days after that date cannot reach it.
+      horizon: { at: new Date(measured.to), day: measured.to.slice(0, 10) } satisfies ChangeHorizon,
+      again: async () => dataQuality(await salesQualityOf(db, tenant, period, items, bounds), counts),
+    },
   }
 }

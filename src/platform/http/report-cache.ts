@@ -16,6 +16,14 @@ interface CachedAnswer {
   takenAt: number
   /** How far forward the answer's data reaches (CachedReport.horizon); undefined: every change of the tenant reaches it. */
   horizon: ChangeHorizon | undefined
+  /** The part of the answer that can be made again alone (Computed.part). */
+  part: KeptPart | undefined
+}
+
+/** An AnswerPart as kept beside answers of any route. */
+interface KeptPart {
+  horizon: ChangeHorizon
+  again: (kept: unknown) => Promise<unknown>
 }
 
 /** The cached answers by key, least recently used first out once their bytes pass BARSTOCK_REPORT_CACHE_MB. */
@@ -41,6 +49,7 @@ interface PendingAnswer {
   scope: ReadScope | undefined
   snapshotOnReplica: boolean
   horizon: ChangeHorizon | undefined
+  part: KeptPart | undefined
 }
 
 declare module 'fastify' {
@@ -55,7 +64,7 @@ declare module 'fastify' {
   }
 }
 
-export type ReportCacheOutcome = 'hit' | 'miss'
+export type ReportCacheOutcome = 'hit' | 'refresh' | 'miss'
 
 export interface ReportCacheOptions {
   /** BARSTOCK_REPORT_CACHE_MB in bytes; 0 caches nothing. */
@@ -66,12 +75,29 @@ export interface ReportCacheOptions {
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
+/**
+ * A part of an answer made again alone: a change that reaches the answer but not `horizon` changes only
+ * that part, so the kept answer is made again by `again` (reading only what the part reads) instead of
+ * computed whole.
+ */
+export interface AnswerPart<T> {
+  horizon: ChangeHorizon
+  /** The answer with the part made again, from the kept answer (parsed from its bytes). */
+  again: (kept: T) => Promise<T>
+}
+
+/** A computed answer, and the part of it that can be made again alone. */
+export interface Computed<T> {
+  data: T
+  part?: AnswerPart<T>
+}
+
 /** A report route's cache key and how it computes its answer. */
 export interface CachedReport<T> {
   /** Everything besides the tenant's data that shapes the answer (the parsed query, with "today" resolved). */
   key: readonly unknown[]
   /** The answer, on a miss. */
-  compute: () => Promise<T>
+  compute: () => Promise<Computed<T>>
   /**
    * For an answer about a period: how far forward its data reaches (tenant-changes.ts), read on a miss
    * after the snapshot; a change after it leaves the answer cached. Without it every change of the tenant
@@ -82,39 +108,52 @@ export interface CachedReport<T> {
 
 /**
  * The answer of a report route, from the cache while nothing of the tenant that can reach it changed since
- * it was computed (docs/decisions.md "Report cache"). A hit sends the
- * cached `data` in a new envelope (its own meta) and answers the reply; a miss answers `{data}` for the
- * route's serializer, and the serialized answer is kept if it is a 200. The snapshot is taken before
- * `compute` reads anything, on the pool the report reads (with a replica, an answer whose snapshot was
- * taken on the primary but which then read the replica is not kept: it may be older than its snapshot).
+ * it was computed (docs/decisions.md "Report cache"). A hit sends the cached `data` in a new envelope (its
+ * own meta) and answers the reply. A refresh (the change reached only the answer's part) and a miss answer
+ * `{data}` for the route's serializer, and the serialized answer is kept if it is a 200. The snapshot is
+ * taken before anything is read, on the pool the report reads (with a replica, an answer whose snapshot
+ * was taken on the primary but which then read the replica is not kept: it may be older than its snapshot).
  */
-export async function cachedReport<T>(request: FastifyRequest, reply: FastifyReply, { key, compute, horizon }: CachedReport<T>): Promise<{ data: T } | FastifyReply> {
+export async function cachedReport<T>(request: FastifyRequest, reply: FastifyReply, report: CachedReport<T>): Promise<{ data: T } | FastifyReply> {
   const cache = request.server.reportCache
-  if (!cache) return { data: await compute() }
+  if (!cache) return { data: (await report.compute()).data }
   const tenant = tenantOf(request)
   const { db } = request.server
-  const cacheKey = JSON.stringify([tenant.accountId, tenant.environment, request.routeOptions.url, ...key])
-  const cached = cache.get(cacheKey)
-  if (cached && Date.now() - cached.takenAt < SNAPSHOT_MAX_AGE_MS && !(await changedSince(db, tenant, cached.snapshot, cached.horizon))) {
+  const cacheKey = JSON.stringify([tenant.accountId, tenant.environment, request.routeOptions.url, ...report.key])
+  const kept = cache.get(cacheKey)
+  const cached = kept && Date.now() - kept.takenAt < SNAPSHOT_MAX_AGE_MS ? kept : undefined
+  if (cached && !(await changedSince(db, tenant, cached.snapshot, cached.horizon))) {
     request.server.reportCacheLookup('hit')
     return reply.header('content-type', JSON_TYPE).send(envelopeAround(request, cached.data))
   }
+  const answer = await beginAnswer(request, cacheKey)
+  // Checked after the new snapshot: every change that snapshot sees is among those checked.
+  if (cached?.part && !(await changedSince(db, tenant, cached.snapshot, cached.part.horizon))) {
+    request.server.reportCacheLookup('refresh')
+    const data = (await cached.part.again(JSON.parse(cached.data.toString('utf8')))) as T
+    request.pendingAnswer = { ...answer, horizon: cached.horizon, part: cached.part }
+    return { data }
+  }
   request.server.reportCacheLookup('miss')
+  const [{ data, part }, reaches] = await Promise.all([report.compute(), report.horizon?.()])
+  request.pendingAnswer = { ...answer, horizon: reaches, part: part && { horizon: part.horizon, again: (answerKept) => part.again(answerKept as T) } }
+  return { data }
+}
+
+/** The snapshot an answer computed now is kept with, taken before it reads anything. */
+async function beginAnswer(request: FastifyRequest, key: string): Promise<Omit<PendingAnswer, 'horizon' | 'part'>> {
   const scope = readScope.getStore()
   if (scope) scope.readReplica = false
   const takenAt = Date.now()
-  const snapshot = await takeSnapshot(db)
-  const snapshotOnReplica = scope?.readReplica === true
-  const [data, reaches] = await Promise.all([compute(), horizon?.()])
-  request.pendingAnswer = { key: cacheKey, snapshot, takenAt, scope, snapshotOnReplica, horizon: reaches }
-  return { data }
+  const snapshot = await takeSnapshot(request.server.db)
+  return { key, snapshot, takenAt, scope, snapshotOnReplica: scope?.readReplica === true }
 }
 
 function keepAnswer(cache: AnswerCache, pending: PendingAnswer, body: string): void {
   const data = serializedData(body)
   const olderThanSnapshot = !pending.snapshotOnReplica && pending.scope?.readReplica === true
   if (data === undefined || olderThanSnapshot) return
-  cache.set(pending.key, { data: Buffer.from(data), snapshot: pending.snapshot, takenAt: pending.takenAt, horizon: pending.horizon })
+  cache.set(pending.key, { data: Buffer.from(data), snapshot: pending.snapshot, takenAt: pending.takenAt, horizon: pending.horizon, part: pending.part })
 }
 
 async function reportCache(app: FastifyInstance, options: ReportCacheOptions) {

@@ -139,7 +139,7 @@ export class MetricsRegistry implements MetricsReporter {
     })
     this.reportCacheLookups = new Counter({
       name: 'barstock_report_cache_lookups_total',
-      help: 'Report answers asked of the report cache, by outcome: hit (answered from it), miss (computed)',
+      help: 'Report answers asked of the report cache, by outcome: hit (answered from it), refresh (a part of it made again), miss (computed)',
       labelNames: ['outcome'],
       registers,
     })
