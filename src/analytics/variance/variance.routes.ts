@@ -5,7 +5,7 @@ import type { App } from '../../platform/http/types.js'
 import { locationErrors } from '../../locations/index.js'
 import { analyticsErrors } from '../analytics.errors.js'
 import { VarianceQuery, VarianceReport } from './variance.schemas.js'
-import { refreshableVarianceReport, varianceHorizon } from './variance.service.js'
+import { refreshableVarianceReport } from './variance.service.js'
 import { reportPeriod } from '../report-period.js'
 
 export async function varianceRoutes(app: App) {
@@ -31,14 +31,9 @@ export async function varianceRoutes(app: App) {
       const now = new Date()
       const period = reportPeriod(request.query, now)
       const { location, category, threshold } = request.query
-      const tenant = tenantOf(request)
       return cachedReport(request, reply, {
         key: [period.from, period.to, location, category, threshold],
-        compute: async () => {
-          const { report, dataQuality } = await refreshableVarianceReport(app.db, tenant, request.query, now)
-          return { data: report, part: { horizon: dataQuality.horizon, again: async (kept) => ({ ...kept, data_quality: await dataQuality.again() }) } }
-        },
-        horizon: () => varianceHorizon(app.db, tenant, period),
+        compute: () => refreshableVarianceReport(app.db, tenantOf(request), request.query, now),
       })
     },
   )

@@ -25,6 +25,7 @@ import { windowMoney, type WindowMoney } from './window-costs.js'
 import { earlierClosedAt, earlierCount, type EarlierWindows, type ItemPlan, plannedWindows, type PlannedWindow, type WindowChoice } from './window-plan.repository.js'
 import { DAY_MS } from '../../platform/zoned-time.js'
 import type { ChangeHorizon } from '../../platform/tenant-changes.js'
+import type { Computed } from '../../platform/http/report-cache.js'
 
 /** A count older than this before the period's end makes an item's figures stale. */
 const STALE_COUNT_DAYS = 14
@@ -369,8 +370,8 @@ async function explainWindows(db: Executor, tenant: Tenant, items: ReportItem[],
  * sales and daily rollups, so a sale, its usage or a stock movement after the latest of those ends, or a
  * rollup of a later business day, cannot change it; nor can stock on hand, which it does not read.
  */
-export async function varianceHorizon(db: Executor, tenant: Tenant, period: ReportPeriod): Promise<ChangeHorizon | undefined> {
-  const ends = [...(await locationBounds(db, tenant, period)).values()].map((bounds) => bounds.end.getTime())
+function periodHorizon(period: ReportPeriod, bounds: Map<string, LocationBounds>): ChangeHorizon | undefined {
+  const ends = [...bounds.values()].map((location) => location.end.getTime())
   return ends.length === 0 ? undefined : { at: new Date(Math.max(...ends)), day: period.to }
 }
 
@@ -381,16 +382,17 @@ export async function varianceHorizon(db: Executor, tenant: Tenant, period: Repo
  * stands. Throws invalid_parameter, invalid_date_range, location_not_found, insufficient_data.
  */
 export async function varianceReport(db: Executor, tenant: Tenant, query: VarianceQuery, now = new Date()): Promise<VarianceReport> {
-  return (await refreshableVarianceReport(db, tenant, query, now)).report
+  return (await refreshableVarianceReport(db, tenant, query, now)).data
 }
 
 /**
- * The variance report, and how its data quality is made again alone (for the report cache): everything
+ * The variance report as the report cache keeps it: with its period's horizon, and its data quality as
+ * the part made again alone. Everything
  * else in it is read from its windows, which close at counts, so a sale, its usage or a movement after
  * the latest closing count, or a rollup of a later day, changes only the period's sales that data quality
  * reads (the windows read whole business days from the rollups, up to the day before a closing count's).
  */
-export async function refreshableVarianceReport(db: Executor, tenant: Tenant, query: VarianceQuery, now = new Date()) {
+export async function refreshableVarianceReport(db: Executor, tenant: Tenant, query: VarianceQuery, now = new Date()): Promise<Computed<VarianceReport>> {
   const period = reportPeriod(query, now)
   // One round trip for all four: the location is checked (location_not_found) before anything is answered.
   const [settings, bounds, items] = await Promise.all([
@@ -437,12 +439,13 @@ export async function refreshableVarianceReport(db: Executor, tenant: Tenant, qu
     data_quality: dataQuality(sales, counts),
   }
   return {
-    report,
-    dataQuality: {
+    data: report,
+    horizon: periodHorizon(period, bounds),
+    part: {
       // A whole business day a window reads from the rollups ends before its closing count's day begins,
       // which is at most the day after the count's UTC date: rollups of days after that date cannot reach it.
-      horizon: { at: new Date(measured.to), day: measured.to.slice(0, 10) } satisfies ChangeHorizon,
-      again: async () => dataQuality(await salesQualityOf(db, tenant, period, items, bounds), counts),
+      horizon: { at: new Date(measured.to), day: measured.to.slice(0, 10) },
+      again: async (kept) => ({ ...kept, data_quality: dataQuality(await salesQualityOf(db, tenant, period, items, bounds), counts) }),
     },
   }
 }

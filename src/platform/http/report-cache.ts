@@ -14,7 +14,7 @@ interface CachedAnswer {
   snapshot: string
   /** When that snapshot was taken (Date.now()). */
   takenAt: number
-  /** How far forward the answer's data reaches (CachedReport.horizon); undefined: every change of the tenant reaches it. */
+  /** How far forward the answer's data reaches (Computed.horizon); undefined: every change of the tenant reaches it. */
   horizon: ChangeHorizon | undefined
   /** The part of the answer that can be made again alone (Computed.part). */
   part: KeptPart | undefined
@@ -86,9 +86,14 @@ export interface AnswerPart<T> {
   again: (kept: T) => Promise<T>
 }
 
-/** A computed answer, and the part of it that can be made again alone. */
+/** A computed answer, how far forward its data reaches, and the part of it that can be made again alone. */
 export interface Computed<T> {
   data: T
+  /**
+   * For an answer about a period: a change after it leaves the answer cached (tenant-changes.ts). Without
+   * it every change of the tenant makes the answer compute again.
+   */
+  horizon?: ChangeHorizon
   part?: AnswerPart<T>
 }
 
@@ -98,12 +103,6 @@ export interface CachedReport<T> {
   key: readonly unknown[]
   /** The answer, on a miss. */
   compute: () => Promise<Computed<T>>
-  /**
-   * For an answer about a period: how far forward its data reaches (tenant-changes.ts), read on a miss
-   * after the snapshot; a change after it leaves the answer cached. Without it every change of the tenant
-   * makes the answer compute again.
-   */
-  horizon?: () => Promise<ChangeHorizon | undefined>
 }
 
 /**
@@ -135,8 +134,8 @@ export async function cachedReport<T>(request: FastifyRequest, reply: FastifyRep
     return { data }
   }
   request.server.reportCacheLookup('miss')
-  const [{ data, part }, reaches] = await Promise.all([report.compute(), report.horizon?.()])
-  request.pendingAnswer = { ...answer, horizon: reaches, part: part && { horizon: part.horizon, again: (answerKept) => part.again(answerKept as T) } }
+  const { data, horizon, part } = await report.compute()
+  request.pendingAnswer = { ...answer, horizon, part: part && { horizon: part.horizon, again: (answerKept) => part.again(answerKept as T) } }
   return { data }
 }
 
