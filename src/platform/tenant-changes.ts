@@ -27,21 +27,48 @@ export interface ChangeHorizon {
   day: string
 }
 
+/** The log's rows that can reach an answer bounded by `horizon` (every row without one). */
+function reaching(horizon: ChangeHorizon | undefined) {
+  return horizon ? sql`((rows_from IS NULL AND days_from IS NULL) OR rows_from <= ${horizon.at} OR days_from <= ${horizon.day}::date)` : sql`true`
+}
+
+/** The tenant's log rows of transactions `snapshot` did not see (committed by now): one index range from its xmin. */
+function changesAfter(tenant: Tenant, snapshot: string) {
+  return sql`account_id = ${tenant.accountId} AND environment = ${tenant.environment}
+    AND changed_xid >= pg_snapshot_xmin(${snapshot}::pg_snapshot) AND NOT pg_visible_in_snapshot(changed_xid, ${snapshot}::pg_snapshot)`
+}
+
 /**
  * Whether a transaction `snapshot` did not see has changed the tenant's data since (committed by now)
- * in a way that can reach an answer bounded by `horizon`: one index range from the snapshot's xmin
- * (older transactions had all ended before it), the bounds read from the index too.
+ * in a way that can reach an answer bounded by `horizon` (older transactions had all ended before the
+ * snapshot's xmin), the bounds read from the index too.
  */
 export async function changedSince(db: Executor, tenant: Tenant, snapshot: string, horizon?: ChangeHorizon): Promise<boolean> {
-  const reaches = horizon ? sql`AND ((rows_from IS NULL AND days_from IS NULL) OR rows_from <= ${horizon.at} OR days_from <= ${horizon.day}::date)` : sql``
   const result = await sql<{ changed: boolean }>`
-    SELECT EXISTS (
-      SELECT 1 FROM tenant_changes
-      WHERE account_id = ${tenant.accountId} AND environment = ${tenant.environment}
-        AND changed_xid >= pg_snapshot_xmin(${snapshot}::pg_snapshot) AND NOT pg_visible_in_snapshot(changed_xid, ${snapshot}::pg_snapshot)
-        ${reaches}
-    ) AS changed`.execute(db)
+    SELECT EXISTS (SELECT 1 FROM tenant_changes WHERE ${changesAfter(tenant, snapshot)} AND ${reaching(horizon)}) AS changed`.execute(db)
   return result.rows[0]?.changed === true
+}
+
+/**
+ * What the changes since `snapshot` that reach an answer bounded by `horizon` can reach of its part
+ * bounded by `partHorizon` (an answer made of one part per item, and what is read beside them): `whole`
+ * when one reaches inside the part's horizon without naming its items, else the items named by those
+ * that reach inside it (the changes beyond it reach only what is read beside the items).
+ */
+export async function reachOfChanges(
+  db: Executor,
+  tenant: Tenant,
+  snapshot: string,
+  horizon: ChangeHorizon | undefined,
+  partHorizon: ChangeHorizon,
+): Promise<{ whole: boolean; items: string[] }> {
+  const result = await sql<{ whole: boolean; items: string[] }>`
+    WITH changes AS (
+      SELECT item_ids, ${reaching(partHorizon)} AS inside FROM tenant_changes WHERE ${changesAfter(tenant, snapshot)} AND ${reaching(horizon)})
+    SELECT (SELECT coalesce(bool_or(inside AND item_ids IS NULL), false) FROM changes) AS whole,
+      (SELECT coalesce(array_agg(DISTINCT item), '{}') FROM changes CROSS JOIN LATERAL unnest(item_ids) AS item WHERE inside) AS items`.execute(db)
+  const row = result.rows[0] as { whole: boolean; items: string[] }
+  return { whole: row.whole, items: row.items }
 }
 
 /**

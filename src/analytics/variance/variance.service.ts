@@ -308,13 +308,12 @@ async function salesQualityOf(db: Executor, tenant: Tenant, period: ReportPeriod
   return { revenue, crossLocationLines }
 }
 
-/** How many of the report's items had their closing count taken by weight (an open container weighed), not by eye. */
-async function closingCountsByWeight(db: Executor, scored: ScoredItem[]): Promise<number> {
-  const weighed = await itemsCountedByWeight(
+/** The report's items whose closing count was taken by weight (an open container weighed), not by eye. */
+function closingCountsByWeight(db: Executor, scored: ScoredItem[]): Promise<Set<string>> {
+  return itemsCountedByWeight(
     db,
     scored.map(({ item, measured }) => ({ countId: measured.closing.countId, itemId: item.id })),
   )
-  return weighed.size
 }
 
 /** How many items' latest count is older than STALE_COUNT_DAYS before the end of the period at their location. */
@@ -348,20 +347,55 @@ function dataQuality({ revenue, crossLocationLines }: SalesQuality, scope: Count
   }
 }
 
+/** An item of the report: its window scored, and answered. */
+interface Explained {
+  entry: ScoredItem
+  out: ReturnType<typeof itemOut>
+}
+
+/** Items' report windows explained, and what the report reads of those windows beside them. */
+interface ExplainedWindows {
+  /** Those with a window, in the items' order. */
+  explained: Explained[]
+  plans: Map<string, ItemPlan>
+  /** The items whose closing count was weighed. */
+  weighed: Set<string>
+}
+
 /**
- * The items' report windows, scored, with the causes of those above the threshold (`items` are also the
- * scope of the report), every item’s plan, how many closing counts were weighed and the recorded waste.
+ * The items' report windows, scored, with the causes of those above the threshold, every item’s plan, the
+ * items whose closing count was weighed, and the recorded waste of these windows and of `others` (the
+ * report's other scored windows, when only some of its items are explained again).
  */
-async function explainWindows(db: Executor, tenant: Tenant, items: ReportItem[], bounds: Map<string, LocationBounds>, threshold: number) {
+async function explainWindows(db: Executor, tenant: Tenant, items: ReportItem[], bounds: Map<string, LocationBounds>, threshold: number, others: ScoredItem[] = []) {
   const { planned, plans } = await planReportWindows(db, items, bounds, 0)
   const scored = await scoreItems(db, tenant, planned, threshold)
   // The closing counts' methods and the recorded waste read only the scored windows: read beside the causes, not after them.
-  const reads = Promise.all([causesOf(db, tenant, scored, threshold, (flagged) => reportChoice(flagged, bounds)), closingCountsByWeight(db, scored), recordedWaste(db, scored)])
+  const reads = Promise.all([
+    causesOf(db, tenant, scored, threshold, (flagged) => reportChoice(flagged, bounds)),
+    closingCountsByWeight(db, scored),
+    recordedWaste(db, [...others, ...scored]),
+  ])
   // While the database reads, the items are answered (none of it depends on the causes); their causes are set after.
-  const explained = scored.map((entry) => ({ entry, out: itemOut(entry, []) }))
-  const [causes, countedByWeight, waste] = await reads
+  const explained = scored.map((entry): Explained => ({ entry, out: itemOut(entry, []) }))
+  const [causes, weighed, waste] = await reads
   for (const { entry, out } of explained) setCauses(out.answer, causes.get(entry.item.id) ?? [])
-  return { explained, plans, countedByWeight, waste }
+  const windows: ExplainedWindows = { explained, plans, weighed }
+  return { windows, waste }
+}
+
+type RecordedWaste = Awaited<ReturnType<typeof recordedWaste>>
+
+/** Everything a variance report is made of, kept to make it again when only some of its items changed. */
+interface VarianceMaking {
+  period: ReportPeriod
+  currency: string
+  threshold: number
+  bounds: Map<string, LocationBounds>
+  /** The report's scope, in its order. */
+  items: ReportItem[]
+  windows: ExplainedWindows
+  waste: RecordedWaste
 }
 
 /**
@@ -386,11 +420,14 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
 }
 
 /**
- * The variance report as the report cache keeps it: with its period's horizon, and its data quality as
- * the part made again alone. Everything
- * else in it is read from its windows, which close at counts, so a sale, its usage or a movement after
- * the latest closing count, or a rollup of a later day, changes only the period's sales that data quality
- * reads (the windows read whole business days from the rollups, up to the day before a closing count's).
+ * The variance report as the report cache keeps it: with its period's horizon, and made of one part per
+ * item (its window, scored, with its causes) and what is read beside them (data quality's sales). Every
+ * item is read from its own rows, so a change that names its items (a count, a delivery, waste, a
+ * transfer) changes only theirs, and a sale, its usage or a movement after the latest closing count, or a
+ * rollup of a later day, only the period's sales that data quality reads (the windows read whole business
+ * days from the rollups, up to the day before a closing count's). The items' rows name their items only by
+ * what scopes the report or matches POS names among them (name, unit, size, category, location): a change
+ * of those names no item.
  */
 export async function refreshableVarianceReport(db: Executor, tenant: Tenant, query: VarianceQuery, now = new Date()): Promise<Computed<VarianceReport>> {
   const period = reportPeriod(query, now)
@@ -403,10 +440,57 @@ export async function refreshableVarianceReport(db: Executor, tenant: Tenant, qu
   ])
   const threshold = query.threshold ?? settings.variance_threshold
   // Data quality's sales read only the rollups and the few cross-location rows: they are read while the windows are worked on.
-  const [{ explained, plans, countedByWeight, waste }, sales] = await Promise.all([
-    explainWindows(db, tenant, items, bounds, threshold),
-    salesQualityOf(db, tenant, period, items, bounds),
+  const [{ windows, waste }, sales] = await Promise.all([explainWindows(db, tenant, items, bounds, threshold), salesQualityOf(db, tenant, period, items, bounds)])
+  return madeReport(db, tenant, { period, currency: settings.currency, threshold, bounds, items, windows, waste }, sales)
+}
+
+/** The report made of `making` and the period's sales, with how the cache makes it again. */
+function madeReport(db: Executor, tenant: Tenant, making: VarianceMaking, sales: SalesQuality): Computed<VarianceReport> {
+  const data = reportOf(making, sales)
+  return {
+    data,
+    horizon: periodHorizon(making.period, making.bounds),
+    part: {
+      // A whole business day a window reads from the rollups ends before its closing count's day begins,
+      // which is at most the day after the count's UTC date: rollups of days after that date cannot reach it.
+      horizon: { at: new Date(data.period_measured.to), day: data.period_measured.to.slice(0, 10) },
+      again: (changed) => madeAgain(db, tenant, making, changed),
+    },
+  }
+}
+
+/** The report made again with the windows of the `changed` items explained again, and the period's sales read again. */
+async function madeAgain(db: Executor, tenant: Tenant, making: VarianceMaking, changed: ReadonlySet<string>): Promise<Computed<VarianceReport>> {
+  const items = making.items.filter((item) => changed.has(item.id))
+  const others = making.windows.explained.filter(({ entry }) => !changed.has(entry.item.id))
+  const [again, sales] = await Promise.all([
+    items.length === 0 ? undefined : explainWindows(db, tenant, items, making.bounds, making.threshold, others.map(({ entry }) => entry)),
+    salesQualityOf(db, tenant, making.period, making.items, making.bounds),
   ])
+  if (!again) return madeReport(db, tenant, making, sales)
+  const windows = withItemsAgain(making, changed, again.windows)
+  return madeReport(db, tenant, { ...making, windows, waste: again.waste }, sales)
+}
+
+/** The report's windows with those of the `changed` items replaced by `again`, in the report's order. */
+function withItemsAgain(making: VarianceMaking, changed: ReadonlySet<string>, again: ExplainedWindows): ExplainedWindows {
+  const { windows } = making
+  const byItem = new Map(windows.explained.map((explained) => [explained.entry.item.id, explained]))
+  const plans = new Map(windows.plans)
+  const weighed = new Set([...windows.weighed].filter((id) => !changed.has(id)))
+  for (const id of changed) {
+    byItem.delete(id)
+    plans.delete(id)
+  }
+  for (const explained of again.explained) byItem.set(explained.entry.item.id, explained)
+  for (const [id, plan] of again.plans) plans.set(id, plan)
+  for (const id of again.weighed) weighed.add(id)
+  return { explained: making.items.flatMap((item) => byItem.get(item.id) ?? []), plans, weighed }
+}
+
+/** The report's answer from what it is made of. Throws insufficient_data when no item has a window. */
+function reportOf({ period, currency, threshold, bounds, items, windows, waste }: VarianceMaking, sales: SalesQuality): VarianceReport {
+  const { explained, plans, weighed } = windows
   if (explained.length === 0) {
     throw analyticsErrors.insufficientData(`No item in scope has two counts up to ${period.to}: count the items at the start and the end of the period`, {
       items_in_scope: items.length,
@@ -417,13 +501,12 @@ export async function refreshableVarianceReport(db: Executor, tenant: Tenant, qu
   const totalLoss = sumScaled(entries.map((entry) => entry.loss))
   const expectedCost = sumScaled(entries.map((entry) => entry.expectedCost))
   const { grossLoss, grossGain } = grossOf(entries)
-  const measured = periodMeasured(scored)
-  const counts: CountQuality = { items, planned: explained.length, countedByWeight, stale: staleCountItems(items, plans, bounds) }
-  const report: VarianceReport = {
+  const counts: CountQuality = { items, planned: explained.length, countedByWeight: weighed.size, stale: staleCountItems(items, plans, bounds) }
+  return {
     period: periodLabel(period),
-    period_measured: measured,
+    period_measured: periodMeasured(scored),
     threshold,
-    currency: settings.currency,
+    currency,
     total_variance: scaledOut(totalLoss, COST_PLACES, MONEY_DECIMALS),
     variance_percentage: varianceRate(totalLoss, expectedCost),
     items: entries.map((entry) => entry.answer),
@@ -437,15 +520,5 @@ export async function refreshableVarianceReport(db: Executor, tenant: Tenant, qu
       ...waste,
     },
     data_quality: dataQuality(sales, counts),
-  }
-  return {
-    data: report,
-    horizon: periodHorizon(period, bounds),
-    part: {
-      // A whole business day a window reads from the rollups ends before its closing count's day begins,
-      // which is at most the day after the count's UTC date: rollups of days after that date cannot reach it.
-      horizon: { at: new Date(measured.to), day: measured.to.slice(0, 10) },
-      again: async (kept) => ({ ...kept, data_quality: dataQuality(await salesQualityOf(db, tenant, period, items, bounds), counts) }),
-    },
   }
 }

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin'
 import { LRUCache } from 'lru-cache'
 import { tenantOf } from '../auth/auth-plugin.js'
 import { type ReadScope, readScope } from '../db/read-replica.js'
-import { type ChangeHorizon, changedSince, SNAPSHOT_MAX_AGE_MS, takeSnapshot } from '../tenant-changes.js'
+import { type ChangeHorizon, changedSince, reachOfChanges, SNAPSHOT_MAX_AGE_MS, takeSnapshot } from '../tenant-changes.js'
 import { envelopeAround, serializedData } from './conventions.js'
 
 /** A cached answer: its serialized `data` and the snapshot taken before its first read. */
@@ -21,10 +21,7 @@ interface CachedAnswer {
 }
 
 /** An AnswerPart as kept beside answers of any route. */
-interface KeptPart {
-  horizon: ChangeHorizon
-  again: (kept: unknown) => Promise<unknown>
-}
+type KeptPart = AnswerPart<unknown>
 
 /** The cached answers by key, least recently used first out once their bytes pass BARSTOCK_REPORT_CACHE_MB. */
 type AnswerCache = LRUCache<string, CachedAnswer>
@@ -76,14 +73,15 @@ export interface ReportCacheOptions {
 const JSON_TYPE = 'application/json; charset=utf-8'
 
 /**
- * A part of an answer made again alone: a change that reaches the answer but not `horizon` changes only
- * that part, so the kept answer is made again by `again` (reading only what the part reads) instead of
- * computed whole.
+ * How an answer made of one part per item, and what is read beside them, is made again in part: a change
+ * that reaches the answer but not `horizon` changes only what is read beside the items, and one inside it
+ * that names its items (tenant_changes.item_ids) only those items' parts. `again` makes the answer again
+ * from the one it was made with, reading only that, instead of computing it whole.
  */
 export interface AnswerPart<T> {
   horizon: ChangeHorizon
-  /** The answer with the part made again, from the kept answer (parsed from its bytes). */
-  again: (kept: T) => Promise<T>
+  /** The answer made again with the parts of `items` read again (none: only what is read beside them). */
+  again: (items: ReadonlySet<string>) => Promise<Computed<T>>
 }
 
 /** A computed answer, how far forward its data reaches, and the part of it that can be made again alone. */
@@ -108,7 +106,7 @@ export interface CachedReport<T> {
 /**
  * The answer of a report route, from the cache while nothing of the tenant that can reach it changed since
  * it was computed (docs/decisions.md "Report cache"). A hit sends the cached `data` in a new envelope (its
- * own meta) and answers the reply. A refresh (the change reached only the answer's part) and a miss answer
+ * own meta) and answers the reply. A refresh (the changes reached only what its part makes again: some items, and what is read beside them) and a miss answer
  * `{data}` for the route's serializer, and the serialized answer is kept if it is a 200. The snapshot is
  * taken before anything is read, on the pool the report reads (with a replica, an answer whose snapshot
  * was taken on the primary but which then read the replica is not kept: it may be older than its snapshot).
@@ -126,17 +124,21 @@ export async function cachedReport<T>(request: FastifyRequest, reply: FastifyRep
     return reply.header('content-type', JSON_TYPE).send(envelopeAround(request, cached.data))
   }
   const answer = await beginAnswer(request, cacheKey)
-  // Checked after the new snapshot: every change that snapshot sees is among those checked.
-  if (cached?.part && !(await changedSince(db, tenant, cached.snapshot, cached.part.horizon))) {
-    request.server.reportCacheLookup('refresh')
-    const data = (await cached.part.again(JSON.parse(cached.data.toString('utf8')))) as T
-    request.pendingAnswer = { ...answer, horizon: cached.horizon, part: cached.part }
-    return { data }
-  }
+  // Read after the new snapshot: every change that snapshot sees is among those read.
+  const reach = cached?.part && (await reachOfChanges(db, tenant, cached.snapshot, cached.horizon, cached.part.horizon))
+  const made = reach && !reach.whole && cached.part ? ((await refresh(request, cached.part, reach.items)) as Computed<T>) : await computeWhole(request, report)
+  request.pendingAnswer = { ...answer, horizon: made.horizon, part: made.part }
+  return { data: made.data }
+}
+
+async function refresh<T>(request: FastifyRequest, part: AnswerPart<T>, items: string[]): Promise<Computed<T>> {
+  request.server.reportCacheLookup('refresh')
+  return part.again(new Set(items))
+}
+
+async function computeWhole<T>(request: FastifyRequest, report: CachedReport<T>): Promise<Computed<T>> {
   request.server.reportCacheLookup('miss')
-  const { data, horizon, part } = await report.compute()
-  request.pendingAnswer = { ...answer, horizon, part: part && { horizon: part.horizon, again: (answerKept) => part.again(answerKept as T) } }
-  return { data }
+  return report.compute()
 }
 
 /** The snapshot an answer computed now is kept with, taken before it reads anything. */

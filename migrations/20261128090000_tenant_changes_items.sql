@@ -1,0 +1,144 @@
+-- Which items a change can reach (docs/decisions.md "What a change can reach"): a count of one shelf, a
+-- delivery, waste or a transfer made every cached variance report of its tenant compute all its items
+-- again, though a report's item is read only from that item's rows. A change row now carries the items
+-- its statement's rows are about (item_ids), where every row it wrote names one item and nothing else
+-- reads it; an answer made of one part per item makes only those items' parts again (the totals with
+-- them). NULL: the change can reach any item, as before.
+-- Not in the index: a count of a whole bar names a thousand items, more than an index row holds, and
+-- only a cached answer that changes reached reads them.
+ALTER TABLE tenant_changes ADD COLUMN item_ids text[];
+
+-- Rows that each name an item (TG_ARGV[0], its column) and hold the tenant's columns: the distinct items.
+CREATE FUNCTION log_item_tenant_changes() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('INSERT INTO tenant_changes (account_id, environment, item_ids) SELECT account_id, environment, array_agg(DISTINCT %1$I) FROM (%2$s) AS touched GROUP BY 1, 2',
+    TG_ARGV[0], CASE TG_OP WHEN 'INSERT' THEN 'SELECT * FROM new_rows' WHEN 'DELETE' THEN 'SELECT * FROM old_rows'
+      ELSE 'SELECT * FROM new_rows UNION ALL SELECT * FROM old_rows' END);
+  RETURN NULL;
+END $$;
+
+-- Timed rows (log_timed_tenant_changes) that also name an item: TG_ARGV[2] names its column.
+CREATE OR REPLACE FUNCTION log_timed_tenant_changes() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('INSERT INTO tenant_changes (account_id, environment, %2$I, item_ids) SELECT account_id, environment, min(%1$I), %4$s FROM (%3$s) AS touched GROUP BY 1, 2',
+    TG_ARGV[0], TG_ARGV[1], CASE TG_OP WHEN 'INSERT' THEN 'SELECT * FROM new_rows' WHEN 'DELETE' THEN 'SELECT * FROM old_rows'
+      ELSE 'SELECT * FROM new_rows UNION ALL SELECT * FROM old_rows' END,
+    CASE WHEN TG_NARGS > 2 THEN format('array_agg(DISTINCT %I)', TG_ARGV[2]) ELSE 'NULL::text[]' END);
+  RETURN NULL;
+END $$;
+
+-- A child row without tenant columns (log_child_tenant_changes) that names an item: TG_ARGV[2] its column.
+CREATE OR REPLACE FUNCTION log_child_tenant_changes() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('INSERT INTO tenant_changes (account_id, environment, item_ids) SELECT p.account_id, p.environment, %4$s FROM %1$I c JOIN %2$I p ON p.id = c.%3$I GROUP BY 1, 2',
+    CASE WHEN TG_OP = 'DELETE' THEN 'old_rows' ELSE 'new_rows' END, TG_ARGV[0], TG_ARGV[1],
+    CASE WHEN TG_NARGS > 2 THEN format('array_agg(DISTINCT c.%I)', TG_ARGV[2]) ELSE 'NULL::text[]' END);
+  RETURN NULL;
+END $$;
+
+-- A document whose lines name its items (a count, a transfer, a waste entry, an order): inserted, it
+-- reaches no item by itself (its lines, written with it, are logged with theirs); updated, it reaches the
+-- items of its lines (TG_ARGV: the lines' table, its column naming the document, its column naming the
+-- item); deleted, any item.
+CREATE FUNCTION log_document_tenant_changes() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    INSERT INTO tenant_changes (account_id, environment, item_ids) SELECT DISTINCT account_id, environment, '{}'::text[] FROM new_rows;
+  ELSIF TG_OP = 'DELETE' THEN
+    INSERT INTO tenant_changes (account_id, environment) SELECT DISTINCT account_id, environment FROM old_rows;
+  ELSE
+    EXECUTE format('INSERT INTO tenant_changes (account_id, environment, item_ids)
+      SELECT d.account_id, d.environment, coalesce(array_agg(DISTINCT l.%3$I) FILTER (WHERE l.%3$I IS NOT NULL), ''{}'')
+      FROM new_rows d LEFT JOIN %1$I l ON l.%2$I = d.id GROUP BY 1, 2', TG_ARGV[0], TG_ARGV[1], TG_ARGV[2]);
+  END IF;
+  RETURN NULL;
+END $$;
+
+-- An update of a table whose rows also hold present state (log_present_state_changes): TG_ARGV[0] lists
+-- those columns, TG_ARGV[1] the columns read only with their own row's item (its cost, its reorder point),
+-- TG_ARGV[2] the column naming the row's item, if any. Present state only: 'infinity'. Present state or
+-- the item's own columns only: the items updated. Anything else (a name, a unit, a category: what scopes a
+-- report or matches a POS name among the items): any time, any item.
+CREATE OR REPLACE FUNCTION log_present_state_changes() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+  present text[] := string_to_array(TG_ARGV[0], ',');
+  own text[] := present || string_to_array(TG_ARGV[1], ',');
+BEGIN
+  INSERT INTO tenant_changes (account_id, environment, rows_from, item_ids)
+  SELECT account_id, environment,
+    CASE WHEN NOT EXISTS (SELECT to_jsonb(n) - present FROM new_rows n EXCEPT ALL SELECT to_jsonb(o) - present FROM old_rows o)
+      THEN 'infinity'::timestamptz END,
+    CASE WHEN TG_ARGV[2] <> '' AND NOT EXISTS (SELECT to_jsonb(n) - own FROM new_rows n EXCEPT ALL SELECT to_jsonb(o) - own FROM old_rows o)
+      THEN array_agg(DISTINCT to_jsonb(r) ->> TG_ARGV[2]) END
+  FROM new_rows r
+  GROUP BY 1, 2;
+  RETURN NULL;
+END $$;
+
+-- The stored count windows' updates (log_count_window_changes), with their items.
+CREATE OR REPLACE FUNCTION log_count_window_changes() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO tenant_changes (account_id, environment, item_ids)
+  SELECT coalesce(n.account_id, o.account_id), coalesce(n.environment, o.environment), array_agg(DISTINCT coalesce(n.item_id, o.item_id))
+  FROM new_rows n FULL JOIN old_rows o
+    ON (o.item_id, o.opening_count_id, o.closing_count_id) = (n.item_id, n.opening_count_id, n.closing_count_id)
+  WHERE n.item_id IS NULL OR o.item_id IS NULL
+    OR (o.account_id, o.environment, o.opening_at, o.closing_at, o.deliveries, o.usage_units, o.sale_lines, o.transfers_in, o.transfers_out,
+      o.waste_units, o.waste_cost) IS DISTINCT FROM (n.account_id, n.environment, n.opening_at, n.closing_at, n.deliveries, n.usage_units,
+      n.sale_lines, n.transfers_in, n.transfers_out, n.waste_units, n.waste_cost)
+    OR (o.lowest_net IS NOT NULL AND o.lowest_net IS DISTINCT FROM n.lowest_net)
+  GROUP BY 1, 2;
+  RETURN NULL;
+END $$;
+
+DO $$
+DECLARE
+  logged record;
+  event record;
+BEGIN
+  -- Timed rows that name an item: the same function with the item's column.
+  FOR logged IN VALUES ('stock_sale_usage', 'sold_at, rows_from, item_id'), ('stock_movements', 'occurred_at, rows_from, item_id'),
+    ('analytics_item_days', 'business_day, days_from, item_id')
+  LOOP
+    FOR event IN VALUES ('insert', 'INSERT', 'NEW TABLE AS new_rows'), ('update', 'UPDATE', 'OLD TABLE AS old_rows NEW TABLE AS new_rows'),
+      ('delete', 'DELETE', 'OLD TABLE AS old_rows') LOOP
+      EXECUTE format('DROP TRIGGER %I ON %I', logged.column1 || '_log_' || event.column1, logged.column1);
+      EXECUTE format('CREATE TRIGGER %I AFTER %s ON %I REFERENCING %s FOR EACH STATEMENT EXECUTE FUNCTION log_timed_tenant_changes(%s)',
+        logged.column1 || '_log_' || event.column1, event.column2, logged.column1, event.column3, logged.column2);
+    END LOOP;
+  END LOOP;
+  -- Rows that name an item, and child rows that do.
+  FOR logged IN VALUES ('inventory_item_costs', 'log_item_tenant_changes(''item_id'')'), ('stock_operation_lines', 'log_item_tenant_changes(''item_id'')'),
+    ('inventory_count_lines', 'log_child_tenant_changes(''inventory_counts'', ''count_id'', ''item_id'')'),
+    ('order_lines', 'log_child_tenant_changes(''orders'', ''order_id'', ''inventory_item_id'')'),
+    ('inventory_counts', 'log_document_tenant_changes(''inventory_count_lines'', ''count_id'', ''item_id'')'),
+    ('inventory_transfers', 'log_document_tenant_changes(''stock_operation_lines'', ''operation_id'', ''item_id'')'),
+    ('inventory_waste', 'log_document_tenant_changes(''stock_operation_lines'', ''operation_id'', ''item_id'')'),
+    ('orders', 'log_document_tenant_changes(''order_lines'', ''order_id'', ''inventory_item_id'')')
+  LOOP
+    FOR event IN VALUES ('insert', 'INSERT', 'NEW TABLE AS new_rows'), ('update', 'UPDATE', 'OLD TABLE AS old_rows NEW TABLE AS new_rows'),
+      ('delete', 'DELETE', 'OLD TABLE AS old_rows') LOOP
+      EXECUTE format('DROP TRIGGER %I ON %I', logged.column1 || '_log_' || event.column1, logged.column1);
+      EXECUTE format('CREATE TRIGGER %I AFTER %s ON %I REFERENCING %s FOR EACH STATEMENT EXECUTE FUNCTION %s',
+        logged.column1 || '_log_' || event.column1, event.column2, logged.column1, event.column3, logged.column2);
+    END LOOP;
+  END LOOP;
+  DROP TRIGGER analytics_count_windows_log_delete ON analytics_count_windows;
+  CREATE TRIGGER analytics_count_windows_log_delete AFTER DELETE ON analytics_count_windows
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION log_item_tenant_changes('item_id');
+  -- Present state, an item's own columns, and the column naming the item.
+  FOR logged IN VALUES ('inventory_items', '''quantity,last_updated'', ''cost_per_unit,reorder_point,case_size,anchored_at'', ''id'''),
+    ('pos_connections', '''sales_cursor,last_sync,next_sync_at,status'', '''', '''''),
+    ('pos_items', '''last_synced'', '''', '''''), ('pos_staff', '''last_synced'', '''', ''''')
+  LOOP
+    EXECUTE format('DROP TRIGGER %I ON %I', logged.column1 || '_log_update', logged.column1);
+    EXECUTE format('CREATE TRIGGER %I AFTER UPDATE ON %I REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION log_present_state_changes(%s)',
+      logged.column1 || '_log_update', logged.column1, logged.column2);
+  END LOOP;
+END $$;
