@@ -81,3 +81,13 @@ export function zonedWallTimeToDate(utcWall: number, timeZone: string): Date {
   const shown = [before, after].filter((moment) => moment + offsetAt(timeZone, moment) === utcWall)
   return new Date(shown.length > 0 ? Math.min(...shown) : before)
 }
+
+/**
+ * The business day (YYYY-MM-DD) `instant` falls on at a place whose clocks show `timeZone` and whose day
+ * ends at `cutoff` (HH:MM local): its wall time less the cut-off, as the database's business_day() has it.
+ */
+export function businessDayAt(instant: Date, timeZone: string, cutoff: string): string {
+  const [hours, minutes] = cutoff.split(':').map(Number) as [number, number]
+  const wall = instant.getTime() + offsetAt(timeZone, instant.getTime())
+  return new Date(wall - (hours * 60 + minutes) * 60_000).toISOString().slice(0, 10)
+}

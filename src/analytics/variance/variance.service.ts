@@ -4,7 +4,7 @@ import { crossLocationSaleLines, itemsCountedByWeight, itemsInScope, type Report
 import { getLocation } from '../../locations/index.js'
 import { getSettings } from '../../settings/index.js'
 import { analyticsErrors } from '../analytics.errors.js'
-import { type LocationBounds, locationBounds, periodLabel, type ReportPeriod, reportPeriod } from '../report-period.js'
+import { type LocationBounds, locationBounds, periodLabel, type ReportPeriod, reportPeriod, shiftDate } from '../report-period.js'
 import { type PosRevenue, posRevenue } from '../rollups.repository.js'
 import { rankCauses, type WindowFacts } from './variance-causes.js'
 import { itemsSoldInOwnUnit } from './sold-in-own-unit.js'
@@ -23,7 +23,7 @@ import {
 } from './variance-windows.js'
 import { windowMoney, type WindowMoney } from './window-costs.js'
 import { earlierClosedAt, earlierCount, type EarlierWindows, type ItemPlan, plannedWindows, type PlannedWindow, type WindowChoice } from './window-plan.repository.js'
-import { DAY_MS } from '../../platform/zoned-time.js'
+import { businessDayAt, DAY_MS } from '../../platform/zoned-time.js'
 import type { ChangeHorizon } from '../../platform/tenant-changes.js'
 import type { Computed } from '../../platform/http/report-cache.js'
 
@@ -450,13 +450,26 @@ function madeReport(db: Executor, tenant: Tenant, making: VarianceMaking, sales:
   return {
     data,
     horizon: periodHorizon(making.period, making.bounds),
-    part: {
-      // A whole business day a window reads from the rollups ends before its closing count's day begins,
-      // which is at most the day after the count's UTC date: rollups of days after that date cannot reach it.
-      horizon: { at: new Date(data.period_measured.to), day: data.period_measured.to.slice(0, 10) },
-      again: (changed) => madeAgain(db, tenant, making, changed),
-    },
+    part: { horizon: windowsHorizon(making), again: (changed) => madeAgain(db, tenant, making, changed) },
   }
+}
+
+/**
+ * How far forward the report's windows read: up to their latest closing count, and the whole business days
+ * they read from the rollups end before the business day of their closing count at its location.
+ */
+function windowsHorizon({ windows, bounds }: VarianceMaking): ChangeHorizon {
+  const latestAt = new Map<string, number>()
+  for (const { entry } of windows.explained) {
+    const closing = entry.measured.closing.countedAt.getTime()
+    if (closing > (latestAt.get(entry.item.location_id) ?? -Infinity)) latestAt.set(entry.item.location_id, closing)
+  }
+  const days = [...latestAt].map(([location, at]) => {
+    const { timezone, cutoff } = boundsOf(bounds, location)
+    return businessDayAt(new Date(at), timezone, cutoff)
+  })
+  const lastDay = days.reduce((latest, day) => (day > latest ? day : latest))
+  return { at: new Date(Math.max(...latestAt.values())), day: shiftDate(lastDay, -1) }
 }
 
 /** The report made again with the windows of the `changed` items explained again, and the period's sales read again. */
