@@ -29,7 +29,9 @@ import { DAY_MS } from '../src/platform/zoned-time.js'
  * sale: each request preceded by one sale line sold now, imported through POST /v1/sales (untimed), as a
  * bar's POS sync during service writes them; the variance report's period ended yesterday, so the sale
  * cannot reach it; over the 30 days to today it reaches only the report's data quality, made again
- * alone; the forecast reads the stock it moves (the hits among them are counted).
+ * alone; the forecast reads the stock it moves (the hits among them are counted). After a count of one
+ * item, or waste of one item (untimed, the next item of main_bar's each time): the variance report makes
+ * that item's part again beside the others; the forecast computes whole.
  *
  * Run (root, cgroup v1 `cpu`): `DATABASE_URL=<the kept database's URL> node dist/bench/slow-reports.js`.
  */
@@ -46,9 +48,15 @@ interface ReportFigures {
   /** Misses with the cache on, and the same requests to the server without it. */
   misses: Timed
   uncached: Timed
-  /** Each request after a sale made now, and how many of them the cache answered whole, or with a part made again. */
-  afterSale: Timed & { hits: number; refreshes: number }
+  /** Each request after a write of the kind, and how many of them the cache answered whole, or with a part made again. */
+  after: Record<WriteKind, AfterWrites>
 }
+
+type AfterWrites = Timed & { hits: number; refreshes: number }
+
+/** The writes made before each timed request: a sale line sold now, a count of one item, waste of one item. */
+const WRITE_KINDS = ['a sale', 'a count of one item', 'waste of one item'] as const
+type WriteKind = (typeof WRITE_KINDS)[number]
 
 interface ShareRow {
   share: number
@@ -78,6 +86,18 @@ async function timeRequest(url: string, headers: Record<string, string>): Promis
 const METRICS_TOKEN = 'slow-reports-metrics-token-24'
 
 /** The report cache's hit and miss counts of a server (GET /metrics). */
+/** The live items of a location with their stock on hand (the bench counts them as they stand). */
+async function itemsAt(url: string, headers: Record<string, string>, location: string): Promise<{ id: string; quantity: number }[]> {
+  const items: { id: string; quantity: number }[] = []
+  let next: string | null = `/v1/inventory/items?location=${location}&per_page=100`
+  while (next) {
+    const answer = (await (await fetch(`${url}${next}`, { headers })).json()) as { data: { id: string; quantity: number }[]; pagination: { next_page_url: string | null } }
+    items.push(...answer.data.map(({ id, quantity }) => ({ id, quantity })))
+    next = answer.pagination.next_page_url
+  }
+  return items
+}
+
 async function cacheLookups(url: string): Promise<{ hit: number; refresh: number; miss: number }> {
   const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text()
   const count = (outcome: string) => Number(new RegExp(`barstock_report_cache_lookups_total\\{outcome="${outcome}"\\} (\\d+)`).exec(text)?.[1] ?? 0)
@@ -184,17 +204,42 @@ async function measureShares(databaseUrl: string, shares: number[]): Promise<Sha
       })
       if (response.status !== 201) throw new Error(`POST /v1/sales answered ${response.status}`)
     }
-    const afterSales = async (path: string): Promise<ReportFigures['afterSale']> => {
+    const items = await itemsAt(server.url, headers, 'main_bar')
+    let itemsWritten = 0
+    const nextItem = () => items[itemsWritten++ % items.length] as { id: string; quantity: number }
+    const post = async (path: string, body: unknown) => {
+      const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      if (response.status !== 201) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`)
+    }
+    const writes: Record<WriteKind, () => Promise<void>> = {
+      'a sale': sellNow,
+      // The item's stock as it stands: the count records no loss, but closes the item's window now.
+      'a count of one item': async () => {
+        const item = nextItem()
+        await post('/v1/inventory/count', { location: 'main_bar', counted_by: 'slow-reports', items: [{ item_id: item.id, quantity: item.quantity }] })
+      },
+      'waste of one item': async () => {
+        const item = nextItem()
+        item.quantity -= 0.01
+        await post('/v1/inventory/waste', { location: 'main_bar', recorded_by: 'slow-reports', items: [{ item_id: item.id, quantity: 0.01, reason: 'spill' }] })
+      },
+    }
+    const afterWrites = async (path: string, write: () => Promise<void>): Promise<AfterWrites> => {
       const samples: number[] = []
       const before = await cacheLookups(server.url)
       for (let request = 0; request < Number(process.env.BENCH_MISS_ROUNDS ?? 4) * Number(process.env.BENCH_MISS_REQUESTS ?? 5); request++) {
-        await sellNow()
+        await write()
         samples.push(await timeRequest(`${server.url}${path}`, headers))
       }
       const after = await cacheLookups(server.url)
       return { ...timed(samples), hits: after.hit - before.hit, refreshes: after.refresh - before.refresh }
     }
-    const figures = async (path: string): Promise<ReportFigures> => ({ hits: await hits(path), ...(await misses(path)), afterSale: await afterSales(path) })
+    const figures = async (path: string): Promise<ReportFigures> => {
+      const found = { hits: await hits(path), ...(await misses(path)) }
+      const after = {} as Record<WriteKind, AfterWrites>
+      for (const kind of WRITE_KINDS) after[kind] = await afterWrites(path, writes[kind])
+      return { ...found, after }
+    }
     const rows: ShareRow[] = []
     for (const share of shares) {
       const limit = share >= 1 ? undefined : share
@@ -226,9 +271,9 @@ else {
   const rows = await measureShares(databaseUrl, shares)
   console.log(`\n${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; 30-day variance report of main_bar and 7-day forecast, one connection\n`)
   console.log(
-    '| CPU share | reference ms | × unlimited | report | hit p50 | hit p99 | miss p50 | miss p99 | cache off p50 | cache off p99 | miss / cache off | after a sale p50 | p99 | hits, refreshes after a sale | load |',
+    `| CPU share | reference ms | × unlimited | report | hit p50 | hit p99 | miss p50 | miss p99 | cache off p50 | cache off p99 | miss / cache off | ${WRITE_KINDS.map((kind) => `after ${kind}: p50, p99 (hits, refreshes)`).join(' | ')} | load |`,
   )
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+  console.log(`|---|---|---|---|---|---|---|---|---|---|---|${WRITE_KINDS.map(() => '---|').join('')}---|`)
   const base = rows[0]?.referenceMs ?? 1
   for (const row of rows) {
     for (const [report, figures] of [
@@ -236,9 +281,13 @@ else {
       ['variance to today', row.varianceToday],
       ['forecast', row.forecast],
     ] as const) {
-      const { hits, misses, uncached, afterSale } = figures
+      const { hits, misses, uncached, after } = figures
+      const afterCells = WRITE_KINDS.map((kind) => {
+        const { p50, p99, hits: hitsAfter, refreshes, count } = after[kind]
+        return `${p50}, ${p99} ms (${hitsAfter}, ${refreshes} of ${count})`
+      })
       console.log(
-        `| ${row.share} | ${row.referenceMs.toFixed(0)} | ${(row.referenceMs / base).toFixed(2)} | ${report} | ${hits.p50} ms | ${hits.p99} ms | ${misses.p50} ms | ${misses.p99} ms | ${uncached.p50} ms | ${uncached.p99} ms | ${(misses.p50 / uncached.p50).toFixed(2)} | ${afterSale.p50} ms | ${afterSale.p99} ms | ${afterSale.hits}, ${afterSale.refreshes} of ${afterSale.count} | ${row.loadAverage.toFixed(1)} |`,
+        `| ${row.share} | ${row.referenceMs.toFixed(0)} | ${(row.referenceMs / base).toFixed(2)} | ${report} | ${hits.p50} ms | ${hits.p99} ms | ${misses.p50} ms | ${misses.p99} ms | ${uncached.p50} ms | ${uncached.p99} ms | ${(misses.p50 / uncached.p50).toFixed(2)} | ${afterCells.join(' | ')} | ${row.loadAverage.toFixed(1)} |`,
       )
     }
   }
