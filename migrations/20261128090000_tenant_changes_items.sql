@@ -9,12 +9,16 @@
 ALTER TABLE tenant_changes ADD COLUMN item_ids text[];
 
 -- Rows that each name an item (TG_ARGV[0], its column) and hold the tenant's columns: the distinct items.
+-- With TG_ARGV[1] 'present', rows that are an item's present state as a whole, logged as a change of the
+-- present ('infinity'): the stored demand forecasts, which a refit replaces after every change of sales
+-- history (during service, a minute after each POS sync), and which no answer about a period reads.
 CREATE FUNCTION log_item_tenant_changes() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
-  EXECUTE format('INSERT INTO tenant_changes (account_id, environment, item_ids) SELECT account_id, environment, array_agg(DISTINCT %1$I) FROM (%2$s) AS touched GROUP BY 1, 2',
+  EXECUTE format('INSERT INTO tenant_changes (account_id, environment, rows_from, item_ids) SELECT account_id, environment, %3$L::timestamptz, array_agg(DISTINCT %1$I) FROM (%2$s) AS touched GROUP BY 1, 2',
     TG_ARGV[0], CASE TG_OP WHEN 'INSERT' THEN 'SELECT * FROM new_rows' WHEN 'DELETE' THEN 'SELECT * FROM old_rows'
-      ELSE 'SELECT * FROM new_rows UNION ALL SELECT * FROM old_rows' END);
+      ELSE 'SELECT * FROM new_rows UNION ALL SELECT * FROM old_rows' END,
+    CASE WHEN TG_NARGS > 1 AND TG_ARGV[1] = 'present' THEN 'infinity' END);
   RETURN NULL;
 END $$;
 
@@ -120,7 +124,8 @@ BEGIN
     ('inventory_counts', 'log_document_tenant_changes(''inventory_count_lines'', ''count_id'', ''item_id'')'),
     ('inventory_transfers', 'log_document_tenant_changes(''stock_operation_lines'', ''operation_id'', ''item_id'')'),
     ('inventory_waste', 'log_document_tenant_changes(''stock_operation_lines'', ''operation_id'', ''item_id'')'),
-    ('orders', 'log_document_tenant_changes(''order_lines'', ''order_id'', ''inventory_item_id'')')
+    ('orders', 'log_document_tenant_changes(''order_lines'', ''order_id'', ''inventory_item_id'')'),
+    ('demand_forecasts', 'log_item_tenant_changes(''item_id'', ''present'')')
   LOOP
     FOR event IN VALUES ('insert', 'INSERT', 'NEW TABLE AS new_rows'), ('update', 'UPDATE', 'OLD TABLE AS old_rows NEW TABLE AS new_rows'),
       ('delete', 'DELETE', 'OLD TABLE AS old_rows') LOOP

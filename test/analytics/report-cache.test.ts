@@ -248,6 +248,18 @@ describe('the variance report of a period that has ended, after sales made since
     assert.deepEqual(withoutMeta(computed), cached)
   })
 
+  test('a refit of the demand forecasts leaves it cached: no answer about a period reads them', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const week = await barWeek(caller)
+    await sellDaily(ctx, caller, week.gin.id, 28, 2)
+    const cached = withoutMeta(await ask(ctx, caller, VARIANCE))
+    await refitForecasts(ctx.database.db, caller.tenant, refitClock())
+    assert.equal((await ask(ctx, caller, FORECAST)).statusCode, 200, 'the refit stored a forecast')
+    const before = await lookups(ctx)
+    assert.deepEqual(withoutMeta(await ask(ctx, caller, VARIANCE)), cached)
+    assert.deepEqual(await lookups(ctx), { hits: before.hits + 1, misses: before.misses })
+  })
+
   test('the same sale makes the next forecast compute again: it reads stock on hand, which any sale may move', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const week = await barWeek(caller)
