@@ -22,14 +22,15 @@ BEGIN
   RETURN NULL;
 END $$;
 
--- Timed rows (log_timed_tenant_changes) that also name an item: TG_ARGV[2] names its column.
+-- Timed rows (log_timed_tenant_changes) and the items they reach: TG_ARGV[2], an expression over the
+-- statement's rows (touched), gives item_ids; without it, any item.
 CREATE OR REPLACE FUNCTION log_timed_tenant_changes() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
   EXECUTE format('INSERT INTO tenant_changes (account_id, environment, %2$I, item_ids) SELECT account_id, environment, min(%1$I), %4$s FROM (%3$s) AS touched GROUP BY 1, 2',
     TG_ARGV[0], TG_ARGV[1], CASE TG_OP WHEN 'INSERT' THEN 'SELECT * FROM new_rows' WHEN 'DELETE' THEN 'SELECT * FROM old_rows'
       ELSE 'SELECT * FROM new_rows UNION ALL SELECT * FROM old_rows' END,
-    CASE WHEN TG_NARGS > 2 THEN format('array_agg(DISTINCT %I)', TG_ARGV[2]) ELSE 'NULL::text[]' END);
+    CASE WHEN TG_NARGS > 2 THEN TG_ARGV[2] ELSE 'NULL::text[]' END);
   RETURN NULL;
 END $$;
 
@@ -106,12 +107,19 @@ DECLARE
   logged record;
   event record;
 BEGIN
-  -- Timed rows that name an item: the same function with the item's column.
-  FOR logged IN VALUES ('stock_sale_usage', 'sold_at, rows_from, item_id'), ('stock_movements', 'occurred_at, rows_from, item_id'),
-    ('analytics_item_days', 'business_day, days_from, item_id')
+  -- Timed rows and the items they reach. A sale line that depleted stock reaches items only through its
+  -- usage rows, written with it (unmapped lines are matched among every item of their location; a line
+  -- updated or deleted is logged for any item), and a POS item's daily sales only what is read beside the
+  -- items (the revenue data quality reads).
+  FOR logged IN VALUES ('stock_sale_usage', 'sold_at, rows_from, ''array_agg(DISTINCT item_id)''', 'all'),
+    ('stock_movements', 'occurred_at, rows_from, ''array_agg(DISTINCT item_id)''', 'all'),
+    ('analytics_item_days', 'business_day, days_from, ''array_agg(DISTINCT item_id)''', 'all'),
+    ('analytics_pos_item_days', 'business_day, days_from, ''''''{}''''::text[]''', 'all'),
+    ('pos_sales', 'sold_at, rows_from, ''CASE WHEN bool_and(depleted) THEN ''''{}''''::text[] END''', 'insert')
   LOOP
     FOR event IN VALUES ('insert', 'INSERT', 'NEW TABLE AS new_rows'), ('update', 'UPDATE', 'OLD TABLE AS old_rows NEW TABLE AS new_rows'),
       ('delete', 'DELETE', 'OLD TABLE AS old_rows') LOOP
+      CONTINUE WHEN logged.column3 = 'insert' AND event.column1 <> 'insert';
       EXECUTE format('DROP TRIGGER %I ON %I', logged.column1 || '_log_' || event.column1, logged.column1);
       EXECUTE format('CREATE TRIGGER %I AFTER %s ON %I REFERENCING %s FOR EACH STATEMENT EXECUTE FUNCTION log_timed_tenant_changes(%s)',
         logged.column1 || '_log_' || event.column1, event.column2, logged.column1, event.column3, logged.column2);

@@ -132,8 +132,8 @@ const VARIANCE_WRITES: {
 }[] = [
   { write: 'a count', reach: 'items', change: (caller, { gin }) => count(ctx, caller, [{ item_id: gin.id, quantity: 5 }], daysAgo(3, 18)) },
   {
-    write: 'a sales import',
-    reach: 'whole',
+    write: 'a sales import of a line sold inside the windows',
+    reach: 'items',
     change: (_caller, { pos }) => pos.sell([{ pos_item_id: 'TANQ-BTL', name: 'Tanqueray bottle', quantity: 1, unit_price: 90, sold_at: daysAgo(5, 21) }]),
   },
   // The storeroom does not stock the gin yet: the transfer adds the item there, and a new item can be in any report's scope.
