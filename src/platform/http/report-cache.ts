@@ -29,11 +29,19 @@ type AnswerCache = LRUCache<string, CachedAnswer>
 /** What an entry holds besides its data's bytes: key, snapshot, the cache's and the object's own. */
 const ENTRY_OVERHEAD_BYTES = 200
 
+/**
+ * What an answer's part keeps in the heap (the report's making: every item's window, score and answered
+ * object), per byte of the answer: a 1,000-item variance report measured 2.07 MB of heap beside its
+ * 0.76 MB of bytes (2.7), rounded up.
+ */
+const PART_BYTES_PER_ANSWER_BYTE = 3
+
 /** An answer larger than the whole cache is not kept (lru-cache skips it). */
 function answerCache(maxBytes: number): AnswerCache {
   return new LRUCache<string, CachedAnswer>({
     maxSize: maxBytes,
-    sizeCalculation: (answer, key) => answer.data.length + 2 * (key.length + answer.snapshot.length) + ENTRY_OVERHEAD_BYTES,
+    sizeCalculation: (answer, key) =>
+      answer.data.length * (answer.part ? 1 + PART_BYTES_PER_ANSWER_BYTE : 1) + 2 * (key.length + answer.snapshot.length) + ENTRY_OVERHEAD_BYTES,
   })
 }
 
