@@ -103,6 +103,21 @@ BEGIN
   RETURN NULL;
 END $$;
 
+-- The POS's catalogue (pos_items: what each POS item is called now, when it was last seen): no report
+-- reads it (the sale lines carry their own names), so a change of it is logged as a change of the present
+-- naming no item. A bar adds a drink to its menu: its first sale no longer makes every cached answer about
+-- a period compute whole (the line itself, unmapped, reaches what it can).
+CREATE FUNCTION log_pos_catalogue_changes() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    INSERT INTO tenant_changes (account_id, environment, rows_from, item_ids) SELECT DISTINCT account_id, environment, 'infinity'::timestamptz, '{}'::text[] FROM old_rows;
+  ELSE
+    INSERT INTO tenant_changes (account_id, environment, rows_from, item_ids) SELECT DISTINCT account_id, environment, 'infinity'::timestamptz, '{}'::text[] FROM new_rows;
+  END IF;
+  RETURN NULL;
+END $$;
+
 -- The stored count windows' updates (log_count_window_changes), with their items.
 CREATE OR REPLACE FUNCTION log_count_window_changes() RETURNS trigger
 LANGUAGE plpgsql AS $$
@@ -151,7 +166,8 @@ BEGIN
     ('inventory_transfers', 'log_document_tenant_changes(''stock_operation_lines'', ''operation_id'', ''item_id'')'),
     ('inventory_waste', 'log_document_tenant_changes(''stock_operation_lines'', ''operation_id'', ''item_id'')'),
     ('orders', 'log_document_tenant_changes(''order_lines'', ''order_id'', ''inventory_item_id'')'),
-    ('demand_forecasts', 'log_item_tenant_changes(''present'')')
+    ('demand_forecasts', 'log_item_tenant_changes(''present'')'),
+    ('pos_items', 'log_pos_catalogue_changes()')
   LOOP
     FOR event IN VALUES ('insert', 'INSERT', 'NEW TABLE AS new_rows'), ('update', 'UPDATE', 'OLD TABLE AS old_rows NEW TABLE AS new_rows'),
       ('delete', 'DELETE', 'OLD TABLE AS old_rows') LOOP
@@ -166,7 +182,7 @@ BEGIN
   -- Present state, an item's own columns, and the column naming the item.
   FOR logged IN VALUES ('inventory_items', '''quantity,last_updated,anchored_at'', ''cost_per_unit,reorder_point,case_size'', ''id'''),
     ('pos_connections', '''sales_cursor,last_sync,next_sync_at,status'', '''', '''''),
-    ('pos_items', '''last_synced'', '''', '''''), ('pos_staff', '''last_synced'', '''', ''''')
+    ('pos_staff', '''last_synced'', '''', ''''')
   LOOP
     EXECUTE format('DROP TRIGGER %I ON %I', logged.column1 || '_log_update', logged.column1);
     EXECUTE format('CREATE TRIGGER %I AFTER UPDATE ON %I REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION log_present_state_changes(%s)',

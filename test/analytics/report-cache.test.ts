@@ -301,6 +301,24 @@ describe('the variance report of a period that includes today, after sales made 
     assert.deepEqual(withoutMeta(computed), withoutMeta(refreshed))
   })
 
+  test('the first sale of a POS item never sold before, made since its counts, makes only its data quality again', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const { pos } = await barWeek(caller)
+    const first = await askToday(caller)
+    // A drink new on the menu: its POS item is added to the catalogue with its first line.
+    await pos.sell([{ pos_item_id: 'GIMLET', name: 'Gimlet', quantity: 2, unit_price: 11, sold_at: justNow() }])
+    const before = await outcomes()
+    const refreshed = await askToday(caller)
+    assert.deepEqual(await outcomes(), { ...before, refreshes: before.refreshes + 1 })
+    assert.deepEqual(json(refreshed).data.items, json(first).data.items)
+    assert.deepEqual(
+      json(refreshed).data.data_quality.unmapped_pos_items.map((entry: { name: string; revenue: number }) => [entry.name, entry.revenue]),
+      [['Gimlet', 22]],
+    )
+    await ok(ctx, caller, 'PUT', '/v1/settings', { currency: 'USD' })
+    assert.deepEqual(withoutMeta(await askToday(caller)), withoutMeta(refreshed))
+  })
+
   test('after a count earlier today, a sale since makes only its data quality again: the windows read no rollup of the count’s business day', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const { gin, pos } = await barWeek(caller)
