@@ -103,11 +103,13 @@ BEGIN
   RETURN NULL;
 END $$;
 
--- The POS's catalogue (pos_items: what each POS item is called now, when it was last seen): no report
--- reads it (the sale lines carry their own names), so a change of it is logged as a change of the present
--- naming no item. A bar adds a drink to its menu: its first sale no longer makes every cached answer about
--- a period compute whole (the line itself, unmapped, reaches what it can).
-CREATE FUNCTION log_pos_catalogue_changes() RETURNS trigger
+-- Tables of present state that neither a report about a period nor one of items reads, logged as a change
+-- of the present naming no item (only an answer without a horizon, the forecast, computes again): the
+-- POS's catalogue (pos_items: what each POS item is called now, when it was last seen; sale lines carry
+-- their own names), an order's dispatch to its distributor, and the corrections waiting for the POS line
+-- they correct. A drink new on the menu no longer makes every cached variance report compute whole with
+-- its first sale (the line itself, unmapped, reaches what it can), nor does an order sent.
+CREATE FUNCTION log_present_changes() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'DELETE' THEN
@@ -167,7 +169,8 @@ BEGIN
     ('inventory_waste', 'log_document_tenant_changes(''stock_operation_lines'', ''operation_id'', ''item_id'')'),
     ('orders', 'log_document_tenant_changes(''order_lines'', ''order_id'', ''inventory_item_id'')'),
     ('demand_forecasts', 'log_item_tenant_changes(''present'')'),
-    ('pos_items', 'log_pos_catalogue_changes()')
+    ('pos_items', 'log_present_changes()'), ('purchase_order_dispatches', 'log_present_changes()'),
+    ('pos_pending_corrections', 'log_present_changes()')
   LOOP
     FOR event IN VALUES ('insert', 'INSERT', 'NEW TABLE AS new_rows'), ('update', 'UPDATE', 'OLD TABLE AS old_rows NEW TABLE AS new_rows'),
       ('delete', 'DELETE', 'OLD TABLE AS old_rows') LOOP

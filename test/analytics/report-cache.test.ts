@@ -225,6 +225,20 @@ describe('the variance report after a write it reads', () => {
   }
 })
 
+test('an order sent to its distributor makes the variance report again for its items alone, as it was', async () => {
+  const caller = await ctx.newCaller({ environment: 'sandbox' })
+  const { gin } = await barWeek(caller)
+  const distributor = await createDistributor(ctx, caller)
+  await ok(ctx, caller, 'PUT', `/v1/distributors/${distributor.id}/catalog`, [{ inventory_item_id: gin.id, unit: 'bottle', unit_price: 21 }])
+  const order = await createOrder(ctx, caller, distributor.id, [{ inventory_item_id: gin.id, quantity: 2, unit: 'bottle' }])
+  const cached = withoutMeta(await ask(ctx, caller, VARIANCE))
+  // The order's status and its dispatch: no answer about a period reads either.
+  await ok(ctx, caller, 'POST', `/v1/orders/${order.id}/submit`)
+  const before = await outcomes()
+  assert.deepEqual(withoutMeta(await ask(ctx, caller, VARIANCE)), cached)
+  assert.deepEqual(await outcomes(), { ...before, refreshes: before.refreshes + 1 })
+})
+
 describe('the variance report of a period that has ended, after sales made since', () => {
   /** A sale of the gin two days after the period (its last business day is three days ago). */
   const sellAfterPeriod = ({ pos }: BarWeek) => pos.sell([{ pos_item_id: 'TANQ-BTL', name: 'Tanqueray bottle', quantity: 2, unit_price: 90, sold_at: daysAgo(1, 21) }])
