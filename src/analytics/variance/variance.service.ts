@@ -475,10 +475,11 @@ function windowsHorizon({ windows, bounds }: VarianceMaking): ChangeHorizon {
 /** The report made again with the windows of the `changed` items explained again, and the period's sales read again. */
 async function madeAgain(db: Executor, tenant: Tenant, making: VarianceMaking, changed: ReadonlySet<string>): Promise<Computed<VarianceReport>> {
   const items = making.items.filter((item) => changed.has(item.id))
-  const others = making.windows.explained.filter(({ entry }) => !changed.has(entry.item.id))
+  const others = making.windows.explained.flatMap(({ entry }) => (changed.has(entry.item.id) ? [] : [entry]))
+  const { bounds, threshold } = making
   const [again, sales] = await Promise.all([
-    items.length === 0 ? undefined : explainWindows(db, tenant, items, making.bounds, making.threshold, others.map(({ entry }) => entry)),
-    salesQualityOf(db, tenant, making.period, making.items, making.bounds),
+    items.length === 0 ? undefined : explainWindows(db, tenant, items, bounds, threshold, others),
+    salesQualityOf(db, tenant, making.period, making.items, bounds),
   ])
   if (!again) return madeReport(db, tenant, making, sales)
   const windows = withItemsAgain(making, changed, again.windows)

@@ -40,8 +40,7 @@ const PART_BYTES_PER_ANSWER_BYTE = 3
 function answerCache(maxBytes: number): AnswerCache {
   return new LRUCache<string, CachedAnswer>({
     maxSize: maxBytes,
-    sizeCalculation: (answer, key) =>
-      answer.data.length * (answer.part ? 1 + PART_BYTES_PER_ANSWER_BYTE : 1) + 2 * (key.length + answer.snapshot.length) + ENTRY_OVERHEAD_BYTES,
+    sizeCalculation: (answer, key) => answer.data.length * (answer.part ? 1 + PART_BYTES_PER_ANSWER_BYTE : 1) + 2 * (key.length + answer.snapshot.length) + ENTRY_OVERHEAD_BYTES,
   })
 }
 
@@ -114,8 +113,9 @@ export interface CachedReport<T> {
 /**
  * The answer of a report route, from the cache while nothing of the tenant that can reach it changed since
  * it was computed (docs/decisions.md "Report cache"). A hit sends the cached `data` in a new envelope (its
- * own meta) and answers the reply. A refresh (the changes reached only what its part makes again: some items, and what is read beside them) and a miss answer
- * `{data}` for the route's serializer, and the serialized answer is kept if it is a 200. The snapshot is
+ * own meta) and answers the reply. A refresh (the changes reached only what its part makes again: some
+ * items, and what is read beside them) and a miss answer `{data}` for the route's serializer, and the
+ * serialized answer is kept if it is a 200. The snapshot is
  * taken before anything is read, on the pool the report reads (with a replica, an answer whose snapshot
  * was taken on the primary but which then read the replica is not kept: it may be older than its snapshot).
  */
