@@ -137,58 +137,47 @@ BEGIN
   RETURN NULL;
 END $$;
 
+-- Each table's logging triggers made again: the events named, each with the transition tables it has.
 DO $$
 DECLARE
   logged record;
-  event record;
+  event text;
+  EVERY_EVENT CONSTANT text[] := ARRAY['insert', 'update', 'delete'];
 BEGIN
-  -- Timed rows and the items they reach. A sale line that depleted stock reaches items only through its
-  -- usage rows, written with it (unmapped lines are matched among every item of their location; a line
-  -- updated or deleted is logged for any item), and a POS item's daily sales only what is read beside the
-  -- items (the revenue data quality reads).
-  FOR logged IN VALUES ('stock_sale_usage', 'sold_at, rows_from, ''array_agg(DISTINCT item_id)''', 'all'),
-    ('stock_movements', 'occurred_at, rows_from, ''array_agg(DISTINCT item_id)''', 'all'),
-    ('analytics_item_days', 'business_day, days_from, ''array_agg(DISTINCT item_id)''', 'all'),
-    ('analytics_pos_item_days', 'business_day, days_from, ''''''{}''''::text[]''', 'all'),
-    ('pos_sales', 'sold_at, rows_from, ''CASE WHEN bool_and(depleted) THEN ''''{}''''::text[] END''', 'insert')
+  FOR logged IN VALUES
+    -- Timed rows and the items they reach. A sale line that depleted stock reaches items only through its
+    -- usage rows, written with it (unmapped lines are matched among every item of their location; a line
+    -- updated or deleted is logged for any item), and a POS item's daily sales only what is read beside
+    -- the items (the revenue data quality reads).
+    ('stock_sale_usage', EVERY_EVENT, 'log_timed_tenant_changes(''sold_at'', ''rows_from'', ''array_agg(DISTINCT item_id)'')'),
+    ('stock_movements', EVERY_EVENT, 'log_timed_tenant_changes(''occurred_at'', ''rows_from'', ''array_agg(DISTINCT item_id)'')'),
+    ('analytics_item_days', EVERY_EVENT, 'log_timed_tenant_changes(''business_day'', ''days_from'', ''array_agg(DISTINCT item_id)'')'),
+    ('analytics_pos_item_days', EVERY_EVENT, 'log_timed_tenant_changes(''business_day'', ''days_from'', ''''''{}''''::text[]'')'),
+    ('pos_sales', ARRAY['insert'], 'log_timed_tenant_changes(''sold_at'', ''rows_from'', ''CASE WHEN bool_and(depleted) THEN ''''{}''''::text[] END'')'),
+    -- Rows that name an item, child rows that do, documents, and present state naming no item.
+    ('inventory_item_costs', EVERY_EVENT, 'log_item_tenant_changes()'),
+    ('stock_operation_lines', EVERY_EVENT, 'log_item_tenant_changes()'),
+    ('analytics_count_windows', ARRAY['delete'], 'log_item_tenant_changes()'),
+    ('demand_forecasts', EVERY_EVENT, 'log_item_tenant_changes(''present'')'),
+    ('inventory_count_lines', EVERY_EVENT, 'log_child_tenant_changes(''inventory_counts'', ''count_id'', ''item_id'')'),
+    ('order_lines', EVERY_EVENT, 'log_child_tenant_changes(''orders'', ''order_id'', ''inventory_item_id'')'),
+    ('inventory_counts', EVERY_EVENT, 'log_document_tenant_changes(''inventory_count_lines'', ''count_id'', ''item_id'')'),
+    ('inventory_transfers', EVERY_EVENT, 'log_document_tenant_changes(''stock_operation_lines'', ''operation_id'', ''item_id'')'),
+    ('inventory_waste', EVERY_EVENT, 'log_document_tenant_changes(''stock_operation_lines'', ''operation_id'', ''item_id'')'),
+    ('orders', EVERY_EVENT, 'log_document_tenant_changes(''order_lines'', ''order_id'', ''inventory_item_id'')'),
+    ('pos_items', EVERY_EVENT, 'log_present_changes()'),
+    ('purchase_order_dispatches', EVERY_EVENT, 'log_present_changes()'),
+    ('pos_pending_corrections', EVERY_EVENT, 'log_present_changes()'),
+    -- Updates: present state, an item's own columns, and the column naming the item.
+    ('inventory_items', ARRAY['update'], 'log_present_state_changes(''quantity,last_updated,anchored_at'', ''cost_per_unit,reorder_point,case_size'', ''id'')'),
+    ('pos_connections', ARRAY['update'], 'log_present_state_changes(''sales_cursor,last_sync,next_sync_at,status'', '''', '''')'),
+    ('pos_staff', ARRAY['update'], 'log_present_state_changes(''last_synced'', '''', '''')')
   LOOP
-    FOR event IN VALUES ('insert', 'INSERT', 'NEW TABLE AS new_rows'), ('update', 'UPDATE', 'OLD TABLE AS old_rows NEW TABLE AS new_rows'),
-      ('delete', 'DELETE', 'OLD TABLE AS old_rows') LOOP
-      CONTINUE WHEN logged.column3 = 'insert' AND event.column1 <> 'insert';
-      EXECUTE format('DROP TRIGGER %I ON %I', logged.column1 || '_log_' || event.column1, logged.column1);
-      EXECUTE format('CREATE TRIGGER %I AFTER %s ON %I REFERENCING %s FOR EACH STATEMENT EXECUTE FUNCTION log_timed_tenant_changes(%s)',
-        logged.column1 || '_log_' || event.column1, event.column2, logged.column1, event.column3, logged.column2);
+    FOREACH event IN ARRAY logged.column2 LOOP
+      EXECUTE format('DROP TRIGGER %I ON %I', logged.column1 || '_log_' || event, logged.column1);
+      EXECUTE format('CREATE TRIGGER %I AFTER %s ON %I REFERENCING %s FOR EACH STATEMENT EXECUTE FUNCTION %s', logged.column1 || '_log_' || event,
+        upper(event), logged.column1, CASE event WHEN 'insert' THEN 'NEW TABLE AS new_rows' WHEN 'delete' THEN 'OLD TABLE AS old_rows'
+          ELSE 'OLD TABLE AS old_rows NEW TABLE AS new_rows' END, logged.column3);
     END LOOP;
-  END LOOP;
-  -- Rows that name an item, and child rows that do.
-  FOR logged IN VALUES ('inventory_item_costs', 'log_item_tenant_changes()'), ('stock_operation_lines', 'log_item_tenant_changes()'),
-    ('inventory_count_lines', 'log_child_tenant_changes(''inventory_counts'', ''count_id'', ''item_id'')'),
-    ('order_lines', 'log_child_tenant_changes(''orders'', ''order_id'', ''inventory_item_id'')'),
-    ('inventory_counts', 'log_document_tenant_changes(''inventory_count_lines'', ''count_id'', ''item_id'')'),
-    ('inventory_transfers', 'log_document_tenant_changes(''stock_operation_lines'', ''operation_id'', ''item_id'')'),
-    ('inventory_waste', 'log_document_tenant_changes(''stock_operation_lines'', ''operation_id'', ''item_id'')'),
-    ('orders', 'log_document_tenant_changes(''order_lines'', ''order_id'', ''inventory_item_id'')'),
-    ('demand_forecasts', 'log_item_tenant_changes(''present'')'),
-    ('pos_items', 'log_present_changes()'), ('purchase_order_dispatches', 'log_present_changes()'),
-    ('pos_pending_corrections', 'log_present_changes()')
-  LOOP
-    FOR event IN VALUES ('insert', 'INSERT', 'NEW TABLE AS new_rows'), ('update', 'UPDATE', 'OLD TABLE AS old_rows NEW TABLE AS new_rows'),
-      ('delete', 'DELETE', 'OLD TABLE AS old_rows') LOOP
-      EXECUTE format('DROP TRIGGER %I ON %I', logged.column1 || '_log_' || event.column1, logged.column1);
-      EXECUTE format('CREATE TRIGGER %I AFTER %s ON %I REFERENCING %s FOR EACH STATEMENT EXECUTE FUNCTION %s',
-        logged.column1 || '_log_' || event.column1, event.column2, logged.column1, event.column3, logged.column2);
-    END LOOP;
-  END LOOP;
-  DROP TRIGGER analytics_count_windows_log_delete ON analytics_count_windows;
-  CREATE TRIGGER analytics_count_windows_log_delete AFTER DELETE ON analytics_count_windows
-    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION log_item_tenant_changes();
-  -- Present state, an item's own columns, and the column naming the item.
-  FOR logged IN VALUES ('inventory_items', '''quantity,last_updated,anchored_at'', ''cost_per_unit,reorder_point,case_size'', ''id'''),
-    ('pos_connections', '''sales_cursor,last_sync,next_sync_at,status'', '''', '''''),
-    ('pos_staff', '''last_synced'', '''', ''''')
-  LOOP
-    EXECUTE format('DROP TRIGGER %I ON %I', logged.column1 || '_log_update', logged.column1);
-    EXECUTE format('CREATE TRIGGER %I AFTER UPDATE ON %I REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION log_present_state_changes(%s)',
-      logged.column1 || '_log_update', logged.column1, logged.column2);
   END LOOP;
 END $$;

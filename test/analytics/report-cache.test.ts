@@ -315,37 +315,38 @@ describe('the variance report of a period that includes today, after sales made 
     assert.deepEqual(withoutMeta(computed), withoutMeta(refreshed))
   })
 
+  /**
+   * The report to today after `write`: made again in its data quality alone (a refresh), its items as they
+   * were, its bytes those of the whole report computed again. Answers its data.
+   */
+  async function dataQualityAgainAfter(caller: Caller, write: () => Promise<unknown>) {
+    const first = await askToday(caller)
+    await write()
+    const before = await outcomes()
+    const refreshed = await askToday(caller)
+    assert.deepEqual(await outcomes(), { ...before, refreshes: before.refreshes + 1 }, 'a refresh, neither a hit nor a miss')
+    assert.deepEqual(json(refreshed).data.items, json(first).data.items)
+    await ok(ctx, caller, 'PUT', '/v1/settings', { currency: 'USD' })
+    assert.deepEqual(withoutMeta(await askToday(caller)), withoutMeta(refreshed))
+    return json(refreshed).data
+  }
+
   test('the first sale of a POS item never sold before, made since its counts, makes only its data quality again', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const { pos } = await barWeek(caller)
-    const first = await askToday(caller)
     // A drink new on the menu: its POS item is added to the catalogue with its first line.
-    await pos.sell([{ pos_item_id: 'GIMLET', name: 'Gimlet', quantity: 2, unit_price: 11, sold_at: justNow() }])
-    const before = await outcomes()
-    const refreshed = await askToday(caller)
-    assert.deepEqual(await outcomes(), { ...before, refreshes: before.refreshes + 1 })
-    assert.deepEqual(json(refreshed).data.items, json(first).data.items)
-    assert.deepEqual(
-      json(refreshed).data.data_quality.unmapped_pos_items.map((entry: { name: string; revenue: number }) => [entry.name, entry.revenue]),
-      [['Gimlet', 22]],
-    )
-    await ok(ctx, caller, 'PUT', '/v1/settings', { currency: 'USD' })
-    assert.deepEqual(withoutMeta(await askToday(caller)), withoutMeta(refreshed))
+    const sellNew = () => pos.sell([{ pos_item_id: 'GIMLET', name: 'Gimlet', quantity: 2, unit_price: 11, sold_at: justNow() }])
+    const refreshed = await dataQualityAgainAfter(caller, sellNew)
+    const unmapped = refreshed.data_quality.unmapped_pos_items.map((entry: { name: string; revenue: number }) => [entry.name, entry.revenue])
+    assert.deepEqual(unmapped, [['Gimlet', 22]])
   })
 
   test('after a count earlier today, a sale since makes only its data quality again: the windows read no rollup of the count’s business day', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const { gin, pos } = await barWeek(caller)
     await count(ctx, caller, [{ item_id: gin.id, quantity: 6 }], new Date(Date.now() - 2 * 3_600_000).toISOString())
-    const first = await askToday(caller)
     // The sale's rollups are of today's business day, as the count's may be: that day's part of the window is read raw.
-    await pos.sell([{ pos_item_id: 'TANQ-BTL', name: 'Tanqueray bottle', quantity: 1, unit_price: 90, sold_at: justNow() }])
-    const before = await outcomes()
-    const refreshed = await askToday(caller)
-    assert.deepEqual(await outcomes(), { ...before, refreshes: before.refreshes + 1 })
-    assert.deepEqual(json(refreshed).data.items, json(first).data.items)
-    await ok(ctx, caller, 'PUT', '/v1/settings', { currency: 'USD' })
-    assert.deepEqual(withoutMeta(await askToday(caller)), withoutMeta(refreshed))
+    await dataQualityAgainAfter(caller, () => pos.sell([{ pos_item_id: 'TANQ-BTL', name: 'Tanqueray bottle', quantity: 1, unit_price: 90, sold_at: justNow() }]))
   })
 
   test('a sale recorded late inside its windows makes it compute whole, and shows in its items', async () => {
