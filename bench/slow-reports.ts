@@ -195,22 +195,17 @@ async function measureShares(databaseUrl: string, shares: number[]): Promise<Sha
     const connectionId = connections.data[0]?.id
     if (!connectionId) throw new Error('the kept database has no POS connection to import a sale into')
     let salesMade = 0
-    const sellNow = async () => {
-      const sale = { location: 'main_bar', line_id: `slow-reports-${process.pid}-${++salesMade}`, pos_item_id: 'SLOW-REPORTS-SALE', name: 'Bench sale', quantity: 1, unit_price: 5 }
-      const response = await fetch(`${server.url}/v1/sales`, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify({ connection_id: connectionId, sales: [{ ...sale, sold_at: new Date().toISOString() }] }),
-      })
-      if (response.status !== 201) throw new Error(`POST /v1/sales answered ${response.status}`)
-    }
-    const items = await itemsAt(server.url, headers, 'main_bar')
-    let itemsWritten = 0
-    const nextItem = () => items[itemsWritten++ % items.length] as { id: string; quantity: number }
     const post = async (path: string, body: unknown) => {
       const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) })
       if (response.status !== 201) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`)
     }
+    const sellNow = () => {
+      const sale = { location: 'main_bar', line_id: `slow-reports-${process.pid}-${++salesMade}`, pos_item_id: 'SLOW-REPORTS-SALE', name: 'Bench sale', quantity: 1, unit_price: 5 }
+      return post('/v1/sales', { connection_id: connectionId, sales: [{ ...sale, sold_at: new Date().toISOString() }] })
+    }
+    const items = await itemsAt(server.url, headers, 'main_bar')
+    let itemsWritten = 0
+    const nextItem = () => items[itemsWritten++ % items.length] as { id: string; quantity: number }
     const writes: Record<WriteKind, () => Promise<void>> = {
       'a sale': sellNow,
       // The item's stock as it stands: the count records no loss, but closes the item's window now.

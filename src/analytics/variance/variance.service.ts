@@ -425,9 +425,9 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
  * item is read from its own rows, so a change that names its items (a count, a delivery, waste, a
  * transfer) changes only theirs, and a sale, its usage or a movement after the latest closing count, or a
  * rollup of a later day, only the period's sales that data quality reads (the windows read whole business
- * days from the rollups, up to the day before a closing count's). The items' rows name their items only by
- * what scopes the report or matches POS names among them (name, unit, size, category, location): a change
- * of those names no item.
+ * days from the rollups, up to the day before a closing count's). A change of what scopes the report or
+ * matches POS names among its items (an item's name, unit, size, category, location) names no item: it
+ * reaches them all.
  */
 export async function refreshableVarianceReport(db: Executor, tenant: Tenant, query: VarianceQuery, now = new Date()): Promise<Computed<VarianceReport>> {
   const period = reportPeriod(query, now)

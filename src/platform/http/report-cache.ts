@@ -115,9 +115,9 @@ export interface CachedReport<T> {
  * it was computed (docs/decisions.md "Report cache"). A hit sends the cached `data` in a new envelope (its
  * own meta) and answers the reply. A refresh (the changes reached only what its part makes again: some
  * items, and what is read beside them) and a miss answer `{data}` for the route's serializer, and the
- * serialized answer is kept if it is a 200. The snapshot is
- * taken before anything is read, on the pool the report reads (with a replica, an answer whose snapshot
- * was taken on the primary but which then read the replica is not kept: it may be older than its snapshot).
+ * serialized answer is kept if it is a 200. The snapshot is taken before anything is read, on the pool the
+ * report reads (with a replica, an answer whose snapshot was taken on the primary but which then read the
+ * replica is not kept: it may be older than its snapshot).
  */
 export async function cachedReport<T>(request: FastifyRequest, reply: FastifyReply, report: CachedReport<T>): Promise<{ data: T } | FastifyReply> {
   const cache = request.server.reportCache
