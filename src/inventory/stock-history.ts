@@ -192,7 +192,8 @@ export interface LocationSpan {
 /**
  * How many sale lines depleted one of `itemIds` at another location than their own (sold where no item
  * of the SKU is stocked, they took the mapped item): those sold in the span of the depleted item's
- * location. Reads the few such rows by their own index. The items are a set to join, not `= ANY(array)`:
+ * location. Reads the spans' few such rows by their own index, then keeps those of the items. The items
+ * are a set to join, not `= ANY(array)`:
  * with a thousand ids the planner weighed each against every partition's statistics (50 ms of planning
  * for a 0.5 ms read on 17 monthly partitions).
  */
@@ -204,13 +205,19 @@ export async function crossLocationSaleLines(db: Executor, tenant: Tenant, itemI
     (span) => span.start,
     (span) => span.end,
   )
+  // OFFSET 0 keeps the items out of the scan: joined into it, the planner probed each item's usage in
+  // every partition (4,000 index scans, 12 ms of the database's CPU at 2,000 items) instead of reading
+  // the spans' few cross-location rows from their partial index.
   const result = await sql<{ lines: number }>`
     SELECT count(DISTINCT u.sale_line)::int AS lines
-    FROM unnest(${spans.map((span) => span.location)}::text[], ${spans.map((span) => span.start.toISOString())}::timestamptz[],
-      ${spans.map((span) => span.end.toISOString())}::timestamptz[]) AS b (location_id, start_at, end_at)
-    JOIN stock_sale_usage u ON u.account_id = ${tenant.accountId} AND u.environment = ${tenant.environment} AND u.location_id = b.location_id
-      AND u.sold_at >= b.start_at AND u.sold_at < b.end_at AND u.location_id <> u.sale_location_id
-      AND u.sold_at >= ${earliest.toISOString()}::timestamptz AND u.sold_at < ${latest.toISOString()}::timestamptz
+    FROM (
+      SELECT u.sale_line, u.item_id
+      FROM unnest(${spans.map((span) => span.location)}::text[], ${spans.map((span) => span.start.toISOString())}::timestamptz[],
+        ${spans.map((span) => span.end.toISOString())}::timestamptz[]) AS b (location_id, start_at, end_at)
+      JOIN stock_sale_usage u ON u.account_id = ${tenant.accountId} AND u.environment = ${tenant.environment} AND u.location_id = b.location_id
+        AND u.sold_at >= b.start_at AND u.sold_at < b.end_at AND u.location_id <> u.sale_location_id
+        AND u.sold_at >= ${earliest.toISOString()}::timestamptz AND u.sold_at < ${latest.toISOString()}::timestamptz
+      OFFSET 0) u
     WHERE u.item_id IN (SELECT unnest(${textList(itemIds)}))`.execute(db)
   return result.rows[0]?.lines ?? 0
 }

@@ -279,6 +279,23 @@ async function planRows(db: Executor, choice: WindowChoice, previous: number): P
   const itemId = sql.ref<string>('i.item_id')
   // The number of the first earlier window's closing count (windows close at counts 2 and later).
   const firstEarlier = sql<number>`greatest(2, ch.opening_n - ${previous}::int + 1)`
+  // JSON text written by concatenation, parsed by the caller: cheaper than json_build_array per window
+  // (docs/benchmarks.md, sessions 14 and 15). The windows are consecutive: each count once (EarlierWindows),
+  // from the first window's opening count (its row without totals) to the last window's closing count.
+  // Without earlier windows (previous = 0: a report's plan) it is not written at all: evaluated per item
+  // to find nothing, it cost about 3 of the database's 70 ms of CPU in a 1,000-item report.
+  const earlierWindowsJson = sql<string>`(SELECT '[' || string_agg((${epochMs(sql.ref('e.counted_at'))})::text || ',' || e.actual::text
+          || CASE WHEN e.n < ${firstEarlier} THEN ',null,null,null,null,null'
+            WHEN es.item_id IS NULL THEN ',null,null,null,' || to_json(e.previous_id)::text || ',' || to_json(e.count_id)::text
+            ELSE ',' || (es.deliveries + es.transfers_in - es.transfers_out - es.waste_units)::text || ',' || es.usage_units::text
+              || ',' || es.sale_lines::text || ',null,null' END,
+        ',' ORDER BY e.n) || ']'
+      FROM counts e
+      LEFT JOIN analytics_count_windows es ON e.n >= ${firstEarlier} AND es.item_id = i.item_id AND es.opening_count_id = e.previous_id AND es.closing_count_id = e.count_id
+      WHERE o.count_id IS NOT NULL AND e.n BETWEEN ${firstEarlier} - 1
+        AND CASE WHEN ${previous}::int > 0 AND ch.closing_n - ch.opening_n >= 2 THEN ch.closing_n ELSE ch.opening_n END
+      -- No window (previous = 0, or the opening count is the item's first): not its opening count alone either.
+      HAVING max(e.n) >= ${firstEarlier})`
   const result = await sql<PlanRow>`
     SELECT i.item_id, p.*
     FROM ${chosen.items}
@@ -310,21 +327,7 @@ async function planRows(db: Executor, choice: WindowChoice, previous: number): P
             WHERE b.next_cost IS DISTINCT FROM b.unit_cost
             WINDOW bw AS (ORDER BY b.n)) p
           LEFT JOIN analytics_count_windows ps ON ps.item_id = i.item_id AND ps.opening_count_id = p.opening_id AND ps.closing_count_id = p.count_id) END AS cost_parts,
-        -- JSON text written by concatenation, parsed by the caller: cheaper than json_build_array per window
-        -- (docs/benchmarks.md, sessions 14 and 15). The windows are consecutive: each count once (EarlierWindows),
-        -- from the first window's opening count (its row without totals) to the last window's closing count.
-        (SELECT '[' || string_agg((${epochMs(sql.ref('e.counted_at'))})::text || ',' || e.actual::text
-              || CASE WHEN e.n < ${firstEarlier} THEN ',null,null,null,null,null'
-                WHEN es.item_id IS NULL THEN ',null,null,null,' || to_json(e.previous_id)::text || ',' || to_json(e.count_id)::text
-                ELSE ',' || (es.deliveries + es.transfers_in - es.transfers_out - es.waste_units)::text || ',' || es.usage_units::text
-                  || ',' || es.sale_lines::text || ',null,null' END,
-            ',' ORDER BY e.n) || ']'
-          FROM counts e
-          LEFT JOIN analytics_count_windows es ON e.n >= ${firstEarlier} AND es.item_id = i.item_id AND es.opening_count_id = e.previous_id AND es.closing_count_id = e.count_id
-          WHERE o.count_id IS NOT NULL AND e.n BETWEEN ${firstEarlier} - 1
-            AND CASE WHEN ${previous}::int > 0 AND ch.closing_n - ch.opening_n >= 2 THEN ch.closing_n ELSE ch.opening_n END
-          -- No window (previous = 0, or the opening count is the item's first): not its opening count alone either.
-          HAVING max(e.n) >= ${firstEarlier}) AS earlier
+        ${previous === 0 ? sql`NULL::text` : earlierWindowsJson} AS earlier
       FROM chosen ch
       LEFT JOIN counts o ON o.n = ch.opening_n AND ch.opening_n < ch.closing_n
       LEFT JOIN counts c ON c.n = ch.closing_n AND ch.opening_n < ch.closing_n AND o.count_id IS NOT NULL
