@@ -49,26 +49,32 @@ export async function changedSince(db: Executor, tenant: Tenant, snapshot: strin
   return result.rows[0]?.changed === true
 }
 
+/** What changes since an answer's snapshot reach of its part (reachOfChanges). */
+export interface ChangesReach {
+  /** One reaches any item's history: the answer is computed whole. */
+  whole: boolean
+  /** One reaches any item through the context only (tenant_changes.reaches_history false): a setting, a name, a mapping. */
+  context: boolean
+  /** The items named by those that reach inside the part's horizon. */
+  items: string[]
+}
+
 /**
  * What the changes since `snapshot` that reach an answer bounded by `horizon` can reach of its part
  * bounded by `partHorizon` (an answer made of one part per item, and what is read beside them): `whole`
- * when one reaches inside the part's horizon without naming its items, else the items named by those
- * that reach inside it (the changes beyond it reach only what is read beside the items).
+ * when one reaches inside the part's horizon without naming its items and can reach their history,
+ * `context` when such a change reaches only the context (what scopes the answer, names its items or is
+ * matched among them), and the items named by those that reach inside it (the changes beyond it reach
+ * only what is read beside the items).
  */
-export async function reachOfChanges(
-  db: Executor,
-  tenant: Tenant,
-  snapshot: string,
-  horizon: ChangeHorizon | undefined,
-  partHorizon: ChangeHorizon,
-): Promise<{ whole: boolean; items: string[] }> {
-  const result = await sql<{ whole: boolean; items: string[] }>`
+export async function reachOfChanges(db: Executor, tenant: Tenant, snapshot: string, horizon: ChangeHorizon | undefined, partHorizon: ChangeHorizon): Promise<ChangesReach> {
+  const result = await sql<ChangesReach>`
     WITH changes AS (
-      SELECT item_ids, ${reaching(partHorizon)} AS inside FROM tenant_changes WHERE ${changesAfter(tenant, snapshot)} AND ${reaching(horizon)})
-    SELECT (SELECT coalesce(bool_or(inside AND item_ids IS NULL), false) FROM changes) AS whole,
+      SELECT item_ids, reaches_history, ${reaching(partHorizon)} AS inside FROM tenant_changes WHERE ${changesAfter(tenant, snapshot)} AND ${reaching(horizon)})
+    SELECT (SELECT coalesce(bool_or(inside AND item_ids IS NULL AND reaches_history), false) FROM changes) AS whole,
+      (SELECT coalesce(bool_or(inside AND item_ids IS NULL AND NOT reaches_history), false) FROM changes) AS context,
       (SELECT coalesce(array_agg(DISTINCT item), '{}') FROM changes CROSS JOIN LATERAL unnest(item_ids) AS item WHERE inside) AS items`.execute(db)
-  const row = result.rows[0] as { whole: boolean; items: string[] }
-  return { whole: row.whole, items: row.items }
+  return result.rows[0] as ChangesReach
 }
 
 /**

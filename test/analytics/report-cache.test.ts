@@ -61,6 +61,15 @@ async function answerAfter(caller: Caller, url: string) {
   return json(await ask(ctx, caller, url)).data
 }
 
+/** The report computed whole, for comparing bytes: asked with the cache emptied, a miss. */
+async function computedWhole(askReport: () => Promise<LightMyRequestResponse>) {
+  ctx.app.reportCache?.clear()
+  const before = await lookups(ctx)
+  const response = await askReport()
+  assert.deepEqual(await lookups(ctx), { hits: before.hits, misses: before.misses + 1 }, 'computed whole')
+  return withoutMeta(response)
+}
+
 const GIN = { name: 'Tanqueray 750ml', size_ml: 750, cost_per_unit: 21, quantity: 10 }
 
 /** Gin at the bar: counted 10 ten days ago, 3 sold by the bottle, counted 6 three days ago (a bottle lost). */
@@ -121,12 +130,13 @@ const transferGin = (caller: Caller, { gin }: BarWeek) =>
 
 /**
  * Each kind of write a variance report reads, what it changes in the report, and what it reaches of a
- * cached report (tenant_changes.item_ids): `items`, only the gin's part, made again beside the kept
- * others; `whole`, the whole report computed again.
+ * cached report (tenant_changes.item_ids, reaches_history): `items`, only the gin's part, made again
+ * beside the kept others; `context`, the report's context read again and the items whose row changed made
+ * again, the causes of the others read again; `whole`, the whole report computed again.
  */
 const VARIANCE_WRITES: {
   write: string
-  reach: 'items' | 'whole'
+  reach: 'items' | 'context' | 'whole'
   prepare?: (caller: Caller, week: BarWeek) => Promise<unknown>
   change: (caller: Caller, week: BarWeek) => Promise<unknown>
 }[] = [
@@ -137,7 +147,7 @@ const VARIANCE_WRITES: {
     change: (_caller, { pos }) => pos.sell([{ pos_item_id: 'TANQ-BTL', name: 'Tanqueray bottle', quantity: 1, unit_price: 90, sold_at: daysAgo(5, 21) }]),
   },
   // The storeroom does not stock the gin yet: the transfer adds the item there, and a new item can be in any report's scope.
-  { write: 'a first transfer to a location', reach: 'whole', prepare: (caller) => createLocations(ctx, caller, ['storeroom']), change: transferGin },
+  { write: 'a first transfer to a location', reach: 'context', prepare: (caller) => createLocations(ctx, caller, ['storeroom']), change: transferGin },
   {
     write: 'a transfer',
     reach: 'items',
@@ -177,14 +187,26 @@ const VARIANCE_WRITES: {
       })
     },
   },
-  { write: 'an item update', reach: 'whole', change: (caller, { gin }) => ok(ctx, caller, 'PUT', `/v1/inventory/items/${gin.id}`, { name: 'Tanqueray No. Ten 750ml' }) },
+  { write: 'an item update', reach: 'context', change: (caller, { gin }) => ok(ctx, caller, 'PUT', `/v1/inventory/items/${gin.id}`, { name: 'Tanqueray No. Ten 750ml' }) },
   {
     write: 'a mapping change',
-    reach: 'whole',
+    reach: 'context',
     change: (caller, { pos }) => ok(ctx, caller, 'PUT', `/v1/pos/connections/${pos.connectionId}/mappings/TANQ-BTL`, { conversion_factor: 2 }),
   },
   { write: 'a settings change (threshold)', reach: 'whole', change: (caller) => ok(ctx, caller, 'PUT', '/v1/settings', { variance_threshold: 50 }) },
-  { write: 'a settings change (currency)', reach: 'whole', change: (caller) => ok(ctx, caller, 'PUT', '/v1/settings', { currency: 'EUR' }) },
+  { write: 'a settings change (currency)', reach: 'context', change: (caller) => ok(ctx, caller, 'PUT', '/v1/settings', { currency: 'EUR' }) },
+  {
+    write: 'a new item',
+    reach: 'context',
+    change: (caller) => createItem(ctx, caller, { name: 'Hendrick’s 700ml', size_ml: 700, cost_per_unit: 30, quantity: 4 }),
+  },
+  {
+    // Unmapped, so no stock usage and no stored window changes: the gin's causes match it among the bar's items.
+    write: 'an unmapped sale recorded late inside the windows',
+    reach: 'context',
+    prepare: (_caller, { pos }) => pos.sell([{ pos_item_id: 'TANQ-DBL', name: 'Tanqueray double', quantity: 2, unit_price: 14, sold_at: daysAgo(6, 21) }]),
+    change: (_caller, { pos }) => pos.sell([{ pos_item_id: 'TANQ-DBL', name: 'Tanqueray double', quantity: 2, unit_price: 14, sold_at: daysAgo(5, 21) }]),
+  },
 ]
 
 const refreshes = async () => (await scrape(ctx, TOKEN)).value(LOOKUPS, { outcome: 'refresh' })
@@ -203,7 +225,8 @@ async function vodkaBeside(caller: Caller) {
 
 describe('the variance report after a write it reads', () => {
   for (const { write, reach, prepare, change } of VARIANCE_WRITES) {
-    test(`${write}: the next report shows it, ${reach === 'items' ? 'made again for the gin alone' : 'computed whole'}, with the bytes of the report computed whole`, async () => {
+    const made = { items: 'made again for the gin alone', context: 'made again in its context', whole: 'computed whole' }[reach]
+    test(`${write}: the next report shows it, ${made}, with the bytes of the report computed whole`, async () => {
       const caller = await ctx.newCaller({ environment: 'sandbox' })
       const week = await barWeek(caller)
       const vodka = await vodkaBeside(caller)
@@ -212,17 +235,26 @@ describe('the variance report after a write it reads', () => {
       await change(caller, week)
       const counted = await outcomes()
       const response = await ask(ctx, caller, VARIANCE)
-      const made = reach === 'items' ? { ...counted, refreshes: counted.refreshes + 1 } : { ...counted, misses: counted.misses + 1 }
-      assert.deepEqual(await outcomes(), made)
+      const outcome = reach === 'whole' ? { ...counted, misses: counted.misses + 1 } : { ...counted, refreshes: counted.refreshes + 1 }
+      assert.deepEqual(await outcomes(), outcome)
       const after = json(response).data
       assert.notDeepEqual(after, before)
       const vodkaIn = (report: { items: { inventory_item_id: string }[] }) => report.items.find((entry) => entry.inventory_item_id === vodka.id)
-      if (reach === 'items') assert.deepEqual(vodkaIn(after), vodkaIn(before), 'the vodka is as it was')
-      // A write the report does not show, but which makes it compute whole: the same bytes.
-      await ok(ctx, caller, 'PUT', '/v1/settings', { currency: json(response).data.currency })
-      assert.deepEqual(withoutMeta(await ask(ctx, caller, VARIANCE)), withoutMeta(response))
+      if (reach !== 'whole') assert.deepEqual(vodkaIn(after), vodkaIn(before), 'the vodka is as it was')
+      assert.deepEqual(await computedWhole(() => ask(ctx, caller, VARIANCE)), withoutMeta(response))
     })
   }
+})
+
+test('a location’s business-day cut-off moves the moments of its windows: the variance report is computed whole', async () => {
+  const caller = await ctx.newCaller({ environment: 'sandbox' })
+  await barWeek(caller)
+  await cachedAnswer(caller, VARIANCE)
+  await ok(ctx, caller, 'PUT', '/v1/locations/main_bar', { business_day_cutoff: '06:00' })
+  const before = await outcomes()
+  const response = await ask(ctx, caller, VARIANCE)
+  assert.deepEqual(await outcomes(), { ...before, misses: before.misses + 1 })
+  assert.deepEqual(await computedWhole(() => ask(ctx, caller, VARIANCE)), withoutMeta(response))
 })
 
 test('an order sent to its distributor makes the variance report again for its items alone, as it was', async () => {
@@ -255,11 +287,7 @@ describe('the variance report of a period that has ended, after sales made since
     const hit = await ask(ctx, caller, VARIANCE)
     assert.deepEqual(await lookups(ctx), { hits: before.hits + 1, misses: before.misses }, 'the sale after the period leaves the answer cached')
     assert.deepEqual(withoutMeta(hit), cached)
-    // A write the report does not show, but which makes it compute again: the same answer.
-    await ok(ctx, caller, 'PUT', '/v1/settings', { currency: 'USD' })
-    const computed = await ask(ctx, caller, VARIANCE)
-    assert.deepEqual(await lookups(ctx), { hits: before.hits + 1, misses: before.misses + 1 })
-    assert.deepEqual(withoutMeta(computed), cached)
+    assert.deepEqual(await computedWhole(() => ask(ctx, caller, VARIANCE)), cached)
   })
 
   test('a refit of the demand forecasts leaves it cached: no answer about a period reads them', async () => {
@@ -308,11 +336,7 @@ describe('the variance report of a period that includes today, after sales made 
     assert.deepEqual({ ...(await lookups(ctx)), refreshes: await refreshes() }, { ...before, refreshes: before.refreshes + 1 }, 'a refresh, neither a hit nor a miss')
     assert.deepEqual(json(refreshed).data.items, json(first).data.items)
     assert.deepEqual(unmapped(refreshed), [['Negroni', 24]])
-    // A write the report does not show, but which makes it compute whole: the same bytes.
-    await ok(ctx, caller, 'PUT', '/v1/settings', { currency: 'USD' })
-    const computed = await askToday(caller)
-    assert.deepEqual(await lookups(ctx), { hits: before.hits, misses: before.misses + 1 })
-    assert.deepEqual(withoutMeta(computed), withoutMeta(refreshed))
+    assert.deepEqual(await computedWhole(() => askToday(caller)), withoutMeta(refreshed))
   })
 
   /**
@@ -326,8 +350,7 @@ describe('the variance report of a period that includes today, after sales made 
     const refreshed = await askToday(caller)
     assert.deepEqual(await outcomes(), { ...before, refreshes: before.refreshes + 1 }, 'a refresh, neither a hit nor a miss')
     assert.deepEqual(json(refreshed).data.items, json(first).data.items)
-    await ok(ctx, caller, 'PUT', '/v1/settings', { currency: 'USD' })
-    assert.deepEqual(withoutMeta(await askToday(caller)), withoutMeta(refreshed))
+    assert.deepEqual(await computedWhole(() => askToday(caller)), withoutMeta(refreshed))
     return json(refreshed).data
   }
 
@@ -349,7 +372,7 @@ describe('the variance report of a period that includes today, after sales made 
     await dataQualityAgainAfter(caller, () => pos.sell([{ pos_item_id: 'TANQ-BTL', name: 'Tanqueray bottle', quantity: 1, unit_price: 90, sold_at: justNow() }]))
   })
 
-  test('a sale recorded late inside its windows makes it compute whole, and shows in its items', async () => {
+  test('a sale recorded late inside its windows makes it again in its context, and shows in its items', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const { pos } = await barWeek(caller)
     // Unmapped, so no stock usage and no stored window changes, and sold before, so no new POS item: only
@@ -359,9 +382,10 @@ describe('the variance report of a period that includes today, after sales made 
     const first = json(await askToday(caller)).data
     await pos.sell([{ ...double, sold_at: daysAgo(5, 21) }])
     const before = { ...(await lookups(ctx)), refreshes: await refreshes() }
-    const after = json(await askToday(caller)).data
-    assert.deepEqual({ ...(await lookups(ctx)), refreshes: await refreshes() }, { ...before, misses: before.misses + 1 })
-    assert.notDeepEqual(after.items, first.items)
+    const response = await askToday(caller)
+    assert.deepEqual({ ...(await lookups(ctx)), refreshes: await refreshes() }, { ...before, refreshes: before.refreshes + 1 })
+    assert.notDeepEqual(json(response).data.items, first.items)
+    assert.deepEqual(await computedWhole(() => askToday(caller)), withoutMeta(response))
   })
 })
 

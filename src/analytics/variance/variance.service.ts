@@ -388,6 +388,7 @@ type RecordedWaste = Awaited<ReturnType<typeof recordedWaste>>
 
 /** Everything a variance report is made of, kept to make it again when only some of its items changed. */
 interface VarianceMaking {
+  query: VarianceQuery
   period: ReportPeriod
   currency: string
   threshold: number
@@ -431,6 +432,18 @@ export async function varianceReport(db: Executor, tenant: Tenant, query: Varian
  */
 export async function refreshableVarianceReport(db: Executor, tenant: Tenant, query: VarianceQuery, now = new Date()): Promise<Computed<VarianceReport>> {
   const period = reportPeriod(query, now)
+  const context = await reportContext(db, tenant, query, period)
+  const { bounds, items, threshold } = context
+  // Data quality's sales read only the rollups and the few cross-location rows: they are read while the windows are worked on.
+  const [{ windows, waste }, sales] = await Promise.all([explainWindows(db, tenant, items, bounds, threshold), salesQualityOf(db, tenant, period, items, bounds)])
+  return madeReport(db, tenant, { query, period, ...context, windows, waste }, sales)
+}
+
+/** What scopes and configures a variance report: its currency and threshold, its locations' moments, its items. */
+type ReportContext = Pick<VarianceMaking, 'currency' | 'threshold' | 'bounds' | 'items'>
+
+/** The report's context as it stands. Throws location_not_found. */
+async function reportContext(db: Executor, tenant: Tenant, query: VarianceQuery, period: ReportPeriod): Promise<ReportContext> {
   // One round trip for all four: the location is checked (location_not_found) before anything is answered.
   const [settings, bounds, items] = await Promise.all([
     getSettings(db, tenant),
@@ -438,10 +451,7 @@ export async function refreshableVarianceReport(db: Executor, tenant: Tenant, qu
     itemsInScope(db, tenant, query),
     query.location ? getLocation(db, tenant, query.location) : undefined,
   ])
-  const threshold = query.threshold ?? settings.variance_threshold
-  // Data quality's sales read only the rollups and the few cross-location rows: they are read while the windows are worked on.
-  const [{ windows, waste }, sales] = await Promise.all([explainWindows(db, tenant, items, bounds, threshold), salesQualityOf(db, tenant, period, items, bounds)])
-  return madeReport(db, tenant, { period, currency: settings.currency, threshold, bounds, items, windows, waste }, sales)
+  return { currency: settings.currency, threshold: query.threshold ?? settings.variance_threshold, bounds, items }
 }
 
 /** The report made of `making` and the period's sales, with how the cache makes it again. */
@@ -450,7 +460,10 @@ function madeReport(db: Executor, tenant: Tenant, making: VarianceMaking, sales:
   return {
     data,
     horizon: periodHorizon(making.period, making.bounds),
-    part: { horizon: windowsHorizon(making), again: (changed) => madeAgain(db, tenant, making, changed) },
+    part: {
+      horizon: windowsHorizon(making),
+      again: (changed, context) => (context ? madeAgainInContext(db, tenant, making, changed) : madeAgain(db, tenant, making, changed)),
+    },
   }
 }
 
@@ -484,6 +497,71 @@ async function madeAgain(db: Executor, tenant: Tenant, making: VarianceMaking, c
   if (!again) return madeReport(db, tenant, making, sales)
   const windows = withItemsAgain(making, changed, again.windows)
   return madeReport(db, tenant, { ...making, windows, waste: again.waste }, sales)
+}
+
+/**
+ * The report made again after its context changed (a setting, a location, an item's row, a mapping, a
+ * recipe, a sale line: tenant_changes.reaches_history false), with the windows of the `named` items
+ * explained again. The context is read again; with another threshold or other moments of a location the
+ * report is computed whole (undefined). Otherwise the items whose row changed or that came into scope are
+ * explained again with the named ones, the others keep their scored windows (what was counted, moved,
+ * sold and paid did not change), and the kept flagged items' causes are read again: they match unmapped
+ * sales among the location's items and read the sale lines' mappings, which the context holds.
+ */
+async function madeAgainInContext(db: Executor, tenant: Tenant, making: VarianceMaking, named: ReadonlySet<string>): Promise<Computed<VarianceReport> | undefined> {
+  const context = await reportContext(db, tenant, making.query, making.period)
+  if (context.threshold !== making.threshold || !sameBounds(context.bounds, making.bounds)) return undefined
+  const before = new Map(making.items.map((item) => [item.id, item]))
+  const changed = new Set(context.items.filter((item) => named.has(item.id) || !sameItem(before.get(item.id), item)).map((item) => item.id))
+  const inScope = new Set(context.items.map((item) => item.id))
+  const kept = making.windows.explained.filter(({ entry }) => inScope.has(entry.item.id) && !changed.has(entry.item.id))
+  const keptEntries = kept.map(({ entry }) => entry)
+  const { bounds, threshold } = context
+  const [again, keptCauses, sales] = await Promise.all([
+    explainWindows(
+      db,
+      tenant,
+      context.items.filter((item) => changed.has(item.id)),
+      bounds,
+      threshold,
+      keptEntries,
+    ),
+    causesOf(db, tenant, keptEntries, threshold, (flagged) => reportChoice(flagged, bounds)),
+    salesQualityOf(db, tenant, making.period, context.items, bounds),
+  ])
+  const keptAgain = kept.map((explained): Explained => {
+    const causes = keptCauses.get(explained.entry.item.id)
+    return causes ? { entry: explained.entry, out: itemOut(explained.entry, causes) } : explained
+  })
+  const keptIds = new Set(keptEntries.map((entry) => entry.item.id))
+  const plans = new Map([...making.windows.plans].filter(([id]) => inScope.has(id) && !changed.has(id)))
+  const weighed = new Set([...making.windows.weighed].filter((id) => keptIds.has(id)))
+  const keptWindows: ExplainedWindows = { explained: keptAgain, plans, weighed }
+  const windows = withItemsAgain({ ...making, ...context, windows: keptWindows }, changed, again.windows)
+  return madeReport(db, tenant, { ...making, ...context, windows, waste: again.waste }, sales)
+}
+
+function sameBounds(now: Map<string, LocationBounds>, then: Map<string, LocationBounds>): boolean {
+  if (now.size !== then.size) return false
+  for (const [location, bounds] of now) {
+    const was = then.get(location)
+    if (!was || was.timezone !== bounds.timezone || was.cutoff !== bounds.cutoff || was.start.getTime() !== bounds.start.getTime() || was.end.getTime() !== bounds.end.getTime())
+      return false
+  }
+  return true
+}
+
+/** Whether an item's row as a report reads it is as it was (every field: its name, place, unit, size, cost). */
+function sameItem(was: ReportItem | undefined, item: ReportItem): boolean {
+  return (
+    was !== undefined &&
+    was.name === item.name &&
+    was.location_id === item.location_id &&
+    was.category === item.category &&
+    was.unit === item.unit &&
+    was.size_ml === item.size_ml &&
+    was.cost_per_unit === item.cost_per_unit
+  )
 }
 
 /** The report's windows with those of the `changed` items replaced by `again`, in the report's order. */

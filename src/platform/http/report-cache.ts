@@ -82,13 +82,19 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 /**
  * How an answer made of one part per item, and what is read beside them, is made again in part: a change
  * that reaches the answer but not `horizon` changes only what is read beside the items, and one inside it
- * that names its items (tenant_changes.item_ids) only those items' parts. `again` makes the answer again
- * from the one it was made with, reading only that, instead of computing it whole.
+ * that names its items (tenant_changes.item_ids) only those items' parts; one of the context only
+ * (tenant_changes.reaches_history false: a setting, an item's name, a mapping) what the answer reads of
+ * its context. `again` makes the answer again from the one it was made with, reading only that, instead of
+ * computing it whole.
  */
 export interface AnswerPart<T> {
   horizon: ChangeHorizon
-  /** The answer made again with the parts of `items` read again (none: only what is read beside them). */
-  again: (items: ReadonlySet<string>) => Promise<Computed<T>>
+  /**
+   * The answer made again with the parts of `items` read again (none: only what is read beside them),
+   * and with `context` its context read again (ChangesReach.context): undefined when the context changed
+   * so that the answer must be computed whole.
+   */
+  again: (items: ReadonlySet<string>, context: boolean) => Promise<Computed<T> | undefined>
 }
 
 /** A computed answer, how far forward its data reaches, and the part of it that can be made again alone. */
@@ -114,7 +120,7 @@ export interface CachedReport<T> {
  * The answer of a report route, from the cache while nothing of the tenant that can reach it changed since
  * it was computed (docs/decisions.md "Report cache"). A hit sends the cached `data` in a new envelope (its
  * own meta) and answers the reply. A refresh (the changes reached only what its part makes again: some
- * items, and what is read beside them) and a miss answer `{data}` for the route's serializer, and the
+ * items, its context, what is read beside them) and a miss answer `{data}` for the route's serializer, and the
  * serialized answer is kept if it is a 200. The snapshot is taken before anything is read, on the pool the
  * report reads (with a replica, an answer whose snapshot was taken on the primary but which then read the
  * replica is not kept: it may be older than its snapshot).
@@ -134,14 +140,11 @@ export async function cachedReport<T>(request: FastifyRequest, reply: FastifyRep
   const answer = await beginAnswer(request, cacheKey)
   // Read after the new snapshot: every change that snapshot sees is among those read.
   const reach = cached?.part && (await reachOfChanges(db, tenant, cached.snapshot, cached.horizon, cached.part.horizon))
-  const made = reach && !reach.whole && cached.part ? ((await refresh(request, cached.part, reach.items)) as Computed<T>) : await computeWhole(request, report)
+  const again = reach && !reach.whole && cached.part ? ((await cached.part.again(new Set(reach.items), reach.context)) as Computed<T> | undefined) : undefined
+  if (again) request.server.reportCacheLookup('refresh')
+  const made = again ?? (await computeWhole(request, report))
   request.pendingAnswer = { ...answer, horizon: made.horizon, part: made.part }
   return { data: made.data }
-}
-
-async function refresh<T>(request: FastifyRequest, part: AnswerPart<T>, items: string[]): Promise<Computed<T>> {
-  request.server.reportCacheLookup('refresh')
-  return part.again(new Set(items))
 }
 
 async function computeWhole<T>(request: FastifyRequest, report: CachedReport<T>): Promise<Computed<T>> {
