@@ -75,7 +75,9 @@ try {
   const kept = (values: number[]) => values.slice(WARM_UP)
   console.log(`period ${query.date_from}/${query.date_to}, ${reports} reports, first ${WARM_UP} left out`)
   console.log(`CPU per report (ms): ${cpu.map((value) => value.toFixed(0)).join(' ')}; median ${median(kept(cpu)).toFixed(0)}, lowest ${Math.min(...kept(cpu)).toFixed(0)}`)
-  console.log(`database CPU per report (ms): ${database.map((value) => value.toFixed(0)).join(' ')}; median ${median(kept(database)).toFixed(0)}, lowest ${Math.min(...kept(database)).toFixed(0)}`)
+  console.log(
+    `database CPU per report (ms): ${database.map((value) => value.toFixed(0)).join(' ')}; median ${median(kept(database)).toFixed(0)}, lowest ${Math.min(...kept(database)).toFixed(0)}`,
+  )
   console.log(`wall per report (ms): ${wall.map((value) => value.toFixed(0)).join(' ')}; median ${median(kept(wall)).toFixed(0)}, lowest ${Math.min(...kept(wall)).toFixed(0)}`)
   if (output) writeFileSync(output, JSON.stringify(last))
 } finally {
