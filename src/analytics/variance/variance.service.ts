@@ -6,7 +6,7 @@ import { getSettings } from '../../settings/index.js'
 import { analyticsErrors } from '../analytics.errors.js'
 import { type LocationBounds, locationBounds, periodLabel, type ReportPeriod, reportPeriod, shiftDate } from '../report-period.js'
 import { type PosRevenue, posRevenue } from '../rollups.repository.js'
-import { rankCauses, type WindowFacts } from './variance-causes.js'
+import { rankCauses, type UnmappedSimilar, type WindowFacts } from './variance-causes.js'
 import { itemsSoldInOwnUnit } from './sold-in-own-unit.js'
 import { unmappedSimilarTo } from './unmapped-similar.js'
 import type { VarianceItem, VarianceQuery, VarianceReport } from './variance.schemas.js'
@@ -168,18 +168,22 @@ function splitAtOpening(entry: ScoredItem, earlier: EarlierWindows, facts: Windo
   return { previous: facts.slice(0, before), inside: facts.slice(before) }
 }
 
-/**
- * Causes for each item above the threshold, from its earlier windows, the windows inside its window, the
- * unmapped sales at its location (matched among that location's items: the causes do not depend on the
- * report's scope) and whether it is sold in its own unit.
- */
-export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[], threshold: number, choiceFor: ChoiceFor) {
-  const flagged = scored.filter((entry) => entry.aboveThreshold)
-  const causes = new Map<string, ReturnType<typeof rankCauses>>()
-  if (flagged.length === 0) return causes
-  // The flagged windows walked for their lowest theoretical stock, and the windows before and inside them.
+/** What the cause rules read of a flagged item's own history: its window walked, the windows before and inside it. */
+interface HistoryFacts {
+  window: WindowFacts
+  previous: WindowFacts[]
+  inside: WindowFacts[]
+}
+
+/** What they read of the report's context: unmapped sales like each item at its location, and the items sold in their own unit. */
+interface ContextFacts {
+  unmappedSimilar: Map<string, UnmappedSimilar[]>
+  soldInOwnUnit: Set<string>
+}
+
+/** The flagged windows walked for their lowest theoretical stock, and the windows before and inside them, in order. */
+async function historyFactsOf(db: Executor, tenant: Tenant, flagged: ScoredItem[], choiceFor: ChoiceFor): Promise<HistoryFacts[]> {
   // Only the reported window's lowest theoretical stock matters to the rules: the others are not walked.
-  const spans = flagged.map(({ item, measured }) => ({ itemId: item.id, from: measured.opening.countedAt, to: measured.closing.countedAt }))
   const readEarlier = async () => {
     const windows = await flaggedEarlier(db, flagged, choiceFor)
     const facts = await earlierFacts(
@@ -189,9 +193,20 @@ export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[
     )
     return { windows, facts }
   }
-  const [flaggedFacts, earlier, unmappedSimilar, soldInOwnUnit] = await Promise.all([
-    walkedFacts(db, tenant, flagged),
-    readEarlier(),
+  const [walked, earlier] = await Promise.all([walkedFacts(db, tenant, flagged), readEarlier()])
+  return flagged.map((entry, index) => ({
+    window: walked[index] as WindowFacts,
+    ...splitAtOpening(entry, earlier.windows[index] as EarlierWindows, earlier.facts[index] as WindowFacts[]),
+  }))
+}
+
+/**
+ * The unmapped sales at the flagged items' locations (matched among that location's items: the causes do
+ * not depend on the report's scope) and whether each is sold in its own unit.
+ */
+async function contextFactsOf(db: Executor, tenant: Tenant, flagged: ScoredItem[]): Promise<ContextFacts> {
+  const spans = flagged.map(({ item, measured }) => ({ itemId: item.id, from: measured.opening.countedAt, to: measured.closing.countedAt }))
+  const [unmappedSimilar, soldInOwnUnit] = await Promise.all([
     unmappedSimilarTo(db, tenant, flagged, () =>
       cataloguesOf(
         db,
@@ -201,17 +216,55 @@ export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[
     ),
     itemsSoldInOwnUnit(db, tenant, spans),
   ])
-  flagged.forEach((entry, index) => {
-    const input = {
-      threshold,
-      window: flaggedFacts[index] as WindowFacts,
-      ...splitAtOpening(entry, earlier.windows[index] as EarlierWindows, earlier.facts[index] as WindowFacts[]),
-      unmappedSimilar: unmappedSimilar.get(entry.item.id) ?? [],
-      soldInOwnUnit: soldInOwnUnit.has(entry.item.id),
-      sizeMl: entry.item.size_ml,
-    }
-    causes.set(entry.item.id, rankCauses(input))
+  return { unmappedSimilar, soldInOwnUnit }
+}
+
+function rankedCauses(entry: ScoredItem, history: HistoryFacts, context: ContextFacts, threshold: number) {
+  return rankCauses({
+    threshold,
+    ...history,
+    unmappedSimilar: context.unmappedSimilar.get(entry.item.id) ?? [],
+    soldInOwnUnit: context.soldInOwnUnit.has(entry.item.id),
+    sizeMl: entry.item.size_ml,
   })
+}
+
+type Causes = ReturnType<typeof rankCauses>
+
+/**
+ * Causes for each item above the threshold (by item id), from its own history (its window, its earlier
+ * windows and those inside it: `history`, kept by the report to rank them again in another context) and
+ * the report's context.
+ */
+async function causesWithHistory(db: Executor, tenant: Tenant, scored: ScoredItem[], threshold: number, choiceFor: ChoiceFor) {
+  const flagged = scored.filter((entry) => entry.aboveThreshold)
+  const causes = new Map<string, Causes>()
+  const history = new Map<string, HistoryFacts>()
+  if (flagged.length === 0) return { causes, history }
+  const [histories, context] = await Promise.all([historyFactsOf(db, tenant, flagged, choiceFor), contextFactsOf(db, tenant, flagged)])
+  flagged.forEach((entry, index) => {
+    const facts = histories[index] as HistoryFacts
+    history.set(entry.item.id, facts)
+    causes.set(entry.item.id, rankedCauses(entry, facts, context, threshold))
+  })
+  return { causes, history }
+}
+
+/** Causes for each item above the threshold, by item id. */
+export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[], threshold: number, choiceFor: ChoiceFor): Promise<Map<string, Causes>> {
+  return (await causesWithHistory(db, tenant, scored, threshold, choiceFor)).causes
+}
+
+/** Causes of flagged items whose history facts were kept, ranked again in the context as it stands. */
+async function causesInContext(db: Executor, tenant: Tenant, flagged: { entry: ScoredItem; history: HistoryFacts }[], threshold: number): Promise<Map<string, Causes>> {
+  const causes = new Map<string, Causes>()
+  if (flagged.length === 0) return causes
+  const context = await contextFactsOf(
+    db,
+    tenant,
+    flagged.map(({ entry }) => entry),
+  )
+  for (const { entry, history } of flagged) causes.set(entry.item.id, rankedCauses(entry, history, context, threshold))
   return causes
 }
 
@@ -347,10 +400,11 @@ function dataQuality({ revenue, crossLocationLines }: SalesQuality, scope: Count
   }
 }
 
-/** An item of the report: its window scored, and answered. */
+/** An item of the report: its window scored, and answered; above the threshold, the history facts its causes were ranked from. */
 interface Explained {
   entry: ScoredItem
   out: ReturnType<typeof itemOut>
+  history: HistoryFacts | undefined
 }
 
 /** Items' report windows explained, and what the report reads of those windows beside them. */
@@ -372,14 +426,17 @@ async function explainWindows(db: Executor, tenant: Tenant, items: ReportItem[],
   const scored = await scoreItems(db, tenant, planned, threshold)
   // The closing counts' methods and the recorded waste read only the scored windows: read beside the causes, not after them.
   const reads = Promise.all([
-    causesOf(db, tenant, scored, threshold, (flagged) => reportChoice(flagged, bounds)),
+    causesWithHistory(db, tenant, scored, threshold, (flagged) => reportChoice(flagged, bounds)),
     closingCountsByWeight(db, scored),
     recordedWaste(db, [...others, ...scored]),
   ])
   // While the database reads, the items are answered (none of it depends on the causes); their causes are set after.
-  const explained = scored.map((entry): Explained => ({ entry, out: itemOut(entry, []) }))
-  const [causes, weighed, waste] = await reads
-  for (const { entry, out } of explained) setCauses(out.answer, causes.get(entry.item.id) ?? [])
+  const explained = scored.map((entry): Explained => ({ entry, out: itemOut(entry, []), history: undefined }))
+  const [{ causes, history }, weighed, waste] = await reads
+  for (const item of explained) {
+    setCauses(item.out.answer, causes.get(item.entry.item.id) ?? [])
+    item.history = history.get(item.entry.item.id)
+  }
   const windows: ExplainedWindows = { explained, plans, weighed }
   return { windows, waste }
 }
@@ -505,8 +562,9 @@ async function madeAgain(db: Executor, tenant: Tenant, making: VarianceMaking, c
  * explained again. The context is read again; with another threshold or other moments of a location the
  * report is computed whole (undefined). Otherwise the items whose row changed or that came into scope are
  * explained again with the named ones, the others keep their scored windows (what was counted, moved,
- * sold and paid did not change), and the kept flagged items' causes are read again: they match unmapped
- * sales among the location's items and read the sale lines' mappings, which the context holds.
+ * sold and paid did not change), and the kept flagged items' causes are ranked again from the history
+ * facts they were ranked from and the context read again: the unmapped sales matched among the
+ * location's items, and the sale lines read through their mappings.
  */
 async function madeAgainInContext(db: Executor, tenant: Tenant, making: VarianceMaking, named: ReadonlySet<string>): Promise<Computed<VarianceReport> | undefined> {
   const context = await reportContext(db, tenant, making.query, making.period)
@@ -517,6 +575,7 @@ async function madeAgainInContext(db: Executor, tenant: Tenant, making: Variance
   const kept = making.windows.explained.filter(({ entry }) => inScope.has(entry.item.id) && !changed.has(entry.item.id))
   const keptEntries = kept.map(({ entry }) => entry)
   const { bounds, threshold } = context
+  const keptFlagged = kept.flatMap(({ entry, history }) => (history ? [{ entry, history }] : []))
   const [again, keptCauses, sales] = await Promise.all([
     explainWindows(
       db,
@@ -526,12 +585,12 @@ async function madeAgainInContext(db: Executor, tenant: Tenant, making: Variance
       threshold,
       keptEntries,
     ),
-    causesOf(db, tenant, keptEntries, threshold, (flagged) => reportChoice(flagged, bounds)),
+    causesInContext(db, tenant, keptFlagged, threshold),
     salesQualityOf(db, tenant, making.period, context.items, bounds),
   ])
   const keptAgain = kept.map((explained): Explained => {
     const causes = keptCauses.get(explained.entry.item.id)
-    return causes ? { entry: explained.entry, out: itemOut(explained.entry, causes) } : explained
+    return causes ? { ...explained, out: itemOut(explained.entry, causes) } : explained
   })
   const keptIds = new Set(keptEntries.map((entry) => entry.item.id))
   const plans = new Map([...making.windows.plans].filter(([id]) => inScope.has(id) && !changed.has(id)))
