@@ -35,7 +35,7 @@ test('every table with tenant columns logs its inserts, updates and deletes, exc
     SELECT c.relname AS table,
       array(SELECT DISTINCT e FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid,
         unnest(ARRAY[CASE WHEN t.tgtype & 4 > 0 THEN 'insert' END, CASE WHEN t.tgtype & 8 > 0 THEN 'delete' END, CASE WHEN t.tgtype & 16 > 0 THEN 'update' END]) AS e
-        WHERE t.tgrelid = c.oid AND p.proname IN ('log_tenant_changes', 'log_child_tenant_changes', 'log_count_window_changes', 'log_timed_tenant_changes', 'log_present_state_changes', 'log_item_tenant_changes', 'log_document_tenant_changes', 'log_present_changes') AND e IS NOT NULL ORDER BY e) AS events
+        WHERE t.tgrelid = c.oid AND p.proname IN ('log_tenant_changes', 'log_child_tenant_changes', 'log_count_window_changes', 'log_timed_tenant_changes', 'log_present_state_changes', 'log_item_tenant_changes', 'log_document_tenant_changes', 'log_present_changes', 'log_context_changes') AND e IS NOT NULL ORDER BY e) AS events
     FROM pg_class c
     WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
       AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'account_id' AND NOT a.attisdropped)
