@@ -140,3 +140,29 @@ test('a database that answers but runs no statement for a stalled one has it cut
   assert.equal(await watchedUnknown, 'pooled rows', 'a statement whose server process is not known is cut only when nothing answers')
   assert.deepEqual(cutCounts, [1])
 })
+
+test('a statement sent a moment before another one’s stall probes the database is not judged by that probe: its server may not have begun it', async (t) => {
+  holdEventLoop(t)
+  const asked: number[][] = []
+  const { watch, cutCounts } = watchWith(
+    () => 'ready',
+    10,
+    (backends) => {
+      asked.push(backends)
+      return backends.filter((backend) => backend === 101)
+    },
+  )
+  const long = statement()
+  const watchedLong = watch.watch(long.promise, long.cut, 101)
+  await sleep(STALL_MS - 20)
+  // Sent inside a transaction whose server process shows it idle until the statement arrives.
+  const fresh = statement()
+  const watchedFresh = watch.watch(fresh.promise, fresh.cut, 202)
+  await sleep(40)
+  assert.deepEqual(asked[0], [101], 'the probe asked about the stalled statement only')
+  fresh.settle('fresh rows')
+  assert.equal(await watchedFresh, 'fresh rows')
+  long.settle('report rows')
+  assert.equal(await watchedLong, 'report rows')
+  assert.deepEqual(cutCounts, [])
+})

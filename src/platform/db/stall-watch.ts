@@ -40,9 +40,10 @@ interface Probe {
  * PostgreSQL sends nothing while a statement runs, so a connection cannot tell a long statement from a
  * lost server. A statement still waiting after `stallMs` (and every `stallMs` after that) has the
  * database probed on a fresh connection; if the probe finds it unreachable, every statement that was
- * already waiting when the probe started is cut. If it answers, a statement whose server process is not
- * running a statement there is cut too: its connection leads to a server that is gone (a failover that
- * left it open) or its statement never arrived. A long statement its server is running is never cut
+ * already waiting when the probe started is cut. If it answers, a statement that had waited a stall
+ * period when the probe started and whose server process is not running a statement there is cut too:
+ * its connection leads to a server that is gone (a failover that left it open) or its statement never
+ * arrived. A long statement its server is running is never cut
  * (the server's statement_timeout bounds it). Probes are shared: at most one runs at a time.
  */
 export class StallWatch {
@@ -80,12 +81,16 @@ export class StallWatch {
   #startProbe(): Probe {
     const startedAt = Date.now()
     const asked = [...this.#waiting].filter((waiting) => waiting.startedAt <= startedAt)
-    const backends = asked.flatMap((waiting) => (waiting.backend === undefined ? [] : [waiting.backend]))
+    // Only a statement that has itself waited a stall period is judged by its server process: one sent a
+    // moment before (another statement's stall started the probe) may not have begun there yet (its
+    // transaction shows idle), which says nothing of the server.
+    const stalled = asked.filter((waiting) => startedAt - waiting.startedAt >= this.options.stallMs)
+    const backends = stalled.flatMap((waiting) => (waiting.backend === undefined ? [] : [waiting.backend]))
     const done = this.options
       .probe(backends)
       .then(({ result, running }) => {
         if (result === 'unreachable') this.#cut(asked)
-        else if (running) this.#cut(asked.filter((waiting) => waiting.backend !== undefined && !running.has(waiting.backend)))
+        else if (running) this.#cut(stalled.filter((waiting) => waiting.backend !== undefined && !running.has(waiting.backend)))
       })
       // A probe that throws gives no verdict; the next check probes again (a timer must never reject).
       .catch(() => undefined)
