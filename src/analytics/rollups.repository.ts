@@ -187,15 +187,26 @@ export async function unmappedSalesInSpans(db: Executor, tenant: Tenant, spans: 
       JOIN analytics_unmapped_sale_days r ON r.account_id = ${tenant.accountId} AND r.environment = ${tenant.environment} AND r.location_id = b.location_id
         AND r.business_day > b.first_day AND r.business_day < b.last_day AND r.sale_lines > 0
       UNION ALL
-      -- The first business day's part after the start (the whole span when it ends the same day).
-      SELECT b.ord, u.connection_id, u.pos_item_id, u.name, u.quantity
+      -- The first business day's part after the start (the whole span when it ends the same day), summed
+      -- per span: joined and summed after, each span's lines made a row (spans ending today all hold
+      -- today's unmapped lines: 50,000 rows sorted on disk for 131 spans and 466 lines).
+      SELECT b.ord, e.connection_id, e.pos_item_id, e.name, e.quantity
       FROM spans b
-      JOIN ${lines} u ON u.location_id = b.location_id AND u.sold_at > b.start_at AND u.sold_at <= b.end_at AND u.sold_at < b.first_day_end
+      CROSS JOIN LATERAL (
+        SELECT u.connection_id, u.pos_item_id, min(u.name) AS name, sum(u.quantity) AS quantity
+        FROM ${lines} u
+        WHERE u.location_id = b.location_id AND u.sold_at > b.start_at AND u.sold_at <= b.end_at AND u.sold_at < b.first_day_end
+        GROUP BY u.connection_id, u.pos_item_id) e
       UNION ALL
       -- The last business day's part up to the end, when it is not the first.
-      SELECT b.ord, u.connection_id, u.pos_item_id, u.name, u.quantity
+      SELECT b.ord, e.connection_id, e.pos_item_id, e.name, e.quantity
       FROM spans b
-      JOIN ${lines} u ON u.location_id = b.location_id AND u.sold_at >= b.last_day_start AND u.sold_at <= b.end_at AND b.last_day > b.first_day
+      CROSS JOIN LATERAL (
+        SELECT u.connection_id, u.pos_item_id, min(u.name) AS name, sum(u.quantity) AS quantity
+        FROM ${lines} u
+        WHERE u.location_id = b.location_id AND u.sold_at >= b.last_day_start AND u.sold_at <= b.end_at
+        GROUP BY u.connection_id, u.pos_item_id) e
+      WHERE b.last_day > b.first_day
     ) sold
     GROUP BY sold.ord, sold.connection_id, sold.pos_item_id`.execute(db)
   return result.rows
