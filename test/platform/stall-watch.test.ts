@@ -114,17 +114,23 @@ test('a statement sent while a probe runs is cut only by a probe that started af
   assert.equal(probes.length, 2)
 })
 
-test('a database that answers but runs no statement for a stalled one has it cut: its server is gone or never got it', async (t) => {
-  holdEventLoop(t)
+/** A watch whose probe finds the database there, running a statement on `running` alone; `asked` records the server processes each probe asked about. */
+function watchRunningOnly(running: number) {
   const asked: number[][] = []
-  const { watch, cutCounts } = watchWith(
+  const watched = watchWith(
     () => 'ready',
     10,
     (backends) => {
       asked.push(backends)
-      return backends.filter((backend) => backend === 101)
+      return backends.filter((backend) => backend === running)
     },
   )
+  return { ...watched, asked }
+}
+
+test('a database that answers but runs no statement for a stalled one has it cut: its server is gone or never got it', async (t) => {
+  holdEventLoop(t)
+  const { watch, cutCounts, asked } = watchRunningOnly(101)
   const running = statement()
   const stranded = statement()
   const unknown = statement()
@@ -143,15 +149,7 @@ test('a database that answers but runs no statement for a stalled one has it cut
 
 test('a statement sent a moment before another one’s stall probes the database is not judged by that probe: its server may not have begun it', async (t) => {
   holdEventLoop(t)
-  const asked: number[][] = []
-  const { watch, cutCounts } = watchWith(
-    () => 'ready',
-    10,
-    (backends) => {
-      asked.push(backends)
-      return backends.filter((backend) => backend === 101)
-    },
-  )
+  const { watch, cutCounts, asked } = watchRunningOnly(101)
   const long = statement()
   const watchedLong = watch.watch(long.promise, long.cut, 101)
   await sleep(STALL_MS - 20)
