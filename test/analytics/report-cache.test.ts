@@ -246,6 +246,22 @@ describe('the variance report after a write it reads', () => {
   }
 })
 
+test('an item leaving the report’s scope takes its weighed closing count with it: made again in its context, data quality counts the others', async () => {
+  const caller = await ctx.newCaller({ environment: 'sandbox' })
+  const gin = await createItem(ctx, caller, { ...GIN, full_weight_g: 1250, empty_weight_g: 450 })
+  await count(ctx, caller, [{ item_id: gin.id, quantity: 10 }], daysAgo(10))
+  await count(ctx, caller, [{ item_id: gin.id, quantity: 6, weight_g: 850 }], daysAgo(3))
+  await vodkaBeside(caller)
+  const askSpirits = () => ctx.request('GET', VARIANCE, { key: caller.key, query: { date_from: dateOf(daysAgo(10)), date_to: dateOf(daysAgo(3)), category: 'spirits' } })
+  assert.equal(json(await askSpirits()).data.data_quality.items_counted_by_weight, 1)
+  await ok(ctx, caller, 'PUT', `/v1/inventory/items/${gin.id}`, { category: 'liqueur' })
+  const before = await outcomes()
+  const response = await askSpirits()
+  assert.deepEqual(await outcomes(), { ...before, refreshes: before.refreshes + 1 })
+  assert.equal(json(response).data.data_quality.items_counted_by_weight, 0)
+  assert.deepEqual(await computedWhole(askSpirits), withoutMeta(response))
+})
+
 test('a location’s business-day cut-off moves the moments of its windows: the variance report is computed whole', async () => {
   const caller = await ctx.newCaller({ environment: 'sandbox' })
   await barWeek(caller)

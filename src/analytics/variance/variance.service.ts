@@ -569,13 +569,12 @@ async function madeAgain(db: Executor, tenant: Tenant, making: VarianceMaking, c
 async function madeAgainInContext(db: Executor, tenant: Tenant, making: VarianceMaking, named: ReadonlySet<string>): Promise<Computed<VarianceReport> | undefined> {
   const context = await reportContext(db, tenant, making.query, making.period)
   if (context.threshold !== making.threshold || !sameBounds(context.bounds, making.bounds)) return undefined
-  const before = new Map(making.items.map((item) => [item.id, item]))
-  const changed = new Set(context.items.filter((item) => named.has(item.id) || !sameItem(before.get(item.id), item)).map((item) => item.id))
+  const changed = itemsChangedIn(making, context, named)
   const inScope = new Set(context.items.map((item) => item.id))
-  const kept = making.windows.explained.filter(({ entry }) => inScope.has(entry.item.id) && !changed.has(entry.item.id))
-  const keptEntries = kept.map(({ entry }) => entry)
-  const { bounds, threshold } = context
+  const keeps = (id: string) => inScope.has(id) && !changed.has(id)
+  const kept = making.windows.explained.filter(({ entry }) => keeps(entry.item.id))
   const keptFlagged = kept.flatMap(({ entry, history }) => (history ? [{ entry, history }] : []))
+  const { bounds, threshold } = context
   const [again, keptCauses, sales] = await Promise.all([
     explainWindows(
       db,
@@ -583,23 +582,37 @@ async function madeAgainInContext(db: Executor, tenant: Tenant, making: Variance
       context.items.filter((item) => changed.has(item.id)),
       bounds,
       threshold,
-      keptEntries,
+      kept.map(({ entry }) => entry),
     ),
     causesInContext(db, tenant, keptFlagged, threshold),
     salesQualityOf(db, tenant, making.period, context.items, bounds),
   ])
-  const keptAgain = kept.map((explained): Explained => {
-    const causes = keptCauses.get(explained.entry.item.id)
-    return causes ? { ...explained, out: itemOut(explained.entry, causes) } : explained
-  })
-  const keptIds = new Set(keptEntries.map((entry) => entry.item.id))
-  const plans = new Map([...making.windows.plans].filter(([id]) => inScope.has(id) && !changed.has(id)))
-  const weighed = new Set([...making.windows.weighed].filter((id) => keptIds.has(id)))
-  const keptWindows: ExplainedWindows = { explained: keptAgain, plans, weighed }
+  const keptWindows = keptWindowsWith(making.windows, kept, keeps, keptCauses)
   const windows = withItemsAgain({ ...making, ...context, windows: keptWindows }, changed, again.windows)
   return madeReport(db, tenant, { ...making, ...context, windows, waste: again.waste }, sales)
 }
 
+/** The items of the report's context to explain again: those named, and those whose row changed or that came into scope. */
+function itemsChangedIn(making: VarianceMaking, context: ReportContext, named: ReadonlySet<string>): Set<string> {
+  const before = new Map(making.items.map((item) => [item.id, item]))
+  return new Set(context.items.filter((item) => named.has(item.id) || !sameItem(before.get(item.id), item)).map((item) => item.id))
+}
+
+/**
+ * The `kept` items' windows, those of flagged items answered with their causes ranked again, and the plans
+ * and weighed closing counts of the items `keeps` keeps.
+ */
+function keptWindowsWith(windows: ExplainedWindows, kept: Explained[], keeps: (id: string) => boolean, causes: Map<string, Causes>): ExplainedWindows {
+  const explained = kept.map((item): Explained => {
+    const ranked = causes.get(item.entry.item.id)
+    return ranked ? { ...item, out: itemOut(item.entry, ranked) } : item
+  })
+  const plans = new Map([...windows.plans].filter(([id]) => keeps(id)))
+  const weighed = new Set([...windows.weighed].filter(keeps))
+  return { explained, plans, weighed }
+}
+
+/** Whether every location's moments of the period (time zone, cut-off, start, end) are as they were. */
 function sameBounds(now: Map<string, LocationBounds>, then: Map<string, LocationBounds>): boolean {
   if (now.size !== then.size) return false
   for (const [location, bounds] of now) {
