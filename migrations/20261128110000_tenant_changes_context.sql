@@ -67,7 +67,7 @@ DECLARE
   event text;
 BEGIN
   FOREACH event IN ARRAY events LOOP
-    EXECUTE format('DROP TRIGGER %I ON %s', logged::text || '_log_' || event, logged);
+    EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', logged::text || '_log_' || event, logged);
     EXECUTE format('CREATE TRIGGER %I AFTER %s ON %s REFERENCING %s FOR EACH STATEMENT EXECUTE FUNCTION %s', logged::text || '_log_' || event,
       upper(event), logged, CASE event WHEN 'insert' THEN 'NEW TABLE AS new_rows' WHEN 'delete' THEN 'OLD TABLE AS old_rows'
         ELSE 'OLD TABLE AS old_rows NEW TABLE AS new_rows' END, function);

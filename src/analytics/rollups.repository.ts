@@ -98,8 +98,15 @@ export async function posRevenue(db: Executor, tenant: Tenant, scope: { location
     .where('d.business_day', '<=', scope.to)
   const unmappedRevenue = sql<number>`sum(d.revenue - d.mapped_revenue)`
   const [totals, unmapped] = await Promise.all([
-    days
-      .select([sql<string>`coalesce(sum(d.revenue), 0)::text`.as('revenue'), sql<string>`coalesce(sum(d.mapped_revenue), 0)::text`.as('mappedRevenue')])
+    // The totals from each connection's day at the locations: one row a day, not one per POS item.
+    db
+      .selectFrom('analytics_pos_location_days as t')
+      .where('t.account_id', '=', tenant.accountId)
+      .where('t.environment', '=', tenant.environment)
+      .where('t.location_id', 'in', scope.locations)
+      .where('t.business_day', '>=', scope.from)
+      .where('t.business_day', '<=', scope.to)
+      .select([sql<string>`coalesce(sum(t.revenue), 0)::text`.as('revenue'), sql<string>`coalesce(sum(t.mapped_revenue), 0)::text`.as('mappedRevenue')])
       .executeTakeFirstOrThrow(),
     // Only the days with unmapped revenue are summed (the others add 0 to a POS item's sum: a bar's mapped
     // days, most of 30,000, are not aggregated); each listed POS item's lowest name is still that of all its

@@ -44,6 +44,17 @@ export interface AnalyticsUnmappedSaleDayTable {
   quantity: Numeric
 }
 
+/** A POS connection's revenue per location and business day (migrations/20261128130000_analytics_pos_location_days.sql). */
+export interface AnalyticsPosLocationDayTable {
+  account_id: string
+  environment: Environment
+  location_id: string
+  business_day: string
+  connection_id: string
+  revenue: Numeric
+  mapped_revenue: Numeric
+}
+
 /** Count windows' measured facts (migrations/20261122130000_analytics_count_windows.sql), forgotten by triggers. */
 export interface AnalyticsCountWindowTable {
   account_id: string
@@ -67,6 +78,7 @@ declare module '../platform/db/database.js' {
   interface Database {
     analytics_item_days: AnalyticsItemDayTable
     analytics_pos_item_days: AnalyticsPosItemDayTable
+    analytics_pos_location_days: AnalyticsPosLocationDayTable
     analytics_unmapped_sale_days: AnalyticsUnmappedSaleDayTable
     analytics_count_windows: AnalyticsCountWindowTable
   }

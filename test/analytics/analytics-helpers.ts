@@ -76,7 +76,7 @@ export async function count(ctx: TestContext, caller: Caller, items: CountedLine
   return json(response).data
 }
 
-/** The daily rollups analytics keeps equal what they sum: usage and deliveries (ledger rows and history lines) per item day, sales per POS item day, unmapped sales per POS item, name and day. */
+/** The daily rollups analytics keeps equal what they sum: usage and deliveries (ledger rows and history lines) per item day, sales per POS item day and per connection and location day, unmapped sales per POS item, name and day. */
 export async function assertRollupsMatchRaw(ctx: TestContext, caller: Caller) {
   const tenant = [caller.tenant.accountId, caller.tenant.environment]
   const same = async (rolled: string, raw: string) => {
@@ -113,6 +113,17 @@ export async function assertRollupsMatchRaw(ctx: TestContext, caller: Caller) {
        FROM pos_sales s JOIN locations l ON (l.account_id, l.environment, l.id) = (s.account_id, s.environment, s.location_id)
        WHERE s.account_id = $1 AND s.environment = $2 GROUP BY 1, 2, 3) raw
      WHERE (quantity::numeric <> 0 OR revenue::numeric <> 0 OR mapped::numeric <> 0) ORDER BY 1, 2, 3`,
+  )
+  await same(
+    `SELECT connection_id, location_id, business_day::text AS day, revenue::numeric(24,4)::text AS revenue, mapped_revenue::numeric(24,4)::text AS mapped
+     FROM analytics_pos_location_days WHERE account_id = $1 AND environment = $2 AND (revenue <> 0 OR mapped_revenue <> 0) ORDER BY 1, 2, 3`,
+    `SELECT * FROM (
+       SELECT s.connection_id, s.location_id, business_day(s.sold_at, l.timezone, l.business_day_cutoff)::text AS day,
+         sum(s.quantity * s.unit_price)::numeric(24,4)::text AS revenue,
+         coalesce(sum(s.quantity * s.unit_price) FILTER (WHERE s.depleted), 0)::numeric(24,4)::text AS mapped
+       FROM pos_sales s JOIN locations l ON (l.account_id, l.environment, l.id) = (s.account_id, s.environment, s.location_id)
+       WHERE s.account_id = $1 AND s.environment = $2 GROUP BY 1, 2, 3) raw
+     WHERE (revenue::numeric <> 0 OR mapped::numeric <> 0) ORDER BY 1, 2, 3`,
   )
   await same(
     `SELECT location_id, business_day::text AS day, connection_id, pos_item_id, name, sale_lines::int AS lines, quantity::numeric(24,4)::text AS quantity
