@@ -179,14 +179,12 @@ async function measureShares(databaseUrl: string, shares: number[]): Promise<Sha
       return result
     }
     const settings = (await (await fetch(`${server.url}/v1/settings`, { headers })).json()) as { data: { currency: string } }
-    const invalidate = async () => {
-      const response = await fetch(`${server.url}/v1/settings`, {
-        method: 'PUT',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify({ currency: settings.data.currency }),
-      })
-      if (response.status !== 200) throw new Error(`PUT /v1/settings answered ${response.status}`)
+    /** A write through the API, checked: a POST creates (201), a PUT updates (200). */
+    const send = async (method: 'POST' | 'PUT', path: string, body: unknown) => {
+      const response = await fetch(`${server.url}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      if (response.status !== (method === 'POST' ? 201 : 200)) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`)
     }
+    const invalidate = () => send('PUT', '/v1/settings', { currency: settings.data.currency })
     const settingsWrites = async (path: string): Promise<{ afterSettings: AfterWrites; uncached: Timed }> => {
       const samples = { cached: [] as number[], uncached: [] as number[] }
       const before = await cacheLookups(server.url)
@@ -208,38 +206,30 @@ async function measureShares(databaseUrl: string, shares: number[]): Promise<Sha
     const connectionId = connections.data[0]?.id
     if (!connectionId) throw new Error('the kept database has no POS connection to import a sale into')
     let salesMade = 0
-    const post = async (path: string, body: unknown) => {
-      const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) })
-      if (response.status !== 201) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`)
-    }
     const sellNow = () => {
       const sale = { location: 'main_bar', line_id: `slow-reports-${process.pid}-${++salesMade}`, pos_item_id: 'SLOW-REPORTS-SALE', name: 'Bench sale', quantity: 1, unit_price: 5 }
-      return post('/v1/sales', { connection_id: connectionId, sales: [{ ...sale, sold_at: new Date().toISOString() }] })
+      return send('POST', '/v1/sales', { connection_id: connectionId, sales: [{ ...sale, sold_at: new Date().toISOString() }] })
     }
     const items = await itemsAt(server.url, headers, 'main_bar')
     let itemsWritten = 0
     const nextItem = () => items[itemsWritten++ % items.length] as BenchItem
-    const put = async (path: string, body: unknown) => {
-      const response = await fetch(`${server.url}${path}`, { method: 'PUT', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) })
-      if (response.status !== 200) throw new Error(`PUT ${path} answered ${response.status}: ${await response.text()}`)
-    }
     const writes: Record<WriteKind, () => Promise<void>> = {
       'a sale': sellNow,
       // The item's stock as it stands: the count records no loss, but closes the item's window now.
       'a count of one item': async () => {
         const item = nextItem()
-        await post('/v1/inventory/count', { location: 'main_bar', counted_by: 'slow-reports', items: [{ item_id: item.id, quantity: item.quantity }] })
+        await send('POST', '/v1/inventory/count', { location: 'main_bar', counted_by: 'slow-reports', items: [{ item_id: item.id, quantity: item.quantity }] })
       },
       'waste of one item': async () => {
         const item = nextItem()
         item.quantity -= 0.01
-        await post('/v1/inventory/waste', { location: 'main_bar', recorded_by: 'slow-reports', items: [{ item_id: item.id, quantity: 0.01, reason: 'spill' }] })
+        await send('POST', '/v1/inventory/waste', { location: 'main_bar', recorded_by: 'slow-reports', items: [{ item_id: item.id, quantity: 0.01, reason: 'spill' }] })
       },
       // A name with a mark added, or taken off again: the report's context changed in one item.
       'a rename of one item': async () => {
         const item = nextItem()
         item.name = item.name.endsWith(RENAMED) ? item.name.slice(0, -RENAMED.length) : `${item.name}${RENAMED}`
-        await put(`/v1/inventory/items/${item.id}`, { name: item.name })
+        await send('PUT', `/v1/inventory/items/${item.id}`, { name: item.name })
       },
     }
     const afterWrites = async (path: string, write: () => Promise<void>): Promise<AfterWrites> => {

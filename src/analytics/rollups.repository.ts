@@ -89,29 +89,26 @@ export interface PosRevenue {
 /** POS revenue at the locations over the business days from..to (inclusive), from the daily rollup; the top unmapped POS items. */
 export async function posRevenue(db: Executor, tenant: Tenant, scope: { locations: string[]; from: string; to: string; top: number }): Promise<PosRevenue> {
   if (scope.locations.length === 0) return { revenue: '0', mappedRevenue: '0', unmapped: [] }
-  const days = db
-    .selectFrom('analytics_pos_item_days as d')
-    .where('d.account_id', '=', tenant.accountId)
-    .where('d.environment', '=', tenant.environment)
-    .where('d.location_id', 'in', scope.locations)
-    .where('d.business_day', '>=', scope.from)
-    .where('d.business_day', '<=', scope.to)
+  // The tenant's rows at the locations over the period, of the rollup named `alias` in the query.
+  const inPeriod = (alias: string) => {
+    const column = (name: string) => sql.ref(`${alias}.${name}`)
+    return sql<boolean>`${column('account_id')} = ${tenant.accountId} AND ${column('environment')} = ${tenant.environment}
+      AND ${column('location_id')} IN (${sql.join(scope.locations)}) AND ${column('business_day')} >= ${scope.from} AND ${column('business_day')} <= ${scope.to}`
+  }
   const unmappedRevenue = sql<number>`sum(d.revenue - d.mapped_revenue)`
   const [totals, unmapped] = await Promise.all([
     // The totals from each connection's day at the locations: one row a day, not one per POS item.
     db
       .selectFrom('analytics_pos_location_days as t')
-      .where('t.account_id', '=', tenant.accountId)
-      .where('t.environment', '=', tenant.environment)
-      .where('t.location_id', 'in', scope.locations)
-      .where('t.business_day', '>=', scope.from)
-      .where('t.business_day', '<=', scope.to)
+      .where(inPeriod('t'))
       .select([sql<string>`coalesce(sum(t.revenue), 0)::text`.as('revenue'), sql<string>`coalesce(sum(t.mapped_revenue), 0)::text`.as('mappedRevenue')])
       .executeTakeFirstOrThrow(),
     // Only the days with unmapped revenue are summed (the others add 0 to a POS item's sum: a bar's mapped
     // days, most of 30,000, are not aggregated); each listed POS item's lowest name is still that of all its
     // days in the period, read by the rollup's key.
-    days
+    db
+      .selectFrom('analytics_pos_item_days as d')
+      .where(inPeriod('d'))
       .where(sql<boolean>`d.revenue <> d.mapped_revenue`)
       .select((eb) => [
         'd.connection_id',
@@ -121,11 +118,7 @@ export async function posRevenue(db: Executor, tenant: Tenant, scope: { location
           .select(sql<string>`min(a.name)`.as('name'))
           .whereRef('a.connection_id', '=', 'd.connection_id')
           .whereRef('a.pos_item_id', '=', 'd.pos_item_id')
-          .where('a.account_id', '=', tenant.accountId)
-          .where('a.environment', '=', tenant.environment)
-          .where('a.location_id', 'in', scope.locations)
-          .where('a.business_day', '>=', scope.from)
-          .where('a.business_day', '<=', scope.to)
+          .where(inPeriod('a'))
           .$asScalar()
           .$notNull()
           .as('name'),

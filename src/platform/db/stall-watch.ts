@@ -23,8 +23,6 @@ export interface StallWatchOptions {
 
 interface Waiting {
   startedAt: number
-  /** Its own stall check has come: it has waited a stall period. */
-  stalled: boolean
   /** The server process the statement was sent to, when known (not through a pooler). */
   backend: number | undefined
   /** Ends the statement's connection, which fails the statement (and its request answers 503). */
@@ -49,9 +47,9 @@ interface Probe {
  * (the server's statement_timeout bounds it). Probes are shared: at most one runs at a time.
  */
 /**
- * A statement sent this close to a stall period before a probe counts as stalled too: its own check is
- * due in the same turn of the event loop (timers fire one after the other, and up to a millisecond early
- * against Date.now()).
+ * A statement counts as stalled from this close to a stall period: the check that started the probe may
+ * fire up to a millisecond early against Date.now(), and the checks of statements sent together fire one
+ * after the other, in the same turn of the event loop.
  */
 const TIMER_SLACK_MS = 5
 
@@ -63,7 +61,7 @@ export class StallWatch {
 
   /** Watches `statement`, sent to server process `backend`, until it settles; `cut` ends its connection. */
   async watch<T>(statement: Promise<T>, cut: () => void, backend?: number): Promise<T> {
-    const waiting: Waiting = { startedAt: Date.now(), stalled: false, backend, cut }
+    const waiting: Waiting = { startedAt: Date.now(), backend, cut }
     this.#waiting.add(waiting)
     const timer = setInterval(() => void this.#check(waiting), this.options.stallMs)
     timer.unref()
@@ -80,7 +78,6 @@ export class StallWatch {
    * statement, else a new one (a probe that started earlier may have been answered before the silence).
    */
   async #check(waiting: Waiting): Promise<void> {
-    waiting.stalled = true
     while (this.#waiting.has(waiting)) {
       const probe = (this.#probe ??= this.#startProbe())
       await probe.done
@@ -94,7 +91,7 @@ export class StallWatch {
     // Only a statement that has itself waited a stall period is judged by its server process: one sent a
     // moment before (another statement's stall started the probe) may not have begun there yet (its
     // transaction shows idle), which says nothing of the server.
-    const stalled = asked.filter((waiting) => waiting.stalled || startedAt - waiting.startedAt >= this.options.stallMs - TIMER_SLACK_MS)
+    const stalled = asked.filter((waiting) => startedAt - waiting.startedAt >= this.options.stallMs - TIMER_SLACK_MS)
     const backends = stalled.flatMap((waiting) => (waiting.backend === undefined ? [] : [waiting.backend]))
     const done = this.options
       .probe(backends)
