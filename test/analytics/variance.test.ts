@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'kysely'
 import { json, type Caller, type TestContext } from '../helpers/context.js'
-import { createItem } from '../helpers/inventory.js'
+import { createItem, createLocations } from '../helpers/inventory.js'
 import { createDistributor, createOrder, eventsOf, ok, shipOrder } from '../ordering/fixtures.js'
 import { createPosTestContext } from '../pos/pos-helpers.js'
 import { assertRollupsMatchRaw, count, dateOf, daysAgo, salesChannel } from './analytics-helpers.js'
@@ -182,6 +182,28 @@ describe('GET /v1/analytics/variance', () => {
     assert.deepEqual([used.get(weighedLast.id), used.get(weighedFirst.id), used.get(byEye.id)], [2.5, 1.25, 0.5])
     assert.equal(data.summary.total_items_analyzed, 3)
     assert.deepEqual([data.data_quality.items_counted_by_weight, data.data_quality.items_counted_by_eye], [1, 2])
+  })
+
+  test('reads data quality from the sales of the period at its items’ locations alone', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const { pos } = await historyWithUnmappedDoubles(caller)
+    await createLocations(ctx, caller, ['storeroom'])
+    const double = { pos_item_id: 'TITO-DBL', name: "Tito's Vodka Dbl", quantity: 5, unit_price: 14 }
+    const pour = { pos_item_id: 'TITO-15', name: "Tito's Vodka 1.5oz", quantity: 5, unit_price: 8 }
+    // Before the period, after it, and inside it at a location without items.
+    await pos.sell([
+      { ...double, sold_at: daysAgo(12, 21) },
+      { ...pour, sold_at: daysAgo(12, 21) },
+      { ...double, sold_at: daysAgo(1, 21) },
+      { ...pour, sold_at: daysAgo(1, 21) },
+      { ...double, location: 'storeroom', sold_at: daysAgo(5, 21) },
+    ])
+    const { data_quality: quality } = await report(caller, { date_from: dateOf(daysAgo(10)), date_to: dateOf(daysAgo(3)) })
+    assert.equal(quality.mapped_revenue_share, 0.6202)
+    assert.deepEqual(
+      quality.unmapped_pos_items.map((entry: { pos_item_id: string; revenue: number }) => [entry.pos_item_id, entry.revenue]),
+      [['TITO-DBL', 196]],
+    )
   })
 
   test('reads unmapped look-alikes sold after the opening count and up to the closing one, matched against the catalogue as it stands', async () => {
