@@ -118,6 +118,37 @@ describe('a hit', () => {
   })
 })
 
+describe('the answer written item by item', () => {
+  test('is byte for byte the route serializer’s answer, on a miss and on a refresh', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const { gin } = await barWeek(caller)
+    // A name the serializer escapes, and a second item: the list's items are joined.
+    const rum = await createItem(ctx, caller, { name: 'Añejo "Reserva" ’24 \\ 700ml', size_ml: 700, cost_per_unit: 30, quantity: 8 })
+    await count(ctx, caller, [{ item_id: rum.id, quantity: 8 }], daysAgo(10))
+    await count(ctx, caller, [{ item_id: rum.id, quantity: 5 }], daysAgo(3))
+    await sellDaily(ctx, caller, gin.id, 28, 2)
+    await sellDaily(ctx, caller, rum.id, 28, 1)
+    await refitForecasts(ctx.database.db, caller.tenant, refitClock())
+    const serializedWhole = async (url: string) => {
+      const cache = ctx.app.reportCache
+      ctx.app.reportCache = undefined
+      try {
+        return withoutMeta(await ask(ctx, caller, url))
+      } finally {
+        ctx.app.reportCache = cache
+      }
+    }
+    for (const url of [VARIANCE, FORECAST]) {
+      const miss = withoutMeta(await ask(ctx, caller, url))
+      assert.equal(json(await ask(ctx, caller, url)).data[url === VARIANCE ? 'items' : 'forecasts'].length, 2, url)
+      assert.deepEqual(miss, await serializedWhole(url), url)
+      await count(ctx, caller, [{ item_id: rum.id, quantity: 5 }], daysAgo(3, 18))
+      const refreshed = withoutMeta(await ask(ctx, caller, url))
+      assert.deepEqual(refreshed, await serializedWhole(url), url)
+    }
+  })
+})
+
 /** The transfer of a bottle of the gin to the storeroom, five days ago. */
 const transferGin = (caller: Caller, { gin }: BarWeek) =>
   ok(ctx, caller, 'POST', '/v1/inventory/transfers', {

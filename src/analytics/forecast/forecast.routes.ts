@@ -37,6 +37,8 @@ export async function forecastRoutes(app: App, { refitDelayMs }: ForecastRouteOp
       return cachedReport(request, reply, {
         key: [days_ahead, location, category],
         compute: async () => ({ data: await getDemandForecast(app.db, tenantOf(request), request.query, refitDelayMs) }),
+        schema: DemandForecastReport,
+        list: 'forecasts',
       })
     },
   )

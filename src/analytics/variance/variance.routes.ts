@@ -34,6 +34,8 @@ export async function varianceRoutes(app: App) {
       return cachedReport(request, reply, {
         key: [period.from, period.to, location, category, threshold],
         compute: () => refreshableVarianceReport(app.db, tenantOf(request), request.query, now),
+        schema: VarianceReport,
+        list: 'items',
       })
     },
   )

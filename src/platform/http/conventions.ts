@@ -105,17 +105,7 @@ function metaOf(request: FastifyRequest) {
 const DATA_OPENING = '{"data":'
 const META_OPENING = ',"meta":'
 
-/**
- * The serialized `data` of a `{data, meta}` answer as the envelope's serializer wrote it (the schema's
- * order: data, then meta); undefined for any other body. Meta comes last and holds no such text outside
- * a string (where quotes are escaped), so its opening is the last one.
- */
-export function serializedData(body: string): string | undefined {
-  const metaAt = body.lastIndexOf(META_OPENING)
-  return body.startsWith(DATA_OPENING) && metaAt > 0 ? body.slice(DATA_OPENING.length, metaAt) : undefined
-}
-
-/** A `{data, meta}` answer around `data` already serialized (serializedData), byte for byte as the serializer writes one. */
+/** A `{data, meta}` answer around `data` already serialized, byte for byte as the serializer writes one. */
 export function envelopeAround(request: FastifyRequest, data: Buffer): Buffer {
   return Buffer.concat([Buffer.from(DATA_OPENING), data, Buffer.from(`${META_OPENING}${JSON.stringify(metaOf(request))}}`)])
 }

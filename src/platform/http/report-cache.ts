@@ -1,10 +1,11 @@
+import type { TArray, TObject } from 'typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { LRUCache } from 'lru-cache'
 import { tenantOf } from '../auth/auth-plugin.js'
 import { type ReadScope, readScope } from '../db/read-replica.js'
 import { type ChangeHorizon, changedSince, reachOfChanges, SNAPSHOT_MAX_AGE_MS, takeSnapshot } from '../tenant-changes.js'
-import { envelopeAround, serializedData } from './conventions.js'
+import { envelopeAround } from './conventions.js'
 
 /** A cached answer: its serialized `data` and the snapshot taken before its first read. */
 interface CachedAnswer {
@@ -30,11 +31,12 @@ type AnswerCache = LRUCache<string, CachedAnswer>
 const ENTRY_OVERHEAD_BYTES = 200
 
 /**
- * What an answer's part keeps in the heap (the report's making: every item's window, score and answered
- * object, the flagged items' history facts), per byte of the answer: a 1,000-item variance report to
- * today with 232 items flagged measured 2.48 MB of heap beside its 0.76 MB of bytes (3.3), rounded up.
+ * What an answer's part keeps (the report's making: every item's window, score and answered object, the
+ * flagged items' history facts; and each answered item's bytes, answerBytes), per byte of the answer: a
+ * 1,000-item variance report to today with 282 items flagged measured 2.96 MB of heap and 1.11 MB of item
+ * bytes beside its 0.79 MB of bytes (5.2), rounded up.
  */
-const PART_BYTES_PER_ANSWER_BYTE = 4
+const PART_BYTES_PER_ANSWER_BYTE = 6
 
 /** An answer larger than the whole cache is not kept (lru-cache skips it). */
 function answerCache(maxBytes: number): AnswerCache {
@@ -44,7 +46,7 @@ function answerCache(maxBytes: number): AnswerCache {
   })
 }
 
-/** An answer being computed on a miss, kept when it is sent. */
+/** An answer being computed on a miss or a refresh, kept when it is made. */
 interface PendingAnswer {
   key: string
   snapshot: string
@@ -52,8 +54,6 @@ interface PendingAnswer {
   /** The request's read scope (with a replica): whether the snapshot, and then any read, ran on the replica. */
   scope: ReadScope | undefined
   snapshotOnReplica: boolean
-  horizon: ChangeHorizon | undefined
-  part: KeptPart | undefined
 }
 
 declare module 'fastify' {
@@ -62,9 +62,6 @@ declare module 'fastify' {
     reportCache: AnswerCache | undefined
     /** Counts a lookup of the report cache (ReportCacheOptions.onLookup). */
     reportCacheLookup: (outcome: ReportCacheOutcome) => void
-  }
-  interface FastifyRequest {
-    pendingAnswer: PendingAnswer | undefined
   }
 }
 
@@ -108,22 +105,29 @@ export interface Computed<T> {
   part?: AnswerPart<T>
 }
 
-/** A report route's cache key and how it computes its answer. */
+/** A report route's cache key, how it computes its answer, and the answer's schema and list. */
 export interface CachedReport<T> {
   /** Everything besides the tenant's data that shapes the answer (the parsed query, with "today" resolved). */
   key: readonly unknown[]
   /** The answer, on a miss. */
   compute: () => Promise<Computed<T>>
+  /** The schema of the answer's `data` (the route's 200 answer is its envelope). */
+  schema: TObject
+  /**
+   * The field of `data` that lists the answer's items (an array of objects, none changed once answered):
+   * serialized one item at a time, each item's bytes kept while the item is (answerBytes).
+   */
+  list: keyof T & string
 }
 
 /**
  * The answer of a report route, from the cache while nothing of the tenant that can reach it changed since
  * it was computed (docs/decisions.md "Report cache"). A hit sends the cached `data` in a new envelope (its
- * own meta) and answers the reply. A refresh (the changes reached only what its part makes again: some
- * items, its context, what is read beside them) and a miss answer `{data}` for the route's serializer, and the
- * serialized answer is kept if it is a 200. The snapshot is taken before anything is read, on the pool the
- * report reads (with a replica, an answer whose snapshot was taken on the primary but which then read the
- * replica is not kept: it may be older than its snapshot).
+ * own meta). A refresh (the changes reached only what its part makes again: some items, its context, what
+ * is read beside them) and a miss are serialized here (answerBytes), kept and sent. The snapshot is taken
+ * before anything is read, on the pool the report reads (with a replica, an answer whose snapshot was taken
+ * on the primary but which then read the replica is not kept: it may be older than its snapshot). Without
+ * a cache the answer is `{data}` for the route's serializer.
  */
 export async function cachedReport<T>(request: FastifyRequest, reply: FastifyReply, report: CachedReport<T>): Promise<{ data: T } | FastifyReply> {
   const cache = request.server.reportCache
@@ -143,8 +147,50 @@ export async function cachedReport<T>(request: FastifyRequest, reply: FastifyRep
   const again = reach && !reach.whole && cached.part ? ((await cached.part.again(new Set(reach.items), reach.context)) as Computed<T> | undefined) : undefined
   if (again) request.server.reportCacheLookup('refresh')
   const made = again ?? (await computeWhole(request, report))
-  request.pendingAnswer = { ...answer, horizon: made.horizon, part: made.part }
-  return { data: made.data }
+  const data = answerBytes(reply, report, made.data)
+  keepAnswer(cache, answer, made, data)
+  return reply.header('content-type', JSON_TYPE).send(envelopeAround(request, data))
+}
+
+/** Each list item's bytes by the serializer that wrote them, while the item lives (a kept answer holds its items). */
+const itemBytes = new WeakMap<ItemSerializer, WeakMap<object, Buffer>>()
+
+type JsonObject = { [key: string]: unknown }
+type ItemSerializer = (item: JsonObject) => string
+
+const LIST_SEPARATOR = Buffer.from(',')
+
+/**
+ * An answer's `data` as the route's serializer writes it inside its envelope (both compiled by Fastify's
+ * serializer compiler from the same schemas; test/analytics/report-cache.test.ts compares the bytes with
+ * an answer the route serialized whole), with the items of its list written one at a time and each item's
+ * bytes kept: a refresh answers mostly the items it answered before, and writing a thousand items' fields
+ * again was most of what a refresh spent on its answer. Kept as bytes, not text: the serializer's text is
+ * a string built of many pieces, which joining copies piece by piece each time. The list's place is found
+ * as an empty list in the answer written without its items: a key's text, quotes included, cannot appear
+ * inside a string, where quotes are escaped, so only another empty list of that name could share it (then
+ * the answer is written whole).
+ */
+function answerBytes<T>(reply: FastifyReply, report: CachedReport<T>, data: T): Buffer {
+  const serialize = reply.compileSerializationSchema(report.schema as unknown as JsonObject)
+  const shell = serialize({ ...data, [report.list]: [] })
+  const marker = `"${report.list}":[]`
+  const at = shell.indexOf(marker)
+  if (at < 0 || at !== shell.lastIndexOf(marker)) return Buffer.from(serialize(data as JsonObject))
+  const itemSchema = (report.schema.properties[report.list] as TArray).items
+  const serializeItem = reply.compileSerializationSchema(itemSchema as unknown as JsonObject)
+  let kept = itemBytes.get(serializeItem)
+  if (!kept) itemBytes.set(serializeItem, (kept = new WeakMap()))
+  const open = at + marker.length - 1
+  const parts: Buffer[] = [Buffer.from(shell.slice(0, open))]
+  for (const item of data[report.list] as object[]) {
+    let bytes = kept.get(item)
+    if (bytes === undefined) kept.set(item, (bytes = Buffer.from(serializeItem(item as JsonObject))))
+    if (parts.length > 1) parts.push(LIST_SEPARATOR)
+    parts.push(bytes)
+  }
+  parts.push(Buffer.from(shell.slice(open)))
+  return Buffer.concat(parts)
 }
 
 async function computeWhole<T>(request: FastifyRequest, report: CachedReport<T>): Promise<Computed<T>> {
@@ -153,7 +199,7 @@ async function computeWhole<T>(request: FastifyRequest, report: CachedReport<T>)
 }
 
 /** The snapshot an answer computed now is kept with, taken before it reads anything. */
-async function beginAnswer(request: FastifyRequest, key: string): Promise<Omit<PendingAnswer, 'horizon' | 'part'>> {
+async function beginAnswer(request: FastifyRequest, key: string): Promise<PendingAnswer> {
   const scope = readScope.getStore()
   if (scope) scope.readReplica = false
   const takenAt = Date.now()
@@ -161,24 +207,15 @@ async function beginAnswer(request: FastifyRequest, key: string): Promise<Omit<P
   return { key, snapshot, takenAt, scope, snapshotOnReplica: scope?.readReplica === true }
 }
 
-function keepAnswer(cache: AnswerCache, pending: PendingAnswer, body: string): void {
-  const data = serializedData(body)
+function keepAnswer(cache: AnswerCache, pending: PendingAnswer, made: Computed<unknown>, data: Buffer): void {
   const olderThanSnapshot = !pending.snapshotOnReplica && pending.scope?.readReplica === true
-  if (data === undefined || olderThanSnapshot) return
-  cache.set(pending.key, { data: Buffer.from(data), snapshot: pending.snapshot, takenAt: pending.takenAt, horizon: pending.horizon, part: pending.part })
+  if (olderThanSnapshot) return
+  cache.set(pending.key, { data, snapshot: pending.snapshot, takenAt: pending.takenAt, horizon: made.horizon, part: made.part })
 }
 
 async function reportCache(app: FastifyInstance, options: ReportCacheOptions) {
-  const cache = options.maxBytes > 0 ? answerCache(options.maxBytes) : undefined
-  app.decorate('reportCache', cache)
+  app.decorate('reportCache', options.maxBytes > 0 ? answerCache(options.maxBytes) : undefined)
   app.decorate('reportCacheLookup', options.onLookup)
-  app.decorateRequest('pendingAnswer', undefined)
-  if (!cache) return
-  app.addHook('onSend', (request, reply, payload, done) => {
-    const pending = request.pendingAnswer
-    if (pending && reply.statusCode === 200 && typeof payload === 'string') keepAnswer(cache, pending, payload)
-    done(null, payload)
-  })
 }
 
 export const reportCachePlugin = fp(reportCache, { name: 'barstock-report-cache', dependencies: ['barstock-conventions'] })
