@@ -5,7 +5,7 @@
 
 // Items, as the API shows them and as other rooms read them.
 export { type InventoryItem, type ItemStock, type ListItemsQuery, PastTime } from './inventory.schemas.js'
-export { everyItem, everyItemStock, getItem, liveItemIdsAt, parseQuantity } from './inventory.service.js'
+export { everyItem, everyItemStock, getItem, itemStocks, liveItemIdsAt, parseQuantity } from './inventory.service.js'
 export {
   countItemsAtLocation,
   type DeliveryUnitCost,

@@ -2,6 +2,7 @@ import type { Environment, Executor, Tenant, Trx } from '../platform/db/database
 import { type Bind, precompiled, precompiledShapes, type Shaped } from '../platform/db/precompiled.js'
 import { decimal, quantityOut, unitCostOut } from '../platform/decimal.js'
 import { keysetBatches } from '../platform/db/keyset-batches.js'
+import { textList } from '../platform/db/text-list.js'
 import type { InventoryItem, ItemStock, ListItemsQuery, StockMovement } from './inventory.schemas.js'
 import type { InventoryItemTable, StockMovementTable } from './inventory.tables.js'
 import type { PageRequest } from '../platform/http/pagination.js'
@@ -229,6 +230,16 @@ export async function* itemStockBatches(db: Executor, tenant: Tenant, query: Lis
     batchSize,
   )
   for await (const rows of batches) yield rows.map(rowToStock)
+}
+
+/** The stock of the live items among `ids` that a list query's filters keep. */
+export async function itemStockRows(db: Executor, tenant: Tenant, query: ListItemsQuery, ids: string[]): Promise<ItemStock[]> {
+  if (ids.length === 0) return []
+  const rows = await filteredItems(db, tenant, query)
+    .where('id', '=', sql<string>`any(${textList(ids)})`)
+    .select(STOCK_COLUMNS)
+    .execute()
+  return rows.map(rowToStock)
 }
 
 function itemMovements(db: Executor, tenant: Tenant, itemId: string) {

@@ -20,6 +20,7 @@ import {
   listMovementRows,
   itemBatches,
   itemStockBatches,
+  itemStockRows,
   movementBatches,
   lockItemRow,
   lockItemRows,
@@ -179,6 +180,11 @@ export function everyItem(db: Executor, tenant: Tenant, query: ListItemsQuery): 
 /** everyItem with each item's stock only (ItemStock): what a forecast reads of a whole catalogue. */
 export function everyItemStock(db: Executor, tenant: Tenant, query: ListItemsQuery): Promise<ItemStock[]> {
   return wholeCatalogue(db, tenant, query, itemStockBatches)
+}
+
+/** The stock of the live items among `ids` that a list query's filters keep (what a forecast reads of a few items again), in no order. */
+export function itemStocks(db: Executor, tenant: Tenant, query: ListItemsQuery, ids: string[]): Promise<ItemStock[]> {
+  return itemStockRows(db, tenant, query, ids)
 }
 
 async function wholeCatalogue<Item>(

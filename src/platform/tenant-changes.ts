@@ -61,13 +61,20 @@ export interface ChangesReach {
 
 /**
  * What the changes since `snapshot` that reach an answer bounded by `horizon` can reach of its part
- * bounded by `partHorizon` (an answer made of one part per item, and what is read beside them): `whole`
+ * bounded by `partHorizon` (an answer made of one part per item, and what is read beside them; without
+ * one, every change reaches inside the parts): `whole`
  * when one reaches inside the part's horizon without naming its items and can reach their history,
  * `context` when such a change reaches only the context (what scopes the answer, names its items or is
  * matched among them), and the items named by those that reach inside it (the changes beyond it reach
  * only what is read beside the items).
  */
-export async function reachOfChanges(db: Executor, tenant: Tenant, snapshot: string, horizon: ChangeHorizon | undefined, partHorizon: ChangeHorizon): Promise<ChangesReach> {
+export async function reachOfChanges(
+  db: Executor,
+  tenant: Tenant,
+  snapshot: string,
+  horizon: ChangeHorizon | undefined,
+  partHorizon: ChangeHorizon | undefined,
+): Promise<ChangesReach> {
   const result = await sql<ChangesReach>`
     WITH changes AS (
       SELECT item_ids, reaches_history, ${reaching(partHorizon)} AS inside FROM tenant_changes WHERE ${changesAfter(tenant, snapshot)} AND ${reaching(horizon)})

@@ -57,10 +57,6 @@ async function cachedAnswer(caller: Caller, url: string) {
   return json(first).data
 }
 
-async function answerAfter(caller: Caller, url: string) {
-  return json(await ask(ctx, caller, url)).data
-}
-
 /** The report computed whole, for comparing bytes: asked with the cache emptied, a miss. */
 async function computedWhole(askReport: () => Promise<LightMyRequestResponse>) {
   ctx.app.reportCache?.clear()
@@ -128,7 +124,6 @@ describe('the answer written item by item', () => {
     await count(ctx, caller, [{ item_id: rum.id, quantity: 5 }], daysAgo(3))
     await sellDaily(ctx, caller, gin.id, 28, 2)
     await sellDaily(ctx, caller, rum.id, 28, 1)
-    await refitForecasts(ctx.database.db, caller.tenant, refitClock())
     const serializedWhole = async (url: string) => {
       const cache = ctx.app.reportCache
       ctx.app.reportCache = undefined
@@ -349,15 +344,16 @@ describe('the variance report of a period that has ended, after sales made since
     assert.deepEqual(await lookups(ctx), { hits: before.hits + 1, misses: before.misses })
   })
 
-  test('the same sale makes the next forecast compute again: it reads stock on hand, which any sale may move', async () => {
+  test('the same sale makes the next forecast again for the gin: it reads stock on hand, which a sale may move', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     const week = await barWeek(caller)
     await sellDaily(ctx, caller, week.gin.id, 28, 2)
     await cachedAnswer(caller, FORECAST)
     await sellAfterPeriod(week)
-    const before = await lookups(ctx)
-    assert.equal((await ask(ctx, caller, FORECAST)).statusCode, 200)
-    assert.deepEqual(await lookups(ctx), { hits: before.hits, misses: before.misses + 1 })
+    const counted = await outcomes()
+    const response = await ask(ctx, caller, FORECAST)
+    assert.deepEqual(await outcomes(), { ...counted, refreshes: counted.refreshes + 1 })
+    assert.deepEqual(await computedWhole(() => ask(ctx, caller, FORECAST)), withoutMeta(response))
   })
 })
 
@@ -436,31 +432,91 @@ describe('the variance report of a period that includes today, after sales made 
   })
 })
 
-describe('the forecast after a write it reads', () => {
-  test('a refit: the next forecast is the new one', async () => {
-    const caller = await ctx.newCaller({ environment: 'sandbox' })
-    const gin = await createItem(ctx, caller, GIN)
-    await sellDaily(ctx, caller, gin.id, 28, 2)
-    // Sold on the business day the next refit takes in: not in the stored forecast until that refit.
-    const pos = await salesChannel(ctx, caller)
-    await pos.map('GIN-LATE', { inventory_item_id: gin.id, conversion_factor: 1, conversion_unit: 'bottle' })
-    await pos.sell([{ pos_item_id: 'GIN-LATE', name: 'Gin', quantity: 40, unit_price: 20, sold_at: new Date(refitClock().getTime() - 3_600_000).toISOString() }])
-    const before = await cachedAnswer(caller, FORECAST)
-    await refitForecasts(ctx.database.db, caller.tenant, new Date(refitClock().getTime() + DAY_MS))
-    const after = await answerAfter(caller, FORECAST)
-    assert.notEqual(after.forecast_period, before.forecast_period)
-    assert.notEqual(after.forecasts[0].forecasted_demand, before.forecasts[0].forecasted_demand)
-  })
+/** A bar's gin and rum, each sold every day for four weeks and forecast, and a POS item mapped to the gin. */
+async function forecastBar(caller: Caller) {
+  const gin = await createItem(ctx, caller, GIN)
+  const rum = await createItem(ctx, caller, { name: 'Havana Club 700ml', size_ml: 700, cost_per_unit: 18, quantity: 9 })
+  await sellDaily(ctx, caller, rum.id, 28, 1)
+  await sellDaily(ctx, caller, gin.id, 28, 2)
+  const pos = await salesChannel(ctx, caller)
+  await pos.map('GIN-NOW', { inventory_item_id: gin.id, conversion_factor: 1, conversion_unit: 'bottle' })
+  return { gin, rum, pos }
+}
 
-  test('a stock change: the next forecast has the new stock', async () => {
+type ForecastBar = Awaited<ReturnType<typeof forecastBar>>
+
+/**
+ * Each kind of write the forecast reads, and what it reaches of a cached forecast: `items`, the lines of
+ * the items it names made again beside the kept others (the rum's); `whole`, computed again. `same`: the
+ * answer does not change (the write changes what scopes it, not what it shows).
+ */
+const FORECAST_WRITES: { write: string; reach: 'items' | 'whole'; same?: true; change: (caller: Caller, bar: ForecastBar) => Promise<unknown> }[] = [
+  { write: 'a count', reach: 'items', change: (caller, { gin }) => count(ctx, caller, [{ item_id: gin.id, quantity: 3 }]) },
+  {
+    write: 'recorded waste',
+    reach: 'items',
+    change: (caller, { gin }) =>
+      ok(ctx, caller, 'POST', '/v1/inventory/waste', { location: 'main_bar', recorded_by: 'maria', items: [{ item_id: gin.id, quantity: 1, reason: 'breakage' }] }),
+  },
+  {
+    write: 'a mapped sale',
+    reach: 'items',
+    change: (_caller, { pos }) => pos.sell([{ pos_item_id: 'GIN-NOW', name: 'Gin bottle', quantity: 1, unit_price: 90, sold_at: new Date().toISOString() }]),
+  },
+  { write: 'a reorder point', reach: 'items', change: (caller, { gin }) => ok(ctx, caller, 'PUT', `/v1/inventory/items/${gin.id}`, { reorder_point: 40 }) },
+  { write: 'a refit a day later', reach: 'items', change: (caller) => refitForecasts(ctx.database.db, caller.tenant, new Date(refitClock().getTime() + DAY_MS)) },
+  { write: 'a rename', reach: 'whole', change: (caller, { gin }) => ok(ctx, caller, 'PUT', `/v1/inventory/items/${gin.id}`, { name: 'Gordon’s 750ml' }) },
+  {
+    write: 'an unmapped sale',
+    reach: 'whole',
+    same: true,
+    change: (_caller, { pos }) => pos.sell([{ pos_item_id: 'NEW-COCKTAIL', name: 'Negroni', quantity: 1, unit_price: 12, sold_at: new Date().toISOString() }]),
+  },
+  { write: 'a new item', reach: 'whole', same: true, change: (caller) => createItem(ctx, caller, { name: 'Campari 700ml', cost_per_unit: 16, quantity: 4 }) },
+]
+
+describe('the forecast after a write it reads', () => {
+  for (const { write, reach, same, change } of FORECAST_WRITES) {
+    const made = reach === 'items' ? 'made again for the gin alone' : 'computed whole'
+    test(`${write}: the next forecast ${same ? 'is as it was' : 'shows it'}, ${made}, with the bytes of the forecast computed whole`, async () => {
+      const caller = await ctx.newCaller({ environment: 'sandbox' })
+      const bar = await forecastBar(caller)
+      const before = await cachedAnswer(caller, FORECAST)
+      await change(caller, bar)
+      const counted = await outcomes()
+      const response = await ask(ctx, caller, FORECAST)
+      const outcome = reach === 'whole' ? { ...counted, misses: counted.misses + 1 } : { ...counted, refreshes: counted.refreshes + 1 }
+      assert.deepEqual(await outcomes(), outcome)
+      const after = json(response).data
+      if (same) assert.deepEqual(after, before)
+      else assert.notDeepEqual(after, before)
+      const rumIn = (answer: { forecasts: { inventory_item_id: string }[] }) => answer.forecasts.find((line) => line.inventory_item_id === bar.rum.id)
+      if (write !== 'a refit a day later') assert.deepEqual(rumIn(after), rumIn(before), 'the rum is as it was')
+      assert.deepEqual(await computedWhole(() => ask(ctx, caller, FORECAST)), withoutMeta(response))
+    })
+  }
+
+  test('a count of an item without a forecast makes it again as it was; a first forecast of an item computes it whole', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
-    const gin = await createItem(ctx, caller, GIN)
-    await sellDaily(ctx, caller, gin.id, 28, 2)
-    const before = await cachedAnswer(caller, FORECAST)
-    await count(ctx, caller, [{ item_id: gin.id, quantity: 3 }])
-    const after = await answerAfter(caller, FORECAST)
-    assert.notEqual(before.forecasts[0].current_stock, 3)
-    assert.equal(after.forecasts[0].current_stock, 3)
+    await forecastBar(caller)
+    const tonic = await createItem(ctx, caller, { name: 'Tonic 200ml', cost_per_unit: 1, quantity: 24 })
+    const pos = await salesChannel(ctx, caller)
+    await pos.map('TONIC', { inventory_item_id: tonic.id, conversion_factor: 1, conversion_unit: 'bottle' })
+    const cached = withoutMeta(await ask(ctx, caller, FORECAST))
+    await count(ctx, caller, [{ item_id: tonic.id, quantity: 20 }])
+    const counted = await outcomes()
+    assert.deepEqual(withoutMeta(await ask(ctx, caller, FORECAST)), cached)
+    assert.deepEqual(await outcomes(), { ...counted, refreshes: counted.refreshes + 1 })
+    // Sold through the mapping made before: the sales and the refit name the tonic alone.
+    const clock = refitClock()
+    const days = Array.from({ length: 28 }, (_, day) => new Date(clock.getTime() - (day + 1) * DAY_MS - 3_600_000).toISOString())
+    await pos.sell(days.map((sold_at) => ({ pos_item_id: 'TONIC', name: 'Tonic', quantity: 4, unit_price: 3, sold_at })))
+    await refitForecasts(ctx.database.db, caller.tenant, clock)
+    const sold = await outcomes()
+    const response = await ask(ctx, caller, FORECAST)
+    assert.deepEqual(await outcomes(), { ...sold, misses: sold.misses + 1 })
+    assert.ok(json(response).data.forecasts.some((line: { inventory_item_id: string }) => line.inventory_item_id === tonic.id))
+    assert.deepEqual(await computedWhole(() => ask(ctx, caller, FORECAST)), withoutMeta(response))
   })
 })
 

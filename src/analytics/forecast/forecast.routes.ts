@@ -6,7 +6,7 @@ import { inventoryErrors } from '../../inventory/index.js'
 import { locationErrors } from '../../locations/index.js'
 import { analyticsErrors } from '../analytics.errors.js'
 import { DemandForecastReport, FORECAST_HISTORY_DAYS, ForecastQuery, ItemForecastParams, ItemForecastSeries } from './forecast.schemas.js'
-import { getDemandForecast, getItemForecastSeries } from './forecast.service.js'
+import { getItemForecastSeries, refreshableDemandForecast } from './forecast.service.js'
 
 const tags = ['Analytics']
 
@@ -36,7 +36,7 @@ export async function forecastRoutes(app: App, { refitDelayMs }: ForecastRouteOp
       const { days_ahead, location, category } = request.query
       return cachedReport(request, reply, {
         key: [days_ahead, location, category],
-        compute: async () => ({ data: await getDemandForecast(app.db, tenantOf(request), request.query, refitDelayMs) }),
+        compute: () => refreshableDemandForecast(app.db, tenantOf(request), request.query, refitDelayMs),
         schema: DemandForecastReport,
         list: 'forecasts',
       })

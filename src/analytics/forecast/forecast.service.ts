@@ -1,4 +1,4 @@
-import { dailyUsage, getItem, type InventoryItem, type ItemStock } from '../../inventory/index.js'
+import { dailyUsage, getItem, type InventoryItem, type ItemStock, itemStocks } from '../../inventory/index.js'
 import type { Executor, Tenant } from '../../platform/db/database.js'
 import { decimal, QUANTITY_STORED_DECIMALS, scaledOut, sumScaled, toScaled } from '../../platform/decimal.js'
 import { analyticsErrors } from '../analytics.errors.js'
@@ -8,6 +8,7 @@ import { nextRefitAt } from './forecast-refit.js'
 import { findForecasts, type StoredForecast } from './forecast.repository.js'
 import { DEFAULT_FORECAST_DAYS, type DemandForecastReport, FORECAST_HISTORY_DAYS, type ForecastQuery, type ItemForecast, type ItemForecastSeries } from './forecast.schemas.js'
 import { shiftDate } from '../report-period.js'
+import type { Computed } from '../../platform/http/report-cache.js'
 
 /** History the back-test needs (its first origin leaves 14 days of training and 14 held out). */
 const BACKTEST_HISTORY_DAYS = BACKTEST_PLAN.minTraining + BACKTEST_PLAN.horizon
@@ -191,7 +192,33 @@ async function forecastUnavailable(db: Executor, tenant: Tenant, refitDelayMs: n
  * Throws location_not_found, and forecast_unavailable when no item in scope has a stored forecast.
  */
 export async function getDemandForecast(db: Executor, tenant: Tenant, query: ForecastQuery, refitDelayMs: number): Promise<DemandForecastReport> {
-  const daysAhead = query.days_ahead ?? DEFAULT_FORECAST_DAYS
+  return (await refreshableDemandForecast(db, tenant, query, refitDelayMs)).data
+}
+
+/** An item in the forecast's answer: its stock and its stored forecast. */
+interface ShownForecast {
+  item: ItemStock
+  forecast: StoredForecast
+}
+
+/** What a forecast answer is made of, kept to make it again when only some of its items changed. */
+interface ForecastMaking {
+  query: ForecastQuery
+  daysAhead: number
+  /** Each location's country, by location id (its public holidays). */
+  countries: Map<string, string | null>
+  /** The items answered, by name. */
+  shown: ShownForecast[]
+}
+
+/**
+ * The forecast as the report cache keeps it: made of one line per item, each from the item's stock and
+ * stored forecast alone, so a change that names its items (stock moved by a sale, a count or waste; an
+ * item's reorder point; a forecast refitted) makes only their lines again. A change of what scopes or
+ * orders the answer (an item's name, place or category, a new or deleted item, a location) names no item:
+ * the answer is computed whole.
+ */
+export async function refreshableDemandForecast(db: Executor, tenant: Tenant, query: ForecastQuery, refitDelayMs: number): Promise<Computed<DemandForecastReport>> {
   // The locations (for their countries) do not depend on the items: read beside them, one round trip less.
   // Without a filter every live item is in scope: the tenant's forecasts are read beside them too (those of
   // items deleted since the last refit are left out below); with one, the forecasts of the items read.
@@ -208,7 +235,6 @@ export async function getDemandForecast(db: Executor, tenant: Tenant, query: For
       tenant,
       items.map((item) => item.id),
     ))
-  const countries = new Map(locations.map((location) => [location.id, location.country]))
   const shown = items.flatMap((item) => {
     const forecast = stored.get(item.id)
     return forecast ? [{ item, forecast }] : []
@@ -219,6 +245,41 @@ export async function getDemandForecast(db: Executor, tenant: Tenant, query: For
       category: query.category ?? null,
     })
   }
+  const countries = new Map(locations.map((location) => [location.id, location.country]))
+  return madeForecast(db, tenant, { query, daysAhead: query.days_ahead ?? DEFAULT_FORECAST_DAYS, countries, shown })
+}
+
+/** The forecast made of `making`, with how the cache makes it again: every change reaches it (it reads stock on hand). */
+function madeForecast(db: Executor, tenant: Tenant, making: ForecastMaking): Computed<DemandForecastReport> {
+  return {
+    data: forecastOf(making),
+    part: { again: (named, context) => (context ? Promise.resolve(undefined) : forecastAgain(db, tenant, making, named)) },
+  }
+}
+
+/**
+ * The forecast made again with the lines of the `named` items read again: an item gone from scope or
+ * without a forecast now leaves; one that was not answered and now is makes it compute whole (undefined),
+ * as does an answer left without items (forecast_unavailable names when the next refit is due).
+ */
+async function forecastAgain(db: Executor, tenant: Tenant, making: ForecastMaking, named: ReadonlySet<string>): Promise<Computed<DemandForecastReport> | undefined> {
+  const ids = [...named]
+  const { location, category } = making.query
+  const [items, stored] = await Promise.all([itemStocks(db, tenant, { location, category }, ids), findForecasts(db, tenant, ids)])
+  const now = new Map(items.flatMap((item) => (stored.has(item.id) ? [[item.id, item] as const] : [])))
+  const answered = new Set(making.shown.map(({ item }) => item.id))
+  // Its place among the lines is the catalogue's order by name, which the database gives.
+  if ([...now.keys()].some((id) => !answered.has(id))) return undefined
+  const shown = making.shown.flatMap((entry): ShownForecast[] => {
+    if (!named.has(entry.item.id)) return [entry]
+    const item = now.get(entry.item.id)
+    return item ? [{ item, forecast: stored.get(item.id) as StoredForecast }] : []
+  })
+  return shown.length === 0 ? undefined : madeForecast(db, tenant, { ...making, shown })
+}
+
+/** The answer: each item's line (forecastLine), the period the lines cover, and when the oldest was fitted. */
+function forecastOf({ query, daysAhead, countries, shown }: ForecastMaking): DemandForecastReport {
   const firstDays = shown.map(({ forecast }) => factsOf(forecast).firstDay).sort()
   const first = firstDays[0] as string
   const last = shiftDate(firstDays[firstDays.length - 1] as string, daysAhead - 1)

@@ -85,7 +85,8 @@ const JSON_TYPE = 'application/json; charset=utf-8'
  * computing it whole.
  */
 export interface AnswerPart<T> {
-  horizon: ChangeHorizon
+  /** Undefined: every change reaches inside the parts (an answer of the present, as the forecast's stock). */
+  horizon?: ChangeHorizon
   /**
    * The answer made again with the parts of `items` read again (none: only what is read beside them),
    * and with `context` its context read again (ChangesReach.context): undefined when the context changed
