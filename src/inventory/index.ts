@@ -41,7 +41,7 @@ export {
   saleUsageInSpan,
   type SpanMovement,
   usageOfSaleLines,
-  wasteCostByReason,
+  wasteCostByItemAndReason,
 } from './stock-history.js'
 export { dailyUsage, firstLateUsages, firstUsageDays, type LateUsage, latestUsageSequence, type UsageWatermark } from './usage-history.js'
 

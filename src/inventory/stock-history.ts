@@ -307,14 +307,25 @@ async function sumsInSpans(db: Executor, spans: HistorySpan[]): Promise<SpanMove
   return result.rows.map(({ ord: _, ...movement }) => movement)
 }
 
-/** Recorded waste cost by reason in spans of items' history (voided entries left out), reason → decimal string; read from the live waste lines' covering index alone (stock_operation_lines_waste_item_time). */
-export async function wasteCostByReason(db: Executor, spans: HistorySpan[]): Promise<Map<string, string>> {
-  if (spans.length === 0) return new Map()
-  const result = await sql<{ reason: string; cost: string }>`
-    SELECT l.reason, sum(l.quantity * l.unit_cost)::text AS cost
+/**
+ * The cost of the waste recorded in each span (quantity × the unit cost it was recorded at; voided entries
+ * left out), by the span's item and by reason, decimal strings; items without waste in their span are
+ * absent. Read from the live waste lines' covering index alone (stock_operation_lines_waste_item_time).
+ * Per item, so that a report made again for a few items reads only theirs.
+ */
+export async function wasteCostByItemAndReason(db: Executor, spans: HistorySpan[]): Promise<Map<string, Map<string, string>>> {
+  const byItem = new Map<string, Map<string, string>>()
+  if (spans.length === 0) return byItem
+  const result = await sql<{ item_id: string; reason: string; cost: string }>`
+    SELECT s.item_id, l.reason, sum(l.quantity * l.unit_cost)::text AS cost
     FROM ${spansTable(spans)}
     JOIN stock_operation_lines l ON l.item_id = s.item_id AND l.kind = 'waste' AND l.voided_at IS NULL
       AND l.occurred_at > s.from_at AND l.occurred_at <= s.to_at
-    GROUP BY l.reason ORDER BY l.reason`.execute(db)
-  return new Map(result.rows.map((row) => [row.reason, row.cost]))
+    GROUP BY s.item_id, l.reason`.execute(db)
+  for (const { item_id, reason, cost } of result.rows) {
+    let reasons = byItem.get(item_id)
+    if (!reasons) byItem.set(item_id, (reasons = new Map<string, string>()))
+    reasons.set(reason, cost)
+  }
+  return byItem
 }

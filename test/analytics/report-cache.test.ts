@@ -241,10 +241,19 @@ async function outcomes() {
   return { ...(await lookups(ctx)), refreshes: await refreshes() }
 }
 
-/** The vodka beside the gin, counted with it and untouched by every write: its part of a report made again in part is kept. */
+/**
+ * The vodka beside the gin, counted with it and untouched by every write: its part of a report made again
+ * in part is kept, with a spill recorded in its window (the report's waste by reason sums kept items' too).
+ */
 async function vodkaBeside(caller: Caller) {
   const vodka = await createItem(ctx, caller, { name: 'Absolut 750ml', cost_per_unit: 15, quantity: 8 })
   await count(ctx, caller, [{ item_id: vodka.id, quantity: 8 }], daysAgo(10))
+  await ok(ctx, caller, 'POST', '/v1/inventory/waste', {
+    location: 'main_bar',
+    recorded_by: 'maria',
+    occurred_at: daysAgo(6, 23),
+    items: [{ item_id: vodka.id, quantity: 0.5, reason: 'spill' }],
+  })
   await count(ctx, caller, [{ item_id: vodka.id, quantity: 7 }], daysAgo(3))
   return vodka
 }

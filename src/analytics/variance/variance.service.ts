@@ -1,6 +1,6 @@
 import type { Executor, Tenant } from '../../platform/db/database.js'
-import { decimal, MONEY_DECIMALS, moneyOut, sum, QUANTITY_STORED_DECIMALS, quantityOut, scaledOut, sumScaled, toApiNumber } from '../../platform/decimal.js'
-import { crossLocationSaleLines, itemsCountedByWeight, itemsInScope, type ReportItem, wasteCostByReason } from '../../inventory/index.js'
+import { decimal, MONEY_DECIMALS, moneyOut, sum, QUANTITY_STORED_DECIMALS, quantityOut, scaledOut, sumScaled, toApiNumber, ZERO } from '../../platform/decimal.js'
+import { crossLocationSaleLines, itemsCountedByWeight, itemsInScope, type ReportItem, wasteCostByItemAndReason } from '../../inventory/index.js'
 import { getLocation } from '../../locations/index.js'
 import { getSettings } from '../../settings/index.js'
 import { analyticsErrors } from '../analytics.errors.js'
@@ -329,14 +329,30 @@ function periodMeasured(scored: ScoredItem[]): { from: string; to: string } {
   return { from: new Date(Math.min(...openings)).toISOString(), to: new Date(Math.max(...closings)).toISOString() }
 }
 
-/** The cost of the waste recorded in the scored windows, in all and by reason (money, 2 decimals). */
-async function recordedWaste(db: Executor, scored: ScoredItem[]) {
+/** The cost of the waste recorded in the scored windows, by item and reason. */
+function recordedWasteByItem(db: Executor, scored: ScoredItem[]): Promise<Map<string, Map<string, string>>> {
   const withWaste = scored.filter((entry) => entry.measured.waste !== 0n)
-  const spans = withWaste.map((entry) => ({ itemId: entry.item.id, from: entry.measured.opening.countedAt, to: entry.measured.closing.countedAt }))
-  const byReason = await wasteCostByReason(db, spans)
+  return wasteCostByItemAndReason(
+    db,
+    withWaste.map((entry) => ({ itemId: entry.item.id, from: entry.measured.opening.countedAt, to: entry.measured.closing.countedAt })),
+  )
+}
+
+/**
+ * The cost of the waste recorded in the report's windows, in all and by reason (money, 2 decimals), the
+ * reasons in order (WASTE_REASONS are lowercase ASCII: the same order in JavaScript as in the database).
+ */
+function recordedWaste(explained: Explained[]) {
+  const byReason = new Map<string, Big>()
+  const costs: Big[] = []
+  for (const { entry, waste } of explained) {
+    if (entry.measured.waste === 0n) continue
+    costs.push(decimal(entry.measured.totals.wasteCost))
+    for (const [reason, cost] of waste ?? []) byReason.set(reason, (byReason.get(reason) ?? ZERO).plus(cost))
+  }
   return {
-    recorded_waste_cost: moneyOut(sum(withWaste.map((entry) => decimal(entry.measured.totals.wasteCost)))),
-    waste_by_reason: Object.fromEntries([...byReason].map(([reason, cost]) => [reason, moneyOut(cost)])),
+    recorded_waste_cost: moneyOut(sum(costs)),
+    waste_by_reason: Object.fromEntries([...byReason.keys()].sort().map((reason) => [reason, moneyOut(byReason.get(reason) as Big)])),
   }
 }
 
@@ -405,6 +421,8 @@ interface Explained {
   entry: ScoredItem
   out: ReturnType<typeof itemOut>
   history: HistoryFacts | undefined
+  /** The cost of the waste recorded in its window, by reason (decimal strings); undefined without any. */
+  waste: Map<string, string> | undefined
 }
 
 /** Items' report windows explained, and what the report reads of those windows beside them. */
@@ -417,31 +435,28 @@ interface ExplainedWindows {
 }
 
 /**
- * The items' report windows, scored, with the causes of those above the threshold, every item’s plan, the
- * items whose closing count was weighed, and the recorded waste of these windows and of `others` (the
- * report's other scored windows, when only some of its items are explained again).
+ * The items' report windows, scored, with the causes of those above the threshold and the waste recorded
+ * in them, every item’s plan, and the items whose closing count was weighed.
  */
-async function explainWindows(db: Executor, tenant: Tenant, items: ReportItem[], bounds: Map<string, LocationBounds>, threshold: number, others: ScoredItem[] = []) {
+async function explainWindows(db: Executor, tenant: Tenant, items: ReportItem[], bounds: Map<string, LocationBounds>, threshold: number): Promise<ExplainedWindows> {
   const { planned, plans } = await planReportWindows(db, items, bounds, 0)
   const scored = await scoreItems(db, tenant, planned, threshold)
   // The closing counts' methods and the recorded waste read only the scored windows: read beside the causes, not after them.
   const reads = Promise.all([
     causesWithHistory(db, tenant, scored, threshold, (flagged) => reportChoice(flagged, bounds)),
     closingCountsByWeight(db, scored),
-    recordedWaste(db, [...others, ...scored]),
+    recordedWasteByItem(db, scored),
   ])
   // While the database reads, the items are answered (none of it depends on the causes); their causes are set after.
-  const explained = scored.map((entry): Explained => ({ entry, out: itemOut(entry, []), history: undefined }))
+  const explained = scored.map((entry): Explained => ({ entry, out: itemOut(entry, []), history: undefined, waste: undefined }))
   const [{ causes, history }, weighed, waste] = await reads
   for (const item of explained) {
     setCauses(item.out.answer, causes.get(item.entry.item.id) ?? [])
     item.history = history.get(item.entry.item.id)
+    item.waste = waste.get(item.entry.item.id)
   }
-  const windows: ExplainedWindows = { explained, plans, weighed }
-  return { windows, waste }
+  return { explained, plans, weighed }
 }
-
-type RecordedWaste = Awaited<ReturnType<typeof recordedWaste>>
 
 /** Everything a variance report is made of, kept to make it again when only some of its items changed. */
 interface VarianceMaking {
@@ -453,7 +468,6 @@ interface VarianceMaking {
   /** The report's scope, in its order. */
   items: ReportItem[]
   windows: ExplainedWindows
-  waste: RecordedWaste
 }
 
 /**
@@ -492,8 +506,8 @@ export async function refreshableVarianceReport(db: Executor, tenant: Tenant, qu
   const context = await reportContext(db, tenant, query, period)
   const { bounds, items, threshold } = context
   // Data quality's sales read only the rollups and the few cross-location rows: they are read while the windows are worked on.
-  const [{ windows, waste }, sales] = await Promise.all([explainWindows(db, tenant, items, bounds, threshold), salesQualityOf(db, tenant, period, items, bounds)])
-  return madeReport(db, tenant, { query, period, ...context, windows, waste }, sales)
+  const [windows, sales] = await Promise.all([explainWindows(db, tenant, items, bounds, threshold), salesQualityOf(db, tenant, period, items, bounds)])
+  return madeReport(db, tenant, { query, period, ...context, windows }, sales)
 }
 
 /** What scopes and configures a variance report: its currency and threshold, its locations' moments, its items. */
@@ -545,15 +559,13 @@ function windowsHorizon({ windows, bounds }: VarianceMaking): ChangeHorizon {
 /** The report made again with the windows of the `changed` items explained again, and the period's sales read again. */
 async function madeAgain(db: Executor, tenant: Tenant, making: VarianceMaking, changed: ReadonlySet<string>): Promise<Computed<VarianceReport>> {
   const items = making.items.filter((item) => changed.has(item.id))
-  const others = making.windows.explained.flatMap(({ entry }) => (changed.has(entry.item.id) ? [] : [entry]))
   const { bounds, threshold } = making
   const [again, sales] = await Promise.all([
-    items.length === 0 ? undefined : explainWindows(db, tenant, items, bounds, threshold, others),
+    items.length === 0 ? undefined : explainWindows(db, tenant, items, bounds, threshold),
     salesQualityOf(db, tenant, making.period, making.items, bounds),
   ])
   if (!again) return madeReport(db, tenant, making, sales)
-  const windows = withItemsAgain(making, changed, again.windows)
-  return madeReport(db, tenant, { ...making, windows, waste: again.waste }, sales)
+  return madeReport(db, tenant, { ...making, windows: withItemsAgain(making, changed, again) }, sales)
 }
 
 /**
@@ -582,14 +594,13 @@ async function madeAgainInContext(db: Executor, tenant: Tenant, making: Variance
       context.items.filter((item) => changed.has(item.id)),
       bounds,
       threshold,
-      kept.map(({ entry }) => entry),
     ),
     causesInContext(db, tenant, keptFlagged, threshold),
     salesQualityOf(db, tenant, making.period, context.items, bounds),
   ])
   const keptWindows = keptWindowsWith(making.windows, kept, keeps, keptCauses)
-  const windows = withItemsAgain({ ...making, ...context, windows: keptWindows }, changed, again.windows)
-  return madeReport(db, tenant, { ...making, ...context, windows, waste: again.waste }, sales)
+  const windows = withItemsAgain({ ...making, ...context, windows: keptWindows }, changed, again)
+  return madeReport(db, tenant, { ...making, ...context, windows }, sales)
 }
 
 /** The items of the report's context to explain again: those named, and those whose row changed or that came into scope. */
@@ -653,7 +664,7 @@ function withItemsAgain(making: VarianceMaking, changed: ReadonlySet<string>, ag
 }
 
 /** The report's answer from what it is made of. Throws insufficient_data when no item has a window. */
-function reportOf({ period, currency, threshold, bounds, items, windows, waste }: VarianceMaking, sales: SalesQuality): VarianceReport {
+function reportOf({ period, currency, threshold, bounds, items, windows }: VarianceMaking, sales: SalesQuality): VarianceReport {
   const { explained, plans, weighed } = windows
   if (explained.length === 0) {
     throw analyticsErrors.insufficientData(`No item in scope has two counts up to ${period.to}: count the items at the start and the end of the period`, {
@@ -681,7 +692,7 @@ function reportOf({ period, currency, threshold, bounds, items, windows, waste }
       gross_loss: scaledOut(grossLoss, COST_PLACES, MONEY_DECIMALS),
       gross_gain: scaledOut(grossGain, COST_PLACES, MONEY_DECIMALS),
       gross_loss_percentage: varianceRate(grossLoss, expectedCost),
-      ...waste,
+      ...recordedWaste(explained),
     },
     data_quality: dataQuality(sales, counts),
   }
