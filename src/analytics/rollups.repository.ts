@@ -156,12 +156,20 @@ export interface UnmappedSales {
 /**
  * The POS items with unmapped lines sold in each span, their quantities summed: the whole business days
  * between the span's ends from analytics_unmapped_sale_days, the partial days at its ends from POS's raw
- * unmapped lines (two ranges of its index). O(days × unmapped POS items), whatever the number of lines;
- * the days are the location's as they were when the lines were written, like the other rollups'.
+ * unmapped lines. O(days × unmapped POS items) for the whole days, whatever the number of lines; the
+ * days are the location's as they were when the lines were written, like the other rollups'.
+ *
+ * The partial days are read once each, not once per span: spans counted at different times share their
+ * days (a bar's spot counts during the day all end today, and every one of them held all of today's
+ * unmapped lines: 181 spans × 285 lines read 22,000 pages, 27 ms). A span that ends on a later day than it
+ * starts takes the lines of its first day after its start, and of its last day up to its end. Each day's
+ * lines are summed per POS item into buckets between the distinct starts (or ends) of its spans
+ * (width_bucket, a binary search), and each span's part is a running sum (and running lowest name) over
+ * the buckets on its side of its bound. A span inside one business day reads its own lines.
  */
 export async function unmappedSalesInSpans(db: Executor, tenant: Tenant, spans: ClockedSpan[]): Promise<UnmappedSales[]> {
   if (spans.length === 0) return []
-  // Both raw ranges lie after a span's start and up to its end: the spans' outer bounds, as constants,
+  // Every line read lies after a span's start and up to its end: the spans' outer bounds, as constants,
   // let the planner prune pos_sales' monthly partitions when it plans (it planned every month's index).
   const { start: earliest, end: latest } = outerRange(
     spans,
@@ -179,6 +187,47 @@ export async function unmappedSalesInSpans(db: Executor, tenant: Tenant, spans: 
         ${spans.map((span) => span.clock.timezone)}::text[], ${spans.map((span) => span.clock.cutoff)}::text[])
         AS s (ord, location_id, start_at, end_at, timezone, cutoff)
       CROSS JOIN LATERAL (SELECT business_day(s.start_at, s.timezone, s.cutoff) AS first_day, business_day(s.end_at, s.timezone, s.cutoff) AS last_day) d
+    ),
+    -- The partial days of spans over several days, each with its spans' distinct bounds in order: on a
+    -- first day (after) the starts, on a last day (up_to) the ends.
+    partial_days AS (
+      SELECT 'after' AS side, location_id, first_day AS day, first_day_end AS day_edge, array_agg(DISTINCT start_at ORDER BY start_at) AS bounds
+      FROM spans WHERE last_day > first_day GROUP BY location_id, first_day, first_day_end
+      UNION ALL
+      SELECT 'up_to', location_id, last_day, last_day_start, array_agg(DISTINCT end_at ORDER BY end_at)
+      FROM spans WHERE last_day > first_day GROUP BY location_id, last_day, last_day_start
+    ),
+    -- Each day's lines summed per POS item and bucket: after, bucket i holds the lines after i starts
+    -- (those of the spans starting at the first i starts); up to, bucket i the lines at or before the
+    -- i-th end and after the one before. (Times are in microseconds: "before t" is "at or before t − 1 µs".)
+    buckets AS (
+      SELECT d.side, d.location_id, d.day, u.connection_id, u.pos_item_id, min(u.name) AS name, sum(u.quantity) AS quantity,
+        width_bucket(u.sold_at - interval '1 microsecond', d.bounds) + CASE d.side WHEN 'up_to' THEN 1 ELSE 0 END AS bucket
+      FROM partial_days d
+      CROSS JOIN LATERAL (
+        SELECT u.connection_id, u.pos_item_id, u.name, u.quantity, u.sold_at FROM ${lines} u
+        WHERE u.location_id = d.location_id AND CASE d.side
+          WHEN 'after' THEN u.sold_at > d.bounds[1] AND u.sold_at < d.day_edge
+          ELSE u.sold_at >= d.day_edge AND u.sold_at <= d.bounds[cardinality(d.bounds)] END) u
+      GROUP BY d.side, d.location_id, d.day, u.connection_id, u.pos_item_id, bucket
+    ),
+    -- Per bucket of each day and POS item sold that day, what the span at that bound takes: after, the
+    -- buckets from its own to the last; up to, those from the first to its own.
+    running AS (
+      SELECT d.side, d.location_id, d.day, k.bucket, p.connection_id, p.pos_item_id,
+        sum(b.quantity) OVER w AS quantity, min(b.name) OVER w AS name
+      FROM partial_days d
+      CROSS JOIN LATERAL generate_series(1, cardinality(d.bounds)) AS k (bucket)
+      JOIN (SELECT DISTINCT side, location_id, day, connection_id, pos_item_id FROM buckets) p USING (side, location_id, day)
+      LEFT JOIN buckets b ON (b.side, b.location_id, b.day, b.bucket, b.connection_id, b.pos_item_id) = (d.side, d.location_id, d.day, k.bucket, p.connection_id, p.pos_item_id)
+      WINDOW w AS (PARTITION BY d.side, d.location_id, d.day, p.connection_id, p.pos_item_id ORDER BY CASE d.side WHEN 'after' THEN -k.bucket ELSE k.bucket END)
+    ),
+    -- Each span's bucket on each of its partial days (its own bound's).
+    span_buckets AS (
+      SELECT b.ord, d.side, d.location_id, d.day, width_bucket(CASE d.side WHEN 'after' THEN b.start_at ELSE b.end_at END, d.bounds) AS bucket
+      FROM spans b
+      JOIN partial_days d ON d.location_id = b.location_id AND d.day = CASE d.side WHEN 'after' THEN b.first_day ELSE b.last_day END
+      WHERE b.last_day > b.first_day
     )
     SELECT sold.ord AS span, sold.connection_id AS "connectionId", sold.pos_item_id AS "posItemId", min(sold.name) AS name, sum(sold.quantity)::text AS quantity
     FROM (
@@ -187,27 +236,23 @@ export async function unmappedSalesInSpans(db: Executor, tenant: Tenant, spans: 
       JOIN analytics_unmapped_sale_days r ON r.account_id = ${tenant.accountId} AND r.environment = ${tenant.environment} AND r.location_id = b.location_id
         AND r.business_day > b.first_day AND r.business_day < b.last_day AND r.sale_lines > 0
       UNION ALL
-      -- The first business day's part after the start (the whole span when it ends the same day), summed
-      -- per span: joined and summed after, each span's lines made a row (spans ending today all hold
-      -- today's unmapped lines: 50,000 rows sorted on disk for 131 spans and 466 lines).
-      SELECT b.ord, e.connection_id, e.pos_item_id, e.name, e.quantity
-      FROM spans b
-      CROSS JOIN LATERAL (
-        SELECT u.connection_id, u.pos_item_id, min(u.name) AS name, sum(u.quantity) AS quantity
-        FROM ${lines} u
-        WHERE u.location_id = b.location_id AND u.sold_at > b.start_at AND u.sold_at <= b.end_at AND u.sold_at < b.first_day_end
-        GROUP BY u.connection_id, u.pos_item_id) e
+      -- The partial days of a span over several days: the running sums at its bounds.
+      SELECT b.ord, r.connection_id, r.pos_item_id, r.name, r.quantity
+      FROM span_buckets b
+      JOIN running r USING (side, location_id, day, bucket)
+      WHERE r.quantity IS NOT NULL
       UNION ALL
-      -- The last business day's part up to the end, when it is not the first.
+      -- A span inside one business day: its own lines.
       SELECT b.ord, e.connection_id, e.pos_item_id, e.name, e.quantity
       FROM spans b
       CROSS JOIN LATERAL (
         SELECT u.connection_id, u.pos_item_id, min(u.name) AS name, sum(u.quantity) AS quantity
         FROM ${lines} u
-        WHERE u.location_id = b.location_id AND u.sold_at >= b.last_day_start AND u.sold_at <= b.end_at
+        WHERE u.location_id = b.location_id AND u.sold_at > b.start_at AND u.sold_at <= b.end_at
         GROUP BY u.connection_id, u.pos_item_id) e
-      WHERE b.last_day > b.first_day
+      WHERE b.last_day = b.first_day
     ) sold
-    GROUP BY sold.ord, sold.connection_id, sold.pos_item_id`.execute(db)
+    GROUP BY sold.ord, sold.connection_id, sold.pos_item_id
+    ORDER BY sold.ord, sold.connection_id, sold.pos_item_id`.execute(db)
   return result.rows
 }

@@ -227,6 +227,28 @@ describe('GET /v1/analytics/variance', () => {
     assert.equal(await unmappedQuantity(), undefined)
   })
 
+  test('reads unmapped look-alikes on a first and a last business day that windows share from each window’s own counts', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const { jameson, pos } = await historyWithUnmappedDoubles(caller)
+    // The whiskey's window opens four hours after the vodka's (12:00) on the same day and closes eight hours after it.
+    await pos.map('JAMO-15', { inventory_item_id: jameson.id, conversion_factor: 1.5 })
+    await count(ctx, caller, [{ item_id: jameson.id, quantity: 6 }], daysAgo(10, 16))
+    const double = { pos_item_id: 'JAMO-DBL', name: 'Jameson Irish Whiskey Dbl', unit_price: 15 }
+    await pos.sell([
+      { pos_item_id: 'JAMO-15', name: 'Jameson 1.5oz', quantity: 20, unit_price: 9, sold_at: daysAgo(6, 21) },
+      // Between the two openings: the vodka's window only. Before both closings, and between them: the whiskey's.
+      { ...double, quantity: 30, sold_at: daysAgo(10, 14) },
+      { ...double, quantity: 4, sold_at: daysAgo(3, 10) },
+      { ...double, quantity: 20, sold_at: daysAgo(3, 18) },
+    ])
+    // 20 pours and 24 doubles: about 4 bottles.
+    await count(ctx, caller, [{ item_id: jameson.id, quantity: 2 }], daysAgo(3, 20))
+    const data = await report(caller, { date_from: dateOf(daysAgo(10)), date_to: dateOf(daysAgo(3)) })
+    const whiskey = data.items.find((entry: ReportedItem) => entry.inventory_item_id === jameson.id)
+    const unmapped = whiskey.cause_evidence.find((entry: { cause: string }) => entry.cause === 'unmapped_sales')
+    assert.equal(unmapped?.evidence.unmapped_quantity, 24)
+  })
+
   test('reads each unmapped sale once when several flagged items share the location and period', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })
     await historyWithUnmappedDoubles(caller)
