@@ -242,6 +242,20 @@ async function outcomes() {
 }
 
 /**
+ * A cached answer, then `write`, then the answer asked for again: checked to be made again in part
+ * (`items`, `context`) or computed whole, as `reach` says; both answers' data and the second response.
+ */
+async function answersAround(caller: Caller, url: string, reach: 'items' | 'context' | 'whole', write: () => Promise<unknown>) {
+  const before = await cachedAnswer(caller, url)
+  await write()
+  const counted = await outcomes()
+  const response = await ask(ctx, caller, url)
+  const outcome = reach === 'whole' ? { ...counted, misses: counted.misses + 1 } : { ...counted, refreshes: counted.refreshes + 1 }
+  assert.deepEqual(await outcomes(), outcome)
+  return { before, response, after: json(response).data }
+}
+
+/**
  * The vodka beside the gin, counted with it and untouched by every write: its part of a report made again
  * in part is kept, with a spill recorded in its window (the report's waste by reason sums kept items' too).
  */
@@ -266,13 +280,7 @@ describe('the variance report after a write it reads', () => {
       const week = await barWeek(caller)
       const vodka = await vodkaBeside(caller)
       await prepare?.(caller, week)
-      const before = await cachedAnswer(caller, VARIANCE)
-      await change(caller, week)
-      const counted = await outcomes()
-      const response = await ask(ctx, caller, VARIANCE)
-      const outcome = reach === 'whole' ? { ...counted, misses: counted.misses + 1 } : { ...counted, refreshes: counted.refreshes + 1 }
-      assert.deepEqual(await outcomes(), outcome)
-      const after = json(response).data
+      const { before, response, after } = await answersAround(caller, VARIANCE, reach, () => change(caller, week))
       assert.notDeepEqual(after, before)
       const vodkaIn = (report: { items: { inventory_item_id: string }[] }) => report.items.find((entry) => entry.inventory_item_id === vodka.id)
       if (reach !== 'whole') assert.deepEqual(vodkaIn(after), vodkaIn(before), 'the vodka is as it was')
@@ -490,13 +498,7 @@ describe('the forecast after a write it reads', () => {
     test(`${write}: the next forecast ${same ? 'is as it was' : 'shows it'}, ${made}, with the bytes of the forecast computed whole`, async () => {
       const caller = await ctx.newCaller({ environment: 'sandbox' })
       const bar = await forecastBar(caller)
-      const before = await cachedAnswer(caller, FORECAST)
-      await change(caller, bar)
-      const counted = await outcomes()
-      const response = await ask(ctx, caller, FORECAST)
-      const outcome = reach === 'whole' ? { ...counted, misses: counted.misses + 1 } : { ...counted, refreshes: counted.refreshes + 1 }
-      assert.deepEqual(await outcomes(), outcome)
-      const after = json(response).data
+      const { before, response, after } = await answersAround(caller, FORECAST, reach, () => change(caller, bar))
       if (same) assert.deepEqual(after, before)
       else assert.notDeepEqual(after, before)
       const rumIn = (answer: { forecasts: { inventory_item_id: string }[] }) => answer.forecasts.find((line) => line.inventory_item_id === bar.rum.id)
