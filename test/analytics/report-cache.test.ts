@@ -449,14 +449,26 @@ describe('the variance report of a period that includes today, after sales made 
   })
 })
 
-/** A bar's gin and rum, each sold every day for four weeks and forecast, and a POS item mapped to the gin. */
+/** An hour before the close of each of the 28 business days before the refit clock's, oldest last. */
+function lastFourWeeks(): string[] {
+  const clock = refitClock()
+  return Array.from({ length: 28 }, (_, day) => new Date(clock.getTime() - (day + 1) * DAY_MS - 3_600_000).toISOString())
+}
+
+/** A bar's gin and rum, each sold every day for four weeks through one channel and forecast (one refit). */
 async function forecastBar(caller: Caller) {
   const gin = await createItem(ctx, caller, GIN)
   const rum = await createItem(ctx, caller, { name: 'Havana Club 700ml', size_ml: 700, cost_per_unit: 18, quantity: 9 })
-  await sellDaily(ctx, caller, rum.id, 28, 1)
-  await sellDaily(ctx, caller, gin.id, 28, 2)
   const pos = await salesChannel(ctx, caller)
   await pos.map('GIN-NOW', { inventory_item_id: gin.id, conversion_factor: 1, conversion_unit: 'bottle' })
+  await pos.map('RUM', { inventory_item_id: rum.id, conversion_factor: 1, conversion_unit: 'bottle' })
+  await pos.sell(
+    lastFourWeeks().flatMap((sold_at) => [
+      { pos_item_id: 'GIN-NOW', name: 'Gin bottle', quantity: 2, unit_price: 20, sold_at },
+      { pos_item_id: 'RUM', name: 'Rum bottle', quantity: 1, unit_price: 20, sold_at },
+    ]),
+  )
+  await refitForecasts(ctx.database.db, caller.tenant, refitClock())
   return { gin, rum, pos }
 }
 
@@ -519,10 +531,8 @@ describe('the forecast after a write it reads', () => {
     assert.deepEqual(withoutMeta(await ask(ctx, caller, FORECAST)), cached)
     assert.deepEqual(await outcomes(), { ...counted, refreshes: counted.refreshes + 1 })
     // Sold through the mapping made before: the sales and the refit name the tonic alone.
-    const clock = refitClock()
-    const days = Array.from({ length: 28 }, (_, day) => new Date(clock.getTime() - (day + 1) * DAY_MS - 3_600_000).toISOString())
-    await pos.sell(days.map((sold_at) => ({ pos_item_id: 'TONIC', name: 'Tonic', quantity: 4, unit_price: 3, sold_at })))
-    await refitForecasts(ctx.database.db, caller.tenant, clock)
+    await pos.sell(lastFourWeeks().map((sold_at) => ({ pos_item_id: 'TONIC', name: 'Tonic', quantity: 4, unit_price: 3, sold_at })))
+    await refitForecasts(ctx.database.db, caller.tenant, refitClock())
     const sold = await outcomes()
     const response = await ask(ctx, caller, FORECAST)
     assert.deepEqual(await outcomes(), { ...sold, misses: sold.misses + 1 })
