@@ -201,6 +201,14 @@ interface ShownForecast {
   forecast: StoredForecast
 }
 
+/** The items that have a stored forecast, each with it, in the items' order. */
+function withForecasts(items: ItemStock[], stored: Map<string, StoredForecast>): ShownForecast[] {
+  return items.flatMap((item) => {
+    const forecast = stored.get(item.id)
+    return forecast ? [{ item, forecast }] : []
+  })
+}
+
 /** What a forecast answer is made of, kept to make it again when only some of its items changed. */
 interface ForecastMaking {
   query: ForecastQuery
@@ -235,10 +243,7 @@ export async function refreshableDemandForecast(db: Executor, tenant: Tenant, qu
       tenant,
       items.map((item) => item.id),
     ))
-  const shown = items.flatMap((item) => {
-    const forecast = stored.get(item.id)
-    return forecast ? [{ item, forecast }] : []
-  })
+  const shown = withForecasts(items, stored)
   if (shown.length === 0) {
     throw await forecastUnavailable(db, tenant, refitDelayMs, 'No item in scope has a demand forecast yet', {
       location: query.location ?? null,
@@ -266,14 +271,14 @@ async function forecastAgain(db: Executor, tenant: Tenant, making: ForecastMakin
   const ids = [...named]
   const { location, category } = making.query
   const [items, stored] = await Promise.all([itemStocks(db, tenant, { location, category }, ids), findForecasts(db, tenant, ids)])
-  const now = new Map(items.flatMap((item) => (stored.has(item.id) ? [[item.id, item] as const] : [])))
+  const now = new Map(withForecasts(items, stored).map((entry) => [entry.item.id, entry]))
   const answered = new Set(making.shown.map(({ item }) => item.id))
   // Its place among the lines is the catalogue's order by name, which the database gives.
   if ([...now.keys()].some((id) => !answered.has(id))) return undefined
   const shown = making.shown.flatMap((entry): ShownForecast[] => {
     if (!named.has(entry.item.id)) return [entry]
-    const item = now.get(entry.item.id)
-    return item ? [{ item, forecast: stored.get(item.id) as StoredForecast }] : []
+    const again = now.get(entry.item.id)
+    return again ? [again] : []
   })
   return shown.length === 0 ? undefined : madeForecast(db, tenant, { ...making, shown })
 }

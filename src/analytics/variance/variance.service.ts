@@ -1,6 +1,6 @@
 import type { Executor, Tenant } from '../../platform/db/database.js'
 import { decimal, MONEY_DECIMALS, moneyOut, sum, QUANTITY_STORED_DECIMALS, quantityOut, scaledOut, sumScaled, toApiNumber, ZERO } from '../../platform/decimal.js'
-import { crossLocationSaleLines, itemsCountedByWeight, itemsInScope, type ReportItem, wasteCostByItemAndReason } from '../../inventory/index.js'
+import { crossLocationSaleLines, type HistorySpan, itemsCountedByWeight, itemsInScope, type ReportItem, wasteCostByItemAndReason } from '../../inventory/index.js'
 import { getLocation } from '../../locations/index.js'
 import { getSettings } from '../../settings/index.js'
 import { analyticsErrors } from '../analytics.errors.js'
@@ -150,6 +150,11 @@ export async function scoreItems(db: Executor, tenant: Tenant, planned: PlannedI
   })
 }
 
+/** A scored window as a span of its item's history: after its opening count, up to its closing count. */
+function windowSpan({ item, measured }: ScoredItem): HistorySpan {
+  return { itemId: item.id, from: measured.opening.countedAt, to: measured.closing.countedAt }
+}
+
 /** The live items of each location, by location id: what unmapped POS names are matched among there. */
 async function cataloguesOf(db: Executor, tenant: Tenant, locations: Iterable<string>): Promise<Map<string, ReportItem[]>> {
   const ids = [...new Set(locations)]
@@ -205,7 +210,7 @@ async function historyFactsOf(db: Executor, tenant: Tenant, flagged: ScoredItem[
  * not depend on the report's scope) and whether each is sold in its own unit.
  */
 async function contextFactsOf(db: Executor, tenant: Tenant, flagged: ScoredItem[]): Promise<ContextFacts> {
-  const spans = flagged.map(({ item, measured }) => ({ itemId: item.id, from: measured.opening.countedAt, to: measured.closing.countedAt }))
+  const spans = flagged.map(windowSpan)
   const [unmappedSimilar, soldInOwnUnit] = await Promise.all([
     unmappedSimilarTo(db, tenant, flagged, () =>
       cataloguesOf(
@@ -332,10 +337,7 @@ function periodMeasured(scored: ScoredItem[]): { from: string; to: string } {
 /** The cost of the waste recorded in the scored windows, by item and reason. */
 function recordedWasteByItem(db: Executor, scored: ScoredItem[]): Promise<Map<string, Map<string, string>>> {
   const withWaste = scored.filter((entry) => entry.measured.waste !== 0n)
-  return wasteCostByItemAndReason(
-    db,
-    withWaste.map((entry) => ({ itemId: entry.item.id, from: entry.measured.opening.countedAt, to: entry.measured.closing.countedAt })),
-  )
+  return wasteCostByItemAndReason(db, withWaste.map(windowSpan))
 }
 
 /**
