@@ -498,6 +498,8 @@ describe('the operator console at /app', { skip: SKIP }, () => {
 
     await page.getByRole('link', { name: 'Forecast' }).click()
     await page.getByRole('heading', { name: 'Bacardí Superior Rum 750ml: daily use in bottles' }).waitFor()
+    // uPlot draws its canvas in an effect, after the heading has been painted: wait for it, then check it is the only one.
+    await page.locator('.chart canvas').waitFor()
     assert.equal(await page.locator('.chart canvas').count(), 1)
     // The API's 56 days of history start with the days before the first sale: the chart starts at that sale.
     const history: { date: string; quantity: number }[] = json(await ctx.request('GET', `/v1/analytics/forecast/items/${rum.id}`, { key: caller.key })).data.history
