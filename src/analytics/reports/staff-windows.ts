@@ -51,7 +51,8 @@ function costAtCount(costs: WindowCosts, countedAt: Date): Decimal {
 /** The consecutive windows between a period window's opening and closing count: those of the plan inside it, else the window itself. */
 function spansInside(window: PlannedWindow): CountSpan[] {
   const openedAt = window.opening.countedAt.getTime()
-  const { earlier } = window
+  // Planned with an earlier window (staffWindows): the list is there.
+  const earlier = window.earlier ?? []
   const inside = Array.from({ length: earlierCount(earlier) }, (_, index) => index).filter((index) => Math.trunc(earlierClosedAt(earlier, index)) > openedAt)
   if (inside.length === 0) {
     const { opening, closing } = window

@@ -5,7 +5,7 @@ import { type CountObserver, itemsInScope, type RecordedCount } from '../../inve
 import { getSettings } from '../../settings/index.js'
 import '../analytics.events.js'
 import { forgetWindowsSpanning } from './count-windows.repository.js'
-import { causesOf, grossOf, itemOut, planWindows, scoreItems } from './variance.service.js'
+import { causesOf, grossOf, itemOut, scoredWindows } from './variance.service.js'
 import { COST_PLACES, varianceRate } from './variance-windows.js'
 
 /**
@@ -20,11 +20,10 @@ export const emitCountVariance: CountObserver = async (trx, tenant, count) => {
   await forgetWindowsSpanning(trx, count.itemIds, count.countedAt)
   const threshold = (await getSettings(trx, tenant)).variance_threshold
   const items = await itemsInScope(trx, tenant, { location: count.location })
-  // Each counted item's window from its count before this one; the cause rules' earlier windows only for the flagged.
+  // Each counted item's window from its count before this one; the cause rules' earlier windows for the flagged (scoredWindows).
   const choiceFor = (chosen: { id: string }[]) => ({ kind: 'count' as const, itemIds: chosen.map((item) => item.id), countId: count.countId, countedAt: count.countedAt })
-  const { planned } = await planWindows(trx, items, choiceFor(count.itemIds.map((id) => ({ id }))), 0)
-  if (planned.length === 0) return
-  const scored = await scoreItems(trx, tenant, planned, threshold)
+  const { scored } = await scoredWindows(trx, tenant, items, choiceFor(count.itemIds.map((id) => ({ id }))), threshold)
+  if (scored.length === 0) return
   const causes = await causesOf(trx, tenant, scored, threshold, choiceFor)
   const entries = scored.map((entry) => ({ entry, out: itemOut(entry, causes.get(entry.item.id) ?? []) }))
   for (const { entry, out } of entries.filter(({ entry }) => entry.aboveThreshold)) {

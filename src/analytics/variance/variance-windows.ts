@@ -237,11 +237,16 @@ function measuredWindow(window: CountWindow, totals: WindowTotals): MeasuredWind
  * Measures windows of items, in order, exact. A window the store holds (`stored`, as read with the plan)
  * costs nothing more, whatever its length or sales; the others are measured from inventory's raw
  * history for the partial business days at their ends and analytics' daily rollup for the whole days
- * between, O(days), and stored.
+ * between, O(days), and stored; with `walk`, walked as well (their lowest net, which walkedFacts reads).
  */
-export async function measureWindows(db: Executor, tenant: Tenant, windows: (WindowOfItem & { window: { stored: WindowTotals | undefined } })[]): Promise<MeasuredWindow[]> {
+export async function measureWindows(
+  db: Executor,
+  tenant: Tenant,
+  windows: (WindowOfItem & { window: { stored: WindowTotals | undefined } })[],
+  walk = false,
+): Promise<MeasuredWindow[]> {
   const missing = windows.filter((entry) => entry.window.stored === undefined)
-  const measured = await measureAndStore(db, tenant, missing.map(spanOf), false)
+  const measured = await measureAndStore(db, tenant, missing.map(spanOf), walk)
   let measuredIndex = 0
   return windows.map(({ window }) => measuredWindow(window, window.stored ?? (measured[measuredIndex++] as WindowTotals)))
 }

@@ -58,7 +58,8 @@ function boundsOf(bounds: Map<string, LocationBounds>, location: string): Locati
 /**
  * The windows of `items` chosen by `choice` (window-plan.repository.ts), in the items' order; items
  * without a window are left out. With `previous`, each window brings that many earlier windows (the
- * variance report and a count's events plan with none and read the flagged items' with flaggedEarlier).
+ * variance report and a count's events plan many windows with none, and read the flagged items' with
+ * flaggedEarlier: scoredWindows).
  */
 export async function planWindows(db: Executor, items: ReportItem[], choice: WindowChoice, previous: number) {
   const plans = await plannedWindows(db, choice, previous)
@@ -82,17 +83,41 @@ function reportChoice(items: ReportItem[], bounds: Map<string, LocationBounds>):
 export type ChoiceFor = (items: ReportItem[]) => WindowChoice
 
 /**
- * The cause rules' earlier windows (PREVIOUS_WINDOWS) of the flagged items, their windows planned again
- * with them: reading every item's earlier windows was about half of a report's plan, and a bar flags few
- * items. An item whose window moved between the two reads (a count recorded meanwhile) gets none.
+ * The cause rules' earlier windows (PREVIOUS_WINDOWS) of the flagged items: those planned with their
+ * windows (read ahead), the others' windows planned again with them: reading every item's earlier windows
+ * was about half of a report's plan, and a bar flags few items. An item whose window moved between the
+ * two reads (a count recorded meanwhile) gets none.
  */
 async function flaggedEarlier(db: Executor, flagged: ScoredItem[], choiceFor: ChoiceFor): Promise<EarlierWindows[]> {
-  const plans = await plannedWindows(db, choiceFor(flagged.map((entry) => entry.item)), PREVIOUS_WINDOWS)
+  const unread = flagged.filter((entry) => entry.window.earlier === undefined).map((entry) => entry.item)
+  const plans = unread.length === 0 ? new Map<string, ItemPlan>() : await plannedWindows(db, choiceFor(unread), PREVIOUS_WINDOWS)
   return flagged.map(({ item, window }) => {
+    if (window.earlier !== undefined) return window.earlier
     const again = plans.get(item.id)?.window
     const same = again?.opening.countId === window.opening.countId && again.closing.countId === window.closing.countId
-    return same ? again.earlier : []
+    return (same && again.earlier) || []
   })
+}
+
+/**
+ * Up to this many windows, a report or a count reads ahead what the cause rules read of a flagged item:
+ * each window is planned with its earlier windows and measured walked, flagged or not. A flagged item
+ * then needs no second plan and no second measure, about nine round trips to the database on the
+ * answer's path (a report made again for the item a count named); one not flagged costs its earlier
+ * windows' JSON in the plan and a read of day nets. Above it (a whole report, a count of the bar) only
+ * the few flagged items are read again.
+ */
+const READ_AHEAD_WINDOWS = 16
+
+function windowsChosen(choice: WindowChoice): number {
+  return choice.kind === 'count' ? choice.itemIds.length : choice.items.length
+}
+
+/** The windows of `items` chosen by `choice`, planned and scored (planWindows, scoreItems), few of them read ahead. */
+export async function scoredWindows(db: Executor, tenant: Tenant, items: ReportItem[], choice: WindowChoice, threshold: number) {
+  const ahead = windowsChosen(choice) <= READ_AHEAD_WINDOWS
+  const { planned, plans } = await planWindows(db, items, choice, ahead ? PREVIOUS_WINDOWS : 0)
+  return { scored: await scoreItems(db, tenant, planned, threshold, ahead), plans }
 }
 
 /** Each count time's ISO form, once per Date (a report's items counted together share their counts' Dates). */
@@ -123,9 +148,9 @@ function windowOut(measured: MeasuredWindow, salesUnits: number): VarianceItem['
   }
 }
 
-/** Measures each planned window and whether its variance percentage is above the threshold. */
-export async function scoreItems(db: Executor, tenant: Tenant, planned: PlannedItem[], threshold: number): Promise<ScoredItem[]> {
-  const measured = await measureWindows(db, tenant, planned)
+/** Measures each planned window (walked, with `walk`) and whether its variance percentage is above the threshold. */
+async function scoreItems(db: Executor, tenant: Tenant, planned: PlannedItem[], threshold: number, walk: boolean): Promise<ScoredItem[]> {
+  const measured = await measureWindows(db, tenant, planned, walk)
   const money = await windowMoney(
     db,
     tenant,
@@ -441,8 +466,7 @@ interface ExplainedWindows {
  * in them, every item’s plan, and the items whose closing count was weighed.
  */
 async function explainWindows(db: Executor, tenant: Tenant, items: ReportItem[], bounds: Map<string, LocationBounds>, threshold: number): Promise<ExplainedWindows> {
-  const { planned, plans } = await planReportWindows(db, items, bounds, 0)
-  const scored = await scoreItems(db, tenant, planned, threshold)
+  const { scored, plans } = await scoredWindows(db, tenant, items, reportChoice(items, bounds), threshold)
   // The closing counts' methods and the recorded waste read only the scored windows: read beside the causes, not after them.
   const reads = Promise.all([
     causesWithHistory(db, tenant, scored, threshold, (flagged) => reportChoice(flagged, bounds)),

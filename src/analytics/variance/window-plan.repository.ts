@@ -106,8 +106,11 @@ export interface PlannedWindow {
   /** The store's totals of the window; undefined when it has none yet. */
   stored: WindowTotals | undefined
   costs: WindowCosts
-  /** Oldest first: the windows before the opening count, then those inside the window when it spans more than two counts. */
-  earlier: EarlierWindows
+  /**
+   * Oldest first: the windows before the opening count, then those inside the window when it spans more
+   * than two counts. Undefined when planned without them (previous = 0).
+   */
+  earlier: EarlierWindows | undefined
 }
 
 export interface ItemPlan {
@@ -224,8 +227,8 @@ function costPartOf(row: CostPartRow, dateAt: (ms: number) => Date): CostPart {
   }
 }
 
-/** `dateAt` gives one Date per moment: items counted together share their counts' times. */
-function windowOf(row: PlanRow, dateAt: (ms: number) => Date): PlannedWindow | undefined {
+/** `dateAt` gives one Date per moment: items counted together share their counts' times. `previous` as planned. */
+function windowOf(row: PlanRow, dateAt: (ms: number) => Date, previous: number): PlannedWindow | undefined {
   if (row.opening_id === null || row.closing_id === null) return undefined
   return {
     opening: { countId: row.opening_id, countedAt: dateAt(row.opening_ms), quantity: row.opening },
@@ -237,7 +240,7 @@ function windowOf(row: PlanRow, dateAt: (ms: number) => Date): PlannedWindow | u
       // One part is the whole window at its closing cost (a change between two consecutive counts): nothing to cut.
       parts: row.cost_parts !== null && row.cost_parts.length > 1 ? row.cost_parts.map((part) => costPartOf(part, dateAt)) : [],
     },
-    earlier: row.earlier === null ? [] : (JSON.parse(row.earlier) as EarlierWindows),
+    earlier: previous === 0 ? undefined : row.earlier === null ? [] : (JSON.parse(row.earlier) as EarlierWindows),
   }
 }
 
@@ -347,6 +350,6 @@ async function planRows(db: Executor, choice: WindowChoice, previous: number): P
     if (!date) dates.set(ms, (date = new Date(ms)))
     return date
   }
-  for (const row of result.rows) plans.set(row.item_id, { latestCountedAt: Math.trunc(row.latest_ms), window: windowOf(row, dateAt) })
+  for (const row of result.rows) plans.set(row.item_id, { latestCountedAt: Math.trunc(row.latest_ms), window: windowOf(row, dateAt, previous) })
   return plans
 }
