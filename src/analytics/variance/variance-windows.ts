@@ -154,12 +154,12 @@ async function measureTotals(db: Executor, tenant: Tenant, windows: WindowSpan[]
 /**
  * Measures windows the store lacks and stores them when no change to the tenant's history is in flight
  * (mayStoreWindows: taken before measuring, held until the transaction commits). Inside a transaction
- * (a count) in it; otherwise in one of its own.
+ * (a count) in it; otherwise in one of its own, whose commit does not wait for the disk.
  */
 async function measureAndStore(db: Executor, tenant: Tenant, windows: WindowSpan[], walk: boolean): Promise<WindowTotals[]> {
   if (windows.length === 0) return []
-  const measure = async (trx: Trx) => {
-    const mayStore = await mayStoreWindows(trx, tenant)
+  const measure = async (trx: Trx, storesOnly: boolean) => {
+    const mayStore = await mayStoreWindows(trx, tenant, storesOnly)
     const totals = await measureTotals(trx, tenant, windows, walk)
     if (mayStore) {
       const stored = windows.map((window, index) => ({
@@ -174,7 +174,7 @@ async function measureAndStore(db: Executor, tenant: Tenant, windows: WindowSpan
     }
     return totals
   }
-  return db.isTransaction ? measure(db as Trx) : db.transaction().execute(measure)
+  return db.isTransaction ? measure(db as Trx, false) : db.transaction().execute((trx) => measure(trx, true))
 }
 
 /**
