@@ -142,10 +142,12 @@ export async function cachedReport<T>(request: FastifyRequest, reply: FastifyRep
     request.server.reportCacheLookup('hit')
     return reply.header('content-type', JSON_TYPE).send(envelopeAround(request, cached.data))
   }
-  const answer = await beginAnswer(request, cacheKey)
-  // Read after the new snapshot: every change that snapshot sees is among those read.
-  const reach = cached?.part && (await reachOfChanges(db, tenant, cached.snapshot, cached.horizon, cached.part.horizon))
-  const again = reach && !reach.whole && cached.part ? ((await cached.part.again(new Set(reach.items), reach.context)) as Computed<T> | undefined) : undefined
+  const part = cached?.part
+  const begun = beginAnswer(cacheKey)
+  // With a part, the statement that reads what the changes reach takes the new snapshot: every change that snapshot sees is among those read.
+  const reach = part && (await reachOfChanges(db, tenant, cached.snapshot, cached.horizon, part.horizon))
+  const answer = snapshotTaken(begun, reach ? reach.snapshot : await takeSnapshot(db))
+  const again = part && reach && !reach.whole ? ((await part.again(new Set(reach.items), reach.context)) as Computed<T> | undefined) : undefined
   if (again) request.server.reportCacheLookup('refresh')
   const made = again ?? (await computeWhole(request, report))
   const data = answerBytes(reply, report, made.data)
@@ -200,12 +202,15 @@ async function computeWhole<T>(request: FastifyRequest, report: CachedReport<T>)
 }
 
 /** The snapshot an answer computed now is kept with, taken before it reads anything. */
-async function beginAnswer(request: FastifyRequest, key: string): Promise<PendingAnswer> {
+/** Begins an answer before its snapshot is taken (with a replica, the read scope then tells where that snapshot was read). */
+function beginAnswer(key: string): Omit<PendingAnswer, 'snapshot' | 'snapshotOnReplica'> {
   const scope = readScope.getStore()
   if (scope) scope.readReplica = false
-  const takenAt = Date.now()
-  const snapshot = await takeSnapshot(request.server.db)
-  return { key, snapshot, takenAt, scope, snapshotOnReplica: scope?.readReplica === true }
+  return { key, takenAt: Date.now(), scope }
+}
+
+function snapshotTaken(begun: Omit<PendingAnswer, 'snapshot' | 'snapshotOnReplica'>, snapshot: string): PendingAnswer {
+  return { ...begun, snapshot, snapshotOnReplica: begun.scope?.readReplica === true }
 }
 
 function keepAnswer(cache: AnswerCache, pending: PendingAnswer, made: Computed<unknown>, data: Buffer): void {
