@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util'
 import type { Executor, Tenant } from '../../platform/db/database.js'
 import { decimal, MONEY_DECIMALS, moneyOut, sum, QUANTITY_STORED_DECIMALS, quantityOut, scaledOut, sumScaled, toApiNumber, ZERO } from '../../platform/decimal.js'
 import { crossLocationSaleLines, type HistorySpan, itemsCountedByWeight, itemsInScope, type ReportItem, wasteCostByItemAndReason } from '../../inventory/index.js'
@@ -249,35 +250,45 @@ async function contextFactsOf(db: Executor, tenant: Tenant, flagged: ScoredItem[
   return { unmappedSimilar, soldInOwnUnit }
 }
 
-function rankedCauses(entry: ScoredItem, history: HistoryFacts, context: ContextFacts, threshold: number) {
-  return rankCauses({
-    threshold,
-    ...history,
-    unmappedSimilar: context.unmappedSimilar.get(entry.item.id) ?? [],
-    soldInOwnUnit: context.soldInOwnUnit.has(entry.item.id),
-    sizeMl: entry.item.size_ml,
-  })
+/** One flagged item's part of the context facts. */
+interface ItemContext {
+  unmappedSimilar: UnmappedSimilar[]
+  soldInOwnUnit: boolean
+}
+
+function contextOfItem(context: ContextFacts, itemId: string): ItemContext {
+  return { unmappedSimilar: context.unmappedSimilar.get(itemId) ?? [], soldInOwnUnit: context.soldInOwnUnit.has(itemId) }
+}
+
+/** What a flagged item's causes were ranked from: its own history, and its part of the report's context. */
+interface RankedFrom {
+  history: HistoryFacts
+  context: ItemContext
+}
+
+function rankedCauses(entry: ScoredItem, { history, context }: RankedFrom, threshold: number) {
+  return rankCauses({ threshold, ...history, ...context, sizeMl: entry.item.size_ml })
 }
 
 type Causes = ReturnType<typeof rankCauses>
 
 /**
  * Causes for each item above the threshold (by item id), from its own history (its window, its earlier
- * windows and those inside it: `history`, kept by the report to rank them again in another context) and
- * the report's context.
+ * windows and those inside it) and the report's context: what they were ranked from (`rankedFrom`) is kept
+ * by the report to rank them again in another context.
  */
 async function causesWithHistory(db: Executor, tenant: Tenant, scored: ScoredItem[], threshold: number, choiceFor: ChoiceFor) {
   const flagged = scored.filter((entry) => entry.aboveThreshold)
   const causes = new Map<string, Causes>()
-  const history = new Map<string, HistoryFacts>()
-  if (flagged.length === 0) return { causes, history }
+  const rankedFrom = new Map<string, RankedFrom>()
+  if (flagged.length === 0) return { causes, rankedFrom }
   const [histories, context] = await Promise.all([historyFactsOf(db, tenant, flagged, choiceFor), contextFactsOf(db, tenant, flagged)])
   flagged.forEach((entry, index) => {
-    const facts = histories[index] as HistoryFacts
-    history.set(entry.item.id, facts)
-    causes.set(entry.item.id, rankedCauses(entry, facts, context, threshold))
+    const from = { history: histories[index] as HistoryFacts, context: contextOfItem(context, entry.item.id) }
+    rankedFrom.set(entry.item.id, from)
+    causes.set(entry.item.id, rankedCauses(entry, from, threshold))
   })
-  return { causes, history }
+  return { causes, rankedFrom }
 }
 
 /** Causes for each item above the threshold, by item id. */
@@ -285,17 +296,32 @@ export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[
   return (await causesWithHistory(db, tenant, scored, threshold, choiceFor)).causes
 }
 
-/** Causes of flagged items whose history facts were kept, ranked again in the context as it stands. */
-async function causesInContext(db: Executor, tenant: Tenant, flagged: { entry: ScoredItem; history: HistoryFacts }[], threshold: number): Promise<Map<string, Causes>> {
-  const causes = new Map<string, Causes>()
-  if (flagged.length === 0) return causes
+/**
+ * Causes of flagged items whose history facts were kept, ranked again in the context as it stands, by
+ * item id, with what they were ranked from: only those whose part of the context changed (the others'
+ * causes, and their answered bytes, stay as they were).
+ */
+async function causesInContext(
+  db: Executor,
+  tenant: Tenant,
+  flagged: { entry: ScoredItem; rankedFrom: RankedFrom }[],
+  threshold: number,
+): Promise<Map<string, { causes: Causes; rankedFrom: RankedFrom }>> {
+  const ranked = new Map<string, { causes: Causes; rankedFrom: RankedFrom }>()
+  if (flagged.length === 0) return ranked
   const context = await contextFactsOf(
     db,
     tenant,
     flagged.map(({ entry }) => entry),
   )
-  for (const { entry, history } of flagged) causes.set(entry.item.id, rankedCauses(entry, history, context, threshold))
-  return causes
+  for (const { entry, rankedFrom } of flagged) {
+    const now = contextOfItem(context, entry.item.id)
+    // The same facts (every field), with the history and the threshold kept: the same causes.
+    if (isDeepStrictEqual(rankedFrom.context, now)) continue
+    const from = { history: rankedFrom.history, context: now }
+    ranked.set(entry.item.id, { causes: rankedCauses(entry, from, threshold), rankedFrom: from })
+  }
+  return ranked
 }
 
 /**
@@ -443,11 +469,11 @@ function dataQuality({ revenue, crossLocationLines }: SalesQuality, scope: Count
   }
 }
 
-/** An item of the report: its window scored, and answered; above the threshold, the history facts its causes were ranked from. */
+/** An item of the report: its window scored, and answered; above the threshold, what its causes were ranked from. */
 interface Explained {
   entry: ScoredItem
   out: ReturnType<typeof itemOut>
-  history: HistoryFacts | undefined
+  rankedFrom: RankedFrom | undefined
   /** The cost of the waste recorded in its window, by reason (decimal strings); undefined without any. */
   waste: Map<string, string> | undefined
 }
@@ -474,11 +500,11 @@ async function explainWindows(db: Executor, tenant: Tenant, items: ReportItem[],
     recordedWasteByItem(db, scored),
   ])
   // While the database reads, the items are answered (none of it depends on the causes); their causes are set after.
-  const explained = scored.map((entry): Explained => ({ entry, out: itemOut(entry, []), history: undefined, waste: undefined }))
-  const [{ causes, history }, weighed, waste] = await reads
+  const explained = scored.map((entry): Explained => ({ entry, out: itemOut(entry, []), rankedFrom: undefined, waste: undefined }))
+  const [{ causes, rankedFrom }, weighed, waste] = await reads
   for (const item of explained) {
     setCauses(item.out.answer, causes.get(item.entry.item.id) ?? [])
-    item.history = history.get(item.entry.item.id)
+    item.rankedFrom = rankedFrom.get(item.entry.item.id)
     item.waste = waste.get(item.entry.item.id)
   }
   return { explained, plans, weighed }
@@ -611,7 +637,7 @@ async function madeAgainInContext(db: Executor, tenant: Tenant, making: Variance
   const inScope = new Set(context.items.map((item) => item.id))
   const keeps = (id: string) => inScope.has(id) && !changed.has(id)
   const kept = making.windows.explained.filter(({ entry }) => keeps(entry.item.id))
-  const keptFlagged = kept.flatMap(({ entry, history }) => (history ? [{ entry, history }] : []))
+  const keptFlagged = kept.flatMap(({ entry, rankedFrom }) => (rankedFrom ? [{ entry, rankedFrom }] : []))
   const { bounds, threshold } = context
   const [again, keptCauses, sales] = await Promise.all([
     explainWindows(
@@ -636,13 +662,18 @@ function itemsChangedIn(making: VarianceMaking, context: ReportContext, named: R
 }
 
 /**
- * The `kept` items' windows, those of flagged items answered with their causes ranked again, and the plans
- * and weighed closing counts of the items `keeps` keeps.
+ * The `kept` items' windows, those of flagged items whose causes were ranked again answered with them, and
+ * the plans and weighed closing counts of the items `keeps` keeps.
  */
-function keptWindowsWith(windows: ExplainedWindows, kept: Explained[], keeps: (id: string) => boolean, causes: Map<string, Causes>): ExplainedWindows {
+function keptWindowsWith(
+  windows: ExplainedWindows,
+  kept: Explained[],
+  keeps: (id: string) => boolean,
+  rankedAgain: Map<string, { causes: Causes; rankedFrom: RankedFrom }>,
+): ExplainedWindows {
   const explained = kept.map((item): Explained => {
-    const ranked = causes.get(item.entry.item.id)
-    return ranked ? { ...item, out: itemOut(item.entry, ranked) } : item
+    const ranked = rankedAgain.get(item.entry.item.id)
+    return ranked ? { ...item, out: itemOut(item.entry, ranked.causes), rankedFrom: ranked.rankedFrom } : item
   })
   const plans = new Map([...windows.plans].filter(([id]) => keeps(id)))
   const weighed = new Set([...windows.weighed].filter(keeps))
