@@ -39,3 +39,34 @@ test('an item’s causes do not depend on which other locations are in the repor
   assert.deepEqual(await causesOf(caller, atRestaurant.id, {}), alone, 'the bar’s item of the same name is no match for the restaurant’s sales')
   assert.deepEqual(await causesOf(caller, atRestaurant.id, { category: 'spirits' }), alone)
 })
+
+test('an item’s causes do not depend on which categories are in the report: unmapped names are matched among its whole location', async () => {
+  const caller = await ctx.newCaller({ environment: 'sandbox' })
+  const gin = await createItem(ctx, caller, { name: 'Tanqueray Gin 750ml', category: 'spirits', size_ml: 750, quantity: 10, cost_per_unit: 22 })
+  const sevilla = await createItem(ctx, caller, { name: 'Tanqueray Sevilla Orange 700ml', category: 'liqueur', size_ml: 700, quantity: 10, cost_per_unit: 24 })
+  const pos = await salesChannel(ctx, caller)
+  await count(
+    ctx,
+    caller,
+    [
+      { item_id: gin.id, quantity: 12 },
+      { item_id: sevilla.id, quantity: 12 },
+    ],
+    daysAgo(10),
+  )
+  // Nobody mapped the Sevilla's double: it resembles the Sevilla most, and the gin only in a list without the Sevilla.
+  await pos.sell([{ pos_item_id: 'SEVILLA-DBL', name: 'Tanqueray Sevilla Dbl', quantity: 47, unit_price: 16, sold_at: daysAgo(5, 22) }])
+  await count(
+    ctx,
+    caller,
+    [
+      { item_id: gin.id, quantity: 8 },
+      { item_id: sevilla.id, quantity: 8 },
+    ],
+    daysAgo(3),
+  )
+  const atLocation = await causesOf(caller, gin.id, { location: 'main_bar' })
+  assert.ok(!atLocation.includes('unmapped_sales'), `the Sevilla's double is no look-alike of the gin: ${atLocation}`)
+  assert.ok((await causesOf(caller, sevilla.id, { location: 'main_bar' })).includes('unmapped_sales'), 'the double is the Sevilla’s look-alike')
+  assert.deepEqual(await causesOf(caller, gin.id, { location: 'main_bar', category: 'spirits' }), atLocation)
+})

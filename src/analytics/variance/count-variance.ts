@@ -5,7 +5,7 @@ import { type CountObserver, itemsInScope, type RecordedCount } from '../../inve
 import { getSettings } from '../../settings/index.js'
 import '../analytics.events.js'
 import { forgetWindowsSpanning } from './count-windows.repository.js'
-import { causesOf, grossOf, itemOut, scoredWindows } from './variance.service.js'
+import { cataloguesIn, causesOf, grossOf, itemOut, scoredWindows } from './variance.service.js'
 import { COST_PLACES, varianceRate } from './variance-windows.js'
 
 /**
@@ -24,7 +24,7 @@ export const emitCountVariance: CountObserver = async (trx, tenant, count) => {
   const choiceFor = (chosen: { id: string }[]) => ({ kind: 'count' as const, itemIds: chosen.map((item) => item.id), countId: count.countId, countedAt: count.countedAt })
   const { scored } = await scoredWindows(trx, tenant, items, choiceFor(count.itemIds.map((id) => ({ id }))), threshold)
   if (scored.length === 0) return
-  const causes = await causesOf(trx, tenant, scored, threshold, choiceFor)
+  const causes = await causesOf(trx, tenant, scored, threshold, choiceFor, cataloguesIn({ location: count.location }, items))
   const entries = scored.map((entry) => ({ entry, out: itemOut(entry, causes.get(entry.item.id) ?? []) }))
   for (const { entry, out } of entries.filter(({ entry }) => entry.aboveThreshold)) {
     const { answer } = out

@@ -181,10 +181,21 @@ function windowSpan({ item, measured }: ScoredItem): HistorySpan {
   return { itemId: item.id, from: measured.opening.countedAt, to: measured.closing.countedAt }
 }
 
-/** The live items of each location, by location id: what unmapped POS names are matched among there. */
-async function cataloguesOf(db: Executor, tenant: Tenant, locations: Iterable<string>): Promise<Map<string, ReportItem[]>> {
+/** The live items of locations, by location id (itemsInScope of the location alone): what unmapped POS names are matched among there. */
+export type Catalogues = Map<string, ReportItem[]>
+
+/**
+ * The catalogues a report's scope is: its items, when the query names a location and nothing narrower (a
+ * count's items, or a report of one location); none otherwise.
+ */
+export function cataloguesIn(scope: { location?: string | undefined; category?: string | undefined }, items: ReportItem[]): Catalogues {
+  return new Map<string, ReportItem[]>(scope.location !== undefined && scope.category === undefined ? [[scope.location, items]] : [])
+}
+
+/** The catalogues of `locations`: those `read` holds, the others read. */
+async function cataloguesOf(db: Executor, tenant: Tenant, locations: Iterable<string>, read: Catalogues): Promise<Catalogues> {
   const ids = [...new Set(locations)]
-  const catalogues = await Promise.all(ids.map((location) => itemsInScope(db, tenant, { location })))
+  const catalogues = await Promise.all(ids.map(async (location) => read.get(location) ?? (await itemsInScope(db, tenant, { location }))))
   return new Map(ids.map((location, index) => [location, catalogues[index] as ReportItem[]]))
 }
 
@@ -235,7 +246,7 @@ async function historyFactsOf(db: Executor, tenant: Tenant, flagged: ScoredItem[
  * The unmapped sales at the flagged items' locations (matched among that location's items: the causes do
  * not depend on the report's scope) and whether each is sold in its own unit.
  */
-async function contextFactsOf(db: Executor, tenant: Tenant, flagged: ScoredItem[]): Promise<ContextFacts> {
+async function contextFactsOf(db: Executor, tenant: Tenant, flagged: ScoredItem[], catalogues: Catalogues): Promise<ContextFacts> {
   const spans = flagged.map(windowSpan)
   const [unmappedSimilar, soldInOwnUnit] = await Promise.all([
     unmappedSimilarTo(db, tenant, flagged, () =>
@@ -243,6 +254,7 @@ async function contextFactsOf(db: Executor, tenant: Tenant, flagged: ScoredItem[
         db,
         tenant,
         flagged.map((entry) => entry.item.location_id),
+        catalogues,
       ),
     ),
     itemsSoldInOwnUnit(db, tenant, spans),
@@ -277,12 +289,12 @@ type Causes = ReturnType<typeof rankCauses>
  * windows and those inside it) and the report's context: what they were ranked from (`rankedFrom`) is kept
  * by the report to rank them again in another context.
  */
-async function causesWithHistory(db: Executor, tenant: Tenant, scored: ScoredItem[], threshold: number, choiceFor: ChoiceFor) {
+async function causesWithHistory(db: Executor, tenant: Tenant, scored: ScoredItem[], threshold: number, choiceFor: ChoiceFor, catalogues: Catalogues) {
   const flagged = scored.filter((entry) => entry.aboveThreshold)
   const causes = new Map<string, Causes>()
   const rankedFrom = new Map<string, RankedFrom>()
   if (flagged.length === 0) return { causes, rankedFrom }
-  const [histories, context] = await Promise.all([historyFactsOf(db, tenant, flagged, choiceFor), contextFactsOf(db, tenant, flagged)])
+  const [histories, context] = await Promise.all([historyFactsOf(db, tenant, flagged, choiceFor), contextFactsOf(db, tenant, flagged, catalogues)])
   flagged.forEach((entry, index) => {
     const from = { history: histories[index] as HistoryFacts, context: contextOfItem(context, entry.item.id) }
     rankedFrom.set(entry.item.id, from)
@@ -291,9 +303,9 @@ async function causesWithHistory(db: Executor, tenant: Tenant, scored: ScoredIte
   return { causes, rankedFrom }
 }
 
-/** Causes for each item above the threshold, by item id. */
-export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[], threshold: number, choiceFor: ChoiceFor): Promise<Map<string, Causes>> {
-  return (await causesWithHistory(db, tenant, scored, threshold, choiceFor)).causes
+/** Causes for each item above the threshold, by item id; `catalogues` as read already (cataloguesIn). */
+export async function causesOf(db: Executor, tenant: Tenant, scored: ScoredItem[], threshold: number, choiceFor: ChoiceFor, catalogues: Catalogues): Promise<Map<string, Causes>> {
+  return (await causesWithHistory(db, tenant, scored, threshold, choiceFor, catalogues)).causes
 }
 
 /**
@@ -306,6 +318,7 @@ async function causesInContext(
   tenant: Tenant,
   flagged: { entry: ScoredItem; rankedFrom: RankedFrom }[],
   threshold: number,
+  catalogues: Catalogues,
 ): Promise<Map<string, { causes: Causes; rankedFrom: RankedFrom }>> {
   const ranked = new Map<string, { causes: Causes; rankedFrom: RankedFrom }>()
   if (flagged.length === 0) return ranked
@@ -313,6 +326,7 @@ async function causesInContext(
     db,
     tenant,
     flagged.map(({ entry }) => entry),
+    catalogues,
   )
   for (const { entry, rankedFrom } of flagged) {
     const now = contextOfItem(context, entry.item.id)
@@ -491,11 +505,18 @@ interface ExplainedWindows {
  * The items' report windows, scored, with the causes of those above the threshold and the waste recorded
  * in them, every item’s plan, and the items whose closing count was weighed.
  */
-async function explainWindows(db: Executor, tenant: Tenant, items: ReportItem[], bounds: Map<string, LocationBounds>, threshold: number): Promise<ExplainedWindows> {
+async function explainWindows(
+  db: Executor,
+  tenant: Tenant,
+  items: ReportItem[],
+  bounds: Map<string, LocationBounds>,
+  threshold: number,
+  catalogues: Catalogues,
+): Promise<ExplainedWindows> {
   const { scored, plans } = await scoredWindows(db, tenant, items, reportChoice(items, bounds), threshold)
   // The closing counts' methods and the recorded waste read only the scored windows: read beside the causes, not after them.
   const reads = Promise.all([
-    causesWithHistory(db, tenant, scored, threshold, (flagged) => reportChoice(flagged, bounds)),
+    causesWithHistory(db, tenant, scored, threshold, (flagged) => reportChoice(flagged, bounds), catalogues),
     closingCountsByWeight(db, scored),
     recordedWasteByItem(db, scored),
   ])
@@ -558,7 +579,7 @@ export async function refreshableVarianceReport(db: Executor, tenant: Tenant, qu
   const context = await reportContext(db, tenant, query, period)
   const { bounds, items, threshold } = context
   // Data quality's sales read only the rollups and the few cross-location rows: they are read while the windows are worked on.
-  const [windows, sales] = await Promise.all([explainWindows(db, tenant, items, bounds, threshold), salesQualityOf(db, tenant, period, items, bounds)])
+  const [windows, sales] = await Promise.all([explainWindows(db, tenant, items, bounds, threshold, cataloguesIn(query, items)), salesQualityOf(db, tenant, period, items, bounds)])
   return madeReport(db, tenant, { query, period, ...context, windows }, sales)
 }
 
@@ -613,7 +634,7 @@ async function madeAgain(db: Executor, tenant: Tenant, making: VarianceMaking, c
   const items = making.items.filter((item) => changed.has(item.id))
   const { bounds, threshold } = making
   const [again, sales] = await Promise.all([
-    items.length === 0 ? undefined : explainWindows(db, tenant, items, bounds, threshold),
+    items.length === 0 ? undefined : explainWindows(db, tenant, items, bounds, threshold, cataloguesIn(making.query, making.items)),
     salesQualityOf(db, tenant, making.period, making.items, bounds),
   ])
   if (!again) return madeReport(db, tenant, making, sales)
@@ -639,6 +660,7 @@ async function madeAgainInContext(db: Executor, tenant: Tenant, making: Variance
   const kept = making.windows.explained.filter(({ entry }) => keeps(entry.item.id))
   const keptFlagged = kept.flatMap(({ entry, rankedFrom }) => (rankedFrom ? [{ entry, rankedFrom }] : []))
   const { bounds, threshold } = context
+  const catalogues = cataloguesIn(making.query, context.items)
   const [again, keptCauses, sales] = await Promise.all([
     explainWindows(
       db,
@@ -646,8 +668,9 @@ async function madeAgainInContext(db: Executor, tenant: Tenant, making: Variance
       context.items.filter((item) => changed.has(item.id)),
       bounds,
       threshold,
+      catalogues,
     ),
-    causesInContext(db, tenant, keptFlagged, threshold),
+    causesInContext(db, tenant, keptFlagged, threshold, catalogues),
     salesQualityOf(db, tenant, making.period, context.items, bounds),
   ])
   const keptWindows = keptWindowsWith(making.windows, kept, keeps, keptCauses)
