@@ -479,7 +479,7 @@ type ForecastBar = Awaited<ReturnType<typeof forecastBar>>
  * the items it names made again beside the kept others (the rum's); `whole`, computed again. `same`: the
  * answer does not change (the write changes what scopes it, not what it shows).
  */
-const FORECAST_WRITES: { write: string; reach: 'items' | 'whole'; same?: true; change: (caller: Caller, bar: ForecastBar) => Promise<unknown> }[] = [
+const FORECAST_WRITES: { write: string; reach: 'items' | 'context'; same?: true; change: (caller: Caller, bar: ForecastBar) => Promise<unknown> }[] = [
   { write: 'a count', reach: 'items', change: (caller, { gin }) => count(ctx, caller, [{ item_id: gin.id, quantity: 3 }]) },
   {
     write: 'recorded waste',
@@ -494,19 +494,30 @@ const FORECAST_WRITES: { write: string; reach: 'items' | 'whole'; same?: true; c
   },
   { write: 'a reorder point', reach: 'items', change: (caller, { gin }) => ok(ctx, caller, 'PUT', `/v1/inventory/items/${gin.id}`, { reorder_point: 40 }) },
   { write: 'a refit a day later', reach: 'items', change: (caller) => refitForecasts(ctx.database.db, caller.tenant, new Date(refitClock().getTime() + DAY_MS)) },
-  { write: 'a rename', reach: 'whole', change: (caller, { gin }) => ok(ctx, caller, 'PUT', `/v1/inventory/items/${gin.id}`, { name: 'Gordon’s 750ml' }) },
+  { write: 'a rename', reach: 'context', change: (caller, { gin }) => ok(ctx, caller, 'PUT', `/v1/inventory/items/${gin.id}`, { name: 'Gordon’s 750ml' }) },
   {
     write: 'an unmapped sale',
-    reach: 'whole',
+    reach: 'context',
     same: true,
     change: (_caller, { pos }) => pos.sell([{ pos_item_id: 'NEW-COCKTAIL', name: 'Negroni', quantity: 1, unit_price: 12, sold_at: new Date().toISOString() }]),
   },
-  { write: 'a new item', reach: 'whole', same: true, change: (caller) => createItem(ctx, caller, { name: 'Campari 700ml', cost_per_unit: 16, quantity: 4 }) },
+  { write: 'a new item', reach: 'context', same: true, change: (caller) => createItem(ctx, caller, { name: 'Campari 700ml', cost_per_unit: 16, quantity: 4 }) },
+  { write: 'a setting', reach: 'context', same: true, change: (caller) => ok(ctx, caller, 'PUT', '/v1/settings', { currency: 'EUR' }) },
+  {
+    // The lines name no location, and both have no country: as it was.
+    write: 'the gin moved to the storeroom',
+    reach: 'context',
+    same: true,
+    change: async (caller, { gin }) => {
+      await createLocations(ctx, caller, ['storeroom'])
+      return ok(ctx, caller, 'PUT', `/v1/inventory/items/${gin.id}`, { location: 'storeroom' })
+    },
+  },
 ]
 
 describe('the forecast after a write it reads', () => {
   for (const { write, reach, same, change } of FORECAST_WRITES) {
-    const made = reach === 'items' ? 'made again for the gin alone' : 'computed whole'
+    const made = reach === 'items' ? 'made again for the gin alone' : 'made again in its context'
     test(`${write}: the next forecast ${same ? 'is as it was' : 'shows it'}, ${made}, with the bytes of the forecast computed whole`, async () => {
       const caller = await ctx.newCaller({ environment: 'sandbox' })
       const bar = await forecastBar(caller)
@@ -518,6 +529,17 @@ describe('the forecast after a write it reads', () => {
       assert.deepEqual(await computedWhole(() => ask(ctx, caller, FORECAST)), withoutMeta(response))
     })
   }
+
+  test('a refit and a rename before the next forecast: made again in its context, the refitted forecasts read again', async () => {
+    const caller = await ctx.newCaller({ environment: 'sandbox' })
+    const { rum } = await forecastBar(caller)
+    const { before, response, after } = await answersAround(caller, FORECAST, 'context', async () => {
+      await refitForecasts(ctx.database.db, caller.tenant, new Date(refitClock().getTime() + DAY_MS))
+      await ok(ctx, caller, 'PUT', `/v1/inventory/items/${rum.id}`, { name: 'Havana Club Añejo 3 700ml' })
+    })
+    assert.notEqual(after.forecast_period, before.forecast_period, 'the refit a day later moved the forecasts')
+    assert.deepEqual(await computedWhole(() => ask(ctx, caller, FORECAST)), withoutMeta(response))
+  })
 
   test('a count of an item without a forecast makes it again as it was; a first forecast of an item computes it whole', async () => {
     const caller = await ctx.newCaller({ environment: 'sandbox' })

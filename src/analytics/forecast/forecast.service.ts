@@ -224,7 +224,7 @@ interface ForecastMaking {
  * stored forecast alone, so a change that names its items (stock moved by a sale, a count or waste; an
  * item's reorder point; a forecast refitted) makes only their lines again. A change of what scopes or
  * orders the answer (an item's name, place or category, a new or deleted item, a location) names no item:
- * the answer is computed whole.
+ * the answer is made again in its context (forecastInContext).
  */
 export async function refreshableDemandForecast(db: Executor, tenant: Tenant, query: ForecastQuery, refitDelayMs: number): Promise<Computed<DemandForecastReport>> {
   // The locations (for their countries) do not depend on the items: read beside them, one round trip less.
@@ -250,16 +250,48 @@ export async function refreshableDemandForecast(db: Executor, tenant: Tenant, qu
       category: query.category ?? null,
     })
   }
-  const countries = new Map(locations.map((location) => [location.id, location.country]))
-  return madeForecast(db, tenant, { query, daysAhead: query.days_ahead ?? DEFAULT_FORECAST_DAYS, countries, shown })
+  return madeForecast(db, tenant, { query, daysAhead: query.days_ahead ?? DEFAULT_FORECAST_DAYS, countries: countriesOf(locations), shown })
+}
+
+/** Each location's country, by location id. */
+function countriesOf(locations: { id: string; country: string | null }[]): Map<string, string | null> {
+  return new Map(locations.map((location) => [location.id, location.country]))
 }
 
 /** The forecast made of `making`, with how the cache makes it again: every change reaches it (it reads stock on hand). */
 function madeForecast(db: Executor, tenant: Tenant, making: ForecastMaking): Computed<DemandForecastReport> {
   return {
     data: forecastOf(making),
-    part: { again: (named, context) => (context ? Promise.resolve(undefined) : forecastAgain(db, tenant, making, named)) },
+    part: { again: (named, context) => (context ? forecastInContext(db, tenant, making, named) : forecastAgain(db, tenant, making, named)) },
   }
+}
+
+/**
+ * The forecast made again after its context changed (a setting, a location, an item's name, place or
+ * category, a new or deleted item, an unmapped sale): the items in scope and the locations are read again
+ * (the lines' scope, order and countries), and the stored forecasts of the items answered before that no
+ * change names are kept, the others read. A stored forecast is written only by a refit, whose changes name
+ * their items (migration 20261128090000_tenant_changes_items.sql), so a kept one is the row as it stands.
+ * An answer left without items is computed whole (forecast_unavailable names when the next refit is due).
+ */
+async function forecastInContext(db: Executor, tenant: Tenant, making: ForecastMaking, named: ReadonlySet<string>): Promise<Computed<DemandForecastReport> | undefined> {
+  const { location, category } = making.query
+  const [items, locations] = await Promise.all([allItems(db, tenant, { location, category }), allLocations(db, tenant)])
+  const kept = new Map(making.shown.map(({ item, forecast }) => [item.id, forecast]))
+  const keeps = (id: string) => kept.has(id) && !named.has(id)
+  const read = await findForecasts(
+    db,
+    tenant,
+    items.filter((item) => !keeps(item.id)).map((item) => item.id),
+  )
+  const stored = new Map(
+    items.flatMap((item): [string, StoredForecast][] => {
+      const forecast = keeps(item.id) ? kept.get(item.id) : read.get(item.id)
+      return forecast ? [[item.id, forecast]] : []
+    }),
+  )
+  const shown = withForecasts(items, stored)
+  return shown.length === 0 ? undefined : madeForecast(db, tenant, { ...making, countries: countriesOf(locations), shown })
 }
 
 /**
