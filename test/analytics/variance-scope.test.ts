@@ -45,26 +45,17 @@ test('an item’s causes do not depend on which categories are in the report: un
   const gin = await createItem(ctx, caller, { name: 'Tanqueray Gin 750ml', category: 'spirits', size_ml: 750, quantity: 10, cost_per_unit: 22 })
   const sevilla = await createItem(ctx, caller, { name: 'Tanqueray Sevilla Orange 700ml', category: 'liqueur', size_ml: 700, quantity: 10, cost_per_unit: 24 })
   const pos = await salesChannel(ctx, caller)
-  await count(
-    ctx,
-    caller,
-    [
-      { item_id: gin.id, quantity: 12 },
-      { item_id: sevilla.id, quantity: 12 },
-    ],
-    daysAgo(10),
-  )
+  const countBoth = (quantity: number, at: string) =>
+    count(
+      ctx,
+      caller,
+      [gin, sevilla].map((item) => ({ item_id: item.id, quantity })),
+      at,
+    )
+  await countBoth(12, daysAgo(10))
   // Nobody mapped the Sevilla's double: it resembles the Sevilla most, and the gin only in a list without the Sevilla.
   await pos.sell([{ pos_item_id: 'SEVILLA-DBL', name: 'Tanqueray Sevilla Dbl', quantity: 47, unit_price: 16, sold_at: daysAgo(5, 22) }])
-  await count(
-    ctx,
-    caller,
-    [
-      { item_id: gin.id, quantity: 8 },
-      { item_id: sevilla.id, quantity: 8 },
-    ],
-    daysAgo(3),
-  )
+  await countBoth(8, daysAgo(3))
   const atLocation = await causesOf(caller, gin.id, { location: 'main_bar' })
   assert.ok(!atLocation.includes('unmapped_sales'), `the Sevilla's double is no look-alike of the gin: ${atLocation}`)
   assert.ok((await causesOf(caller, sevilla.id, { location: 'main_bar' })).includes('unmapped_sales'), 'the double is the Sevilla’s look-alike')
