@@ -57,6 +57,8 @@ export interface ChangesReach {
   context: boolean
   /** The items named by those that reach inside the part's horizon. */
   items: string[]
+  /** The snapshot of the statement that read them (as takeSnapshot's): every change it sees is among those read. */
+  snapshot: string
 }
 
 /**
@@ -66,9 +68,8 @@ export interface ChangesReach {
  * when one reaches inside the part's horizon without naming its items and can reach their history,
  * `context` when such a change reaches only the context (what scopes the answer, names its items or is
  * matched among them), and the items named by those that reach inside it (the changes beyond it reach
- * only what is read beside the items). With them, `snapshot`: the snapshot of the statement that read
- * them (takeSnapshot's, one round trip fewer), so every change a new answer read after it sees is among
- * those read.
+ * only what is read beside the items), and the snapshot that statement read them in: a new answer's,
+ * taken with them (one round trip fewer than takeSnapshot beside).
  */
 export async function reachOfChanges(
   db: Executor,
@@ -76,15 +77,15 @@ export async function reachOfChanges(
   snapshot: string,
   horizon: ChangeHorizon | undefined,
   partHorizon: ChangeHorizon | undefined,
-): Promise<ChangesReach & { snapshot: string }> {
-  const result = await sql<ChangesReach & { snapshot: string }>`
+): Promise<ChangesReach> {
+  const result = await sql<ChangesReach>`
     WITH changes AS (
       SELECT item_ids, reaches_history, ${reaching(partHorizon)} AS inside FROM tenant_changes WHERE ${changesAfter(tenant, snapshot)} AND ${reaching(horizon)})
     SELECT (SELECT coalesce(bool_or(inside AND item_ids IS NULL AND reaches_history), false) FROM changes) AS whole,
       (SELECT coalesce(bool_or(inside AND item_ids IS NULL AND NOT reaches_history), false) FROM changes) AS context,
       (SELECT coalesce(array_agg(DISTINCT item), '{}') FROM changes CROSS JOIN LATERAL unnest(item_ids) AS item WHERE inside) AS items,
       pg_current_snapshot()::text AS snapshot`.execute(db)
-  return result.rows[0] as ChangesReach & { snapshot: string }
+  return result.rows[0] as ChangesReach
 }
 
 /**

@@ -277,20 +277,13 @@ function madeForecast(db: Executor, tenant: Tenant, making: ForecastMaking): Com
 async function forecastInContext(db: Executor, tenant: Tenant, making: ForecastMaking, named: ReadonlySet<string>): Promise<Computed<DemandForecastReport> | undefined> {
   const { location, category } = making.query
   const [items, locations] = await Promise.all([allItems(db, tenant, { location, category }), allLocations(db, tenant)])
-  const kept = new Map(making.shown.map(({ item, forecast }) => [item.id, forecast]))
-  const keeps = (id: string) => kept.has(id) && !named.has(id)
+  const kept = new Map(making.shown.flatMap(({ item, forecast }) => (named.has(item.id) ? [] : [[item.id, forecast] as const])))
   const read = await findForecasts(
     db,
     tenant,
-    items.filter((item) => !keeps(item.id)).map((item) => item.id),
+    items.filter((item) => !kept.has(item.id)).map((item) => item.id),
   )
-  const stored = new Map(
-    items.flatMap((item): [string, StoredForecast][] => {
-      const forecast = keeps(item.id) ? kept.get(item.id) : read.get(item.id)
-      return forecast ? [[item.id, forecast]] : []
-    }),
-  )
-  const shown = withForecasts(items, stored)
+  const shown = withForecasts(items, new Map([...kept, ...read]))
   return shown.length === 0 ? undefined : madeForecast(db, tenant, { ...making, countries: countriesOf(locations), shown })
 }
 

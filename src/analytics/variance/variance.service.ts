@@ -23,7 +23,16 @@ import {
   walkedFacts,
 } from './variance-windows.js'
 import { windowMoney, type WindowMoney } from './window-costs.js'
-import { earlierClosedAt, earlierCount, type EarlierWindows, type ItemPlan, plannedWindows, type PlannedWindow, type WindowChoice } from './window-plan.repository.js'
+import {
+  earlierClosedAt,
+  earlierCount,
+  type EarlierWindows,
+  type ItemPlan,
+  plannedWindows,
+  type PlannedWindow,
+  type WindowChoice,
+  windowsChosen,
+} from './window-plan.repository.js'
 import { businessDayAt, DAY_MS } from '../../platform/zoned-time.js'
 import type { ChangeHorizon } from '../../platform/tenant-changes.js'
 import type { Computed } from '../../platform/http/report-cache.js'
@@ -109,10 +118,6 @@ async function flaggedEarlier(db: Executor, flagged: ScoredItem[], choiceFor: Ch
  * the few flagged items are read again.
  */
 const READ_AHEAD_WINDOWS = 16
-
-function windowsChosen(choice: WindowChoice): number {
-  return choice.kind === 'count' ? choice.itemIds.length : choice.items.length
-}
 
 /** The windows of `items` chosen by `choice`, planned and scored (planWindows, scoreItems), few of them read ahead. */
 export async function scoredWindows(db: Executor, tenant: Tenant, items: ReportItem[], choice: WindowChoice, threshold: number) {

@@ -125,6 +125,11 @@ export type WindowChoice =
   | { kind: 'period'; items: { id: string; location_id: string }[]; bounds: { location: string; start: Date; end: Date }[] }
   | { kind: 'count'; itemIds: string[]; countId: string; countedAt: Date }
 
+/** How many windows a choice names: one per item. */
+export function windowsChosen(choice: WindowChoice): number {
+  return choice.kind === 'count' ? choice.itemIds.length : choice.items.length
+}
+
 interface ChoiceSql {
   /** A relation with item_id (and what the rules below read). */
   items: RawBuilder<unknown>
@@ -274,7 +279,7 @@ const SPLIT_PLAN_ITEMS = 250
 async function planRows(db: Executor, choice: WindowChoice, previous: number): Promise<Map<string, ItemPlan>> {
   const plans = new Map<string, ItemPlan>()
   const chosen = choiceSql(choice, previous)
-  if ((choice.kind === 'count' ? choice.itemIds : choice.items).length === 0) return plans
+  if (windowsChosen(choice) === 0) return plans
   const epochMs = (column: RawBuilder<unknown>) => sql`extract(epoch FROM ${column}) * 1000`
   const storedColumns = (store: string) =>
     sql.raw(`${store}.deliveries::text, ${store}.usage_units::text, ${store}.sale_lines::float8, ${store}.lowest_net::text,

@@ -201,15 +201,17 @@ async function computeWhole<T>(request: FastifyRequest, report: CachedReport<T>)
   return report.compute()
 }
 
-/** The snapshot an answer computed now is kept with, taken before it reads anything. */
-/** Begins an answer before its snapshot is taken (with a replica, the read scope then tells where that snapshot was read). */
-function beginAnswer(key: string): Omit<PendingAnswer, 'snapshot' | 'snapshotOnReplica'> {
+/** An answer computed now, before its snapshot is taken: the snapshot is kept with it, taken before it reads anything. */
+type BegunAnswer = Omit<PendingAnswer, 'snapshot' | 'snapshotOnReplica'>
+
+/** Begins an answer (with a replica, the read scope then tells where its snapshot was read). */
+function beginAnswer(key: string): BegunAnswer {
   const scope = readScope.getStore()
   if (scope) scope.readReplica = false
   return { key, takenAt: Date.now(), scope }
 }
 
-function snapshotTaken(begun: Omit<PendingAnswer, 'snapshot' | 'snapshotOnReplica'>, snapshot: string): PendingAnswer {
+function snapshotTaken(begun: BegunAnswer, snapshot: string): PendingAnswer {
   return { ...begun, snapshot, snapshotOnReplica: begun.scope?.readReplica === true }
 }
 
